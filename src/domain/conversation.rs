@@ -1,0 +1,24 @@
+//! A conversation: the container for a sequence of messages.
+
+use serde::{Deserialize, Serialize};
+
+/// A stored conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Conversation {
+    /// Unique, time-ordered id.
+    pub id: String,
+    /// Human-readable title.
+    pub title: String,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_at: f64,
+}
+
+/// What the host supplies to create a conversation.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewConversation {
+    /// Title; defaults to "New conversation".
+    #[serde(default)]
+    pub title: Option<String>,
+}

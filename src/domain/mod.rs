@@ -1,0 +1,13 @@
+//! The records Lectern keeps and exchanges: conversations, messages, tool calls, usage.
+//!
+//! Everything here serialises camelCase, the shape JS sees.
+
+mod conversation;
+mod message;
+mod tool;
+mod usage;
+
+pub use conversation::{Conversation, NewConversation};
+pub use message::{Message, Role};
+pub use tool::{ToolCall, ToolDefinition};
+pub use usage::Usage;

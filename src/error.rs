@@ -1,0 +1,178 @@
+//! The one error type every fallible Lectern operation returns.
+
+use serde::Serialize;
+
+/// Convenient alias for results carrying a Lectern [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in Lectern, one variant per kind.
+///
+/// At the JS boundary each variant becomes a real `Error` whose `name` is
+/// [`Error::name`] and which carries the variant's fields as properties.
+#[derive(Debug, Clone, PartialEq, thiserror::Error, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Error {
+    /// A conversation, message or other record does not exist.
+    #[error("{what} not found: {id}")]
+    NotFound {
+        /// What kind of record was looked up ("conversation", ...).
+        what: String,
+        /// The id that was looked up.
+        id: String,
+    },
+    /// The provider answered 429; `retry_after_ms` is its requested wait, if it gave one.
+    #[error("rate limited by the provider{}", retry_after_ms.map(|ms| format!(" (retry after {ms} ms)")).unwrap_or_default())]
+    #[serde(rename_all = "camelCase")]
+    RateLimited {
+        /// How long the provider asked us to wait, in milliseconds.
+        retry_after_ms: Option<u64>,
+    },
+    /// The network failed: the request never got an HTTP answer, or the body broke off.
+    #[error("connection failed: {message}")]
+    Connection {
+        /// What the transport reported.
+        message: String,
+    },
+    /// The provider answered with an HTTP error status other than auth or rate limit.
+    #[error("provider returned HTTP {status}: {body}")]
+    Api {
+        /// The HTTP status.
+        status: u16,
+        /// An excerpt of the response body.
+        body: String,
+    },
+    /// The provider rejected the credentials (401/403).
+    #[error("authentication failed (HTTP {status}): {body}")]
+    Auth {
+        /// The HTTP status (401 or 403).
+        status: u16,
+        /// An excerpt of the response body.
+        body: String,
+    },
+    /// The provider's response was not in the format it promised.
+    #[error("protocol error: {message}")]
+    Protocol {
+        /// What was wrong with the response.
+        message: String,
+    },
+    /// A tool failed in a way that could not be reported to the model.
+    #[error("tool {tool} failed: {message}")]
+    Tool {
+        /// The tool's name.
+        tool: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// Reading or writing the store failed.
+    #[error("storage failed: {message}")]
+    Storage {
+        /// What the storage backend reported.
+        message: String,
+    },
+    /// The configuration or an argument from the host is invalid.
+    #[error("invalid configuration: {message}")]
+    Config {
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The operation was cancelled through an abort signal.
+    #[error("aborted")]
+    Aborted,
+    /// The operation took longer than its configured limit.
+    #[error("timed out after {after_ms} ms")]
+    #[serde(rename_all = "camelCase")]
+    Timeout {
+        /// The limit that was exceeded, in milliseconds.
+        after_ms: u64,
+    },
+    /// The agent loop hit its iteration limit before the model answered.
+    #[error("the model did not finish within {limit} iterations")]
+    MaxIterations {
+        /// The configured limit.
+        limit: u32,
+    },
+}
+
+impl Error {
+    /// The JS `Error.name` for this kind, e.g. `NotFoundError`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Error::NotFound { .. } => "NotFoundError",
+            Error::RateLimited { .. } => "RateLimitError",
+            Error::Connection { .. } => "ConnectionError",
+            Error::Api { .. } => "ApiError",
+            Error::Auth { .. } => "AuthError",
+            Error::Protocol { .. } => "ProtocolError",
+            Error::Tool { .. } => "ToolError",
+            Error::Storage { .. } => "StorageError",
+            Error::Config { .. } => "ConfigError",
+            Error::Aborted => "AbortError",
+            Error::Timeout { .. } => "TimeoutError",
+            Error::MaxIterations { .. } => "MaxIterationsError",
+        }
+    }
+
+    /// A `NotFound` for the given kind of record and id.
+    pub fn not_found(what: &str, id: &str) -> Self {
+        Error::NotFound {
+            what: what.to_owned(),
+            id: id.to_owned(),
+        }
+    }
+
+    /// A `Config` error with the given message.
+    pub fn config(message: impl Into<String>) -> Self {
+        Error::Config {
+            message: message.into(),
+        }
+    }
+
+    /// A `Storage` error with the given message.
+    pub fn storage(message: impl Into<String>) -> Self {
+        Error::Storage {
+            message: message.into(),
+        }
+    }
+
+    /// A `Protocol` error with the given message.
+    pub fn protocol(message: impl Into<String>) -> Self {
+        Error::Protocol {
+            message: message.into(),
+        }
+    }
+
+    /// A `Connection` error with the given message.
+    pub fn connection(message: impl Into<String>) -> Self {
+        Error::Connection {
+            message: message.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_js_convention() {
+        assert_eq!(Error::not_found("conversation", "x").name(), "NotFoundError");
+        assert_eq!(Error::Aborted.name(), "AbortError");
+        assert_eq!(
+            Error::RateLimited {
+                retry_after_ms: Some(1000)
+            }
+            .to_string(),
+            "rate limited by the provider (retry after 1000 ms)"
+        );
+    }
+
+    #[test]
+    fn serialises_fields_in_camel_case() {
+        let json = serde_json::to_value(Error::RateLimited {
+            retry_after_ms: Some(5),
+        })
+        .unwrap();
+        assert_eq!(json["retryAfterMs"], 5);
+        assert_eq!(json["kind"], "rateLimited");
+    }
+}

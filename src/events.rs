@@ -1,0 +1,131 @@
+//! Events the agent reports to the host while a turn runs.
+//!
+//! Every event carries the conversation and turn it belongs to; the variant is
+//! in `type`. Events are built only when someone listens ([`EventSink::emit_with`]).
+
+use std::rc::Rc;
+
+use serde::Serialize;
+
+/// One event, as the host's `onEvent` callback receives it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Event {
+    /// The conversation the turn runs in.
+    pub conversation_id: String,
+    /// The turn that produced the event.
+    pub turn_id: String,
+    /// What happened.
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+/// What an [`Event`] reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum EventKind {
+    /// A piece of the assistant's answer, in order.
+    TextDelta {
+        /// The new text.
+        text: String,
+    },
+    /// Tokens used by one model call.
+    TokenUsage {
+        /// Prompt tokens.
+        input_tokens: u64,
+        /// Completion tokens.
+        output_tokens: u64,
+        /// Prompt tokens served from cache.
+        cached_input_tokens: u64,
+        /// Cost in US dollars, where the model's price is known.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cost_usd: Option<f64>,
+    },
+    /// The turn finished with this answer.
+    Finish {
+        /// The full answer text.
+        text: String,
+    },
+    /// The turn failed.
+    Error {
+        /// The error's JS name, e.g. `RateLimitError`.
+        name: String,
+        /// A human-readable description.
+        message: String,
+    },
+}
+
+/// Where events go: nowhere, or to a host callback.
+#[derive(Clone, Default)]
+pub struct EventSink {
+    listener: Option<Rc<dyn Fn(Event)>>,
+}
+
+impl EventSink {
+    /// A sink that drops everything without building it.
+    pub fn none() -> Self {
+        EventSink { listener: None }
+    }
+
+    /// A sink that hands every event to `listener`.
+    pub fn new(listener: impl Fn(Event) + 'static) -> Self {
+        EventSink {
+            listener: Some(Rc::new(listener)),
+        }
+    }
+
+    /// Whether anyone listens.
+    pub fn is_listening(&self) -> bool {
+        self.listener.is_some()
+    }
+
+    /// Builds the event with `build` and delivers it, only if someone listens.
+    pub fn emit_with(&self, build: impl FnOnce() -> Event) {
+        if let Some(listener) = &self.listener {
+            listener(build());
+        }
+    }
+}
+
+impl std::fmt::Debug for EventSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventSink")
+            .field("listening", &self.is_listening())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    #[test]
+    fn serialises_flat_with_a_type_tag() {
+        let ev = Event {
+            conversation_id: "c".into(),
+            turn_id: "t".into(),
+            kind: EventKind::TokenUsage {
+                input_tokens: 3,
+                output_tokens: 4,
+                cached_input_tokens: 0,
+                cost_usd: None,
+            },
+        };
+        let json = serde_json::to_value(&ev).unwrap();
+        assert_eq!(json["type"], "tokenUsage");
+        assert_eq!(json["conversationId"], "c");
+        assert_eq!(json["inputTokens"], 3);
+        assert!(json.get("costUsd").is_none());
+    }
+
+    #[test]
+    fn a_silent_sink_never_builds_events() {
+        let built = Cell::new(false);
+        EventSink::none().emit_with(|| {
+            built.set(true);
+            unreachable!()
+        });
+        assert!(!built.get());
+    }
+}

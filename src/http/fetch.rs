@@ -1,0 +1,94 @@
+//! The browser transport: `fetch`, with the body read as a stream.
+
+use futures::future::LocalBoxFuture;
+use gloo_net::http::{Method, RequestBuilder};
+use js_sys::{Reflect, Uint8Array};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{ReadableStream, ReadableStreamDefaultReader};
+
+use super::{ByteStream, HttpRequest, HttpResponse, Transport};
+use crate::error::{Error, Result};
+
+/// Sends requests with the global `fetch` (window or worker).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FetchTransport;
+
+impl Transport for FetchTransport {
+    fn send(&self, request: HttpRequest) -> LocalBoxFuture<'_, Result<HttpResponse>> {
+        Box::pin(async move {
+            let method = Method::from_bytes(request.method.as_bytes())
+                .map_err(|_| Error::config(format!("invalid HTTP method {}", request.method)))?;
+            let mut builder = RequestBuilder::new(&request.url).method(method);
+            for (name, value) in &request.headers {
+                builder = builder.header(name, value);
+            }
+            let response = builder
+                .body(request.body)
+                .map_err(|e| Error::config(format!("cannot build request to {}: {e}", request.url)))?
+                .send()
+                .await
+                .map_err(|e| Error::connection(format!("fetch {} failed: {e}", request.url)))?;
+            let headers = response
+                .headers()
+                .entries()
+                .map(|(k, v)| (k.to_ascii_lowercase(), v))
+                .collect();
+            let body = match response.body() {
+                Some(stream) => read_stream(stream)?,
+                None => Box::pin(futures::stream::empty()),
+            };
+            Ok(HttpResponse {
+                status: response.status(),
+                headers,
+                body,
+            })
+        })
+    }
+}
+
+/// Turns a `ReadableStream` of `Uint8Array`s into a [`ByteStream`], one read per chunk.
+fn read_stream(stream: ReadableStream) -> Result<ByteStream> {
+    let reader: ReadableStreamDefaultReader = stream
+        .get_reader()
+        .dyn_into()
+        .map_err(|_| Error::protocol("response body has no default reader"))?;
+    Ok(Box::pin(futures::stream::unfold(
+        Some(reader),
+        |reader| async move {
+            let reader = reader?;
+            match read_chunk(&reader).await {
+                Ok(Some(bytes)) => Some((Ok(bytes), Some(reader))),
+                Ok(None) => None,
+                Err(e) => Some((Err(e), None)),
+            }
+        },
+    )))
+}
+
+async fn read_chunk(reader: &ReadableStreamDefaultReader) -> Result<Option<Vec<u8>>> {
+    let result = JsFuture::from(reader.read())
+        .await
+        .map_err(|e| Error::connection(format!("response body broke off: {}", describe(&e))))?;
+    let done = Reflect::get(&result, &JsValue::from_str("done"))
+        .ok()
+        .and_then(|v| v.as_bool())
+        .unwrap_or(true);
+    if done {
+        return Ok(None);
+    }
+    let value = Reflect::get(&result, &JsValue::from_str("value"))
+        .map_err(|_| Error::protocol("stream chunk without value"))?;
+    let bytes: Uint8Array = value
+        .dyn_into()
+        .map_err(|_| Error::protocol("stream chunk is not a Uint8Array"))?;
+    Ok(Some(bytes.to_vec()))
+}
+
+fn describe(value: &JsValue) -> String {
+    value
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| value.as_string())
+        .unwrap_or_else(|| format!("{value:?}"))
+}

@@ -1,0 +1,20 @@
+//! Lectern: an LLM agent loop that runs inside the browser.
+//!
+//! The core (this crate without the `wasm` module) is platform-neutral and is
+//! tested natively; the browser implementations of its seams (IndexedDB,
+//! `fetch`, `setTimeout`) and the JS API compile for `wasm32` only.
+#![deny(missing_docs)]
+
+pub mod agent;
+pub mod domain;
+pub mod error;
+pub mod events;
+pub mod http;
+pub mod ids;
+pub mod provider;
+pub mod storage;
+pub mod time;
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
+
+pub use error::{Error, Result};

@@ -1,0 +1,108 @@
+//! Language-model providers: the [`Model`] seam and its implementations.
+//!
+//! A provider turns a [`ModelRequest`] into a stream of [`StreamPart`]s. A
+//! non-streamed answer is delivered as the same parts, so callers have one
+//! code path; [`accumulate`] folds parts into a [`ModelResponse`].
+
+use futures::future::LocalBoxFuture;
+use futures::stream::LocalBoxStream;
+
+use crate::domain::{Message, ToolCall, ToolDefinition, Usage};
+use crate::error::Result;
+
+mod accumulate;
+mod config;
+mod http_error;
+pub mod openai;
+pub mod sse;
+
+pub use accumulate::{accumulate, Accumulator};
+pub use config::ProviderConfig;
+pub use http_error::error_for_status;
+
+/// What the model is asked.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ModelRequest {
+    /// The system prompt, sent first.
+    pub system: Option<String>,
+    /// The conversation so far, oldest first.
+    pub messages: Vec<Message>,
+    /// Tools the model may call.
+    pub tools: Vec<ToolDefinition>,
+    /// Sampling temperature.
+    pub temperature: Option<f32>,
+    /// Upper bound on generated tokens.
+    pub max_tokens: Option<u32>,
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FinishReason {
+    /// It finished its answer.
+    Stop,
+    /// It wants tools run.
+    ToolCalls,
+    /// It hit the token limit.
+    Length,
+    /// The provider's content filter stopped it.
+    ContentFilter,
+    /// Anything else the provider reported.
+    Other(String),
+}
+
+/// One piece of a model's answer, as the provider streams it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamPart {
+    /// More answer text.
+    TextDelta(String),
+    /// A tool call begins; `index` identifies it among this answer's calls.
+    ToolCallStart {
+        /// Position of the call in this answer.
+        index: usize,
+        /// Provider-assigned call id.
+        id: String,
+        /// The tool's name.
+        name: String,
+    },
+    /// More of a tool call's JSON arguments.
+    ToolCallDelta {
+        /// Which call.
+        index: usize,
+        /// The next fragment of the arguments text.
+        arguments: String,
+    },
+    /// A tool call's arguments are complete.
+    ToolCallEnd {
+        /// Which call.
+        index: usize,
+    },
+    /// Token usage for this call.
+    Usage(Usage),
+    /// The model stopped, for this reason.
+    Finish(FinishReason),
+}
+
+/// A whole answer, folded from its parts.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ModelResponse {
+    /// The answer text.
+    pub text: String,
+    /// Tool calls, in the order the model made them.
+    pub tool_calls: Vec<ToolCall>,
+    /// Token usage, if the provider reported it.
+    pub usage: Option<Usage>,
+    /// Why it stopped, if the provider said.
+    pub finish_reason: Option<FinishReason>,
+}
+
+/// The parts of one answer, as they arrive.
+pub type PartStream = LocalBoxStream<'static, Result<StreamPart>>;
+
+/// A language model reachable through some provider.
+pub trait Model {
+    /// Sends `request`; resolves once the provider accepted it, with the answer's parts to follow.
+    fn stream(&self, request: &ModelRequest) -> LocalBoxFuture<'_, Result<PartStream>>;
+
+    /// The model's name, for usage records and prices.
+    fn model_name(&self) -> &str;
+}

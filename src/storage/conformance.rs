@@ -1,0 +1,225 @@
+//! The behaviour every [`Store`] must show, as one suite of async checks.
+//!
+//! Native tests run it against [`MemoryStore`](super::MemoryStore); browser
+//! tests run the same functions against `IndexedDbStore`. Each case gets a
+//! fresh, empty store from the factory and panics with its name on failure.
+
+use std::future::Future;
+
+use futures::future::LocalBoxFuture;
+
+use super::Store;
+use crate::domain::{Conversation, Message, Role, ToolCall};
+use crate::error::Error;
+
+/// One conformance case: a name and a check over a fresh store.
+pub type Case<S> = (&'static str, fn(S) -> LocalBoxFuture<'static, ()>);
+
+/// Every case, in a stable order.
+pub fn cases<S: Store + 'static>() -> Vec<Case<S>> {
+    vec![
+        ("creates and reads a conversation", |s| {
+            Box::pin(creates_and_reads_a_conversation(s))
+        }),
+        ("missing conversation is None", |s| {
+            Box::pin(missing_conversation_is_none(s))
+        }),
+        ("duplicate conversation id is refused", |s| {
+            Box::pin(duplicate_conversation_is_refused(s))
+        }),
+        ("lists conversations oldest first", |s| {
+            Box::pin(lists_conversations_oldest_first(s))
+        }),
+        ("appends messages with increasing seq", |s| {
+            Box::pin(appends_messages_in_order(s))
+        }),
+        ("keeps conversations' messages apart", |s| {
+            Box::pin(keeps_conversations_apart(s))
+        }),
+        ("round-trips tool calls and results", |s| {
+            Box::pin(round_trips_tool_calls(s))
+        }),
+        ("append to a missing conversation writes nothing", |s| {
+            Box::pin(append_to_missing_writes_nothing(s))
+        }),
+        ("messages of a missing conversation is NotFound", |s| {
+            Box::pin(messages_of_missing_is_not_found(s))
+        }),
+        ("delete removes the conversation and its messages", |s| {
+            Box::pin(delete_removes_everything(s))
+        }),
+    ]
+}
+
+/// Runs every case, each on a store made by `make`, logging names through `log`.
+pub async fn run_all<S, F, Fut>(mut make: F, log: impl Fn(&str))
+where
+    S: Store + 'static,
+    F: FnMut() -> Fut,
+    Fut: Future<Output = S>,
+{
+    for (name, case) in cases::<S>() {
+        log(name);
+        case(make().await).await;
+    }
+}
+
+fn conversation(id: &str, created_at: f64) -> Conversation {
+    Conversation {
+        id: id.to_owned(),
+        title: format!("Title {id}"),
+        created_at,
+    }
+}
+
+fn message(id: &str, conversation_id: &str, role: Role, content: &str) -> Message {
+    Message::new(id.to_owned(), conversation_id, role, content, 1.0)
+}
+
+async fn creates_and_reads_a_conversation(store: impl Store) {
+    let c = conversation("c1", 10.0);
+    store.create_conversation(&c).await.expect("create");
+    assert_eq!(store.conversation("c1").await.expect("get"), Some(c));
+}
+
+async fn missing_conversation_is_none(store: impl Store) {
+    assert_eq!(store.conversation("nope").await.expect("get"), None);
+}
+
+async fn duplicate_conversation_is_refused(store: impl Store) {
+    store
+        .create_conversation(&conversation("c1", 1.0))
+        .await
+        .expect("create");
+    let err = store
+        .create_conversation(&conversation("c1", 2.0))
+        .await
+        .expect_err("duplicate must fail");
+    assert_eq!(err.name(), "StorageError", "{err}");
+    assert_eq!(store.conversation("c1").await.unwrap().unwrap().created_at, 1.0);
+}
+
+async fn lists_conversations_oldest_first(store: impl Store) {
+    for (id, at) in [("b", 2.0), ("c", 3.0), ("a", 1.0)] {
+        store
+            .create_conversation(&conversation(id, at))
+            .await
+            .expect("create");
+    }
+    let ids: Vec<String> = store
+        .conversations()
+        .await
+        .expect("list")
+        .into_iter()
+        .map(|c| c.id)
+        .collect();
+    assert_eq!(ids, ["a", "b", "c"]);
+}
+
+async fn appends_messages_in_order(store: impl Store) {
+    store.create_conversation(&conversation("c1", 1.0)).await.unwrap();
+    let first = store
+        .append_messages(vec![message("m1", "c1", Role::User, "hello")])
+        .await
+        .expect("append");
+    assert_eq!(first[0].seq, 0);
+    let next = store
+        .append_messages(vec![
+            message("m2", "c1", Role::Assistant, "hi"),
+            message("m3", "c1", Role::User, "how are you?"),
+        ])
+        .await
+        .expect("append");
+    assert_eq!(next.iter().map(|m| m.seq).collect::<Vec<_>>(), [1, 2]);
+    let all = store.messages("c1").await.expect("messages");
+    let got: Vec<(&str, u32, &str)> = all
+        .iter()
+        .map(|m| (m.id.as_str(), m.seq, m.content.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [("m1", 0, "hello"), ("m2", 1, "hi"), ("m3", 2, "how are you?")]
+    );
+}
+
+async fn keeps_conversations_apart(store: impl Store) {
+    store.create_conversation(&conversation("c1", 1.0)).await.unwrap();
+    store.create_conversation(&conversation("c2", 2.0)).await.unwrap();
+    store
+        .append_messages(vec![
+            message("a", "c1", Role::User, "one"),
+            message("b", "c2", Role::User, "two"),
+            message("c", "c1", Role::Assistant, "three"),
+        ])
+        .await
+        .unwrap();
+    let c1: Vec<(String, u32)> = store
+        .messages("c1")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| (m.id, m.seq))
+        .collect();
+    let c2: Vec<(String, u32)> = store
+        .messages("c2")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| (m.id, m.seq))
+        .collect();
+    assert_eq!(c1, [("a".to_string(), 0), ("c".to_string(), 1)]);
+    assert_eq!(c2, [("b".to_string(), 0)]);
+}
+
+async fn round_trips_tool_calls(store: impl Store) {
+    store.create_conversation(&conversation("c1", 1.0)).await.unwrap();
+    let mut ask = message("m1", "c1", Role::Assistant, "");
+    ask.tool_calls = vec![ToolCall {
+        id: "call_1".into(),
+        name: "search_book".into(),
+        arguments: r#"{"query":"Sunday"}"#.into(),
+    }];
+    let mut answer = message("m2", "c1", Role::ToolResult, "[Pages 1-2] text");
+    answer.tool_call_id = Some("call_1".into());
+    let stored = store.append_messages(vec![ask, answer]).await.unwrap();
+    assert_eq!(store.messages("c1").await.unwrap(), stored);
+}
+
+async fn append_to_missing_writes_nothing(store: impl Store) {
+    store.create_conversation(&conversation("c1", 1.0)).await.unwrap();
+    let err = store
+        .append_messages(vec![
+            message("m1", "c1", Role::User, "kept out"),
+            message("m2", "ghost", Role::User, "no such conversation"),
+        ])
+        .await
+        .expect_err("must fail");
+    assert!(matches!(err, Error::NotFound { .. }), "{err:?}");
+    assert!(
+        store.messages("c1").await.unwrap().is_empty(),
+        "nothing may be half-written"
+    );
+}
+
+async fn messages_of_missing_is_not_found(store: impl Store) {
+    let err = store.messages("ghost").await.expect_err("must fail");
+    assert_eq!(err.name(), "NotFoundError");
+}
+
+async fn delete_removes_everything(store: impl Store) {
+    store.create_conversation(&conversation("c1", 1.0)).await.unwrap();
+    store.create_conversation(&conversation("c2", 2.0)).await.unwrap();
+    store
+        .append_messages(vec![
+            message("m1", "c1", Role::User, "x"),
+            message("m2", "c2", Role::User, "y"),
+        ])
+        .await
+        .unwrap();
+    store.delete_conversation("c1").await.expect("delete");
+    assert_eq!(store.conversation("c1").await.unwrap(), None);
+    assert!(store.messages("c1").await.is_err());
+    assert_eq!(store.messages("c2").await.unwrap().len(), 1);
+    let err = store.delete_conversation("c1").await.expect_err("second delete");
+    assert_eq!(err.name(), "NotFoundError");
+}

@@ -1,0 +1,308 @@
+//! The IndexedDB [`Store`], for the browser.
+//!
+//! Schema (version [`SCHEMA_VERSION`]):
+//! - `conversations`, keyed by `id`;
+//! - `messages`, keyed by `[conversationId, seq]` so one key range reads a
+//!   conversation in order and deletes it, with a unique `byId` index.
+//!
+//! Each method is one short transaction that awaits nothing but its own requests.
+
+use futures::future::LocalBoxFuture;
+use idb::{
+    CursorDirection, Database, Factory, IndexParams, KeyPath, KeyRange, ObjectStoreParams, Query,
+    TransactionMode,
+};
+use js_sys::Array;
+use serde::{de::DeserializeOwned, Serialize};
+use wasm_bindgen::JsValue;
+
+use super::Store;
+use crate::domain::{Conversation, Message};
+use crate::error::{Error, Result};
+
+/// The schema version this code writes; [`upgrade`] brings older databases to it.
+pub const SCHEMA_VERSION: u32 = 1;
+
+const CONVERSATIONS: &str = "conversations";
+const MESSAGES: &str = "messages";
+
+/// Conversations and messages in a named IndexedDB database.
+#[derive(Debug)]
+pub struct IndexedDbStore {
+    db: Database,
+}
+
+impl IndexedDbStore {
+    /// Opens (creating or upgrading as needed) the database `name`.
+    pub async fn open(name: &str) -> Result<Self> {
+        let factory = Factory::new().map_err(idb_error)?;
+        let mut request = factory.open(name, Some(SCHEMA_VERSION)).map_err(idb_error)?;
+        request.on_upgrade_needed(|event| {
+            use idb::DatabaseEvent;
+            let old = event.old_version().unwrap_or(0);
+            if let Ok(db) = event.database() {
+                // An error here aborts the version-change transaction, so the
+                // open below fails with it and the old schema stays intact.
+                let _ = upgrade(&db, old);
+            }
+        });
+        let db = request.await.map_err(idb_error)?;
+        Ok(IndexedDbStore { db })
+    }
+
+    /// Deletes the database `name` (used by tests and "forget me" flows).
+    pub async fn delete_database(name: &str) -> Result<()> {
+        let factory = Factory::new().map_err(idb_error)?;
+        factory.delete(name).map_err(idb_error)?.await.map_err(idb_error)
+    }
+
+    /// Closes the connection once running transactions finish.
+    pub fn close(&self) {
+        self.db.close();
+    }
+}
+
+impl Drop for IndexedDbStore {
+    /// Closes the connection, so deleting or upgrading the database is not blocked by it.
+    fn drop(&mut self) {
+        self.db.close();
+    }
+}
+
+/// Applies every schema step after `old_version`, in order.
+fn upgrade(db: &Database, old_version: u32) -> std::result::Result<(), idb::Error> {
+    if old_version < 1 {
+        let mut params = ObjectStoreParams::new();
+        params.key_path(Some(KeyPath::new_single("id")));
+        db.create_object_store(CONVERSATIONS, params)?;
+
+        let mut params = ObjectStoreParams::new();
+        params.key_path(Some(KeyPath::new_array(["conversationId", "seq"])));
+        let messages = db.create_object_store(MESSAGES, params)?;
+        let mut unique = IndexParams::new();
+        unique.unique(true);
+        messages.create_index("byId", KeyPath::new_single("id"), Some(unique))?;
+    }
+    Ok(())
+}
+
+fn idb_error(error: idb::Error) -> Error {
+    Error::storage(format!("IndexedDB: {error}"))
+}
+
+fn to_js<T: Serialize>(value: &T) -> Result<JsValue> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| Error::storage(format!("cannot encode record: {e}")))
+}
+
+fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T> {
+    serde_wasm_bindgen::from_value(value).map_err(|e| Error::storage(format!("cannot decode record: {e}")))
+}
+
+/// The key range covering every message of one conversation.
+fn conversation_range(conversation_id: &str) -> Result<Query> {
+    let lower = Array::of2(&JsValue::from_str(conversation_id), &JsValue::from_f64(0.0));
+    // Arrays sort after numbers, so `[id, []]` is above every `[id, seq]`.
+    let upper = Array::of2(&JsValue::from_str(conversation_id), &Array::new());
+    let range = KeyRange::bound(&lower, &upper, Some(false), Some(false)).map_err(idb_error)?;
+    Ok(Query::KeyRange(range))
+}
+
+impl Store for IndexedDbStore {
+    fn create_conversation<'a>(&'a self, conversation: &'a Conversation) -> LocalBoxFuture<'a, Result<()>> {
+        Box::pin(async move {
+            let value = to_js(conversation)?;
+            let tx = self
+                .db
+                .transaction(&[CONVERSATIONS], TransactionMode::ReadWrite)
+                .map_err(idb_error)?;
+            let store = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
+            let added = match store.add(&value, None) {
+                Ok(request) => request.await.map(|_| ()),
+                Err(e) => Err(e),
+            };
+            if let Err(e) = added {
+                let _ = tx.abort();
+                return Err(Error::storage(format!(
+                    "cannot create conversation {}: {e}",
+                    conversation.id
+                )));
+            }
+            tx.commit().map_err(idb_error)?.await.map_err(idb_error)?;
+            Ok(())
+        })
+    }
+
+    fn conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Conversation>>> {
+        Box::pin(async move {
+            let tx = self
+                .db
+                .transaction(&[CONVERSATIONS], TransactionMode::ReadOnly)
+                .map_err(idb_error)?;
+            let store = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
+            let found = store
+                .get(JsValue::from_str(id))
+                .map_err(idb_error)?
+                .await
+                .map_err(idb_error)?;
+            found.map(from_js).transpose()
+        })
+    }
+
+    fn conversations(&self) -> LocalBoxFuture<'_, Result<Vec<Conversation>>> {
+        Box::pin(async move {
+            let tx = self
+                .db
+                .transaction(&[CONVERSATIONS], TransactionMode::ReadOnly)
+                .map_err(idb_error)?;
+            let store = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
+            let values = store
+                .get_all(None, None)
+                .map_err(idb_error)?
+                .await
+                .map_err(idb_error)?;
+            let mut all = values
+                .into_iter()
+                .map(from_js)
+                .collect::<Result<Vec<Conversation>>>()?;
+            all.sort_by(|a, b| {
+                a.created_at
+                    .total_cmp(&b.created_at)
+                    .then_with(|| a.id.cmp(&b.id))
+            });
+            Ok(all)
+        })
+    }
+
+    fn delete_conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
+        Box::pin(async move {
+            let tx = self
+                .db
+                .transaction(&[CONVERSATIONS, MESSAGES], TransactionMode::ReadWrite)
+                .map_err(idb_error)?;
+            let conversations = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
+            let exists = conversations
+                .count(Some(Query::Key(JsValue::from_str(id))))
+                .map_err(idb_error)?
+                .await
+                .map_err(idb_error)?;
+            if exists == 0 {
+                let _ = tx.abort();
+                return Err(Error::not_found("conversation", id));
+            }
+            conversations
+                .delete(JsValue::from_str(id))
+                .map_err(idb_error)?
+                .await
+                .map_err(idb_error)?;
+            let messages = tx.object_store(MESSAGES).map_err(idb_error)?;
+            messages
+                .delete(conversation_range(id)?)
+                .map_err(idb_error)?
+                .await
+                .map_err(idb_error)?;
+            tx.commit().map_err(idb_error)?.await.map_err(idb_error)?;
+            Ok(())
+        })
+    }
+
+    fn append_messages(&self, messages: Vec<Message>) -> LocalBoxFuture<'_, Result<Vec<Message>>> {
+        Box::pin(async move {
+            let values = messages;
+            let tx = self
+                .db
+                .transaction(&[CONVERSATIONS, MESSAGES], TransactionMode::ReadWrite)
+                .map_err(idb_error)?;
+            let outcome = append_in(&tx, values).await;
+            match outcome {
+                Ok(stored) => {
+                    tx.commit().map_err(idb_error)?.await.map_err(idb_error)?;
+                    Ok(stored)
+                }
+                Err(e) => {
+                    let _ = tx.abort();
+                    Err(e)
+                }
+            }
+        })
+    }
+
+    fn messages<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Message>>> {
+        Box::pin(async move {
+            let tx = self
+                .db
+                .transaction(&[CONVERSATIONS, MESSAGES], TransactionMode::ReadOnly)
+                .map_err(idb_error)?;
+            let conversations = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
+            let exists = conversations
+                .count(Some(Query::Key(JsValue::from_str(conversation_id))))
+                .map_err(idb_error)?
+                .await
+                .map_err(idb_error)?;
+            if exists == 0 {
+                return Err(Error::not_found("conversation", conversation_id));
+            }
+            let store = tx.object_store(MESSAGES).map_err(idb_error)?;
+            let values = store
+                .get_all(Some(conversation_range(conversation_id)?), None)
+                .map_err(idb_error)?
+                .await
+                .map_err(idb_error)?;
+            values.into_iter().map(from_js).collect()
+        })
+    }
+}
+
+/// The body of `append_messages`, inside its read-write transaction.
+async fn append_in(tx: &idb::Transaction, messages: Vec<Message>) -> Result<Vec<Message>> {
+    let conversations = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
+    let store = tx.object_store(MESSAGES).map_err(idb_error)?;
+    let mut next_seq: std::collections::HashMap<String, u32> = Default::default();
+    let mut stored = Vec::with_capacity(messages.len());
+    for mut message in messages {
+        let cid = message.conversation_id.clone();
+        let seq = match next_seq.get(&cid) {
+            Some(seq) => *seq,
+            None => {
+                let exists = conversations
+                    .count(Some(Query::Key(JsValue::from_str(&cid))))
+                    .map_err(idb_error)?
+                    .await
+                    .map_err(idb_error)?;
+                if exists == 0 {
+                    return Err(Error::not_found("conversation", &cid));
+                }
+                last_seq(&store, &cid).await?.map_or(0, |s| s + 1)
+            }
+        };
+        message.seq = seq;
+        next_seq.insert(cid, seq + 1);
+        store
+            .add(&to_js(&message)?, None)
+            .map_err(idb_error)?
+            .await
+            .map_err(|e| Error::storage(format!("cannot append message {}: {e}", message.id)))?;
+        stored.push(message);
+    }
+    Ok(stored)
+}
+
+/// The highest `seq` stored for a conversation, read with one reverse cursor step.
+async fn last_seq(store: &idb::ObjectStore, conversation_id: &str) -> Result<Option<u32>> {
+    let cursor = store
+        .open_cursor(
+            Some(conversation_range(conversation_id)?),
+            Some(CursorDirection::Prev),
+        )
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)?;
+    let Some(cursor) = cursor else { return Ok(None) };
+    let key = cursor.key().map_err(idb_error)?;
+    let seq = Array::from(&key)
+        .get(1)
+        .as_f64()
+        .ok_or_else(|| Error::storage("message key without seq"))?;
+    Ok(Some(seq as u32))
+}

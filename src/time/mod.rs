@@ -1,0 +1,33 @@
+//! The clock seam: what time it is, and waiting.
+//!
+//! The browser uses `Date.now()` and `setTimeout`; native code uses the system
+//! clock, and tests use [`ManualClock`] so nothing really sleeps.
+
+use futures::future::LocalBoxFuture;
+
+#[cfg(target_arch = "wasm32")]
+mod browser;
+mod manual;
+#[cfg(not(target_arch = "wasm32"))]
+mod system;
+
+#[cfg(target_arch = "wasm32")]
+pub use browser::BrowserClock;
+pub use manual::ManualClock;
+#[cfg(not(target_arch = "wasm32"))]
+pub use system::SystemClock;
+
+/// A source of the current time and of timers.
+pub trait Clock {
+    /// Milliseconds since the Unix epoch.
+    fn now_ms(&self) -> f64;
+    /// Completes after `ms` milliseconds.
+    fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()>;
+}
+
+/// The real clock of the platform being compiled for.
+#[cfg(target_arch = "wasm32")]
+pub type PlatformClock = BrowserClock;
+/// The real clock of the platform being compiled for.
+#[cfg(not(target_arch = "wasm32"))]
+pub type PlatformClock = SystemClock;

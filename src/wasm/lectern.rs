@@ -1,0 +1,218 @@
+//! The `Lectern` class.
+
+use std::cell::Cell;
+use std::future::Future;
+use std::rc::Rc;
+
+use js_sys::{Function, Promise};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::js::{error_to_js, from_js, string_arg, to_js};
+use super::options::read_options;
+use crate::agent::Agent;
+use crate::domain::NewConversation;
+use crate::error::{Error, Result};
+use crate::events::EventSink;
+use crate::http::FetchTransport;
+use crate::provider::openai::{OpenAiProvider, OpenAiSettings};
+use crate::provider::{Model, ProviderConfig};
+use crate::storage::{IndexedDbStore, MemoryStore, Store};
+use crate::time::BrowserClock;
+
+struct Inner {
+    agent: Agent,
+    database: Option<Rc<IndexedDbStore>>,
+    events: EventSink,
+    closed: Cell<bool>,
+}
+
+impl Inner {
+    fn ensure_open(&self) -> Result<()> {
+        if self.closed.get() {
+            Err(Error::storage("this Lectern instance was closed; open a new one"))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// An agent bound to one database and one provider.
+#[wasm_bindgen]
+pub struct Lectern {
+    inner: Rc<Inner>,
+}
+
+/// Runs `work` as a promise that resolves with its value converted for JS or
+/// rejects with a typed JS `Error`.
+fn promise<T, F>(work: F) -> Promise
+where
+    T: serde::Serialize,
+    F: Future<Output = Result<T>> + 'static,
+{
+    future_to_promise(async move {
+        match work.await.and_then(|value| to_js(&value)) {
+            Ok(value) => Ok(value),
+            Err(error) => Err(error_to_js(&error)),
+        }
+    })
+}
+
+fn event_sink(callback: Option<Function>) -> EventSink {
+    match callback {
+        None => EventSink::none(),
+        Some(callback) => EventSink::new(move |event| {
+            if let Ok(value) = to_js(&event) {
+                // A callback that throws must not break the turn.
+                let _ = callback.call1(&JsValue::NULL, &value);
+            }
+        }),
+    }
+}
+
+fn model_for(config: &ProviderConfig) -> Rc<dyn Model> {
+    match config.clone() {
+        ProviderConfig::Openai {
+            base_url,
+            model,
+            api_key,
+            stream,
+            headers,
+            temperature,
+            max_tokens,
+        } => Rc::new(OpenAiProvider::new(
+            OpenAiSettings {
+                base_url,
+                model,
+                api_key,
+                stream,
+                headers,
+                temperature,
+                max_tokens,
+            },
+            Rc::new(FetchTransport),
+        )),
+    }
+}
+
+impl Lectern {
+    /// What `Lectern.open` does, for Rust callers: the instance, or the JS `Error` it rejects with.
+    pub async fn connect(options: JsValue) -> std::result::Result<Lectern, JsValue> {
+        let opened = async {
+            let (options, callback) = read_options(&options)?;
+            let config = options.agent_config()?;
+            let (store, database): (Rc<dyn Store>, _) = match &options.db_name {
+                Some(name) => {
+                    let db = Rc::new(IndexedDbStore::open(name).await?);
+                    (db.clone(), Some(db))
+                }
+                None => (Rc::new(MemoryStore::new()), None),
+            };
+            let agent = Agent::new(store, model_for(&options.provider), Rc::new(BrowserClock), config);
+            Ok::<_, Error>(Lectern {
+                inner: Rc::new(Inner {
+                    agent,
+                    database,
+                    events: event_sink(callback),
+                    closed: Cell::new(false),
+                }),
+            })
+        };
+        opened.await.map_err(|e| error_to_js(&e))
+    }
+}
+
+#[wasm_bindgen]
+impl Lectern {
+    /// Opens (or creates) the database and connects the provider.
+    #[wasm_bindgen(js_name = open, unchecked_return_type = "Promise<Lectern>")]
+    pub fn open(#[wasm_bindgen(unchecked_param_type = "LecternOptions")] options: JsValue) -> Promise {
+        future_to_promise(async move { Lectern::connect(options).await.map(JsValue::from) })
+    }
+
+    /// Creates a conversation: `{ title? }` → `{ id, title, createdAt }`.
+    #[wasm_bindgen(js_name = createConversation, unchecked_return_type = "Promise<Conversation>")]
+    pub fn create_conversation(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "NewConversation | undefined")] input: JsValue,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        promise(async move {
+            inner.ensure_open()?;
+            let new: NewConversation = if input.is_undefined() || input.is_null() {
+                NewConversation::default()
+            } else {
+                from_js(input, "createConversation input")?
+            };
+            inner.agent.create_conversation(new).await
+        })
+    }
+
+    /// Every conversation, oldest first.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Conversation[]>")]
+    pub fn conversations(&self) -> Promise {
+        let inner = self.inner.clone();
+        promise(async move {
+            inner.ensure_open()?;
+            inner.agent.conversations().await
+        })
+    }
+
+    /// Deletes a conversation and its messages.
+    #[wasm_bindgen(js_name = deleteConversation, unchecked_return_type = "Promise<void>")]
+    pub fn delete_conversation(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] conversation_id: JsValue,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        promise(async move {
+            inner.ensure_open()?;
+            let id = string_arg(&conversation_id, "conversationId")?;
+            inner.agent.store().delete_conversation(&id).await
+        })
+    }
+
+    /// Sends a user message and resolves with the assistant's answer.
+    #[wasm_bindgen(unchecked_return_type = "Promise<SendResult>")]
+    pub fn send(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] conversation_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        promise(async move {
+            inner.ensure_open()?;
+            let id = string_arg(&conversation_id, "conversationId")?;
+            let text = string_arg(&text, "text")?;
+            inner.agent.send(&id, &text, &inner.events).await
+        })
+    }
+
+    /// The messages of a conversation, oldest first.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Message[]>")]
+    pub fn messages(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] conversation_id: JsValue,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        promise(async move {
+            inner.ensure_open()?;
+            let id = string_arg(&conversation_id, "conversationId")?;
+            inner.agent.messages(&id).await
+        })
+    }
+
+    /// Closes the database; later calls on this instance reject.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn close(&self) -> Promise {
+        let inner = self.inner.clone();
+        promise(async move {
+            if !inner.closed.replace(true) {
+                if let Some(db) = &inner.database {
+                    db.close();
+                }
+            }
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,12 @@
+//! The JS boundary: the only module with `#[wasm_bindgen]`.
+//!
+//! [`Lectern`] is the class JS sees; [`js`] owns every value conversion and
+//! turns [`crate::Error`]s into real JS `Error`s; [`typescript`] holds the
+//! hand-written TypeScript types of the public API.
+
+pub mod js;
+mod lectern;
+mod options;
+mod typescript;
+
+pub use lectern::Lectern;

@@ -1,0 +1,176 @@
+// A mock LLM server speaking the real OpenAI chat-completions and Anthropic
+// Messages wire formats, streaming (SSE) and not, scriptable per session.
+//
+//   node tests/mock-server/server.mjs [--port 0] [--chunk-delay-ms 0]
+//
+// prints `MOCK_URL=http://127.0.0.1:PORT` once listening. Routes:
+//   POST [/s/SESSION]/v1/chat/completions   OpenAI-compatible
+//   POST [/s/SESSION]/v1/messages           Anthropic Messages
+//   POST /__mock/SESSION/script   {turns: [Turn]}  queue turns for a session
+//   GET  /__mock/SESSION/requests                  every request the session got
+//   DELETE /__mock/SESSION                         forget the session
+// A session is any path-safe name; `/v1/...` without `/s/NAME` is session
+// "default". With nothing queued the model echoes the last user message.
+//
+// Turn: { text?, toolCalls?: [{id?, name, arguments}], usage?: {inputTokens, outputTokens},
+//         delayMs?, chunkDelayMs?, fault? }
+// fault: { status, retryAfter?, retryAfterMs?, body? }   answer with an HTTP error
+//        { dropAfterChunks: n }                          cut the connection mid-stream
+//        { malformedAt: n }                              send a broken chunk as chunk n
+
+import http from 'node:http';
+import { pathToFileURL } from 'node:url';
+import { buildOpenAI } from './openai.mjs';
+import { buildAnthropic } from './anthropic.mjs';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function corsHeaders(req) {
+  return {
+    'access-control-allow-origin': '*',
+    'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+    'access-control-allow-headers': req.headers['access-control-request-headers'] || '*',
+    'access-control-expose-headers': 'retry-after, retry-after-ms, x-request-id',
+    'access-control-max-age': '600',
+  };
+}
+
+async function readBody(req) {
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function lastUserText(protocol, body) {
+  const messages = Array.isArray(body?.messages) ? body.messages : [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m.role !== 'user') continue;
+    if (typeof m.content === 'string') return m.content;
+    if (Array.isArray(m.content)) {
+      const text = m.content.find((b) => b.type === 'text');
+      if (text) return text.text;
+    }
+  }
+  return '';
+}
+
+/** Starts the server; resolves with `{ url, port, close }`. */
+export async function startMockServer({ port = 0, chunkDelayMs = 0 } = {}) {
+  const sessions = new Map();
+  const session = (name) => {
+    if (!sessions.has(name)) sessions.set(name, { queue: [], requests: [] });
+    return sessions.get(name);
+  };
+
+  const server = http.createServer(async (req, res) => {
+    const cors = corsHeaders(req);
+    const url = new URL(req.url, 'http://localhost');
+    const json = (status, value, extra = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', ...cors, ...extra });
+      res.end(JSON.stringify(value));
+    };
+    try {
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, cors);
+        return res.end();
+      }
+      if (url.pathname === '/health') return json(200, { ok: true });
+
+      const control = url.pathname.match(/^\/__mock\/([\w.-]+)(\/script|\/requests)?$/);
+      if (control) {
+        const [, name, action] = control;
+        if (req.method === 'DELETE' && !action) {
+          sessions.delete(name);
+          return json(200, { ok: true });
+        }
+        if (req.method === 'POST' && action === '/script') {
+          const body = JSON.parse((await readBody(req)) || '{}');
+          session(name).queue.push(...(body.turns ?? []));
+          return json(200, { queued: session(name).queue.length });
+        }
+        if (req.method === 'GET' && action === '/requests') return json(200, session(name).requests);
+        return json(404, { error: { message: `unknown control route ${req.method} ${url.pathname}` } });
+      }
+
+      const route = url.pathname.match(/^(?:\/s\/([\w.-]+))?\/v1\/(chat\/completions|messages)$/);
+      if (!route || req.method !== 'POST') {
+        return json(404, { error: { message: `no route for ${req.method} ${url.pathname}`, type: 'not_found' } });
+      }
+      const name = route[1] ?? 'default';
+      const protocol = route[2] === 'messages' ? 'anthropic' : 'openai';
+      const raw = await readBody(req);
+      let body;
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        return json(400, { error: { message: 'request body is not JSON', type: 'invalid_request_error' } });
+      }
+      const s = session(name);
+      s.requests.push({ protocol, path: url.pathname, headers: req.headers, body });
+
+      const turn = s.queue.shift() ?? { text: `Mock reply to: ${lastUserText(protocol, body)}` };
+      if (turn.delayMs) await sleep(turn.delayMs);
+      const fault = turn.fault ?? {};
+      if (fault.status) {
+        const extra = {};
+        if (fault.retryAfter !== undefined) extra['retry-after'] = String(fault.retryAfter);
+        if (fault.retryAfterMs !== undefined) extra['retry-after-ms'] = String(fault.retryAfterMs);
+        return json(fault.status, fault.body ?? { error: { message: `mock fault ${fault.status}`, type: 'mock_error' } }, extra);
+      }
+
+      const build = protocol === 'openai' ? buildOpenAI : buildAnthropic;
+      const answer = build(turn, body);
+      if (!body.stream) return json(200, answer.whole);
+
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+        ...cors,
+      });
+      const delay = turn.chunkDelayMs ?? chunkDelayMs;
+      let index = 0;
+      for (const chunk of answer.chunks) {
+        if (fault.dropAfterChunks !== undefined && index >= fault.dropAfterChunks) {
+          res.socket?.destroy();
+          return;
+        }
+        res.write(fault.malformedAt === index ? 'data: {"choices": [ {broken\n\n' : chunk);
+        index++;
+        if (delay) await sleep(delay);
+      }
+      res.end();
+    } catch (error) {
+      if (!res.headersSent) json(500, { error: { message: String(error), type: 'mock_crash' } });
+      else res.end();
+    }
+  });
+
+  await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const actual = server.address().port;
+  return {
+    url: `http://127.0.0.1:${actual}`,
+    port: actual,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const arg = (flag, fallback) => {
+    const i = process.argv.indexOf(flag);
+    return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  };
+  const server = await startMockServer({ port: arg('--port', 0), chunkDelayMs: arg('--chunk-delay-ms', 0) });
+  console.log(`MOCK_URL=${server.url}`);
+  const stop = async () => {
+    await server.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}

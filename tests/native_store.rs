@@ -1,0 +1,12 @@
+//! The storage conformance suite against the in-memory store.
+#![cfg(not(target_arch = "wasm32"))]
+
+use lectern::storage::{conformance, MemoryStore};
+
+#[test]
+fn memory_store_conforms() {
+    futures::executor::block_on(conformance::run_all(
+        || async { MemoryStore::new() },
+        |name| eprintln!("memory store: {name}"),
+    ));
+}

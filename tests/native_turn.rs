@@ -1,0 +1,308 @@
+//! One chat turn end to end, natively: OpenAI wire format replayed through the
+//! fixture transport, memory store, manual clock.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use lectern::agent::{Agent, AgentConfig};
+use lectern::domain::{NewConversation, Role};
+use lectern::events::{EventKind, EventSink};
+use lectern::http::{RecordedResponse, ReplayTransport};
+use lectern::provider::openai::{OpenAiProvider, OpenAiSettings};
+use lectern::storage::{MemoryStore, Store};
+use lectern::time::ManualClock;
+
+fn sse(chunks: &[&str]) -> Vec<String> {
+    chunks.iter().map(|c| format!("data: {c}\n\n")).collect()
+}
+
+fn text_stream(words: &[&str]) -> RecordedResponse {
+    let mut chunks: Vec<String> = words
+        .iter()
+        .map(|w| {
+            format!(
+                "data: {}\n\n",
+                serde_json::json!({"choices":[{"index":0,"delta":{"content":w}}]})
+            )
+        })
+        .collect();
+    chunks.extend(sse(&[
+        r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+        r#"{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":3}}"#,
+        "[DONE]",
+    ]));
+    RecordedResponse::ok_chunks("text/event-stream", chunks)
+}
+
+struct Harness {
+    agent: Agent,
+    store: Rc<MemoryStore>,
+    transport: ReplayTransport,
+}
+
+fn harness(stream: bool) -> Harness {
+    let store = Rc::new(MemoryStore::new());
+    let transport = ReplayTransport::new();
+    let provider = OpenAiProvider::new(
+        OpenAiSettings {
+            base_url: "http://mock.test/v1/".into(),
+            model: "mock-model".into(),
+            api_key: Some("sk-test".into()),
+            stream,
+            headers: [("x-extra".to_string(), "1".to_string())].into(),
+            temperature: None,
+            max_tokens: None,
+        },
+        Rc::new(transport.clone()),
+    );
+    let agent = Agent::new(
+        store.clone(),
+        Rc::new(provider),
+        Rc::new(ManualClock::new(1_700_000_000_000.0)),
+        AgentConfig {
+            system_prompt: "You are a test.".into(),
+            ..AgentConfig::default()
+        },
+    );
+    Harness {
+        agent,
+        store,
+        transport,
+    }
+}
+
+fn recording_sink() -> (EventSink, Rc<RefCell<Vec<EventKind>>>) {
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let sink_seen = seen.clone();
+    (
+        EventSink::new(move |ev| sink_seen.borrow_mut().push(ev.kind)),
+        seen,
+    )
+}
+
+#[test]
+fn streamed_reply_is_delivered_in_order_and_persisted() {
+    futures::executor::block_on(async {
+        let h = harness(true);
+        h.transport.push(text_stream(&["Hel", "lo", " there"]));
+        let conv = h
+            .agent
+            .create_conversation(NewConversation {
+                title: Some("First".into()),
+            })
+            .await
+            .unwrap();
+        let (sink, seen) = recording_sink();
+
+        let reply = h.agent.send(&conv.id, "Hello", &sink).await.unwrap();
+
+        assert_eq!(reply.text, "Hello there");
+        assert_eq!(
+            (reply.usage.input_tokens, reply.usage.output_tokens, reply.steps),
+            (12, 3, 1)
+        );
+        let deltas: Vec<String> = seen
+            .borrow()
+            .iter()
+            .filter_map(|k| match k {
+                EventKind::TextDelta { text } => Some(text.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(deltas, ["Hel", "lo", " there"]);
+        assert!(seen
+            .borrow()
+            .iter()
+            .any(|k| matches!(k, EventKind::TokenUsage { input_tokens: 12, .. })));
+
+        let messages = h.store.messages(&conv.id).await.unwrap();
+        let stored: Vec<(Role, &str)> = messages.iter().map(|m| (m.role, m.content.as_str())).collect();
+        assert_eq!(stored, [(Role::User, "Hello"), (Role::Assistant, "Hello there")]);
+
+        let requests = h.transport.requests();
+        assert_eq!(requests[0].url, "http://mock.test/v1/chat/completions");
+        assert!(requests[0]
+            .headers
+            .contains(&("authorization".into(), "Bearer sk-test".into())));
+        assert!(requests[0].headers.contains(&("x-extra".into(), "1".into())));
+        let body = &h.transport.request_bodies()[0];
+        assert_eq!(body["model"], "mock-model");
+        assert_eq!(body["stream_options"]["include_usage"], true);
+        assert_eq!(
+            body["messages"],
+            serde_json::json!([
+                {"role": "system", "content": "You are a test."},
+                {"role": "user", "content": "Hello"}
+            ])
+        );
+    });
+}
+
+#[test]
+fn next_turn_replays_the_history() {
+    futures::executor::block_on(async {
+        let h = harness(false);
+        h.transport.push(RecordedResponse::status(
+            200,
+            r#"{"choices":[{"message":{"role":"assistant","content":"One."},"finish_reason":"stop"}]}"#,
+        ));
+        h.transport.push(RecordedResponse::status(
+            200,
+            r#"{"choices":[{"message":{"role":"assistant","content":"Two."},"finish_reason":"stop"}]}"#,
+        ));
+        let conv = h
+            .agent
+            .create_conversation(NewConversation::default())
+            .await
+            .unwrap();
+        h.agent.send(&conv.id, "first", &EventSink::none()).await.unwrap();
+        let reply = h
+            .agent
+            .send(&conv.id, "second", &EventSink::none())
+            .await
+            .unwrap();
+        assert_eq!(reply.text, "Two.");
+        let body = &h.transport.request_bodies()[1];
+        let roles: Vec<&str> = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["role"].as_str().unwrap())
+            .collect();
+        assert_eq!(roles, ["system", "user", "assistant", "user"]);
+        assert!(body.get("stream").is_none());
+    });
+}
+
+#[test]
+fn unknown_conversation_is_not_found_and_writes_nothing() {
+    futures::executor::block_on(async {
+        let h = harness(true);
+        let err = h
+            .agent
+            .send("missing", "Hello", &EventSink::none())
+            .await
+            .unwrap_err();
+        assert_eq!(err.name(), "NotFoundError");
+        assert!(h.transport.requests().is_empty());
+        assert!(h.store.conversations().await.unwrap().is_empty());
+    });
+}
+
+#[test]
+fn provider_failure_keeps_the_user_message_and_writes_no_answer() {
+    futures::executor::block_on(async {
+        let h = harness(true);
+        h.transport
+            .push(RecordedResponse::status(429, "{}").with_header("retry-after", "1"));
+        let conv = h
+            .agent
+            .create_conversation(NewConversation::default())
+            .await
+            .unwrap();
+        let (sink, seen) = recording_sink();
+        let err = h.agent.send(&conv.id, "Hello", &sink).await.unwrap_err();
+        assert_eq!(err.name(), "RateLimitError");
+        let roles: Vec<Role> = h
+            .store
+            .messages(&conv.id)
+            .await
+            .unwrap()
+            .iter()
+            .map(|m| m.role)
+            .collect();
+        assert_eq!(roles, [Role::User]);
+        assert!(matches!(&seen.borrow()[..], [EventKind::Error { name, .. }] if name == "RateLimitError"));
+    });
+}
+
+#[test]
+fn stream_cut_off_mid_answer_is_a_connection_error_with_no_answer_persisted() {
+    futures::executor::block_on(async {
+        let h = harness(true);
+        let mut cut = text_stream(&["partial"]);
+        cut.chunks.truncate(1);
+        cut.drop_after_chunks = true;
+        h.transport.push(cut);
+        let conv = h
+            .agent
+            .create_conversation(NewConversation::default())
+            .await
+            .unwrap();
+        let err = h
+            .agent
+            .send(&conv.id, "Hello", &EventSink::none())
+            .await
+            .unwrap_err();
+        assert_eq!(err.name(), "ConnectionError");
+        assert_eq!(h.store.messages(&conv.id).await.unwrap().len(), 1);
+    });
+}
+
+#[test]
+fn unknown_tools_are_answered_to_the_model_which_then_replies() {
+    futures::executor::block_on(async {
+        let h = harness(true);
+        h.transport.push(RecordedResponse::ok_chunks(
+            "text/event-stream",
+            sse(&[
+                r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"lookup","arguments":"{\"q\":"}}]}}]}"#,
+                r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"1}"}}]}}]}"#,
+                r#"{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}"#,
+                "[DONE]",
+            ]),
+        ));
+        h.transport.push(text_stream(&["I cannot look that up."]));
+        let conv = h
+            .agent
+            .create_conversation(NewConversation::default())
+            .await
+            .unwrap();
+        let reply = h
+            .agent
+            .send(&conv.id, "Look it up", &EventSink::none())
+            .await
+            .unwrap();
+        assert_eq!(reply.text, "I cannot look that up.");
+        assert_eq!(reply.steps, 2);
+        assert_eq!(reply.tool_calls[0].error.as_deref(), Some("Unknown tool: lookup"));
+        let second = &h.transport.request_bodies()[1]["messages"];
+        assert_eq!(second[2]["tool_calls"][0]["function"]["arguments"], "{\"q\":1}");
+        assert_eq!(
+            second[3],
+            serde_json::json!({"role":"tool","tool_call_id":"call_1","content":"{\"error\":\"Unknown tool: lookup\"}"})
+        );
+        let roles: Vec<Role> = h
+            .store
+            .messages(&conv.id)
+            .await
+            .unwrap()
+            .iter()
+            .map(|m| m.role)
+            .collect();
+        assert_eq!(
+            roles,
+            [Role::User, Role::Assistant, Role::ToolResult, Role::Assistant]
+        );
+    });
+}
+
+#[test]
+fn empty_message_is_a_config_error_before_anything_is_written() {
+    futures::executor::block_on(async {
+        let h = harness(true);
+        let conv = h
+            .agent
+            .create_conversation(NewConversation::default())
+            .await
+            .unwrap();
+        let err = h
+            .agent
+            .send(&conv.id, "   ", &EventSink::none())
+            .await
+            .unwrap_err();
+        assert_eq!(err.name(), "ConfigError");
+        assert!(h.store.messages(&conv.id).await.unwrap().is_empty());
+    });
+}

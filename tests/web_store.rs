@@ -1,0 +1,80 @@
+//! The storage conformance suite against IndexedDB, in headless Chromium.
+#![cfg(target_arch = "wasm32")]
+
+mod web_support;
+
+use lectern::domain::{Conversation, Message, Role};
+use lectern::storage::{conformance, IndexedDbStore, Store};
+use wasm_bindgen_test::*;
+use web_support::unique;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[wasm_bindgen_test]
+async fn indexeddb_store_conforms() {
+    let mut names = Vec::new();
+    conformance::run_all(
+        || {
+            let name = unique("conformance");
+            names.push(name.clone());
+            async move {
+                IndexedDbStore::delete_database(&name)
+                    .await
+                    .expect("delete before");
+                IndexedDbStore::open(&name).await.expect("open")
+            }
+        },
+        |case| web_sys::console::log_1(&format!("indexeddb store: {case}").into()),
+    )
+    .await;
+    for name in names {
+        IndexedDbStore::delete_database(&name)
+            .await
+            .expect("delete after");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn data_survives_closing_and_reopening() {
+    let name = unique("reopen");
+    let store = IndexedDbStore::open(&name).await.unwrap();
+    let conversation = Conversation {
+        id: "c1".into(),
+        title: "Kept".into(),
+        created_at: 1.0,
+    };
+    store.create_conversation(&conversation).await.unwrap();
+    store
+        .append_messages(vec![Message::new("m1".into(), "c1", Role::User, "héllo 😀", 2.0)])
+        .await
+        .unwrap();
+    store.close();
+
+    let reopened = IndexedDbStore::open(&name).await.unwrap();
+    assert_eq!(reopened.conversation("c1").await.unwrap(), Some(conversation));
+    let messages = reopened.messages("c1").await.unwrap();
+    assert_eq!(messages.len(), 1);
+    assert_eq!(messages[0].content, "héllo 😀");
+    let next = reopened
+        .append_messages(vec![Message::new("m2".into(), "c1", Role::Assistant, "hi", 3.0)])
+        .await
+        .unwrap();
+    assert_eq!(next[0].seq, 1, "seq continues after a reopen");
+    reopened.close();
+    IndexedDbStore::delete_database(&name).await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn database_is_created_at_the_current_schema_version() {
+    let name = unique("schema");
+    let store = IndexedDbStore::open(&name).await.unwrap();
+    store.close();
+    let factory = idb::Factory::new().unwrap();
+    let db = factory.open(&name, None).unwrap().await.unwrap();
+    assert_eq!(db.version().unwrap(), lectern::storage::INDEXEDDB_SCHEMA_VERSION);
+    let mut stores = db.store_names();
+    stores.sort();
+    assert_eq!(stores, ["conversations", "messages"]);
+    db.close();
+    IndexedDbStore::delete_database(&name).await.unwrap();
+}

@@ -1,0 +1,128 @@
+//! Helpers for the browser tests: the mock server's URL, scripting it, and
+//! unique names so tests never share a database or a mock session.
+#![allow(dead_code)]
+
+use std::cell::Cell;
+
+use gloo_net::http::Request;
+use serde_json::Value;
+use wasm_bindgen::JsValue;
+use wasm_bindgen_futures::JsFuture;
+
+/// The mock model server, started by `npm test` and baked in at compile time.
+pub fn mock_url() -> &'static str {
+    match option_env!("LECTERN_MOCK_URL") {
+        Some(url) => url,
+        None => panic!(
+            "LECTERN_MOCK_URL is not set: run the browser tests with `npm test` \
+             (or start tests/mock-server/server.mjs and export its MOCK_URL)"
+        ),
+    }
+}
+
+thread_local! {
+    static COUNTER: Cell<u32> = const { Cell::new(0) };
+}
+
+/// A name no other test in this run uses.
+pub fn unique(prefix: &str) -> String {
+    let n = COUNTER.with(|c| {
+        c.set(c.get() + 1);
+        c.get()
+    });
+    format!("{prefix}-{}-{n}", js_sys::Date::now() as u64)
+}
+
+/// A mock session: its own turn queue and request log.
+pub struct MockSession {
+    pub name: String,
+}
+
+impl MockSession {
+    pub fn new() -> Self {
+        MockSession {
+            name: unique("session"),
+        }
+    }
+
+    /// Base URL of the session's OpenAI-compatible API.
+    pub fn base_url(&self) -> String {
+        format!("{}/s/{}/v1", mock_url(), self.name)
+    }
+
+    /// Queues scripted turns.
+    pub async fn script(&self, turns: Value) {
+        let response = Request::post(&format!("{}/__mock/{}/script", mock_url(), self.name))
+            .header("content-type", "application/json")
+            .body(serde_json::json!({ "turns": turns }).to_string())
+            .expect("script body")
+            .send()
+            .await
+            .expect("mock server reachable");
+        assert_eq!(response.status(), 200);
+    }
+
+    /// Every request this session received.
+    pub async fn requests(&self) -> Vec<Value> {
+        let response = Request::get(&format!("{}/__mock/{}/requests", mock_url(), self.name))
+            .send()
+            .await
+            .expect("mock server reachable");
+        let text = response.text().await.expect("requests body");
+        serde_json::from_str(&text).expect("requests JSON")
+    }
+}
+
+/// Parses JSON into a JS value.
+pub fn js(json: Value) -> JsValue {
+    js_sys::JSON::parse(&json.to_string()).expect("valid JSON")
+}
+
+/// Converts a JS value to JSON for assertions.
+pub fn json(value: &JsValue) -> Value {
+    let text: String = js_sys::JSON::stringify(value).expect("stringify").into();
+    serde_json::from_str(&text).expect("JSON")
+}
+
+/// Awaits a promise that must resolve.
+pub async fn resolve(promise: js_sys::Promise) -> JsValue {
+    match JsFuture::from(promise).await {
+        Ok(value) => value,
+        Err(error) => panic!("promise rejected: {}", describe(&error)),
+    }
+}
+
+/// Awaits a promise that must reject, returning the rejection.
+pub async fn reject(promise: js_sys::Promise) -> js_sys::Error {
+    match JsFuture::from(promise).await {
+        Ok(value) => panic!("promise resolved with {value:?}, expected a rejection"),
+        Err(error) => {
+            use wasm_bindgen::JsCast;
+            error
+                .dyn_into::<js_sys::Error>()
+                .expect("rejections are real Error objects")
+        }
+    }
+}
+
+fn describe(value: &JsValue) -> String {
+    use wasm_bindgen::JsCast;
+    match value.dyn_ref::<js_sys::Error>() {
+        Some(e) => format!("{}: {}", String::from(e.name()), String::from(e.message())),
+        None => format!("{value:?}"),
+    }
+}
+
+/// Resolves after `ms` milliseconds.
+pub async fn sleep(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let global = js_sys::global();
+        let set_timeout: js_sys::Function = js_sys::Reflect::get(&global, &"setTimeout".into())
+            .expect("setTimeout")
+            .into();
+        set_timeout
+            .call2(&global, &resolve, &ms.into())
+            .expect("setTimeout call");
+    });
+    JsFuture::from(promise).await.expect("timer");
+}
