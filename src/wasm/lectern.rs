@@ -37,6 +37,13 @@ impl Inner {
     }
 }
 
+#[wasm_bindgen]
+extern "C" {
+    /// The optional argument of `createConversation`.
+    #[wasm_bindgen(typescript_type = "NewConversation")]
+    pub type NewConversationInput;
+}
+
 /// An agent bound to one database and one provider.
 #[wasm_bindgen]
 pub struct Lectern {
@@ -134,15 +141,14 @@ impl Lectern {
     #[wasm_bindgen(js_name = createConversation, unchecked_return_type = "Promise<Conversation>")]
     pub fn create_conversation(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "NewConversation | undefined")] input: JsValue,
+        input: Option<NewConversationInput>,
     ) -> Promise {
         let inner = self.inner.clone();
         promise(async move {
             inner.ensure_open()?;
-            let new: NewConversation = if input.is_undefined() || input.is_null() {
-                NewConversation::default()
-            } else {
-                from_js(input, "createConversation input")?
+            let new: NewConversation = match input {
+                Some(input) => from_js(input.into(), "createConversation input")?,
+                None => NewConversation::default(),
             };
             inner.agent.create_conversation(new).await
         })
@@ -162,7 +168,7 @@ impl Lectern {
     #[wasm_bindgen(js_name = deleteConversation, unchecked_return_type = "Promise<void>")]
     pub fn delete_conversation(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "string")] conversation_id: JsValue,
+        #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
     ) -> Promise {
         let inner = self.inner.clone();
         promise(async move {
@@ -176,7 +182,7 @@ impl Lectern {
     #[wasm_bindgen(unchecked_return_type = "Promise<SendResult>")]
     pub fn send(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "string")] conversation_id: JsValue,
+        #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
         #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
     ) -> Promise {
         let inner = self.inner.clone();
@@ -192,7 +198,7 @@ impl Lectern {
     #[wasm_bindgen(unchecked_return_type = "Promise<Message[]>")]
     pub fn messages(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "string")] conversation_id: JsValue,
+        #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
     ) -> Promise {
         let inner = self.inner.clone();
         promise(async move {

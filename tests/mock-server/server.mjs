@@ -133,7 +133,9 @@ export async function startMockServer({ port = 0, chunkDelayMs = 0 } = {}) {
       let index = 0;
       for (const chunk of answer.chunks) {
         if (fault.dropAfterChunks !== undefined && index >= fault.dropAfterChunks) {
-          res.socket?.destroy();
+          // Flush what was written, then close the socket without ending the
+          // chunked body: the client sees the stream break off.
+          res.socket?.end();
           return;
         }
         res.write(fault.malformedAt === index ? 'data: {"choices": [ {broken\n\n' : chunk);

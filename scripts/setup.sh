@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs what the build, the demo and the tests need, skipping what is there.
+#   scripts/setup.sh build   Rust wasm target, wasm-bindgen CLI, npm packages
+#   scripts/setup.sh test    the same, plus Chromium and ChromeDriver
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode="${1:-build}"
+
+say() { printf '\n== %s\n' "$*"; }
+need() {
+  command -v "$1" >/dev/null 2>&1 || { echo "error: $1 is required: $2" >&2; exit 1; }
+}
+
+need cargo "install Rust with rustup (https://rustup.rs)"
+need node "install Node.js 20 or newer"
+need npm "install npm (it comes with Node.js)"
+
+if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32-unknown-unknown Rust target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+# The CLI must match the wasm-bindgen crate exactly; Cargo.lock pins it.
+want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)
+have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+if [ "$have" != "$want" ]; then
+  say "installing wasm-bindgen-cli $want (found: ${have:-none}); this compiles for a few minutes"
+  cargo install wasm-bindgen-cli --version "$want"
+fi
+
+if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/typescript ] || [ ! -d node_modules/binaryen ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing npm packages"
+  npm ci --no-audit --no-fund
+fi
+
+# Debian packages: the browser, for the tests.
+packages=()
+if [ "$mode" = test ]; then
+  command -v chromium >/dev/null 2>&1 || packages+=(chromium)
+  command -v chromedriver >/dev/null 2>&1 || packages+=(chromium-driver)
+fi
+if [ ${#packages[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    say "installing ${packages[*]} from Debian"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${packages[@]}" >/dev/null
+  elif [ "$mode" = test ]; then
+    echo "error: the browser tests need chromium and chromedriver on PATH." >&2
+    echo "       On Debian/Ubuntu: sudo apt-get install chromium chromium-driver" >&2
+    exit 1
+  fi
+fi

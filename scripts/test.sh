@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# `npm test`: native tests, the release package, browser tests in headless
+# Chromium against the mock model server, the TypeScript check, and the JS
+# tests (mock server wire formats, the demo page). Stops at the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s\n' "$*"; }
+
+bash scripts/setup.sh test
+
+step "1/5 native tests (cargo test)"
+cargo test
+
+step "2/5 release package (pkg/)"
+bash scripts/build.sh
+
+step "3/5 browser tests (wasm-bindgen-test in headless Chromium)"
+log=$(mktemp)
+node tests/mock-server/server.mjs --port 0 >"$log" 2>&1 &
+mock_pid=$!
+trap 'kill "$mock_pid" 2>/dev/null || true; rm -f "$log"' EXIT
+for _ in $(seq 100); do
+  grep -q '^MOCK_URL=' "$log" && break
+  kill -0 "$mock_pid" 2>/dev/null || { cat "$log"; echo "mock server failed to start" >&2; exit 1; }
+  sleep 0.1
+done
+mock_url=$(sed -n 's/^MOCK_URL=//p' "$log")
+[ -n "$mock_url" ] || { cat "$log"; echo "mock server did not report its URL" >&2; exit 1; }
+echo "mock model server: $mock_url"
+LECTERN_MOCK_URL="$mock_url" CHROMEDRIVER="$(command -v chromedriver)" \
+  cargo test --target wasm32-unknown-unknown
+
+step "4/5 TypeScript: tsc --noEmit --strict tests/types.ts against pkg/"
+npx --no-install tsc -p tests/tsconfig.json --noEmit --strict
+echo "types ok"
+
+step "5/5 JS tests: mock server wire formats, the demo page in headless Chromium"
+node --test tests/js/

@@ -1,0 +1,86 @@
+// The demo page in headless Chromium: type a message, watch the reply stream
+// in, reload, and find the conversation still there.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { startDemo } from '../../scripts/serve.mjs';
+import { launchChromium } from './browser.mjs';
+
+let demo;
+let browser;
+
+before(async () => {
+  demo = await startDemo({ port: 0, chunkDelayMs: 40 });
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+  await demo?.close();
+});
+
+test('a typed message gets a reply that streams in and persists across a reload', async () => {
+  const page = await browser.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
+
+  await page.goto(demo.url);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
+
+  // Record every length the assistant bubble passes through while streaming.
+  await page.evaluate(() => {
+    window.__lengths = [];
+    new MutationObserver(() => {
+      const bubbles = document.querySelectorAll('#log .message.assistant .body');
+      const last = bubbles[bubbles.length - 1];
+      if (last) window.__lengths.push(last.textContent.length);
+    }).observe(document.querySelector('#log'), { childList: true, subtree: true, characterData: true });
+  });
+
+  await page.fill('#message', 'Hello from the demo test');
+  await page.press('#message', 'Enter');
+  const expected = 'Mock reply to: Hello from the demo test';
+  await page.waitForFunction(
+    (text) => {
+      const bubble = document.querySelector('#log .message.assistant:last-child');
+      return bubble && !bubble.classList.contains('streaming') && bubble.textContent === text;
+    },
+    expected,
+    { timeout: 15000 },
+  );
+
+  const lengths = await page.evaluate(() => window.__lengths);
+  const partial = [...new Set(lengths)].filter((n) => n > 0 && n < expected.length);
+  assert.ok(partial.length >= 3, `the reply should appear piece by piece, saw lengths ${JSON.stringify(lengths)}`);
+  assert.deepEqual([...partial].sort((a, b) => a - b), partial, 'the reply only grows');
+  assert.match(await page.textContent('#status'), /tokens in/);
+
+  await mkdir('.test-artifacts', { recursive: true });
+  await page.screenshot({ path: '.test-artifacts/demo.png', fullPage: true });
+
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
+  const texts = await page.$$eval('#log .message', (items) => items.map((i) => [i.dataset.role, i.textContent]));
+  assert.deepEqual(texts, [
+    ['user', 'Hello from the demo test'],
+    ['assistant', expected],
+  ]);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a server that refuses the key shows a typed error in the chat', async () => {
+  const page = await browser.newPage();
+  await page.goto(demo.url);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
+  await fetch(`${demo.mockUrl}/__mock/default/script`, {
+    method: 'POST',
+    body: JSON.stringify({ turns: [{ fault: { status: 401, body: { error: { message: 'bad key' } } } }] }),
+  });
+  await page.fill('#message', 'Is my key fine?');
+  await page.press('#message', 'Enter');
+  await page.waitForSelector('#log .message.assistant.error', { timeout: 15000 });
+  assert.match(await page.textContent('#log .message.assistant.error'), /^AuthError: .*bad key/);
+  await page.close();
+});

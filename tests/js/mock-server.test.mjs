@@ -1,0 +1,87 @@
+// The mock model server speaks the documented wire formats.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startMockServer } from '../mock-server/server.mjs';
+
+let mock;
+before(async () => {
+  mock = await startMockServer();
+});
+after(() => mock.close());
+
+const post = (path, body) =>
+  fetch(`${mock.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const script = (session, turns) => post(`/__mock/${session}/script`, { turns });
+const events = (text) =>
+  text
+    .split('\n\n')
+    .filter(Boolean)
+    .map((block) => {
+      const event = block.match(/^event: (.*)$/m)?.[1];
+      const data = block.match(/^data: (.*)$/m)?.[1];
+      return { event, data: data === '[DONE]' ? data : JSON.parse(data) };
+    });
+
+test('OpenAI stream: text, split tool-call arguments, usage chunk, [DONE]', async () => {
+  await script('oa', [{ text: 'Two tools', toolCalls: [{ name: 'a', arguments: { city: 'Oslo' } }, { name: 'b', arguments: {} }] }]);
+  const res = await post('/s/oa/v1/chat/completions', {
+    model: 'm',
+    stream: true,
+    stream_options: { include_usage: true },
+    messages: [{ role: 'user', content: 'hi' }],
+  });
+  assert.equal(res.headers.get('content-type'), 'text/event-stream');
+  assert.equal(res.headers.get('access-control-allow-origin'), '*');
+  const chunks = events(await res.text());
+  assert.equal(chunks.at(-1).data, '[DONE]');
+  const usage = chunks.at(-2).data;
+  assert.deepEqual(usage.choices, []);
+  assert.ok(usage.usage.prompt_tokens > 0);
+  const deltas = chunks.slice(0, -2).map((c) => c.data.choices[0].delta);
+  assert.equal(deltas.map((d) => d.content ?? '').join(''), 'Two tools');
+  const args = { 0: '', 1: '' };
+  for (const d of deltas) for (const call of d.tool_calls ?? []) args[call.index] += call.function.arguments ?? '';
+  assert.deepEqual(JSON.parse(args[0]), { city: 'Oslo' });
+  assert.ok(deltas.filter((d) => d.tool_calls?.[0]?.index === 0).length > 3, 'arguments arrive in many fragments');
+  assert.equal(chunks.at(-3).data.choices[0].finish_reason, 'tool_calls');
+});
+
+test('Anthropic stream: message_start, ping, text and input_json deltas, message_delta, message_stop', async () => {
+  await script('an', [{ text: 'Hi', toolCalls: [{ id: 'toolu_1', name: 'look', arguments: { q: 1 } }] }]);
+  const res = await post('/s/an/v1/messages', { model: 'claude', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'x' }] });
+  const list = events(await res.text());
+  assert.deepEqual(
+    list.map((e) => e.event),
+    [
+      'message_start',
+      'content_block_start', 'ping', 'content_block_delta', 'content_block_stop',
+      'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_delta', 'content_block_stop',
+      'message_delta', 'message_stop',
+    ],
+  );
+  const json = list.filter((e) => e.data.delta?.type === 'input_json_delta').map((e) => e.data.delta.partial_json).join('');
+  assert.deepEqual(JSON.parse(json), { q: 1 });
+  assert.equal(list.at(-2).data.delta.stop_reason, 'tool_use');
+});
+
+test('non-streaming answers in both formats', async () => {
+  const openai = await (await post('/s/plain/v1/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'ping' }] })).json();
+  assert.equal(openai.choices[0].message.content, 'Mock reply to: ping');
+  const anthropic = await (await post('/s/plain/v1/messages', { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'pong' }] })).json();
+  assert.deepEqual(anthropic.content, [{ type: 'text', text: 'Mock reply to: pong' }]);
+  assert.equal(anthropic.stop_reason, 'end_turn');
+});
+
+test('faults: status with Retry-After, dropped connection, malformed chunk; requests are recorded', async () => {
+  await script('f', [{ fault: { status: 429, retryAfter: 1 } }, { text: 'one two three four', fault: { dropAfterChunks: 2 } }, { text: 'a b', fault: { malformedAt: 1 } }]);
+  const limited = await post('/s/f/v1/chat/completions', { model: 'm', messages: [] });
+  assert.equal(limited.status, 429);
+  assert.equal(limited.headers.get('retry-after'), '1');
+  const dropped = await post('/s/f/v1/chat/completions', { model: 'm', stream: true, messages: [] });
+  await assert.rejects(dropped.text());
+  const malformed = await (await post('/s/f/v1/chat/completions', { model: 'm', stream: true, messages: [] })).text();
+  assert.match(malformed, /\{broken/);
+  const recorded = await (await fetch(`${mock.url}/__mock/f/requests`)).json();
+  assert.equal(recorded.length, 3);
+  assert.equal(recorded[1].body.stream, true);
+});
