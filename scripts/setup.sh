@@ -25,7 +25,7 @@ want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exi
 have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
 if [ "$have" != "$want" ]; then
   say "installing wasm-bindgen-cli $want (found: ${have:-none}); this compiles for a few minutes"
-  cargo install wasm-bindgen-cli --version "$want"
+  cargo install --force wasm-bindgen-cli --version "$want"
 fi
 
 if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/typescript ] || [ ! -d node_modules/binaryen ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

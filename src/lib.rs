@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 pub mod agent;
+pub mod cancel;
 pub mod domain;
 pub mod error;
 pub mod events;
