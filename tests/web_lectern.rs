@@ -47,7 +47,9 @@ fn openai(session: &MockSession, stream: bool) -> Value {
 }
 
 async fn new_conversation(lectern: &Lectern, title: &str) -> String {
-    let conv = to_json(&resolve(lectern.create_conversation(Some(js(json!({ "title": title })).unchecked_into()))).await);
+    let conv = to_json(
+        &resolve(lectern.create_conversation(Some(js(json!({ "title": title })).unchecked_into()))).await,
+    );
     assert_eq!(conv["title"], title);
     assert!(conv["createdAt"].as_f64().unwrap() > 0.0);
     conv["id"].as_str().unwrap().to_owned()

@@ -139,10 +139,7 @@ impl Lectern {
 
     /// Creates a conversation: `{ title? }` → `{ id, title, createdAt }`.
     #[wasm_bindgen(js_name = createConversation, unchecked_return_type = "Promise<Conversation>")]
-    pub fn create_conversation(
-        &self,
-        input: Option<NewConversationInput>,
-    ) -> Promise {
+    pub fn create_conversation(&self, input: Option<NewConversationInput>) -> Promise {
         let inner = self.inner.clone();
         promise(async move {
             inner.ensure_open()?;
