@@ -5,13 +5,13 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use lectern::agent::{Agent, AgentConfig};
+use lectern::agent::{Agent, AgentConfig, SendOptions, TurnError, TurnResult};
 use lectern::domain::{NewConversation, Role};
 use lectern::events::{EventKind, EventSink};
 use lectern::http::{RecordedResponse, ReplayTransport};
-use lectern::provider::openai::{OpenAiProvider, OpenAiSettings};
+use lectern::provider::{provider_for, with_policy, PriceTable, ProviderConfig};
 use lectern::storage::{MemoryStore, Store};
-use lectern::time::ManualClock;
+use lectern::time::{Clock, ManualClock};
 
 fn sse(chunks: &[&str]) -> Vec<String> {
     chunks.iter().map(|c| format!("data: {c}\n\n")).collect()
@@ -42,26 +42,31 @@ struct Harness {
 }
 
 fn harness(stream: bool) -> Harness {
+    harness_with(serde_json::json!({
+        "kind": "openai",
+        "baseUrl": "http://mock.test/v1/",
+        "model": "gpt-4o-mini",
+        "apiKey": "sk-test",
+        "stream": stream,
+        "headers": { "x-extra": "1" },
+        "maxRetries": 0
+    }))
+}
+
+fn harness_with(provider: serde_json::Value) -> Harness {
+    let config: ProviderConfig = serde_json::from_value(provider).unwrap();
+    config.validate().unwrap();
     let store = Rc::new(MemoryStore::new());
     let transport = ReplayTransport::new();
-    let provider = OpenAiProvider::new(
-        OpenAiSettings {
-            base_url: "http://mock.test/v1/".into(),
-            model: "mock-model".into(),
-            api_key: Some("sk-test".into()),
-            stream,
-            headers: [("x-extra".to_string(), "1".to_string())].into(),
-            temperature: None,
-            max_tokens: None,
-        },
-        Rc::new(transport.clone()),
-    );
+    let clock: Rc<dyn Clock> = Rc::new(ManualClock::new(1_700_000_000_000.0));
+    let inner = provider_for(&config.kind, Rc::new(transport.clone()), clock.clone()).unwrap();
     let agent = Agent::new(
         store.clone(),
-        Rc::new(provider),
-        Rc::new(ManualClock::new(1_700_000_000_000.0)),
+        with_policy(&config, inner, clock.clone()),
+        clock,
         AgentConfig {
             system_prompt: "You are a test.".into(),
+            prices: PriceTable::new(config.prices.clone()),
             ..AgentConfig::default()
         },
     );
@@ -70,6 +75,17 @@ fn harness(stream: bool) -> Harness {
         store,
         transport,
     }
+}
+
+async fn send(
+    h: &Harness,
+    conversation: &str,
+    text: &str,
+    sink: &EventSink,
+) -> Result<TurnResult, TurnError> {
+    h.agent
+        .send(conversation, text, &SendOptions::default(), sink)
+        .await
 }
 
 fn recording_sink() -> (EventSink, Rc<RefCell<Vec<EventKind>>>) {
@@ -95,7 +111,7 @@ fn streamed_reply_is_delivered_in_order_and_persisted() {
             .unwrap();
         let (sink, seen) = recording_sink();
 
-        let reply = h.agent.send(&conv.id, "Hello", &sink).await.unwrap();
+        let reply = send(&h, &conv.id, "Hello", &sink).await.unwrap();
 
         assert_eq!(reply.text, "Hello there");
         assert_eq!(
@@ -127,7 +143,7 @@ fn streamed_reply_is_delivered_in_order_and_persisted() {
             .contains(&("authorization".into(), "Bearer sk-test".into())));
         assert!(requests[0].headers.contains(&("x-extra".into(), "1".into())));
         let body = &h.transport.request_bodies()[0];
-        assert_eq!(body["model"], "mock-model");
+        assert_eq!(body["model"], "gpt-4o-mini");
         assert_eq!(body["stream_options"]["include_usage"], true);
         assert_eq!(
             body["messages"],
@@ -156,12 +172,8 @@ fn next_turn_replays_the_history() {
             .create_conversation(NewConversation::default())
             .await
             .unwrap();
-        h.agent.send(&conv.id, "first", &EventSink::none()).await.unwrap();
-        let reply = h
-            .agent
-            .send(&conv.id, "second", &EventSink::none())
-            .await
-            .unwrap();
+        send(&h, &conv.id, "first", &EventSink::none()).await.unwrap();
+        let reply = send(&h, &conv.id, "second", &EventSink::none()).await.unwrap();
         assert_eq!(reply.text, "Two.");
         let body = &h.transport.request_bodies()[1];
         let roles: Vec<&str> = body["messages"]
@@ -179,11 +191,10 @@ fn next_turn_replays_the_history() {
 fn unknown_conversation_is_not_found_and_writes_nothing() {
     futures::executor::block_on(async {
         let h = harness(true);
-        let err = h
-            .agent
-            .send("missing", "Hello", &EventSink::none())
+        let err = send(&h, "missing", "Hello", &EventSink::none())
             .await
-            .unwrap_err();
+            .unwrap_err()
+            .error;
         assert_eq!(err.name(), "NotFoundError");
         assert!(h.transport.requests().is_empty());
         assert!(h.store.conversations().await.unwrap().is_empty());
@@ -202,7 +213,7 @@ fn provider_failure_keeps_the_user_message_and_writes_no_answer() {
             .await
             .unwrap();
         let (sink, seen) = recording_sink();
-        let err = h.agent.send(&conv.id, "Hello", &sink).await.unwrap_err();
+        let err = send(&h, &conv.id, "Hello", &sink).await.unwrap_err().error;
         assert_eq!(err.name(), "RateLimitError");
         let roles: Vec<Role> = h
             .store
@@ -230,11 +241,10 @@ fn stream_cut_off_mid_answer_is_a_connection_error_with_no_answer_persisted() {
             .create_conversation(NewConversation::default())
             .await
             .unwrap();
-        let err = h
-            .agent
-            .send(&conv.id, "Hello", &EventSink::none())
+        let err = send(&h, &conv.id, "Hello", &EventSink::none())
             .await
-            .unwrap_err();
+            .unwrap_err()
+            .error;
         assert_eq!(err.name(), "ConnectionError");
         assert_eq!(h.store.messages(&conv.id).await.unwrap().len(), 1);
     });
@@ -259,9 +269,7 @@ fn unknown_tools_are_answered_to_the_model_which_then_replies() {
             .create_conversation(NewConversation::default())
             .await
             .unwrap();
-        let reply = h
-            .agent
-            .send(&conv.id, "Look it up", &EventSink::none())
+        let reply = send(&h, &conv.id, "Look it up", &EventSink::none())
             .await
             .unwrap();
         assert_eq!(reply.text, "I cannot look that up.");
@@ -297,11 +305,10 @@ fn empty_message_is_a_config_error_before_anything_is_written() {
             .create_conversation(NewConversation::default())
             .await
             .unwrap();
-        let err = h
-            .agent
-            .send(&conv.id, "   ", &EventSink::none())
+        let err = send(&h, &conv.id, "   ", &EventSink::none())
             .await
-            .unwrap_err();
+            .unwrap_err()
+            .error;
         assert_eq!(err.name(), "ConfigError");
         assert!(h.store.messages(&conv.id).await.unwrap().is_empty());
     });

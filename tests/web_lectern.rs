@@ -66,7 +66,7 @@ async fn streamed_reply_arrives_in_order_and_survives_a_reopen() {
     let opened = open(Some(&db), openai(&session, true)).await;
     let conv_id = new_conversation(&opened.lectern, "First").await;
 
-    let reply = to_json(&resolve(opened.lectern.send(conv_id.clone().into(), "Hello".into())).await);
+    let reply = to_json(&resolve(opened.lectern.send(conv_id.clone().into(), "Hello".into(), None)).await);
 
     assert_eq!(reply["text"], reply_text);
     assert_eq!(reply["usage"]["inputTokens"], 21);
@@ -134,11 +134,11 @@ async fn user_message_is_stored_before_the_model_answers() {
     let opened = open(Some(&db), openai(&session, true)).await;
     let conv_id = new_conversation(&opened.lectern, "Slow").await;
 
-    let pending = wasm_bindgen_futures::JsFuture::from(
-        opened
-            .lectern
-            .send(conv_id.clone().into(), "Are you there?".into()),
-    );
+    let pending = wasm_bindgen_futures::JsFuture::from(opened.lectern.send(
+        conv_id.clone().into(),
+        "Are you there?".into(),
+        None,
+    ));
     let observer = async {
         sleep(150).await;
         // A second connection sees what is committed, while the model is still thinking.
@@ -174,7 +174,7 @@ async fn provider_error_rejects_with_a_typed_error_and_keeps_the_user_message() 
         .await;
     let opened = open(None, openai(&session, true)).await;
     let conv_id = new_conversation(&opened.lectern, "Failing").await;
-    let error = reject(opened.lectern.send(conv_id.clone().into(), "Hello".into())).await;
+    let error = reject(opened.lectern.send(conv_id.clone().into(), "Hello".into(), None)).await;
     assert_eq!(String::from(error.name()), "ApiError");
     let status = js_sys::Reflect::get(&error, &"status".into()).unwrap();
     assert_eq!(status.as_f64(), Some(500.0));
@@ -192,7 +192,7 @@ async fn provider_error_rejects_with_a_typed_error_and_keeps_the_user_message() 
 async fn unknown_conversation_rejects_with_not_found() {
     let session = MockSession::new();
     let opened = open(None, openai(&session, true)).await;
-    let error = reject(opened.lectern.send("no-such-id".into(), "Hello".into())).await;
+    let error = reject(opened.lectern.send("no-such-id".into(), "Hello".into(), None)).await;
     assert_eq!(String::from(error.name()), "NotFoundError");
     assert!(session.requests().await.is_empty(), "the model is never called");
     let error = reject(opened.lectern.messages("no-such-id".into())).await;
@@ -205,7 +205,7 @@ async fn non_streaming_mode_uses_a_plain_json_answer() {
     session.script(json!([{ "text": "Whole answer." }])).await;
     let opened = open(None, openai(&session, false)).await;
     let conv_id = new_conversation(&opened.lectern, "Plain").await;
-    let reply = to_json(&resolve(opened.lectern.send(conv_id.into(), "Hi".into())).await);
+    let reply = to_json(&resolve(opened.lectern.send(conv_id.into(), "Hi".into(), None)).await);
     assert_eq!(reply["text"], "Whole answer.");
     assert!(session.requests().await[0]["body"].get("stream").is_none());
 }
@@ -215,7 +215,7 @@ async fn connection_refused_is_a_connection_error() {
     let provider = json!({ "kind": "openai", "baseUrl": "http://127.0.0.1:9/v1", "model": "m" });
     let opened = open(None, provider).await;
     let conv_id = new_conversation(&opened.lectern, "Offline").await;
-    let error = reject(opened.lectern.send(conv_id.into(), "Hello".into())).await;
+    let error = reject(opened.lectern.send(conv_id.into(), "Hello".into(), None)).await;
     assert_eq!(String::from(error.name()), "ConnectionError");
 }
 

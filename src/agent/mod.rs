@@ -5,7 +5,7 @@ use std::rc::Rc;
 use crate::domain::{Conversation, Message, NewConversation};
 use crate::error::{Error, Result};
 use crate::ids::new_id;
-use crate::provider::Model;
+use crate::provider::{Model, PriceTable};
 use crate::storage::Store;
 use crate::time::Clock;
 
@@ -15,7 +15,8 @@ mod result;
 mod turn;
 
 pub use context::history_window;
-pub use result::{ToolCallRecord, TurnResult, TurnUsage};
+pub use result::{ToolCallRecord, TurnError, TurnResult, TurnUsage};
+pub use turn::SendOptions;
 
 /// Limits and prompt for the agent.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +27,8 @@ pub struct AgentConfig {
     pub max_history_messages: usize,
     /// The most model calls in one turn.
     pub max_iterations: u32,
+    /// Prices for the `costUsd` of usage.
+    pub prices: PriceTable,
 }
 
 impl Default for AgentConfig {
@@ -34,6 +37,7 @@ impl Default for AgentConfig {
             system_prompt: prompts::CONVERSATION_SYSTEM_PROMPT.to_owned(),
             max_history_messages: 50,
             max_iterations: 10,
+            prices: PriceTable::default(),
         }
     }
 }

@@ -3,6 +3,34 @@
 use serde::Serialize;
 
 use crate::domain::Usage;
+use crate::error::Error;
+
+/// Why a turn failed, with what it got done before.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnError {
+    /// What went wrong.
+    pub error: Error,
+    /// Answer text streamed before the failure, if any (it was shown, not stored).
+    pub partial_text: Option<String>,
+    /// Model calls made before the failure.
+    pub steps: u32,
+}
+
+impl From<Error> for TurnError {
+    fn from(error: Error) -> Self {
+        TurnError {
+            error,
+            partial_text: None,
+            steps: 0,
+        }
+    }
+}
+
+impl std::fmt::Display for TurnError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
+}
 
 /// The outcome of `send`.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -3,21 +3,30 @@
 
 use futures::StreamExt;
 
-use super::{history_window, Agent, ToolCallRecord, TurnResult, TurnUsage};
+use super::{history_window, Agent, ToolCallRecord, TurnError, TurnResult, TurnUsage};
+use crate::cancel::CancelToken;
 use crate::domain::{Message, Role, ToolCall, Usage};
 use crate::error::{Error, Result};
 use crate::events::{Event, EventKind, EventSink};
 use crate::ids::new_id;
-use crate::provider::{Accumulator, ModelRequest, ModelResponse};
+use crate::provider::{Accumulator, ModelRequest, ModelResponse, StreamPart};
 
 /// The longest user message accepted, in characters.
 pub const MAX_USER_MESSAGE_CHARS: usize = 200_000;
+
+/// Per-call options of [`Agent::send`].
+#[derive(Debug, Clone, Default)]
+pub struct SendOptions {
+    /// Tripping it aborts the model call (`Aborted`).
+    pub cancel: CancelToken,
+}
 
 /// Identifies the turn in progress, for events.
 struct TurnScope<'a> {
     conversation_id: &'a str,
     turn_id: String,
     events: &'a EventSink,
+    cancel: &'a CancelToken,
 }
 
 impl TurnScope<'_> {
@@ -30,106 +39,147 @@ impl TurnScope<'_> {
     }
 }
 
+/// What the turn has done so far, kept for the error if it fails.
+#[derive(Default)]
+struct Progress {
+    usage: Usage,
+    records: Vec<ToolCallRecord>,
+    steps: u32,
+    partial_text: Option<String>,
+}
+
 impl Agent {
     /// Runs one turn: the user says `text`, the model answers (calling tools as needed).
     ///
     /// The user message is persisted before the model is called and the answer
     /// after it arrives; if the model fails, what was persisted stays and the
     /// error is returned (and reported as an `error` event).
-    pub async fn send(&self, conversation_id: &str, text: &str, events: &EventSink) -> Result<TurnResult> {
+    pub async fn send(
+        &self,
+        conversation_id: &str,
+        text: &str,
+        options: &SendOptions,
+        events: &EventSink,
+    ) -> Result<TurnResult, TurnError> {
         if text.trim().is_empty() {
-            return Err(Error::config("message text must not be empty"));
+            return Err(Error::config("message text must not be empty").into());
         }
         if text.chars().count() > MAX_USER_MESSAGE_CHARS {
             return Err(Error::config(format!(
                 "message text must be at most {MAX_USER_MESSAGE_CHARS} characters"
-            )));
+            ))
+            .into());
         }
         if self.store.conversation(conversation_id).await?.is_none() {
-            return Err(Error::not_found("conversation", conversation_id));
+            return Err(Error::not_found("conversation", conversation_id).into());
         }
         let scope = TurnScope {
             conversation_id,
             turn_id: new_id(self.clock.now_ms()),
             events,
+            cancel: &options.cancel,
         };
-        let result = self.run_turn(&scope, text).await;
-        if let Err(error) = &result {
-            scope.emit(|| EventKind::Error {
-                name: error.name().to_owned(),
-                message: error.to_string(),
-            });
+        let mut progress = Progress::default();
+        match self.run_turn(&scope, text, &mut progress).await {
+            Ok(result) => Ok(result),
+            Err(error) => {
+                scope.emit(|| EventKind::Error {
+                    name: error.name().to_owned(),
+                    message: error.to_string(),
+                });
+                Err(TurnError {
+                    error,
+                    partial_text: progress.partial_text,
+                    steps: progress.steps,
+                })
+            }
         }
-        result
     }
 
-    async fn run_turn(&self, scope: &TurnScope<'_>, text: &str) -> Result<TurnResult> {
-        let user = Message::new(
-            new_id(self.clock.now_ms()),
-            scope.conversation_id,
-            Role::User,
-            text,
-            self.clock.now_ms(),
-        );
+    async fn run_turn(
+        &self,
+        scope: &TurnScope<'_>,
+        text: &str,
+        progress: &mut Progress,
+    ) -> Result<TurnResult> {
+        let now = self.clock.now_ms();
+        let user = Message::new(new_id(now), scope.conversation_id, Role::User, text, now);
         self.store.append_messages(vec![user]).await?;
 
-        let mut usage = Usage::default();
-        let mut records = Vec::new();
-        let mut steps = 0;
         loop {
-            if steps >= self.config.max_iterations {
+            if progress.steps >= self.config.max_iterations {
                 return Err(Error::MaxIterations {
                     limit: self.config.max_iterations,
                 });
             }
-            steps += 1;
+            progress.steps += 1;
             let history = self.store.messages(scope.conversation_id).await?;
             let request = ModelRequest {
                 system: Some(self.config.system_prompt.clone()),
                 messages: history_window(&history, self.config.max_history_messages).to_vec(),
                 ..Default::default()
             };
-            let response = self.call_model(scope, &request).await?;
+            let response = self.call_model(scope, &request, progress).await?;
             if let Some(step_usage) = response.usage {
-                usage.add(&step_usage);
+                progress.usage.add(&step_usage);
+                let cost_usd = self.config.prices.cost_usd(self.model.model_name(), &step_usage);
                 scope.emit(|| EventKind::TokenUsage {
                     input_tokens: step_usage.input_tokens,
                     output_tokens: step_usage.output_tokens,
                     cached_input_tokens: step_usage.cached_input_tokens,
-                    cost_usd: None,
+                    cost_usd,
                 });
             }
             if response.tool_calls.is_empty() {
+                let now = self.clock.now_ms();
                 let answer = Message::new(
-                    new_id(self.clock.now_ms()),
+                    new_id(now),
                     scope.conversation_id,
                     Role::Assistant,
                     response.text.clone(),
-                    self.clock.now_ms(),
+                    now,
                 );
                 self.store.append_messages(vec![answer]).await?;
                 scope.emit(|| EventKind::Finish {
                     text: response.text.clone(),
                 });
+                let mut usage = TurnUsage::from(progress.usage);
+                usage.cost_usd = self
+                    .config
+                    .prices
+                    .cost_usd(self.model.model_name(), &progress.usage);
                 return Ok(TurnResult {
                     turn_id: scope.turn_id.clone(),
                     text: response.text,
-                    tool_calls: records,
-                    usage: TurnUsage::from(usage),
-                    steps,
+                    tool_calls: std::mem::take(&mut progress.records),
+                    usage,
+                    steps: progress.steps,
                 });
             }
-            records.extend(self.persist_tool_step(scope, response).await?);
+            let records = self.persist_tool_step(scope, response).await?;
+            progress.records.extend(records);
         }
     }
 
-    /// Streams one model call, forwarding text as `textDelta` events.
-    async fn call_model(&self, scope: &TurnScope<'_>, request: &ModelRequest) -> Result<ModelResponse> {
-        let mut parts = self.model.stream(request).await?;
+    /// Streams one model call, forwarding text as `textDelta` events. On
+    /// failure, the text streamed so far is kept in `progress`.
+    async fn call_model(
+        &self,
+        scope: &TurnScope<'_>,
+        request: &ModelRequest,
+        progress: &mut Progress,
+    ) -> Result<ModelResponse> {
+        let mut parts = self.model.stream(request, scope.cancel).await?;
         let mut answer = Accumulator::new();
         while let Some(part) = parts.next().await {
-            let part = part?;
-            if let crate::provider::StreamPart::TextDelta(text) = &part {
+            let part = match part {
+                Ok(part) => part,
+                Err(error) => {
+                    progress.partial_text = Some(answer.text().to_owned()).filter(|t| !t.is_empty());
+                    return Err(error);
+                }
+            };
+            if let StreamPart::TextDelta(text) = &part {
                 scope.emit(|| EventKind::TextDelta { text: text.clone() });
             }
             answer.push(&part);

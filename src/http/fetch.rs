@@ -5,9 +5,10 @@ use gloo_net::http::{Method, RequestBuilder};
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{ReadableStream, ReadableStreamDefaultReader};
+use web_sys::{AbortController, ReadableStream, ReadableStreamDefaultReader};
 
-use super::{ByteStream, HttpRequest, HttpResponse, Transport};
+use super::{abortable, ByteStream, HttpRequest, HttpResponse, Transport};
+use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 
 /// Sends requests with the global `fetch` (window or worker).
@@ -15,20 +16,33 @@ use crate::error::{Error, Result};
 pub struct FetchTransport;
 
 impl Transport for FetchTransport {
-    fn send(&self, request: HttpRequest) -> LocalBoxFuture<'_, Result<HttpResponse>> {
+    fn send(&self, request: HttpRequest, cancel: &CancelToken) -> LocalBoxFuture<'_, Result<HttpResponse>> {
+        let cancel = cancel.clone();
         Box::pin(async move {
+            cancel.check()?;
+            let controller =
+                AbortController::new().map_err(|_| Error::config("this browser has no AbortController"))?;
+            let signal = controller.signal();
+            cancel.on_cancel(move || controller.abort());
             let method = Method::from_bytes(request.method.as_bytes())
                 .map_err(|_| Error::config(format!("invalid HTTP method {}", request.method)))?;
-            let mut builder = RequestBuilder::new(&request.url).method(method);
+            let mut builder = RequestBuilder::new(&request.url)
+                .method(method)
+                .abort_signal(Some(&signal));
             for (name, value) in &request.headers {
                 builder = builder.header(name, value);
             }
             let response = builder
                 .body(request.body)
                 .map_err(|e| Error::config(format!("cannot build request to {}: {e}", request.url)))?
-                .send()
-                .await
-                .map_err(|e| Error::connection(format!("fetch {} failed: {e}", request.url)))?;
+                .send();
+            let response = cancel
+                .run(async {
+                    response
+                        .await
+                        .map_err(|e| Error::connection(format!("fetch {} failed: {e}", request.url)))
+                })
+                .await?;
             let headers = response
                 .headers()
                 .entries()
@@ -41,7 +55,7 @@ impl Transport for FetchTransport {
             Ok(HttpResponse {
                 status: response.status(),
                 headers,
-                body,
+                body: abortable(body, cancel),
             })
         })
     }

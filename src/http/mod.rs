@@ -9,6 +9,7 @@ use futures::future::LocalBoxFuture;
 use futures::stream::LocalBoxStream;
 use futures::StreamExt;
 
+use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 
 #[cfg(target_arch = "wasm32")]
@@ -95,6 +96,24 @@ impl std::fmt::Debug for HttpResponse {
 /// Sends HTTP requests.
 pub trait Transport {
     /// Sends `request`; resolves once the status and headers arrived.
-    /// A request that gets no HTTP answer is a `Connection` error.
-    fn send(&self, request: HttpRequest) -> LocalBoxFuture<'_, Result<HttpResponse>>;
+    /// A request that gets no HTTP answer is a `Connection` error; tripping
+    /// `cancel` aborts the request and the body (`Aborted`).
+    fn send(&self, request: HttpRequest, cancel: &CancelToken) -> LocalBoxFuture<'_, Result<HttpResponse>>;
+}
+
+/// Ends `body` with `Aborted` as soon as `cancel` trips.
+pub fn abortable(body: ByteStream, cancel: CancelToken) -> ByteStream {
+    Box::pin(futures::stream::unfold(
+        (body, cancel, false),
+        |(mut body, cancel, done)| async move {
+            if done {
+                return None;
+            }
+            match cancel.run(async { Ok(body.next().await) }).await {
+                Ok(Some(item)) => Some((item, (body, cancel, false))),
+                Ok(None) => None,
+                Err(aborted) => Some((Err(aborted), (body, cancel, true))),
+            }
+        },
+    ))
 }

@@ -6,7 +6,10 @@ use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
 
-use super::{HttpRequest, HttpResponse, Transport};
+use futures::StreamExt;
+
+use super::{abortable, ByteStream, HttpRequest, HttpResponse, Transport};
+use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 
 /// One recorded answer: status, headers and the body as the chunks it arrived in.
@@ -20,6 +23,10 @@ pub struct RecordedResponse {
     pub chunks: Vec<Vec<u8>>,
     /// If set, the body breaks off with a `Connection` error after the chunks.
     pub drop_after_chunks: bool,
+    /// If set, the body never ends after the chunks (for timeout tests).
+    pub hang_after_chunks: bool,
+    /// If set, the headers never arrive (for timeout tests).
+    pub hang_before_headers: bool,
 }
 
 impl RecordedResponse {
@@ -34,6 +41,8 @@ impl RecordedResponse {
             headers: vec![("content-type".into(), content_type.into())],
             chunks: chunks.into_iter().map(Into::into).collect(),
             drop_after_chunks: false,
+            hang_after_chunks: false,
+            hang_before_headers: false,
         }
     }
 
@@ -44,6 +53,8 @@ impl RecordedResponse {
             headers: vec![("content-type".into(), "application/json".into())],
             chunks: vec![body.as_bytes().to_vec()],
             drop_after_chunks: false,
+            hang_after_chunks: false,
+            hang_before_headers: false,
         }
     }
 
@@ -92,19 +103,30 @@ impl ReplayTransport {
 }
 
 impl Transport for ReplayTransport {
-    fn send(&self, request: HttpRequest) -> LocalBoxFuture<'_, Result<HttpResponse>> {
+    fn send(&self, request: HttpRequest, cancel: &CancelToken) -> LocalBoxFuture<'_, Result<HttpResponse>> {
         self.requests.borrow_mut().push(request);
         let next = self.responses.borrow_mut().pop_front();
+        let cancel = cancel.clone();
         Box::pin(async move {
+            cancel.check()?;
             let recorded = next.ok_or_else(|| Error::connection("replay transport: no response queued"))?;
+            if recorded.hang_before_headers {
+                return cancel.run(futures::future::pending()).await;
+            }
             let mut items: Vec<Result<Vec<u8>>> = recorded.chunks.into_iter().map(Ok).collect();
             if recorded.drop_after_chunks {
                 items.push(Err(Error::connection("connection dropped mid-body")));
             }
+            let chunks = futures::stream::iter(items);
+            let body: ByteStream = if recorded.hang_after_chunks {
+                Box::pin(chunks.chain(futures::stream::pending()))
+            } else {
+                Box::pin(chunks)
+            };
             Ok(HttpResponse {
                 status: recorded.status,
                 headers: recorded.headers,
-                body: Box::pin(futures::stream::iter(items)),
+                body: abortable(body, cancel),
             })
         })
     }

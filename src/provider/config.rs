@@ -2,11 +2,26 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
 
+use super::policy::CallPolicy;
+use super::pricing::Price;
 use crate::error::{Error, Result};
 
-/// The provider settings passed to `Lectern.open({ provider })`.
+/// The provider settings passed to `Lectern.open({ provider })`: which server
+/// ([`ProviderKind`]) and how calls to it behave ([`CallPolicy`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProviderConfig {
+    /// Which server, and its settings.
+    pub kind: ProviderKind,
+    /// Retries, rate limits and timeouts.
+    pub policy: CallPolicy,
+    /// Price overrides per model, in US dollars per million tokens.
+    pub prices: BTreeMap<String, Price>,
+}
+
+/// The server a provider talks to.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(
     tag = "kind",
@@ -14,7 +29,7 @@ use crate::error::{Error, Result};
     rename_all_fields = "camelCase",
     deny_unknown_fields
 )]
-pub enum ProviderConfig {
+pub enum ProviderKind {
     /// Any OpenAI-compatible chat-completions server.
     Openai {
         /// Base URL up to and including `/v1`, e.g. `https://api.openai.com/v1`.
@@ -36,41 +51,145 @@ pub enum ProviderConfig {
         /// Upper bound on generated tokens.
         #[serde(default)]
         max_tokens: Option<u32>,
+        /// `tool_choice`: `"auto"`, `"none"`, `"required"` or `{type: "function", function: {name}}`.
+        #[serde(default)]
+        tool_choice: Option<Value>,
+    },
+    /// Anthropic's Messages API.
+    Anthropic {
+        /// Base URL up to and including `/v1`; default `https://api.anthropic.com/v1`.
+        #[serde(default = "default_anthropic_url")]
+        base_url: String,
+        /// Model name, e.g. `claude-sonnet-4-5`.
+        model: String,
+        /// The `x-api-key`.
+        #[serde(default)]
+        api_key: Option<String>,
+        /// Stream answers (SSE); default true.
+        #[serde(default = "default_true")]
+        stream: bool,
+        /// Extra headers sent with every request.
+        #[serde(default)]
+        headers: BTreeMap<String, String>,
+        /// Sampling temperature (0–1 for Anthropic).
+        #[serde(default)]
+        temperature: Option<f32>,
+        /// `max_tokens`, which Anthropic requires; default 4096.
+        #[serde(default = "default_anthropic_max_tokens")]
+        max_tokens: u32,
+        /// The `anthropic-version` header; default `2023-06-01`.
+        #[serde(default = "default_anthropic_version")]
+        anthropic_version: String,
+    },
+    /// A host JS function that takes an OpenAI-format request (the function
+    /// itself is attached by the JS boundary).
+    Custom {
+        /// The model name reported in usage and looked up in prices.
+        #[serde(default = "default_custom_model")]
+        model: String,
+        /// Whether the function is asked to stream (`stream: true` in its request).
+        #[serde(default = "default_true")]
+        stream: bool,
     },
 }
 
 fn default_true() -> bool {
     true
 }
+fn default_anthropic_url() -> String {
+    "https://api.anthropic.com/v1".into()
+}
+fn default_anthropic_max_tokens() -> u32 {
+    4096
+}
+fn default_anthropic_version() -> String {
+    "2023-06-01".into()
+}
+fn default_custom_model() -> String {
+    "custom".into()
+}
 
-impl ProviderConfig {
-    /// Checks the settings without calling anything.
-    pub fn validate(&self) -> Result<()> {
-        match self {
-            ProviderConfig::Openai {
-                base_url,
-                model,
-                temperature,
-                ..
-            } => {
-                if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
-                    return Err(Error::config(format!(
-                        "provider.baseUrl must start with http:// or https://, got {base_url:?}"
-                    )));
-                }
-                if model.trim().is_empty() {
-                    return Err(Error::config("provider.model must not be empty"));
-                }
-                if let Some(t) = temperature {
-                    if !(0.0..=2.0).contains(t) {
-                        return Err(Error::config(format!(
-                            "provider.temperature must be within 0..=2, got {t}"
-                        )));
-                    }
-                }
-                Ok(())
+/// Keys of the provider object that belong to the call policy, not the kind.
+const POLICY_KEYS: [&str; 4] = ["maxRetries", "rateLimit", "timeouts", "retry"];
+
+impl<'de> Deserialize<'de> for ProviderConfig {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let mut object = match Value::deserialize(deserializer)? {
+            Value::Object(map) => map,
+            other => {
+                return Err(D::Error::custom(format!(
+                    "provider must be an object, got {other}"
+                )))
+            }
+        };
+        let mut policy = serde_json::Map::new();
+        for key in POLICY_KEYS {
+            if let Some(value) = object.remove(key) {
+                policy.insert(key.to_owned(), value);
             }
         }
+        let prices = match object.remove("prices") {
+            Some(value) => {
+                serde_json::from_value(value).map_err(|e| D::Error::custom(format!("prices: {e}")))?
+            }
+            None => BTreeMap::new(),
+        };
+        let policy: CallPolicy = serde_json::from_value(Value::Object(policy)).map_err(D::Error::custom)?;
+        let kind: ProviderKind = serde_json::from_value(Value::Object(object)).map_err(D::Error::custom)?;
+        Ok(ProviderConfig { kind, policy, prices })
+    }
+}
+
+impl ProviderConfig {
+    /// The model name requests are sent with.
+    pub fn model(&self) -> &str {
+        match &self.kind {
+            ProviderKind::Openai { model, .. }
+            | ProviderKind::Anthropic { model, .. }
+            | ProviderKind::Custom { model, .. } => model,
+        }
+    }
+
+    /// Checks the settings without calling anything.
+    pub fn validate(&self) -> Result<()> {
+        let (base_url, temperature, max_temperature) = match &self.kind {
+            ProviderKind::Openai {
+                base_url,
+                temperature,
+                ..
+            } => (Some(base_url), temperature, 2.0),
+            ProviderKind::Anthropic {
+                base_url,
+                temperature,
+                max_tokens,
+                ..
+            } => {
+                if *max_tokens == 0 {
+                    return Err(Error::config("provider.maxTokens must be at least 1"));
+                }
+                (Some(base_url), temperature, 1.0)
+            }
+            ProviderKind::Custom { .. } => (None, &None, 2.0),
+        };
+        if let Some(url) = base_url {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(Error::config(format!(
+                    "provider.baseUrl must start with http:// or https://, got {url:?}"
+                )));
+            }
+        }
+        if self.model().trim().is_empty() {
+            return Err(Error::config("provider.model must not be empty"));
+        }
+        if let Some(t) = temperature {
+            if !(0.0..=max_temperature).contains(t) {
+                return Err(Error::config(format!(
+                    "provider.temperature must be within 0..={max_temperature}, got {t}"
+                )));
+            }
+        }
+        self.policy.validate()
     }
 }
 
@@ -81,16 +200,42 @@ mod tests {
     #[test]
     fn parses_the_documented_shape() {
         let config: ProviderConfig = serde_json::from_str(
-            r#"{"kind":"openai","baseUrl":"http://127.0.0.1:1/v1","model":"m","apiKey":"k","stream":true}"#,
+            r#"{"kind":"openai","baseUrl":"http://127.0.0.1:1/v1","model":"m","apiKey":"k","stream":true,
+                "maxRetries":5,"rateLimit":{"requestsPerMinute":60},"prices":{"m":{"inputPerMTok":1,"outputPerMTok":2}}}"#,
         )
         .unwrap();
         config.validate().unwrap();
-        match config {
-            ProviderConfig::Openai { api_key, stream, .. } => {
+        assert_eq!(config.policy.max_retries, 5);
+        assert_eq!(config.policy.rate_limit.requests_per_minute, Some(60));
+        assert_eq!(config.prices["m"].output_per_m_tok, 2.0);
+        match config.kind {
+            ProviderKind::Openai { api_key, stream, .. } => {
                 assert_eq!(api_key.as_deref(), Some("k"));
                 assert!(stream);
             }
+            other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn anthropic_defaults() {
+        let config: ProviderConfig =
+            serde_json::from_str(r#"{"kind":"anthropic","model":"claude-x","apiKey":"k"}"#).unwrap();
+        config.validate().unwrap();
+        match config.kind {
+            ProviderKind::Anthropic {
+                base_url,
+                max_tokens,
+                anthropic_version,
+                ..
+            } => {
+                assert_eq!(base_url, "https://api.anthropic.com/v1");
+                assert_eq!(max_tokens, 4096);
+                assert_eq!(anthropic_version, "2023-06-01");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(config.policy.max_retries, 2);
     }
 
     #[test]
@@ -100,8 +245,16 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains("modle"), "{err}");
+        let err = serde_json::from_str::<ProviderConfig>(
+            r#"{"kind":"openai","baseUrl":"http://x","model":"m","timeouts":{"firstChunk":5}}"#,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("firstChunk"), "{err}");
         let bad_url: ProviderConfig =
             serde_json::from_str(r#"{"kind":"openai","baseUrl":"ftp://x","model":"m"}"#).unwrap();
         assert!(bad_url.validate().unwrap_err().to_string().contains("baseUrl"));
+        let hot: ProviderConfig =
+            serde_json::from_str(r#"{"kind":"anthropic","model":"m","temperature":1.5}"#).unwrap();
+        assert!(hot.validate().unwrap_err().to_string().contains("temperature"));
     }
 }

@@ -1,5 +1,6 @@
 //! Mapping HTTP error statuses to typed errors.
 
+use super::retry_after::retry_after_ms;
 use crate::error::Error;
 use crate::http::HttpResponse;
 
@@ -9,10 +10,10 @@ const BODY_EXCERPT_CHARS: usize = 500;
 /// The typed error for a non-2xx response, reading its body for the excerpt.
 ///
 /// 401/403 are `Auth`, 429 is `RateLimited` (wait from `retry-after-ms` or
-/// `Retry-After` seconds), anything else `Api`.
-pub async fn error_for_status(response: HttpResponse) -> Error {
+/// `Retry-After` seconds or HTTP-date, relative to `now_ms`), anything else `Api`.
+pub async fn error_for_status(response: HttpResponse, now_ms: f64) -> Error {
     let status = response.status;
-    let retry_after_ms = retry_after_ms(&response);
+    let retry_after_ms = retry_after_ms(&response, now_ms);
     let body = response.text().await.unwrap_or_default();
     let body: String = body.chars().take(BODY_EXCERPT_CHARS).collect();
     match status {
@@ -20,17 +21,6 @@ pub async fn error_for_status(response: HttpResponse) -> Error {
         429 => Error::RateLimited { retry_after_ms },
         _ => Error::Api { status, body },
     }
-}
-
-fn retry_after_ms(response: &HttpResponse) -> Option<u64> {
-    if let Some(ms) = response
-        .header("retry-after-ms")
-        .and_then(|v| v.trim().parse::<f64>().ok())
-    {
-        return Some(ms.max(0.0) as u64);
-    }
-    let seconds = response.header("retry-after")?.trim().parse::<f64>().ok()?;
-    Some((seconds.max(0.0) * 1000.0) as u64)
 }
 
 #[cfg(test)]
@@ -43,10 +33,13 @@ mod tests {
         transport.push(recorded);
         futures::executor::block_on(async {
             let response = transport
-                .send(HttpRequest::post_json("http://x", String::new()))
+                .send(
+                    HttpRequest::post_json("http://x", String::new()),
+                    &Default::default(),
+                )
                 .await
                 .unwrap();
-            error_for_status(response).await
+            error_for_status(response, 0.0).await
         })
     }
 

@@ -7,18 +7,36 @@
 use futures::future::LocalBoxFuture;
 use futures::stream::LocalBoxStream;
 
+use crate::cancel::CancelToken;
 use crate::domain::{Message, ToolCall, ToolDefinition, Usage};
 use crate::error::Result;
 
 mod accumulate;
+pub mod anthropic;
 mod config;
+mod factory;
+mod guarded;
 mod http_error;
 pub mod openai;
+mod policy;
+mod pricing;
+mod rate_limit;
+mod retry;
+mod retry_after;
 pub mod sse;
+pub mod sse_body;
+mod timeouts;
 
 pub use accumulate::{accumulate, Accumulator};
-pub use config::ProviderConfig;
+pub use config::{ProviderConfig, ProviderKind};
+pub use factory::{provider_for, with_policy};
+pub use guarded::GuardedModel;
 pub use http_error::error_for_status;
+pub use policy::{CallPolicy, RateLimit, RetryTuning, Timeouts};
+pub use pricing::{Price, PriceTable};
+pub use rate_limit::RateLimiter;
+pub use retry::{backoff_ms, is_retryable};
+pub use retry_after::{http_date_ms, retry_after_ms};
 
 /// What the model is asked.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -100,8 +118,9 @@ pub type PartStream = LocalBoxStream<'static, Result<StreamPart>>;
 
 /// A language model reachable through some provider.
 pub trait Model {
-    /// Sends `request`; resolves once the provider accepted it, with the answer's parts to follow.
-    fn stream(&self, request: &ModelRequest) -> LocalBoxFuture<'_, Result<PartStream>>;
+    /// Sends `request`; resolves once the provider accepted it, with the
+    /// answer's parts to follow. Tripping `cancel` ends both with `Aborted`.
+    fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> LocalBoxFuture<'_, Result<PartStream>>;
 
     /// The model's name, for usage records and prices.
     fn model_name(&self) -> &str;

@@ -4,21 +4,22 @@ use std::cell::Cell;
 use std::future::Future;
 use std::rc::Rc;
 
-use js_sys::{Function, Promise};
+use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
+use web_sys::AbortSignal;
 
+use super::custom_provider::JsFunctionModel;
 use super::js::{error_to_js, from_js, string_arg, to_js};
 use super::options::read_options;
-use crate::agent::Agent;
+use crate::agent::{Agent, SendOptions, TurnError, TurnResult};
 use crate::domain::NewConversation;
 use crate::error::{Error, Result};
 use crate::events::EventSink;
 use crate::http::FetchTransport;
-use crate::provider::openai::{OpenAiProvider, OpenAiSettings};
-use crate::provider::{Model, ProviderConfig};
+use crate::provider::{provider_for, with_policy, Model, ProviderConfig, ProviderKind};
 use crate::storage::{IndexedDbStore, MemoryStore, Store};
-use crate::time::BrowserClock;
+use crate::time::{BrowserClock, Clock};
 
 struct Inner {
     agent: Agent,
@@ -42,6 +43,10 @@ extern "C" {
     /// The optional argument of `createConversation`.
     #[wasm_bindgen(typescript_type = "NewConversation")]
     pub type NewConversationInput;
+
+    /// The optional options of `send`.
+    #[wasm_bindgen(typescript_type = "SendOptions")]
+    pub type SendOptionsInput;
 }
 
 /// An agent bound to one database and one provider.
@@ -77,36 +82,70 @@ fn event_sink(callback: Option<Function>) -> EventSink {
     }
 }
 
-fn model_for(config: &ProviderConfig) -> Rc<dyn Model> {
-    match config.clone() {
-        ProviderConfig::Openai {
-            base_url,
-            model,
-            api_key,
-            stream,
-            headers,
-            temperature,
-            max_tokens,
-        } => Rc::new(OpenAiProvider::new(
-            OpenAiSettings {
-                base_url,
-                model,
-                api_key,
-                stream,
-                headers,
-                temperature,
-                max_tokens,
-            },
-            Rc::new(FetchTransport),
-        )),
+fn model_for(config: &ProviderConfig, call: Option<Function>) -> Result<Rc<dyn Model>> {
+    let clock: Rc<dyn Clock> = Rc::new(BrowserClock);
+    let inner: Rc<dyn Model> = match (&config.kind, call) {
+        (ProviderKind::Custom { model, stream }, Some(call)) => {
+            Rc::new(JsFunctionModel::new(call, model.clone(), *stream))
+        }
+        (kind, _) => provider_for(kind, Rc::new(FetchTransport), clock.clone())?,
+    };
+    Ok(with_policy(config, inner, clock))
+}
+
+/// The JS `Error` a failed turn rejects with: its kind's error, plus
+/// `partialText` (answer text streamed before the failure) and `steps`.
+fn turn_error_to_js(failure: &TurnError) -> JsValue {
+    let error = error_to_js(&failure.error);
+    if let Some(text) = &failure.partial_text {
+        let _ = Reflect::set(&error, &"partialText".into(), &JsValue::from_str(text));
     }
+    let _ = Reflect::set(&error, &"steps".into(), &JsValue::from(failure.steps));
+    error
+}
+
+/// Reads `send`'s options: `{ signal?: AbortSignal }`.
+fn send_options(input: Option<SendOptionsInput>) -> Result<SendOptions> {
+    let options = SendOptions::default();
+    let Some(input) = input
+        .map(JsValue::from)
+        .filter(|v| !v.is_undefined() && !v.is_null())
+    else {
+        return Ok(options);
+    };
+    if !input.is_object() {
+        return Err(Error::config("send options must be an object"));
+    }
+    for key in Object::keys(input.unchecked_ref::<Object>()).iter() {
+        let key = key.as_string().unwrap_or_default();
+        if key != "signal" {
+            return Err(Error::config(format!("unknown send option {key:?}")));
+        }
+    }
+    let signal = Reflect::get(&input, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
+    if signal.is_undefined() || signal.is_null() {
+        return Ok(options);
+    }
+    let signal: AbortSignal = signal
+        .dyn_into()
+        .map_err(|_| Error::config("options.signal must be an AbortSignal"))?;
+    if signal.aborted() {
+        options.cancel.cancel();
+    } else {
+        let token = options.cancel.clone();
+        let on_abort = Closure::once_into_js(move || token.cancel());
+        signal
+            .add_event_listener_with_callback("abort", on_abort.unchecked_ref())
+            .map_err(|_| Error::config("cannot listen to options.signal"))?;
+    }
+    Ok(options)
 }
 
 impl Lectern {
     /// What `Lectern.open` does, for Rust callers: the instance, or the JS `Error` it rejects with.
     pub async fn connect(options: JsValue) -> std::result::Result<Lectern, JsValue> {
         let opened = async {
-            let (options, callback) = read_options(&options)?;
+            let (options, callbacks) = read_options(&options)?;
             let config = options.agent_config()?;
             let (store, database): (Rc<dyn Store>, _) = match &options.db_name {
                 Some(name) => {
@@ -115,12 +154,13 @@ impl Lectern {
                 }
                 None => (Rc::new(MemoryStore::new()), None),
             };
-            let agent = Agent::new(store, model_for(&options.provider), Rc::new(BrowserClock), config);
+            let model = model_for(&options.provider, callbacks.provider_call)?;
+            let agent = Agent::new(store, model, Rc::new(BrowserClock), config);
             Ok::<_, Error>(Lectern {
                 inner: Rc::new(Inner {
                     agent,
                     database,
-                    events: event_sink(callback),
+                    events: event_sink(callbacks.on_event),
                     closed: Cell::new(false),
                 }),
             })
@@ -181,13 +221,22 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
         #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        options: Option<SendOptionsInput>,
     ) -> Promise {
         let inner = self.inner.clone();
-        promise(async move {
-            inner.ensure_open()?;
-            let id = string_arg(&conversation_id, "conversationId")?;
-            let text = string_arg(&text, "text")?;
-            inner.agent.send(&id, &text, &inner.events).await
+        future_to_promise(async move {
+            let turn = async {
+                inner.ensure_open()?;
+                let id = string_arg(&conversation_id, "conversationId")?;
+                let text = string_arg(&text, "text")?;
+                let options = send_options(options)?;
+                inner.agent.send(&id, &text, &options, &inner.events).await
+            };
+            let result: std::result::Result<TurnResult, TurnError> = turn.await;
+            match result {
+                Ok(value) => to_js(&value).map_err(|e| error_to_js(&e)),
+                Err(failure) => Err(turn_error_to_js(&failure)),
+            }
         })
     }
 

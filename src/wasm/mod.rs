@@ -4,9 +4,11 @@
 //! turns [`crate::Error`]s into real JS `Error`s; [`typescript`] holds the
 //! hand-written TypeScript types of the public API.
 
+mod custom_provider;
 pub mod js;
 mod lectern;
 mod options;
 mod typescript;
 
+pub use custom_provider::JsFunctionModel;
 pub use lectern::Lectern;

@@ -6,8 +6,10 @@ use std::rc::Rc;
 use futures::future::LocalBoxFuture;
 
 use super::{error_for_status, Model, ModelRequest, PartStream};
+use crate::cancel::CancelToken;
 use crate::error::Result;
 use crate::http::{HttpRequest, Transport};
+use crate::time::Clock;
 
 mod request;
 mod response;
@@ -15,7 +17,7 @@ mod stream;
 
 pub use request::request_body;
 pub use response::parts_from_response;
-pub use stream::{decode_sse_body, ChunkDecoder};
+pub use stream::{decode_openai_body, ChunkDecoder};
 
 /// A chat-completions endpoint and the model to ask.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,18 +36,25 @@ pub struct OpenAiSettings {
     pub temperature: Option<f32>,
     /// Default token limit.
     pub max_tokens: Option<u32>,
+    /// `tool_choice`, sent when tools are offered.
+    pub tool_choice: Option<serde_json::Value>,
 }
 
 /// A [`Model`] served by an OpenAI-compatible server.
 pub struct OpenAiProvider {
     settings: OpenAiSettings,
     transport: Rc<dyn Transport>,
+    clock: Rc<dyn Clock>,
 }
 
 impl OpenAiProvider {
-    /// A provider sending through `transport`.
-    pub fn new(settings: OpenAiSettings, transport: Rc<dyn Transport>) -> Self {
-        OpenAiProvider { settings, transport }
+    /// A provider sending through `transport`; `clock` dates `Retry-After`.
+    pub fn new(settings: OpenAiSettings, transport: Rc<dyn Transport>, clock: Rc<dyn Clock>) -> Self {
+        OpenAiProvider {
+            settings,
+            transport,
+            clock,
+        }
     }
 
     fn http_request(&self, request: &ModelRequest) -> HttpRequest {
@@ -69,15 +78,16 @@ impl OpenAiProvider {
 }
 
 impl Model for OpenAiProvider {
-    fn stream(&self, request: &ModelRequest) -> LocalBoxFuture<'_, Result<PartStream>> {
+    fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> LocalBoxFuture<'_, Result<PartStream>> {
         let http = self.http_request(request);
+        let cancel = cancel.clone();
         Box::pin(async move {
-            let response = self.transport.send(http).await?;
+            let response = self.transport.send(http, &cancel).await?;
             if !(200..300).contains(&response.status) {
-                return Err(error_for_status(response).await);
+                return Err(error_for_status(response, self.clock.now_ms()).await);
             }
             if self.settings.stream {
-                Ok(decode_sse_body(response.body))
+                Ok(decode_openai_body(response.body))
             } else {
                 let text = response.text().await?;
                 let parts = parts_from_response(&text)?;

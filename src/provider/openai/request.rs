@@ -29,6 +29,9 @@ pub fn request_body(settings: &OpenAiSettings, request: &ModelRequest) -> Value 
             })
             .collect();
         body.insert("tools".into(), Value::Array(tools));
+        if let Some(choice) = &settings.tool_choice {
+            body.insert("tool_choice".into(), choice.clone());
+        }
     }
     if let Some(t) = request.temperature.or(settings.temperature) {
         body.insert("temperature".into(), json!(t));
@@ -85,6 +88,7 @@ mod tests {
             headers: Default::default(),
             temperature: Some(0.5),
             max_tokens: None,
+            tool_choice: Some(json!("auto")),
         }
     }
 
@@ -122,6 +126,7 @@ mod tests {
                     {"role": "tool", "tool_call_id": "call_1", "content": "42"}
                 ],
                 "tools": [{"type": "function", "function": {"name": "f", "description": "d", "parameters": {"type": "object"}}}],
+                "tool_choice": "auto",
                 "temperature": 0.5,
                 "stream": true,
                 "stream_options": {"include_usage": true}

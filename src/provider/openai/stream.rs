@@ -1,14 +1,12 @@
 //! Decoding a streamed chat-completions answer (SSE chunks) into parts.
 
-use std::collections::VecDeque;
-
-use futures::StreamExt;
 use serde_json::Value;
 
 use super::response::{finish_reason, usage_from};
 use crate::error::{Error, Result};
 use crate::http::ByteStream;
-use crate::provider::sse::{SseEvent, SseParser};
+use crate::provider::sse::SseEvent;
+use crate::provider::sse_body::{decode_sse_body, EventDecoder};
 use crate::provider::{PartStream, StreamPart};
 
 /// Turns `chat.completion.chunk` events into [`StreamPart`]s.
@@ -30,29 +28,14 @@ impl ChunkDecoder {
         Self::default()
     }
 
-    /// Whether `[DONE]` arrived.
-    pub fn is_done(&self) -> bool {
-        self.done
+    /// Marks the end of the stream (`[DONE]`), closing any open tool calls.
+    pub fn done(&mut self, out: &mut Vec<StreamPart>) {
+        self.close_calls(out);
+        self.done = true;
     }
 
-    /// Whether a finish reason arrived.
-    pub fn is_finished(&self) -> bool {
-        self.finished
-    }
-
-    /// Decodes one SSE event, appending its parts to `out`.
-    pub fn decode(&mut self, event: &SseEvent, out: &mut Vec<StreamPart>) -> Result<()> {
-        let data = event.data.trim();
-        if data == "[DONE]" {
-            self.close_calls(out);
-            self.done = true;
-            return Ok(());
-        }
-        if data.is_empty() {
-            return Ok(());
-        }
-        let chunk: Value = serde_json::from_str(data)
-            .map_err(|e| Error::protocol(format!("malformed stream chunk ({e}): {}", excerpt(data))))?;
+    /// Decodes one `chat.completion.chunk` object.
+    pub fn decode_chunk(&mut self, chunk: &Value, out: &mut Vec<StreamPart>) -> Result<()> {
         if let Some(error) = chunk.get("error") {
             return Err(stream_error(error));
         }
@@ -131,6 +114,35 @@ impl ChunkDecoder {
     }
 }
 
+impl EventDecoder for ChunkDecoder {
+    fn decode(&mut self, event: &SseEvent, out: &mut Vec<StreamPart>) -> Result<()> {
+        let data = event.data.trim();
+        if data == "[DONE]" {
+            self.done(out);
+            return Ok(());
+        }
+        if data.is_empty() {
+            return Ok(());
+        }
+        let chunk: Value = serde_json::from_str(data)
+            .map_err(|e| Error::protocol(format!("malformed stream chunk ({e}): {}", excerpt(data))))?;
+        self.decode_chunk(&chunk, out)
+    }
+
+    fn is_done(&self) -> bool {
+        self.done
+    }
+
+    fn is_finished(&self) -> bool {
+        self.finished || self.done
+    }
+}
+
+/// Decodes an OpenAI SSE body into parts.
+pub fn decode_openai_body(body: ByteStream) -> PartStream {
+    decode_sse_body(body, ChunkDecoder::new())
+}
+
 fn stream_error(error: &Value) -> Error {
     let message = error
         .get("message")
@@ -144,74 +156,11 @@ fn excerpt(text: &str) -> String {
     text.chars().take(200).collect()
 }
 
-/// Decodes an SSE response body into parts, lazily, as bytes arrive.
-///
-/// Reading stops at `[DONE]`. A body that ends before `[DONE]` or a finish
-/// reason is a `Connection` error (the answer was cut off).
-pub fn decode_sse_body(body: ByteStream) -> PartStream {
-    struct State {
-        body: ByteStream,
-        parser: SseParser,
-        decoder: ChunkDecoder,
-        queue: VecDeque<Result<StreamPart>>,
-        ended: bool,
-    }
-    let state = State {
-        body,
-        parser: SseParser::new(),
-        decoder: ChunkDecoder::new(),
-        queue: VecDeque::new(),
-        ended: false,
-    };
-    Box::pin(futures::stream::unfold(state, |mut s| async move {
-        loop {
-            if let Some(item) = s.queue.pop_front() {
-                return Some((item, s));
-            }
-            if s.ended {
-                return None;
-            }
-            match s.body.next().await {
-                Some(Ok(bytes)) => {
-                    let mut events = Vec::new();
-                    s.parser.feed(&bytes, &mut events);
-                    let mut parts = Vec::new();
-                    for event in &events {
-                        if let Err(e) = s.decoder.decode(event, &mut parts) {
-                            s.queue.extend(parts.drain(..).map(Ok));
-                            s.queue.push_back(Err(e));
-                            s.ended = true;
-                            break;
-                        }
-                        if s.decoder.is_done() {
-                            s.ended = true;
-                            break;
-                        }
-                    }
-                    s.queue.extend(parts.into_iter().map(Ok));
-                }
-                Some(Err(e)) => {
-                    s.queue.push_back(Err(e));
-                    s.ended = true;
-                }
-                None => {
-                    s.parser.finish();
-                    if !s.decoder.is_finished() {
-                        s.queue.push_back(Err(Error::connection(
-                            "the stream ended before the model finished its answer",
-                        )));
-                    }
-                    s.ended = true;
-                }
-            }
-        }
-    }))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::provider::{accumulate, FinishReason};
+    use futures::StreamExt;
 
     fn body_of(chunks: &[&str]) -> ByteStream {
         let owned: Vec<Result<Vec<u8>>> = chunks.iter().map(|c| Ok(c.as_bytes().to_vec())).collect();
@@ -219,7 +168,7 @@ mod tests {
     }
 
     fn collect(chunks: &[&str]) -> Vec<Result<StreamPart>> {
-        futures::executor::block_on(decode_sse_body(body_of(chunks)).collect())
+        futures::executor::block_on(decode_openai_body(body_of(chunks)).collect())
     }
 
     #[test]
@@ -247,7 +196,7 @@ mod tests {
 
     #[test]
     fn parallel_tool_calls_from_fragments() {
-        let stream = decode_sse_body(body_of(&[
+        let stream = decode_openai_body(body_of(&[
             "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_a\",\"type\":\"function\",\"function\":{\"name\":\"weather\",\"arguments\":\"\"}}]}}]}\n\n",
             "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"ci\"}}]}}]}\n\n",
             "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"call_b\",\"function\":{\"name\":\"time\",\"arguments\":\"{}\"}}]}}]}\n\n",

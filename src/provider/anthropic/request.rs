@@ -1,0 +1,212 @@
+//! Building the Messages request body.
+
+use serde_json::{json, Map, Value};
+
+use super::AnthropicSettings;
+use crate::domain::{Message, Role};
+use crate::provider::ModelRequest;
+
+/// Put first when the history window starts with an assistant turn, since the
+/// API wants the conversation to open with the user.
+const OMITTED_HISTORY: &str = "(Earlier messages of this conversation are omitted.)";
+
+/// The JSON body for `POST /messages`.
+///
+/// The system prompt (and any stored system messages) go top-level; tool calls
+/// become `tool_use` blocks and their results `tool_result` blocks in a user
+/// turn; consecutive turns of one role are merged, as the API requires.
+pub fn request_body(settings: &AnthropicSettings, request: &ModelRequest) -> Value {
+    let mut system: Vec<&str> = request
+        .system
+        .as_deref()
+        .filter(|s| !s.is_empty())
+        .into_iter()
+        .collect();
+    let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    for message in &request.messages {
+        let (role, blocks) = match message.role {
+            Role::System => {
+                system.push(&message.content);
+                continue;
+            }
+            Role::User => ("user", vec![json!({ "type": "text", "text": message.content })]),
+            Role::ToolResult => ("user", vec![tool_result_block(message)]),
+            Role::Assistant => ("assistant", assistant_blocks(message)),
+        };
+        if blocks.is_empty() {
+            continue;
+        }
+        match turns.last_mut() {
+            Some((last_role, last_blocks)) if *last_role == role => last_blocks.extend(blocks),
+            _ => turns.push((role, blocks)),
+        }
+    }
+    if turns.first().is_some_and(|(role, _)| *role == "assistant") {
+        turns.insert(
+            0,
+            ("user", vec![json!({ "type": "text", "text": OMITTED_HISTORY })]),
+        );
+    }
+
+    let mut body = Map::new();
+    body.insert("model".into(), json!(settings.model));
+    body.insert(
+        "max_tokens".into(),
+        json!(request.max_tokens.unwrap_or(settings.max_tokens)),
+    );
+    if !system.is_empty() {
+        body.insert("system".into(), json!(system.join("\n\n")));
+    }
+    let messages: Vec<Value> = turns
+        .into_iter()
+        .map(|(role, content)| json!({ "role": role, "content": content }))
+        .collect();
+    body.insert("messages".into(), Value::Array(messages));
+    if !request.tools.is_empty() {
+        let tools: Vec<Value> = request
+            .tools
+            .iter()
+            .map(|t| json!({ "name": t.name, "description": t.description, "input_schema": t.parameters }))
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    if let Some(t) = request.temperature.or(settings.temperature) {
+        body.insert("temperature".into(), json!(t));
+    }
+    if settings.stream {
+        body.insert("stream".into(), json!(true));
+    }
+    Value::Object(body)
+}
+
+fn assistant_blocks(message: &Message) -> Vec<Value> {
+    let mut blocks = Vec::new();
+    if !message.content.is_empty() {
+        blocks.push(json!({ "type": "text", "text": message.content }));
+    }
+    for call in &message.tool_calls {
+        // `input` must be an object; arguments the model garbled are replayed as text.
+        let input = match serde_json::from_str::<Value>(&call.arguments) {
+            Ok(Value::Object(map)) => Value::Object(map),
+            Ok(_) | Err(_) if call.arguments.trim().is_empty() => json!({}),
+            _ => json!({ "arguments": call.arguments }),
+        };
+        blocks.push(json!({ "type": "tool_use", "id": call.id, "name": call.name, "input": input }));
+    }
+    blocks
+}
+
+fn tool_result_block(message: &Message) -> Value {
+    json!({
+        "type": "tool_result",
+        "tool_use_id": message.tool_call_id.as_deref().unwrap_or_default(),
+        "content": message.content,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{ToolCall, ToolDefinition};
+
+    fn settings() -> AnthropicSettings {
+        AnthropicSettings {
+            base_url: "https://api.anthropic.com/v1".into(),
+            model: "claude-test".into(),
+            api_key: Some("k".into()),
+            stream: true,
+            headers: Default::default(),
+            temperature: None,
+            max_tokens: 1024,
+            anthropic_version: "2023-06-01".into(),
+        }
+    }
+
+    fn msg(role: Role, content: &str) -> Message {
+        Message::new(String::new(), "c", role, content, 0.0)
+    }
+
+    #[test]
+    fn tool_use_and_results_become_blocks_and_same_role_turns_merge() {
+        let mut ask = msg(Role::Assistant, "Let me look.");
+        ask.tool_calls = vec![
+            ToolCall {
+                id: "toolu_1".into(),
+                name: "a".into(),
+                arguments: "{\"q\":1}".into(),
+            },
+            ToolCall {
+                id: "toolu_2".into(),
+                name: "b".into(),
+                arguments: String::new(),
+            },
+        ];
+        let mut r1 = msg(Role::ToolResult, "one");
+        r1.tool_call_id = Some("toolu_1".into());
+        let mut r2 = msg(Role::ToolResult, "two");
+        r2.tool_call_id = Some("toolu_2".into());
+        let request = ModelRequest {
+            system: Some("Be kind.".into()),
+            messages: vec![msg(Role::User, "hi"), msg(Role::User, "again"), ask, r1, r2],
+            tools: vec![ToolDefinition {
+                name: "a".into(),
+                description: "A".into(),
+                parameters: json!({"type":"object"}),
+            }],
+            ..Default::default()
+        };
+        assert_eq!(
+            request_body(&settings(), &request),
+            json!({
+                "model": "claude-test",
+                "max_tokens": 1024,
+                "system": "Be kind.",
+                "messages": [
+                    {"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "text", "text": "again"}]},
+                    {"role": "assistant", "content": [
+                        {"type": "text", "text": "Let me look."},
+                        {"type": "tool_use", "id": "toolu_1", "name": "a", "input": {"q": 1}},
+                        {"type": "tool_use", "id": "toolu_2", "name": "b", "input": {}}
+                    ]},
+                    {"role": "user", "content": [
+                        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "one"},
+                        {"type": "tool_result", "tool_use_id": "toolu_2", "content": "two"}
+                    ]}
+                ],
+                "tools": [{"name": "a", "description": "A", "input_schema": {"type": "object"}}],
+                "stream": true
+            })
+        );
+    }
+
+    #[test]
+    fn history_opening_with_the_assistant_gets_a_user_turn_first() {
+        let request = ModelRequest {
+            messages: vec![msg(Role::Assistant, "earlier answer"), msg(Role::User, "next")],
+            ..Default::default()
+        };
+        let body = request_body(&settings(), &request);
+        assert_eq!(body["messages"][0]["role"], "user");
+        assert_eq!(body["messages"][1]["role"], "assistant");
+        assert!(body.get("system").is_none());
+    }
+
+    #[test]
+    fn garbled_arguments_are_replayed_inside_an_object() {
+        let mut ask = msg(Role::Assistant, "");
+        ask.tool_calls = vec![ToolCall {
+            id: "t".into(),
+            name: "a".into(),
+            arguments: "{oops".into(),
+        }];
+        let request = ModelRequest {
+            messages: vec![msg(Role::User, "x"), ask],
+            ..Default::default()
+        };
+        let body = request_body(&settings(), &request);
+        assert_eq!(
+            body["messages"][1]["content"][0]["input"],
+            json!({"arguments": "{oops"})
+        );
+    }
+}

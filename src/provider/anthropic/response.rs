@@ -1,0 +1,152 @@
+//! Decoding a non-streamed Messages answer.
+
+use serde_json::Value;
+
+use super::stream::error_from;
+use crate::domain::Usage;
+use crate::error::{Error, Result};
+use crate::provider::{FinishReason, StreamPart};
+
+/// The parts of a whole `message` JSON answer, in stream order.
+pub fn parts_from_message(body: &str) -> Result<Vec<StreamPart>> {
+    let json: Value = serde_json::from_str(body).map_err(|e| {
+        Error::protocol(format!(
+            "response is not JSON ({e}): {}",
+            body.chars().take(200).collect::<String>()
+        ))
+    })?;
+    if json.get("type").and_then(Value::as_str) == Some("error") {
+        return Err(error_from(json.get("error").unwrap_or(&json)));
+    }
+    let content = json
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or_else(|| Error::protocol("message has no content array"))?;
+    let mut parts = Vec::new();
+    let mut calls = 0;
+    for block in content {
+        match block.get("type").and_then(Value::as_str) {
+            Some("text") => {
+                if let Some(text) = block
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .filter(|t| !t.is_empty())
+                {
+                    parts.push(StreamPart::TextDelta(text.to_owned()));
+                }
+            }
+            Some("tool_use") => {
+                let id = block
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                let name = block
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| Error::protocol("tool_use block has no name"))?
+                    .to_owned();
+                let input = block
+                    .get("input")
+                    .cloned()
+                    .unwrap_or_else(|| Value::Object(Default::default()));
+                parts.push(StreamPart::ToolCallStart {
+                    index: calls,
+                    id,
+                    name,
+                });
+                parts.push(StreamPart::ToolCallDelta {
+                    index: calls,
+                    arguments: input.to_string(),
+                });
+                parts.push(StreamPart::ToolCallEnd { index: calls });
+                calls += 1;
+            }
+            _ => {}
+        }
+    }
+    if let Some(usage) = json.get("usage") {
+        parts.push(StreamPart::Usage(usage_from(usage)));
+    }
+    let reason = json
+        .get("stop_reason")
+        .and_then(Value::as_str)
+        .map_or(FinishReason::Stop, stop_reason);
+    parts.push(StreamPart::Finish(reason));
+    Ok(parts)
+}
+
+/// Maps an Anthropic `stop_reason`.
+pub(super) fn stop_reason(reason: &str) -> FinishReason {
+    match reason {
+        "end_turn" | "stop_sequence" => FinishReason::Stop,
+        "tool_use" => FinishReason::ToolCalls,
+        "max_tokens" => FinishReason::Length,
+        "refusal" => FinishReason::ContentFilter,
+        other => FinishReason::Other(other.to_owned()),
+    }
+}
+
+/// Reads an Anthropic `usage` object. Anthropic's `input_tokens` leaves out
+/// cache reads and writes; Lectern's `input_tokens` counts the whole prompt,
+/// with cache reads also in `cached_input_tokens`.
+pub(super) fn usage_from(usage: &Value) -> Usage {
+    let number = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+    let cached = number("cache_read_input_tokens");
+    Usage {
+        input_tokens: number("input_tokens") + cached + number("cache_creation_input_tokens"),
+        output_tokens: number("output_tokens"),
+        cached_input_tokens: cached,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_and_tool_use_message() {
+        let parts = parts_from_message(
+            r#"{"id":"msg_1","type":"message","role":"assistant","model":"claude","content":[
+                {"type":"text","text":"Checking."},
+                {"type":"tool_use","id":"toolu_1","name":"weather","input":{"city":"Oslo"}}],
+               "stop_reason":"tool_use","stop_sequence":null,
+               "usage":{"input_tokens":10,"output_tokens":5,"cache_read_input_tokens":90}}"#,
+        )
+        .unwrap();
+        assert_eq!(parts[0], StreamPart::TextDelta("Checking.".into()));
+        assert_eq!(
+            parts[1],
+            StreamPart::ToolCallStart {
+                index: 0,
+                id: "toolu_1".into(),
+                name: "weather".into()
+            }
+        );
+        assert_eq!(
+            parts[2],
+            StreamPart::ToolCallDelta {
+                index: 0,
+                arguments: "{\"city\":\"Oslo\"}".into()
+            }
+        );
+        assert_eq!(
+            parts[4],
+            StreamPart::Usage(Usage {
+                input_tokens: 100,
+                output_tokens: 5,
+                cached_input_tokens: 90
+            })
+        );
+        assert_eq!(parts[5], StreamPart::Finish(FinishReason::ToolCalls));
+    }
+
+    #[test]
+    fn error_body_is_typed() {
+        let err = parts_from_message(
+            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+        )
+        .unwrap_err();
+        assert!(matches!(err, Error::Api { status: 529, .. }), "{err:?}");
+    }
+}

@@ -1,0 +1,188 @@
+//! Decoding Anthropic's streamed events into parts.
+
+use serde_json::Value;
+
+use super::response::{stop_reason, usage_from};
+use crate::domain::Usage;
+use crate::error::{Error, Result};
+use crate::provider::sse::SseEvent;
+use crate::provider::sse_body;
+use crate::provider::StreamPart;
+
+/// Turns `message_start`, `content_block_*`, `message_delta`, `message_stop`,
+/// `ping` and `error` events into [`StreamPart`]s.
+///
+/// Content-block indexes that hold `tool_use` blocks are numbered 0, 1, ... as
+/// tool calls. Usage is reported once, at `message_delta`, combining the input
+/// counts of `message_start` with the final output count.
+#[derive(Debug, Default)]
+pub struct EventDecoder {
+    tool_blocks: Vec<usize>,
+    usage: Usage,
+    finished: bool,
+    done: bool,
+}
+
+impl EventDecoder {
+    /// A decoder at the start of a message.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn tool_index(&self, block: usize) -> Option<usize> {
+        self.tool_blocks.iter().position(|b| *b == block)
+    }
+}
+
+fn block_index(event: &Value) -> Result<usize> {
+    event
+        .get("index")
+        .and_then(Value::as_u64)
+        .map(|i| i as usize)
+        .ok_or_else(|| Error::protocol(format!("content block event without an index: {event}")))
+}
+
+/// The typed error for an `error` event (or error body).
+pub fn error_from(error: &Value) -> Error {
+    let kind = error.get("type").and_then(Value::as_str).unwrap_or("error");
+    let message = error
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or(kind)
+        .to_owned();
+    let body = format!("{kind}: {message}");
+    match kind {
+        "overloaded_error" => Error::Api { status: 529, body },
+        "api_error" => Error::Api { status: 500, body },
+        "rate_limit_error" => Error::RateLimited { retry_after_ms: None },
+        "authentication_error" => Error::Auth { status: 401, body },
+        "permission_error" => Error::Auth { status: 403, body },
+        "request_too_large" => Error::Api { status: 413, body },
+        "invalid_request_error" => Error::Api { status: 400, body },
+        "not_found_error" => Error::Api { status: 404, body },
+        _ => Error::protocol(format!("the provider reported an error mid-stream: {body}")),
+    }
+}
+
+impl sse_body::EventDecoder for EventDecoder {
+    fn decode(&mut self, event: &SseEvent, out: &mut Vec<StreamPart>) -> Result<()> {
+        if event.data.trim().is_empty() {
+            return Ok(());
+        }
+        let data: Value = serde_json::from_str(&event.data).map_err(|e| {
+            Error::protocol(format!(
+                "malformed stream event ({e}): {}",
+                event.data.chars().take(200).collect::<String>()
+            ))
+        })?;
+        let kind = data
+            .get("type")
+            .and_then(Value::as_str)
+            .or(event.event.as_deref())
+            .unwrap_or_default();
+        match kind {
+            "message_start" => {
+                if let Some(usage) = data.pointer("/message/usage") {
+                    self.usage = usage_from(usage);
+                }
+            }
+            "content_block_start" => {
+                let index = block_index(&data)?;
+                let block = data.get("content_block").unwrap_or(&Value::Null);
+                match block.get("type").and_then(Value::as_str) {
+                    Some("tool_use") => {
+                        self.tool_blocks.push(index);
+                        let id = block
+                            .get("id")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_owned();
+                        let name = block
+                            .get("name")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_owned();
+                        out.push(StreamPart::ToolCallStart {
+                            index: self.tool_blocks.len() - 1,
+                            id,
+                            name,
+                        });
+                    }
+                    Some("text") => {
+                        if let Some(text) = block
+                            .get("text")
+                            .and_then(Value::as_str)
+                            .filter(|t| !t.is_empty())
+                        {
+                            out.push(StreamPart::TextDelta(text.to_owned()));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            "content_block_delta" => {
+                let index = block_index(&data)?;
+                let delta = data.get("delta").unwrap_or(&Value::Null);
+                match delta.get("type").and_then(Value::as_str) {
+                    Some("text_delta") => {
+                        if let Some(text) = delta
+                            .get("text")
+                            .and_then(Value::as_str)
+                            .filter(|t| !t.is_empty())
+                        {
+                            out.push(StreamPart::TextDelta(text.to_owned()));
+                        }
+                    }
+                    Some("input_json_delta") => {
+                        let call = self.tool_index(index).ok_or_else(|| {
+                            Error::protocol(format!(
+                                "input_json_delta for block {index}, which is not a tool_use"
+                            ))
+                        })?;
+                        if let Some(json) = delta
+                            .get("partial_json")
+                            .and_then(Value::as_str)
+                            .filter(|j| !j.is_empty())
+                        {
+                            out.push(StreamPart::ToolCallDelta {
+                                index: call,
+                                arguments: json.to_owned(),
+                            });
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            "content_block_stop" => {
+                if let Some(call) = self.tool_index(block_index(&data)?) {
+                    out.push(StreamPart::ToolCallEnd { index: call });
+                }
+            }
+            "message_delta" => {
+                if let Some(output) = data.pointer("/usage/output_tokens").and_then(Value::as_u64) {
+                    self.usage.output_tokens = output;
+                }
+                out.push(StreamPart::Usage(self.usage));
+                if let Some(reason) = data.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                    self.finished = true;
+                    out.push(StreamPart::Finish(stop_reason(reason)));
+                }
+            }
+            "message_stop" => {
+                self.finished = true;
+                self.done = true;
+            }
+            "error" => return Err(error_from(data.get("error").unwrap_or(&data))),
+            _ => {} // ping and event types added later
+        }
+        Ok(())
+    }
+
+    fn is_done(&self) -> bool {
+        self.done
+    }
+
+    fn is_finished(&self) -> bool {
+        self.finished
+    }
+}

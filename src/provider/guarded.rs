@@ -1,0 +1,121 @@
+//! A [`Model`] wrapper that adds the call policy: rate limit, retries with
+//! backoff, timeouts and cancellation, around any provider.
+
+use std::rc::Rc;
+
+use futures::future::LocalBoxFuture;
+use futures::StreamExt;
+
+use super::policy::CallPolicy;
+use super::rate_limit::RateLimiter;
+use super::retry::{backoff_ms, is_retryable, jitter};
+use super::timeouts::{guard_parts, within};
+use super::{Model, ModelRequest, PartStream, StreamPart};
+use crate::cancel::CancelToken;
+use crate::error::Result;
+use crate::time::Clock;
+
+/// Wraps a provider with a [`CallPolicy`].
+///
+/// A call is retried only while nothing of its answer was delivered: a failure
+/// of the request itself, or an error as the very first part of the stream.
+/// Once a part went out, a later error ends the stream as it is (no duplicated
+/// deltas).
+pub struct GuardedModel {
+    inner: Rc<dyn Model>,
+    clock: Rc<dyn Clock>,
+    policy: CallPolicy,
+    limiter: Rc<RateLimiter>,
+}
+
+impl GuardedModel {
+    /// `inner` under `policy`, timed by `clock`.
+    pub fn new(inner: Rc<dyn Model>, clock: Rc<dyn Clock>, policy: CallPolicy) -> Self {
+        let limiter = Rc::new(RateLimiter::new(policy.rate_limit.clone()));
+        GuardedModel {
+            inner,
+            clock,
+            policy,
+            limiter,
+        }
+    }
+
+    /// One attempt: the request and its first part, within the first-chunk timeout.
+    async fn attempt(
+        &self,
+        request: &ModelRequest,
+        cancel: &CancelToken,
+    ) -> Result<(PartStream, Option<Result<StreamPart>>)> {
+        let first_chunk = self.policy.timeouts.first_chunk_ms;
+        let attempt = async {
+            let mut parts = self.inner.stream(request, cancel).await?;
+            let first = parts.next().await;
+            Ok((parts, first))
+        };
+        cancel.run(within(&*self.clock, first_chunk, attempt)).await
+    }
+}
+
+/// A rough token count for the rate limiter: four characters a token.
+fn estimate_tokens(request: &ModelRequest) -> u64 {
+    let chars: usize = request.system.as_deref().map_or(0, str::len)
+        + request
+            .messages
+            .iter()
+            .map(|m| m.content.len() + 16)
+            .sum::<usize>();
+    (chars / 4) as u64 + u64::from(request.max_tokens.unwrap_or(0))
+}
+
+impl Model for GuardedModel {
+    fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> LocalBoxFuture<'_, Result<PartStream>> {
+        let request = request.clone();
+        let cancel = cancel.clone();
+        Box::pin(async move {
+            let mut attempt = 0;
+            loop {
+                self.limiter
+                    .acquire(&*self.clock, estimate_tokens(&request), &cancel)
+                    .await?;
+                let started = self.clock.now_ms();
+                let error = match self.attempt(&request, &cancel).await {
+                    Ok((parts, Some(Ok(first)))) => {
+                        let limiter = self.limiter.clone();
+                        let rest = futures::stream::once(async move { Ok(first) }).chain(parts);
+                        let total = self.policy.timeouts.total_ms.map(|ms| (ms, started + ms as f64));
+                        let guarded = guard_parts(
+                            Box::pin(rest),
+                            self.clock.clone(),
+                            self.policy.timeouts.idle_ms,
+                            total,
+                            cancel,
+                        );
+                        let metered = guarded.inspect(move |part| {
+                            if let Ok(StreamPart::Usage(usage)) = part {
+                                limiter.record_usage(usage.input_tokens + usage.output_tokens);
+                            }
+                        });
+                        return Ok(Box::pin(metered) as PartStream);
+                    }
+                    Ok((_, None)) => return Ok(Box::pin(futures::stream::empty()) as PartStream),
+                    Ok((_, Some(Err(error)))) | Err(error) => error,
+                };
+                if attempt >= self.policy.max_retries || !is_retryable(&error) {
+                    return Err(error);
+                }
+                let wait = backoff_ms(&error, attempt, &self.policy.retry, jitter());
+                cancel
+                    .run(async {
+                        self.clock.sleep(wait).await;
+                        Ok(())
+                    })
+                    .await?;
+                attempt += 1;
+            }
+        })
+    }
+
+    fn model_name(&self) -> &str {
+        self.inner.model_name()
+    }
+}

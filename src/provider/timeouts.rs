@@ -1,0 +1,73 @@
+//! Time limits on a model call: until the first part, between parts, in total.
+
+use std::future::Future;
+use std::rc::Rc;
+
+use futures::future::{select, Either};
+use futures::StreamExt;
+
+use super::PartStream;
+use crate::cancel::CancelToken;
+use crate::error::{Error, Result};
+use crate::time::Clock;
+
+/// Runs `work`, failing with `Timeout` if it takes longer than `limit_ms`.
+pub async fn within<T>(
+    clock: &dyn Clock,
+    limit_ms: Option<u64>,
+    work: impl Future<Output = Result<T>>,
+) -> Result<T> {
+    let Some(limit) = limit_ms else {
+        return work.await;
+    };
+    let work = std::pin::pin!(work);
+    match select(work, clock.sleep(limit)).await {
+        Either::Left((result, _)) => result,
+        Either::Right(((), _)) => Err(Error::Timeout { after_ms: limit }),
+    }
+}
+
+/// Guards the rest of an answer: each part must come within `idle_ms` of the
+/// previous one, and the whole call must end by `deadline_ms` (`total_ms` from
+/// its start). Cancellation ends it with `Aborted`.
+pub fn guard_parts(
+    parts: PartStream,
+    clock: Rc<dyn Clock>,
+    idle_ms: Option<u64>,
+    total: Option<(u64, f64)>,
+    cancel: CancelToken,
+) -> PartStream {
+    let state = (parts, clock, cancel, false);
+    Box::pin(futures::stream::unfold(
+        state,
+        move |(mut parts, clock, cancel, ended)| async move {
+            if ended {
+                return None;
+            }
+            let mut limit = idle_ms.map(|ms| (ms, ms));
+            if let Some((total_ms, deadline)) = total {
+                let left = (deadline - clock.now_ms()).max(0.0) as u64;
+                if limit.is_none_or(|(ms, _)| left < ms) {
+                    limit = Some((left, total_ms));
+                }
+            }
+            let next = async { Ok(parts.next().await) };
+            let outcome = cancel
+                .run(async {
+                    match limit {
+                        None => next.await,
+                        Some((wait, reported)) => match within(&*clock, Some(wait), next).await {
+                            Err(Error::Timeout { .. }) => Err(Error::Timeout { after_ms: reported }),
+                            other => other,
+                        },
+                    }
+                })
+                .await;
+            match outcome {
+                Ok(Some(item)) => Some((item, (parts, clock, cancel, false))),
+                Ok(None) => None,
+                Err(error) => Some((Err(error), (parts, clock, cancel, true))),
+            }
+        },
+    ))
+}

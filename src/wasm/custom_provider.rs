@@ -1,0 +1,185 @@
+//! A model served by a host JS function speaking the OpenAI format, so WebLLM,
+//! a proxy or a test double plugs in without a server.
+//!
+//! The function gets an OpenAI chat-completions request object and returns
+//! (or resolves with) either a `chat.completion` object or an async iterable
+//! of `chat.completion.chunk` objects.
+
+use std::collections::BTreeMap;
+
+use futures::future::LocalBoxFuture;
+use js_sys::{Function, Promise, Reflect, Symbol};
+use serde_json::Value;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+use super::js::{describe_js, to_js};
+use crate::cancel::CancelToken;
+use crate::error::{Error, Result};
+use crate::provider::openai::{parts_from_response, request_body, ChunkDecoder, OpenAiSettings};
+use crate::provider::{Model, ModelRequest, PartStream, StreamPart};
+
+/// A [`Model`] that calls a host function.
+pub struct JsFunctionModel {
+    function: Function,
+    settings: OpenAiSettings,
+}
+
+impl JsFunctionModel {
+    /// Wraps `function`; `stream` is passed on in each request.
+    pub fn new(function: Function, model: String, stream: bool) -> Self {
+        JsFunctionModel {
+            function,
+            settings: OpenAiSettings {
+                base_url: String::new(),
+                model,
+                api_key: None,
+                stream,
+                headers: BTreeMap::new(),
+                temperature: None,
+                max_tokens: None,
+                tool_choice: None,
+            },
+        }
+    }
+}
+
+/// The typed error for something the host function threw.
+fn thrown(value: &JsValue) -> Error {
+    let status = Reflect::get(value, &"status".into())
+        .ok()
+        .and_then(|s| s.as_f64());
+    let message = describe_js(value);
+    match status.map(|s| s as u16) {
+        Some(401 | 403) => Error::Auth {
+            status: status.unwrap_or_default() as u16,
+            body: message,
+        },
+        Some(429) => Error::RateLimited {
+            retry_after_ms: Reflect::get(value, &"retryAfterMs".into())
+                .ok()
+                .and_then(|v| v.as_f64())
+                .map(|ms| ms.max(0.0) as u64),
+        },
+        Some(status) => Error::Api {
+            status,
+            body: message,
+        },
+        None => Error::connection(format!("the custom provider failed: {message}")),
+    }
+}
+
+fn to_json(value: &JsValue) -> Result<Value> {
+    let text = js_sys::JSON::stringify(value)
+        .ok()
+        .and_then(|s| s.as_string())
+        .ok_or_else(|| Error::protocol("the custom provider returned a value that is not JSON"))?;
+    serde_json::from_str(&text)
+        .map_err(|e| Error::protocol(format!("the custom provider returned bad JSON: {e}")))
+}
+
+async fn await_js(value: JsValue, cancel: &CancelToken) -> Result<JsValue> {
+    let promise = Promise::resolve(&value);
+    cancel
+        .run(async { JsFuture::from(promise).await.map_err(|e| thrown(&e)) })
+        .await
+}
+
+/// Reads an async iterator of chunks into parts, one `next()` at a time.
+fn chunk_stream(iterator: JsValue, cancel: CancelToken) -> PartStream {
+    struct State {
+        iterator: JsValue,
+        decoder: ChunkDecoder,
+        queue: std::collections::VecDeque<Result<StreamPart>>,
+        ended: bool,
+        cancel: CancelToken,
+    }
+    let state = State {
+        iterator,
+        decoder: ChunkDecoder::new(),
+        queue: Default::default(),
+        ended: false,
+        cancel,
+    };
+    Box::pin(futures::stream::unfold(state, |mut s| async move {
+        loop {
+            if let Some(item) = s.queue.pop_front() {
+                return Some((item, s));
+            }
+            if s.ended {
+                return None;
+            }
+            match next_chunk(&s.iterator, &s.cancel).await {
+                Ok(Some(chunk)) => {
+                    let mut parts = Vec::new();
+                    let decoded = to_json(&chunk).and_then(|json| s.decoder.decode_chunk(&json, &mut parts));
+                    s.queue.extend(parts.into_iter().map(Ok));
+                    if let Err(e) = decoded {
+                        s.queue.push_back(Err(e));
+                        s.ended = true;
+                    }
+                }
+                Ok(None) => {
+                    let mut parts = Vec::new();
+                    s.decoder.done(&mut parts);
+                    s.queue.extend(parts.into_iter().map(Ok));
+                    s.ended = true;
+                }
+                Err(e) => {
+                    if let Ok(stop) = Reflect::get(&s.iterator, &"return".into()) {
+                        if let Some(stop) = stop.dyn_ref::<Function>() {
+                            let _ = stop.call0(&s.iterator);
+                        }
+                    }
+                    s.queue.push_back(Err(e));
+                    s.ended = true;
+                }
+            }
+        }
+    }))
+}
+
+async fn next_chunk(iterator: &JsValue, cancel: &CancelToken) -> Result<Option<JsValue>> {
+    let next: Function = Reflect::get(iterator, &"next".into())
+        .ok()
+        .and_then(|f| f.dyn_into().ok())
+        .ok_or_else(|| Error::protocol("the custom provider's iterator has no next()"))?;
+    let step = next.call0(iterator).map_err(|e| thrown(&e))?;
+    let step = await_js(step, cancel).await?;
+    let done = Reflect::get(&step, &"done".into())
+        .ok()
+        .and_then(|d| d.as_bool())
+        .unwrap_or(false);
+    if done {
+        return Ok(None);
+    }
+    Ok(Some(
+        Reflect::get(&step, &"value".into()).unwrap_or(JsValue::UNDEFINED),
+    ))
+}
+
+impl Model for JsFunctionModel {
+    fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> LocalBoxFuture<'_, Result<PartStream>> {
+        let body = request_body(&self.settings, request);
+        let cancel = cancel.clone();
+        Box::pin(async move {
+            let returned = self
+                .function
+                .call1(&JsValue::NULL, &to_js(&body)?)
+                .map_err(|e| thrown(&e))?;
+            let value = await_js(returned, &cancel).await?;
+            let async_iterator = Reflect::get(&value, &Symbol::async_iterator()).ok();
+            if let Some(open) = async_iterator.and_then(|f| f.dyn_into::<Function>().ok()) {
+                let iterator = open.call0(&value).map_err(|e| thrown(&e))?;
+                return Ok(chunk_stream(iterator, cancel));
+            }
+            let json = to_json(&value)?;
+            let parts = parts_from_response(&json.to_string())?;
+            Ok(Box::pin(futures::stream::iter(parts.into_iter().map(Ok))) as PartStream)
+        })
+    }
+
+    fn model_name(&self) -> &str {
+        &self.settings.model
+    }
+}
