@@ -241,11 +241,14 @@ fn stream_cut_off_mid_answer_is_a_connection_error_with_no_answer_persisted() {
             .create_conversation(NewConversation::default())
             .await
             .unwrap();
-        let err = send(&h, &conv.id, "Hello", &EventSink::none())
-            .await
-            .unwrap_err()
-            .error;
-        assert_eq!(err.name(), "ConnectionError");
+        let failure = send(&h, &conv.id, "Hello", &EventSink::none()).await.unwrap_err();
+        assert_eq!(failure.error.name(), "ConnectionError");
+        assert_eq!(
+            failure.partial_text.as_deref(),
+            Some("partial"),
+            "what was shown is reported"
+        );
+        assert_eq!(failure.steps, 1);
         assert_eq!(h.store.messages(&conv.id).await.unwrap().len(), 1);
     });
 }

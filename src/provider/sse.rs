@@ -62,12 +62,11 @@ impl SseParser {
     }
 
     fn feed_lines(&mut self, mut rest: &[u8], out: &mut Vec<SseEvent>) {
-        if self.after_cr {
+        if self.after_cr && !rest.is_empty() {
+            // The previous chunk ended in CR: a LF now completes that CRLF.
+            self.after_cr = false;
             if let Some(stripped) = rest.strip_prefix(b"\n") {
                 rest = stripped;
-            }
-            if !rest.is_empty() {
-                self.after_cr = false;
             }
         }
         while let Some(end) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
@@ -202,6 +201,17 @@ mod tests {
         parser.feed(b"\n\r", &mut out);
         parser.feed(b"\ndata: two\n\n", &mut out);
         assert_eq!(data(&out), ["one", "two"]);
+    }
+
+    #[test]
+    fn crlf_split_then_a_lone_lf_is_a_blank_line() {
+        // Found by the property test: "\r" | "\n" | "\n" must end the event.
+        let mut parser = SseParser::new();
+        let mut out = Vec::new();
+        for chunk in [&b"data: x\r"[..], b"\n", b"\n"] {
+            parser.feed(chunk, &mut out);
+        }
+        assert_eq!(data(&out), ["x"]);
     }
 
     #[test]

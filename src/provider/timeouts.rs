@@ -64,7 +64,11 @@ pub fn guard_parts(
                 })
                 .await;
             match outcome {
-                Ok(Some(item)) => Some((item, (parts, clock, cancel, false))),
+                Ok(Some(item)) => {
+                    // An error ends the answer: nothing after it is read.
+                    let ended = item.is_err();
+                    Some((item, (parts, clock, cancel, ended)))
+                }
                 Ok(None) => None,
                 Err(error) => Some((Err(error), (parts, clock, cancel, true))),
             }

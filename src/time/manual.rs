@@ -7,7 +7,8 @@ use futures::future::LocalBoxFuture;
 
 use super::Clock;
 
-/// A test clock: `sleep` advances time instantly and records the wait.
+/// A test clock: a `sleep` that is awaited advances time at once and records
+/// the wait; one that loses a race (is never polled) leaves time alone.
 #[derive(Debug, Clone, Default)]
 pub struct ManualClock {
     now: Rc<Cell<f64>>,
@@ -40,9 +41,11 @@ impl Clock for ManualClock {
     }
 
     fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {
-        self.slept.set(self.slept.get() + ms);
-        self.advance(ms as f64);
-        Box::pin(async {})
+        let clock = self.clone();
+        Box::pin(async move {
+            clock.slept.set(clock.slept.get() + ms);
+            clock.advance(ms as f64);
+        })
     }
 }
 
@@ -53,6 +56,9 @@ mod tests {
     #[test]
     fn sleeping_advances_time_without_waiting() {
         let clock = ManualClock::new(10.0);
+        let unpolled = clock.sleep(1000);
+        drop(unpolled);
+        assert_eq!(clock.now_ms(), 10.0, "a sleep never awaited does not move time");
         futures::executor::block_on(clock.sleep(500));
         assert_eq!(clock.now_ms(), 510.0);
         assert_eq!(clock.total_slept_ms(), 500);
