@@ -4,43 +4,14 @@
 
 mod web_support;
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use lectern::storage::IndexedDbStore;
 use lectern::wasm::Lectern;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
-use web_support::{js, json as to_json, reject, resolve, sleep, unique, MockSession};
+use web_support::{js, json as to_json, open, reject, resolve, sleep, unique, MockSession};
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-struct Opened {
-    lectern: Lectern,
-    events: Rc<RefCell<Vec<Value>>>,
-    _listener: Closure<dyn Fn(JsValue)>,
-}
-
-async fn open(db_name: Option<&str>, provider: Value) -> Opened {
-    let events = Rc::new(RefCell::new(Vec::new()));
-    let sink = events.clone();
-    let listener = Closure::<dyn Fn(JsValue)>::new(move |ev: JsValue| sink.borrow_mut().push(to_json(&ev)));
-    let options = match db_name {
-        Some(name) => js(json!({ "dbName": name, "provider": provider })),
-        None => js(json!({ "provider": provider })),
-    };
-    js_sys::Reflect::set(&options, &"onEvent".into(), listener.as_ref()).unwrap();
-    let lectern = match Lectern::connect(options).await {
-        Ok(l) => l,
-        Err(e) => panic!("open failed: {e:?}"),
-    };
-    Opened {
-        lectern,
-        events,
-        _listener: listener,
-    }
-}
 
 fn openai(session: &MockSession, stream: bool) -> Value {
     json!({ "kind": "openai", "baseUrl": session.base_url(), "model": "mock-model", "apiKey": "k", "stream": stream })

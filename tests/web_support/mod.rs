@@ -2,7 +2,12 @@
 //! unique names so tests never share a database or a mock session.
 #![allow(dead_code)]
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use lectern::wasm::Lectern;
+use serde_json::json;
+use wasm_bindgen::prelude::Closure;
 
 use gloo_net::http::Request;
 use serde_json::Value;
@@ -125,4 +130,31 @@ pub async fn sleep(ms: i32) {
             .expect("setTimeout call");
     });
     JsFuture::from(promise).await.expect("timer");
+}
+
+/// A `Lectern` opened through the boundary, with the events it emitted.
+pub struct Opened {
+    pub lectern: Lectern,
+    pub events: Rc<RefCell<Vec<Value>>>,
+    _listener: Closure<dyn Fn(JsValue)>,
+}
+
+pub async fn open(db_name: Option<&str>, provider: Value) -> Opened {
+    let events = Rc::new(RefCell::new(Vec::new()));
+    let sink = events.clone();
+    let listener = Closure::<dyn Fn(JsValue)>::new(move |ev: JsValue| sink.borrow_mut().push(json(&ev)));
+    let options = match db_name {
+        Some(name) => js(json!({ "dbName": name, "provider": provider })),
+        None => js(json!({ "provider": provider })),
+    };
+    js_sys::Reflect::set(&options, &"onEvent".into(), listener.as_ref()).unwrap();
+    let lectern = match Lectern::connect(options).await {
+        Ok(l) => l,
+        Err(e) => panic!("open failed: {e:?}"),
+    };
+    Opened {
+        lectern,
+        events,
+        _listener: listener,
+    }
 }
