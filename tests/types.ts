@@ -2,6 +2,8 @@
 // README example and every public type, as a user of the npm package writes them.
 import init, {
   Lectern,
+  type ChatCompletionChunk,
+  type ChatCompletionRequest,
   type Conversation,
   type LecternError,
   type LecternEvent,
@@ -80,6 +82,53 @@ export function total(usage: Usage): number {
   return usage.inputTokens + usage.outputTokens + usage.cachedInputTokens;
 }
 
+export const anthropic: LecternOptions = {
+  dbName: 'reading',
+  provider: {
+    kind: 'anthropic',
+    model: 'claude-sonnet-4-5',
+    apiKey: 'sk-ant-...',
+    maxTokens: 1024,
+    maxRetries: 3,
+    rateLimit: { requestsPerMinute: 50, tokensPerMinute: 40000 },
+    timeouts: { firstChunkMs: 30000, idleMs: 15000, totalMs: null },
+    prices: { 'claude-sonnet-4-5': { inputPerMTok: 3, outputPerMTok: 15, cachedInputPerMTok: 0.3 } },
+  },
+};
+
+export const custom: LecternOptions = {
+  provider: {
+    kind: 'custom',
+    model: 'Llama-3.2-1B',
+    call: async function* (request: ChatCompletionRequest): AsyncGenerator<ChatCompletionChunk> {
+      const last = request.messages[request.messages.length - 1];
+      yield { choices: [{ delta: { content: last.role === 'user' ? last.content : '' }, finish_reason: 'stop' }] };
+    },
+  },
+};
+
+export const plainCustom: LecternOptions = {
+  provider: {
+    kind: 'custom',
+    stream: false,
+    call: async () => ({ choices: [{ message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }] }),
+  },
+};
+
+export async function abortable(lectern: Lectern, id: string): Promise<string> {
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 1000);
+  try {
+    return (await lectern.send(id, 'Tell me a long story', { signal: controller.signal })).text;
+  } catch (error) {
+    const e = error as LecternError;
+    if (e.name === 'AbortError' || e.name === 'ConnectionError') return e.partialText ?? '';
+    throw error;
+  }
+}
+
+// @ts-expect-error: a custom provider needs its function.
+export const customWithoutCall: LecternOptions = { provider: { kind: 'custom' } };
 // @ts-expect-error: the provider is required.
 export const missingProvider: LecternOptions = { dbName: 'x' };
 // @ts-expect-error: unknown provider kinds are rejected.

@@ -143,7 +143,9 @@ async fn provider_error_rejects_with_a_typed_error_and_keeps_the_user_message() 
     session
         .script(json!([{ "fault": { "status": 500, "body": { "error": { "message": "kaboom" } } } }]))
         .await;
-    let opened = open(None, openai(&session, true)).await;
+    let mut provider = openai(&session, true);
+    provider["maxRetries"] = json!(0);
+    let opened = open(None, provider).await;
     let conv_id = new_conversation(&opened.lectern, "Failing").await;
     let error = reject(opened.lectern.send(conv_id.clone().into(), "Hello".into(), None)).await;
     assert_eq!(String::from(error.name()), "ApiError");

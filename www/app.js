@@ -8,7 +8,7 @@ const CONVERSATION_KEY = 'lectern-demo-conversation';
 const serverConfig = await fetch('/config.json')
   .then((r) => (r.ok ? r.json() : {}))
   .catch(() => ({}));
-const mockSettings = { baseUrl: serverConfig.mockBaseUrl ?? '', model: 'mock', apiKey: '', stream: true, mock: true };
+const mockSettings = { kind: 'openai', baseUrl: serverConfig.mockBaseUrl ?? '', model: 'mock', apiKey: '', stream: true, mock: true };
 
 function loadSettings() {
   const saved = JSON.parse(localStorage.getItem(SETTINGS_KEY) ?? 'null');
@@ -46,7 +46,7 @@ function onEvent(event) {
 async function openLectern() {
   if (lectern) await lectern.close();
   const provider = {
-    kind: 'openai',
+    kind: settings.kind ?? 'openai',
     baseUrl: settings.baseUrl,
     model: settings.model,
     stream: settings.stream,
@@ -89,6 +89,7 @@ async function send(text) {
 }
 
 function fillSettingsForm() {
+  $('#kind').value = settings.kind ?? 'openai';
   $('#base-url').value = settings.baseUrl;
   $('#model').value = settings.model;
   $('#api-key').value = settings.apiKey ?? '';
@@ -124,6 +125,7 @@ $('#message').addEventListener('keydown', (event) => {
 $('#settings').addEventListener('submit', (event) => {
   event.preventDefault();
   applySettings({
+    kind: $('#kind').value,
     baseUrl: $('#base-url').value.trim(),
     model: $('#model').value.trim(),
     apiKey: $('#api-key').value,
