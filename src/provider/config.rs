@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
+use super::anthropic::AnthropicSettings;
+use super::openai::OpenAiSettings;
 use super::policy::CallPolicy;
 use super::pricing::Price;
 use crate::error::{Error, Result};
@@ -23,87 +25,31 @@ pub struct ProviderConfig {
 
 /// The server a provider talks to.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(
-    tag = "kind",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase",
-    deny_unknown_fields
-)]
+#[serde(tag = "kind", rename_all = "camelCase")]
 pub enum ProviderKind {
     /// Any OpenAI-compatible chat-completions server.
-    Openai {
-        /// Base URL up to and including `/v1`, e.g. `https://api.openai.com/v1`.
-        base_url: String,
-        /// Model name sent with each request.
-        model: String,
-        /// Bearer token; omitted for servers that need none.
-        #[serde(default)]
-        api_key: Option<String>,
-        /// Stream answers (SSE); default true.
-        #[serde(default = "default_true")]
-        stream: bool,
-        /// Extra headers sent with every request.
-        #[serde(default)]
-        headers: BTreeMap<String, String>,
-        /// Sampling temperature.
-        #[serde(default)]
-        temperature: Option<f32>,
-        /// Upper bound on generated tokens.
-        #[serde(default)]
-        max_tokens: Option<u32>,
-        /// `tool_choice`: `"auto"`, `"none"`, `"required"` or `{type: "function", function: {name}}`.
-        #[serde(default)]
-        tool_choice: Option<Value>,
-    },
+    Openai(OpenAiSettings),
     /// Anthropic's Messages API.
-    Anthropic {
-        /// Base URL up to and including `/v1`; default `https://api.anthropic.com/v1`.
-        #[serde(default = "default_anthropic_url")]
-        base_url: String,
-        /// Model name, e.g. `claude-sonnet-4-5`.
-        model: String,
-        /// The `x-api-key`.
-        #[serde(default)]
-        api_key: Option<String>,
-        /// Stream answers (SSE); default true.
-        #[serde(default = "default_true")]
-        stream: bool,
-        /// Extra headers sent with every request.
-        #[serde(default)]
-        headers: BTreeMap<String, String>,
-        /// Sampling temperature (0–1 for Anthropic).
-        #[serde(default)]
-        temperature: Option<f32>,
-        /// `max_tokens`, which Anthropic requires; default 4096.
-        #[serde(default = "default_anthropic_max_tokens")]
-        max_tokens: u32,
-        /// The `anthropic-version` header; default `2023-06-01`.
-        #[serde(default = "default_anthropic_version")]
-        anthropic_version: String,
-    },
+    Anthropic(AnthropicSettings),
     /// A host JS function that takes an OpenAI-format request (the function
     /// itself is attached by the JS boundary).
-    Custom {
-        /// The model name reported in usage and looked up in prices.
-        #[serde(default = "default_custom_model")]
-        model: String,
-        /// Whether the function is asked to stream (`stream: true` in its request).
-        #[serde(default = "default_true")]
-        stream: bool,
-    },
+    Custom(CustomSettings),
+}
+
+/// `provider: { kind: 'custom', ... }` (besides its `call` function).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CustomSettings {
+    /// The model name reported in usage and looked up in prices.
+    #[serde(default = "default_custom_model")]
+    pub model: String,
+    /// Whether the function is asked to stream (`stream: true` in its request).
+    #[serde(default = "default_true")]
+    pub stream: bool,
 }
 
 fn default_true() -> bool {
     true
-}
-fn default_anthropic_url() -> String {
-    "https://api.anthropic.com/v1".into()
-}
-fn default_anthropic_max_tokens() -> u32 {
-    4096
-}
-fn default_anthropic_version() -> String {
-    "2023-06-01".into()
 }
 fn default_custom_model() -> String {
     "custom".into()
@@ -145,32 +91,23 @@ impl ProviderConfig {
     /// The model name requests are sent with.
     pub fn model(&self) -> &str {
         match &self.kind {
-            ProviderKind::Openai { model, .. }
-            | ProviderKind::Anthropic { model, .. }
-            | ProviderKind::Custom { model, .. } => model,
+            ProviderKind::Openai(OpenAiSettings { model, .. })
+            | ProviderKind::Anthropic(AnthropicSettings { model, .. })
+            | ProviderKind::Custom(CustomSettings { model, .. }) => model,
         }
     }
 
     /// Checks the settings without calling anything.
     pub fn validate(&self) -> Result<()> {
         let (base_url, temperature, max_temperature) = match &self.kind {
-            ProviderKind::Openai {
-                base_url,
-                temperature,
-                ..
-            } => (Some(base_url), temperature, 2.0),
-            ProviderKind::Anthropic {
-                base_url,
-                temperature,
-                max_tokens,
-                ..
-            } => {
-                if *max_tokens == 0 {
+            ProviderKind::Openai(s) => (Some(&s.base_url), &s.temperature, 2.0),
+            ProviderKind::Anthropic(s) => {
+                if s.max_tokens == 0 {
                     return Err(Error::config("provider.maxTokens must be at least 1"));
                 }
-                (Some(base_url), temperature, 1.0)
+                (Some(&s.base_url), &s.temperature, 1.0)
             }
-            ProviderKind::Custom { .. } => (None, &None, 2.0),
+            ProviderKind::Custom(_) => (None, &None, 2.0),
         };
         if let Some(url) = base_url {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
@@ -209,9 +146,9 @@ mod tests {
         assert_eq!(config.policy.rate_limit.requests_per_minute, Some(60));
         assert_eq!(config.prices["m"].output_per_m_tok, 2.0);
         match config.kind {
-            ProviderKind::Openai { api_key, stream, .. } => {
-                assert_eq!(api_key.as_deref(), Some("k"));
-                assert!(stream);
+            ProviderKind::Openai(settings) => {
+                assert_eq!(settings.api_key.as_deref(), Some("k"));
+                assert!(settings.stream);
             }
             other => panic!("{other:?}"),
         }
@@ -223,15 +160,10 @@ mod tests {
             serde_json::from_str(r#"{"kind":"anthropic","model":"claude-x","apiKey":"k"}"#).unwrap();
         config.validate().unwrap();
         match config.kind {
-            ProviderKind::Anthropic {
-                base_url,
-                max_tokens,
-                anthropic_version,
-                ..
-            } => {
-                assert_eq!(base_url, "https://api.anthropic.com/v1");
-                assert_eq!(max_tokens, 4096);
-                assert_eq!(anthropic_version, "2023-06-01");
+            ProviderKind::Anthropic(settings) => {
+                assert_eq!(settings.base_url, "https://api.anthropic.com/v1");
+                assert_eq!(settings.max_tokens, 4096);
+                assert_eq!(settings.anthropic_version, "2023-06-01");
             }
             other => panic!("{other:?}"),
         }

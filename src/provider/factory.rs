@@ -2,8 +2,7 @@
 
 use std::rc::Rc;
 
-use super::anthropic::{AnthropicProvider, AnthropicSettings};
-use super::openai::{OpenAiProvider, OpenAiSettings};
+use super::http_model::HttpModel;
 use super::{GuardedModel, Model, ProviderConfig, ProviderKind};
 use crate::error::{Error, Result};
 use crate::http::Transport;
@@ -17,54 +16,10 @@ pub fn provider_for(
     transport: Rc<dyn Transport>,
     clock: Rc<dyn Clock>,
 ) -> Result<Rc<dyn Model>> {
-    match kind.clone() {
-        ProviderKind::Openai {
-            base_url,
-            model,
-            api_key,
-            stream,
-            headers,
-            temperature,
-            max_tokens,
-            tool_choice,
-        } => Ok(Rc::new(OpenAiProvider::new(
-            OpenAiSettings {
-                base_url,
-                model,
-                api_key,
-                stream,
-                headers,
-                temperature,
-                max_tokens,
-                tool_choice,
-            },
-            transport,
-            clock,
-        ))),
-        ProviderKind::Anthropic {
-            base_url,
-            model,
-            api_key,
-            stream,
-            headers,
-            temperature,
-            max_tokens,
-            anthropic_version,
-        } => Ok(Rc::new(AnthropicProvider::new(
-            AnthropicSettings {
-                base_url,
-                model,
-                api_key,
-                stream,
-                headers,
-                temperature,
-                max_tokens,
-                anthropic_version,
-            },
-            transport,
-            clock,
-        ))),
-        ProviderKind::Custom { .. } => Err(Error::config(
+    match kind {
+        ProviderKind::Openai(settings) => Ok(Rc::new(HttpModel::new(settings.clone(), transport, clock))),
+        ProviderKind::Anthropic(settings) => Ok(Rc::new(HttpModel::new(settings.clone(), transport, clock))),
+        ProviderKind::Custom(_) => Err(Error::config(
             "a custom provider needs its function (provider.call); it is built by the JS API",
         )),
     }

@@ -17,6 +17,7 @@ mod config;
 mod factory;
 mod guarded;
 mod http_error;
+pub mod http_model;
 pub mod openai;
 mod policy;
 mod pricing;
@@ -28,7 +29,7 @@ pub mod sse_body;
 mod timeouts;
 
 pub use accumulate::{accumulate, Accumulator};
-pub use config::{ProviderConfig, ProviderKind};
+pub use config::{CustomSettings, ProviderConfig, ProviderKind};
 pub use factory::{provider_for, with_policy};
 pub use guarded::GuardedModel;
 pub use http_error::error_for_status;

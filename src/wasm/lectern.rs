@@ -17,7 +17,7 @@ use crate::domain::NewConversation;
 use crate::error::{Error, Result};
 use crate::events::EventSink;
 use crate::http::FetchTransport;
-use crate::provider::{provider_for, with_policy, Model, ProviderConfig, ProviderKind};
+use crate::provider::{provider_for, with_policy, CustomSettings, Model, ProviderConfig, ProviderKind};
 use crate::storage::{IndexedDbStore, MemoryStore, Store};
 use crate::time::{BrowserClock, Clock};
 
@@ -85,7 +85,7 @@ fn event_sink(callback: Option<Function>) -> EventSink {
 fn model_for(config: &ProviderConfig, call: Option<Function>) -> Result<Rc<dyn Model>> {
     let clock: Rc<dyn Clock> = Rc::new(BrowserClock);
     let inner: Rc<dyn Model> = match (&config.kind, call) {
-        (ProviderKind::Custom { model, stream }, Some(call)) => {
+        (ProviderKind::Custom(CustomSettings { model, stream }), Some(call)) => {
             Rc::new(JsFunctionModel::new(call, model.clone(), *stream))
         }
         (kind, _) => provider_for(kind, Rc::new(FetchTransport), clock.clone())?,

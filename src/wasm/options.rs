@@ -101,7 +101,7 @@ pub fn read_options(options: &JsValue) -> Result<(OpenOptions, Callbacks)> {
             return Err(Error::config("dbName must not be empty"));
         }
     }
-    let is_custom = matches!(parsed.provider.kind, ProviderKind::Custom { .. });
+    let is_custom = matches!(parsed.provider.kind, ProviderKind::Custom(_));
     match (is_custom, callbacks.provider_call.is_some()) {
         (true, false) => {
             return Err(Error::config(

@@ -1,16 +1,14 @@
 //! Anthropic's Messages API.
 
 use std::collections::BTreeMap;
-use std::rc::Rc;
 
-use futures::future::LocalBoxFuture;
+use serde::Deserialize;
 
+use super::http_model::{json_request, HttpModel, WireFormat};
 use super::sse_body::decode_sse_body;
-use super::{error_for_status, Model, ModelRequest, PartStream};
-use crate::cancel::CancelToken;
+use super::{ModelRequest, PartStream, StreamPart};
 use crate::error::Result;
-use crate::http::{HttpRequest, Transport};
-use crate::time::Clock;
+use crate::http::{ByteStream, HttpRequest};
 
 mod request;
 mod response;
@@ -20,83 +18,82 @@ pub use request::request_body;
 pub use response::parts_from_message;
 pub use stream::EventDecoder as AnthropicDecoder;
 
-/// An Anthropic endpoint and the model to ask.
-#[derive(Debug, Clone, PartialEq)]
+/// An Anthropic endpoint and the model to ask (`provider: { kind: 'anthropic', ... }`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AnthropicSettings {
-    /// Base URL up to and including `/v1`.
+    /// Base URL up to and including `/v1`; default `https://api.anthropic.com/v1`.
+    #[serde(default = "default_base_url")]
     pub base_url: String,
-    /// Model name.
+    /// Model name, e.g. `claude-sonnet-4-5`.
     pub model: String,
     /// The `x-api-key`.
+    #[serde(default)]
     pub api_key: Option<String>,
-    /// Ask for an SSE stream.
+    /// Ask for an SSE stream; default true.
+    #[serde(default = "default_true")]
     pub stream: bool,
-    /// Extra headers.
+    /// Extra headers sent with every request.
+    #[serde(default)]
     pub headers: BTreeMap<String, String>,
-    /// Sampling temperature.
+    /// Sampling temperature (0–1).
+    #[serde(default)]
     pub temperature: Option<f32>,
-    /// `max_tokens` (required by the API).
+    /// `max_tokens`, which the API requires; default 4096.
+    #[serde(default = "default_max_tokens")]
     pub max_tokens: u32,
-    /// The `anthropic-version` header.
+    /// The `anthropic-version` header; default `2023-06-01`.
+    #[serde(default = "default_version")]
     pub anthropic_version: String,
 }
 
-/// A [`Model`] served by the Anthropic Messages API.
-pub struct AnthropicProvider {
-    settings: AnthropicSettings,
-    transport: Rc<dyn Transport>,
-    clock: Rc<dyn Clock>,
+fn default_base_url() -> String {
+    "https://api.anthropic.com/v1".into()
+}
+fn default_true() -> bool {
+    true
+}
+fn default_max_tokens() -> u32 {
+    4096
+}
+fn default_version() -> String {
+    "2023-06-01".into()
 }
 
-impl AnthropicProvider {
-    /// A provider sending through `transport`; `clock` dates `Retry-After`.
-    pub fn new(settings: AnthropicSettings, transport: Rc<dyn Transport>, clock: Rc<dyn Clock>) -> Self {
-        AnthropicProvider {
-            settings,
-            transport,
-            clock,
-        }
+/// A [`Model`](crate::provider::Model) served by the Anthropic Messages API.
+pub type AnthropicProvider = HttpModel<AnthropicSettings>;
+
+impl WireFormat for AnthropicSettings {
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn streams(&self) -> bool {
+        self.stream
     }
 
     fn http_request(&self, request: &ModelRequest) -> HttpRequest {
-        let url = format!("{}/messages", self.settings.base_url.trim_end_matches('/'));
-        let body = request_body(&self.settings, request).to_string();
-        let mut http = HttpRequest::post_json(url, body)
-            .header("anthropic-version", self.settings.anthropic_version.clone())
-            .header("anthropic-dangerous-direct-browser-access", "true");
-        if self.settings.stream {
-            http = http.header("accept", "text/event-stream");
+        let url = format!("{}/messages", self.base_url.trim_end_matches('/'));
+        let mut own = vec![
+            ("anthropic-version".to_owned(), self.anthropic_version.clone()),
+            // Anthropic refuses browser (CORS) calls without this opt-in.
+            (
+                "anthropic-dangerous-direct-browser-access".to_owned(),
+                "true".to_owned(),
+            ),
+        ];
+        if let Some(key) = self.api_key.as_deref().filter(|k| !k.is_empty()) {
+            own.push(("x-api-key".to_owned(), key.to_owned()));
         }
-        if let Some(key) = self.settings.api_key.as_deref().filter(|k| !k.is_empty()) {
-            http = http.header("x-api-key", key);
-        }
-        for (name, value) in &self.settings.headers {
-            http = http.header(name.clone(), value.clone());
-        }
-        http
-    }
-}
-
-impl Model for AnthropicProvider {
-    fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> LocalBoxFuture<'_, Result<PartStream>> {
-        let http = self.http_request(request);
-        let cancel = cancel.clone();
-        Box::pin(async move {
-            let response = self.transport.send(http, &cancel).await?;
-            if !(200..300).contains(&response.status) {
-                return Err(error_for_status(response, self.clock.now_ms()).await);
-            }
-            if self.settings.stream {
-                Ok(decode_sse_body(response.body, AnthropicDecoder::new()))
-            } else {
-                let text = response.text().await?;
-                let parts = parts_from_message(&text)?;
-                Ok(Box::pin(futures::stream::iter(parts.into_iter().map(Ok))) as PartStream)
-            }
-        })
+        let body = request_body(self, request).to_string();
+        json_request(url, body, self.stream, own, &self.headers)
     }
 
-    fn model_name(&self) -> &str {
-        &self.settings.model
+    fn decode_stream(&self, body: ByteStream) -> PartStream {
+        decode_sse_body(body, AnthropicDecoder::new())
+    }
+
+    fn decode_whole(&self, body: &str) -> Result<Vec<StreamPart>> {
+        parts_from_message(body)
     }
 }

@@ -1,15 +1,13 @@
 //! OpenAI-compatible chat completions (OpenAI, Ollama, LM Studio, vLLM, llama.cpp, ...).
 
 use std::collections::BTreeMap;
-use std::rc::Rc;
 
-use futures::future::LocalBoxFuture;
+use serde::Deserialize;
 
-use super::{error_for_status, Model, ModelRequest, PartStream};
-use crate::cancel::CancelToken;
+use super::http_model::{json_request, HttpModel, WireFormat};
+use super::{ModelRequest, PartStream, StreamPart};
 use crate::error::Result;
-use crate::http::{HttpRequest, Transport};
-use crate::time::Clock;
+use crate::http::{ByteStream, HttpRequest};
 
 mod request;
 mod response;
@@ -19,84 +17,66 @@ pub use request::request_body;
 pub use response::parts_from_response;
 pub use stream::{decode_openai_body, ChunkDecoder};
 
-/// A chat-completions endpoint and the model to ask.
-#[derive(Debug, Clone, PartialEq)]
+/// A chat-completions endpoint and the model to ask (`provider: { kind: 'openai', ... }`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OpenAiSettings {
-    /// Base URL up to and including `/v1`.
+    /// Base URL up to and including `/v1`, e.g. `https://api.openai.com/v1`.
     pub base_url: String,
-    /// Model name.
+    /// Model name sent with each request.
     pub model: String,
-    /// Bearer token, if the server needs one.
+    /// Bearer token; omitted for servers that need none.
+    #[serde(default)]
     pub api_key: Option<String>,
-    /// Ask for an SSE stream (otherwise one JSON answer).
+    /// Ask for an SSE stream (otherwise one JSON answer); default true.
+    #[serde(default = "default_true")]
     pub stream: bool,
-    /// Extra headers.
+    /// Extra headers sent with every request.
+    #[serde(default)]
     pub headers: BTreeMap<String, String>,
     /// Default sampling temperature.
+    #[serde(default)]
     pub temperature: Option<f32>,
     /// Default token limit.
+    #[serde(default)]
     pub max_tokens: Option<u32>,
-    /// `tool_choice`, sent when tools are offered.
+    /// `tool_choice`, sent when tools are offered: `"auto"`, `"none"`, `"required"` or a function.
+    #[serde(default)]
     pub tool_choice: Option<serde_json::Value>,
 }
 
-/// A [`Model`] served by an OpenAI-compatible server.
-pub struct OpenAiProvider {
-    settings: OpenAiSettings,
-    transport: Rc<dyn Transport>,
-    clock: Rc<dyn Clock>,
+fn default_true() -> bool {
+    true
 }
 
-impl OpenAiProvider {
-    /// A provider sending through `transport`; `clock` dates `Retry-After`.
-    pub fn new(settings: OpenAiSettings, transport: Rc<dyn Transport>, clock: Rc<dyn Clock>) -> Self {
-        OpenAiProvider {
-            settings,
-            transport,
-            clock,
-        }
+/// A [`Model`](crate::provider::Model) served by an OpenAI-compatible server.
+pub type OpenAiProvider = HttpModel<OpenAiSettings>;
+
+impl WireFormat for OpenAiSettings {
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn streams(&self) -> bool {
+        self.stream
     }
 
     fn http_request(&self, request: &ModelRequest) -> HttpRequest {
-        let url = format!(
-            "{}/chat/completions",
-            self.settings.base_url.trim_end_matches('/')
-        );
-        let body = request_body(&self.settings, request).to_string();
-        let mut http = HttpRequest::post_json(url, body);
-        if self.settings.stream {
-            http = http.header("accept", "text/event-stream");
-        }
-        if let Some(key) = self.settings.api_key.as_deref().filter(|k| !k.is_empty()) {
-            http = http.header("authorization", format!("Bearer {key}"));
-        }
-        for (name, value) in &self.settings.headers {
-            http = http.header(name.clone(), value.clone());
-        }
-        http
-    }
-}
-
-impl Model for OpenAiProvider {
-    fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> LocalBoxFuture<'_, Result<PartStream>> {
-        let http = self.http_request(request);
-        let cancel = cancel.clone();
-        Box::pin(async move {
-            let response = self.transport.send(http, &cancel).await?;
-            if !(200..300).contains(&response.status) {
-                return Err(error_for_status(response, self.clock.now_ms()).await);
-            }
-            if self.settings.stream {
-                Ok(decode_openai_body(response.body))
-            } else {
-                let text = response.text().await?;
-                let parts = parts_from_response(&text)?;
-                Ok(Box::pin(futures::stream::iter(parts.into_iter().map(Ok))) as PartStream)
-            }
-        })
+        let url = format!("{}/chat/completions", self.base_url.trim_end_matches('/'));
+        let auth = self
+            .api_key
+            .as_deref()
+            .filter(|k| !k.is_empty())
+            .map(|key| ("authorization".to_owned(), format!("Bearer {key}")));
+        let body = request_body(self, request).to_string();
+        json_request(url, body, self.stream, auth.into_iter().collect(), &self.headers)
     }
 
-    fn model_name(&self) -> &str {
-        &self.settings.model
+    fn decode_stream(&self, body: ByteStream) -> PartStream {
+        decode_openai_body(body)
+    }
+
+    fn decode_whole(&self, body: &str) -> Result<Vec<StreamPart>> {
+        parts_from_response(body)
     }
 }
