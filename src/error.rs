@@ -91,6 +91,21 @@ pub enum Error {
         /// The configured limit.
         limit: u32,
     },
+    /// The model asked for more tool calls in one turn than allowed.
+    #[error("the model asked for more than {limit} tool calls in one turn")]
+    MaxToolCalls {
+        /// The configured limit.
+        limit: u32,
+    },
+    /// Another turn on the same conversation did not finish within the configured wait.
+    #[error("conversation {conversation_id} is busy with another turn (waited {waited_ms} ms)")]
+    #[serde(rename_all = "camelCase")]
+    ConversationBusy {
+        /// The conversation.
+        conversation_id: String,
+        /// How long this call waited.
+        waited_ms: u64,
+    },
 }
 
 impl Error {
@@ -109,6 +124,8 @@ impl Error {
             Error::Aborted => "AbortError",
             Error::Timeout { .. } => "TimeoutError",
             Error::MaxIterations { .. } => "MaxIterationsError",
+            Error::MaxToolCalls { .. } => "MaxToolCallsError",
+            Error::ConversationBusy { .. } => "ConversationBusyError",
         }
     }
 

@@ -24,10 +24,52 @@ pub struct Event {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum EventKind {
+    /// A model call (step) begins.
+    StepStart {
+        /// 1 for the first model call of the turn, then 2, 3, ...
+        step: u32,
+    },
     /// A piece of the assistant's answer, in order.
     TextDelta {
         /// The new text.
         text: String,
+    },
+    /// A piece of a tool call the model is writing.
+    ToolCallDelta {
+        /// Position of the call in this model response.
+        index: usize,
+        /// The call id, once known.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        call_id: Option<String>,
+        /// The tool's name, once known.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tool_name: Option<String>,
+        /// The next fragment of the arguments text.
+        arguments_delta: String,
+    },
+    /// A tool is about to run (arguments redacted as configured).
+    ToolInvocation {
+        /// The tool's name.
+        tool_name: String,
+        /// The arguments as the model sent them (JSON text).
+        arguments: String,
+        /// The provider's call id.
+        call_id: String,
+    },
+    /// A tool finished, failed, or was refused.
+    ToolResult {
+        /// The tool's name.
+        tool_name: String,
+        /// The provider's call id.
+        call_id: String,
+        /// The result the model reads, if the tool succeeded.
+        result: Option<String>,
+        /// What went wrong, if it failed.
+        error: Option<String>,
+        /// How long it took.
+        duration_ms: f64,
+        /// Whether the result came from the cache.
+        cached: bool,
     },
     /// Tokens used by one model call.
     TokenUsage {
@@ -40,6 +82,15 @@ pub enum EventKind {
         /// Cost in US dollars, where the model's price is known.
         #[serde(skip_serializing_if = "Option::is_none")]
         cost_usd: Option<f64>,
+    },
+    /// A model call (step) ended.
+    StepFinish {
+        /// Which step.
+        step: u32,
+        /// Why the model stopped: `stop`, `toolCalls`, `length`, `contentFilter` or the provider's word.
+        finish_reason: String,
+        /// How many tool calls it asked for.
+        tool_calls: usize,
     },
     /// The turn finished with this answer.
     Finish {

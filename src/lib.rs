@@ -15,6 +15,7 @@ pub mod ids;
 pub mod provider;
 pub mod storage;
 pub mod time;
+pub mod tool;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 

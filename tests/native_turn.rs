@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use lectern::agent::{Agent, AgentConfig, SendOptions, TurnError, TurnResult};
+use lectern::agent::{Agent, AgentConfig, Persona, SendOptions, TurnError, TurnResult};
 use lectern::domain::{NewConversation, Role};
 use lectern::events::{EventKind, EventSink};
 use lectern::http::{RecordedResponse, ReplayTransport};
@@ -65,7 +65,10 @@ fn harness_with(provider: serde_json::Value) -> Harness {
         with_policy(&config, inner, clock.clone()),
         clock,
         AgentConfig {
-            system_prompt: "You are a test.".into(),
+            persona: Persona {
+                system_prompt: Some("You are a test.".into()),
+                ..Persona::default()
+            },
             prices: PriceTable::new(config.prices.clone()),
             ..AgentConfig::default()
         },
@@ -224,7 +227,9 @@ fn provider_failure_keeps_the_user_message_and_writes_no_answer() {
             .map(|m| m.role)
             .collect();
         assert_eq!(roles, [Role::User]);
-        assert!(matches!(&seen.borrow()[..], [EventKind::Error { name, .. }] if name == "RateLimitError"));
+        assert!(
+            matches!(&seen.borrow()[..], [EventKind::StepStart { step: 1 }, EventKind::Error { name, .. }] if name == "RateLimitError")
+        );
     });
 }
 

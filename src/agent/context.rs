@@ -1,43 +1,172 @@
 //! Choosing which stored messages the model sees.
 
+use serde::Deserialize;
+
 use crate::domain::{Message, Role};
 
-/// The newest `max_messages` of `history`, never starting with a tool result
-/// whose assistant call was cut off.
-pub fn history_window(history: &[Message], max_messages: usize) -> &[Message] {
-    let mut start = history.len().saturating_sub(max_messages);
-    while start < history.len() && history[start].role == Role::ToolResult {
-        start += 1;
+/// How much history goes to the model. Either way the newest messages are
+/// kept, an assistant message that called tools is never split from its tool
+/// results, and the latest message is always sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(
+    tag = "strategy",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    deny_unknown_fields
+)]
+pub enum ContextStrategy {
+    /// At most `max_messages` messages.
+    FullHistory {
+        /// The most messages sent.
+        max_messages: usize,
+    },
+    /// As many of the newest messages as fit an estimated `max_tokens`
+    /// (together with the system prompt).
+    TokenBudget {
+        /// The token budget.
+        max_tokens: usize,
+    },
+}
+
+impl Default for ContextStrategy {
+    fn default() -> Self {
+        ContextStrategy::FullHistory { max_messages: 50 }
     }
-    &history[start..]
+}
+
+/// A rough token count: four characters a token, plus a little per message.
+pub fn estimate_tokens(text: &str) -> usize {
+    text.len().div_ceil(4)
+}
+
+fn message_tokens(message: &Message) -> usize {
+    4 + estimate_tokens(&message.content)
+        + message
+            .tool_calls
+            .iter()
+            .map(|c| estimate_tokens(&c.arguments) + estimate_tokens(&c.name) + 4)
+            .sum::<usize>()
+}
+
+/// Start indexes of the units history can be cut into: a message, or an
+/// assistant message together with the tool results that follow it.
+fn unit_starts(history: &[Message]) -> Vec<usize> {
+    (0..history.len())
+        .filter(|&i| history[i].role != Role::ToolResult || i == 0)
+        .collect()
+}
+
+/// The newest part of `history` that `strategy` lets through, given the
+/// system prompt's estimated size.
+pub fn history_window(history: &[Message], strategy: ContextStrategy, system_tokens: usize) -> &[Message] {
+    let starts = unit_starts(history);
+    let mut keep_from = history.len();
+    let mut used = match strategy {
+        ContextStrategy::FullHistory { .. } => 0,
+        ContextStrategy::TokenBudget { .. } => system_tokens,
+    };
+    for &start in starts.iter().rev() {
+        let unit = &history[start..keep_from];
+        let cost = match strategy {
+            ContextStrategy::FullHistory { .. } => unit.len(),
+            ContextStrategy::TokenBudget { .. } => unit.iter().map(message_tokens).sum(),
+        };
+        let limit = match strategy {
+            ContextStrategy::FullHistory { max_messages } => max_messages,
+            ContextStrategy::TokenBudget { max_tokens } => max_tokens,
+        };
+        let first = keep_from == history.len();
+        if used + cost > limit && !first {
+            break;
+        }
+        used += cost;
+        keep_from = start;
+    }
+    // Never open with tool results whose call was cut off.
+    while keep_from < history.len() && history[keep_from].role == Role::ToolResult {
+        keep_from += 1;
+    }
+    &history[keep_from..]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::ToolCall;
 
-    fn msg(role: Role) -> Message {
-        Message::new(String::new(), "c", role, "", 0.0)
+    fn msg(role: Role, content: &str) -> Message {
+        Message::new(String::new(), "c", role, content, 0.0)
+    }
+
+    fn ask() -> Message {
+        let mut m = msg(Role::Assistant, "");
+        m.tool_calls = vec![ToolCall {
+            id: "1".into(),
+            name: "t".into(),
+            arguments: "{}".into(),
+        }];
+        m
+    }
+
+    fn roles(window: &[Message]) -> Vec<Role> {
+        window.iter().map(|m| m.role).collect()
     }
 
     #[test]
     fn keeps_the_newest_messages() {
-        let history = [msg(Role::User), msg(Role::Assistant), msg(Role::User)];
-        assert_eq!(history_window(&history, 2).len(), 2);
-        assert_eq!(history_window(&history, 10).len(), 3);
+        let history = [
+            msg(Role::User, "a"),
+            msg(Role::Assistant, "b"),
+            msg(Role::User, "c"),
+        ];
+        let strategy = ContextStrategy::FullHistory { max_messages: 2 };
+        assert_eq!(
+            roles(history_window(&history, strategy, 0)),
+            [Role::Assistant, Role::User]
+        );
     }
 
     #[test]
-    fn never_starts_with_an_orphaned_tool_result() {
+    fn never_splits_a_tool_call_from_its_results() {
         let history = [
-            msg(Role::User),
-            msg(Role::Assistant),
-            msg(Role::ToolResult),
-            msg(Role::ToolResult),
-            msg(Role::Assistant),
+            msg(Role::User, "q"),
+            ask(),
+            msg(Role::ToolResult, "r1"),
+            msg(Role::ToolResult, "r2"),
+            msg(Role::Assistant, "answer"),
+            msg(Role::User, "next"),
         ];
-        let window = history_window(&history, 3);
-        assert_eq!(window.len(), 1);
-        assert_eq!(window[0].role, Role::Assistant);
+        // Five would cut between the call and its first result: the whole unit goes.
+        let window = history_window(&history, ContextStrategy::FullHistory { max_messages: 4 }, 0);
+        assert_eq!(roles(window), [Role::Assistant, Role::User]);
+        let window = history_window(&history, ContextStrategy::FullHistory { max_messages: 5 }, 0);
+        assert_eq!(
+            roles(window),
+            [
+                Role::Assistant,
+                Role::ToolResult,
+                Role::ToolResult,
+                Role::Assistant,
+                Role::User
+            ]
+        );
+    }
+
+    #[test]
+    fn token_budget_trims_oldest_first_and_counts_the_system_prompt() {
+        let long = "x".repeat(400); // about 100 tokens
+        let history = [
+            msg(Role::User, &long),
+            msg(Role::Assistant, &long),
+            msg(Role::User, "short"),
+        ];
+        let all = history_window(&history, ContextStrategy::TokenBudget { max_tokens: 1000 }, 0);
+        assert_eq!(all.len(), 3);
+        let two = history_window(&history, ContextStrategy::TokenBudget { max_tokens: 150 }, 0);
+        assert_eq!(two.len(), 2);
+        let one = history_window(&history, ContextStrategy::TokenBudget { max_tokens: 150 }, 100);
+        assert_eq!(one.len(), 1, "the system prompt uses the budget too");
+        let over = history_window(&history, ContextStrategy::TokenBudget { max_tokens: 1 }, 500);
+        assert_eq!(roles(over), [Role::User], "the latest message is always sent");
     }
 }

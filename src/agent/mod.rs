@@ -1,46 +1,35 @@
-//! The agent: conversations, and the turn that calls the model and persists every step.
+//! The agent: conversations, tools, and the turn that calls the model, runs
+//! the tools it asks for and persists every step.
 
 use std::rc::Rc;
+
+use serde_json::Value;
 
 use crate::domain::{Conversation, Message, NewConversation};
 use crate::error::{Error, Result};
 use crate::ids::new_id;
-use crate::provider::{Model, PriceTable};
+use crate::provider::Model;
 use crate::storage::Store;
 use crate::time::Clock;
+use crate::tool::{Tool, ToolCache, ToolRegistry};
 
+mod config;
 mod context;
+mod locks;
+mod mentions;
 pub mod prompts;
 mod result;
+mod system_prompt;
 mod turn;
 
-pub use context::history_window;
+pub use config::{validate_config, AgentConfig, ConfigReport, ModelProfile, Persona, RunLimits, ToolShell};
+pub use context::{estimate_tokens, history_window, ContextStrategy};
+pub use mentions::MentionResolver;
 pub use result::{ToolCallRecord, TurnError, TurnResult, TurnUsage};
+pub use system_prompt::{iso_date, system_message, SystemInputs};
 pub use turn::SendOptions;
 
-/// Limits and prompt for the agent.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AgentConfig {
-    /// The system prompt sent first in every model call.
-    pub system_prompt: String,
-    /// The most history messages sent to the model.
-    pub max_history_messages: usize,
-    /// The most model calls in one turn.
-    pub max_iterations: u32,
-    /// Prices for the `costUsd` of usage.
-    pub prices: PriceTable,
-}
-
-impl Default for AgentConfig {
-    fn default() -> Self {
-        AgentConfig {
-            system_prompt: prompts::CONVERSATION_SYSTEM_PROMPT.to_owned(),
-            max_history_messages: 50,
-            max_iterations: 10,
-            prices: PriceTable::default(),
-        }
-    }
-}
+use locks::ConversationLocks;
 
 /// Runs conversations against one model and one store.
 pub struct Agent {
@@ -48,10 +37,14 @@ pub struct Agent {
     model: Rc<dyn Model>,
     clock: Rc<dyn Clock>,
     config: AgentConfig,
+    tools: ToolRegistry,
+    cache: ToolCache,
+    locks: ConversationLocks,
+    mentions: Option<Rc<dyn MentionResolver>>,
 }
 
 impl Agent {
-    /// An agent over these seams.
+    /// An agent over these seams, with no tools yet.
     pub fn new(
         store: Rc<dyn Store>,
         model: Rc<dyn Model>,
@@ -63,12 +56,42 @@ impl Agent {
             model,
             clock,
             config,
+            tools: ToolRegistry::new(),
+            cache: ToolCache::new(),
+            locks: ConversationLocks::new(),
+            mentions: None,
         }
+    }
+
+    /// Resolves `send`'s mentions with `resolver`.
+    pub fn with_mention_resolver(mut self, resolver: Rc<dyn MentionResolver>) -> Self {
+        self.mentions = Some(resolver);
+        self
     }
 
     /// The store the agent writes to.
     pub fn store(&self) -> &Rc<dyn Store> {
         &self.store
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &AgentConfig {
+        &self.config
+    }
+
+    /// The registered tools.
+    pub fn tools(&self) -> &ToolRegistry {
+        &self.tools
+    }
+
+    /// Registers (or replaces) a tool.
+    pub fn register_tool(&self, tool: Rc<dyn Tool>) -> Result<()> {
+        self.tools.register(tool)
+    }
+
+    /// Forgets cached results of one tool, or of all.
+    pub fn clear_tool_cache(&self, tool: Option<&str>) {
+        self.cache.clear(tool);
     }
 
     /// Creates and persists a conversation.
@@ -82,6 +105,7 @@ impl Agent {
             id: new_id(now),
             title,
             created_at: now,
+            working_state: None,
         };
         self.store.create_conversation(&conversation).await?;
         Ok(conversation)
@@ -95,5 +119,29 @@ impl Agent {
     /// The messages of a conversation, in order; `NotFound` if it does not exist.
     pub async fn messages(&self, conversation_id: &str) -> Result<Vec<Message>> {
         self.store.messages(conversation_id).await
+    }
+
+    /// Replaces a conversation's working state (`null` clears it); shown to the model at every call.
+    pub async fn set_working_state(&self, conversation_id: &str, state: Value) -> Result<()> {
+        if !(state.is_object() || state.is_null()) {
+            return Err(Error::config("the working state must be a JSON object (or null)"));
+        }
+        let mut conversation = self
+            .store
+            .conversation(conversation_id)
+            .await?
+            .ok_or_else(|| Error::not_found("conversation", conversation_id))?;
+        conversation.working_state = Some(state).filter(|s| !s.is_null());
+        self.store.update_conversation(&conversation).await
+    }
+
+    /// A conversation's working state, if it has one.
+    pub async fn working_state(&self, conversation_id: &str) -> Result<Option<Value>> {
+        let conversation = self
+            .store
+            .conversation(conversation_id)
+            .await?
+            .ok_or_else(|| Error::not_found("conversation", conversation_id))?;
+        Ok(conversation.working_state)
     }
 }

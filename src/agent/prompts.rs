@@ -1,4 +1,127 @@
-//! System prompts, embedded from `prompts/*.md` at build time.
+//! System prompt templates: embedded from `prompts/*.md` at build time,
+//! replaceable at runtime, with `{{variables}}` filled per call.
 
-/// The default system prompt of a conversation (`prompts/conversation_system_prompt.md`).
-pub const CONVERSATION_SYSTEM_PROMPT: &str = include_str!("../../prompts/conversation_system_prompt.md");
+use std::collections::BTreeMap;
+
+use crate::error::{Error, Result};
+
+/// The template a conversation uses unless the persona names another.
+pub const DEFAULT_PROMPT: &str = "conversation_system_prompt";
+
+/// The templates shipped in `prompts/`.
+const BUILT_IN: &[(&str, &str)] = &[(
+    DEFAULT_PROMPT,
+    include_str!("../../prompts/conversation_system_prompt.md"),
+)];
+
+/// Named prompt templates.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromptLibrary {
+    templates: BTreeMap<String, String>,
+}
+
+impl Default for PromptLibrary {
+    fn default() -> Self {
+        Self::built_in()
+    }
+}
+
+impl PromptLibrary {
+    /// The templates of `prompts/`.
+    pub fn built_in() -> Self {
+        PromptLibrary {
+            templates: BUILT_IN
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
+    /// Replaces or adds templates by name.
+    pub fn with_overrides(mut self, overrides: BTreeMap<String, String>) -> Self {
+        self.templates.extend(overrides);
+        self
+    }
+
+    /// The names of every template.
+    pub fn names(&self) -> Vec<&str> {
+        self.templates.keys().map(String::as_str).collect()
+    }
+
+    /// The raw template called `name`; `ConfigError` if there is none.
+    pub fn template(&self, name: &str) -> Result<&str> {
+        self.templates.get(name).map(String::as_str).ok_or_else(|| {
+            Error::config(format!(
+                "unknown prompt template {name:?} (known: {})",
+                self.names().join(", ")
+            ))
+        })
+    }
+
+    /// The template `name` with its variables filled.
+    pub fn render(&self, name: &str, variables: &BTreeMap<String, String>) -> Result<String> {
+        Ok(fill(self.template(name)?, variables))
+    }
+}
+
+/// Replaces each `{{ name }}` with its value; unknown names stay as written.
+pub fn fill(template: &str, variables: &BTreeMap<String, String>) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find("{{") {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 2..];
+        match after.find("}}") {
+            Some(close) => {
+                let name = after[..close].trim();
+                match variables.get(name) {
+                    Some(value) => out.push_str(value),
+                    None => out.push_str(&rest[open..open + 2 + close + 2]),
+                }
+                rest = &after[close + 2..];
+            }
+            None => {
+                out.push_str(&rest[open..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn fills_known_variables_and_keeps_unknown_ones() {
+        let out = fill(
+            "Hi {{name}}, today is {{ date }}. {{missing}} {{unclosed",
+            &vars(&[("name", "Ann"), ("date", "Monday")]),
+        );
+        assert_eq!(out, "Hi Ann, today is Monday. {{missing}} {{unclosed");
+    }
+
+    #[test]
+    fn built_in_first_and_overridable() {
+        let library = PromptLibrary::built_in();
+        assert!(library.render(DEFAULT_PROMPT, &BTreeMap::new()).unwrap().len() > 20);
+        let err = library.render("nope", &BTreeMap::new()).unwrap_err();
+        assert_eq!(err.name(), "ConfigError");
+        let custom = library.with_overrides(vars(&[(DEFAULT_PROMPT, "Be {{mood}}.")]));
+        assert_eq!(
+            custom
+                .render(DEFAULT_PROMPT, &vars(&[("mood", "brief")]))
+                .unwrap(),
+            "Be brief."
+        );
+    }
+}

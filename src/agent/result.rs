@@ -14,6 +14,8 @@ pub struct TurnError {
     pub partial_text: Option<String>,
     /// Model calls made before the failure.
     pub steps: u32,
+    /// Tool calls completed before the failure (their steps are persisted).
+    pub tool_calls: Vec<ToolCallRecord>,
 }
 
 impl From<Error> for TurnError {
@@ -22,6 +24,7 @@ impl From<Error> for TurnError {
             error,
             partial_text: None,
             steps: 0,
+            tool_calls: Vec::new(),
         }
     }
 }

@@ -1,15 +1,24 @@
-//! One conversation turn: persist the user message, call the model until it
-//! answers, persist every step.
+//! One conversation turn: persist the user message, call the model, run the
+//! tools it asks for, loop until it answers, persist every step as it happens.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
 
 use futures::StreamExt;
 
+use super::system_prompt::{iso_date, system_message, SystemInputs};
 use super::{history_window, Agent, ToolCallRecord, TurnError, TurnResult, TurnUsage};
 use crate::cancel::CancelToken;
-use crate::domain::{Message, Role, ToolCall, Usage};
+use crate::domain::{Conversation, Mention, Message, Role, ToolCall, Usage};
 use crate::error::{Error, Result};
 use crate::events::{Event, EventKind, EventSink};
 use crate::ids::new_id;
-use crate::provider::{Accumulator, ModelRequest, ModelResponse, StreamPart};
+use crate::provider::{Accumulator, FinishReason, ModelRequest, ModelResponse, StreamPart};
+use crate::time::within;
+use crate::tool::{
+    redact_arguments, run_tool_calls, ToolContext, ToolOutcome, ToolRunContext, ToolRunSettings,
+};
 
 /// The longest user message accepted, in characters.
 pub const MAX_USER_MESSAGE_CHARS: usize = 200_000;
@@ -17,16 +26,21 @@ pub const MAX_USER_MESSAGE_CHARS: usize = 200_000;
 /// Per-call options of [`Agent::send`].
 #[derive(Debug, Clone, Default)]
 pub struct SendOptions {
-    /// Tripping it aborts the model call (`Aborted`).
+    /// Tripping it aborts the model call and running tools (`Aborted`).
     pub cancel: CancelToken,
+    /// The tenant for this turn, instead of the configured one.
+    pub user_id: Option<String>,
+    /// Things the user referred to, resolved into the system message of this turn.
+    pub mentions: Vec<Mention>,
 }
 
-/// Identifies the turn in progress, for events.
+/// Identifies the turn in progress, for events and tools.
 struct TurnScope<'a> {
     conversation_id: &'a str,
     turn_id: String,
     events: &'a EventSink,
     cancel: &'a CancelToken,
+    user_id: Option<String>,
 }
 
 impl TurnScope<'_> {
@@ -45,15 +59,27 @@ struct Progress {
     usage: Usage,
     records: Vec<ToolCallRecord>,
     steps: u32,
+    tool_calls: u32,
     partial_text: Option<String>,
 }
 
+fn finish_reason_name(reason: Option<&FinishReason>) -> String {
+    match reason {
+        None | Some(FinishReason::Stop) => "stop".into(),
+        Some(FinishReason::ToolCalls) => "toolCalls".into(),
+        Some(FinishReason::Length) => "length".into(),
+        Some(FinishReason::ContentFilter) => "contentFilter".into(),
+        Some(FinishReason::Other(other)) => other.clone(),
+    }
+}
+
 impl Agent {
-    /// Runs one turn: the user says `text`, the model answers (calling tools as needed).
+    /// Runs one turn: the user says `text`; the model answers, calling tools as needed.
     ///
-    /// The user message is persisted before the model is called and the answer
-    /// after it arrives; if the model fails, what was persisted stays and the
-    /// error is returned (and reported as an `error` event).
+    /// The user message is persisted before the model is called, every tool
+    /// step as it completes, the answer once it arrives. If anything fails,
+    /// what was persisted stays, no answer is written (an aborted answer is
+    /// kept, marked interrupted), and the error comes back with the steps done.
     pub async fn send(
         &self,
         conversation_id: &str,
@@ -70,55 +96,87 @@ impl Agent {
             ))
             .into());
         }
-        if self.store.conversation(conversation_id).await?.is_none() {
-            return Err(Error::not_found("conversation", conversation_id).into());
-        }
+        let lock = self.locks.lock_for(conversation_id);
+        let _turn = match self.config.limits.lock_wait_ms {
+            None => lock.lock().await,
+            Some(wait) => within(&*self.clock, Some(wait), async { Ok(lock.lock().await) })
+                .await
+                .map_err(|_| Error::ConversationBusy {
+                    conversation_id: conversation_id.to_owned(),
+                    waited_ms: wait,
+                })?,
+        };
+        let conversation = self
+            .store
+            .conversation(conversation_id)
+            .await?
+            .ok_or_else(|| Error::not_found("conversation", conversation_id))?;
         let scope = TurnScope {
             conversation_id,
             turn_id: new_id(self.clock.now_ms()),
             events,
             cancel: &options.cancel,
+            user_id: options.user_id.clone().or_else(|| self.config.user_id.clone()),
         };
         let mut progress = Progress::default();
-        match self.run_turn(&scope, text, &mut progress).await {
-            Ok(result) => Ok(result),
-            Err(error) => {
-                scope.emit(|| EventKind::Error {
-                    name: error.name().to_owned(),
-                    message: error.to_string(),
-                });
-                Err(TurnError {
-                    error,
-                    partial_text: progress.partial_text,
-                    steps: progress.steps,
-                })
+        let limit = Some(self.config.limits.turn_timeout_ms);
+        let outcome = within(
+            &*self.clock,
+            limit,
+            self.run_turn(&scope, conversation, text, options, &mut progress),
+        )
+        .await;
+        let error = match outcome {
+            Ok(result) => return Ok(result),
+            Err(error) => error,
+        };
+        if error == Error::Aborted {
+            if let Some(partial) = &progress.partial_text {
+                self.keep_interrupted_answer(&scope, partial).await;
             }
         }
+        scope.emit(|| EventKind::Error {
+            name: error.name().to_owned(),
+            message: error.to_string(),
+        });
+        Err(TurnError {
+            error,
+            partial_text: progress.partial_text,
+            steps: progress.steps,
+            tool_calls: progress.records,
+        })
     }
 
     async fn run_turn(
         &self,
         scope: &TurnScope<'_>,
+        mut conversation: Conversation,
         text: &str,
+        options: &SendOptions,
         progress: &mut Progress,
     ) -> Result<TurnResult> {
         let now = self.clock.now_ms();
         let user = Message::new(new_id(now), scope.conversation_id, Role::User, text, now);
         self.store.append_messages(vec![user]).await?;
+        let mentions = self.resolve_mentions(&options.mentions, scope.cancel).await?;
 
         loop {
-            if progress.steps >= self.config.max_iterations {
+            scope.cancel.check()?;
+            if progress.steps >= self.config.limits.max_iterations {
                 return Err(Error::MaxIterations {
-                    limit: self.config.max_iterations,
+                    limit: self.config.limits.max_iterations,
                 });
             }
             progress.steps += 1;
-            let history = self.store.messages(scope.conversation_id).await?;
-            let request = ModelRequest {
-                system: Some(self.config.system_prompt.clone()),
-                messages: history_window(&history, self.config.max_history_messages).to_vec(),
-                ..Default::default()
-            };
+            let step = progress.steps;
+            scope.emit(|| EventKind::StepStart { step });
+
+            // Once the tool-call budget is spent, no tools are offered: the model must answer.
+            let tools_left = progress.tool_calls < self.config.limits.max_tool_calls;
+            let request = self
+                .build_request(scope, &conversation, &mentions, tools_left)
+                .await?;
+            let offered: Vec<String> = request.tools.iter().map(|t| t.name.clone()).collect();
             let response = self.call_model(scope, &request, progress).await?;
             if let Some(step_usage) = response.usage {
                 progress.usage.add(&step_usage);
@@ -130,47 +188,86 @@ impl Agent {
                     cost_usd,
                 });
             }
+            scope.emit(|| EventKind::StepFinish {
+                step,
+                finish_reason: finish_reason_name(response.finish_reason.as_ref()),
+                tool_calls: response.tool_calls.len(),
+            });
+
             if response.tool_calls.is_empty() {
-                let now = self.clock.now_ms();
-                let answer = Message::new(
-                    new_id(now),
-                    scope.conversation_id,
-                    Role::Assistant,
-                    response.text.clone(),
-                    now,
-                );
-                self.store.append_messages(vec![answer]).await?;
-                scope.emit(|| EventKind::Finish {
-                    text: response.text.clone(),
-                });
-                let mut usage = TurnUsage::from(progress.usage);
-                usage.cost_usd = self
-                    .config
-                    .prices
-                    .cost_usd(self.model.model_name(), &progress.usage);
-                return Ok(TurnResult {
-                    turn_id: scope.turn_id.clone(),
-                    text: response.text,
-                    tool_calls: std::mem::take(&mut progress.records),
-                    usage,
-                    steps: progress.steps,
-                });
+                return self.finish(scope, response.text, progress).await;
             }
-            let records = self.persist_tool_step(scope, response).await?;
-            progress.records.extend(records);
+            conversation = self
+                .run_tool_step(scope, conversation, response, &offered, progress)
+                .await?;
+            scope.cancel.check()?;
         }
     }
 
-    /// Streams one model call, forwarding text as `textDelta` events. On
-    /// failure, the text streamed so far is kept in `progress`.
+    async fn resolve_mentions(
+        &self,
+        mentions: &[Mention],
+        cancel: &CancelToken,
+    ) -> Result<Vec<(Mention, String)>> {
+        if mentions.is_empty() {
+            return Ok(Vec::new());
+        }
+        let resolver = self.mentions.as_ref().ok_or_else(|| {
+            Error::config("send was given mentions, but Lectern.open had no resolveMention")
+        })?;
+        let mut resolved = Vec::with_capacity(mentions.len());
+        for mention in mentions {
+            let content = cancel.run(resolver.resolve(mention)).await?;
+            resolved.push((mention.clone(), content));
+        }
+        Ok(resolved)
+    }
+
+    /// The request for the next model call: system message, history window, tools.
+    async fn build_request(
+        &self,
+        scope: &TurnScope<'_>,
+        conversation: &Conversation,
+        mentions: &[(Mention, String)],
+        tools_left: bool,
+    ) -> Result<ModelRequest> {
+        let system = system_message(
+            &self.config,
+            &SystemInputs {
+                conversation,
+                user_id: scope.user_id.as_deref(),
+                mentions,
+                date: iso_date(self.clock.now_ms()),
+            },
+        )?;
+        let history = self.store.messages(scope.conversation_id).await?;
+        let window = history_window(&history, self.config.context, super::estimate_tokens(&system));
+        let tools = if tools_left {
+            self.tools.definitions(|name| self.config.offers(name))
+        } else {
+            Vec::new()
+        };
+        Ok(ModelRequest {
+            system: Some(system),
+            messages: window.to_vec(),
+            tools,
+            temperature: self.config.temperature(),
+            max_tokens: None,
+        })
+    }
+
+    /// Streams one model call, forwarding text and tool-call pieces as events.
+    /// On failure, the text streamed so far is kept in `progress`.
     async fn call_model(
         &self,
         scope: &TurnScope<'_>,
         request: &ModelRequest,
         progress: &mut Progress,
     ) -> Result<ModelResponse> {
+        progress.partial_text = None;
         let mut parts = self.model.stream(request, scope.cancel).await?;
         let mut answer = Accumulator::new();
+        let mut calls: HashMap<usize, (String, String)> = HashMap::new();
         while let Some(part) = parts.next().await {
             let part = match part {
                 Ok(part) => part,
@@ -179,22 +276,74 @@ impl Agent {
                     return Err(error);
                 }
             };
-            if let StreamPart::TextDelta(text) = &part {
-                scope.emit(|| EventKind::TextDelta { text: text.clone() });
+            match &part {
+                StreamPart::TextDelta(text) => scope.emit(|| EventKind::TextDelta { text: text.clone() }),
+                StreamPart::ToolCallStart { index, id, name } => {
+                    calls.insert(*index, (id.clone(), name.clone()));
+                }
+                StreamPart::ToolCallDelta { index, arguments } if scope.events.is_listening() => {
+                    let known = calls.get(index);
+                    scope.emit(|| EventKind::ToolCallDelta {
+                        index: *index,
+                        call_id: known.map(|(id, _)| id.clone()),
+                        tool_name: known.map(|(_, name)| name.clone()),
+                        arguments_delta: if self.config.redact_arguments.is_empty() {
+                            arguments.clone()
+                        } else {
+                            // Fragments cannot be redacted field by field: hide them.
+                            String::new()
+                        },
+                    });
+                }
+                _ => {}
             }
             answer.push(&part);
         }
         Ok(answer.finish())
     }
 
-    /// Persists an assistant message that asked for tools together with their
-    /// results, in one step. No tools are registered yet, so each call is
-    /// answered with an "Unknown tool" error the model can read.
-    async fn persist_tool_step(
+    /// Runs the tool calls of a response and persists the step (the call and
+    /// its results, in one write). Returns the conversation as it now is.
+    async fn run_tool_step(
         &self,
         scope: &TurnScope<'_>,
+        mut conversation: Conversation,
         response: ModelResponse,
-    ) -> Result<Vec<ToolCallRecord>> {
+        offered: &[String],
+        progress: &mut Progress,
+    ) -> Result<Conversation> {
+        let limit = self.config.limits.max_tool_calls;
+        let room = limit.saturating_sub(progress.tool_calls) as usize;
+        let (runnable, refused) = response.tool_calls.split_at(room.min(response.tool_calls.len()));
+        progress.tool_calls += response.tool_calls.len() as u32;
+
+        let working_state = Rc::new(RefCell::new(None));
+        let settings = ToolRunSettings {
+            offered: offered.to_vec(),
+            parallel: self.config.parallel_tool_calls,
+            default_timeout_ms: self.config.limits.tool_timeout_ms,
+            redact: self.config.redact_arguments.clone(),
+        };
+        let emit = |kind: EventKind| scope.emit(|| kind);
+        let run = ToolRunContext {
+            registry: &self.tools,
+            cache: &self.cache,
+            clock: &*self.clock,
+            tool_context: ToolContext {
+                conversation_id: scope.conversation_id.to_owned(),
+                user_id: scope.user_id.clone(),
+                cancel: scope.cancel.clone(),
+                working_state: working_state.clone(),
+            },
+            emit: &emit,
+        };
+        let mut outcomes = run_tool_calls(runnable, &settings, &run).await;
+        outcomes.extend(
+            refused
+                .iter()
+                .map(|call| refused_outcome(call, limit, &settings.redact)),
+        );
+
         let now = self.clock.now_ms();
         let mut ask = Message::new(
             new_id(now),
@@ -203,32 +352,92 @@ impl Agent {
             response.text,
             now,
         );
-        ask.tool_calls = response.tool_calls.clone();
+        ask.tool_calls = outcomes
+            .iter()
+            .map(|o| ToolCall {
+                arguments: o.record.arguments.clone(),
+                ..o.call.clone()
+            })
+            .collect();
         let mut step = vec![ask];
-        let mut records = Vec::new();
-        for call in &response.tool_calls {
-            let (content, record) = unknown_tool(call);
-            let mut result = Message::new(new_id(now), scope.conversation_id, Role::ToolResult, content, now);
-            result.tool_call_id = Some(call.id.clone());
+        for outcome in &outcomes {
+            let mut result = Message::new(
+                new_id(now),
+                scope.conversation_id,
+                Role::ToolResult,
+                outcome.content.clone(),
+                now,
+            );
+            result.tool_call_id = Some(outcome.call.id.clone());
             step.push(result);
-            records.push(record);
         }
         self.store.append_messages(step).await?;
-        Ok(records)
+        progress.records.extend(outcomes.into_iter().map(|o| o.record));
+
+        if let Some(state) = working_state.borrow_mut().take() {
+            conversation.working_state = Some(state).filter(|s| !s.is_null());
+            self.store.update_conversation(&conversation).await?;
+        }
+        if !refused.is_empty() {
+            return Err(Error::MaxToolCalls { limit });
+        }
+        Ok(conversation)
+    }
+
+    async fn finish(
+        &self,
+        scope: &TurnScope<'_>,
+        text: String,
+        progress: &mut Progress,
+    ) -> Result<TurnResult> {
+        let now = self.clock.now_ms();
+        let answer = Message::new(
+            new_id(now),
+            scope.conversation_id,
+            Role::Assistant,
+            text.clone(),
+            now,
+        );
+        self.store.append_messages(vec![answer]).await?;
+        scope.emit(|| EventKind::Finish { text: text.clone() });
+        let mut usage = TurnUsage::from(progress.usage);
+        usage.cost_usd = self
+            .config
+            .prices
+            .cost_usd(self.model.model_name(), &progress.usage);
+        Ok(TurnResult {
+            turn_id: scope.turn_id.clone(),
+            text,
+            tool_calls: std::mem::take(&mut progress.records),
+            usage,
+            steps: progress.steps,
+        })
+    }
+
+    /// Keeps the text an aborted answer had streamed, marked interrupted. Best
+    /// effort: the abort is what the caller hears about either way.
+    async fn keep_interrupted_answer(&self, scope: &TurnScope<'_>, partial: &str) {
+        let now = self.clock.now_ms();
+        let mut answer = Message::new(new_id(now), scope.conversation_id, Role::Assistant, partial, now);
+        answer.interrupted = true;
+        let _ = self.store.append_messages(vec![answer]).await;
     }
 }
 
-fn unknown_tool(call: &ToolCall) -> (String, ToolCallRecord) {
-    let message = format!("Unknown tool: {}", call.name);
-    let content = serde_json::json!({ "error": message }).to_string();
-    let record = ToolCallRecord {
-        id: call.id.clone(),
-        name: call.name.clone(),
-        arguments: call.arguments.clone(),
-        result: None,
-        error: Some(message),
-        duration_ms: 0.0,
-        cached: false,
-    };
-    (content, record)
+/// The outcome of a call past the turn's tool-call limit: not run.
+fn refused_outcome(call: &ToolCall, limit: u32, redact: &[String]) -> ToolOutcome {
+    let message = format!("Not run: the limit of {limit} tool calls per turn was reached");
+    ToolOutcome {
+        call: call.clone(),
+        content: serde_json::json!({ "error": message }).to_string(),
+        record: ToolCallRecord {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            arguments: redact_arguments(&call.arguments, redact),
+            result: None,
+            error: Some(message),
+            duration_ms: 0.0,
+            cached: false,
+        },
+    }
 }

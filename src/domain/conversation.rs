@@ -12,6 +12,9 @@ pub struct Conversation {
     pub title: String,
     /// Creation time, milliseconds since the Unix epoch.
     pub created_at: f64,
+    /// A JSON object the host or tools keep up to date; shown to the model at every call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub working_state: Option<serde_json::Value>,
 }
 
 /// What the host supplies to create a conversation.

@@ -40,6 +40,9 @@ pub struct Message {
     pub tool_call_id: Option<String>,
     /// Creation time, milliseconds since the Unix epoch.
     pub created_at: f64,
+    /// Set on an assistant answer cut short by an abort: the text is what had streamed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 impl Message {
@@ -60,6 +63,7 @@ impl Message {
             tool_calls: Vec::new(),
             tool_call_id: None,
             created_at,
+            interrupted: false,
         }
     }
 }

@@ -9,11 +9,11 @@ use futures::StreamExt;
 use super::policy::CallPolicy;
 use super::rate_limit::RateLimiter;
 use super::retry::{backoff_ms, is_retryable, jitter};
-use super::timeouts::{guard_parts, within};
+use super::timeouts::guard_parts;
 use super::{Model, ModelRequest, PartStream, StreamPart};
 use crate::cancel::CancelToken;
 use crate::error::Result;
-use crate::time::Clock;
+use crate::time::{within, Clock};
 
 /// Wraps a provider with a [`CallPolicy`].
 ///

@@ -24,6 +24,7 @@ mod pricing;
 mod rate_limit;
 mod retry;
 mod retry_after;
+pub mod scripted;
 pub mod sse;
 pub mod sse_body;
 mod timeouts;

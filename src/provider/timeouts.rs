@@ -1,31 +1,13 @@
 //! Time limits on a model call: until the first part, between parts, in total.
 
-use std::future::Future;
 use std::rc::Rc;
 
-use futures::future::{select, Either};
 use futures::StreamExt;
 
 use super::PartStream;
 use crate::cancel::CancelToken;
-use crate::error::{Error, Result};
-use crate::time::Clock;
-
-/// Runs `work`, failing with `Timeout` if it takes longer than `limit_ms`.
-pub async fn within<T>(
-    clock: &dyn Clock,
-    limit_ms: Option<u64>,
-    work: impl Future<Output = Result<T>>,
-) -> Result<T> {
-    let Some(limit) = limit_ms else {
-        return work.await;
-    };
-    let work = std::pin::pin!(work);
-    match select(work, clock.sleep(limit)).await {
-        Either::Left((result, _)) => result,
-        Either::Right(((), _)) => Err(Error::Timeout { after_ms: limit }),
-    }
-}
+use crate::error::Error;
+use crate::time::{within, Clock};
 
 /// Guards the rest of an answer: each part must come within `idle_ms` of the
 /// previous one, and the whole call must end by `deadline_ms` (`total_ms` from

@@ -48,6 +48,9 @@ pub fn cases<S: Store + 'static>() -> Vec<Case<S>> {
         ("delete removes the conversation and its messages", |s| {
             Box::pin(delete_removes_everything(s))
         }),
+        ("update replaces the record, not the messages", |s| {
+            Box::pin(update_replaces_the_record(s))
+        }),
     ]
 }
 
@@ -69,6 +72,7 @@ fn conversation(id: &str, created_at: f64) -> Conversation {
         id: id.to_owned(),
         title: format!("Title {id}"),
         created_at,
+        working_state: None,
     }
 }
 
@@ -222,4 +226,28 @@ async fn delete_removes_everything(store: impl Store) {
     assert_eq!(store.messages("c2").await.unwrap().len(), 1);
     let err = store.delete_conversation("c1").await.expect_err("second delete");
     assert_eq!(err.name(), "NotFoundError");
+}
+
+async fn update_replaces_the_record(store: impl Store) {
+    store.create_conversation(&conversation("c1", 1.0)).await.unwrap();
+    store
+        .append_messages(vec![message("m1", "c1", Role::User, "kept")])
+        .await
+        .unwrap();
+    let mut changed = conversation("c1", 1.0);
+    changed.title = "Renamed".into();
+    changed.working_state = Some(serde_json::json!({"step": 2, "items": ["a", "b"]}));
+    store.update_conversation(&changed).await.expect("update");
+    assert_eq!(store.conversation("c1").await.unwrap(), Some(changed));
+    assert_eq!(store.messages("c1").await.unwrap().len(), 1);
+    let err = store
+        .update_conversation(&conversation("ghost", 1.0))
+        .await
+        .expect_err("missing");
+    assert_eq!(err.name(), "NotFoundError");
+    assert_eq!(
+        store.conversation("ghost").await.unwrap(),
+        None,
+        "update never creates"
+    );
 }

@@ -134,6 +134,34 @@ impl Store for IndexedDbStore {
         })
     }
 
+    fn update_conversation<'a>(&'a self, conversation: &'a Conversation) -> LocalBoxFuture<'a, Result<()>> {
+        Box::pin(async move {
+            let value = to_js(conversation)?;
+            let tx = self
+                .db
+                .transaction(&[CONVERSATIONS], TransactionMode::ReadWrite)
+                .map_err(idb_error)?;
+            let store = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
+            let key = JsValue::from_str(&conversation.id);
+            let exists = store
+                .count(Some(Query::Key(key)))
+                .map_err(idb_error)?
+                .await
+                .map_err(idb_error)?;
+            if exists == 0 {
+                let _ = tx.abort();
+                return Err(Error::not_found("conversation", &conversation.id));
+            }
+            store
+                .put(&value, None)
+                .map_err(idb_error)?
+                .await
+                .map_err(idb_error)?;
+            tx.commit().map_err(idb_error)?.await.map_err(idb_error)?;
+            Ok(())
+        })
+    }
+
     fn conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Conversation>>> {
         Box::pin(async move {
             let tx = self

@@ -47,6 +47,18 @@ impl Store for MemoryStore {
         Box::pin(async move { result })
     }
 
+    fn update_conversation<'a>(&'a self, conversation: &'a Conversation) -> LocalBoxFuture<'a, Result<()>> {
+        let mut inner = self.inner.borrow_mut();
+        let result = match inner.conversations.get_mut(&conversation.id) {
+            Some(stored) => {
+                *stored = conversation.clone();
+                Ok(())
+            }
+            None => Err(Error::not_found("conversation", &conversation.id)),
+        };
+        Box::pin(async move { result })
+    }
+
     fn conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Conversation>>> {
         let found = self.inner.borrow().conversations.get(id).cloned();
         Box::pin(async move { Ok(found) })

@@ -28,6 +28,9 @@ pub trait Store {
     /// The conversation with this id, if any.
     fn conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Conversation>>>;
 
+    /// Replaces a stored conversation's record (title, working state); `NotFound` if it does not exist.
+    fn update_conversation<'a>(&'a self, conversation: &'a Conversation) -> LocalBoxFuture<'a, Result<()>>;
+
     /// All conversations, oldest first.
     fn conversations(&self) -> LocalBoxFuture<'_, Result<Vec<Conversation>>>;
 

@@ -10,12 +10,14 @@ mod browser;
 mod manual;
 #[cfg(not(target_arch = "wasm32"))]
 mod system;
+mod timeout;
 
 #[cfg(target_arch = "wasm32")]
 pub use browser::BrowserClock;
 pub use manual::ManualClock;
 #[cfg(not(target_arch = "wasm32"))]
 pub use system::SystemClock;
+pub use timeout::within;
 
 /// A source of the current time and of timers.
 pub trait Clock {

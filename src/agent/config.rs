@@ -1,0 +1,253 @@
+//! The agent's configuration, in layers: a persona (prompt, temperature,
+//! tools), a model profile (context length, default temperature), a tool shell
+//! (allowed tools) and run limits. Where layers overlap, the persona wins over
+//! the model profile, which wins over the built-in default.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::context::ContextStrategy;
+use super::prompts::{PromptLibrary, DEFAULT_PROMPT};
+use crate::provider::{PriceTable, ProviderConfig, ProviderKind};
+use crate::tool::ToolRegistry;
+
+/// Who the assistant is: its prompt, temperature and tools.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Persona {
+    /// The system prompt text (may use `{{variables}}`); overrides `prompt`.
+    #[serde(default)]
+    pub system_prompt: Option<String>,
+    /// The name of a prompt template (default `conversation_system_prompt`).
+    #[serde(default)]
+    pub prompt: Option<String>,
+    /// Sampling temperature; wins over the model profile's.
+    #[serde(default)]
+    pub temperature: Option<f32>,
+    /// The tools this persona uses (default: every allowed tool).
+    #[serde(default)]
+    pub tools: Option<Vec<String>>,
+}
+
+/// What the model can take.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ModelProfile {
+    /// The model's context window in tokens; bounds the token-budget strategy.
+    #[serde(default)]
+    pub context_length: Option<usize>,
+    /// Default sampling temperature for this model.
+    #[serde(default)]
+    pub temperature: Option<f32>,
+}
+
+/// Which tools may be offered at all.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ToolShell {
+    /// Only these tools are offered (default: every registered tool).
+    #[serde(default)]
+    pub allowed_tools: Option<Vec<String>>,
+}
+
+/// How far a turn may go.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RunLimits {
+    /// Model calls per turn (default 10).
+    #[serde(default = "default_max_iterations")]
+    pub max_iterations: u32,
+    /// Tool calls per turn (default 10).
+    #[serde(default = "default_max_tool_calls")]
+    pub max_tool_calls: u32,
+    /// The whole turn (default 30 s).
+    #[serde(default = "default_turn_timeout")]
+    pub turn_timeout_ms: u64,
+    /// One tool run, for tools that set no `timeoutMs` (default 10 s).
+    #[serde(default = "default_tool_timeout")]
+    pub tool_timeout_ms: u64,
+    /// How long a `send` waits for another turn on the same conversation
+    /// (default: as long as it takes).
+    #[serde(default)]
+    pub lock_wait_ms: Option<u64>,
+}
+
+fn default_max_iterations() -> u32 {
+    10
+}
+fn default_max_tool_calls() -> u32 {
+    10
+}
+fn default_turn_timeout() -> u64 {
+    30_000
+}
+fn default_tool_timeout() -> u64 {
+    10_000
+}
+
+impl Default for RunLimits {
+    fn default() -> Self {
+        RunLimits {
+            max_iterations: default_max_iterations(),
+            max_tool_calls: default_max_tool_calls(),
+            turn_timeout_ms: default_turn_timeout(),
+            tool_timeout_ms: default_tool_timeout(),
+            lock_wait_ms: None,
+        }
+    }
+}
+
+/// Everything that shapes a turn, resolved.
+#[derive(Debug, Clone)]
+pub struct AgentConfig {
+    /// Prompt templates (built-in, plus the host's).
+    pub prompts: PromptLibrary,
+    /// The persona layer.
+    pub persona: Persona,
+    /// The model-profile layer.
+    pub model_profile: ModelProfile,
+    /// The tool-shell layer.
+    pub tool_shell: ToolShell,
+    /// Run limits.
+    pub limits: RunLimits,
+    /// Which history the model sees.
+    pub context: ContextStrategy,
+    /// Run the tool calls of one response concurrently (default true).
+    pub parallel_tool_calls: bool,
+    /// Argument fields hidden in events and stored records.
+    pub redact_arguments: Vec<String>,
+    /// The tenant id every tool's context carries (overridable per `send`).
+    pub user_id: Option<String>,
+    /// Values for `{{variables}}` in prompts.
+    pub prompt_variables: BTreeMap<String, String>,
+    /// Prices for `costUsd`.
+    pub prices: PriceTable,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        AgentConfig {
+            prompts: PromptLibrary::built_in(),
+            persona: Persona::default(),
+            model_profile: ModelProfile::default(),
+            tool_shell: ToolShell::default(),
+            limits: RunLimits::default(),
+            context: ContextStrategy::default(),
+            parallel_tool_calls: true,
+            redact_arguments: Vec::new(),
+            user_id: None,
+            prompt_variables: BTreeMap::new(),
+            prices: PriceTable::default(),
+        }
+    }
+}
+
+impl AgentConfig {
+    /// The temperature sent: persona, then model profile, then the provider's own default.
+    pub fn temperature(&self) -> Option<f32> {
+        self.persona.temperature.or(self.model_profile.temperature)
+    }
+
+    /// Whether a tool may be offered: allowed by the tool shell and used by the persona.
+    pub fn offers(&self, tool: &str) -> bool {
+        let listed =
+            |list: &Option<Vec<String>>| list.as_ref().is_none_or(|names| names.iter().any(|n| n == tool));
+        listed(&self.tool_shell.allowed_tools) && listed(&self.persona.tools)
+    }
+
+    /// The prompt template name used when the persona gives no text.
+    pub fn prompt_name(&self) -> &str {
+        self.persona.prompt.as_deref().unwrap_or(DEFAULT_PROMPT)
+    }
+}
+
+/// The outcome of `validateConfig()`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfigReport {
+    /// No errors.
+    pub valid: bool,
+    /// What would make turns fail.
+    pub errors: Vec<String>,
+    /// What is likely a mistake.
+    pub warnings: Vec<String>,
+}
+
+/// Checks the configuration against the registered tools, calling no model.
+pub fn validate_config(
+    provider: &ProviderConfig,
+    config: &AgentConfig,
+    tools: &ToolRegistry,
+) -> ConfigReport {
+    let mut errors = Vec::new();
+    let mut warnings = Vec::new();
+    if let Err(e) = provider.validate() {
+        errors.push(e.to_string());
+    }
+    let (needs_key, has_key) = match &provider.kind {
+        ProviderKind::Openai(s) => (
+            s.base_url.contains("api.openai.com"),
+            s.api_key.as_deref().is_some_and(|k| !k.is_empty()),
+        ),
+        ProviderKind::Anthropic(s) => (true, s.api_key.as_deref().is_some_and(|k| !k.is_empty())),
+        ProviderKind::Custom(_) => (false, true),
+    };
+    if needs_key && !has_key {
+        errors.push("provider.apiKey is missing (this provider needs one)".into());
+    } else if !has_key {
+        warnings.push("provider.apiKey is not set; fine for local servers that need none".into());
+    }
+    let max_temperature = if matches!(provider.kind, ProviderKind::Anthropic(_)) {
+        1.0
+    } else {
+        2.0
+    };
+    for (layer, t) in [
+        ("persona", config.persona.temperature),
+        ("modelProfile", config.model_profile.temperature),
+    ] {
+        if let Some(t) = t {
+            if !(0.0..=max_temperature).contains(&t) {
+                errors.push(format!(
+                    "{layer}.temperature must be within 0..={max_temperature}, got {t}"
+                ));
+            }
+        }
+    }
+    for (layer, names) in [
+        ("toolShell.allowedTools", &config.tool_shell.allowed_tools),
+        ("persona.tools", &config.persona.tools),
+    ] {
+        for name in names.iter().flatten() {
+            if !tools.contains(name) {
+                errors.push(format!("{layer} names {name:?}, which is not a registered tool"));
+            }
+        }
+    }
+    match &config.persona.system_prompt {
+        Some(text) if text.trim().is_empty() => warnings.push("persona.systemPrompt is empty".into()),
+        Some(_) => {}
+        None => match config.prompts.template(config.prompt_name()) {
+            Ok(text) if text.trim().is_empty() => {
+                warnings.push(format!("prompt {:?} is empty", config.prompt_name()))
+            }
+            Ok(_) => {}
+            Err(e) => errors.push(e.to_string()),
+        },
+    }
+    if let ContextStrategy::TokenBudget { max_tokens } = config.context {
+        if let Some(window) = config.model_profile.context_length {
+            if max_tokens > window {
+                warnings.push(format!(
+                    "context.maxTokens ({max_tokens}) exceeds modelProfile.contextLength ({window})"
+                ));
+            }
+        }
+    }
+    ConfigReport {
+        valid: errors.is_empty(),
+        errors,
+        warnings,
+    }
+}

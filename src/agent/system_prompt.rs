@@ -1,0 +1,120 @@
+//! Assembling the system message of one model call: the persona's prompt with
+//! its variables filled, the turn's mentions and the conversation's working state.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::AgentConfig;
+use crate::domain::{Conversation, Mention};
+use crate::error::Result;
+
+/// What one model call's system message is built from.
+pub struct SystemInputs<'a> {
+    /// The conversation (title, working state).
+    pub conversation: &'a Conversation,
+    /// The user (tenant) of the turn.
+    pub user_id: Option<&'a str>,
+    /// Resolved mentions of this turn.
+    pub mentions: &'a [(Mention, String)],
+    /// Today's date, `YYYY-MM-DD`.
+    pub date: String,
+}
+
+/// The system message for one model call.
+pub fn system_message(config: &AgentConfig, inputs: &SystemInputs<'_>) -> Result<String> {
+    let mut variables: BTreeMap<String, String> = config.prompt_variables.clone();
+    variables.insert("date".into(), inputs.date.clone());
+    variables.insert("conversation_title".into(), inputs.conversation.title.clone());
+    if let Some(user) = inputs.user_id {
+        variables.insert("user_id".into(), user.to_owned());
+    }
+    let mut text = match &config.persona.system_prompt {
+        Some(prompt) => super::prompts::fill(prompt, &variables),
+        None => config.prompts.render(config.prompt_name(), &variables)?,
+    };
+    if !inputs.mentions.is_empty() {
+        text.push_str("\n\n## Items the user referred to\n");
+        for (mention, content) in inputs.mentions {
+            text.push_str(&format!(
+                "\n### {} {}\n{}\n",
+                mention.kind,
+                mention.id,
+                content.trim_end()
+            ));
+        }
+    }
+    if let Some(state) = inputs
+        .conversation
+        .working_state
+        .as_ref()
+        .filter(|s| !s.is_null())
+    {
+        text.push_str("\n\n## Working state\n```json\n");
+        text.push_str(&serde_json::to_string_pretty(state).unwrap_or_else(|_| Value::Null.to_string()));
+        text.push_str("\n```\n");
+    }
+    Ok(text)
+}
+
+/// `YYYY-MM-DD` of a time in milliseconds since the epoch (UTC).
+pub fn iso_date(now_ms: f64) -> String {
+    let days = (now_ms / 86_400_000.0).floor() as i64;
+    // Civil-from-days (Howard Hinnant).
+    let z = days + 719_468;
+    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn conversation() -> Conversation {
+        Conversation {
+            id: "c".into(),
+            title: "Trip".into(),
+            created_at: 0.0,
+            working_state: Some(json!({"city": "Oslo"})),
+        }
+    }
+
+    #[test]
+    fn fills_variables_and_appends_mentions_and_working_state() {
+        let config = AgentConfig {
+            persona: super::super::Persona {
+                system_prompt: Some("Planning {{conversation_title}} for {{user_id}} on {{date}}.".into()),
+                ..Default::default()
+            },
+            ..AgentConfig::default()
+        };
+        let mention = Mention {
+            kind: "document".into(),
+            id: "d1".into(),
+        };
+        let inputs = SystemInputs {
+            conversation: &conversation(),
+            user_id: Some("u-7"),
+            mentions: &[(mention, "Budget: 900 EUR".into())],
+            date: iso_date(1_700_000_000_000.0),
+        };
+        let text = system_message(&config, &inputs).unwrap();
+        assert!(text.starts_with("Planning Trip for u-7 on 2023-11-14."), "{text}");
+        assert!(text.contains("### document d1\nBudget: 900 EUR"));
+        assert!(text.contains("## Working state\n```json\n{\n  \"city\": \"Oslo\"\n}\n```"));
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(iso_date(0.0), "1970-01-01");
+        assert_eq!(iso_date(951_782_400_000.0), "2000-02-29");
+    }
+}

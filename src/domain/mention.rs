@@ -1,0 +1,14 @@
+//! A reference the user made to something of the host's (a document, a note).
+
+use serde::{Deserialize, Serialize};
+
+/// `{ type, id }`: resolved by the host's resolver into text for the model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mention {
+    /// What kind of thing, in the host's terms (`document`, `note`, ...).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Which one.
+    pub id: String,
+}

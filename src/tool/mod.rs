@@ -1,0 +1,123 @@
+//! Tools the model can call: the [`Tool`] seam, the registry, argument
+//! validation, the result cache and the runner that turns every failure into
+//! a result the model can read.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use futures::future::LocalBoxFuture;
+use serde_json::Value;
+
+use crate::cancel::CancelToken;
+use crate::domain::ToolDefinition;
+
+mod cache;
+mod redact;
+mod registry;
+mod runner;
+pub mod schema;
+
+pub use cache::ToolCache;
+pub use redact::redact_arguments;
+pub use registry::ToolRegistry;
+pub use runner::{run_tool_calls, ToolOutcome, ToolRunContext, ToolRunSettings};
+
+/// What a tool learns about the call besides its arguments. The model can
+/// never set these: they come from the host.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    /// The conversation the turn runs in.
+    pub conversation_id: String,
+    /// The host's user (tenant) id, if it gave one.
+    pub user_id: Option<String>,
+    /// Trips when the turn is aborted or the tool times out.
+    pub cancel: CancelToken,
+    /// Where a tool puts a new working state for the conversation.
+    pub working_state: Rc<RefCell<Option<Value>>>,
+}
+
+impl ToolContext {
+    /// Replaces the conversation's working state (shown to the model at every call).
+    pub fn set_working_state(&self, state: Value) {
+        *self.working_state.borrow_mut() = Some(state);
+    }
+}
+
+/// What a tool's `execute` resolves with: a JSON result, or an error message.
+pub type ToolResult = Result<Value, String>;
+
+/// A tool: its definition for the model and the code that runs it.
+pub trait Tool {
+    /// Name, description and JSON Schema of the arguments.
+    fn definition(&self) -> &ToolDefinition;
+    /// Runs the tool with validated arguments.
+    fn execute(&self, arguments: Value, context: ToolContext) -> LocalBoxFuture<'static, ToolResult>;
+    /// How long one run may take; the turn's default applies when `None`.
+    fn timeout_ms(&self) -> Option<u64> {
+        None
+    }
+    /// How long a result may be reused for the same arguments; no caching when `None`.
+    fn cache_ttl_ms(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// A tool made of a definition and a closure, for built-in and test tools.
+pub struct FnTool<F> {
+    definition: ToolDefinition,
+    run: F,
+    timeout_ms: Option<u64>,
+    cache_ttl_ms: Option<u64>,
+}
+
+impl<F> FnTool<F>
+where
+    F: Fn(Value, ToolContext) -> LocalBoxFuture<'static, ToolResult>,
+{
+    /// A tool named `name` that runs `run`.
+    pub fn new(name: &str, description: &str, parameters: Value, run: F) -> Self {
+        FnTool {
+            definition: ToolDefinition {
+                name: name.to_owned(),
+                description: description.to_owned(),
+                parameters,
+            },
+            run,
+            timeout_ms: None,
+            cache_ttl_ms: None,
+        }
+    }
+
+    /// Sets the per-run timeout.
+    pub fn with_timeout_ms(mut self, ms: u64) -> Self {
+        self.timeout_ms = Some(ms);
+        self
+    }
+
+    /// Sets the result cache TTL.
+    pub fn with_cache_ttl_ms(mut self, ms: u64) -> Self {
+        self.cache_ttl_ms = Some(ms);
+        self
+    }
+}
+
+impl<F> Tool for FnTool<F>
+where
+    F: Fn(Value, ToolContext) -> LocalBoxFuture<'static, ToolResult>,
+{
+    fn definition(&self) -> &ToolDefinition {
+        &self.definition
+    }
+
+    fn execute(&self, arguments: Value, context: ToolContext) -> LocalBoxFuture<'static, ToolResult> {
+        (self.run)(arguments, context)
+    }
+
+    fn timeout_ms(&self) -> Option<u64> {
+        self.timeout_ms
+    }
+
+    fn cache_ttl_ms(&self) -> Option<u64> {
+        self.cache_ttl_ms
+    }
+}

@@ -1,0 +1,186 @@
+//! Running the tool calls of one model response. Every failure — unknown or
+//! refused tool, arguments that are not JSON or break the schema, an error the
+//! tool reports, a timeout — becomes the call's result, for the model to read.
+
+use std::rc::Rc;
+
+use serde_json::{json, Value};
+
+use super::{redact_arguments, schema, Tool, ToolCache, ToolContext, ToolRegistry};
+use crate::agent::ToolCallRecord;
+use crate::cancel::CancelToken;
+use crate::domain::ToolCall;
+use crate::error::Error;
+use crate::events::EventKind;
+use crate::time::{within, Clock};
+
+/// How a batch of calls runs.
+#[derive(Debug, Clone)]
+pub struct ToolRunSettings {
+    /// Names of the tools the model was offered; calls to others are refused.
+    pub offered: Vec<String>,
+    /// Run the calls of one response concurrently (results stay in call order).
+    pub parallel: bool,
+    /// Timeout of a tool that sets none.
+    pub default_timeout_ms: u64,
+    /// Argument fields hidden in events and records.
+    pub redact: Vec<String>,
+}
+
+/// One call's outcome: what the model reads, and the record the host gets.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutcome {
+    /// The call as the model made it.
+    pub call: ToolCall,
+    /// The result text the model reads (`{"error": ...}` on failure).
+    pub content: String,
+    /// The record for `SendResult.toolCalls` and storage (arguments redacted).
+    pub record: ToolCallRecord,
+}
+
+/// What the runner needs from the turn.
+pub struct ToolRunContext<'a> {
+    /// The registered tools.
+    pub registry: &'a ToolRegistry,
+    /// The result cache.
+    pub cache: &'a ToolCache,
+    /// Time, for durations and timeouts.
+    pub clock: &'a dyn Clock,
+    /// The context every tool gets (its cancel token is the turn's).
+    pub tool_context: ToolContext,
+    /// Receives `toolInvocation` and `toolResult` events.
+    pub emit: &'a dyn Fn(EventKind),
+}
+
+/// Runs `calls` and returns their outcomes in call order.
+pub async fn run_tool_calls(
+    calls: &[ToolCall],
+    settings: &ToolRunSettings,
+    run: &ToolRunContext<'_>,
+) -> Vec<ToolOutcome> {
+    if settings.parallel {
+        futures::future::join_all(calls.iter().map(|call| run_one(call, settings, run))).await
+    } else {
+        let mut outcomes = Vec::with_capacity(calls.len());
+        for call in calls {
+            outcomes.push(run_one(call, settings, run).await);
+        }
+        outcomes
+    }
+}
+
+/// The tool and parsed, valid arguments of a call, or why it cannot run.
+fn prepare(
+    call: &ToolCall,
+    settings: &ToolRunSettings,
+    registry: &ToolRegistry,
+) -> Result<(Rc<dyn Tool>, Value), String> {
+    let tool = registry
+        .get(&call.name)
+        .filter(|_| settings.offered.iter().any(|n| n == &call.name))
+        .ok_or_else(|| format!("Unknown tool: {}", call.name))?;
+    let text = if call.arguments.trim().is_empty() {
+        "{}"
+    } else {
+        call.arguments.as_str()
+    };
+    let arguments: Value = serde_json::from_str(text).map_err(|e| {
+        format!("Invalid arguments: not valid JSON ({e}). Send the arguments as a JSON object.")
+    })?;
+    schema::validate(&tool.definition().parameters, &arguments)
+        .map_err(|e| format!("Invalid arguments: {e}"))?;
+    Ok((tool, arguments))
+}
+
+/// A tool's JSON result as the text the model reads.
+fn content_of(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+async fn run_one(call: &ToolCall, settings: &ToolRunSettings, run: &ToolRunContext<'_>) -> ToolOutcome {
+    let started = run.clock.now_ms();
+    let shown_arguments = redact_arguments(&call.arguments, &settings.redact);
+    (run.emit)(EventKind::ToolInvocation {
+        tool_name: call.name.clone(),
+        arguments: shown_arguments.clone(),
+        call_id: call.id.clone(),
+    });
+    let (result, error, cached) = match prepare(call, settings, run.registry) {
+        Err(message) => (None, Some(message), false),
+        Ok((tool, arguments)) => match run.cache.get(&call.name, &arguments, started) {
+            Some(hit) => (Some(hit), None, true),
+            None => {
+                let outcome = execute(tool.as_ref(), arguments.clone(), settings, run).await;
+                if let (Ok(content), Some(ttl)) = (&outcome, tool.cache_ttl_ms()) {
+                    run.cache
+                        .put(&call.name, &arguments, content.clone(), run.clock.now_ms(), ttl);
+                }
+                match outcome {
+                    Ok(content) => (Some(content), None, false),
+                    Err(message) => (None, Some(message), false),
+                }
+            }
+        },
+    };
+    let duration_ms = (run.clock.now_ms() - started).max(0.0);
+    let content = match (&result, &error) {
+        (Some(content), _) => content.clone(),
+        (None, Some(message)) => json!({ "error": message }).to_string(),
+        (None, None) => "null".to_owned(),
+    };
+    let record = ToolCallRecord {
+        id: call.id.clone(),
+        name: call.name.clone(),
+        arguments: shown_arguments,
+        result: result.clone(),
+        error: error.clone(),
+        duration_ms,
+        cached,
+    };
+    (run.emit)(EventKind::ToolResult {
+        tool_name: call.name.clone(),
+        call_id: call.id.clone(),
+        result,
+        error,
+        duration_ms,
+        cached,
+    });
+    ToolOutcome {
+        call: call.clone(),
+        content,
+        record,
+    }
+}
+
+/// Runs a tool under its timeout with its own cancel token, tripped by the
+/// turn's abort or by the timeout.
+async fn execute(
+    tool: &dyn Tool,
+    arguments: Value,
+    settings: &ToolRunSettings,
+    run: &ToolRunContext<'_>,
+) -> Result<String, String> {
+    let limit = tool.timeout_ms().unwrap_or(settings.default_timeout_ms);
+    let cancel = CancelToken::new();
+    let child = cancel.clone();
+    run.tool_context.cancel.on_cancel(move || child.cancel());
+    let context = ToolContext {
+        cancel: cancel.clone(),
+        ..run.tool_context.clone()
+    };
+    let running = tool.execute(arguments, context);
+    let outcome = within(run.clock, Some(limit), cancel.run(async { Ok(running.await) })).await;
+    match outcome {
+        Ok(Ok(value)) => Ok(content_of(&value)),
+        Ok(Err(message)) => Err(message),
+        Err(Error::Timeout { after_ms }) => {
+            cancel.cancel();
+            Err(format!("Tool timed out after {after_ms} ms"))
+        }
+        Err(Error::Aborted) => Err("Aborted before the tool finished".to_owned()),
+        Err(other) => Err(other.to_string()),
+    }
+}
