@@ -2,6 +2,9 @@
 // README example and every public type, as a user of the npm package writes them.
 import init, {
   Lectern,
+  type ConfigReport,
+  type FailedSend,
+  type ToolContext,
   type ChatCompletionChunk,
   type ChatCompletionRequest,
   type Conversation,
@@ -33,6 +36,16 @@ export function describeEvent(event: LecternEvent): string {
       return `${event.conversationId}/${event.turnId}: ${event.text}`;
     case 'tokenUsage':
       return `${event.inputTokens} in, ${event.outputTokens} out, ${event.costUsd ?? 'unknown'} USD`;
+    case 'stepStart':
+      return `step ${event.step}`;
+    case 'toolCallDelta':
+      return `${event.toolName ?? '?'} += ${event.argumentsDelta}`;
+    case 'toolInvocation':
+      return `${event.toolName}(${event.arguments}) #${event.callId}`;
+    case 'toolResult':
+      return `${event.toolName} -> ${event.result ?? event.error} in ${event.durationMs} ms${event.cached ? ' (cached)' : ''}`;
+    case 'stepFinish':
+      return `step ${event.step} ended: ${event.finishReason}, ${event.toolCalls} tool calls`;
     case 'finish':
       return event.text;
     case 'error':
@@ -68,7 +81,7 @@ export const options: LecternOptions = {
     temperature: 0.2,
     maxTokens: 512,
   },
-  maxHistoryMessages: 20,
+  context: { strategy: 'fullHistory', maxMessages: 20 },
 };
 
 export async function withoutTitle(lectern: Lectern): Promise<string> {
@@ -127,6 +140,55 @@ export async function abortable(lectern: Lectern, id: string): Promise<string> {
   }
 }
 
+export async function toolsAndEvents(lectern: Lectern, id: string): Promise<string[]> {
+  lectern.registerTool({
+    name: 'weather',
+    description: 'Current weather in a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    async execute(args: { city: string }, ctx: ToolContext) {
+      ctx.signal.throwIfAborted();
+      ctx.setWorkingState({ lastCity: args.city, user: ctx.userId });
+      return { city: args.city, celsius: 21 };
+    },
+    timeoutMs: 5000,
+    cacheTtlMs: 60000,
+  });
+  lectern.clearToolCache('weather');
+  lectern.clearToolCache();
+  const report: ConfigReport = lectern.validateConfig();
+  await lectern.setWorkingState(id, { step: 1 });
+  const state: Record<string, unknown> | null = await lectern.workingState(id);
+  const seen: string[] = [report.valid ? 'valid' : report.errors.join(', '), String(state?.step)];
+  for await (const event of lectern.stream(id, 'Weather in Oslo?', { userId: 'u-1', mentions: [{ type: 'doc', id: 'd1' }] })) {
+    if (event.type === 'toolResult') seen.push(`${event.toolName}: ${event.result ?? event.error}`);
+    if (event.type === 'stepFinish') seen.push(`step ${event.step}: ${event.finishReason}`);
+  }
+  return seen;
+}
+
+export async function friendly(lectern: Lectern, id: string): Promise<string> {
+  const outcome: SendResult | FailedSend = (await lectern.send(id, 'Hi')) as SendResult | FailedSend;
+  return outcome.success ? outcome.text : `${outcome.text} (${outcome.error.name})`;
+}
+
+export const layered: LecternOptions = {
+  provider: { kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2' },
+  persona: { prompt: 'librarian', temperature: 0.2, tools: ['weather'] },
+  modelProfile: { contextLength: 8192, temperature: 0.7 },
+  allowedTools: ['weather', 'search'],
+  limits: { maxIterations: 5, maxToolCalls: 8, turnTimeoutMs: 60000, toolTimeoutMs: 5000, lockWaitMs: 2000 },
+  context: { strategy: 'tokenBudget', maxTokens: 6000 },
+  parallelToolCalls: false,
+  friendlyErrors: true,
+  redactArguments: ['password'],
+  userId: 'tenant-42',
+  prompts: { librarian: 'You help readers of {{site}}.' },
+  promptVariables: { site: 'Lectern Books' },
+  resolveMention: async (mention) => `Contents of ${mention.type} ${mention.id}`,
+};
+
+// @ts-expect-error: context strategies are a closed set.
+export const badContext: LecternOptions = { provider: layered.provider, context: { strategy: 'everything' } };
 // @ts-expect-error: a custom provider needs its function.
 export const customWithoutCall: LecternOptions = { provider: { kind: 'custom' } };
 // @ts-expect-error: the provider is required.

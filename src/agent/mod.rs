@@ -15,6 +15,7 @@ use crate::tool::{Tool, ToolCache, ToolRegistry};
 
 mod config;
 mod context;
+mod friendly;
 mod locks;
 mod mentions;
 pub mod prompts;
@@ -24,6 +25,7 @@ mod turn;
 
 pub use config::{validate_config, AgentConfig, ConfigReport, ModelProfile, Persona, RunLimits, ToolShell};
 pub use context::{estimate_tokens, history_window, ContextStrategy};
+pub use friendly::friendly_message;
 pub use mentions::MentionResolver;
 pub use result::{ToolCallRecord, TurnError, TurnResult, TurnUsage};
 pub use system_prompt::{iso_date, system_message, SystemInputs};

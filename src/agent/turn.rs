@@ -374,7 +374,8 @@ impl Agent {
         self.store.append_messages(step).await?;
         progress.records.extend(outcomes.into_iter().map(|o| o.record));
 
-        if let Some(state) = working_state.borrow_mut().take() {
+        let new_state = working_state.borrow_mut().take();
+        if let Some(state) = new_state {
             conversation.working_state = Some(state).filter(|s| !s.is_null());
             self.store.update_conversation(&conversation).await?;
         }

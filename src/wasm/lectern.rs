@@ -1,30 +1,53 @@
 //! The `Lectern` class.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::rc::Rc;
 
 use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
-use web_sys::AbortSignal;
 
 use super::custom_provider::JsFunctionModel;
+use super::event_stream::{async_iterable, EventQueue};
 use super::js::{error_to_js, from_js, string_arg, to_js};
+use super::js_tool::JsTool;
+use super::mention_resolver::JsMentionResolver;
 use super::options::read_options;
-use crate::agent::{Agent, SendOptions, TurnError, TurnResult};
+use super::send_options::{read_send_options, turn_error_to_js};
+use crate::agent::{friendly_message, validate_config, Agent, SendOptions, TurnError, TurnResult};
 use crate::domain::NewConversation;
 use crate::error::{Error, Result};
-use crate::events::EventSink;
+use crate::events::{Event, EventKind, EventSink};
 use crate::http::FetchTransport;
 use crate::provider::{provider_for, with_policy, CustomSettings, Model, ProviderConfig, ProviderKind};
 use crate::storage::{IndexedDbStore, MemoryStore, Store};
 use crate::time::{BrowserClock, Clock};
 
+#[wasm_bindgen]
+extern "C" {
+    /// The optional argument of `createConversation`.
+    #[wasm_bindgen(typescript_type = "NewConversation")]
+    pub type NewConversationInput;
+
+    /// The optional options of `send` and `stream`.
+    #[wasm_bindgen(typescript_type = "SendOptions")]
+    pub type SendOptionsInput;
+
+    /// The argument of `registerTool`.
+    #[wasm_bindgen(typescript_type = "ToolSpec")]
+    pub type ToolSpecInput;
+}
+
+/// Another listener of one turn's events (the event stream's queue).
+type ExtraListener = Rc<dyn Fn(&JsValue)>;
+
 struct Inner {
     agent: Agent,
+    provider: ProviderConfig,
     database: Option<Rc<IndexedDbStore>>,
-    events: EventSink,
+    on_event: Option<Function>,
+    friendly_errors: bool,
     closed: Cell<bool>,
 }
 
@@ -36,17 +59,25 @@ impl Inner {
             Ok(())
         }
     }
-}
 
-#[wasm_bindgen]
-extern "C" {
-    /// The optional argument of `createConversation`.
-    #[wasm_bindgen(typescript_type = "NewConversation")]
-    pub type NewConversationInput;
-
-    /// The optional options of `send`.
-    #[wasm_bindgen(typescript_type = "SendOptions")]
-    pub type SendOptionsInput;
+    /// A sink that hands events to `onEvent` and to `also`, building nothing if neither listens.
+    fn sink(&self, also: Option<ExtraListener>) -> EventSink {
+        let callback = self.on_event.clone();
+        if callback.is_none() && also.is_none() {
+            return EventSink::none();
+        }
+        EventSink::new(move |event: Event| {
+            if let Ok(value) = to_js(&event) {
+                if let Some(callback) = &callback {
+                    // A callback that throws must not break the turn.
+                    let _ = callback.call1(&JsValue::NULL, &value);
+                }
+                if let Some(also) = &also {
+                    also(&value);
+                }
+            }
+        })
+    }
 }
 
 /// An agent bound to one database and one provider.
@@ -70,18 +101,6 @@ where
     })
 }
 
-fn event_sink(callback: Option<Function>) -> EventSink {
-    match callback {
-        None => EventSink::none(),
-        Some(callback) => EventSink::new(move |event| {
-            if let Ok(value) = to_js(&event) {
-                // A callback that throws must not break the turn.
-                let _ = callback.call1(&JsValue::NULL, &value);
-            }
-        }),
-    }
-}
-
 fn model_for(config: &ProviderConfig, call: Option<Function>) -> Result<Rc<dyn Model>> {
     let clock: Rc<dyn Clock> = Rc::new(BrowserClock);
     let inner: Rc<dyn Model> = match (&config.kind, call) {
@@ -93,52 +112,26 @@ fn model_for(config: &ProviderConfig, call: Option<Function>) -> Result<Rc<dyn M
     Ok(with_policy(config, inner, clock))
 }
 
-/// The JS `Error` a failed turn rejects with: its kind's error, plus
-/// `partialText` (answer text streamed before the failure) and `steps`.
-fn turn_error_to_js(failure: &TurnError) -> JsValue {
-    let error = error_to_js(&failure.error);
-    if let Some(text) = &failure.partial_text {
-        let _ = Reflect::set(&error, &"partialText".into(), &JsValue::from_str(text));
-    }
-    let _ = Reflect::set(&error, &"steps".into(), &JsValue::from(failure.steps));
-    error
-}
-
-/// Reads `send`'s options: `{ signal?: AbortSignal }`.
-fn send_options(input: Option<SendOptionsInput>) -> Result<SendOptions> {
-    let options = SendOptions::default();
-    let Some(input) = input
-        .map(JsValue::from)
-        .filter(|v| !v.is_undefined() && !v.is_null())
-    else {
-        return Ok(options);
-    };
-    if !input.is_object() {
-        return Err(Error::config("send options must be an object"));
-    }
-    for key in Object::keys(input.unchecked_ref::<Object>()).iter() {
-        let key = key.as_string().unwrap_or_default();
-        if key != "signal" {
-            return Err(Error::config(format!("unknown send option {key:?}")));
+/// `SendResult` with `success: true`, or in friendly mode a failure as `{ success: false, text, error }`.
+fn turn_outcome(
+    result: std::result::Result<TurnResult, TurnError>,
+    friendly: bool,
+) -> std::result::Result<JsValue, JsValue> {
+    match result {
+        Ok(value) => {
+            let value = to_js(&value).map_err(|e| error_to_js(&e))?;
+            let _ = Reflect::set(&value, &"success".into(), &JsValue::TRUE);
+            Ok(value)
         }
+        Err(failure) if friendly => {
+            let outcome = Object::new();
+            let _ = Reflect::set(&outcome, &"success".into(), &JsValue::FALSE);
+            let _ = Reflect::set(&outcome, &"text".into(), &friendly_message(&failure.error).into());
+            let _ = Reflect::set(&outcome, &"error".into(), &turn_error_to_js(&failure));
+            Ok(outcome.into())
+        }
+        Err(failure) => Err(turn_error_to_js(&failure)),
     }
-    let signal = Reflect::get(&input, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
-    if signal.is_undefined() || signal.is_null() {
-        return Ok(options);
-    }
-    let signal: AbortSignal = signal
-        .dyn_into()
-        .map_err(|_| Error::config("options.signal must be an AbortSignal"))?;
-    if signal.aborted() {
-        options.cancel.cancel();
-    } else {
-        let token = options.cancel.clone();
-        let on_abort = Closure::once_into_js(move || token.cancel());
-        signal
-            .add_event_listener_with_callback("abort", on_abort.unchecked_ref())
-            .map_err(|_| Error::config("cannot listen to options.signal"))?;
-    }
-    Ok(options)
 }
 
 impl Lectern {
@@ -155,12 +148,17 @@ impl Lectern {
                 None => (Rc::new(MemoryStore::new()), None),
             };
             let model = model_for(&options.provider, callbacks.provider_call)?;
-            let agent = Agent::new(store, model, Rc::new(BrowserClock), config);
+            let mut agent = Agent::new(store, model, Rc::new(BrowserClock), config);
+            if let Some(resolve) = callbacks.resolve_mention {
+                agent = agent.with_mention_resolver(Rc::new(JsMentionResolver::new(resolve)));
+            }
             Ok::<_, Error>(Lectern {
                 inner: Rc::new(Inner {
                     agent,
+                    provider: options.provider,
                     database,
-                    events: event_sink(callbacks.on_event),
+                    on_event: callbacks.on_event,
+                    friendly_errors: options.friendly_errors,
                     closed: Cell::new(false),
                 }),
             })
@@ -229,15 +227,70 @@ impl Lectern {
                 inner.ensure_open()?;
                 let id = string_arg(&conversation_id, "conversationId")?;
                 let text = string_arg(&text, "text")?;
-                let options = send_options(options)?;
-                inner.agent.send(&id, &text, &options, &inner.events).await
+                let options = read_send_options(options.map(JsValue::from))?;
+                inner.agent.send(&id, &text, &options, &inner.sink(None)).await
             };
-            let result: std::result::Result<TurnResult, TurnError> = turn.await;
-            match result {
-                Ok(value) => to_js(&value).map_err(|e| error_to_js(&e)),
-                Err(failure) => Err(turn_error_to_js(&failure)),
-            }
+            turn_outcome(turn.await, inner.friendly_errors)
         })
+    }
+
+    /// Sends a user message and returns the turn's events as an async iterable
+    /// (`for await (const ev of lectern.stream(id, text))`); it ends after `finish` or `error`.
+    /// Leaving the loop early aborts the turn.
+    #[wasm_bindgen(unchecked_return_type = "AsyncIterable<LecternEvent>")]
+    pub fn stream(
+        &self,
+        #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        options: Option<SendOptionsInput>,
+    ) -> JsValue {
+        let inner = self.inner.clone();
+        let queue = Rc::new(RefCell::new(EventQueue::default()));
+        let parsed = read_send_options(options.map(JsValue::from));
+        let cancel = parsed.as_ref().map(|o| o.cancel.clone()).unwrap_or_default();
+        let iterable = async_iterable(queue.clone(), move || cancel.cancel());
+        wasm_bindgen_futures::spawn_local(async move {
+            let saw_error = Rc::new(Cell::new(false));
+            let (pushed, seen) = (queue.clone(), saw_error.clone());
+            let forward: ExtraListener = Rc::new(move |event: &JsValue| {
+                let kind = Reflect::get(event, &"type".into())
+                    .ok()
+                    .and_then(|t| t.as_string());
+                if kind.as_deref() == Some("error") {
+                    seen.set(true);
+                }
+                pushed.borrow_mut().push(event.clone());
+            });
+            let id = conversation_id.as_string().unwrap_or_default();
+            let turn = async {
+                inner.ensure_open()?;
+                let id = string_arg(&conversation_id, "conversationId")?;
+                let text = string_arg(&text, "text")?;
+                let options: SendOptions = parsed?;
+                inner
+                    .agent
+                    .send(&id, &text, &options, &inner.sink(Some(forward.clone())))
+                    .await
+            };
+            if let Err(failure) = turn.await {
+                if !saw_error.get() {
+                    // Refused before the turn began (bad arguments, unknown conversation, busy).
+                    let event = Event {
+                        conversation_id: id,
+                        turn_id: String::new(),
+                        kind: EventKind::Error {
+                            name: failure.error.name().to_owned(),
+                            message: failure.error.to_string(),
+                        },
+                    };
+                    if let Ok(value) = to_js(&event) {
+                        forward(&value);
+                    }
+                }
+            }
+            queue.borrow_mut().close();
+        });
+        iterable
     }
 
     /// The messages of a conversation, oldest first.
@@ -252,6 +305,75 @@ impl Lectern {
             let id = string_arg(&conversation_id, "conversationId")?;
             inner.agent.messages(&id).await
         })
+    }
+
+    /// Registers a tool (replacing one of the same name): `{ name, description, parameters, execute, timeoutMs?, cacheTtlMs? }`.
+    #[wasm_bindgen(js_name = registerTool)]
+    pub fn register_tool(&self, tool: ToolSpecInput) -> std::result::Result<(), JsValue> {
+        let tool = JsTool::from_spec(&tool.into()).map_err(|e| error_to_js(&e))?;
+        self.inner
+            .agent
+            .register_tool(Rc::new(tool))
+            .map_err(|e| error_to_js(&e))
+    }
+
+    /// Removes a tool; whether it was registered.
+    #[wasm_bindgen(js_name = unregisterTool)]
+    pub fn unregister_tool(&self, name: &str) -> bool {
+        self.inner.agent.tools().unregister(name)
+    }
+
+    /// Names of the registered tools.
+    #[wasm_bindgen(js_name = toolNames)]
+    pub fn tool_names(&self) -> Vec<String> {
+        self.inner.agent.tools().names()
+    }
+
+    /// Forgets cached tool results: of one tool, or of all.
+    #[wasm_bindgen(js_name = clearToolCache)]
+    pub fn clear_tool_cache(&self, name: Option<String>) {
+        self.inner.agent.clear_tool_cache(name.as_deref());
+    }
+
+    /// Replaces a conversation's working state (an object, or `null` to clear it).
+    #[wasm_bindgen(js_name = setWorkingState, unchecked_return_type = "Promise<void>")]
+    pub fn set_working_state(
+        &self,
+        #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | null")] state: JsValue,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        promise(async move {
+            inner.ensure_open()?;
+            let id = string_arg(&conversation_id, "conversationId")?;
+            let state = from_js(state, "working state")?;
+            inner.agent.set_working_state(&id, state).await
+        })
+    }
+
+    /// A conversation's working state, or `null`.
+    #[wasm_bindgen(js_name = workingState, unchecked_return_type = "Promise<Record<string, unknown> | null>")]
+    pub fn working_state(
+        &self,
+        #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        promise(async move {
+            inner.ensure_open()?;
+            let id = string_arg(&conversation_id, "conversationId")?;
+            inner.agent.working_state(&id).await
+        })
+    }
+
+    /// Checks the configuration against the registered tools without calling any model.
+    #[wasm_bindgen(js_name = validateConfig, unchecked_return_type = "ConfigReport")]
+    pub fn validate_config(&self) -> std::result::Result<JsValue, JsValue> {
+        let report = validate_config(
+            &self.inner.provider,
+            self.inner.agent.config(),
+            self.inner.agent.tools(),
+        );
+        to_js(&report).map_err(|e| error_to_js(&e))
     }
 
     /// Closes the database; later calls on this instance reject.

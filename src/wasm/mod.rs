@@ -5,9 +5,13 @@
 //! hand-written TypeScript types of the public API.
 
 mod custom_provider;
+mod event_stream;
 pub mod js;
+mod js_tool;
 mod lectern;
+mod mention_resolver;
 mod options;
+mod send_options;
 mod typescript;
 
 pub use custom_provider::JsFunctionModel;

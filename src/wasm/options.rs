@@ -1,15 +1,18 @@
 //! `Lectern.open(options)`: reading and checking what the host passed.
 
+use std::collections::BTreeMap;
+
 use js_sys::{Function, Object, Reflect};
 use serde::Deserialize;
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::js::from_js;
-use crate::agent::AgentConfig;
+use crate::agent::prompts::PromptLibrary;
+use crate::agent::{AgentConfig, ContextStrategy, ModelProfile, Persona, RunLimits, ToolShell};
 use crate::error::{Error, Result};
 use crate::provider::{PriceTable, ProviderConfig, ProviderKind};
 
-/// The serialisable part of the options (everything but `onEvent`).
+/// The serialisable part of the options (everything but the functions).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OpenOptions {
@@ -18,40 +21,86 @@ pub struct OpenOptions {
     pub db_name: Option<String>,
     /// The model provider.
     pub provider: ProviderConfig,
-    /// Replaces the built-in system prompt.
+    /// Prompt, temperature and tools of the assistant.
     #[serde(default)]
-    pub system_prompt: Option<String>,
-    /// The most history messages sent to the model (default 50).
+    pub persona: Persona,
+    /// Context length and default temperature of the model.
     #[serde(default)]
-    pub max_history_messages: Option<usize>,
-    /// The most model calls per turn (default 10).
+    pub model_profile: ModelProfile,
+    /// Which tools may be offered.
     #[serde(default)]
-    pub max_iterations: Option<u32>,
+    pub tool_shell: ToolShell,
+    /// Shorthand for `toolShell.allowedTools`.
+    #[serde(default)]
+    pub allowed_tools: Option<Vec<String>>,
+    /// Run limits.
+    #[serde(default)]
+    pub limits: RunLimits,
+    /// Which history the model sees (default `{ strategy: 'fullHistory', maxMessages: 50 }`).
+    #[serde(default)]
+    pub context: ContextStrategy,
+    /// Run one response's tool calls concurrently (default true).
+    #[serde(default = "default_true")]
+    pub parallel_tool_calls: bool,
+    /// Resolve a failed `send` with `{ success: false, text, error }` instead of rejecting.
+    #[serde(default)]
+    pub friendly_errors: bool,
+    /// Argument fields hidden in events and stored records.
+    #[serde(default)]
+    pub redact_arguments: Vec<String>,
+    /// The tenant id every tool's context carries.
+    #[serde(default)]
+    pub user_id: Option<String>,
+    /// Prompt templates by name, replacing or adding to `prompts/`.
+    #[serde(default)]
+    pub prompts: BTreeMap<String, String>,
+    /// Values for `{{variables}}` in prompts.
+    #[serde(default)]
+    pub prompt_variables: BTreeMap<String, String>,
+}
+
+fn default_true() -> bool {
+    true
 }
 
 impl OpenOptions {
-    /// The agent settings these options ask for.
+    /// The agent configuration these options describe.
     pub fn agent_config(&self) -> Result<AgentConfig> {
-        let mut config = AgentConfig {
+        if self.allowed_tools.is_some() && self.tool_shell.allowed_tools.is_some() {
+            return Err(Error::config(
+                "give allowedTools or toolShell.allowedTools, not both",
+            ));
+        }
+        let limits = &self.limits;
+        if limits.max_iterations == 0 || limits.turn_timeout_ms == 0 || limits.tool_timeout_ms == 0 {
+            return Err(Error::config(
+                "limits.maxIterations, turnTimeoutMs and toolTimeoutMs must be at least 1",
+            ));
+        }
+        match self.context {
+            ContextStrategy::FullHistory { max_messages: 0 }
+            | ContextStrategy::TokenBudget { max_tokens: 0 } => {
+                return Err(Error::config("context limits must be at least 1"));
+            }
+            _ => {}
+        }
+        let mut tool_shell = self.tool_shell.clone();
+        if let Some(allowed) = &self.allowed_tools {
+            tool_shell.allowed_tools = Some(allowed.clone());
+        }
+        Ok(AgentConfig {
+            prompts: PromptLibrary::built_in().with_overrides(self.prompts.clone()),
+            persona: self.persona.clone(),
+            model_profile: self.model_profile.clone(),
+            tool_shell,
+            limits: self.limits.clone(),
+            context: self.context,
+            parallel_tool_calls: self.parallel_tool_calls,
+            redact_arguments: self.redact_arguments.clone(),
+            user_id: self.user_id.clone(),
+            prompt_variables: self.prompt_variables.clone(),
             prices: PriceTable::new(self.provider.prices.clone()),
-            ..AgentConfig::default()
-        };
-        if let Some(prompt) = &self.system_prompt {
-            config.system_prompt = prompt.clone();
-        }
-        if let Some(n) = self.max_history_messages {
-            if n == 0 {
-                return Err(Error::config("maxHistoryMessages must be at least 1"));
-            }
-            config.max_history_messages = n;
-        }
-        if let Some(n) = self.max_iterations {
-            if n == 0 {
-                return Err(Error::config("maxIterations must be at least 1"));
-            }
-            config.max_iterations = n;
-        }
-        Ok(config)
+        })
     }
 }
 
@@ -62,20 +111,22 @@ pub struct Callbacks {
     pub on_event: Option<Function>,
     /// `provider.call`, for a custom provider.
     pub provider_call: Option<Function>,
+    /// `resolveMention`.
+    pub resolve_mention: Option<Function>,
 }
 
 /// Takes the function at `key` out of `object` (a copy), if there is one.
-fn take_function(object: &Object, key: &str, name: &str) -> Result<Option<Function>> {
-    let key = JsValue::from_str(key);
-    let value = Reflect::get(object, &key).unwrap_or(JsValue::UNDEFINED);
-    let _ = Reflect::delete_property(object, &key);
+fn take_function(object: &Object, key: &str) -> Result<Option<Function>> {
+    let name = JsValue::from_str(key);
+    let value = Reflect::get(object, &name).unwrap_or(JsValue::UNDEFINED);
+    let _ = Reflect::delete_property(object, &name);
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
     value
         .dyn_into::<Function>()
         .map(Some)
-        .map_err(|_| Error::config(format!("{name} must be a function")))
+        .map_err(|_| Error::config(format!("{key} must be a function")))
 }
 
 /// Splits the host's options into the serialisable part and the callbacks.
@@ -85,21 +136,21 @@ pub fn read_options(options: &JsValue) -> Result<(OpenOptions, Callbacks)> {
     }
     let copy = Object::assign(&Object::new(), options.unchecked_ref());
     let mut callbacks = Callbacks {
-        on_event: take_function(&copy, "onEvent", "onEvent")?,
+        on_event: take_function(&copy, "onEvent")?,
+        resolve_mention: take_function(&copy, "resolveMention")?,
         provider_call: None,
     };
     let provider = Reflect::get(&copy, &"provider".into()).unwrap_or(JsValue::UNDEFINED);
     if provider.is_object() {
         let provider = Object::assign(&Object::new(), provider.unchecked_ref());
-        callbacks.provider_call = take_function(&provider, "call", "provider.call")?;
+        callbacks.provider_call = take_function(&provider, "call")
+            .map_err(|_| Error::config("provider.call must be a function"))?;
         let _ = Reflect::set(&copy, &"provider".into(), &provider);
     }
     let parsed: OpenOptions = from_js(copy.into(), "Lectern.open options")?;
     parsed.provider.validate()?;
-    if let Some(name) = &parsed.db_name {
-        if name.is_empty() {
-            return Err(Error::config("dbName must not be empty"));
-        }
+    if parsed.db_name.as_deref() == Some("") {
+        return Err(Error::config("dbName must not be empty"));
     }
     let is_custom = matches!(parsed.provider.kind, ProviderKind::Custom(_));
     match (is_custom, callbacks.provider_call.is_some()) {

@@ -137,26 +137,138 @@ export interface ChatCompletionChunk {
   usage?: ChatUsage | null;
 }
 
-/** Options of `send`. */
+/** Options of `send` and `stream`. */
 export interface SendOptions {
-  /** Aborting it cancels the model call; `send` rejects with `AbortError`. */
+  /** Aborting it cancels the model call and running tools; `send` rejects with `AbortError`. */
   signal?: AbortSignal;
+  /** The tenant for this turn, instead of `Lectern.open({ userId })`. */
+  userId?: string;
+  /** Items to resolve with `resolveMention` and show the model in this turn. */
+  mentions?: Mention[];
 }
 
-/** Options of `Lectern.open`. */
+/** With `friendlyErrors`, what a failed `send` resolves with. */
+export interface FailedSend {
+  success: false;
+  /** A short message fit for an end user. */
+  text: string;
+  error: LecternError;
+}
+
+/** Options of `Lectern.open`. Where layers overlap, `persona` wins over `modelProfile`, which wins over the defaults. */
 export interface LecternOptions {
   /** IndexedDB database name. Without it, conversations live in memory only. */
   dbName?: string;
-  /** The model provider. */
+  /** The model provider, with its retries, rate limit, timeouts and prices. */
   provider: ProviderConfig;
-  /** Replaces the built-in system prompt. */
-  systemPrompt?: string;
-  /** The most history messages sent to the model (default 50). */
-  maxHistoryMessages?: number;
-  /** The most model calls in one turn (default 10). */
-  maxIterations?: number;
+  /** Who the assistant is: prompt, temperature, tools. */
+  persona?: Persona;
+  /** What the model can take. */
+  modelProfile?: ModelProfile;
+  /** Which tools may be offered at all. */
+  toolShell?: { allowedTools?: string[] };
+  /** Shorthand for `toolShell.allowedTools`. */
+  allowedTools?: string[];
+  /** Limits of one turn. */
+  limits?: RunLimits;
+  /** Which history the model sees (default `{ strategy: 'fullHistory', maxMessages: 50 }`). */
+  context?: ContextStrategy;
+  /** Run the tool calls of one response concurrently (default `true`). */
+  parallelToolCalls?: boolean;
+  /** Resolve a failed `send` with `{ success: false, text, error }` (text fit for an end user) instead of rejecting. */
+  friendlyErrors?: boolean;
+  /** Argument fields (at any depth) hidden in events and stored records, e.g. `['password']`. */
+  redactArguments?: string[];
+  /** The tenant id every tool's `ctx.userId` carries; the model can never set it. */
+  userId?: string;
+  /** Prompt templates by name, replacing or adding to the built-in ones (`conversation_system_prompt`). */
+  prompts?: Record<string, string>;
+  /** Values for `{{variables}}` in prompts (`date`, `conversation_title` and `user_id` are always set). */
+  promptVariables?: Record<string, string>;
+  /** Turns a mention into text for the model (see `SendOptions.mentions`). */
+  resolveMention?: (mention: Mention) => string | Promise<string>;
   /** Receives every event of every turn, in order. A callback that throws does not break the turn. */
   onEvent?: (event: LecternEvent) => void;
+}
+
+/** The persona layer. */
+export interface Persona {
+  /** System prompt text (may use `{{variables}}`); overrides `prompt`. */
+  systemPrompt?: string;
+  /** Name of a prompt template (default `conversation_system_prompt`). */
+  prompt?: string;
+  temperature?: number;
+  /** The tools this persona uses (default: every allowed tool). */
+  tools?: string[];
+}
+
+/** The model-profile layer. */
+export interface ModelProfile {
+  /** Context window in tokens. */
+  contextLength?: number;
+  /** Default temperature for this model. */
+  temperature?: number;
+}
+
+/** Limits of one turn; past one, the turn rejects with a typed error carrying what was done. */
+export interface RunLimits {
+  /** Model calls per turn (default 10; `MaxIterationsError`). */
+  maxIterations?: number;
+  /** Tool calls per turn (default 10; `MaxToolCallsError`). */
+  maxToolCalls?: number;
+  /** The whole turn (default 30000; `TimeoutError`). */
+  turnTimeoutMs?: number;
+  /** One tool run, for tools without their own `timeoutMs` (default 10000). */
+  toolTimeoutMs?: number;
+  /** How long a `send` waits for another turn on the same conversation (default: no limit; `ConversationBusyError`). */
+  lockWaitMs?: number;
+}
+
+/** Which history the model sees. Tool calls are never split from their results. */
+export type ContextStrategy =
+  | { strategy: 'fullHistory'; maxMessages: number }
+  | { strategy: 'tokenBudget'; maxTokens: number };
+
+/** A JSON Schema (an object schema for tool parameters). */
+export type JsonSchema = { [keyword: string]: unknown };
+
+/** What a tool's `execute` gets besides its arguments. */
+export interface ToolContext {
+  readonly conversationId: string;
+  /** From `Lectern.open({ userId })` or `send(..., { userId })`; never from the model. */
+  readonly userId: string | null;
+  /** Aborted when the turn is aborted or the tool times out. */
+  readonly signal: AbortSignal;
+  /** Replaces the conversation's working state, shown to the model from the next call on. */
+  setWorkingState(state: Record<string, unknown> | null): void;
+}
+
+/** A tool for `registerTool`. */
+export interface ToolSpec<Args = Record<string, unknown>> {
+  /** 1–64 characters of a-z, A-Z, 0-9, _ and -. */
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object; arguments are checked against it before `execute` runs. */
+  parameters: JsonSchema;
+  /** Returns (or resolves with) any JSON value; a string reaches the model as is. Throw to report an error to the model. */
+  execute(args: Args, ctx: ToolContext): unknown;
+  /** Default `limits.toolTimeoutMs`. */
+  timeoutMs?: number;
+  /** Reuse results for the same arguments this long (off by default). */
+  cacheTtlMs?: number;
+}
+
+/** Something of the host's the user referred to. */
+export interface Mention {
+  type: string;
+  id: string;
+}
+
+/** What `validateConfig()` reports. */
+export interface ConfigReport {
+  valid: boolean;
+  errors: string[];
+  warnings: string[];
 }
 
 /** A stored conversation. */
@@ -165,6 +277,8 @@ export interface Conversation {
   title: string;
   /** Milliseconds since the Unix epoch. */
   createdAt: number;
+  /** See `setWorkingState`. */
+  workingState?: Record<string, unknown>;
 }
 
 /** Input of `createConversation`. */
@@ -197,6 +311,8 @@ export interface Message {
   toolCallId?: string;
   /** Milliseconds since the Unix epoch. */
   createdAt: number;
+  /** On an answer cut short by an abort: the text is what had streamed. */
+  interrupted?: boolean;
 }
 
 /** A tool call made during a turn and what came of it. */
@@ -220,6 +336,7 @@ export interface Usage {
 
 /** What `send` resolves with. */
 export interface SendResult {
+  success: true;
   turnId: string;
   /** The assistant's final answer. */
   text: string;
@@ -235,8 +352,32 @@ export interface EventBase {
   turnId: string;
 }
 
+/** A model call begins (1, 2, ...). */
+export interface StepStartEvent extends EventBase { type: 'stepStart'; step: number; }
 /** A piece of the answer, in order, before `send` resolves. */
 export interface TextDeltaEvent extends EventBase { type: 'textDelta'; text: string; }
+/** A piece of a tool call the model is writing (empty `argumentsDelta` when arguments are redacted). */
+export interface ToolCallDeltaEvent extends EventBase {
+  type: 'toolCallDelta';
+  index: number;
+  callId?: string;
+  toolName?: string;
+  argumentsDelta: string;
+}
+/** A tool is about to run. */
+export interface ToolInvocationEvent extends EventBase { type: 'toolInvocation'; toolName: string; arguments: string; callId: string; }
+/** A tool finished, failed or was refused. */
+export interface ToolResultEvent extends EventBase {
+  type: 'toolResult';
+  toolName: string;
+  callId: string;
+  result: string | null;
+  error: string | null;
+  durationMs: number;
+  cached: boolean;
+}
+/** A model call ended. */
+export interface StepFinishEvent extends EventBase { type: 'stepFinish'; step: number; finishReason: string; toolCalls: number; }
 /** Tokens used by one model call. */
 export interface TokenUsageEvent extends EventBase {
   type: 'tokenUsage';
@@ -251,13 +392,22 @@ export interface FinishEvent extends EventBase { type: 'finish'; text: string; }
 export interface ErrorEvent extends EventBase { type: 'error'; name: LecternErrorName; message: string; }
 
 /** Everything `onEvent` receives; switch on `type`. */
-export type LecternEvent = TextDeltaEvent | TokenUsageEvent | FinishEvent | ErrorEvent;
+export type LecternEvent =
+  | StepStartEvent
+  | TextDeltaEvent
+  | ToolCallDeltaEvent
+  | ToolInvocationEvent
+  | ToolResultEvent
+  | TokenUsageEvent
+  | StepFinishEvent
+  | FinishEvent
+  | ErrorEvent;
 
 /** The `name` of every error Lectern rejects with. */
 export type LecternErrorName =
   | 'NotFoundError' | 'RateLimitError' | 'ConnectionError' | 'ApiError' | 'AuthError'
   | 'ProtocolError' | 'ToolError' | 'StorageError' | 'ConfigError' | 'AbortError'
-  | 'TimeoutError' | 'MaxIterationsError';
+  | 'TimeoutError' | 'MaxIterationsError' | 'MaxToolCallsError' | 'ConversationBusyError';
 
 /** A rejection from Lectern: a real `Error` whose `name` says its kind, with the kind's details. */
 export interface LecternError extends Error {
@@ -272,7 +422,7 @@ export interface LecternError extends Error {
   what?: string;
   /** The id that was not found (`NotFoundError`). */
   id?: string;
-  /** The limit that was hit (`MaxIterationsError`). */
+  /** The limit that was hit (`MaxIterationsError`, `MaxToolCallsError`). */
   limit?: number;
   /** The timeout that expired (`TimeoutError`). */
   afterMs?: number;
@@ -280,5 +430,11 @@ export interface LecternError extends Error {
   partialText?: string;
   /** On a failed `send`: model calls made. */
   steps?: number;
+  /** On a failed `send`: tool calls completed before the failure (their steps are stored). */
+  toolCalls?: ToolCallRecord[];
+  /** The conversation that was busy (`ConversationBusyError`). */
+  conversationId?: string;
+  /** How long `send` waited (`ConversationBusyError`). */
+  waitedMs?: number;
 }
 "#;

@@ -140,13 +140,19 @@ pub struct Opened {
 }
 
 pub async fn open(db_name: Option<&str>, provider: Value) -> Opened {
+    let options = match db_name {
+        Some(name) => json!({ "dbName": name, "provider": provider }),
+        None => json!({ "provider": provider }),
+    };
+    open_with(options).await
+}
+
+/// Opens a `Lectern` with these options plus an `onEvent` that records every event.
+pub async fn open_with(options: Value) -> Opened {
     let events = Rc::new(RefCell::new(Vec::new()));
     let sink = events.clone();
     let listener = Closure::<dyn Fn(JsValue)>::new(move |ev: JsValue| sink.borrow_mut().push(json(&ev)));
-    let options = match db_name {
-        Some(name) => js(json!({ "dbName": name, "provider": provider })),
-        None => js(json!({ "provider": provider })),
-    };
+    let options = js(options);
     js_sys::Reflect::set(&options, &"onEvent".into(), listener.as_ref()).unwrap();
     let lectern = match Lectern::connect(options).await {
         Ok(l) => l,

@@ -1,0 +1,68 @@
+//! `send(id, text, { signal?, userId?, mentions? })`, and failed turns as JS errors.
+
+use js_sys::{Object, Reflect};
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+use web_sys::AbortSignal;
+
+use super::js::{error_to_js, from_js, to_js};
+use crate::agent::{SendOptions, TurnError};
+use crate::domain::Mention;
+use crate::error::{Error, Result};
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct PlainSendOptions {
+    #[serde(default)]
+    user_id: Option<String>,
+    #[serde(default)]
+    mentions: Vec<Mention>,
+}
+
+/// Reads `send`'s options.
+pub fn read_send_options(input: Option<JsValue>) -> Result<SendOptions> {
+    let mut options = SendOptions::default();
+    let Some(input) = input.filter(|v| !v.is_undefined() && !v.is_null()) else {
+        return Ok(options);
+    };
+    if !input.is_object() {
+        return Err(Error::config("send options must be an object"));
+    }
+    let copy = Object::assign(&Object::new(), input.unchecked_ref());
+    let signal = Reflect::get(&copy, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
+    let _ = Reflect::delete_property(&copy, &"signal".into());
+    let plain: PlainSendOptions = from_js(copy.into(), "send options")?;
+    options.user_id = plain.user_id;
+    options.mentions = plain.mentions;
+    if signal.is_undefined() || signal.is_null() {
+        return Ok(options);
+    }
+    let signal: AbortSignal = signal
+        .dyn_into()
+        .map_err(|_| Error::config("options.signal must be an AbortSignal"))?;
+    if signal.aborted() {
+        options.cancel.cancel();
+    } else {
+        let token = options.cancel.clone();
+        let on_abort = Closure::once_into_js(move || token.cancel());
+        signal
+            .add_event_listener_with_callback("abort", on_abort.unchecked_ref())
+            .map_err(|_| Error::config("cannot listen to options.signal"))?;
+    }
+    Ok(options)
+}
+
+/// The JS `Error` a failed turn rejects with: its kind's error, plus `steps`,
+/// `toolCalls` (completed before the failure) and `partialText` (answer text
+/// streamed before it, if any).
+pub fn turn_error_to_js(failure: &TurnError) -> JsValue {
+    let error = error_to_js(&failure.error);
+    if let Some(text) = &failure.partial_text {
+        let _ = Reflect::set(&error, &"partialText".into(), &JsValue::from_str(text));
+    }
+    let _ = Reflect::set(&error, &"steps".into(), &JsValue::from(failure.steps));
+    if let Ok(calls) = to_js(&failure.tool_calls) {
+        let _ = Reflect::set(&error, &"toolCalls".into(), &calls);
+    }
+    error
+}
