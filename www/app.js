@@ -35,7 +35,15 @@ function addBubble(role, text = '') {
 }
 
 function onEvent(event) {
-  if (event.type === 'textDelta' && streamingBubble) {
+  if (event.type === 'toolInvocation') {
+    const line = addBubble('tool', `Using ${event.toolName}…`);
+    line.parentElement.dataset.callId = event.callId;
+    // Keep the streaming answer below the tool lines.
+    if (streamingBubble) $('#log').append(streamingBubble.parentElement);
+  } else if (event.type === 'toolResult') {
+    const item = document.querySelector(`#log [data-call-id="${CSS.escape(event.callId)}"] .body`);
+    if (item) item.textContent = event.error ? `${event.toolName} failed: ${event.error}` : `Used ${event.toolName}`;
+  } else if (event.type === 'textDelta' && streamingBubble) {
     streamingBubble.textContent += event.text;
     streamingBubble.parentElement.scrollIntoView({ block: 'end' });
   } else if (event.type === 'tokenUsage') {
@@ -53,6 +61,15 @@ async function openLectern() {
     ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
   };
   lectern = await Lectern.open({ dbName: 'lectern-demo', provider, onEvent });
+  lectern.registerTool({
+    name: 'local_time',
+    description: "The reader's local date, time and time zone",
+    parameters: { type: 'object', properties: {} },
+    execute: () => ({
+      now: new Date().toString(),
+      timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+    }),
+  });
 }
 
 async function showConversation(id) {

@@ -70,6 +70,27 @@ test('a typed message gets a reply that streams in and persists across a reload'
   await page.close();
 });
 
+test('a tool call from the model runs the page\'s tool and shows in the chat', async () => {
+  const page = await browser.newPage();
+  await page.goto(demo.url);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
+  await fetch(`${demo.mockUrl}/__mock/default/script`, {
+    method: 'POST',
+    body: JSON.stringify({ turns: [{ toolCalls: [{ name: 'local_time', arguments: {} }] }, { text: 'It is time to read.' }] }),
+  });
+  await page.fill('#message', 'What time is it?');
+  await page.press('#message', 'Enter');
+  await page.waitForFunction(() => document.querySelector('#log .message.assistant:last-child')?.textContent === 'It is time to read.', null, {
+    timeout: 15000,
+  });
+  const toolLines = await page.$$eval('#log .message.tool', (items) => items.map((i) => i.textContent));
+  assert.deepEqual(toolLines, ['Used local_time']);
+  const requests = await (await fetch(`${demo.mockUrl}/__mock/default/requests`)).json();
+  const toolMessage = requests.at(-1).body.messages.find((m) => m.role === 'tool');
+  assert.match(toolMessage.content, /timeZone/);
+  await page.close();
+});
+
 test('a server that refuses the key shows a typed error in the chat', async () => {
   const page = await browser.newPage();
   await page.goto(demo.url);
