@@ -13,6 +13,7 @@ pub mod events;
 pub mod http;
 pub mod ids;
 pub mod provider;
+pub mod retrieval;
 pub mod storage;
 pub mod time;
 pub mod tool;

@@ -1,0 +1,19 @@
+//! The embedder seam: text in, unit vectors out.
+
+use futures::future::LocalBoxFuture;
+
+use crate::cancel::CancelToken;
+use crate::error::Result;
+
+/// Turns texts into vectors of one fixed dimension.
+pub trait Embedder {
+    /// The model's name, recorded with every book it embeds (a book can only
+    /// be searched with the embedder that ingested it).
+    fn model(&self) -> &str;
+    /// How many texts to send in one call.
+    fn batch_size(&self) -> usize {
+        64
+    }
+    /// One vector per text, in order.
+    fn embed<'a>(&'a self, texts: &'a [String], cancel: &'a CancelToken) -> LocalBoxFuture<'a, Result<Vec<Vec<f32>>>>;
+}

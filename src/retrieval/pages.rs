@@ -1,0 +1,170 @@
+//! Cutting a book's text into pages, and finding its chapters.
+//!
+//! Pages come from an explicit list, from form-feed or `[[page N]]` markers
+//! in the text, or else are made every ~`page_chars` characters, never
+//! splitting a word.
+
+/// One page of a book.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page {
+    /// 1-based page number.
+    pub number: u32,
+    /// The page's text.
+    pub text: String,
+}
+
+/// Pages from text: markers if it has any, else synthetic pages of about `page_chars`.
+pub fn pages_from_text(text: &str, page_chars: usize) -> Vec<Page> {
+    if text.contains('\u{000C}') {
+        return numbered(text.split('\u{000C}').map(str::to_owned).collect());
+    }
+    if let Some(pages) = marked_pages(text) {
+        return pages;
+    }
+    synthetic_pages(text, page_chars)
+}
+
+/// Pages as given (empty pages keep their number).
+pub fn pages_from_list(pages: Vec<String>) -> Vec<Page> {
+    numbered(pages)
+}
+
+fn numbered(texts: Vec<String>) -> Vec<Page> {
+    texts
+        .into_iter()
+        .enumerate()
+        .map(|(i, text)| Page {
+            number: i as u32 + 1,
+            text,
+        })
+        .collect()
+}
+
+/// Splits at `[[page N]]` markers; text before the first marker joins page 1.
+fn marked_pages(text: &str) -> Option<Vec<Page>> {
+    let mut pages: Vec<Page> = Vec::new();
+    let mut rest = text;
+    let mut current: Option<u32> = None;
+    let mut before_first = String::new();
+    while let Some(start) = rest.find("[[page ") {
+        let after = &rest[start + 7..];
+        let Some(end) = after.find("]]") else { break };
+        let Ok(number) = after[..end].trim().parse::<u32>() else {
+            // Not a marker: keep it as text.
+            let keep = start + 7;
+            push_text(&mut pages, &mut before_first, current, &rest[..keep]);
+            rest = &rest[keep..];
+            continue;
+        };
+        push_text(&mut pages, &mut before_first, current, &rest[..start]);
+        current = Some(number.max(1));
+        pages.push(Page {
+            number: number.max(1),
+            text: std::mem::take(&mut before_first),
+        });
+        rest = &after[end + 2..];
+    }
+    current?;
+    push_text(&mut pages, &mut before_first, current, rest);
+    // Markers may skip or repeat numbers; keep them increasing.
+    let mut last = 0;
+    for page in &mut pages {
+        page.number = page.number.max(last + 1);
+        last = page.number;
+    }
+    Some(pages)
+}
+
+fn push_text(pages: &mut [Page], before_first: &mut String, current: Option<u32>, text: &str) {
+    match (current, pages.last_mut()) {
+        (Some(_), Some(page)) => page.text.push_str(text),
+        _ => before_first.push_str(text),
+    }
+}
+
+/// Pages of about `page_chars` characters, cut at whitespace (paragraph breaks preferred).
+fn synthetic_pages(text: &str, page_chars: usize) -> Vec<Page> {
+    let page_chars = page_chars.max(200);
+    let mut pages = Vec::new();
+    let mut rest = text;
+    while !rest.trim().is_empty() {
+        if rest.len() <= page_chars {
+            pages.push(rest.to_owned());
+            break;
+        }
+        let mut limit = page_chars;
+        while !rest.is_char_boundary(limit) {
+            limit -= 1;
+        }
+        let window = &rest[..limit];
+        let cut = window
+            .rfind("\n\n")
+            .filter(|&i| i > page_chars / 2)
+            .map(|i| i + 2)
+            .or_else(|| window.rfind(char::is_whitespace).filter(|&i| i > 0).map(|i| i + 1))
+            .unwrap_or_else(|| {
+                // One word longer than a page: cut after it.
+                rest.find(char::is_whitespace).map_or(rest.len(), |i| i + 1)
+            });
+        pages.push(rest[..cut].to_owned());
+        rest = &rest[cut..];
+    }
+    numbered(pages)
+}
+
+/// Whether a line opens a chapter ("CHAPTER I.", "Chapter 12", "BOOK II").
+pub fn chapter_heading(line: &str) -> bool {
+    let line = line.trim();
+    let mut words = line.split_whitespace();
+    let (Some(first), Some(second)) = (words.next(), words.next()) else {
+        return false;
+    };
+    let keyword = matches!(first.to_ascii_lowercase().as_str(), "chapter" | "book" | "part");
+    let number = second.trim_end_matches(['.', ':']);
+    let numeral = !number.is_empty()
+        && (number.chars().all(|c| c.is_ascii_digit())
+            || number.chars().all(|c| matches!(c.to_ascii_uppercase(), 'I' | 'V' | 'X' | 'L' | 'C')));
+    keyword && numeral && line.len() <= 120
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn form_feeds_and_markers_make_pages() {
+        let pages = pages_from_text("one\u{000C}two\u{000C}three", 2000);
+        assert_eq!(pages.iter().map(|p| (p.number, p.text.as_str())).collect::<Vec<_>>(), [(1, "one"), (2, "two"), (3, "three")]);
+        let pages = pages_from_text("Title\n[[page 1]]First page.\n[[page 2]]Second page.", 2000);
+        assert_eq!(pages.len(), 2);
+        assert_eq!(pages[0].text, "Title\nFirst page.\n");
+        assert_eq!(pages[1].text, "Second page.");
+    }
+
+    #[test]
+    fn synthetic_pages_never_split_words() {
+        let text = "word ".repeat(2000);
+        let pages = pages_from_text(&text, 1000);
+        assert!(pages.len() >= 10);
+        for page in &pages {
+            assert!(page.text.len() <= 1000);
+            assert!(page.text.starts_with("word"), "{:?}", &page.text[..10]);
+        }
+        assert_eq!(pages.iter().map(|p| p.text.as_str()).collect::<String>(), text);
+    }
+
+    #[test]
+    fn multibyte_text_cuts_on_char_boundaries() {
+        let text = "é".repeat(1500) + " end";
+        let pages = pages_from_text(&text, 500);
+        assert_eq!(pages.iter().map(|p| p.text.as_str()).collect::<String>(), text);
+    }
+
+    #[test]
+    fn chapter_headings() {
+        assert!(chapter_heading("CHAPTER I. THE TWO POETS OF SAFFRON PARK"));
+        assert!(chapter_heading("Chapter 12"));
+        assert!(!chapter_heading("The chapter ended."));
+        assert!(!chapter_heading("CHAPTER"));
+    }
+}

@@ -1,0 +1,235 @@
+//! Vectors: dot products (wasm `simd128` where compiled in), normalising, and
+//! exact top-k search over a flat, compact store of vectors.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// Dot product of two equally long vectors; SIMD in wasm builds with `simd128`.
+#[inline]
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        dot_simd128(a, b)
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    {
+        dot_lanes(a, b)
+    }
+}
+
+/// Dot product in eight independent lanes (the compiler vectorises it natively).
+#[inline]
+pub fn dot_lanes(a: &[f32], b: &[f32]) -> f32 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0.0f32; 8];
+    let chunks = n / 8;
+    for c in 0..chunks {
+        let (x, y) = (&a[c * 8..c * 8 + 8], &b[c * 8..c * 8 + 8]);
+        for lane in 0..8 {
+            acc[lane] += x[lane] * y[lane];
+        }
+    }
+    let mut sum: f32 = acc.iter().sum();
+    for i in chunks * 8..n {
+        sum += a[i] * b[i];
+    }
+    sum
+}
+
+/// One multiply-add at a time: the baseline the benchmark compares against.
+pub fn dot_scalar(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).fold(0.0, |acc, (x, y)| acc + x * y)
+}
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+fn dot_simd128(a: &[f32], b: &[f32]) -> f32 {
+    use core::arch::wasm32::*;
+    let n = a.len().min(b.len());
+    let blocks = n / 8;
+    let mut acc0 = f32x4_splat(0.0);
+    let mut acc1 = f32x4_splat(0.0);
+    for i in 0..blocks {
+        let base = i * 8;
+        // SAFETY: base + 8 <= n, so both 16-byte loads stay inside the slices; v128_load allows unaligned reads.
+        unsafe {
+            let a0 = v128_load(a.as_ptr().add(base) as *const v128);
+            let b0 = v128_load(b.as_ptr().add(base) as *const v128);
+            let a1 = v128_load(a.as_ptr().add(base + 4) as *const v128);
+            let b1 = v128_load(b.as_ptr().add(base + 4) as *const v128);
+            acc0 = f32x4_add(acc0, f32x4_mul(a0, b0));
+            acc1 = f32x4_add(acc1, f32x4_mul(a1, b1));
+        }
+    }
+    let acc = f32x4_add(acc0, acc1);
+    let mut sum = f32x4_extract_lane::<0>(acc)
+        + f32x4_extract_lane::<1>(acc)
+        + f32x4_extract_lane::<2>(acc)
+        + f32x4_extract_lane::<3>(acc);
+    for i in blocks * 8..n {
+        sum += a[i] * b[i];
+    }
+    sum
+}
+
+/// Scales `v` to unit length (a zero vector stays zero).
+pub fn normalize(v: &mut [f32]) {
+    let norm = dot_lanes(v, v).sqrt();
+    if norm > 0.0 {
+        v.iter_mut().for_each(|x| *x /= norm);
+    }
+}
+
+/// Many vectors of one dimension, stored back to back.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct VectorSet {
+    dims: usize,
+    data: Vec<f32>,
+}
+
+impl VectorSet {
+    /// An empty set of `dims`-dimensional vectors.
+    pub fn new(dims: usize) -> Self {
+        VectorSet { dims, data: Vec::new() }
+    }
+
+    /// A set over flat data (`data.len()` a multiple of `dims`).
+    pub fn from_flat(dims: usize, data: Vec<f32>) -> Self {
+        assert!(dims > 0 && data.len() % dims == 0, "flat vector data must hold whole vectors");
+        VectorSet { dims, data }
+    }
+
+    /// Appends a vector; its length must be `dims`.
+    pub fn push(&mut self, vector: &[f32]) {
+        assert_eq!(vector.len(), self.dims, "vector of the wrong dimension");
+        self.data.extend_from_slice(vector);
+    }
+
+    /// The dimension.
+    pub fn dims(&self) -> usize {
+        self.dims
+    }
+
+    /// How many vectors.
+    pub fn len(&self) -> usize {
+        if self.dims == 0 {
+            0
+        } else {
+            self.data.len() / self.dims
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Vector `i`.
+    pub fn get(&self, i: usize) -> &[f32] {
+        &self.data[i * self.dims..(i + 1) * self.dims]
+    }
+
+    /// The flat data.
+    pub fn as_flat(&self) -> &[f32] {
+        &self.data
+    }
+}
+
+/// A scored hit: the vector's index and its similarity.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hit {
+    /// Index in the vector set.
+    pub index: usize,
+    /// Dot product with the query (cosine for unit vectors).
+    pub score: f32,
+}
+
+impl Eq for Hit {}
+
+impl Ord for Hit {
+    /// Reversed, so a `BinaryHeap<Hit>` pops the worst hit first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .score
+            .total_cmp(&self.score)
+            .then_with(|| self.index.cmp(&other.index))
+    }
+}
+
+impl PartialOrd for Hit {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// The `k` vectors most similar to `query` among those `eligible` lets through,
+/// best first (ties by index), scanning all of them with `score`.
+pub fn top_k_with(
+    set: &VectorSet,
+    query: &[f32],
+    k: usize,
+    eligible: impl Fn(usize) -> bool,
+    score: impl Fn(&[f32], &[f32]) -> f32,
+) -> Vec<Hit> {
+    if k == 0 {
+        return Vec::new();
+    }
+    let mut heap: BinaryHeap<Hit> = BinaryHeap::with_capacity(k + 1);
+    for index in (0..set.len()).filter(|&i| eligible(i)) {
+        let hit = Hit {
+            index,
+            score: score(set.get(index), query),
+        };
+        if heap.len() < k {
+            heap.push(hit);
+        } else if heap.peek().is_some_and(|worst| hit < *worst) {
+            heap.pop();
+            heap.push(hit);
+        }
+    }
+    let mut hits = heap.into_vec();
+    hits.sort();
+    hits
+}
+
+/// [`top_k_with`] using the fastest dot product of the build.
+pub fn exact_top_k(set: &VectorSet, query: &[f32], k: usize, eligible: impl Fn(usize) -> bool) -> Vec<Hit> {
+    top_k_with(set, query, k, eligible, dot)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dot_products_agree() {
+        let a: Vec<f32> = (0..385).map(|i| (i as f32 * 0.37).sin()).collect();
+        let b: Vec<f32> = (0..385).map(|i| (i as f32 * 0.11).cos()).collect();
+        let reference = dot_scalar(&a, &b);
+        assert!((dot(&a, &b) - reference).abs() < 1e-3);
+        assert!((dot_lanes(&a, &b) - reference).abs() < 1e-3);
+    }
+
+    #[test]
+    fn top_k_is_best_first_and_respects_eligibility() {
+        let mut set = VectorSet::new(2);
+        for v in [[1.0, 0.0], [0.0, 1.0], [0.8, 0.6], [0.6, 0.8], [-1.0, 0.0]] {
+            set.push(&v);
+        }
+        let hits = exact_top_k(&set, &[1.0, 0.0], 3, |_| true);
+        assert_eq!(hits.iter().map(|h| h.index).collect::<Vec<_>>(), [0, 2, 3]);
+        let hits = exact_top_k(&set, &[1.0, 0.0], 3, |i| i != 0);
+        assert_eq!(hits.iter().map(|h| h.index).collect::<Vec<_>>(), [2, 3, 1]);
+        assert_eq!(exact_top_k(&set, &[1.0, 0.0], 10, |i| i < 2).len(), 2, "fewer eligible than k");
+    }
+
+    #[test]
+    fn normalizing() {
+        let mut v = vec![3.0, 4.0];
+        normalize(&mut v);
+        assert_eq!(v, [0.6, 0.8]);
+        let mut zero = vec![0.0, 0.0];
+        normalize(&mut zero);
+        assert_eq!(zero, [0.0, 0.0]);
+    }
+}
