@@ -97,6 +97,13 @@ pub enum Error {
         /// The configured limit.
         limit: u32,
     },
+    /// A book's vectors came from another embedding model than the one searching
+    /// it, or an embedder changed its dimension between calls.
+    #[error("embedding mismatch: {message}")]
+    EmbedderMismatch {
+        /// What does not match.
+        message: String,
+    },
     /// Another turn on the same conversation did not finish within the configured wait.
     #[error("conversation {conversation_id} is busy with another turn (waited {waited_ms} ms)")]
     #[serde(rename_all = "camelCase")]
@@ -126,6 +133,7 @@ impl Error {
             Error::MaxIterations { .. } => "MaxIterationsError",
             Error::MaxToolCalls { .. } => "MaxToolCallsError",
             Error::ConversationBusy { .. } => "ConversationBusyError",
+            Error::EmbedderMismatch { .. } => "EmbedderMismatchError",
         }
     }
 

@@ -70,6 +70,9 @@ pub enum EventKind {
         duration_ms: f64,
         /// Whether the result came from the cache.
         cached: bool,
+        /// What the tool reports to the host besides its result (`search_book`: `{ query, resultCount, results }`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        details: Option<serde_json::Value>,
     },
     /// Tokens used by one model call.
     TokenUsage {

@@ -35,6 +35,7 @@ fn harness_with(turns: Vec<ScriptedTurn>, config: AgentConfig, clock: Rc<dyn Clo
     let agent = Agent::new(store.clone(), model.clone(), clock, config);
     let conversation = block_on(agent.create_conversation(NewConversation {
         title: Some("Test".into()),
+        book_id: None,
     }))
     .unwrap()
     .id;

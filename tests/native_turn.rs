@@ -109,6 +109,7 @@ fn streamed_reply_is_delivered_in_order_and_persisted() {
             .agent
             .create_conversation(NewConversation {
                 title: Some("First".into()),
+                book_id: None,
             })
             .await
             .unwrap();

@@ -75,7 +75,17 @@ async fn database_is_created_at_the_current_schema_version() {
     assert_eq!(db.version().unwrap(), lectern::storage::INDEXEDDB_SCHEMA_VERSION);
     let mut stores = db.store_names();
     stores.sort();
-    assert_eq!(stores, ["conversations", "messages"]);
+    assert_eq!(
+        stores,
+        [
+            "books",
+            "chunks",
+            "conversations",
+            "indexSnapshots",
+            "messages",
+            "vectors"
+        ]
+    );
     db.close();
     IndexedDbStore::delete_database(&name).await.unwrap();
 }

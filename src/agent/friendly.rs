@@ -25,7 +25,10 @@ pub fn friendly_message(error: &Error) -> &'static str {
         }
         Error::ConversationBusy { .. } => "The assistant is still answering your previous message.",
         Error::NotFound { .. } => "This conversation no longer exists.",
-        Error::Tool { .. } | Error::Storage { .. } | Error::Config { .. } => {
+        Error::Tool { .. }
+        | Error::Storage { .. }
+        | Error::Config { .. }
+        | Error::EmbedderMismatch { .. } => {
             "Something went wrong on this page. Please reload it and try again."
         }
     }

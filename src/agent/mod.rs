@@ -107,6 +107,7 @@ impl Agent {
             id: new_id(now),
             title,
             created_at: now,
+            book_id: None,
             working_state: None,
         };
         self.store.create_conversation(&conversation).await?;

@@ -83,6 +83,7 @@ mod tests {
             id: "c".into(),
             title: "Trip".into(),
             created_at: 0.0,
+            book_id: None,
             working_state: Some(json!({"city": "Oslo"})),
         }
     }

@@ -332,6 +332,7 @@ impl Agent {
             tool_context: ToolContext {
                 conversation_id: scope.conversation_id.to_owned(),
                 user_id: scope.user_id.clone(),
+                book_id: conversation.book_id.clone(),
                 cancel: scope.cancel.clone(),
                 working_state: working_state.clone(),
             },

@@ -156,7 +156,11 @@ pub fn chunk_pages(pages: &[Page], settings: &ChunkSettings) -> Vec<Chunk> {
 }
 
 fn make_chunk(ordinal: u32, sentences: &[&Sentence]) -> Chunk {
-    let text = sentences.iter().map(|s| s.text.as_str()).collect::<Vec<_>>().join(" ");
+    let text = sentences
+        .iter()
+        .map(|s| s.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
     Chunk {
         ordinal,
         text,
@@ -174,20 +178,46 @@ mod tests {
     #[test]
     fn sentences_split_after_terminators_and_quotes() {
         let s = split_sentences("He said \"Stop.\" Then he left! Did he? Yes.\n\nNew paragraph without end");
-        assert_eq!(s, ["He said \"Stop.\"", "Then he left!", "Did he?", "Yes.", "New paragraph without end"]);
-        assert_eq!(split_sentences("Mr. Smith paid 3.5 dollars."), ["Mr.", "Smith paid 3.5 dollars."]);
+        assert_eq!(
+            s,
+            [
+                "He said \"Stop.\"",
+                "Then he left!",
+                "Did he?",
+                "Yes.",
+                "New paragraph without end"
+            ]
+        );
+        assert_eq!(
+            split_sentences("Mr. Smith paid 3.5 dollars."),
+            ["Mr.", "Smith paid 3.5 dollars."]
+        );
     }
 
     #[test]
     fn chunks_respect_size_overlap_and_pages() {
-        let page = |n: usize| (0..10).map(|i| format!("Sentence {i} of page {n} is here.")).collect::<Vec<_>>().join(" ");
+        let page = |n: usize| {
+            (0..10)
+                .map(|i| format!("Sentence {i} of page {n} is here."))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         let pages = pages_from_list((1..=3).map(page).collect());
-        let settings = ChunkSettings { chunk_chars: 200, overlap_chars: 60, page_chars: 2000 };
+        let settings = ChunkSettings {
+            chunk_chars: 200,
+            overlap_chars: 60,
+            page_chars: 2000,
+        };
         let chunks = chunk_pages(&pages, &settings);
         assert!(chunks.len() > 5);
         for pair in chunks.windows(2) {
             let last_sentence = pair[0].text.rsplit(". ").next().unwrap();
-            assert!(pair[1].text.contains(last_sentence), "overlap carries the last sentence: {:?} / {:?}", pair[0].text, pair[1].text);
+            assert!(
+                pair[1].text.contains(last_sentence),
+                "overlap carries the last sentence: {:?} / {:?}",
+                pair[0].text,
+                pair[1].text
+            );
         }
         for chunk in &chunks {
             assert!(chunk.text.len() <= 200 + 40, "{}", chunk.text.len());
@@ -195,7 +225,10 @@ mod tests {
         }
         assert_eq!(chunks.first().unwrap().start_page, 1);
         assert_eq!(chunks.last().unwrap().end_page, 3);
-        assert!(chunks.iter().any(|c| c.start_page == 1 && c.end_page == 2), "a chunk may span pages");
+        assert!(
+            chunks.iter().any(|c| c.start_page == 1 && c.end_page == 2),
+            "a chunk may span pages"
+        );
     }
 
     #[test]
@@ -204,7 +237,14 @@ mod tests {
             "CHAPTER I. THE BEGINNING\n\nIt was a dark night. The end came.".into(),
             "More of one.\n\nCHAPTER II. THE MIDDLE\n\nA new day dawned.".into(),
         ]);
-        let chunks = chunk_pages(&pages, &ChunkSettings { chunk_chars: 30, overlap_chars: 0, page_chars: 2000 });
+        let chunks = chunk_pages(
+            &pages,
+            &ChunkSettings {
+                chunk_chars: 30,
+                overlap_chars: 0,
+                page_chars: 2000,
+            },
+        );
         let first = chunks.iter().find(|c| c.text.contains("dark night")).unwrap();
         assert_eq!(first.chapter.as_deref(), Some("CHAPTER I. THE BEGINNING"));
         let more = chunks.iter().find(|c| c.text.contains("More of one")).unwrap();

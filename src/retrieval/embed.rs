@@ -15,5 +15,9 @@ pub trait Embedder {
         64
     }
     /// One vector per text, in order.
-    fn embed<'a>(&'a self, texts: &'a [String], cancel: &'a CancelToken) -> LocalBoxFuture<'a, Result<Vec<Vec<f32>>>>;
+    fn embed<'a>(
+        &'a self,
+        texts: &'a [String],
+        cancel: &'a CancelToken,
+    ) -> LocalBoxFuture<'a, Result<Vec<Vec<f32>>>>;
 }

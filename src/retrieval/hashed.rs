@@ -14,13 +14,14 @@ use crate::error::Result;
 /// Function words that carry little meaning for retrieval (what IDF would
 /// weigh down): dropped before hashing.
 const STOPWORDS: &[&str] = &[
-    "a", "about", "after", "again", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before",
-    "being", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "for", "from", "had", "has", "have",
-    "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "me",
-    "more", "most", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "out",
-    "over", "own", "said", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then",
-    "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we",
-    "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your",
+    "a", "about", "after", "again", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because",
+    "been", "before", "being", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "for",
+    "from", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if",
+    "in", "into", "is", "it", "its", "just", "me", "more", "most", "my", "no", "nor", "not", "now", "of",
+    "off", "on", "once", "only", "or", "other", "our", "out", "over", "own", "said", "same", "she", "should",
+    "so", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this",
+    "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when",
+    "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your",
 ];
 
 /// The default embedder when none is configured.
@@ -48,7 +49,10 @@ impl HashedEmbedder {
     /// The vector of one text.
     pub fn embed_one(&self, text: &str) -> Vec<f32> {
         let mut features: HashMap<u64, f32> = HashMap::new();
-        let words: Vec<String> = tokens(text).filter(|w| !STOPWORDS.contains(&w.as_str())).map(|w| stem(&w)).collect();
+        let words: Vec<String> = tokens(text)
+            .filter(|w| !STOPWORDS.contains(&w.as_str()))
+            .map(|w| stem(&w))
+            .collect();
         for word in &words {
             *features.entry(hash(word.as_bytes(), 1)).or_default() += 1.0;
             let marked: Vec<char> = format!("#{word}#").chars().collect();
@@ -108,7 +112,11 @@ impl Embedder for HashedEmbedder {
         256
     }
 
-    fn embed<'a>(&'a self, texts: &'a [String], cancel: &'a CancelToken) -> LocalBoxFuture<'a, Result<Vec<Vec<f32>>>> {
+    fn embed<'a>(
+        &'a self,
+        texts: &'a [String],
+        cancel: &'a CancelToken,
+    ) -> LocalBoxFuture<'a, Result<Vec<Vec<f32>>>> {
         Box::pin(async move {
             cancel.check()?;
             Ok(texts.iter().map(|t| self.embed_one(t)).collect())
@@ -125,7 +133,8 @@ mod tests {
     fn related_texts_score_higher_than_unrelated_ones() {
         let e = HashedEmbedder::default();
         let query = e.embed_one("Who was the poet with the red hair?");
-        let related = e.embed_one("The poet Lucian Gregory had red hair, parted in the middle like a woman's.");
+        let related =
+            e.embed_one("The poet Lucian Gregory had red hair, parted in the middle like a woman's.");
         let unrelated = e.embed_one("The train rushed through the tunnel towards the river at midnight.");
         assert!(dot(&query, &related) > dot(&query, &unrelated) + 0.1);
         assert!((dot(&related, &related) - 1.0).abs() < 1e-5);

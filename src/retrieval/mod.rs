@@ -1,8 +1,11 @@
 //! Books and retrieval: pages, chunks, embeddings, the vector index and the
 //! page-bounded search behind `search_book`.
 
+pub mod book;
 pub mod chunk;
-pub mod pages;
 pub mod embed;
 pub mod hashed;
+pub mod index;
+pub mod library;
+pub mod pages;
 pub mod vector;

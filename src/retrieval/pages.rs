@@ -101,7 +101,12 @@ fn synthetic_pages(text: &str, page_chars: usize) -> Vec<Page> {
             .rfind("\n\n")
             .filter(|&i| i > page_chars / 2)
             .map(|i| i + 2)
-            .or_else(|| window.rfind(char::is_whitespace).filter(|&i| i > 0).map(|i| i + 1))
+            .or_else(|| {
+                window
+                    .rfind(char::is_whitespace)
+                    .filter(|&i| i > 0)
+                    .map(|i| i + 1)
+            })
             .unwrap_or_else(|| {
                 // One word longer than a page: cut after it.
                 rest.find(char::is_whitespace).map_or(rest.len(), |i| i + 1)
@@ -123,7 +128,9 @@ pub fn chapter_heading(line: &str) -> bool {
     let number = second.trim_end_matches(['.', ':']);
     let numeral = !number.is_empty()
         && (number.chars().all(|c| c.is_ascii_digit())
-            || number.chars().all(|c| matches!(c.to_ascii_uppercase(), 'I' | 'V' | 'X' | 'L' | 'C')));
+            || number
+                .chars()
+                .all(|c| matches!(c.to_ascii_uppercase(), 'I' | 'V' | 'X' | 'L' | 'C')));
     keyword && numeral && line.len() <= 120
 }
 
@@ -134,7 +141,13 @@ mod tests {
     #[test]
     fn form_feeds_and_markers_make_pages() {
         let pages = pages_from_text("one\u{000C}two\u{000C}three", 2000);
-        assert_eq!(pages.iter().map(|p| (p.number, p.text.as_str())).collect::<Vec<_>>(), [(1, "one"), (2, "two"), (3, "three")]);
+        assert_eq!(
+            pages
+                .iter()
+                .map(|p| (p.number, p.text.as_str()))
+                .collect::<Vec<_>>(),
+            [(1, "one"), (2, "two"), (3, "three")]
+        );
         let pages = pages_from_text("Title\n[[page 1]]First page.\n[[page 2]]Second page.", 2000);
         assert_eq!(pages.len(), 2);
         assert_eq!(pages[0].text, "Title\nFirst page.\n");

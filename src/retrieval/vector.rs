@@ -90,12 +90,18 @@ pub struct VectorSet {
 impl VectorSet {
     /// An empty set of `dims`-dimensional vectors.
     pub fn new(dims: usize) -> Self {
-        VectorSet { dims, data: Vec::new() }
+        VectorSet {
+            dims,
+            data: Vec::new(),
+        }
     }
 
     /// A set over flat data (`data.len()` a multiple of `dims`).
     pub fn from_flat(dims: usize, data: Vec<f32>) -> Self {
-        assert!(dims > 0 && data.len() % dims == 0, "flat vector data must hold whole vectors");
+        assert!(
+            dims > 0 && data.len() % dims == 0,
+            "flat vector data must hold whole vectors"
+        );
         VectorSet { dims, data }
     }
 
@@ -220,7 +226,11 @@ mod tests {
         assert_eq!(hits.iter().map(|h| h.index).collect::<Vec<_>>(), [0, 2, 3]);
         let hits = exact_top_k(&set, &[1.0, 0.0], 3, |i| i != 0);
         assert_eq!(hits.iter().map(|h| h.index).collect::<Vec<_>>(), [2, 3, 1]);
-        assert_eq!(exact_top_k(&set, &[1.0, 0.0], 10, |i| i < 2).len(), 2, "fewer eligible than k");
+        assert_eq!(
+            exact_top_k(&set, &[1.0, 0.0], 10, |i| i < 2).len(),
+            2,
+            "fewer eligible than k"
+        );
     }
 
     #[test]

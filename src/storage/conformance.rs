@@ -8,15 +8,18 @@ use std::future::Future;
 
 use futures::future::LocalBoxFuture;
 
-use super::Store;
+use super::{BookStore, Store, VECTOR_BATCH};
 use crate::domain::{Conversation, Message, Role, ToolCall};
 use crate::error::Error;
+use crate::retrieval::book::Book;
+use crate::retrieval::chunk::Chunk;
+use crate::retrieval::vector::VectorSet;
 
 /// One conformance case: a name and a check over a fresh store.
 pub type Case<S> = (&'static str, fn(S) -> LocalBoxFuture<'static, ()>);
 
 /// Every case, in a stable order.
-pub fn cases<S: Store + 'static>() -> Vec<Case<S>> {
+pub fn cases<S: Store + BookStore + 'static>() -> Vec<Case<S>> {
     vec![
         ("creates and reads a conversation", |s| {
             Box::pin(creates_and_reads_a_conversation(s))
@@ -51,13 +54,25 @@ pub fn cases<S: Store + 'static>() -> Vec<Case<S>> {
         ("update replaces the record, not the messages", |s| {
             Box::pin(update_replaces_the_record(s))
         }),
+        ("a book round-trips with its chunks, vectors and snapshot", |s| {
+            Box::pin(book_round_trips(s))
+        }),
+        ("a duplicate book id is refused and writes nothing", |s| {
+            Box::pin(duplicate_book_is_refused(s))
+        }),
+        ("updating a book keeps its content", |s| {
+            Box::pin(update_book_keeps_content(s))
+        }),
+        ("deleting a book removes all of it", |s| {
+            Box::pin(delete_book_removes_everything(s))
+        }),
     ]
 }
 
 /// Runs every case, each on a store made by `make`, logging names through `log`.
 pub async fn run_all<S, F, Fut>(mut make: F, log: impl Fn(&str))
 where
-    S: Store + 'static,
+    S: Store + BookStore + 'static,
     F: FnMut() -> Fut,
     Fut: Future<Output = S>,
 {
@@ -72,6 +87,7 @@ fn conversation(id: &str, created_at: f64) -> Conversation {
         id: id.to_owned(),
         title: format!("Title {id}"),
         created_at,
+        book_id: None,
         working_state: None,
     }
 }
@@ -250,4 +266,121 @@ async fn update_replaces_the_record(store: impl Store) {
         None,
         "update never creates"
     );
+}
+
+fn book(id: &str) -> Book {
+    Book {
+        id: id.to_owned(),
+        title: "The Man Who Was Thursday".into(),
+        author: Some("G. K. Chesterton".into()),
+        page_count: 3,
+        chunk_count: 0,
+        current_page: 1,
+        embedder: "test-embedder/4".into(),
+        dimensions: 4,
+        chapters: vec!["CHAPTER I".into()],
+        created_at: 5.0,
+    }
+}
+
+/// `n` chunks and vectors; more than one stored batch when `n > VECTOR_BATCH`.
+fn content(n: usize) -> (Vec<Chunk>, VectorSet) {
+    let chunks = (0..n)
+        .map(|i| Chunk {
+            ordinal: i as u32,
+            text: format!("Passage {i} — ünïcode ✓"),
+            start_page: 1 + (i / 200) as u32,
+            end_page: 1 + (i / 150) as u32,
+            chapter: (i % 2 == 0).then(|| "CHAPTER I".to_string()),
+        })
+        .collect();
+    let mut vectors = VectorSet::new(4);
+    for i in 0..n {
+        vectors.push(&[i as f32, 0.5, -0.25, 1.0 / (i as f32 + 1.0)]);
+    }
+    (chunks, vectors)
+}
+
+async fn book_round_trips(store: impl Store + BookStore) {
+    let (chunks, vectors) = content(VECTOR_BATCH + 7);
+    let mut b = book("b1");
+    b.chunk_count = chunks.len() as u32;
+    store
+        .put_book(&b, &chunks, &vectors, Some(&[1, 2, 3, 250]))
+        .await
+        .expect("put");
+    assert_eq!(store.book("b1").await.unwrap(), Some(b.clone()));
+    assert_eq!(store.books().await.unwrap(), vec![b]);
+    let (got_chunks, got_vectors) = store.book_content("b1").await.expect("content");
+    assert_eq!(got_chunks, chunks);
+    assert_eq!(got_vectors, vectors, "vectors come back exactly, across batches");
+    assert_eq!(
+        store.index_snapshot("b1").await.unwrap(),
+        Some(vec![1, 2, 3, 250])
+    );
+    assert_eq!(store.book("nope").await.unwrap(), None);
+    assert_eq!(
+        store.book_content("nope").await.unwrap_err().name(),
+        "NotFoundError"
+    );
+}
+
+async fn duplicate_book_is_refused(store: impl Store + BookStore) {
+    let (chunks, vectors) = content(3);
+    store
+        .put_book(&book("b1"), &chunks, &vectors, None)
+        .await
+        .unwrap();
+    let (more, more_vectors) = content(5);
+    let err = store
+        .put_book(&book("b1"), &more, &more_vectors, None)
+        .await
+        .expect_err("duplicate");
+    assert_eq!(err.name(), "StorageError");
+    assert_eq!(
+        store.book_content("b1").await.unwrap().0.len(),
+        3,
+        "the first book is untouched"
+    );
+    assert_eq!(store.index_snapshot("b1").await.unwrap(), None);
+}
+
+async fn update_book_keeps_content(store: impl Store + BookStore) {
+    let (chunks, vectors) = content(4);
+    store
+        .put_book(&book("b1"), &chunks, &vectors, None)
+        .await
+        .unwrap();
+    let mut moved = book("b1");
+    moved.current_page = 3;
+    store.update_book(&moved).await.expect("update");
+    assert_eq!(store.book("b1").await.unwrap().unwrap().current_page, 3);
+    assert_eq!(store.book_content("b1").await.unwrap().0.len(), 4);
+    assert_eq!(
+        store.update_book(&book("ghost")).await.unwrap_err().name(),
+        "NotFoundError"
+    );
+}
+
+async fn delete_book_removes_everything(store: impl Store + BookStore) {
+    for id in ["b1", "b2"] {
+        let (chunks, vectors) = content(VECTOR_BATCH + 1);
+        store
+            .put_book(&book(id), &chunks, &vectors, Some(&[9]))
+            .await
+            .unwrap();
+    }
+    store.delete_book("b1").await.expect("delete");
+    assert_eq!(store.book("b1").await.unwrap(), None);
+    assert_eq!(
+        store.book_content("b1").await.unwrap_err().name(),
+        "NotFoundError"
+    );
+    assert_eq!(store.index_snapshot("b1").await.unwrap(), None);
+    assert_eq!(
+        store.book_content("b2").await.unwrap().0.len(),
+        VECTOR_BATCH + 1,
+        "the other book stays"
+    );
+    assert_eq!(store.delete_book("b1").await.unwrap_err().name(), "NotFoundError");
 }

@@ -21,15 +21,23 @@ use crate::domain::{Conversation, Message};
 use crate::error::{Error, Result};
 
 /// The schema version this code writes; [`upgrade`] brings older databases to it.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 const CONVERSATIONS: &str = "conversations";
 const MESSAGES: &str = "messages";
+/// Books, keyed by `id`.
+pub(super) const BOOKS: &str = "books";
+/// Chunks, keyed by `[bookId, ordinal]`.
+pub(super) const CHUNKS: &str = "chunks";
+/// Vector batches (`Float32Array`s), keyed by `[bookId, batch]`.
+pub(super) const VECTORS: &str = "vectors";
+/// Index snapshots (`Uint8Array`s), keyed by `bookId`.
+pub(super) const INDEX_SNAPSHOTS: &str = "indexSnapshots";
 
 /// Conversations and messages in a named IndexedDB database.
 #[derive(Debug)]
 pub struct IndexedDbStore {
-    db: Database,
+    pub(super) db: Database,
 }
 
 impl IndexedDbStore {
@@ -83,28 +91,41 @@ fn upgrade(db: &Database, old_version: u32) -> std::result::Result<(), idb::Erro
         unique.unique(true);
         messages.create_index("byId", KeyPath::new_single("id"), Some(unique))?;
     }
+    if old_version < 2 {
+        let mut params = ObjectStoreParams::new();
+        params.key_path(Some(KeyPath::new_single("id")));
+        db.create_object_store(BOOKS, params)?;
+        for (name, key) in [(CHUNKS, "ordinal"), (VECTORS, "batch")] {
+            let mut params = ObjectStoreParams::new();
+            params.key_path(Some(KeyPath::new_array(["bookId", key])));
+            db.create_object_store(name, params)?;
+        }
+        let mut params = ObjectStoreParams::new();
+        params.key_path(Some(KeyPath::new_single("bookId")));
+        db.create_object_store(INDEX_SNAPSHOTS, params)?;
+    }
     Ok(())
 }
 
-fn idb_error(error: idb::Error) -> Error {
+pub(super) fn idb_error(error: idb::Error) -> Error {
     Error::storage(format!("IndexedDB: {error}"))
 }
 
-fn to_js<T: Serialize>(value: &T) -> Result<JsValue> {
+pub(super) fn to_js<T: Serialize>(value: &T) -> Result<JsValue> {
     value
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .map_err(|e| Error::storage(format!("cannot encode record: {e}")))
 }
 
-fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T> {
+pub(super) fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T> {
     serde_wasm_bindgen::from_value(value).map_err(|e| Error::storage(format!("cannot decode record: {e}")))
 }
 
-/// The key range covering every message of one conversation.
-fn conversation_range(conversation_id: &str) -> Result<Query> {
-    let lower = Array::of2(&JsValue::from_str(conversation_id), &JsValue::from_f64(0.0));
-    // Arrays sort after numbers, so `[id, []]` is above every `[id, seq]`.
-    let upper = Array::of2(&JsValue::from_str(conversation_id), &Array::new());
+/// The key range covering every `[id, n]` key of one owner (a conversation's messages, a book's chunks).
+pub(super) fn owner_range(owner_id: &str) -> Result<Query> {
+    let lower = Array::of2(&JsValue::from_str(owner_id), &JsValue::from_f64(0.0));
+    // Arrays sort after numbers, so `[id, []]` is above every `[id, n]`.
+    let upper = Array::of2(&JsValue::from_str(owner_id), &Array::new());
     let range = KeyRange::bound(&lower, &upper, Some(false), Some(false)).map_err(idb_error)?;
     Ok(Query::KeyRange(range))
 }
@@ -226,7 +247,7 @@ impl Store for IndexedDbStore {
                 .map_err(idb_error)?;
             let messages = tx.object_store(MESSAGES).map_err(idb_error)?;
             messages
-                .delete(conversation_range(id)?)
+                .delete(owner_range(id)?)
                 .map_err(idb_error)?
                 .await
                 .map_err(idb_error)?;
@@ -273,7 +294,7 @@ impl Store for IndexedDbStore {
             }
             let store = tx.object_store(MESSAGES).map_err(idb_error)?;
             let values = store
-                .get_all(Some(conversation_range(conversation_id)?), None)
+                .get_all(Some(owner_range(conversation_id)?), None)
                 .map_err(idb_error)?
                 .await
                 .map_err(idb_error)?;
@@ -319,10 +340,7 @@ async fn append_in(tx: &idb::Transaction, messages: Vec<Message>) -> Result<Vec<
 /// The highest `seq` stored for a conversation, read with one reverse cursor step.
 async fn last_seq(store: &idb::ObjectStore, conversation_id: &str) -> Result<Option<u32>> {
     let cursor = store
-        .open_cursor(
-            Some(conversation_range(conversation_id)?),
-            Some(CursorDirection::Prev),
-        )
+        .open_cursor(Some(owner_range(conversation_id)?), Some(CursorDirection::Prev))
         .map_err(idb_error)?
         .await
         .map_err(idb_error)?;

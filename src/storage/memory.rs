@@ -8,11 +8,24 @@ use futures::future::LocalBoxFuture;
 use super::Store;
 use crate::domain::{Conversation, Message};
 use crate::error::{Error, Result};
+use crate::retrieval::book::Book;
+use crate::retrieval::chunk::Chunk;
+use crate::retrieval::vector::VectorSet;
 
 /// Conversations and messages held in memory; gone when dropped.
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     inner: RefCell<Inner>,
+    pub(super) books: RefCell<BTreeMap<String, StoredBook>>,
+}
+
+/// A book and everything of it, as the memory store keeps it.
+#[derive(Debug, Clone)]
+pub(super) struct StoredBook {
+    pub book: Book,
+    pub chunks: Vec<Chunk>,
+    pub vectors: VectorSet,
+    pub snapshot: Option<Vec<u8>>,
 }
 
 #[derive(Debug, Default)]

@@ -9,11 +9,16 @@ use futures::future::LocalBoxFuture;
 use crate::domain::{Conversation, Message};
 use crate::error::Result;
 
+mod books;
 pub mod conformance;
 #[cfg(target_arch = "wasm32")]
 mod indexeddb;
+#[cfg(target_arch = "wasm32")]
+mod indexeddb_books;
 mod memory;
+mod memory_books;
 
+pub use books::{BookStore, VECTOR_BATCH};
 #[cfg(target_arch = "wasm32")]
 pub use indexeddb::{IndexedDbStore, SCHEMA_VERSION as INDEXEDDB_SCHEMA_VERSION};
 pub use memory::MemoryStore;

@@ -30,6 +30,8 @@ pub struct ToolContext {
     pub conversation_id: String,
     /// The host's user (tenant) id, if it gave one.
     pub user_id: Option<String>,
+    /// The book the conversation is about, if any.
+    pub book_id: Option<String>,
     /// Trips when the turn is aborted or the tool times out.
     pub cancel: CancelToken,
     /// Where a tool puts a new working state for the conversation.
@@ -59,6 +61,20 @@ pub trait Tool {
     /// How long a result may be reused for the same arguments; no caching when `None`.
     fn cache_ttl_ms(&self) -> Option<u64> {
         None
+    }
+    /// Splits a result into the text the model reads and details for the
+    /// host's `toolResult` event. By default a string is read as is, anything
+    /// else as JSON, with no details.
+    fn present(&self, result: Value) -> (String, Option<Value>) {
+        (content_of(&result), None)
+    }
+}
+
+/// A JSON result as the text the model reads: strings as they are, the rest as JSON.
+pub fn content_of(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
     }
 }
 

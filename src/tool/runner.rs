@@ -92,14 +92,6 @@ fn prepare(
     Ok((tool, arguments))
 }
 
-/// A tool's JSON result as the text the model reads.
-fn content_of(value: &Value) -> String {
-    match value {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
-    }
-}
-
 async fn run_one(call: &ToolCall, settings: &ToolRunSettings, run: &ToolRunContext<'_>) -> ToolOutcome {
     let started = run.clock.now_ms();
     let shown_arguments = redact_arguments(&call.arguments, &settings.redact);
@@ -108,21 +100,23 @@ async fn run_one(call: &ToolCall, settings: &ToolRunSettings, run: &ToolRunConte
         arguments: shown_arguments.clone(),
         call_id: call.id.clone(),
     });
+    let mut details = None;
     let (result, error, cached) = match prepare(call, settings, run.registry) {
         Err(message) => (None, Some(message), false),
         Ok((tool, arguments)) => match run.cache.get(&call.name, &arguments, started) {
             Some(hit) => (Some(hit), None, true),
-            None => {
-                let outcome = execute(tool.as_ref(), arguments.clone(), settings, run).await;
-                if let (Ok(content), Some(ttl)) = (&outcome, tool.cache_ttl_ms()) {
-                    run.cache
-                        .put(&call.name, &arguments, content.clone(), run.clock.now_ms(), ttl);
+            None => match execute(tool.as_ref(), arguments.clone(), settings, run).await {
+                Ok(value) => {
+                    let (content, extra) = tool.present(value);
+                    details = extra;
+                    if let Some(ttl) = tool.cache_ttl_ms() {
+                        run.cache
+                            .put(&call.name, &arguments, content.clone(), run.clock.now_ms(), ttl);
+                    }
+                    (Some(content), None, false)
                 }
-                match outcome {
-                    Ok(content) => (Some(content), None, false),
-                    Err(message) => (None, Some(message), false),
-                }
-            }
+                Err(message) => (None, Some(message), false),
+            },
         },
     };
     let duration_ms = (run.clock.now_ms() - started).max(0.0);
@@ -147,6 +141,7 @@ async fn run_one(call: &ToolCall, settings: &ToolRunSettings, run: &ToolRunConte
         error,
         duration_ms,
         cached,
+        details,
     });
     ToolOutcome {
         call: call.clone(),
@@ -162,7 +157,7 @@ async fn execute(
     arguments: Value,
     settings: &ToolRunSettings,
     run: &ToolRunContext<'_>,
-) -> Result<String, String> {
+) -> Result<Value, String> {
     let limit = tool.timeout_ms().unwrap_or(settings.default_timeout_ms);
     let cancel = CancelToken::new();
     let child = cancel.clone();
@@ -174,7 +169,7 @@ async fn execute(
     let running = tool.execute(arguments, context);
     let outcome = within(run.clock, Some(limit), cancel.run(async { Ok(running.await) })).await;
     match outcome {
-        Ok(Ok(value)) => Ok(content_of(&value)),
+        Ok(Ok(value)) => Ok(value),
         Ok(Err(message)) => Err(message),
         Err(Error::Timeout { after_ms }) => {
             cancel.cancel();

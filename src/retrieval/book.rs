@@ -1,0 +1,31 @@
+//! A book as Lectern keeps it.
+
+use serde::{Deserialize, Serialize};
+
+/// A stored book.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Book {
+    /// Unique, time-ordered id.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Author, if given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    /// Number of pages.
+    pub page_count: u32,
+    /// Number of chunks (retrieval passages).
+    pub chunk_count: u32,
+    /// The reader's page: `search_book` never returns text past it.
+    pub current_page: u32,
+    /// The embedding model its vectors came from.
+    pub embedder: String,
+    /// The vectors' dimension.
+    pub dimensions: u32,
+    /// Chapter titles in order, if the book has chapters.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chapters: Vec<String>,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_at: f64,
+}

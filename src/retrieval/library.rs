@@ -1,0 +1,444 @@
+//! The library: adding, listing and deleting books, and the one search path
+//! that `lectern.search` and the `search_book` tool share.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
+
+use super::book::Book;
+use super::chunk::{chunk_pages, Chunk, ChunkSettings};
+use super::embed::Embedder;
+use super::index::{IndexSettings, VectorIndex};
+use super::pages::{pages_from_list, pages_from_text, Page};
+use super::vector::{exact_top_k, normalize, Hit, VectorSet};
+use crate::cancel::CancelToken;
+use crate::error::{Error, Result};
+use crate::ids::new_id;
+use crate::storage::BookStore;
+use crate::time::Clock;
+
+/// Books smaller than this are searched exactly and get no index.
+pub const INDEX_MIN_VECTORS: usize = 1024;
+
+/// What a book is made from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BookSource {
+    /// Plain text (pages from form feeds, `[[page N]]` markers, or made).
+    Text(String),
+    /// One string per page.
+    Pages(Vec<String>),
+    /// Pages already cut (from an EPUB), with chapter titles.
+    Prepared(Vec<Page>),
+}
+
+/// A book to add.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewBook {
+    /// Title (required, non-empty).
+    pub title: String,
+    /// Author.
+    pub author: Option<String>,
+    /// The content.
+    pub source: BookSource,
+}
+
+/// Where ingestion is.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IngestProgress {
+    /// The book being added.
+    pub book_id: String,
+    /// `chunking`, `embedding` or `indexing`.
+    pub phase: &'static str,
+    /// Units done.
+    pub done: usize,
+    /// Units in all.
+    pub total: usize,
+}
+
+/// Options of a search.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SearchOptions {
+    /// Only these books (default: all).
+    #[serde(default)]
+    pub book_ids: Option<Vec<String>>,
+    /// How many results (default 5).
+    #[serde(default)]
+    pub k: Option<usize>,
+    /// No result may end after this page.
+    #[serde(default)]
+    pub max_page: Option<u32>,
+}
+
+/// One search result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchResult {
+    /// The book.
+    pub book_id: String,
+    /// The chunk's position in the book.
+    pub ordinal: u32,
+    /// The passage.
+    pub text: String,
+    /// First page.
+    pub start_page: u32,
+    /// Last page.
+    pub end_page: u32,
+    /// Its chapter.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chapter: Option<String>,
+    /// Cosine similarity to the query.
+    pub score: f32,
+}
+
+/// How a loaded book's index came to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexSource {
+    /// Too small for one: searched exactly.
+    None,
+    /// Built now.
+    Built,
+    /// Read from the stored snapshot.
+    Snapshot,
+}
+
+/// A book in memory, ready to search.
+pub struct LoadedBook {
+    /// The record.
+    pub book: Book,
+    /// Its chunks.
+    pub chunks: Vec<Chunk>,
+    /// Their vectors, in chunk order.
+    pub vectors: VectorSet,
+    /// The HNSW index, if the book is big enough.
+    pub index: Option<VectorIndex>,
+    /// Where the index came from.
+    pub index_source: IndexSource,
+}
+
+/// Books, their vectors and the search over them.
+pub struct Library {
+    store: Rc<dyn BookStore>,
+    embedder: Rc<dyn Embedder>,
+    clock: Rc<dyn Clock>,
+    chunking: ChunkSettings,
+    indexing: IndexSettings,
+    loaded: RefCell<HashMap<String, Rc<LoadedBook>>>,
+}
+
+impl Library {
+    /// A library over `store`, embedding with `embedder`.
+    pub fn new(
+        store: Rc<dyn BookStore>,
+        embedder: Rc<dyn Embedder>,
+        clock: Rc<dyn Clock>,
+        chunking: ChunkSettings,
+    ) -> Self {
+        Library {
+            store,
+            embedder,
+            clock,
+            chunking,
+            indexing: IndexSettings::default(),
+            loaded: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// Uses these index settings for books built from now on.
+    pub fn with_index_settings(mut self, settings: IndexSettings) -> Self {
+        self.indexing = settings;
+        self
+    }
+
+    /// The embedding model books are ingested and searched with.
+    pub fn embedder_model(&self) -> &str {
+        self.embedder.model()
+    }
+
+    /// Adds a book: pages, chunks, embeddings, index, then one atomic write.
+    /// Cancelling (or any failure) before that write leaves nothing behind.
+    pub async fn add_book(
+        &self,
+        new: NewBook,
+        progress: &dyn Fn(IngestProgress),
+        cancel: &CancelToken,
+    ) -> Result<Book> {
+        let title = new.title.trim().to_owned();
+        if title.is_empty() {
+            return Err(Error::config("a book needs a title"));
+        }
+        let pages = match new.source {
+            BookSource::Text(text) => pages_from_text(&text, self.chunking.page_chars),
+            BookSource::Pages(pages) => pages_from_list(pages),
+            BookSource::Prepared(pages) => pages,
+        };
+        if pages.iter().all(|p| p.text.trim().is_empty()) {
+            return Err(Error::config("the book has no text"));
+        }
+        let book_id = new_id(self.clock.now_ms());
+        let report = |phase, done, total| {
+            progress(IngestProgress {
+                book_id: book_id.clone(),
+                phase,
+                done,
+                total,
+            })
+        };
+        report("chunking", 0, pages.len());
+        let chunks = chunk_pages(&pages, &self.chunking);
+        report("chunking", pages.len(), pages.len());
+
+        let texts: Vec<String> = chunks.iter().map(|c| c.text.clone()).collect();
+        let mut vectors: Option<VectorSet> = None;
+        let batch = self.embedder.batch_size().max(1);
+        for (i, slice) in texts.chunks(batch).enumerate() {
+            cancel.check()?;
+            report("embedding", i * batch, texts.len());
+            let embedded = cancel.run(self.embedder.embed(slice, cancel)).await?;
+            if embedded.len() != slice.len() {
+                return Err(Error::protocol(format!(
+                    "the embedder returned {} vectors for {} texts",
+                    embedded.len(),
+                    slice.len()
+                )));
+            }
+            for mut vector in embedded {
+                let set = vectors.get_or_insert_with(|| VectorSet::new(vector.len()));
+                if vector.len() != set.dims() || vector.is_empty() {
+                    return Err(Error::EmbedderMismatch {
+                        message: format!(
+                            "the embedder changed dimension from {} to {}",
+                            set.dims(),
+                            vector.len()
+                        ),
+                    });
+                }
+                normalize(&mut vector);
+                set.push(&vector);
+            }
+        }
+        let vectors = vectors.ok_or_else(|| Error::config("the book has no text"))?;
+        report("embedding", texts.len(), texts.len());
+        cancel.check()?;
+
+        report("indexing", 0, 1);
+        let index = (vectors.len() >= INDEX_MIN_VECTORS).then(|| VectorIndex::build(&vectors, self.indexing));
+        let snapshot = index.as_ref().map(VectorIndex::to_snapshot).transpose()?;
+        report("indexing", 1, 1);
+        cancel.check()?;
+
+        let book = Book {
+            id: book_id.clone(),
+            title,
+            author: new.author.filter(|a| !a.trim().is_empty()),
+            page_count: pages.last().map_or(0, |p| p.number),
+            chunk_count: chunks.len() as u32,
+            current_page: 1,
+            embedder: self.embedder.model().to_owned(),
+            dimensions: vectors.dims() as u32,
+            chapters: chapters_of(&chunks),
+            created_at: self.clock.now_ms(),
+        };
+        self.store
+            .put_book(&book, &chunks, &vectors, snapshot.as_deref())
+            .await?;
+        let source = if index.is_some() {
+            IndexSource::Built
+        } else {
+            IndexSource::None
+        };
+        self.loaded.borrow_mut().insert(
+            book_id,
+            Rc::new(LoadedBook {
+                book: book.clone(),
+                chunks,
+                vectors,
+                index,
+                index_source: source,
+            }),
+        );
+        Ok(book)
+    }
+
+    /// Every book, oldest first.
+    pub async fn books(&self) -> Result<Vec<Book>> {
+        self.store.books().await
+    }
+
+    /// The book with this id; `NotFound` if there is none.
+    pub async fn book(&self, id: &str) -> Result<Book> {
+        self.store
+            .book(id)
+            .await?
+            .ok_or_else(|| Error::not_found("book", id))
+    }
+
+    /// Deletes a book with its chunks, vectors and index.
+    pub async fn delete_book(&self, id: &str) -> Result<()> {
+        self.store.delete_book(id).await?;
+        self.loaded.borrow_mut().remove(id);
+        Ok(())
+    }
+
+    /// Moves the reader to `page` (1..=pageCount).
+    pub async fn set_current_page(&self, id: &str, page: u32) -> Result<Book> {
+        let mut book = self.book(id).await?;
+        if page == 0 || page > book.page_count {
+            return Err(Error::config(format!(
+                "page must be within 1..={}, got {page}",
+                book.page_count
+            )));
+        }
+        book.current_page = page;
+        self.store.update_book(&book).await?;
+        Ok(book)
+    }
+
+    /// The book ready to search: from memory, else from the store with its
+    /// index snapshot (built and saved if missing).
+    pub async fn load(&self, id: &str) -> Result<Rc<LoadedBook>> {
+        if let Some(loaded) = self.loaded.borrow().get(id) {
+            return Ok(loaded.clone());
+        }
+        let book = self.book(id).await?;
+        let (chunks, vectors) = self.store.book_content(id).await?;
+        let (index, index_source) = if vectors.len() < INDEX_MIN_VECTORS {
+            (None, IndexSource::None)
+        } else {
+            match self
+                .store
+                .index_snapshot(id)
+                .await?
+                .map(|b| VectorIndex::from_snapshot(&b))
+            {
+                Some(Ok(index)) => (Some(index), IndexSource::Snapshot),
+                // No snapshot, or an unreadable one: rebuild (the stored vectors are the truth).
+                _ => (
+                    Some(VectorIndex::build(&vectors, self.indexing)),
+                    IndexSource::Built,
+                ),
+            }
+        };
+        let loaded = Rc::new(LoadedBook {
+            book,
+            chunks,
+            vectors,
+            index,
+            index_source,
+        });
+        self.loaded.borrow_mut().insert(id.to_owned(), loaded.clone());
+        Ok(loaded)
+    }
+
+    /// The `k` passages most like `query` among the chosen books, best first.
+    ///
+    /// With `max_page`, every result ends on or before it, and there are
+    /// exactly `min(k, eligible chunks)` of them: the index serves when it
+    /// holds enough eligible candidates, exact search otherwise.
+    pub async fn search(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+        cancel: &CancelToken,
+    ) -> Result<Vec<SearchResult>> {
+        let k = options.k.unwrap_or(5);
+        if k == 0 || k > 100 {
+            return Err(Error::config(format!("k must be within 1..=100, got {k}")));
+        }
+        let ids = match &options.book_ids {
+            Some(ids) => ids.clone(),
+            None => self.books().await?.into_iter().map(|b| b.id).collect(),
+        };
+        let mut books = Vec::with_capacity(ids.len());
+        for id in &ids {
+            let loaded = self.load(id).await?;
+            if loaded.book.embedder != self.embedder.model() {
+                return Err(Error::EmbedderMismatch {
+                    message: format!(
+                        "book {id} was embedded with {:?}, but this Lectern embeds with {:?}",
+                        loaded.book.embedder,
+                        self.embedder.model()
+                    ),
+                });
+            }
+            books.push(loaded);
+        }
+        if books.is_empty() || query.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut embedded = cancel
+            .run(self.embedder.embed(&[query.to_owned()], cancel))
+            .await?;
+        let mut vector = embedded
+            .pop()
+            .ok_or_else(|| Error::protocol("the embedder returned no vector"))?;
+        normalize(&mut vector);
+
+        let mut results = Vec::new();
+        for loaded in &books {
+            if vector.len() != loaded.vectors.dims() {
+                return Err(Error::EmbedderMismatch {
+                    message: format!(
+                        "the query vector has {} dimensions, book {} has {}",
+                        vector.len(),
+                        loaded.book.id,
+                        loaded.vectors.dims()
+                    ),
+                });
+            }
+            let hits = search_book_vectors(loaded, &vector, k, options.max_page);
+            results.extend(hits.into_iter().map(|hit| {
+                let chunk = &loaded.chunks[hit.index];
+                SearchResult {
+                    book_id: loaded.book.id.clone(),
+                    ordinal: chunk.ordinal,
+                    text: chunk.text.clone(),
+                    start_page: chunk.start_page,
+                    end_page: chunk.end_page,
+                    chapter: chunk.chapter.clone(),
+                    score: hit.score,
+                }
+            }));
+        }
+        results.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| a.ordinal.cmp(&b.ordinal))
+        });
+        results.truncate(k);
+        Ok(results)
+    }
+}
+
+/// Top `k` of one book under a page bound: the index when it has enough
+/// eligible candidates, else an exact scan of the eligible chunks.
+pub fn search_book_vectors(loaded: &LoadedBook, query: &[f32], k: usize, max_page: Option<u32>) -> Vec<Hit> {
+    let eligible = |i: usize| max_page.is_none_or(|max| loaded.chunks[i].end_page <= max);
+    let eligible_count = match max_page {
+        None => loaded.chunks.len(),
+        Some(_) => (0..loaded.chunks.len()).filter(|&i| eligible(i)).count(),
+    };
+    if let Some(index) = loaded
+        .index
+        .as_ref()
+        .filter(|_| eligible_count >= INDEX_MIN_VECTORS)
+    {
+        if let Some(hits) = index.search(query, k, eligible) {
+            return hits;
+        }
+    }
+    exact_top_k(&loaded.vectors, query, k, eligible)
+}
+
+fn chapters_of(chunks: &[Chunk]) -> Vec<String> {
+    let mut chapters: Vec<String> = Vec::new();
+    for chapter in chunks.iter().filter_map(|c| c.chapter.as_ref()) {
+        if chapters.last() != Some(chapter) {
+            chapters.push(chapter.clone());
+        }
+    }
+    chapters
+}

@@ -1,0 +1,43 @@
+//! The book half of storage: books, their chunks, their vectors (compact,
+//! batched) and their index snapshots.
+
+use futures::future::LocalBoxFuture;
+
+use crate::error::Result;
+use crate::retrieval::book::Book;
+use crate::retrieval::chunk::Chunk;
+use crate::retrieval::vector::VectorSet;
+
+/// Vectors per stored batch.
+pub const VECTOR_BATCH: usize = 256;
+
+/// Persistent books.
+pub trait BookStore {
+    /// Saves a book with all its content in one atomic step: after a crash
+    /// either the whole book is there or none of it.
+    fn put_book<'a>(
+        &'a self,
+        book: &'a Book,
+        chunks: &'a [Chunk],
+        vectors: &'a VectorSet,
+        index_snapshot: Option<&'a [u8]>,
+    ) -> LocalBoxFuture<'a, Result<()>>;
+
+    /// The book with this id, if any.
+    fn book<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Book>>>;
+
+    /// Every book, oldest first.
+    fn books(&self) -> LocalBoxFuture<'_, Result<Vec<Book>>>;
+
+    /// Replaces a book's record (its current page); `NotFound` if it does not exist.
+    fn update_book<'a>(&'a self, book: &'a Book) -> LocalBoxFuture<'a, Result<()>>;
+
+    /// A book's chunks in order and its vectors; `NotFound` if it does not exist.
+    fn book_content<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<(Vec<Chunk>, VectorSet)>>;
+
+    /// A book's index snapshot, if the book exists and one was saved.
+    fn index_snapshot<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Vec<u8>>>>;
+
+    /// Deletes a book with its chunks, vectors and index; `NotFound` if it does not exist.
+    fn delete_book<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>>;
+}

@@ -1,0 +1,314 @@
+//! [`BookStore`] for IndexedDB: chunks as records, vectors as `Float32Array`
+//! batches of [`VECTOR_BATCH`], the index snapshot as one `Uint8Array`.
+
+use futures::future::LocalBoxFuture;
+use idb::{Query, Transaction, TransactionMode};
+use js_sys::{Float32Array, Object, Reflect, Uint8Array};
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::{JsCast, JsValue};
+
+use super::indexeddb::{
+    from_js, idb_error, owner_range, to_js, IndexedDbStore, BOOKS, CHUNKS, INDEX_SNAPSHOTS, VECTORS,
+};
+use super::{BookStore, VECTOR_BATCH};
+use crate::error::{Error, Result};
+use crate::retrieval::book::Book;
+use crate::retrieval::chunk::Chunk;
+use crate::retrieval::vector::VectorSet;
+
+const ALL: [&str; 4] = [BOOKS, CHUNKS, VECTORS, INDEX_SNAPSHOTS];
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ChunkRecord {
+    book_id: String,
+    ordinal: u32,
+    text: String,
+    start_page: u32,
+    end_page: u32,
+    #[serde(default)]
+    chapter: Option<String>,
+}
+
+fn set(object: &Object, key: &str, value: &JsValue) -> Result<()> {
+    Reflect::set(object, &key.into(), value)
+        .map(|_| ())
+        .map_err(|_| Error::storage(format!("cannot build the {key} field")))
+}
+
+async fn exists(tx: &Transaction, store: &str, key: &str) -> Result<bool> {
+    let count = tx
+        .object_store(store)
+        .map_err(idb_error)?
+        .count(Some(Query::Key(JsValue::from_str(key))))
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)?;
+    Ok(count > 0)
+}
+
+async fn write_book(
+    tx: &Transaction,
+    book: &Book,
+    chunks: &[Chunk],
+    vectors: &VectorSet,
+    snapshot: Option<&[u8]>,
+) -> Result<()> {
+    if exists(tx, BOOKS, &book.id).await? {
+        return Err(Error::storage(format!("book {} already exists", book.id)));
+    }
+    let books = tx.object_store(BOOKS).map_err(idb_error)?;
+    books
+        .add(&to_js(book)?, None)
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)?;
+    let chunk_store = tx.object_store(CHUNKS).map_err(idb_error)?;
+    for chunk in chunks {
+        let record = ChunkRecord {
+            book_id: book.id.clone(),
+            ordinal: chunk.ordinal,
+            text: chunk.text.clone(),
+            start_page: chunk.start_page,
+            end_page: chunk.end_page,
+            chapter: chunk.chapter.clone(),
+        };
+        chunk_store
+            .add(&to_js(&record)?, None)
+            .map_err(idb_error)?
+            .await
+            .map_err(idb_error)?;
+    }
+    let vector_store = tx.object_store(VECTORS).map_err(idb_error)?;
+    let per_batch = VECTOR_BATCH * vectors.dims().max(1);
+    for (batch, data) in vectors.as_flat().chunks(per_batch).enumerate() {
+        let record = Object::new();
+        set(&record, "bookId", &book.id.as_str().into())?;
+        set(&record, "batch", &JsValue::from(batch as u32))?;
+        set(&record, "dims", &JsValue::from(vectors.dims() as u32))?;
+        set(&record, "data", &Float32Array::from(data).into())?;
+        vector_store
+            .add(&record, None)
+            .map_err(idb_error)?
+            .await
+            .map_err(idb_error)?;
+    }
+    if let Some(bytes) = snapshot {
+        let record = Object::new();
+        set(&record, "bookId", &book.id.as_str().into())?;
+        set(&record, "bytes", &Uint8Array::from(bytes).into())?;
+        let store = tx.object_store(INDEX_SNAPSHOTS).map_err(idb_error)?;
+        store
+            .put(&record, None)
+            .map_err(idb_error)?
+            .await
+            .map_err(idb_error)?;
+    }
+    Ok(())
+}
+
+impl BookStore for IndexedDbStore {
+    fn put_book<'a>(
+        &'a self,
+        book: &'a Book,
+        chunks: &'a [Chunk],
+        vectors: &'a VectorSet,
+        index_snapshot: Option<&'a [u8]>,
+    ) -> LocalBoxFuture<'a, Result<()>> {
+        Box::pin(async move {
+            let tx = self
+                .db
+                .transaction(&ALL, TransactionMode::ReadWrite)
+                .map_err(idb_error)?;
+            match write_book(&tx, book, chunks, vectors, index_snapshot).await {
+                Ok(()) => {
+                    tx.commit().map_err(idb_error)?.await.map_err(idb_error)?;
+                    Ok(())
+                }
+                Err(e) => {
+                    let _ = tx.abort();
+                    Err(e)
+                }
+            }
+        })
+    }
+
+    fn book<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Book>>> {
+        Box::pin(async move {
+            let tx = self
+                .db
+                .transaction(&[BOOKS], TransactionMode::ReadOnly)
+                .map_err(idb_error)?;
+            let store = tx.object_store(BOOKS).map_err(idb_error)?;
+            let found = store
+                .get(JsValue::from_str(id))
+                .map_err(idb_error)?
+                .await
+                .map_err(idb_error)?;
+            found.map(from_js).transpose()
+        })
+    }
+
+    fn books(&self) -> LocalBoxFuture<'_, Result<Vec<Book>>> {
+        Box::pin(async move {
+            let tx = self
+                .db
+                .transaction(&[BOOKS], TransactionMode::ReadOnly)
+                .map_err(idb_error)?;
+            let store = tx.object_store(BOOKS).map_err(idb_error)?;
+            let values = store
+                .get_all(None, None)
+                .map_err(idb_error)?
+                .await
+                .map_err(idb_error)?;
+            let mut all = values.into_iter().map(from_js).collect::<Result<Vec<Book>>>()?;
+            all.sort_by(|a, b| {
+                a.created_at
+                    .total_cmp(&b.created_at)
+                    .then_with(|| a.id.cmp(&b.id))
+            });
+            Ok(all)
+        })
+    }
+
+    fn update_book<'a>(&'a self, book: &'a Book) -> LocalBoxFuture<'a, Result<()>> {
+        Box::pin(async move {
+            let tx = self
+                .db
+                .transaction(&[BOOKS], TransactionMode::ReadWrite)
+                .map_err(idb_error)?;
+            if !exists(&tx, BOOKS, &book.id).await? {
+                let _ = tx.abort();
+                return Err(Error::not_found("book", &book.id));
+            }
+            let store = tx.object_store(BOOKS).map_err(idb_error)?;
+            store
+                .put(&to_js(book)?, None)
+                .map_err(idb_error)?
+                .await
+                .map_err(idb_error)?;
+            tx.commit().map_err(idb_error)?.await.map_err(idb_error)?;
+            Ok(())
+        })
+    }
+
+    fn book_content<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<(Vec<Chunk>, VectorSet)>> {
+        Box::pin(async move {
+            let tx = self
+                .db
+                .transaction(&[BOOKS, CHUNKS, VECTORS], TransactionMode::ReadOnly)
+                .map_err(idb_error)?;
+            if !exists(&tx, BOOKS, id).await? {
+                return Err(Error::not_found("book", id));
+            }
+            let records = tx
+                .object_store(CHUNKS)
+                .map_err(idb_error)?
+                .get_all(Some(owner_range(id)?), None)
+                .map_err(idb_error)?
+                .await
+                .map_err(idb_error)?;
+            let chunks = records
+                .into_iter()
+                .map(|r| {
+                    from_js::<ChunkRecord>(r).map(|c| Chunk {
+                        ordinal: c.ordinal,
+                        text: c.text,
+                        start_page: c.start_page,
+                        end_page: c.end_page,
+                        chapter: c.chapter,
+                    })
+                })
+                .collect::<Result<Vec<Chunk>>>()?;
+            let batches = tx
+                .object_store(VECTORS)
+                .map_err(idb_error)?
+                .get_all(Some(owner_range(id)?), None)
+                .map_err(idb_error)?
+                .await
+                .map_err(idb_error)?;
+            let mut dims = 0usize;
+            let mut flat = Vec::new();
+            for batch in batches {
+                dims = Reflect::get(&batch, &"dims".into())
+                    .ok()
+                    .and_then(|d| d.as_f64())
+                    .unwrap_or(0.0) as usize;
+                let data: Float32Array = Reflect::get(&batch, &"data".into())
+                    .ok()
+                    .and_then(|d| d.dyn_into().ok())
+                    .ok_or_else(|| {
+                        Error::storage(format!("a vector batch of book {id} is not a Float32Array"))
+                    })?;
+                flat.extend(data.to_vec());
+            }
+            if dims == 0 || flat.len() != dims * chunks.len() {
+                return Err(Error::storage(format!(
+                    "book {id} has {} vector values for {} chunks of dimension {dims}",
+                    flat.len(),
+                    chunks.len()
+                )));
+            }
+            Ok((chunks, VectorSet::from_flat(dims, flat)))
+        })
+    }
+
+    fn index_snapshot<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Vec<u8>>>> {
+        Box::pin(async move {
+            let tx = self
+                .db
+                .transaction(&[INDEX_SNAPSHOTS], TransactionMode::ReadOnly)
+                .map_err(idb_error)?;
+            let store = tx.object_store(INDEX_SNAPSHOTS).map_err(idb_error)?;
+            let found = store
+                .get(JsValue::from_str(id))
+                .map_err(idb_error)?
+                .await
+                .map_err(idb_error)?;
+            let Some(record) = found else { return Ok(None) };
+            let bytes: Uint8Array = Reflect::get(&record, &"bytes".into())
+                .ok()
+                .and_then(|b| b.dyn_into().ok())
+                .ok_or_else(|| {
+                    Error::storage(format!("the index snapshot of book {id} is not a Uint8Array"))
+                })?;
+            Ok(Some(bytes.to_vec()))
+        })
+    }
+
+    fn delete_book<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
+        Box::pin(async move {
+            let tx = self
+                .db
+                .transaction(&ALL, TransactionMode::ReadWrite)
+                .map_err(idb_error)?;
+            if !exists(&tx, BOOKS, id).await? {
+                let _ = tx.abort();
+                return Err(Error::not_found("book", id));
+            }
+            let key = JsValue::from_str(id);
+            tx.object_store(BOOKS)
+                .map_err(idb_error)?
+                .delete(key.clone())
+                .map_err(idb_error)?
+                .await
+                .map_err(idb_error)?;
+            for store in [CHUNKS, VECTORS] {
+                tx.object_store(store)
+                    .map_err(idb_error)?
+                    .delete(owner_range(id)?)
+                    .map_err(idb_error)?
+                    .await
+                    .map_err(idb_error)?;
+            }
+            tx.object_store(INDEX_SNAPSHOTS)
+                .map_err(idb_error)?
+                .delete(key)
+                .map_err(idb_error)?
+                .await
+                .map_err(idb_error)?;
+            tx.commit().map_err(idb_error)?.await.map_err(idb_error)?;
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,86 @@
+//! [`BookStore`] for the in-memory store.
+
+use futures::future::LocalBoxFuture;
+
+use super::memory::{MemoryStore, StoredBook};
+use super::BookStore;
+use crate::error::{Error, Result};
+use crate::retrieval::book::Book;
+use crate::retrieval::chunk::Chunk;
+use crate::retrieval::vector::VectorSet;
+
+impl BookStore for MemoryStore {
+    fn put_book<'a>(
+        &'a self,
+        book: &'a Book,
+        chunks: &'a [Chunk],
+        vectors: &'a VectorSet,
+        index_snapshot: Option<&'a [u8]>,
+    ) -> LocalBoxFuture<'a, Result<()>> {
+        let mut books = self.books.borrow_mut();
+        let result = if books.contains_key(&book.id) {
+            Err(Error::storage(format!("book {} already exists", book.id)))
+        } else {
+            books.insert(
+                book.id.clone(),
+                StoredBook {
+                    book: book.clone(),
+                    chunks: chunks.to_vec(),
+                    vectors: vectors.clone(),
+                    snapshot: index_snapshot.map(<[u8]>::to_vec),
+                },
+            );
+            Ok(())
+        };
+        Box::pin(async move { result })
+    }
+
+    fn book<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Book>>> {
+        let found = self.books.borrow().get(id).map(|b| b.book.clone());
+        Box::pin(async move { Ok(found) })
+    }
+
+    fn books(&self) -> LocalBoxFuture<'_, Result<Vec<Book>>> {
+        let mut all: Vec<Book> = self.books.borrow().values().map(|b| b.book.clone()).collect();
+        all.sort_by(|a, b| {
+            a.created_at
+                .total_cmp(&b.created_at)
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        Box::pin(async move { Ok(all) })
+    }
+
+    fn update_book<'a>(&'a self, book: &'a Book) -> LocalBoxFuture<'a, Result<()>> {
+        let result = match self.books.borrow_mut().get_mut(&book.id) {
+            Some(stored) => {
+                stored.book = book.clone();
+                Ok(())
+            }
+            None => Err(Error::not_found("book", &book.id)),
+        };
+        Box::pin(async move { result })
+    }
+
+    fn book_content<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<(Vec<Chunk>, VectorSet)>> {
+        let result = self
+            .books
+            .borrow()
+            .get(id)
+            .map(|b| (b.chunks.clone(), b.vectors.clone()))
+            .ok_or_else(|| Error::not_found("book", id));
+        Box::pin(async move { result })
+    }
+
+    fn index_snapshot<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Vec<u8>>>> {
+        let found = self.books.borrow().get(id).and_then(|b| b.snapshot.clone());
+        Box::pin(async move { Ok(found) })
+    }
+
+    fn delete_book<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
+        let result = match self.books.borrow_mut().remove(id) {
+            Some(_) => Ok(()),
+            None => Err(Error::not_found("book", id)),
+        };
+        Box::pin(async move { result })
+    }
+}
