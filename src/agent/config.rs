@@ -98,6 +98,18 @@ impl Default for RunLimits {
     }
 }
 
+/// How a book conversation gets passages of its book.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RetrievalStrategy {
+    /// The model decides when to call `search_book`.
+    #[default]
+    ToolUse,
+    /// No tools are offered; the user's message is searched before each turn
+    /// and the passages go into the system message.
+    AlwaysRetrieve,
+}
+
 /// Everything that shapes a turn, resolved.
 #[derive(Debug, Clone)]
 pub struct AgentConfig {
@@ -123,6 +135,8 @@ pub struct AgentConfig {
     pub prompt_variables: BTreeMap<String, String>,
     /// Prices for `costUsd`.
     pub prices: PriceTable,
+    /// How book conversations retrieve passages.
+    pub retrieval: RetrievalStrategy,
 }
 
 impl Default for AgentConfig {
@@ -139,6 +153,7 @@ impl Default for AgentConfig {
             user_id: None,
             prompt_variables: BTreeMap::new(),
             prices: PriceTable::default(),
+            retrieval: RetrievalStrategy::default(),
         }
     }
 }

@@ -9,6 +9,8 @@ use crate::domain::{Conversation, Message, NewConversation};
 use crate::error::{Error, Result};
 use crate::ids::new_id;
 use crate::provider::Model;
+use crate::retrieval::library::Library;
+use crate::retrieval::search_tool::SearchBookTool;
 use crate::storage::Store;
 use crate::time::Clock;
 use crate::tool::{Tool, ToolCache, ToolRegistry};
@@ -23,7 +25,10 @@ mod result;
 mod system_prompt;
 mod turn;
 
-pub use config::{validate_config, AgentConfig, ConfigReport, ModelProfile, Persona, RunLimits, ToolShell};
+pub use config::{
+    validate_config, AgentConfig, ConfigReport, ModelProfile, Persona, RetrievalStrategy, RunLimits,
+    ToolShell,
+};
 pub use context::{estimate_tokens, history_window, ContextStrategy};
 pub use friendly::friendly_message;
 pub use mentions::MentionResolver;
@@ -43,6 +48,7 @@ pub struct Agent {
     cache: ToolCache,
     locks: ConversationLocks,
     mentions: Option<Rc<dyn MentionResolver>>,
+    library: Option<Rc<Library>>,
 }
 
 impl Agent {
@@ -62,7 +68,21 @@ impl Agent {
             cache: ToolCache::new(),
             locks: ConversationLocks::new(),
             mentions: None,
+            library: None,
         }
+    }
+
+    /// Gives book conversations their library, and registers `search_book`.
+    pub fn with_library(mut self, library: Rc<Library>) -> Result<Self> {
+        self.tools
+            .register(Rc::new(SearchBookTool::new(library.clone())))?;
+        self.library = Some(library);
+        Ok(self)
+    }
+
+    /// The library, if books are enabled.
+    pub fn library(&self) -> Option<&Rc<Library>> {
+        self.library.as_ref()
     }
 
     /// Resolves `send`'s mentions with `resolver`.
@@ -102,12 +122,19 @@ impl Agent {
         if title.chars().count() > 500 {
             return Err(Error::config("conversation title must be at most 500 characters"));
         }
+        if let Some(book_id) = &new.book_id {
+            let library = self
+                .library
+                .as_ref()
+                .ok_or_else(|| Error::config("bookId needs books to be enabled"))?;
+            library.book(book_id).await?;
+        }
         let now = self.clock.now_ms();
         let conversation = Conversation {
             id: new_id(now),
             title,
             created_at: now,
-            book_id: None,
+            book_id: new.book_id,
             working_state: None,
         };
         self.store.create_conversation(&conversation).await?;

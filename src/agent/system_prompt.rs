@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::AgentConfig;
 use crate::domain::{Conversation, Mention};
 use crate::error::Result;
+use crate::retrieval::book::Book;
 
 /// What one model call's system message is built from.
 pub struct SystemInputs<'a> {
@@ -19,6 +20,29 @@ pub struct SystemInputs<'a> {
     pub mentions: &'a [(Mention, String)],
     /// Today's date, `YYYY-MM-DD`.
     pub date: String,
+    /// The conversation's book, if it has one.
+    pub book: Option<&'a Book>,
+    /// Passages retrieved for this turn (`alwaysRetrieve`), formatted.
+    pub passages: Option<&'a str>,
+}
+
+/// What the system prompt says about the book the reader is reading.
+fn book_context(book: &Book) -> String {
+    let author = book
+        .author
+        .as_deref()
+        .map(|a| format!(" by {a}"))
+        .unwrap_or_default();
+    let page = book.current_page;
+    format!(
+        "The reader is reading \"{title}\"{author} and is on page {page} of {count}. Answer questions about the book \
+         only from passages of it that you retrieve with the search_book tool or that are given to you below; they \
+         never go past page {page}. If a question is about what happens after page {page}, or the passages do not \
+         answer it, say so and offer to help with what the reader has read so far. Never use what you may already \
+         know about this book, its plot or its ending: the reader must not learn anything past their page.",
+        title = book.title,
+        count = book.page_count,
+    )
 }
 
 /// The system message for one model call.
@@ -29,10 +53,29 @@ pub fn system_message(config: &AgentConfig, inputs: &SystemInputs<'_>) -> Result
     if let Some(user) = inputs.user_id {
         variables.insert("user_id".into(), user.to_owned());
     }
+    variables.insert(
+        "book_context".into(),
+        inputs.book.map(book_context).unwrap_or_default(),
+    );
+    if let Some(book) = inputs.book {
+        variables.insert("book_title".into(), book.title.clone());
+        variables.insert("current_page".into(), book.current_page.to_string());
+        variables.insert("page_count".into(), book.page_count.to_string());
+    }
     let mut text = match &config.persona.system_prompt {
         Some(prompt) => super::prompts::fill(prompt, &variables),
         None => config.prompts.render(config.prompt_name(), &variables)?,
     };
+    // An empty {{book_context}} leaves a blank paragraph behind.
+    while text.contains("\n\n\n") {
+        text = text.replace("\n\n\n", "\n\n");
+    }
+    if let (Some(passages), Some(book)) = (inputs.passages, inputs.book) {
+        text.push_str(&format!(
+            "\n\n## Passages from the book (up to page {})\n\n{passages}\n",
+            book.current_page
+        ));
+    }
     if !inputs.mentions.is_empty() {
         text.push_str("\n\n## Items the user referred to\n");
         for (mention, content) in inputs.mentions {
@@ -106,6 +149,8 @@ mod tests {
             user_id: Some("u-7"),
             mentions: &[(mention, "Budget: 900 EUR".into())],
             date: iso_date(1_700_000_000_000.0),
+            book: None,
+            passages: None,
         };
         let text = system_message(&config, &inputs).unwrap();
         assert!(text.starts_with("Planning Trip for u-7 on 2023-11-14."), "{text}");

@@ -8,13 +8,15 @@ use std::rc::Rc;
 use futures::StreamExt;
 
 use super::system_prompt::{iso_date, system_message, SystemInputs};
-use super::{history_window, Agent, ToolCallRecord, TurnError, TurnResult, TurnUsage};
+use super::{history_window, Agent, RetrievalStrategy, ToolCallRecord, TurnError, TurnResult, TurnUsage};
 use crate::cancel::CancelToken;
 use crate::domain::{Conversation, Mention, Message, Role, ToolCall, Usage};
 use crate::error::{Error, Result};
 use crate::events::{Event, EventKind, EventSink};
 use crate::ids::new_id;
 use crate::provider::{Accumulator, FinishReason, ModelRequest, ModelResponse, StreamPart};
+use crate::retrieval::library::SearchOptions;
+use crate::retrieval::search_tool::{format_passages, SEARCH_BOOK};
 use crate::time::within;
 use crate::tool::{
     redact_arguments, run_tool_calls, ToolContext, ToolOutcome, ToolRunContext, ToolRunSettings,
@@ -159,6 +161,7 @@ impl Agent {
         let user = Message::new(new_id(now), scope.conversation_id, Role::User, text, now);
         self.store.append_messages(vec![user]).await?;
         let mentions = self.resolve_mentions(&options.mentions, scope.cancel).await?;
+        let passages = self.retrieve_for_turn(&conversation, text, scope.cancel).await?;
 
         loop {
             scope.cancel.check()?;
@@ -174,7 +177,7 @@ impl Agent {
             // Once the tool-call budget is spent, no tools are offered: the model must answer.
             let tools_left = progress.tool_calls < self.config.limits.max_tool_calls;
             let request = self
-                .build_request(scope, &conversation, &mentions, tools_left)
+                .build_request(scope, &conversation, &mentions, passages.as_deref(), tools_left)
                 .await?;
             let offered: Vec<String> = request.tools.iter().map(|t| t.name.clone()).collect();
             let response = self.call_model(scope, &request, progress).await?;
@@ -229,8 +232,13 @@ impl Agent {
         scope: &TurnScope<'_>,
         conversation: &Conversation,
         mentions: &[(Mention, String)],
+        passages: Option<&str>,
         tools_left: bool,
     ) -> Result<ModelRequest> {
+        let book = match (&conversation.book_id, &self.library) {
+            (Some(id), Some(library)) => Some(library.book(id).await?),
+            _ => None,
+        };
         let system = system_message(
             &self.config,
             &SystemInputs {
@@ -238,12 +246,17 @@ impl Agent {
                 user_id: scope.user_id.as_deref(),
                 mentions,
                 date: iso_date(self.clock.now_ms()),
+                book: book.as_ref(),
+                passages,
             },
         )?;
         let history = self.store.messages(scope.conversation_id).await?;
         let window = history_window(&history, self.config.context, super::estimate_tokens(&system));
-        let tools = if tools_left {
-            self.tools.definitions(|name| self.config.offers(name))
+        let book_tools = book.is_some() && self.config.retrieval == RetrievalStrategy::ToolUse;
+        let always_retrieve = book.is_some() && self.config.retrieval == RetrievalStrategy::AlwaysRetrieve;
+        let tools = if tools_left && !always_retrieve {
+            self.tools
+                .definitions(|name| self.config.offers(name) && (name != SEARCH_BOOK || book_tools))
         } else {
             Vec::new()
         };
@@ -254,6 +267,30 @@ impl Agent {
             temperature: self.config.temperature(),
             max_tokens: None,
         })
+    }
+
+    /// With `alwaysRetrieve`, the passages of the conversation's book for the
+    /// user's message, bounded by the reader's page.
+    async fn retrieve_for_turn(
+        &self,
+        conversation: &Conversation,
+        text: &str,
+        cancel: &CancelToken,
+    ) -> Result<Option<String>> {
+        let (Some(book_id), Some(library)) = (&conversation.book_id, &self.library) else {
+            return Ok(None);
+        };
+        if self.config.retrieval != RetrievalStrategy::AlwaysRetrieve {
+            return Ok(None);
+        }
+        let book = library.book(book_id).await?;
+        let options = SearchOptions {
+            book_ids: Some(vec![book_id.clone()]),
+            k: Some(5),
+            max_page: Some(book.current_page),
+        };
+        let results = library.search(text, &options, cancel).await?;
+        Ok(Some(format_passages(&results)))
     }
 
     /// Streams one model call, forwarding text and tool-call pieces as events.

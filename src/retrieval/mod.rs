@@ -8,4 +8,5 @@ pub mod hashed;
 pub mod index;
 pub mod library;
 pub mod pages;
+pub mod search_tool;
 pub mod vector;

@@ -1,0 +1,102 @@
+//! `search_book`: the tool a book conversation offers. It searches the
+//! conversation's book up to the reader's current page — never past it.
+
+use std::rc::Rc;
+
+use futures::future::LocalBoxFuture;
+use serde_json::{json, Value};
+
+use super::library::{Library, SearchOptions, SearchResult};
+use crate::domain::ToolDefinition;
+use crate::tool::{Tool, ToolContext, ToolResult};
+
+/// The tool's name.
+pub const SEARCH_BOOK: &str = "search_book";
+
+/// What the tool answers when nothing qualifies.
+pub const NO_PASSAGES: &str = "No relevant passages found.";
+
+/// Formats passages as the model reads them: `[Pages X-Y]` then the text, blank lines between.
+pub fn format_passages(results: &[SearchResult]) -> String {
+    if results.is_empty() {
+        return NO_PASSAGES.to_owned();
+    }
+    results
+        .iter()
+        .map(|r| format!("[Pages {}-{}]\n{}", r.start_page, r.end_page, r.text))
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// The `search_book` tool over a library.
+pub struct SearchBookTool {
+    library: Rc<Library>,
+    definition: ToolDefinition,
+}
+
+impl SearchBookTool {
+    /// The tool searching `library`.
+    pub fn new(library: Rc<Library>) -> Self {
+        SearchBookTool {
+            library,
+            definition: ToolDefinition {
+                name: SEARCH_BOOK.to_owned(),
+                description: "Search the book the reader is reading for passages relevant to a query. \
+                              Only returns text up to the reader's current page."
+                    .to_owned(),
+                parameters: json!({
+                    "type": "object",
+                    "properties": {
+                        "query": { "type": "string", "minLength": 1, "description": "What to look for" },
+                        "top_k": { "type": "integer", "minimum": 1, "maximum": 20, "description": "How many passages (default 5)" }
+                    },
+                    "required": ["query"],
+                    "additionalProperties": false
+                }),
+            },
+        }
+    }
+}
+
+impl Tool for SearchBookTool {
+    fn definition(&self) -> &ToolDefinition {
+        &self.definition
+    }
+
+    fn execute(&self, arguments: Value, context: ToolContext) -> LocalBoxFuture<'static, ToolResult> {
+        let library = self.library.clone();
+        Box::pin(async move {
+            let book_id = context
+                .book_id
+                .clone()
+                .ok_or_else(|| "This conversation is not about a book.".to_owned())?;
+            let query = arguments["query"].as_str().unwrap_or_default().to_owned();
+            let k = arguments["top_k"].as_u64().unwrap_or(5) as usize;
+            let book = library.book(&book_id).await.map_err(|e| e.to_string())?;
+            let options = SearchOptions {
+                book_ids: Some(vec![book_id]),
+                k: Some(k),
+                max_page: Some(book.current_page),
+            };
+            let results = library
+                .search(&query, &options, &context.cancel)
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(json!({
+                "text": format_passages(&results),
+                "query": query,
+                "resultCount": results.len(),
+                "results": results,
+            }))
+        })
+    }
+
+    fn present(&self, result: Value) -> (String, Option<Value>) {
+        let text = result["text"].as_str().unwrap_or(NO_PASSAGES).to_owned();
+        let mut details = result;
+        if let Some(map) = details.as_object_mut() {
+            map.remove("text");
+        }
+        (text, Some(details))
+    }
+}
