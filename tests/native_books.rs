@@ -226,14 +226,12 @@ fn deleting_a_book_removes_everything_of_it() {
     );
     let gone = add(&library, "Gone", BookSource::Pages(vec!["A loud street.".into()]));
     block_on(library.delete_book(&gone.id)).unwrap();
-    assert_eq!(
-        block_on(library.books())
-            .unwrap()
-            .iter()
-            .map(|b| b.id.clone())
-            .collect::<Vec<_>>(),
-        [keep.id.clone()]
-    );
+    let remaining: Vec<String> = block_on(library.books())
+        .unwrap()
+        .into_iter()
+        .map(|b| b.id)
+        .collect();
+    assert_eq!(remaining, std::slice::from_ref(&keep.id));
     assert_eq!(
         block_on(store.book_content(&gone.id)).unwrap_err().name(),
         "NotFoundError"

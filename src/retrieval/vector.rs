@@ -118,11 +118,7 @@ impl VectorSet {
 
     /// How many vectors.
     pub fn len(&self) -> usize {
-        if self.dims == 0 {
-            0
-        } else {
-            self.data.len() / self.dims
-        }
+        self.data.len().checked_div(self.dims).unwrap_or(0)
     }
 
     /// Whether there are none.
