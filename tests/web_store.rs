@@ -42,6 +42,7 @@ async fn data_survives_closing_and_reopening() {
         id: "c1".into(),
         title: "Kept".into(),
         created_at: 1.0,
+        book_id: None,
         working_state: Some(serde_json::json!({"page": 12})),
     };
     store.create_conversation(&conversation).await.unwrap();

@@ -37,7 +37,7 @@ pub use http_error::error_for_status;
 pub use policy::{CallPolicy, RateLimit, RetryTuning, Timeouts};
 pub use pricing::{Price, PriceTable};
 pub use rate_limit::RateLimiter;
-pub use retry::{backoff_ms, is_retryable};
+pub use retry::{backoff_ms, is_retryable, with_retries};
 pub use retry_after::{http_date_ms, retry_after_ms};
 
 /// What the model is asked.

@@ -100,3 +100,35 @@ mod tests {
         assert!((0.0..=1.0).contains(&j));
     }
 }
+
+/// Runs `call` under `policy`: retryable failures are retried with backoff
+/// (and the server's `Retry-After`), up to `max_retries` times.
+pub async fn with_retries<T, F, Fut>(
+    clock: &dyn crate::time::Clock,
+    policy: &super::policy::CallPolicy,
+    cancel: &crate::cancel::CancelToken,
+    mut call: F,
+) -> crate::error::Result<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = crate::error::Result<T>>,
+{
+    let mut attempt = 0;
+    loop {
+        let error = match cancel.run(call()).await {
+            Ok(value) => return Ok(value),
+            Err(error) => error,
+        };
+        if attempt >= policy.max_retries || !is_retryable(&error) {
+            return Err(error);
+        }
+        let wait = backoff_ms(&error, attempt, &policy.retry, jitter());
+        cancel
+            .run(async {
+                clock.sleep(wait).await;
+                Ok(())
+            })
+            .await?;
+        attempt += 1;
+    }
+}

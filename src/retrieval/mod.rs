@@ -3,10 +3,13 @@
 
 pub mod book;
 pub mod chunk;
+pub mod config;
 pub mod embed;
+pub mod epub;
 pub mod hashed;
 pub mod index;
 pub mod library;
+pub mod openai_embedder;
 pub mod pages;
 pub mod search_tool;
 pub mod vector;

@@ -8,6 +8,7 @@ use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
+use super::books_api::embedder_for;
 use super::custom_provider::JsFunctionModel;
 use super::event_stream::{async_iterable, EventQueue};
 use super::js::{error_to_js, from_js, string_arg, to_js};
@@ -21,7 +22,8 @@ use crate::error::{Error, Result};
 use crate::events::{Event, EventKind, EventSink};
 use crate::http::FetchTransport;
 use crate::provider::{provider_for, with_policy, CustomSettings, Model, ProviderConfig, ProviderKind};
-use crate::storage::{IndexedDbStore, MemoryStore, Store};
+use crate::retrieval::library::Library;
+use crate::storage::{BookStore, IndexedDbStore, MemoryStore, Store};
 use crate::time::{BrowserClock, Clock};
 
 #[wasm_bindgen]
@@ -42,8 +44,8 @@ extern "C" {
 /// Another listener of one turn's events (the event stream's queue).
 type ExtraListener = Rc<dyn Fn(&JsValue)>;
 
-struct Inner {
-    agent: Agent,
+pub(super) struct Inner {
+    pub(super) agent: Agent,
     provider: ProviderConfig,
     database: Option<Rc<IndexedDbStore>>,
     on_event: Option<Function>,
@@ -52,7 +54,14 @@ struct Inner {
 }
 
 impl Inner {
-    fn ensure_open(&self) -> Result<()> {
+    /// Hands an event that belongs to no turn (`ingestProgress`) to `onEvent`.
+    pub(super) fn emit_raw(&self, event: &JsValue) {
+        if let Some(callback) = &self.on_event {
+            let _ = callback.call1(&JsValue::NULL, event);
+        }
+    }
+
+    pub(super) fn ensure_open(&self) -> Result<()> {
         if self.closed.get() {
             Err(Error::storage("this Lectern instance was closed; open a new one"))
         } else {
@@ -83,12 +92,12 @@ impl Inner {
 /// An agent bound to one database and one provider.
 #[wasm_bindgen]
 pub struct Lectern {
-    inner: Rc<Inner>,
+    pub(super) inner: Rc<Inner>,
 }
 
 /// Runs `work` as a promise that resolves with its value converted for JS or
 /// rejects with a typed JS `Error`.
-fn promise<T, F>(work: F) -> Promise
+pub(super) fn promise<T, F>(work: F) -> Promise
 where
     T: serde::Serialize,
     F: Future<Output = Result<T>> + 'static,
@@ -140,15 +149,26 @@ impl Lectern {
         let opened = async {
             let (options, callbacks) = read_options(&options)?;
             let config = options.agent_config()?;
-            let (store, database): (Rc<dyn Store>, _) = match &options.db_name {
+            let (store, books, database): (Rc<dyn Store>, Rc<dyn BookStore>, _) = match &options.db_name {
                 Some(name) => {
                     let db = Rc::new(IndexedDbStore::open(name).await?);
-                    (db.clone(), Some(db))
+                    (db.clone(), db.clone(), Some(db))
                 }
-                None => (Rc::new(MemoryStore::new()), None),
+                None => {
+                    let memory = Rc::new(MemoryStore::new());
+                    (memory.clone(), memory, None)
+                }
             };
             let model = model_for(&options.provider, callbacks.provider_call)?;
-            let mut agent = Agent::new(store, model, Rc::new(BrowserClock), config);
+            let embedder = embedder_for(&options.embedder, callbacks.embed)?;
+            let library = Library::new(
+                books,
+                embedder,
+                Rc::new(BrowserClock),
+                options.retrieval.chunking(),
+            );
+            let mut agent =
+                Agent::new(store, model, Rc::new(BrowserClock), config).with_library(Rc::new(library))?;
             if let Some(resolve) = callbacks.resolve_mention {
                 agent = agent.with_mention_resolver(Rc::new(JsMentionResolver::new(resolve)));
             }

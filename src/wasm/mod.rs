@@ -4,9 +4,11 @@
 //! turns [`crate::Error`]s into real JS `Error`s; [`typescript`] holds the
 //! hand-written TypeScript types of the public API.
 
+mod books_api;
 mod custom_provider;
 mod event_stream;
 pub mod js;
+mod js_embedder;
 mod js_tool;
 mod lectern;
 mod mention_resolver;

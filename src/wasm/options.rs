@@ -11,6 +11,7 @@ use crate::agent::prompts::PromptLibrary;
 use crate::agent::{AgentConfig, ContextStrategy, ModelProfile, Persona, RunLimits, ToolShell};
 use crate::error::{Error, Result};
 use crate::provider::{PriceTable, ProviderConfig, ProviderKind};
+use crate::retrieval::config::{EmbedderConfig, RetrievalSettings};
 
 /// The serialisable part of the options (everything but the functions).
 #[derive(Debug, Deserialize)]
@@ -57,6 +58,12 @@ pub struct OpenOptions {
     /// Values for `{{variables}}` in prompts.
     #[serde(default)]
     pub prompt_variables: BTreeMap<String, String>,
+    /// The embedder for books (default: the offline hashed embedder).
+    #[serde(default)]
+    pub embedder: EmbedderConfig,
+    /// How books are cut and how book conversations retrieve.
+    #[serde(default)]
+    pub retrieval: RetrievalSettings,
 }
 
 fn default_true() -> bool {
@@ -100,6 +107,7 @@ impl OpenOptions {
             user_id: self.user_id.clone(),
             prompt_variables: self.prompt_variables.clone(),
             prices: PriceTable::new(self.provider.prices.clone()),
+            retrieval: self.retrieval.strategy,
         })
     }
 }
@@ -113,6 +121,8 @@ pub struct Callbacks {
     pub provider_call: Option<Function>,
     /// `resolveMention`.
     pub resolve_mention: Option<Function>,
+    /// `embedder.embed`, for a custom embedder.
+    pub embed: Option<Function>,
 }
 
 /// Takes the function at `key` out of `object` (a copy), if there is one.
@@ -139,7 +149,15 @@ pub fn read_options(options: &JsValue) -> Result<(OpenOptions, Callbacks)> {
         on_event: take_function(&copy, "onEvent")?,
         resolve_mention: take_function(&copy, "resolveMention")?,
         provider_call: None,
+        embed: None,
     };
+    let embedder = Reflect::get(&copy, &"embedder".into()).unwrap_or(JsValue::UNDEFINED);
+    if embedder.is_object() {
+        let embedder = Object::assign(&Object::new(), embedder.unchecked_ref());
+        callbacks.embed = take_function(&embedder, "embed")
+            .map_err(|_| Error::config("embedder.embed must be a function"))?;
+        let _ = Reflect::set(&copy, &"embedder".into(), &embedder);
+    }
     let provider = Reflect::get(&copy, &"provider".into()).unwrap_or(JsValue::UNDEFINED);
     if provider.is_object() {
         let provider = Object::assign(&Object::new(), provider.unchecked_ref());
@@ -161,6 +179,24 @@ pub fn read_options(options: &JsValue) -> Result<(OpenOptions, Callbacks)> {
         }
         (false, true) => return Err(Error::config("provider.call is only for kind: 'custom'")),
         _ => {}
+    }
+    match (
+        matches!(parsed.embedder, EmbedderConfig::Custom(_)),
+        callbacks.embed.is_some(),
+    ) {
+        (true, false) => {
+            return Err(Error::config(
+                "a custom embedder needs embedder.embed, an async function",
+            ))
+        }
+        (false, true) => return Err(Error::config("embedder.embed is only for kind: 'custom'")),
+        _ => {}
+    }
+    let r = &parsed.retrieval;
+    if r.chunk_chars < 100 || r.overlap_chars >= r.chunk_chars || r.page_chars < 200 {
+        return Err(Error::config(
+            "retrieval needs chunkChars >= 100, overlapChars < chunkChars and pageChars >= 200",
+        ));
     }
     Ok((parsed, callbacks))
 }

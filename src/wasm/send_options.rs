@@ -34,22 +34,28 @@ pub fn read_send_options(input: Option<JsValue>) -> Result<SendOptions> {
     let plain: PlainSendOptions = from_js(copy.into(), "send options")?;
     options.user_id = plain.user_id;
     options.mentions = plain.mentions;
+    link_signal(&signal, &options.cancel)?;
+    Ok(options)
+}
+
+/// Trips `cancel` when `signal` (an `AbortSignal`, or nothing) aborts.
+pub fn link_signal(signal: &JsValue, cancel: &crate::cancel::CancelToken) -> Result<()> {
     if signal.is_undefined() || signal.is_null() {
-        return Ok(options);
+        return Ok(());
     }
-    let signal: AbortSignal = signal
-        .dyn_into()
-        .map_err(|_| Error::config("options.signal must be an AbortSignal"))?;
+    let signal: &AbortSignal = signal
+        .dyn_ref()
+        .ok_or_else(|| Error::config("options.signal must be an AbortSignal"))?;
     if signal.aborted() {
-        options.cancel.cancel();
+        cancel.cancel();
     } else {
-        let token = options.cancel.clone();
+        let token = cancel.clone();
         let on_abort = Closure::once_into_js(move || token.cancel());
         signal
             .add_event_listener_with_callback("abort", on_abort.unchecked_ref())
             .map_err(|_| Error::config("cannot listen to options.signal"))?;
     }
-    Ok(options)
+    Ok(())
 }
 
 /// The JS `Error` a failed turn rejects with: its kind's error, plus `steps`,

@@ -187,8 +187,110 @@ export interface LecternOptions {
   promptVariables?: Record<string, string>;
   /** Turns a mention into text for the model (see `SendOptions.mentions`). */
   resolveMention?: (mention: Mention) => string | Promise<string>;
-  /** Receives every event of every turn, in order. A callback that throws does not break the turn. */
-  onEvent?: (event: LecternEvent) => void;
+  /** The embedder for books (default `{ kind: 'hashed' }`, offline). */
+  embedder?: EmbedderConfig;
+  /** How books are cut and how book conversations retrieve. */
+  retrieval?: RetrievalSettings;
+  /** Receives every event of every turn, in order, and `ingestProgress`. A callback that throws does not break the turn. */
+  onEvent?: (event: LecternEvent | IngestProgressEvent) => void;
+}
+
+/** Which embedder turns book passages and queries into vectors. */
+export type EmbedderConfig =
+  | { kind: 'hashed'; dimensions?: number }
+  | {
+      kind: 'openai';
+      baseUrl: string;
+      model: string;
+      apiKey?: string;
+      headers?: Record<string, string>;
+      batchSize?: number;
+      dimensions?: number;
+      maxRetries?: number;
+    }
+  | {
+      kind: 'custom';
+      /** Recorded with each book: a book can only be searched with the model that embedded it. */
+      model: string;
+      embed: (texts: string[]) => Promise<Float32Array[] | number[][]>;
+      batchSize?: number;
+    };
+
+/** Book cutting and retrieval. */
+export interface RetrievalSettings {
+  /** `toolUse` (default): the model calls `search_book`. `alwaysRetrieve`: no tools; the user's message is searched and the passages put into the context. */
+  strategy?: 'toolUse' | 'alwaysRetrieve';
+  /** Chunk size in characters (default 800). */
+  chunkChars?: number;
+  /** Overlap between chunks in characters (default 150). */
+  overlapChars?: number;
+  /** Size of synthetic pages when the text has no page markers (default 2000). */
+  pageChars?: number;
+}
+
+/** A stored book. */
+export interface Book {
+  id: string;
+  title: string;
+  author?: string;
+  pageCount: number;
+  chunkCount: number;
+  /** The reader's page: `search_book` never returns text past it. */
+  currentPage: number;
+  /** The embedding model its vectors came from. */
+  embedder: string;
+  dimensions: number;
+  chapters?: string[];
+  createdAt: number;
+}
+
+/** Input of `addBook`: exactly one of `text` (pages from form feeds, `[[page N]]` markers, or about `pageChars`), `pages` or `epub`. */
+export type NewBook = { title: string; author?: string } & (
+  | { text: string; pages?: never; epub?: never }
+  | { pages: string[]; text?: never; epub?: never }
+  | { epub: Uint8Array; text?: never; pages?: never }
+);
+
+/** Options of `addBook`. */
+export interface AddBookOptions {
+  onProgress?: (progress: IngestProgress) => void;
+  /** Aborting it stops ingestion; nothing of the book is stored. */
+  signal?: AbortSignal;
+}
+
+/** Where ingestion is. */
+export interface IngestProgress {
+  bookId: string;
+  phase: 'chunking' | 'embedding' | 'indexing';
+  done: number;
+  total: number;
+}
+
+/** `ingestProgress`, sent to `onEvent` during `addBook` (it belongs to no conversation). */
+export interface IngestProgressEvent extends IngestProgress {
+  type: 'ingestProgress';
+}
+
+/** Options of `search`. */
+export interface SearchOptions {
+  /** Only these books (default: all). */
+  bookIds?: string[];
+  /** Results wanted (default 5, at most 100). */
+  k?: number;
+  /** No result ends after this page; there are exactly `min(k, eligible passages)` results. */
+  maxPage?: number;
+}
+
+/** A passage found by `search` or `search_book`. */
+export interface SearchResult {
+  bookId: string;
+  ordinal: number;
+  text: string;
+  startPage: number;
+  endPage: number;
+  chapter?: string;
+  /** Cosine similarity to the query. */
+  score: number;
 }
 
 /** The persona layer. */
@@ -277,6 +379,8 @@ export interface Conversation {
   title: string;
   /** Milliseconds since the Unix epoch. */
   createdAt: number;
+  /** The book it is about, if any. */
+  bookId?: string;
   /** See `setWorkingState`. */
   workingState?: Record<string, unknown>;
 }
@@ -284,6 +388,8 @@ export interface Conversation {
 /** Input of `createConversation`. */
 export interface NewConversation {
   title?: string;
+  /** Binds the conversation to a book: its turns offer `search_book`, bounded by the reader's page. */
+  bookId?: string;
 }
 
 /** Who a message comes from. */
@@ -375,6 +481,8 @@ export interface ToolResultEvent extends EventBase {
   error: string | null;
   durationMs: number;
   cached: boolean;
+  /** What the tool reports besides its result; `search_book`: `{ query, resultCount, results }`. */
+  details?: { query: string; resultCount: number; results: SearchResult[] } | Record<string, unknown>;
 }
 /** A model call ended. */
 export interface StepFinishEvent extends EventBase { type: 'stepFinish'; step: number; finishReason: string; toolCalls: number; }
@@ -407,7 +515,8 @@ export type LecternEvent =
 export type LecternErrorName =
   | 'NotFoundError' | 'RateLimitError' | 'ConnectionError' | 'ApiError' | 'AuthError'
   | 'ProtocolError' | 'ToolError' | 'StorageError' | 'ConfigError' | 'AbortError'
-  | 'TimeoutError' | 'MaxIterationsError' | 'MaxToolCallsError' | 'ConversationBusyError';
+  | 'TimeoutError' | 'MaxIterationsError' | 'MaxToolCallsError' | 'ConversationBusyError'
+  | 'EmbedderMismatchError';
 
 /** A rejection from Lectern: a real `Error` whose `name` says its kind, with the kind's details. */
 export interface LecternError extends Error {

@@ -6,6 +6,7 @@
 // prints `MOCK_URL=http://127.0.0.1:PORT` once listening. Routes:
 //   POST [/s/SESSION]/v1/chat/completions   OpenAI-compatible
 //   POST [/s/SESSION]/v1/messages           Anthropic Messages
+//   POST [/s/SESSION]/v1/embeddings         OpenAI embeddings (deterministic word-hash vectors)
 //   POST /__mock/SESSION/script   {turns: [Turn]}  queue turns for a session
 //   GET  /__mock/SESSION/requests                  every request the session got
 //   DELETE /__mock/SESSION                         forget the session
@@ -22,6 +23,7 @@ import http from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { buildOpenAI } from './openai.mjs';
 import { buildAnthropic } from './anthropic.mjs';
+import { embeddingsAnswer } from './embeddings.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -93,7 +95,7 @@ export async function startMockServer({ port = 0, chunkDelayMs = 0 } = {}) {
         return json(404, { error: { message: `unknown control route ${req.method} ${url.pathname}` } });
       }
 
-      const route = url.pathname.match(/^(?:\/s\/([\w.-]+))?\/v1\/(chat\/completions|messages)$/);
+      const route = url.pathname.match(/^(?:\/s\/([\w.-]+))?\/v1\/(chat\/completions|messages|embeddings)$/);
       if (!route || req.method !== 'POST') {
         return json(404, { error: { message: `no route for ${req.method} ${url.pathname}`, type: 'not_found' } });
       }
@@ -109,6 +111,11 @@ export async function startMockServer({ port = 0, chunkDelayMs = 0 } = {}) {
       const s = session(name);
       s.requests.push({ protocol, path: url.pathname, headers: req.headers, body });
 
+      if (route[2] === 'embeddings') {
+        const fault = s.queue[0]?.fault?.status ? s.queue.shift().fault : null;
+        if (fault) return json(fault.status, { error: { message: `mock fault ${fault.status}` } });
+        return json(200, embeddingsAnswer(body));
+      }
       const turn = s.queue.shift() ?? { text: `Mock reply to: ${lastUserText(protocol, body)}` };
       if (turn.delayMs) await sleep(turn.delayMs);
       const fault = turn.fault ?? {};

@@ -1,0 +1,110 @@
+//! How the host configures books: the embedder and the retrieval settings.
+
+use serde::Deserialize;
+
+use super::openai_embedder::OpenAiEmbedderSettings;
+use crate::agent::RetrievalStrategy;
+
+/// `embedder: { kind: ... }` (default: the built-in hashed embedder).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum EmbedderConfig {
+    /// The offline hashed n-gram embedder.
+    Hashed(HashedSettings),
+    /// An OpenAI-compatible `/embeddings` endpoint.
+    Openai(OpenAiEmbedderSettings),
+    /// A host function `(texts) => Promise<Float32Array[]>` (attached by the JS boundary).
+    Custom(CustomEmbedderSettings),
+}
+
+impl Default for EmbedderConfig {
+    fn default() -> Self {
+        EmbedderConfig::Hashed(HashedSettings::default())
+    }
+}
+
+/// Settings of the hashed embedder.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HashedSettings {
+    /// Vector dimension (default 1024).
+    #[serde(default = "default_dims")]
+    pub dimensions: usize,
+}
+
+fn default_dims() -> usize {
+    1024
+}
+
+impl Default for HashedSettings {
+    fn default() -> Self {
+        HashedSettings {
+            dimensions: default_dims(),
+        }
+    }
+}
+
+/// Settings of a host-function embedder.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CustomEmbedderSettings {
+    /// The model's name, recorded with each book.
+    pub model: String,
+    /// Texts per call (default 32).
+    #[serde(default = "default_custom_batch")]
+    pub batch_size: usize,
+}
+
+fn default_custom_batch() -> usize {
+    32
+}
+
+/// `retrieval: { strategy?, chunkChars?, overlapChars?, pageChars? }`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RetrievalSettings {
+    /// `toolUse` (default) or `alwaysRetrieve`.
+    #[serde(default)]
+    pub strategy: RetrievalStrategy,
+    /// Chunk size in characters (default 800).
+    #[serde(default = "default_chunk")]
+    pub chunk_chars: usize,
+    /// Overlap in characters (default 150).
+    #[serde(default = "default_overlap")]
+    pub overlap_chars: usize,
+    /// Synthetic page size in characters (default 2000).
+    #[serde(default = "default_page")]
+    pub page_chars: usize,
+}
+
+fn default_chunk() -> usize {
+    800
+}
+fn default_overlap() -> usize {
+    150
+}
+fn default_page() -> usize {
+    2000
+}
+
+impl Default for RetrievalSettings {
+    fn default() -> Self {
+        RetrievalSettings {
+            strategy: RetrievalStrategy::default(),
+            chunk_chars: default_chunk(),
+            overlap_chars: default_overlap(),
+            page_chars: default_page(),
+        }
+    }
+}
+
+impl RetrievalSettings {
+    /// The chunking part.
+    pub fn chunking(&self) -> super::chunk::ChunkSettings {
+        super::chunk::ChunkSettings {
+            chunk_chars: self.chunk_chars,
+            overlap_chars: self.overlap_chars,
+            page_chars: self.page_chars,
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! The book methods of `Lectern`: addBook, books, deleteBook, setCurrentPage, search.
+
+use std::rc::Rc;
+
+use js_sys::{Function, Object, Promise, Reflect, Uint8Array};
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::js::{error_to_js, from_js, string_arg, to_js};
+use super::js_embedder::JsEmbedder;
+use super::lectern::{promise, Lectern};
+use crate::cancel::CancelToken;
+use crate::error::{Error, Result};
+use crate::http::FetchTransport;
+use crate::retrieval::config::EmbedderConfig;
+use crate::retrieval::embed::Embedder;
+use crate::retrieval::hashed::HashedEmbedder;
+use crate::retrieval::library::{BookSource, IndexSource, Library, NewBook, SearchOptions};
+use crate::retrieval::openai_embedder::OpenAiEmbedder;
+use crate::time::BrowserClock;
+
+#[wasm_bindgen]
+extern "C" {
+    /// The argument of `addBook`.
+    #[wasm_bindgen(typescript_type = "NewBook")]
+    pub type NewBookInput;
+
+    /// The options of `addBook`.
+    #[wasm_bindgen(typescript_type = "AddBookOptions")]
+    pub type AddBookOptionsInput;
+
+    /// The options of `search`.
+    #[wasm_bindgen(typescript_type = "SearchOptions")]
+    pub type SearchOptionsInput;
+}
+
+/// The embedder `config` describes.
+pub fn embedder_for(config: &EmbedderConfig, embed: Option<Function>) -> Result<Rc<dyn Embedder>> {
+    Ok(match (config, embed) {
+        (EmbedderConfig::Hashed(s), _) => {
+            if !(16..=8192).contains(&s.dimensions) {
+                return Err(Error::config("embedder.dimensions must be within 16..=8192"));
+            }
+            Rc::new(HashedEmbedder::new(s.dimensions))
+        }
+        (EmbedderConfig::Openai(s), _) => Rc::new(OpenAiEmbedder::new(
+            s.clone(),
+            Rc::new(FetchTransport),
+            Rc::new(BrowserClock),
+        )),
+        (EmbedderConfig::Custom(s), Some(embed)) => {
+            Rc::new(JsEmbedder::new(embed, s.model.clone(), s.batch_size))
+        }
+        (EmbedderConfig::Custom(_), None) => {
+            return Err(Error::config("a custom embedder needs embedder.embed"))
+        }
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct PlainNewBook {
+    title: String,
+    #[serde(default)]
+    author: Option<String>,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    pages: Option<Vec<String>>,
+}
+
+/// Reads `addBook`'s input: exactly one of `text`, `pages` or `epub`.
+fn read_new_book(input: JsValue) -> Result<NewBook> {
+    if !input.is_object() {
+        return Err(Error::config("addBook needs { title, text | pages | epub }"));
+    }
+    let copy = Object::assign(&Object::new(), input.unchecked_ref());
+    let epub = Reflect::get(&copy, &"epub".into()).unwrap_or(JsValue::UNDEFINED);
+    let _ = Reflect::delete_property(&copy, &"epub".into());
+    let plain: PlainNewBook = from_js(copy.into(), "addBook input")?;
+    let epub = if epub.is_undefined() || epub.is_null() {
+        None
+    } else {
+        Some(
+            epub.dyn_into::<Uint8Array>()
+                .map_err(|_| Error::config("epub must be a Uint8Array of the file's bytes"))?
+                .to_vec(),
+        )
+    };
+    let source = match (plain.text, plain.pages, epub) {
+        (Some(text), None, None) => BookSource::Text(text),
+        (None, Some(pages), None) => BookSource::Pages(pages),
+        (None, None, Some(bytes)) => BookSource::Prepared(crate::retrieval::epub::pages_from_epub(&bytes)?),
+        _ => return Err(Error::config("give exactly one of text, pages or epub")),
+    };
+    Ok(NewBook {
+        title: plain.title,
+        author: plain.author,
+        source,
+    })
+}
+
+impl Lectern {
+    fn library(&self) -> Result<Rc<Library>> {
+        self.inner.ensure_open()?;
+        self.inner
+            .agent
+            .library()
+            .cloned()
+            .ok_or_else(|| Error::config("books are not enabled"))
+    }
+}
+
+#[wasm_bindgen]
+impl Lectern {
+    /// Adds a book: `{ title, author?, text | pages | epub }`, with
+    /// `{ onProgress?, signal? }`. Resolves with the stored `Book`.
+    #[wasm_bindgen(js_name = addBook, unchecked_return_type = "Promise<Book>")]
+    pub fn add_book(&self, book: NewBookInput, options: Option<AddBookOptionsInput>) -> Promise {
+        let this = self.inner.clone();
+        let library = self.library();
+        future_to_promise(async move {
+            let added = async {
+                let library = library?;
+                let new = read_new_book(book.into())?;
+                let cancel = CancelToken::new();
+                let mut on_progress: Option<Function> = None;
+                if let Some(options) = options.map(JsValue::from).filter(|o| o.is_object()) {
+                    on_progress = Reflect::get(&options, &"onProgress".into())
+                        .ok()
+                        .and_then(|f| f.dyn_into().ok());
+                    let signal = Reflect::get(&options, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
+                    super::send_options::link_signal(&signal, &cancel)?;
+                }
+                let report = |progress: crate::retrieval::library::IngestProgress| {
+                    if let Ok(value) = to_js(&progress) {
+                        if let Some(callback) = &on_progress {
+                            let _ = callback.call1(&JsValue::NULL, &value);
+                        }
+                        let _ = Reflect::set(&value, &"type".into(), &"ingestProgress".into());
+                        this.emit_raw(&value);
+                    }
+                };
+                library.add_book(new, &report, &cancel).await
+            };
+            added.await.and_then(|b| to_js(&b)).map_err(|e| error_to_js(&e))
+        })
+    }
+
+    /// Every book, oldest first.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Book[]>")]
+    pub fn books(&self) -> Promise {
+        let library = self.library();
+        promise(async move { library?.books().await })
+    }
+
+    /// Deletes a book with its chunks, vectors and index.
+    #[wasm_bindgen(js_name = deleteBook, unchecked_return_type = "Promise<void>")]
+    pub fn delete_book(
+        &self,
+        #[wasm_bindgen(js_name = "bookId", unchecked_param_type = "string")] book_id: JsValue,
+    ) -> Promise {
+        let library = self.library();
+        promise(async move { library?.delete_book(&string_arg(&book_id, "bookId")?).await })
+    }
+
+    /// Moves the reader to `page`; `search_book` never returns text past it.
+    #[wasm_bindgen(js_name = setCurrentPage, unchecked_return_type = "Promise<Book>")]
+    pub fn set_current_page(
+        &self,
+        #[wasm_bindgen(js_name = "bookId", unchecked_param_type = "string")] book_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "number")] page: JsValue,
+    ) -> Promise {
+        let library = self.library();
+        promise(async move {
+            let page = page
+                .as_f64()
+                .filter(|p| p.fract() == 0.0 && *p >= 1.0 && *p <= u32::MAX as f64)
+                .ok_or_else(|| Error::config("page must be a whole number from 1"))?;
+            library?
+                .set_current_page(&string_arg(&book_id, "bookId")?, page as u32)
+                .await
+        })
+    }
+
+    /// How a book's vector index came to be in this session: `none` (searched
+    /// exactly), `built`, or `snapshot` (read back, not rebuilt). Loads the book.
+    #[wasm_bindgen(js_name = indexSource, unchecked_return_type = "Promise<'none' | 'built' | 'snapshot'>")]
+    pub fn index_source(
+        &self,
+        #[wasm_bindgen(js_name = "bookId", unchecked_param_type = "string")] book_id: JsValue,
+    ) -> Promise {
+        let library = self.library();
+        promise(async move {
+            let loaded = library?.load(&string_arg(&book_id, "bookId")?).await?;
+            Ok(match loaded.index_source {
+                IndexSource::None => "none",
+                IndexSource::Built => "built",
+                IndexSource::Snapshot => "snapshot",
+            })
+        })
+    }
+
+    /// Searches books: `{ bookIds?, k = 5, maxPage? }`; with `maxPage`, no result ends after it.
+    #[wasm_bindgen(unchecked_return_type = "Promise<SearchResult[]>")]
+    pub fn search(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] query: JsValue,
+        options: Option<SearchOptionsInput>,
+    ) -> Promise {
+        let library = self.library();
+        promise(async move {
+            let query = string_arg(&query, "query")?;
+            let options: SearchOptions = match options
+                .map(JsValue::from)
+                .filter(|o| !o.is_undefined() && !o.is_null())
+            {
+                Some(options) => from_js(options, "search options")?,
+                None => SearchOptions::default(),
+            };
+            library?.search(&query, &options, &CancelToken::new()).await
+        })
+    }
+}
