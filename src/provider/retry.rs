@@ -1,7 +1,11 @@
 //! Which failures are worth another attempt, and how long to wait first.
 
-use super::policy::RetryTuning;
-use crate::error::Error;
+use std::future::Future;
+
+use super::policy::{CallPolicy, RetryTuning};
+use crate::cancel::CancelToken;
+use crate::error::{Error, Result};
+use crate::time::Clock;
 
 /// Whether a failure before any part of the answer arrived may be retried:
 /// 429, 408, any 5xx, and connection failures.
@@ -38,6 +42,38 @@ pub fn jitter() -> f64 {
     match getrandom::getrandom(&mut bytes) {
         Ok(()) => u32::from_le_bytes(bytes) as f64 / u32::MAX as f64,
         Err(_) => 0.5,
+    }
+}
+
+/// Runs `call` under `policy`: retryable failures are retried with backoff
+/// (and the server's `Retry-After`), up to `max_retries` times.
+pub async fn with_retries<T, F, Fut>(
+    clock: &dyn Clock,
+    policy: &CallPolicy,
+    cancel: &CancelToken,
+    mut call: F,
+) -> Result<T>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T>>,
+{
+    let mut attempt = 0;
+    loop {
+        let error = match cancel.run(call()).await {
+            Ok(value) => return Ok(value),
+            Err(error) => error,
+        };
+        if attempt >= policy.max_retries || !is_retryable(&error) {
+            return Err(error);
+        }
+        let wait = backoff_ms(&error, attempt, &policy.retry, jitter());
+        cancel
+            .run(async {
+                clock.sleep(wait).await;
+                Ok(())
+            })
+            .await?;
+        attempt += 1;
     }
 }
 
@@ -98,37 +134,5 @@ mod tests {
         assert_eq!(backoff_ms(&asked(3_600_000), 0, &tuning, 0.3), 60_000);
         let j = jitter();
         assert!((0.0..=1.0).contains(&j));
-    }
-}
-
-/// Runs `call` under `policy`: retryable failures are retried with backoff
-/// (and the server's `Retry-After`), up to `max_retries` times.
-pub async fn with_retries<T, F, Fut>(
-    clock: &dyn crate::time::Clock,
-    policy: &super::policy::CallPolicy,
-    cancel: &crate::cancel::CancelToken,
-    mut call: F,
-) -> crate::error::Result<T>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = crate::error::Result<T>>,
-{
-    let mut attempt = 0;
-    loop {
-        let error = match cancel.run(call()).await {
-            Ok(value) => return Ok(value),
-            Err(error) => error,
-        };
-        if attempt >= policy.max_retries || !is_retryable(&error) {
-            return Err(error);
-        }
-        let wait = backoff_ms(&error, attempt, &policy.retry, jitter());
-        cancel
-            .run(async {
-                clock.sleep(wait).await;
-                Ok(())
-            })
-            .await?;
-        attempt += 1;
     }
 }
