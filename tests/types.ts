@@ -2,6 +2,9 @@
 // README example and every public type, as a user of the npm package writes them.
 import init, {
   Lectern,
+  type Book,
+  type IngestProgress,
+  type SearchResult,
   type ConfigReport,
   type FailedSend,
   type ToolContext,
@@ -187,6 +190,41 @@ export const layered: LecternOptions = {
   resolveMention: async (mention) => `Contents of ${mention.type} ${mention.id}`,
 };
 
+export async function reading(lectern: Lectern, text: string): Promise<string> {
+  const seen: IngestProgress[] = [];
+  const controller = new AbortController();
+  const book: Book = await lectern.addBook(
+    { title: 'The Man Who Was Thursday', author: 'G. K. Chesterton', text },
+    { onProgress: (p) => seen.push(p), signal: controller.signal },
+  );
+  await lectern.setCurrentPage(book.id, 12);
+  const hits: SearchResult[] = await lectern.search('Who is Sunday?', { bookIds: [book.id], k: 5, maxPage: 12 });
+  const source: 'none' | 'built' | 'snapshot' = await lectern.indexSource(book.id);
+  const conversation = await lectern.createConversation({ title: 'Reading', bookId: book.id });
+  for await (const event of lectern.stream(conversation.id, 'Who is Sunday?')) {
+    if (event.type === 'toolResult' && event.details) console.log(event.details);
+  }
+  const all: Book[] = await lectern.books();
+  await lectern.deleteBook(book.id);
+  return `${seen.length} ${hits.length} ${source} ${all.length}`;
+}
+
+export const withBooks: LecternOptions = {
+  provider: { kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2' },
+  embedder: { kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model: 'nomic-embed-text', batchSize: 32 },
+  retrieval: { strategy: 'alwaysRetrieve', chunkChars: 600, overlapChars: 100, pageChars: 1800 },
+  onEvent: (event) => {
+    if (event.type === 'ingestProgress') console.log(event.phase, event.done, event.total);
+  },
+};
+
+export const customEmbedder: LecternOptions = {
+  provider: withBooks.provider,
+  embedder: { kind: 'custom', model: 'all-MiniLM-L6-v2', embed: async (texts) => texts.map(() => new Float32Array(384)) },
+};
+
+// @ts-expect-error: a book has exactly one source.
+export const twoSources: Parameters<Lectern['addBook']>[0] = { title: 'x', text: 'a', pages: ['b'] };
 // @ts-expect-error: context strategies are a closed set.
 export const badContext: LecternOptions = { provider: layered.provider, context: { strategy: 'everything' } };
 // @ts-expect-error: a custom provider needs its function.

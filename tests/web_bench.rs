@@ -3,6 +3,10 @@
 #![cfg(target_arch = "wasm32")]
 
 mod bench_support;
+#[path = "bench_support/retrieval.rs"]
+mod retrieval;
+#[path = "shared_fixtures/mod.rs"]
+mod shared_fixtures;
 
 use bench_support::{line, openai_stream, parse_and_decode, parse_only, single_line_event, CHUNK_SIZES};
 use wasm_bindgen_test::*;
@@ -52,4 +56,94 @@ fn sse_throughput_in_chromium() {
         let ms = best_of_three(|| assert_eq!(parse_only(&big, chunk).0, 1));
         report(line("8 MiB single-line event, SSE parse", chunk, big.len(), ms));
     }
+}
+
+/// Fetches the MiniLM fixture vectors through the mock server (`npm run bench` serves them).
+async fn fixture_vectors() -> Option<lectern::retrieval::vector::VectorSet> {
+    let base = option_env!("LECTERN_FIXTURES_URL")?;
+    let response = gloo_net::http::Request::get(&format!("{base}/embeddings/gutenberg-minilm-384.f16"))
+        .send()
+        .await
+        .ok()?;
+    if response.status() != 200 {
+        return None;
+    }
+    let bytes = response.binary().await.ok()?;
+    let rows = bytes.len() / (384 * 2);
+    Some(shared_fixtures::decode_f16(&bytes, 384, rows))
+}
+
+#[wasm_bindgen_test]
+#[ignore]
+async fn retrieval_in_chromium() {
+    use lectern::storage::{BookStore, IndexedDbStore};
+    let Some(all) = fixture_vectors().await else {
+        report("SKIPPED: retrieval benchmark needs LECTERN_FIXTURES_URL serving ../shared/fixtures".into());
+        return;
+    };
+    report(format!(
+        "Retrieval, wasm (simd128) in headless Chromium, {} MiniLM vectors",
+        all.len()
+    ));
+    let (small, queries) = retrieval::corpus_and_queries(&all, 10_000);
+    for line in retrieval::run(&small, &queries, true, &now_ms) {
+        report(line);
+    }
+    let (full, queries) = retrieval::corpus_and_queries(&all, all.len());
+    for line in retrieval::run(&full, &queries, false, &now_ms) {
+        report(line);
+    }
+    report(format!(
+        "  HNSW at {}: not built in the browser (a synchronous build of that size runs for minutes)",
+        full.len()
+    ));
+
+    // Cold start of an exact-searched book of every vector: open the database, read it, answer.
+    let name = format!("bench-{}", js_sys::Date::now() as u64);
+    let chunks: Vec<lectern::retrieval::chunk::Chunk> = (0..full.len())
+        .map(|i| lectern::retrieval::chunk::Chunk {
+            ordinal: i as u32,
+            text: String::new(),
+            start_page: 1,
+            end_page: 1,
+            chapter: None,
+        })
+        .collect();
+    let book = lectern::retrieval::book::Book {
+        id: "bench".into(),
+        title: "bench".into(),
+        author: None,
+        page_count: 1,
+        chunk_count: full.len() as u32,
+        current_page: 1,
+        embedder: "minilm".into(),
+        dimensions: 384,
+        chapters: Vec::new(),
+        created_at: 0.0,
+    };
+    let store = IndexedDbStore::open(&name).await.unwrap();
+    let start = now_ms();
+    store.put_book(&book, &chunks, &full, None).await.unwrap();
+    report(format!(
+        "  IndexedDB write of {} vectors and chunks: {:.0} ms",
+        full.len(),
+        now_ms() - start
+    ));
+    store.close();
+    drop(store);
+    let start = now_ms();
+    let store = IndexedDbStore::open(&name).await.unwrap();
+    let (_, vectors) = store.book_content("bench").await.unwrap();
+    let read = now_ms() - start;
+    let hits = lectern::retrieval::vector::exact_top_k(&vectors, queries.get(0), 10, |_| true);
+    report(format!(
+        "  cold start (open → read {} vectors → first exact top-10): {:.0} ms (read {:.0} ms)",
+        vectors.len(),
+        now_ms() - start,
+        read
+    ));
+    assert_eq!(hits.len(), 10);
+    store.close();
+    drop(store);
+    IndexedDbStore::delete_database(&name).await.unwrap();
 }

@@ -20,6 +20,8 @@
 //        { malformedAt: n }                              send a broken chunk as chunk n
 
 import http from 'node:http';
+import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { buildOpenAI } from './openai.mjs';
 import { buildAnthropic } from './anthropic.mjs';
@@ -78,6 +80,19 @@ export async function startMockServer({ port = 0, chunkDelayMs = 0 } = {}) {
         return res.end();
       }
       if (url.pathname === '/health') return json(200, { ok: true });
+      // Benchmarks read the shared fixtures through here (LECTERN_FIXTURES_DIR).
+      if (req.method === 'GET' && url.pathname.startsWith('/fixtures/') && process.env.LECTERN_FIXTURES_DIR) {
+        const root = path.resolve(process.env.LECTERN_FIXTURES_DIR);
+        const file = path.resolve(root, '.' + decodeURIComponent(url.pathname.slice('/fixtures'.length)));
+        if (!file.startsWith(root + path.sep)) return json(403, { error: { message: 'outside the fixtures' } });
+        try {
+          const bytes = await readFile(file);
+          res.writeHead(200, { 'content-type': 'application/octet-stream', ...cors });
+          return res.end(bytes);
+        } catch {
+          return json(404, { error: { message: `no fixture ${url.pathname}` } });
+        }
+      }
 
       const control = url.pathname.match(/^\/__mock\/([\w.-]+)(\/script|\/requests)?$/);
       if (control) {

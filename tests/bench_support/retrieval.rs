@@ -1,0 +1,109 @@
+//! The retrieval benchmark, shared by the native and the browser runs:
+//! index build, snapshot, query latency and recall against exact search,
+//! exact-search latency (scalar and vectorised), memory.
+#![allow(dead_code)]
+
+use lectern::retrieval::index::{IndexSettings, VectorIndex};
+use lectern::retrieval::vector::{dot_scalar, exact_top_k, top_k_with, VectorSet};
+
+/// Splits `all` into a corpus of its first `n` rows (minus queries) and 200 queries taken from the rest.
+pub fn corpus_and_queries(all: &VectorSet, n: usize) -> (VectorSet, VectorSet) {
+    let mut corpus = VectorSet::new(all.dims());
+    let mut queries = VectorSet::new(all.dims());
+    let n = n.min(all.len());
+    for i in 0..n {
+        corpus.push(all.get(i));
+    }
+    // Queries: rows outside the corpus if there are any, else every 271st row of it.
+    let step = 271;
+    let mut i = if n < all.len() { n } else { 7 };
+    while queries.len() < 200 && i < all.len() {
+        queries.push(all.get(i));
+        i += if n < all.len() { 1 } else { step };
+    }
+    (corpus, queries)
+}
+
+/// Percentile of sorted timings.
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    let at = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[at]
+}
+
+/// Runs the measurements and returns report lines; `now` reads a millisecond clock.
+pub fn run(corpus: &VectorSet, queries: &VectorSet, build_index: bool, now: &dyn Fn() -> f64) -> Vec<String> {
+    let mut lines = Vec::new();
+    let n = corpus.len();
+    let mib = |bytes: usize| bytes as f64 / 1048576.0;
+    lines.push(format!(
+        "corpus {n} × {}-d, {} queries, k = 10",
+        corpus.dims(),
+        queries.len()
+    ));
+    lines.push(format!(
+        "  vectors in memory: {:.1} MiB (f32)",
+        mib(n * corpus.dims() * 4)
+    ));
+
+    let mut exact_lists = Vec::new();
+    let mut timings = Vec::new();
+    for q in 0..queries.len() {
+        let start = now();
+        let hits = exact_top_k(corpus, queries.get(q), 10, |_| true);
+        timings.push(now() - start);
+        exact_lists.push(hits.iter().map(|h| h.index).collect::<Vec<_>>());
+    }
+    timings.sort_by(f64::total_cmp);
+    lines.push(format!(
+        "  exact search (vectorised dot): p50 {:.2} ms, p99 {:.2} ms",
+        percentile(&timings, 0.5),
+        percentile(&timings, 0.99)
+    ));
+    let mut scalar = Vec::new();
+    for q in 0..queries.len().min(50) {
+        let start = now();
+        let _ = top_k_with(corpus, queries.get(q), 10, |_| true, dot_scalar);
+        scalar.push(now() - start);
+    }
+    scalar.sort_by(f64::total_cmp);
+    lines.push(format!(
+        "  exact search (scalar dot):     p50 {:.2} ms",
+        percentile(&scalar, 0.5)
+    ));
+
+    if !build_index {
+        return lines;
+    }
+    let start = now();
+    let index = VectorIndex::build(corpus, IndexSettings::default());
+    lines.push(format!(
+        "  HNSW build (ef_construction 40): {:.0} ms",
+        now() - start
+    ));
+    let start = now();
+    let snapshot = index.to_snapshot().expect("snapshot");
+    let save = now() - start;
+    let start = now();
+    let index = VectorIndex::from_snapshot(&snapshot).expect("load");
+    let load = now() - start;
+    lines.push(format!(
+        "  snapshot: {:.1} MiB, encode {save:.0} ms, decode {load:.0} ms",
+        mib(snapshot.len())
+    ));
+    let mut found = 0;
+    let mut timings = Vec::new();
+    for q in 0..queries.len() {
+        let start = now();
+        let hits = index.search(queries.get(q), 10, |_| true).expect("top 10");
+        timings.push(now() - start);
+        found += hits.iter().filter(|h| exact_lists[q].contains(&h.index)).count();
+    }
+    timings.sort_by(f64::total_cmp);
+    lines.push(format!(
+        "  HNSW query (ef_search 100): p50 {:.3} ms, p99 {:.3} ms, recall@10 {:.3}",
+        percentile(&timings, 0.5),
+        percentile(&timings, 0.99),
+        found as f64 / (queries.len() * 10) as f64
+    ));
+    lines
+}
