@@ -90,3 +90,39 @@ async fn database_is_created_at_the_current_schema_version() {
     db.close();
     IndexedDbStore::delete_database(&name).await.unwrap();
 }
+
+#[wasm_bindgen_test]
+async fn a_version_1_database_is_upgraded_in_place() {
+    use idb::{DatabaseEvent, KeyPath, ObjectStoreParams, TransactionMode};
+    use lectern::storage::BookStore;
+    let name = unique("upgrade");
+    // The version-1 schema, as the first release wrote it, with one conversation in it.
+    let factory = idb::Factory::new().unwrap();
+    let mut request = factory.open(&name, Some(1)).unwrap();
+    request.on_upgrade_needed(|event| {
+        let db = event.database().unwrap();
+        let mut params = ObjectStoreParams::new();
+        params.key_path(Some(KeyPath::new_single("id")));
+        db.create_object_store("conversations", params).unwrap();
+        let mut params = ObjectStoreParams::new();
+        params.key_path(Some(KeyPath::new_array(["conversationId", "seq"])));
+        db.create_object_store("messages", params).unwrap();
+    });
+    let db = request.await.unwrap();
+    let tx = db.transaction(&["conversations"], TransactionMode::ReadWrite).unwrap();
+    let record = web_support::js(serde_json::json!({"id": "old", "title": "From v1", "createdAt": 1.0}));
+    tx.object_store("conversations").unwrap().put(&record, None).unwrap().await.unwrap();
+    tx.commit().unwrap().await.unwrap();
+    db.close();
+
+    let store = IndexedDbStore::open(&name).await.expect("upgrades");
+    let kept = store.conversation("old").await.unwrap().expect("kept across the upgrade");
+    assert_eq!(kept.title, "From v1");
+    assert!(store.books().await.unwrap().is_empty(), "the book stores exist now");
+    store.close();
+    drop(store);
+    let db = factory.open(&name, None).unwrap().await.unwrap();
+    assert_eq!(db.version().unwrap(), 2);
+    db.close();
+    IndexedDbStore::delete_database(&name).await.unwrap();
+}
