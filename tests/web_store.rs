@@ -109,16 +109,30 @@ async fn a_version_1_database_is_upgraded_in_place() {
         db.create_object_store("messages", params).unwrap();
     });
     let db = request.await.unwrap();
-    let tx = db.transaction(&["conversations"], TransactionMode::ReadWrite).unwrap();
+    let tx = db
+        .transaction(&["conversations"], TransactionMode::ReadWrite)
+        .unwrap();
     let record = web_support::js(serde_json::json!({"id": "old", "title": "From v1", "createdAt": 1.0}));
-    tx.object_store("conversations").unwrap().put(&record, None).unwrap().await.unwrap();
+    tx.object_store("conversations")
+        .unwrap()
+        .put(&record, None)
+        .unwrap()
+        .await
+        .unwrap();
     tx.commit().unwrap().await.unwrap();
     db.close();
 
     let store = IndexedDbStore::open(&name).await.expect("upgrades");
-    let kept = store.conversation("old").await.unwrap().expect("kept across the upgrade");
+    let kept = store
+        .conversation("old")
+        .await
+        .unwrap()
+        .expect("kept across the upgrade");
     assert_eq!(kept.title, "From v1");
-    assert!(store.books().await.unwrap().is_empty(), "the book stores exist now");
+    assert!(
+        store.books().await.unwrap().is_empty(),
+        "the book stores exist now"
+    );
     store.close();
     drop(store);
     let db = factory.open(&name, None).unwrap().await.unwrap();

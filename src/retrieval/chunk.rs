@@ -102,6 +102,9 @@ pub fn chunk_pages(pages: &[Page], settings: &ChunkSettings) -> Vec<Chunk> {
     let mut sentences = Vec::new();
     let mut chapter: Option<String> = None;
     for page in pages {
+        if page.chapter.is_some() {
+            chapter = page.chapter.clone();
+        }
         for paragraph in page.text.split("\n\n") {
             let mut body = paragraph.trim_start();
             if let Some(first_line) = body.lines().next().filter(|l| chapter_heading(l)) {

@@ -29,8 +29,10 @@ pub enum BookSource {
     Text(String),
     /// One string per page.
     Pages(Vec<String>),
-    /// Pages already cut (from an EPUB), with chapter titles.
+    /// Pages already cut, possibly with chapter titles.
     Prepared(Vec<Page>),
+    /// The bytes of an EPUB file.
+    Epub(Vec<u8>),
 }
 
 /// A book to add.
@@ -174,6 +176,7 @@ impl Library {
             BookSource::Text(text) => pages_from_text(&text, self.chunking.page_chars),
             BookSource::Pages(pages) => pages_from_list(pages),
             BookSource::Prepared(pages) => pages,
+            BookSource::Epub(bytes) => super::epub::pages_from_epub(&bytes, self.chunking.page_chars)?,
         };
         if pages.iter().all(|p| p.text.trim().is_empty()) {
             return Err(Error::config("the book has no text"));

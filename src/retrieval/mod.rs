@@ -9,6 +9,7 @@ pub mod epub;
 pub mod hashed;
 pub mod index;
 pub mod library;
+pub mod markup;
 pub mod openai_embedder;
 pub mod pages;
 pub mod search_tool;

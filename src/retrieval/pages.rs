@@ -11,6 +11,8 @@ pub struct Page {
     pub number: u32,
     /// The page's text.
     pub text: String,
+    /// Its chapter, when the source says (EPUB navigation); else found from headings.
+    pub chapter: Option<String>,
 }
 
 /// Pages from text: markers if it has any, else synthetic pages of about `page_chars`.
@@ -36,6 +38,7 @@ fn numbered(texts: Vec<String>) -> Vec<Page> {
         .map(|(i, text)| Page {
             number: i as u32 + 1,
             text,
+            chapter: None,
         })
         .collect()
 }
@@ -61,6 +64,7 @@ fn marked_pages(text: &str) -> Option<Vec<Page>> {
         pages.push(Page {
             number: number.max(1),
             text: std::mem::take(&mut before_first),
+            chapter: None,
         });
         rest = &after[end + 2..];
     }

@@ -27,7 +27,7 @@ const CONVERSATIONS: &str = "conversations";
 const MESSAGES: &str = "messages";
 /// Books, keyed by `id`.
 pub(super) const BOOKS: &str = "books";
-/// Chunks, keyed by `[bookId, ordinal]`.
+/// Chunk batches, keyed by `[bookId, batch]`.
 pub(super) const CHUNKS: &str = "chunks";
 /// Vector batches (`Float32Array`s), keyed by `[bookId, batch]`.
 pub(super) const VECTORS: &str = "vectors";
@@ -95,7 +95,7 @@ fn upgrade(db: &Database, old_version: u32) -> std::result::Result<(), idb::Erro
         let mut params = ObjectStoreParams::new();
         params.key_path(Some(KeyPath::new_single("id")));
         db.create_object_store(BOOKS, params)?;
-        for (name, key) in [(CHUNKS, "ordinal"), (VECTORS, "batch")] {
+        for (name, key) in [(CHUNKS, "batch"), (VECTORS, "batch")] {
             let mut params = ObjectStoreParams::new();
             params.key_path(Some(KeyPath::new_array(["bookId", key])));
             db.create_object_store(name, params)?;

@@ -1,5 +1,5 @@
-//! [`BookStore`] for IndexedDB: chunks as records, vectors as `Float32Array`
-//! batches of [`VECTOR_BATCH`], the index snapshot as one `Uint8Array`.
+//! [`BookStore`] for IndexedDB: chunks and vectors (`Float32Array`) in batches
+//! of [`VECTOR_BATCH`] per record, the index snapshot as one `Uint8Array`.
 
 use futures::future::LocalBoxFuture;
 use idb::{Query, Transaction, TransactionMode};
@@ -18,16 +18,14 @@ use crate::retrieval::vector::VectorSet;
 
 const ALL: [&str; 4] = [BOOKS, CHUNKS, VECTORS, INDEX_SNAPSHOTS];
 
+/// Up to [`VECTOR_BATCH`] chunks of a book in one record: reading a book back
+/// takes a few hundred requests, not one per chunk.
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct ChunkRecord {
+struct ChunkBatch {
     book_id: String,
-    ordinal: u32,
-    text: String,
-    start_page: u32,
-    end_page: u32,
-    #[serde(default)]
-    chapter: Option<String>,
+    batch: u32,
+    chunks: Vec<Chunk>,
 }
 
 fn set(object: &Object, key: &str, value: &JsValue) -> Result<()> {
@@ -64,14 +62,11 @@ async fn write_book(
         .await
         .map_err(idb_error)?;
     let chunk_store = tx.object_store(CHUNKS).map_err(idb_error)?;
-    for chunk in chunks {
-        let record = ChunkRecord {
+    for (batch, slice) in chunks.chunks(VECTOR_BATCH).enumerate() {
+        let record = ChunkBatch {
             book_id: book.id.clone(),
-            ordinal: chunk.ordinal,
-            text: chunk.text.clone(),
-            start_page: chunk.start_page,
-            end_page: chunk.end_page,
-            chapter: chunk.chapter.clone(),
+            batch: batch as u32,
+            chunks: slice.to_vec(),
         };
         chunk_store
             .add(&to_js(&record)?, None)
@@ -208,18 +203,10 @@ impl BookStore for IndexedDbStore {
                 .map_err(idb_error)?
                 .await
                 .map_err(idb_error)?;
-            let chunks = records
-                .into_iter()
-                .map(|r| {
-                    from_js::<ChunkRecord>(r).map(|c| Chunk {
-                        ordinal: c.ordinal,
-                        text: c.text,
-                        start_page: c.start_page,
-                        end_page: c.end_page,
-                        chapter: c.chapter,
-                    })
-                })
-                .collect::<Result<Vec<Chunk>>>()?;
+            let mut chunks: Vec<Chunk> = Vec::new();
+            for record in records {
+                chunks.extend(from_js::<ChunkBatch>(record)?.chunks);
+            }
             let batches = tx
                 .object_store(VECTORS)
                 .map_err(idb_error)?

@@ -91,7 +91,7 @@ fn read_new_book(input: JsValue) -> Result<NewBook> {
     let source = match (plain.text, plain.pages, epub) {
         (Some(text), None, None) => BookSource::Text(text),
         (None, Some(pages), None) => BookSource::Pages(pages),
-        (None, None, Some(bytes)) => BookSource::Prepared(crate::retrieval::epub::pages_from_epub(&bytes)?),
+        (None, None, Some(bytes)) => BookSource::Epub(bytes),
         _ => return Err(Error::config("give exactly one of text, pages or epub")),
     };
     Ok(NewBook {

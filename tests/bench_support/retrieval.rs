@@ -32,6 +32,19 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
 
 /// Runs the measurements and returns report lines; `now` reads a millisecond clock.
 pub fn run(corpus: &VectorSet, queries: &VectorSet, build_index: bool, now: &dyn Fn() -> f64) -> Vec<String> {
+    let (mut lines, exact) = run_exact(corpus, queries, now);
+    if build_index {
+        lines.extend(run_index(corpus, queries, &exact, now));
+    }
+    lines
+}
+
+/// The exact-search half: report lines and each query's exact top 10.
+pub fn run_exact(
+    corpus: &VectorSet,
+    queries: &VectorSet,
+    now: &dyn Fn() -> f64,
+) -> (Vec<String>, Vec<Vec<usize>>) {
     let mut lines = Vec::new();
     let n = corpus.len();
     let mib = |bytes: usize| bytes as f64 / 1048576.0;
@@ -70,10 +83,18 @@ pub fn run(corpus: &VectorSet, queries: &VectorSet, build_index: bool, now: &dyn
         "  exact search (scalar dot):     p50 {:.2} ms",
         percentile(&scalar, 0.5)
     ));
+    (lines, exact_lists)
+}
 
-    if !build_index {
-        return lines;
-    }
+/// The index half: build, snapshot, query latency and recall against `exact_lists`.
+pub fn run_index(
+    corpus: &VectorSet,
+    queries: &VectorSet,
+    exact_lists: &[Vec<usize>],
+    now: &dyn Fn() -> f64,
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mib = |bytes: usize| bytes as f64 / 1048576.0;
     let start = now();
     let index = VectorIndex::build(corpus, IndexSettings::default());
     lines.push(format!(

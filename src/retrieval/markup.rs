@@ -1,0 +1,256 @@
+//! A small, forgiving scanner for the XML and XHTML inside EPUB files:
+//! tags with attributes, text with entities decoded. Malformed markup is read
+//! as well as it can be, never a panic.
+
+/// One piece of markup.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Token {
+    /// `<name attr="v">` (or self-closing, then `End` follows).
+    Start {
+        /// Local name, lower-cased, without a namespace prefix.
+        name: String,
+        /// Attributes by local name.
+        attrs: Vec<(String, String)>,
+    },
+    /// `</name>`.
+    End {
+        /// Local name, lower-cased.
+        name: String,
+    },
+    /// Text between tags, entities decoded.
+    Text(String),
+}
+
+fn local(name: &str) -> String {
+    name.rsplit(':').next().unwrap_or(name).to_ascii_lowercase()
+}
+
+/// Decodes `&amp;`-style entities: XML's five, common HTML ones, and numeric.
+pub fn decode_entities(text: &str) -> String {
+    if !text.contains('&') {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        let Some(end) = rest[..rest.len().min(12)].find(';') else {
+            out.push('&');
+            rest = &rest[1..];
+            continue;
+        };
+        let entity = &rest[1..end];
+        let decoded = match entity {
+            "amp" => Some('&'),
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            "quot" => Some('"'),
+            "apos" => Some('\''),
+            "nbsp" => Some(' '),
+            "mdash" => Some('—'),
+            "ndash" => Some('–'),
+            "hellip" => Some('…'),
+            "lsquo" => Some('‘'),
+            "rsquo" => Some('’'),
+            "ldquo" => Some('“'),
+            "rdquo" => Some('”'),
+            _ => entity
+                .strip_prefix("#x")
+                .or_else(|| entity.strip_prefix("#X"))
+                .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+                .or_else(|| entity.strip_prefix('#').and_then(|dec| dec.parse().ok()))
+                .and_then(char::from_u32),
+        };
+        match decoded {
+            Some(c) => {
+                out.push(c);
+                rest = &rest[end + 1..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn attributes(inside: &str) -> Vec<(String, String)> {
+    let mut attrs = Vec::new();
+    let mut rest = inside;
+    while let Some(eq) = rest.find('=') {
+        let key = rest[..eq].trim().rsplit(char::is_whitespace).next().unwrap_or("");
+        let after = rest[eq + 1..].trim_start();
+        let (value, tail) = match after.chars().next() {
+            Some(q @ ('"' | '\'')) => match after[1..].find(q) {
+                Some(close) => (&after[1..1 + close], &after[close + 2..]),
+                None => (&after[1..], ""),
+            },
+            _ => {
+                let end = after.find(char::is_whitespace).unwrap_or(after.len());
+                (&after[..end], &after[end..])
+            }
+        };
+        if !key.is_empty() {
+            attrs.push((local(key), decode_entities(value)));
+        }
+        rest = tail;
+    }
+    attrs
+}
+
+/// The tokens of `markup`; comments, processing instructions and doctypes are skipped.
+pub fn tokens(markup: &str) -> Vec<Token> {
+    let mut out = Vec::new();
+    let mut rest = markup;
+    while !rest.is_empty() {
+        let Some(open) = rest.find('<') else {
+            out.push(Token::Text(decode_entities(rest)));
+            break;
+        };
+        if open > 0 {
+            out.push(Token::Text(decode_entities(&rest[..open])));
+        }
+        rest = &rest[open..];
+        if let Some(body) = rest.strip_prefix("<!--") {
+            rest = body.find("-->").map_or("", |end| &body[end + 3..]);
+            continue;
+        }
+        if let Some(body) = rest.strip_prefix("<![CDATA[") {
+            let end = body.find("]]>").unwrap_or(body.len());
+            out.push(Token::Text(body[..end].to_owned()));
+            rest = body.get(end + 3..).unwrap_or("");
+            continue;
+        }
+        let Some(close) = rest.find('>') else { break };
+        let inside = &rest[1..close];
+        rest = &rest[close + 1..];
+        if inside.starts_with('?') || inside.starts_with('!') {
+            continue;
+        }
+        if let Some(name) = inside.strip_prefix('/') {
+            out.push(Token::End {
+                name: local(name.trim()),
+            });
+            continue;
+        }
+        let self_closing = inside.ends_with('/');
+        let inside = inside.trim_end_matches('/');
+        let name_end = inside.find(char::is_whitespace).unwrap_or(inside.len());
+        let name = local(&inside[..name_end]);
+        out.push(Token::Start {
+            name: name.clone(),
+            attrs: attributes(&inside[name_end..]),
+        });
+        if self_closing {
+            out.push(Token::End { name });
+        }
+    }
+    out
+}
+
+/// The value of attribute `key`.
+pub fn attr<'a>(attrs: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+}
+
+/// Readable text of an XHTML document: block elements become paragraph
+/// breaks, `<br>` a space; `head`, `script` and `style` are dropped.
+pub fn xhtml_text(markup: &str) -> String {
+    const BLOCKS: &[&str] = &[
+        "p",
+        "div",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "li",
+        "blockquote",
+        "section",
+        "article",
+        "tr",
+        "pre",
+        "hr",
+    ];
+    let mut text = String::new();
+    let mut skipping: Option<String> = None;
+    for token in tokens(markup) {
+        match token {
+            Token::Start { name, .. }
+                if skipping.is_none() && matches!(name.as_str(), "head" | "script" | "style") =>
+            {
+                skipping = Some(name);
+            }
+            Token::End { name } if skipping.as_deref() == Some(name.as_str()) => skipping = None,
+            _ if skipping.is_some() => {}
+            Token::Start { name, .. } if name == "br" => text.push(' '),
+            Token::Start { name, .. } | Token::End { name } if BLOCKS.contains(&name.as_str()) => {
+                text.push_str("\u{2029}")
+            }
+            Token::Text(t) => text.push_str(&t),
+            _ => {}
+        }
+    }
+    // U+2029 marks block boundaries; whitespace inside a paragraph collapses.
+    text.split('\u{2029}')
+        .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_and_attributes() {
+        let t = tokens(
+            r#"<?xml version="1.0"?><opf:item id='c1' href="ch%201.xhtml" media-type="application/xhtml+xml"/><!-- x --><a>T&amp;C</a>"#,
+        );
+        assert_eq!(
+            t[0],
+            Token::Start {
+                name: "item".into(),
+                attrs: vec![
+                    ("id".into(), "c1".into()),
+                    ("href".into(), "ch%201.xhtml".into()),
+                    ("media-type".into(), "application/xhtml+xml".into())
+                ]
+            }
+        );
+        assert_eq!(t[1], Token::End { name: "item".into() });
+        assert_eq!(t[3], Token::Text("T&C".into()));
+    }
+
+    #[test]
+    fn xhtml_to_text() {
+        let page = "<html><head><title>No</title><style>p{}</style></head><body><h1>Chapter&#160;1</h1>\n<p>It was a <i>dark</i>\n   night&mdash;truly.</p><p>Next<br/>line &#x263A;</p><script>x()</script></body></html>";
+        assert_eq!(
+            xhtml_text(page),
+            "Chapter 1\n\nIt was a dark night—truly.\n\nNext line ☺"
+        );
+    }
+
+    #[test]
+    fn malformed_markup_does_not_panic() {
+        for input in [
+            "<",
+            "<a",
+            "&",
+            "&#xZZ;",
+            "<p>unclosed",
+            "</>",
+            "<a b=>",
+            "<![CDATA[x",
+            "é<b>ü</b>&é;",
+        ] {
+            let _ = xhtml_text(input);
+            let _ = tokens(input);
+        }
+    }
+}
