@@ -199,11 +199,9 @@ pub fn pages_from_epub(bytes: &[u8], page_chars: usize) -> Result<Vec<Page>> {
                     }
                 }
                 "spine" => toc_id = attr(&attrs, "toc").map(str::to_owned),
-                "itemref" => {
-                    if attr(&attrs, "linear") != Some("no") {
-                        if let Some(idref) = attr(&attrs, "idref") {
-                            spine.push(idref.to_owned());
-                        }
+                "itemref" if attr(&attrs, "linear") != Some("no") => {
+                    if let Some(idref) = attr(&attrs, "idref") {
+                        spine.push(idref.to_owned());
                     }
                 }
                 _ => {}

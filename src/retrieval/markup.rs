@@ -189,7 +189,7 @@ pub fn xhtml_text(markup: &str) -> String {
             _ if skipping.is_some() => {}
             Token::Start { name, .. } if name == "br" => text.push(' '),
             Token::Start { name, .. } | Token::End { name } if BLOCKS.contains(&name.as_str()) => {
-                text.push_str("\u{2029}")
+                text.push('\u{2029}')
             }
             Token::Text(t) => text.push_str(&t),
             _ => {}

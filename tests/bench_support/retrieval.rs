@@ -113,11 +113,11 @@ pub fn run_index(
     ));
     let mut found = 0;
     let mut timings = Vec::new();
-    for q in 0..queries.len() {
+    for (q, exact) in exact_lists.iter().enumerate().take(queries.len()) {
         let start = now();
         let hits = index.search(queries.get(q), 10, |_| true).expect("top 10");
         timings.push(now() - start);
-        found += hits.iter().filter(|h| exact_lists[q].contains(&h.index)).count();
+        found += hits.iter().filter(|h| exact.contains(&h.index)).count();
     }
     timings.sort_by(f64::total_cmp);
     lines.push(format!(
