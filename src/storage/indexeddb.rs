@@ -121,6 +121,40 @@ pub(super) fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T> {
     serde_wasm_bindgen::from_value(value).map_err(|e| Error::storage(format!("cannot decode record: {e}")))
 }
 
+/// One record by key, read in a short transaction of its own.
+pub(super) async fn get_record<T: DeserializeOwned>(
+    db: &Database,
+    store: &str,
+    key: &str,
+) -> Result<Option<T>> {
+    let tx = db
+        .transaction(&[store], TransactionMode::ReadOnly)
+        .map_err(idb_error)?;
+    let found = tx
+        .object_store(store)
+        .map_err(idb_error)?
+        .get(JsValue::from_str(key))
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)?;
+    found.map(from_js).transpose()
+}
+
+/// Every record of a store, read in a short transaction of its own.
+pub(super) async fn all_records<T: DeserializeOwned>(db: &Database, store: &str) -> Result<Vec<T>> {
+    let tx = db
+        .transaction(&[store], TransactionMode::ReadOnly)
+        .map_err(idb_error)?;
+    let values = tx
+        .object_store(store)
+        .map_err(idb_error)?
+        .get_all(None, None)
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)?;
+    values.into_iter().map(from_js).collect()
+}
+
 /// The key range covering every `[id, n]` key of one owner (a conversation's messages, a book's chunks).
 pub(super) fn owner_range(owner_id: &str) -> Result<Query> {
     let lower = Array::of2(&JsValue::from_str(owner_id), &JsValue::from_f64(0.0));
@@ -184,37 +218,12 @@ impl Store for IndexedDbStore {
     }
 
     fn conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Conversation>>> {
-        Box::pin(async move {
-            let tx = self
-                .db
-                .transaction(&[CONVERSATIONS], TransactionMode::ReadOnly)
-                .map_err(idb_error)?;
-            let store = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
-            let found = store
-                .get(JsValue::from_str(id))
-                .map_err(idb_error)?
-                .await
-                .map_err(idb_error)?;
-            found.map(from_js).transpose()
-        })
+        Box::pin(get_record(&self.db, CONVERSATIONS, id))
     }
 
     fn conversations(&self) -> LocalBoxFuture<'_, Result<Vec<Conversation>>> {
         Box::pin(async move {
-            let tx = self
-                .db
-                .transaction(&[CONVERSATIONS], TransactionMode::ReadOnly)
-                .map_err(idb_error)?;
-            let store = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
-            let values = store
-                .get_all(None, None)
-                .map_err(idb_error)?
-                .await
-                .map_err(idb_error)?;
-            let mut all = values
-                .into_iter()
-                .map(from_js)
-                .collect::<Result<Vec<Conversation>>>()?;
+            let mut all: Vec<Conversation> = all_records(&self.db, CONVERSATIONS).await?;
             all.sort_by(|a, b| {
                 a.created_at
                     .total_cmp(&b.created_at)

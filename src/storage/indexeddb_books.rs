@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::indexeddb::{
-    from_js, idb_error, owner_range, to_js, IndexedDbStore, BOOKS, CHUNKS, INDEX_SNAPSHOTS, VECTORS,
+    all_records, from_js, get_record, idb_error, owner_range, to_js, IndexedDbStore, BOOKS, CHUNKS,
+    INDEX_SNAPSHOTS, VECTORS,
 };
 use super::{BookStore, VECTOR_BATCH};
 use crate::error::{Error, Result};
@@ -129,34 +130,12 @@ impl BookStore for IndexedDbStore {
     }
 
     fn book<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Book>>> {
-        Box::pin(async move {
-            let tx = self
-                .db
-                .transaction(&[BOOKS], TransactionMode::ReadOnly)
-                .map_err(idb_error)?;
-            let store = tx.object_store(BOOKS).map_err(idb_error)?;
-            let found = store
-                .get(JsValue::from_str(id))
-                .map_err(idb_error)?
-                .await
-                .map_err(idb_error)?;
-            found.map(from_js).transpose()
-        })
+        Box::pin(get_record(&self.db, BOOKS, id))
     }
 
     fn books(&self) -> LocalBoxFuture<'_, Result<Vec<Book>>> {
         Box::pin(async move {
-            let tx = self
-                .db
-                .transaction(&[BOOKS], TransactionMode::ReadOnly)
-                .map_err(idb_error)?;
-            let store = tx.object_store(BOOKS).map_err(idb_error)?;
-            let values = store
-                .get_all(None, None)
-                .map_err(idb_error)?
-                .await
-                .map_err(idb_error)?;
-            let mut all = values.into_iter().map(from_js).collect::<Result<Vec<Book>>>()?;
+            let mut all: Vec<Book> = all_records(&self.db, BOOKS).await?;
             all.sort_by(|a, b| {
                 a.created_at
                     .total_cmp(&b.created_at)
