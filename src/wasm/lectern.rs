@@ -161,14 +161,23 @@ impl Lectern {
             };
             let model = model_for(&options.provider, callbacks.provider_call)?;
             let embedder = embedder_for(&options.embedder, callbacks.embed)?;
-            let library = Library::new(
+            let library = Rc::new(Library::new(
                 books,
                 embedder,
                 Rc::new(BrowserClock),
                 options.retrieval.chunking(),
-            );
-            let mut agent =
-                Agent::new(store, model, Rc::new(BrowserClock), config).with_library(Rc::new(library))?;
+            ));
+            // Read every book and its index snapshot now, off the critical path, so the
+            // first search after a reload neither waits for the read nor rebuilds an index.
+            let warming = library.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                if let Ok(all) = warming.books().await {
+                    for book in all {
+                        let _ = warming.load(&book.id).await;
+                    }
+                }
+            });
+            let mut agent = Agent::new(store, model, Rc::new(BrowserClock), config).with_library(library)?;
             if let Some(resolve) = callbacks.resolve_mention {
                 agent = agent.with_mention_resolver(Rc::new(JsMentionResolver::new(resolve)));
             }
