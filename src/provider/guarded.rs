@@ -8,7 +8,7 @@ use futures::StreamExt;
 
 use super::policy::CallPolicy;
 use super::rate_limit::RateLimiter;
-use super::retry::{backoff_ms, is_retryable, jitter};
+use super::retry::with_retries;
 use super::timeouts::guard_parts;
 use super::{Model, ModelRequest, PartStream, StreamPart};
 use crate::cancel::CancelToken;
@@ -72,46 +72,38 @@ impl Model for GuardedModel {
         let request = request.clone();
         let cancel = cancel.clone();
         Box::pin(async move {
-            let mut attempt = 0;
-            loop {
+            // Each attempt waits for the rate limiter; an error as the first part
+            // counts as the attempt failing, so it is retried like a failed request.
+            let attempt = || async {
                 self.limiter
                     .acquire(&*self.clock, estimate_tokens(&request), &cancel)
                     .await?;
                 let started = self.clock.now_ms();
-                let error = match self.attempt(&request, &cancel).await {
-                    Ok((parts, Some(Ok(first)))) => {
-                        let limiter = self.limiter.clone();
-                        let rest = futures::stream::once(async move { Ok(first) }).chain(parts);
-                        let total = self.policy.timeouts.total_ms.map(|ms| (ms, started + ms as f64));
-                        let guarded = guard_parts(
-                            Box::pin(rest),
-                            self.clock.clone(),
-                            self.policy.timeouts.idle_ms,
-                            total,
-                            cancel,
-                        );
-                        let metered = guarded.inspect(move |part| {
-                            if let Ok(StreamPart::Usage(usage)) = part {
-                                limiter.record_usage(usage.input_tokens + usage.output_tokens);
-                            }
-                        });
-                        return Ok(Box::pin(metered) as PartStream);
-                    }
-                    Ok((_, None)) => return Ok(Box::pin(futures::stream::empty()) as PartStream),
-                    Ok((_, Some(Err(error)))) | Err(error) => error,
-                };
-                if attempt >= self.policy.max_retries || !is_retryable(&error) {
-                    return Err(error);
+                match self.attempt(&request, &cancel).await? {
+                    (_, Some(Err(error))) => Err(error),
+                    (parts, first) => Ok((parts, first, started)),
                 }
-                let wait = backoff_ms(&error, attempt, &self.policy.retry, jitter());
-                cancel
-                    .run(async {
-                        self.clock.sleep(wait).await;
-                        Ok(())
-                    })
-                    .await?;
-                attempt += 1;
-            }
+            };
+            let (parts, first, started) = with_retries(&*self.clock, &self.policy, &cancel, attempt).await?;
+            let Some(Ok(first)) = first else {
+                return Ok(Box::pin(futures::stream::empty()) as PartStream);
+            };
+            let limiter = self.limiter.clone();
+            let rest = futures::stream::once(async move { Ok(first) }).chain(parts);
+            let total = self.policy.timeouts.total_ms.map(|ms| (ms, started + ms as f64));
+            let guarded = guard_parts(
+                Box::pin(rest),
+                self.clock.clone(),
+                self.policy.timeouts.idle_ms,
+                total,
+                cancel,
+            );
+            let metered = guarded.inspect(move |part| {
+                if let Ok(StreamPart::Usage(usage)) = part {
+                    limiter.record_usage(usage.input_tokens + usage.output_tokens);
+                }
+            });
+            Ok(Box::pin(metered) as PartStream)
         })
     }
 
