@@ -102,6 +102,17 @@ pub enum StreamPart {
     Finish(FinishReason),
 }
 
+impl StreamPart {
+    /// A `TextDelta` from the string field `key` of `object`, unless it is missing or empty.
+    pub fn text_field(object: &serde_json::Value, key: &str) -> Option<StreamPart> {
+        object
+            .get(key)
+            .and_then(serde_json::Value::as_str)
+            .filter(|t| !t.is_empty())
+            .map(|t| StreamPart::TextDelta(t.to_owned()))
+    }
+}
+
 /// A whole answer, folded from its parts.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ModelResponse {

@@ -27,13 +27,7 @@ pub fn parts_from_message(body: &str) -> Result<Vec<StreamPart>> {
     for block in content {
         match block.get("type").and_then(Value::as_str) {
             Some("text") => {
-                if let Some(text) = block
-                    .get("text")
-                    .and_then(Value::as_str)
-                    .filter(|t| !t.is_empty())
-                {
-                    parts.push(StreamPart::TextDelta(text.to_owned()));
-                }
+                parts.extend(StreamPart::text_field(block, "text"));
             }
             Some("tool_use") => {
                 let id = block

@@ -109,13 +109,7 @@ impl sse_body::EventDecoder for EventDecoder {
                         });
                     }
                     Some("text") => {
-                        if let Some(text) = block
-                            .get("text")
-                            .and_then(Value::as_str)
-                            .filter(|t| !t.is_empty())
-                        {
-                            out.push(StreamPart::TextDelta(text.to_owned()));
-                        }
+                        out.extend(StreamPart::text_field(block, "text"));
                     }
                     _ => {}
                 }
@@ -125,13 +119,7 @@ impl sse_body::EventDecoder for EventDecoder {
                 let delta = data.get("delta").unwrap_or(&Value::Null);
                 match delta.get("type").and_then(Value::as_str) {
                     Some("text_delta") => {
-                        if let Some(text) = delta
-                            .get("text")
-                            .and_then(Value::as_str)
-                            .filter(|t| !t.is_empty())
-                        {
-                            out.push(StreamPart::TextDelta(text.to_owned()));
-                        }
+                        out.extend(StreamPart::text_field(delta, "text"));
                     }
                     Some("input_json_delta") => {
                         let call = self.tool_index(index).ok_or_else(|| {

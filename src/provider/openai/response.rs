@@ -23,11 +23,7 @@ pub fn parts_from_response(body: &str) -> Result<Vec<StreamPart>> {
         .get("message")
         .ok_or_else(|| Error::protocol("response choice has no message"))?;
     let mut parts = Vec::new();
-    if let Some(text) = message.get("content").and_then(Value::as_str) {
-        if !text.is_empty() {
-            parts.push(StreamPart::TextDelta(text.to_owned()));
-        }
-    }
+    parts.extend(StreamPart::text_field(message, "content"));
     if let Some(calls) = message.get("tool_calls").and_then(Value::as_array) {
         for (index, call) in calls.iter().enumerate() {
             let function = call.get("function").unwrap_or(&Value::Null);

@@ -54,11 +54,7 @@ impl ChunkDecoder {
 
     fn decode_choice(&mut self, choice: &Value, out: &mut Vec<StreamPart>) -> Result<()> {
         let delta = choice.get("delta").unwrap_or(&Value::Null);
-        if let Some(text) = delta.get("content").and_then(Value::as_str) {
-            if !text.is_empty() {
-                out.push(StreamPart::TextDelta(text.to_owned()));
-            }
-        }
+        out.extend(StreamPart::text_field(delta, "content"));
         if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
             for (position, call) in calls.iter().enumerate() {
                 self.decode_call(call, position, out)?;
