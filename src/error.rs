@@ -113,6 +113,52 @@ pub enum Error {
         /// How long this call waited.
         waited_ms: u64,
     },
+    /// A new message was sent to a conversation whose turn waits for approval.
+    #[error(
+        "conversation {conversation_id} has turn {turn_id} waiting for approval; resolve or cancel it first"
+    )]
+    #[serde(rename_all = "camelCase")]
+    ApprovalPending {
+        /// The conversation.
+        conversation_id: String,
+        /// The paused turn.
+        turn_id: String,
+    },
+    /// A paused turn was already resolved, cancelled or is being resolved.
+    #[error("turn {turn_id} is not waiting for approval (it is {status})")]
+    #[serde(rename_all = "camelCase")]
+    AlreadyResolved {
+        /// The turn.
+        turn_id: String,
+        /// Where it stands: `resolving`, `resolved`, `cancelled` or `expired`.
+        status: String,
+    },
+    /// A paused turn's approval ran out; it was closed without running its calls.
+    #[error("the approval of turn {turn_id} expired")]
+    #[serde(rename_all = "camelCase")]
+    ApprovalExpired {
+        /// The turn.
+        turn_id: String,
+        /// When it expired (ms since the epoch).
+        expired_at: f64,
+    },
+    /// A decision named a call that is not waiting for one.
+    #[error("call {call_id} of turn {turn_id} is not waiting for a decision")]
+    #[serde(rename_all = "camelCase")]
+    CallNotPending {
+        /// The turn.
+        turn_id: String,
+        /// The call.
+        call_id: String,
+    },
+    /// Edited arguments do not fit the tool's schema (nothing was run or changed).
+    #[error("invalid arguments for {tool}: {message}")]
+    InvalidArguments {
+        /// The tool.
+        tool: String,
+        /// What is wrong, naming the field.
+        message: String,
+    },
 }
 
 impl Error {
@@ -134,6 +180,11 @@ impl Error {
             Error::MaxToolCalls { .. } => "MaxToolCallsError",
             Error::ConversationBusy { .. } => "ConversationBusyError",
             Error::EmbedderMismatch { .. } => "EmbedderMismatchError",
+            Error::ApprovalPending { .. } => "ApprovalPendingError",
+            Error::AlreadyResolved { .. } => "AlreadyResolvedError",
+            Error::ApprovalExpired { .. } => "ApprovalExpiredError",
+            Error::CallNotPending { .. } => "CallNotPendingError",
+            Error::InvalidArguments { .. } => "InvalidArgumentsError",
         }
     }
 

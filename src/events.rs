@@ -95,6 +95,13 @@ pub enum EventKind {
         /// How many tool calls it asked for.
         tool_calls: usize,
     },
+    /// The turn paused: these calls wait for a person's decision (`resolveApprovals`).
+    ApprovalRequested {
+        /// The calls waiting.
+        calls: Vec<crate::approval::PendingCall>,
+        /// When the approval runs out (ms since the epoch).
+        expires_at: f64,
+    },
     /// The turn finished with this answer.
     Finish {
         /// The full answer text.

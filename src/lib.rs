@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 pub mod agent;
+pub mod approval;
 pub mod cancel;
 pub mod domain;
 pub mod error;

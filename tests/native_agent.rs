@@ -100,6 +100,7 @@ impl Harness {
                 EventKind::ToolResult { .. } => "toolResult",
                 EventKind::TokenUsage { .. } => "tokenUsage",
                 EventKind::StepFinish { .. } => "stepFinish",
+                EventKind::ApprovalRequested { .. } => "approvalRequested",
                 EventKind::Finish { .. } => "finish",
                 EventKind::Error { .. } => "error",
             })

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::context::ContextStrategy;
 use super::prompts::{PromptLibrary, DEFAULT_PROMPT};
+use crate::approval::ApprovalConfig;
 use crate::provider::{PriceTable, ProviderConfig, ProviderKind};
 use crate::tool::ToolRegistry;
 
@@ -137,6 +138,8 @@ pub struct AgentConfig {
     pub prices: PriceTable,
     /// How book conversations retrieve passages.
     pub retrieval: RetrievalStrategy,
+    /// Which tool calls need a person's approval.
+    pub approvals: ApprovalConfig,
 }
 
 impl Default for AgentConfig {
@@ -154,6 +157,7 @@ impl Default for AgentConfig {
             prompt_variables: BTreeMap::new(),
             prices: PriceTable::default(),
             retrieval: RetrievalStrategy::default(),
+            approvals: ApprovalConfig::default(),
         }
     }
 }

@@ -25,6 +25,10 @@ pub fn friendly_message(error: &Error) -> &'static str {
         }
         Error::ConversationBusy { .. } => "The assistant is still answering your previous message.",
         Error::NotFound { .. } => "This conversation no longer exists.",
+        Error::ApprovalPending { .. } => "Please approve or reject the assistant's pending action first.",
+        Error::AlreadyResolved { .. } | Error::CallNotPending { .. } => "This action was already decided.",
+        Error::ApprovalExpired { .. } => "This action waited too long for approval and was not run.",
+        Error::InvalidArguments { .. } => "The changed action is not valid. Please check its fields.",
         Error::Tool { .. }
         | Error::Storage { .. }
         | Error::Config { .. }

@@ -15,24 +15,31 @@ use crate::storage::Store;
 use crate::time::Clock;
 use crate::tool::{Tool, ToolCache, ToolRegistry};
 
+mod approvals;
 mod config;
 mod context;
 mod friendly;
+mod headless;
 mod locks;
 mod mentions;
 pub mod prompts;
 mod result;
+mod state;
 mod system_prompt;
+mod tool_step;
 mod turn;
 
+pub use approvals::REJECTED;
 pub use config::{
     validate_config, AgentConfig, ConfigReport, ModelProfile, Persona, RetrievalStrategy, RunLimits,
     ToolShell,
 };
 pub use context::{estimate_tokens, history_window, ContextStrategy};
 pub use friendly::friendly_message;
+pub use headless::{HeadlessRequest, RunError, RunRecord, RunStatus, DEFAULT_RUN_TIMEOUT_MS};
 pub use mentions::MentionResolver;
-pub use result::{ToolCallRecord, TurnError, TurnResult, TurnUsage};
+pub use result::{ToolCallRecord, TurnError, TurnResult, TurnStatus, TurnUsage};
+pub use state::{TurnOverrides, TurnState};
 pub use system_prompt::{iso_date, system_message, SystemInputs};
 pub use turn::SendOptions;
 

@@ -1,16 +1,19 @@
 //! One conversation turn: persist the user message, call the model, run the
 //! tools it asks for, loop until it answers, persist every step as it happens.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
-use std::rc::Rc;
 
+use futures::lock::{Mutex, MutexGuard};
 use futures::StreamExt;
 
 use super::system_prompt::{iso_date, system_message, SystemInputs};
-use super::{history_window, Agent, RetrievalStrategy, ToolCallRecord, TurnError, TurnResult, TurnUsage};
+use super::tool_step::StepEnd;
+use super::{
+    history_window, Agent, RetrievalStrategy, TurnError, TurnOverrides, TurnResult, TurnState, TurnStatus,
+};
+use crate::approval::PendingCall;
 use crate::cancel::CancelToken;
-use crate::domain::{Conversation, Mention, Message, Role, ToolCall, Usage};
+use crate::domain::{Conversation, Mention, Message, Role};
 use crate::error::{Error, Result};
 use crate::events::{Event, EventKind, EventSink};
 use crate::ids::new_id;
@@ -18,14 +21,11 @@ use crate::provider::{Accumulator, FinishReason, ModelRequest, ModelResponse, St
 use crate::retrieval::library::SearchOptions;
 use crate::retrieval::search_tool::{format_passages, SEARCH_BOOK};
 use crate::time::within;
-use crate::tool::{
-    redact_arguments, run_tool_calls, ToolContext, ToolOutcome, ToolRunContext, ToolRunSettings,
-};
 
 /// The longest user message accepted, in characters.
 pub const MAX_USER_MESSAGE_CHARS: usize = 200_000;
 
-/// Per-call options of [`Agent::send`].
+/// Per-call options of [`Agent::send`] and [`Agent::resolve_approvals`].
 #[derive(Debug, Clone, Default)]
 pub struct SendOptions {
     /// Tripping it aborts the model call and running tools (`Aborted`).
@@ -34,35 +34,27 @@ pub struct SendOptions {
     pub user_id: Option<String>,
     /// Things the user referred to, resolved into the system message of this turn.
     pub mentions: Vec<Mention>,
+    /// Per-turn changes to the configuration (headless runs).
+    pub overrides: TurnOverrides,
 }
 
 /// Identifies the turn in progress, for events and tools.
-struct TurnScope<'a> {
-    conversation_id: &'a str,
-    turn_id: String,
-    events: &'a EventSink,
-    cancel: &'a CancelToken,
-    user_id: Option<String>,
+pub(super) struct TurnScope<'a> {
+    pub conversation_id: &'a str,
+    pub turn_id: String,
+    pub events: &'a EventSink,
+    pub cancel: &'a CancelToken,
+    pub user_id: Option<String>,
 }
 
 impl TurnScope<'_> {
-    fn emit(&self, kind: impl FnOnce() -> EventKind) {
+    pub fn emit(&self, kind: impl FnOnce() -> EventKind) {
         self.events.emit_with(|| Event {
             conversation_id: self.conversation_id.to_owned(),
             turn_id: self.turn_id.clone(),
             kind: kind(),
         });
     }
-}
-
-/// What the turn has done so far, kept for the error if it fails.
-#[derive(Default)]
-struct Progress {
-    usage: Usage,
-    records: Vec<ToolCallRecord>,
-    steps: u32,
-    tool_calls: u32,
-    partial_text: Option<String>,
 }
 
 fn finish_reason_name(reason: Option<&FinishReason>) -> String {
@@ -82,6 +74,9 @@ impl Agent {
     /// step as it completes, the answer once it arrives. If anything fails,
     /// what was persisted stays, no answer is written (an aborted answer is
     /// kept, marked interrupted), and the error comes back with the steps done.
+    /// If calls need a person's approval, the turn pauses and resolves with
+    /// status `AwaitingApproval`; a conversation with a paused turn refuses
+    /// new messages (`ApprovalPending`) until it is resolved or cancelled.
     pub async fn send(
         &self,
         conversation_id: &str,
@@ -99,42 +94,81 @@ impl Agent {
             .into());
         }
         let lock = self.locks.lock_for(conversation_id);
-        let _turn = match self.config.limits.lock_wait_ms {
-            None => lock.lock().await,
-            Some(wait) => within(&*self.clock, Some(wait), async { Ok(lock.lock().await) })
-                .await
-                .map_err(|_| Error::ConversationBusy {
-                    conversation_id: conversation_id.to_owned(),
-                    waited_ms: wait,
-                })?,
-        };
+        let _turn = self.acquire(&lock, conversation_id).await?;
         let conversation = self
             .store
             .conversation(conversation_id)
             .await?
             .ok_or_else(|| Error::not_found("conversation", conversation_id))?;
+        self.refuse_if_paused(conversation_id).await?;
+        let user_id = options.user_id.clone().or_else(|| self.config.user_id.clone());
         let scope = TurnScope {
             conversation_id,
             turn_id: new_id(self.clock.now_ms()),
             events,
             cancel: &options.cancel,
-            user_id: options.user_id.clone().or_else(|| self.config.user_id.clone()),
+            user_id: user_id.clone(),
         };
-        let mut progress = Progress::default();
-        let limit = Some(self.config.limits.turn_timeout_ms);
-        let outcome = within(
-            &*self.clock,
-            limit,
-            self.run_turn(&scope, conversation, text, options, &mut progress),
-        )
+        let mut state = TurnState {
+            user_id,
+            overrides: options.overrides.clone(),
+            ..TurnState::default()
+        };
+        let limit = self.turn_limit(&state);
+        let outcome = within(&*self.clock, limit, async {
+            let now = self.clock.now_ms();
+            let user = Message::new(new_id(now), conversation_id, Role::User, text, now);
+            self.store.append_messages(vec![user]).await?;
+            state.mentions = self.resolve_mentions(&options.mentions, scope.cancel).await?;
+            state.passages = self.retrieve_for_turn(&conversation, text, scope.cancel).await?;
+            self.run_loop(&scope, conversation, &mut state).await
+        })
         .await;
+        self.conclude(&scope, outcome, state).await
+    }
+
+    /// Waits for the conversation's turn lock, as long as `limits.lockWaitMs` allows.
+    pub(super) async fn acquire<'a>(
+        &self,
+        lock: &'a Mutex<()>,
+        conversation_id: &str,
+    ) -> Result<MutexGuard<'a, ()>> {
+        match self.config.limits.lock_wait_ms {
+            None => Ok(lock.lock().await),
+            Some(wait) => within(&*self.clock, Some(wait), async { Ok(lock.lock().await) })
+                .await
+                .map_err(|_| Error::ConversationBusy {
+                    conversation_id: conversation_id.to_owned(),
+                    waited_ms: wait,
+                }),
+        }
+    }
+
+    /// The time limit of a turn (or of a resumed turn's remaining steps).
+    pub(super) fn turn_limit(&self, state: &TurnState) -> Option<u64> {
+        Some(
+            state
+                .overrides
+                .turn_timeout_ms
+                .unwrap_or(self.config.limits.turn_timeout_ms),
+        )
+    }
+
+    /// The turn's result, or its failure with what was done: an aborted
+    /// answer's streamed text is kept (marked interrupted) and an `error` event is emitted.
+    pub(super) async fn conclude(
+        &self,
+        scope: &TurnScope<'_>,
+        outcome: Result<TurnResult>,
+        state: TurnState,
+    ) -> Result<TurnResult, TurnError> {
         let error = match outcome {
             Ok(result) => return Ok(result),
             Err(error) => error,
         };
         if error == Error::Aborted {
-            if let Some(partial) = &progress.partial_text {
-                self.keep_interrupted_answer(&scope, partial).await;
+            if let Some(partial) = &state.partial_text {
+                self.keep_interrupted_answer(scope, partial).await;
             }
         }
         scope.emit(|| EventKind::Error {
@@ -143,46 +177,43 @@ impl Agent {
         });
         Err(TurnError {
             error,
-            partial_text: progress.partial_text,
-            steps: progress.steps,
-            tool_calls: progress.records,
+            partial_text: state.partial_text,
+            steps: state.steps,
+            tool_calls: state.records,
         })
     }
 
-    async fn run_turn(
+    /// Model calls and tool steps until the model answers, a call needs approval, or a limit is hit.
+    pub(super) async fn run_loop(
         &self,
         scope: &TurnScope<'_>,
         mut conversation: Conversation,
-        text: &str,
-        options: &SendOptions,
-        progress: &mut Progress,
+        state: &mut TurnState,
     ) -> Result<TurnResult> {
-        let now = self.clock.now_ms();
-        let user = Message::new(new_id(now), scope.conversation_id, Role::User, text, now);
-        self.store.append_messages(vec![user]).await?;
-        let mentions = self.resolve_mentions(&options.mentions, scope.cancel).await?;
-        let passages = self.retrieve_for_turn(&conversation, text, scope.cancel).await?;
-
+        let max_iterations = state
+            .overrides
+            .max_iterations
+            .unwrap_or(self.config.limits.max_iterations);
         loop {
             scope.cancel.check()?;
-            if progress.steps >= self.config.limits.max_iterations {
+            if state.steps >= max_iterations {
                 return Err(Error::MaxIterations {
-                    limit: self.config.limits.max_iterations,
+                    limit: max_iterations,
                 });
             }
-            progress.steps += 1;
-            let step = progress.steps;
+            state.steps += 1;
+            let step = state.steps;
             scope.emit(|| EventKind::StepStart { step });
 
             // Once the tool-call budget is spent, no tools are offered: the model must answer.
-            let tools_left = progress.tool_calls < self.config.limits.max_tool_calls;
+            let tools_left = state.tool_calls < self.config.limits.max_tool_calls;
             let request = self
-                .build_request(scope, &conversation, &mentions, passages.as_deref(), tools_left)
+                .build_request(scope, &conversation, state, tools_left)
                 .await?;
             let offered: Vec<String> = request.tools.iter().map(|t| t.name.clone()).collect();
-            let response = self.call_model(scope, &request, progress).await?;
+            let response = self.call_model(scope, &request, state).await?;
             if let Some(step_usage) = response.usage {
-                progress.usage.add(&step_usage);
+                state.usage.add(&step_usage);
                 let cost_usd = self.config.prices.cost_usd(self.model.model_name(), &step_usage);
                 scope.emit(|| EventKind::TokenUsage {
                     input_tokens: step_usage.input_tokens,
@@ -198,13 +229,34 @@ impl Agent {
             });
 
             if response.tool_calls.is_empty() {
-                return self.finish(scope, response.text, progress).await;
+                return self.finish(scope, response.text, state).await;
             }
-            conversation = self
-                .run_tool_step(scope, conversation, response, &offered, progress)
-                .await?;
+            match self
+                .run_tool_step(scope, conversation, response, &offered, state)
+                .await?
+            {
+                StepEnd::Continue(next) => conversation = next,
+                StepEnd::Paused(pending) => return Ok(self.paused(scope, state, pending)),
+            }
             scope.cancel.check()?;
         }
+    }
+
+    /// The result of a turn that paused for approval.
+    pub(super) fn paused(
+        &self,
+        scope: &TurnScope<'_>,
+        state: &TurnState,
+        pending: Vec<PendingCall>,
+    ) -> TurnResult {
+        let cost = self.config.prices.cost_usd(self.model.model_name(), &state.usage);
+        state.result(
+            &scope.turn_id,
+            TurnStatus::AwaitingApproval,
+            String::new(),
+            pending,
+            cost,
+        )
     }
 
     async fn resolve_mentions(
@@ -231,8 +283,7 @@ impl Agent {
         &self,
         scope: &TurnScope<'_>,
         conversation: &Conversation,
-        mentions: &[(Mention, String)],
-        passages: Option<&str>,
+        state: &TurnState,
         tools_left: bool,
     ) -> Result<ModelRequest> {
         let book = match (&conversation.book_id, &self.library) {
@@ -243,11 +294,11 @@ impl Agent {
             &self.config,
             &SystemInputs {
                 conversation,
-                user_id: scope.user_id.as_deref(),
-                mentions,
+                user_id: state.user_id.as_deref(),
+                mentions: &state.mentions,
                 date: iso_date(self.clock.now_ms()),
                 book: book.as_ref(),
-                passages,
+                passages: state.passages.as_deref(),
             },
         )?;
         let history = self.store.messages(scope.conversation_id).await?;
@@ -255,8 +306,16 @@ impl Agent {
         let book_tools = book.is_some() && self.config.retrieval == RetrievalStrategy::ToolUse;
         let always_retrieve = book.is_some() && self.config.retrieval == RetrievalStrategy::AlwaysRetrieve;
         let tools = if tools_left && !always_retrieve {
-            self.tools
-                .definitions(|name| self.config.offers(name) && (name != SEARCH_BOOK || book_tools))
+            let chosen = |name: &str| {
+                state
+                    .overrides
+                    .tools
+                    .as_ref()
+                    .is_none_or(|names| names.iter().any(|n| n == name))
+            };
+            self.tools.definitions(|name| {
+                self.config.offers(name) && chosen(name) && (name != SEARCH_BOOK || book_tools)
+            })
         } else {
             Vec::new()
         };
@@ -294,14 +353,14 @@ impl Agent {
     }
 
     /// Streams one model call, forwarding text and tool-call pieces as events.
-    /// On failure, the text streamed so far is kept in `progress`.
+    /// On failure, the text streamed so far is kept in `state`.
     async fn call_model(
         &self,
         scope: &TurnScope<'_>,
         request: &ModelRequest,
-        progress: &mut Progress,
+        state: &mut TurnState,
     ) -> Result<ModelResponse> {
-        progress.partial_text = None;
+        state.partial_text = None;
         let mut parts = self.model.stream(request, scope.cancel).await?;
         let mut answer = Accumulator::new();
         let mut calls: HashMap<usize, (String, String)> = HashMap::new();
@@ -309,7 +368,7 @@ impl Agent {
             let part = match part {
                 Ok(part) => part,
                 Err(error) => {
-                    progress.partial_text = Some(answer.text().to_owned()).filter(|t| !t.is_empty());
+                    state.partial_text = Some(answer.text().to_owned()).filter(|t| !t.is_empty());
                     return Err(error);
                 }
             };
@@ -339,96 +398,7 @@ impl Agent {
         Ok(answer.finish())
     }
 
-    /// Runs the tool calls of a response and persists the step (the call and
-    /// its results, in one write). Returns the conversation as it now is.
-    async fn run_tool_step(
-        &self,
-        scope: &TurnScope<'_>,
-        mut conversation: Conversation,
-        response: ModelResponse,
-        offered: &[String],
-        progress: &mut Progress,
-    ) -> Result<Conversation> {
-        let limit = self.config.limits.max_tool_calls;
-        let room = limit.saturating_sub(progress.tool_calls) as usize;
-        let (runnable, refused) = response.tool_calls.split_at(room.min(response.tool_calls.len()));
-        progress.tool_calls += response.tool_calls.len() as u32;
-
-        let working_state = Rc::new(RefCell::new(None));
-        let settings = ToolRunSettings {
-            offered: offered.to_vec(),
-            parallel: self.config.parallel_tool_calls,
-            default_timeout_ms: self.config.limits.tool_timeout_ms,
-            redact: self.config.redact_arguments.clone(),
-        };
-        let emit = |kind: EventKind| scope.emit(|| kind);
-        let run = ToolRunContext {
-            registry: &self.tools,
-            cache: &self.cache,
-            clock: &*self.clock,
-            tool_context: ToolContext {
-                conversation_id: scope.conversation_id.to_owned(),
-                user_id: scope.user_id.clone(),
-                book_id: conversation.book_id.clone(),
-                cancel: scope.cancel.clone(),
-                working_state: working_state.clone(),
-            },
-            emit: &emit,
-        };
-        let mut outcomes = run_tool_calls(runnable, &settings, &run).await;
-        outcomes.extend(
-            refused
-                .iter()
-                .map(|call| refused_outcome(call, limit, &settings.redact)),
-        );
-
-        let now = self.clock.now_ms();
-        let mut ask = Message::new(
-            new_id(now),
-            scope.conversation_id,
-            Role::Assistant,
-            response.text,
-            now,
-        );
-        ask.tool_calls = outcomes
-            .iter()
-            .map(|o| ToolCall {
-                arguments: o.record.arguments.clone(),
-                ..o.call.clone()
-            })
-            .collect();
-        let mut step = vec![ask];
-        for outcome in &outcomes {
-            let mut result = Message::new(
-                new_id(now),
-                scope.conversation_id,
-                Role::ToolResult,
-                outcome.content.clone(),
-                now,
-            );
-            result.tool_call_id = Some(outcome.call.id.clone());
-            step.push(result);
-        }
-        self.store.append_messages(step).await?;
-        progress.records.extend(outcomes.into_iter().map(|o| o.record));
-
-        let new_state = working_state.borrow_mut().take();
-        if let Some(state) = new_state {
-            conversation.working_state = Some(state).filter(|s| !s.is_null());
-            self.store.update_conversation(&conversation).await?;
-        }
-        if !refused.is_empty() {
-            return Err(Error::MaxToolCalls { limit });
-        }
-        Ok(conversation)
-    }
-
-    async fn finish(
-        &self,
-        scope: &TurnScope<'_>,
-        text: String,
-        progress: &mut Progress,
-    ) -> Result<TurnResult> {
+    async fn finish(&self, scope: &TurnScope<'_>, text: String, state: &mut TurnState) -> Result<TurnResult> {
         let now = self.clock.now_ms();
         let answer = Message::new(
             new_id(now),
@@ -439,18 +409,8 @@ impl Agent {
         );
         self.store.append_messages(vec![answer]).await?;
         scope.emit(|| EventKind::Finish { text: text.clone() });
-        let mut usage = TurnUsage::from(progress.usage);
-        usage.cost_usd = self
-            .config
-            .prices
-            .cost_usd(self.model.model_name(), &progress.usage);
-        Ok(TurnResult {
-            turn_id: scope.turn_id.clone(),
-            text,
-            tool_calls: std::mem::take(&mut progress.records),
-            usage,
-            steps: progress.steps,
-        })
+        let cost = self.config.prices.cost_usd(self.model.model_name(), &state.usage);
+        Ok(state.result(&scope.turn_id, TurnStatus::Completed, text, Vec::new(), cost))
     }
 
     /// Keeps the text an aborted answer had streamed, marked interrupted. Best
@@ -460,23 +420,5 @@ impl Agent {
         let mut answer = Message::new(new_id(now), scope.conversation_id, Role::Assistant, partial, now);
         answer.interrupted = true;
         let _ = self.store.append_messages(vec![answer]).await;
-    }
-}
-
-/// The outcome of a call past the turn's tool-call limit: not run.
-fn refused_outcome(call: &ToolCall, limit: u32, redact: &[String]) -> ToolOutcome {
-    let message = format!("Not run: the limit of {limit} tool calls per turn was reached");
-    ToolOutcome {
-        call: call.clone(),
-        content: serde_json::json!({ "error": message }).to_string(),
-        record: ToolCallRecord {
-            id: call.id.clone(),
-            name: call.name.clone(),
-            arguments: redact_arguments(&call.arguments, redact),
-            result: None,
-            error: Some(message),
-            duration_ms: 0.0,
-            cached: false,
-        },
     }
 }

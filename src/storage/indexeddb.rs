@@ -3,7 +3,9 @@
 //! Schema (version [`SCHEMA_VERSION`]):
 //! - `conversations`, keyed by `id`;
 //! - `messages`, keyed by `[conversationId, seq]` so one key range reads a
-//!   conversation in order and deletes it, with a unique `byId` index.
+//!   conversation in order and deletes it, with a unique `byId` index;
+//! - books, chunks, vectors and index snapshots (see `indexeddb_books`);
+//! - paused turns, tool-call records and runs (see `indexeddb_turns`).
 //!
 //! Each method is one short transaction that awaits nothing but its own requests.
 
@@ -16,15 +18,26 @@ use js_sys::Array;
 use serde::{de::DeserializeOwned, Serialize};
 use wasm_bindgen::JsValue;
 
-use super::Store;
+use super::indexeddb_turns::{self as turns, BY_CONVERSATION};
+use super::{Store, TurnWrite};
+use crate::agent::{RunRecord, ToolCallRecord};
+use crate::approval::PendingTurn;
 use crate::domain::{Conversation, Message};
 use crate::error::{Error, Result};
 
 /// The schema version this code writes; [`upgrade`] brings older databases to it.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
-const CONVERSATIONS: &str = "conversations";
-const MESSAGES: &str = "messages";
+/// Conversations, keyed by `id`.
+pub(super) const CONVERSATIONS: &str = "conversations";
+/// Messages, keyed by `[conversationId, seq]`.
+pub(super) const MESSAGES: &str = "messages";
+/// Paused turns, keyed by `turnId`.
+pub(super) const PENDING_TURNS: &str = "pendingTurns";
+/// Tool-call records, keyed by `[conversationId, turnId, position]`.
+pub(super) const TOOL_CALLS: &str = "toolCalls";
+/// Headless runs, keyed by `runId`.
+pub(super) const RUNS: &str = "runs";
 /// Books, keyed by `id`.
 pub(super) const BOOKS: &str = "books";
 /// Chunk batches, keyed by `[bookId, batch]`.
@@ -103,6 +116,18 @@ fn upgrade(db: &Database, old_version: u32) -> std::result::Result<(), idb::Erro
         let mut params = ObjectStoreParams::new();
         params.key_path(Some(KeyPath::new_single("bookId")));
         db.create_object_store(INDEX_SNAPSHOTS, params)?;
+    }
+    if old_version < 3 {
+        let mut params = ObjectStoreParams::new();
+        params.key_path(Some(KeyPath::new_single("turnId")));
+        let pending = db.create_object_store(PENDING_TURNS, params)?;
+        pending.create_index(BY_CONVERSATION, KeyPath::new_single("conversationId"), None)?;
+        let mut params = ObjectStoreParams::new();
+        params.key_path(Some(KeyPath::new_array(["conversationId", "turnId", "position"])));
+        db.create_object_store(TOOL_CALLS, params)?;
+        let mut params = ObjectStoreParams::new();
+        params.key_path(Some(KeyPath::new_single("runId")));
+        db.create_object_store(RUNS, params)?;
     }
     Ok(())
 }
@@ -237,18 +262,17 @@ impl Store for IndexedDbStore {
         Box::pin(async move {
             let tx = self
                 .db
-                .transaction(&[CONVERSATIONS, MESSAGES], TransactionMode::ReadWrite)
+                .transaction(
+                    &[CONVERSATIONS, MESSAGES, TOOL_CALLS, PENDING_TURNS],
+                    TransactionMode::ReadWrite,
+                )
                 .map_err(idb_error)?;
             let conversations = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
-            let exists = conversations
-                .count(Some(Query::Key(JsValue::from_str(id))))
-                .map_err(idb_error)?
-                .await
-                .map_err(idb_error)?;
-            if exists == 0 {
+            if !conversation_exists(&conversations, id).await? {
                 let _ = tx.abort();
                 return Err(Error::not_found("conversation", id));
             }
+            turns::delete_turn_records(&tx, id).await?;
             conversations
                 .delete(JsValue::from_str(id))
                 .map_err(idb_error)?
@@ -293,12 +317,7 @@ impl Store for IndexedDbStore {
                 .transaction(&[CONVERSATIONS, MESSAGES], TransactionMode::ReadOnly)
                 .map_err(idb_error)?;
             let conversations = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
-            let exists = conversations
-                .count(Some(Query::Key(JsValue::from_str(conversation_id))))
-                .map_err(idb_error)?
-                .await
-                .map_err(idb_error)?;
-            if exists == 0 {
+            if !conversation_exists(&conversations, conversation_id).await? {
                 return Err(Error::not_found("conversation", conversation_id));
             }
             let store = tx.object_store(MESSAGES).map_err(idb_error)?;
@@ -310,10 +329,51 @@ impl Store for IndexedDbStore {
             values.into_iter().map(from_js).collect()
         })
     }
+
+    fn commit(&self, write: TurnWrite) -> LocalBoxFuture<'_, Result<Vec<Message>>> {
+        Box::pin(turns::commit(&self.db, write))
+    }
+
+    fn pending_turn<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Option<PendingTurn>>> {
+        Box::pin(turns::pending_turn(&self.db, turn_id))
+    }
+
+    fn pending_turns<'a>(
+        &'a self,
+        conversation_id: Option<&'a str>,
+    ) -> LocalBoxFuture<'a, Result<Vec<PendingTurn>>> {
+        Box::pin(turns::pending_turns(&self.db, conversation_id))
+    }
+
+    fn tool_calls<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<ToolCallRecord>>> {
+        Box::pin(turns::tool_calls(&self.db, conversation_id))
+    }
+
+    fn put_run<'a>(&'a self, run: &'a RunRecord) -> LocalBoxFuture<'a, Result<()>> {
+        Box::pin(turns::put_run(&self.db, run))
+    }
+
+    fn run<'a>(&'a self, run_id: &'a str) -> LocalBoxFuture<'a, Result<Option<RunRecord>>> {
+        Box::pin(turns::run(&self.db, run_id))
+    }
+
+    fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>> {
+        Box::pin(turns::runs(&self.db))
+    }
 }
 
-/// The body of `append_messages`, inside its read-write transaction.
-async fn append_in(tx: &idb::Transaction, messages: Vec<Message>) -> Result<Vec<Message>> {
+/// Whether the conversation `id` exists.
+pub(super) async fn conversation_exists(conversations: &idb::ObjectStore, id: &str) -> Result<bool> {
+    let count = conversations
+        .count(Some(Query::Key(JsValue::from_str(id))))
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)?;
+    Ok(count > 0)
+}
+
+/// The body of `append_messages`, inside a read-write transaction over conversations and messages.
+pub(super) async fn append_in(tx: &idb::Transaction, messages: Vec<Message>) -> Result<Vec<Message>> {
     let conversations = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
     let store = tx.object_store(MESSAGES).map_err(idb_error)?;
     let mut next_seq: std::collections::HashMap<String, u32> = Default::default();
@@ -323,12 +383,7 @@ async fn append_in(tx: &idb::Transaction, messages: Vec<Message>) -> Result<Vec<
         let seq = match next_seq.get(&cid) {
             Some(seq) => *seq,
             None => {
-                let exists = conversations
-                    .count(Some(Query::Key(JsValue::from_str(&cid))))
-                    .map_err(idb_error)?
-                    .await
-                    .map_err(idb_error)?;
-                if exists == 0 {
+                if !conversation_exists(&conversations, &cid).await? {
                     return Err(Error::not_found("conversation", &cid));
                 }
                 last_seq(&store, &cid).await?.map_or(0, |s| s + 1)

@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 
 use futures::future::LocalBoxFuture;
 
-use super::Store;
+use super::{check_revision, sort_pending, sort_runs, Store, TurnWrite};
+use crate::agent::{RunRecord, ToolCallRecord};
+use crate::approval::PendingTurn;
 use crate::domain::{Conversation, Message};
 use crate::error::{Error, Result};
 use crate::retrieval::book::Book;
@@ -32,6 +34,56 @@ pub(super) struct StoredBook {
 struct Inner {
     conversations: BTreeMap<String, Conversation>,
     messages: BTreeMap<String, Vec<Message>>,
+    /// Tool-call records by conversation, keyed by turn and position.
+    tool_calls: BTreeMap<String, BTreeMap<(String, u32), ToolCallRecord>>,
+    pending: BTreeMap<String, PendingTurn>,
+    runs: BTreeMap<String, RunRecord>,
+}
+
+impl Inner {
+    fn require(&self, conversation_id: &str) -> Result<()> {
+        if self.conversations.contains_key(conversation_id) {
+            Ok(())
+        } else {
+            Err(Error::not_found("conversation", conversation_id))
+        }
+    }
+
+    fn append(&mut self, messages: Vec<Message>) -> Result<Vec<Message>> {
+        for message in &messages {
+            self.require(&message.conversation_id)?;
+        }
+        let mut stored = Vec::with_capacity(messages.len());
+        for mut message in messages {
+            let list = self.messages.entry(message.conversation_id.clone()).or_default();
+            message.seq = list.last().map_or(0, |m| m.seq + 1);
+            list.push(message.clone());
+            stored.push(message);
+        }
+        Ok(stored)
+    }
+
+    /// Checks everything first, so a refused write changes nothing.
+    fn commit(&mut self, write: TurnWrite) -> Result<Vec<Message>> {
+        for record in &write.tool_calls {
+            self.require(&record.conversation_id)?;
+        }
+        if let Some(pending) = &write.pending {
+            self.require(&pending.conversation_id)?;
+            check_revision(self.pending.get(&pending.turn_id), pending)?;
+        }
+        let stored = self.append(write.messages)?;
+        for record in write.tool_calls {
+            self.tool_calls
+                .entry(record.conversation_id.clone())
+                .or_default()
+                .insert((record.turn_id.clone(), record.position), record);
+        }
+        if let Some(pending) = write.pending {
+            self.pending.insert(pending.turn_id.clone(), pending);
+        }
+        Ok(stored)
+    }
 }
 
 impl MemoryStore {
@@ -92,6 +144,8 @@ impl Store for MemoryStore {
         let result = match inner.conversations.remove(id) {
             Some(_) => {
                 inner.messages.remove(id);
+                inner.tool_calls.remove(id);
+                inner.pending.retain(|_, turn| turn.conversation_id != id);
                 Ok(())
             }
             None => Err(Error::not_found("conversation", id)),
@@ -100,23 +154,7 @@ impl Store for MemoryStore {
     }
 
     fn append_messages(&self, messages: Vec<Message>) -> LocalBoxFuture<'_, Result<Vec<Message>>> {
-        let result = (|| {
-            let mut inner = self.inner.borrow_mut();
-            if let Some(missing) = messages
-                .iter()
-                .find(|m| !inner.conversations.contains_key(&m.conversation_id))
-            {
-                return Err(Error::not_found("conversation", &missing.conversation_id));
-            }
-            let mut stored = Vec::with_capacity(messages.len());
-            for mut message in messages {
-                let list = inner.messages.entry(message.conversation_id.clone()).or_default();
-                message.seq = list.last().map_or(0, |m| m.seq + 1);
-                list.push(message.clone());
-                stored.push(message);
-            }
-            Ok(stored)
-        })();
+        let result = self.inner.borrow_mut().append(messages);
         Box::pin(async move { result })
     }
 
@@ -129,5 +167,62 @@ impl Store for MemoryStore {
             .cloned()
             .ok_or_else(|| Error::not_found("conversation", conversation_id));
         Box::pin(async move { result })
+    }
+
+    fn commit(&self, write: TurnWrite) -> LocalBoxFuture<'_, Result<Vec<Message>>> {
+        let result = self.inner.borrow_mut().commit(write);
+        Box::pin(async move { result })
+    }
+
+    fn pending_turn<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Option<PendingTurn>>> {
+        let found = self.inner.borrow().pending.get(turn_id).cloned();
+        Box::pin(async move { Ok(found) })
+    }
+
+    fn pending_turns<'a>(
+        &'a self,
+        conversation_id: Option<&'a str>,
+    ) -> LocalBoxFuture<'a, Result<Vec<PendingTurn>>> {
+        let mut turns: Vec<PendingTurn> = self
+            .inner
+            .borrow()
+            .pending
+            .values()
+            .filter(|t| conversation_id.is_none_or(|id| t.conversation_id == id))
+            .cloned()
+            .collect();
+        sort_pending(&mut turns);
+        Box::pin(async move { Ok(turns) })
+    }
+
+    fn tool_calls<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<ToolCallRecord>>> {
+        let inner = self.inner.borrow();
+        let result = inner.require(conversation_id).map(|()| {
+            inner
+                .tool_calls
+                .get(conversation_id)
+                .map(|records| records.values().cloned().collect())
+                .unwrap_or_default()
+        });
+        Box::pin(async move { result })
+    }
+
+    fn put_run<'a>(&'a self, run: &'a RunRecord) -> LocalBoxFuture<'a, Result<()>> {
+        self.inner
+            .borrow_mut()
+            .runs
+            .insert(run.run_id.clone(), run.clone());
+        Box::pin(async move { Ok(()) })
+    }
+
+    fn run<'a>(&'a self, run_id: &'a str) -> LocalBoxFuture<'a, Result<Option<RunRecord>>> {
+        let found = self.inner.borrow().runs.get(run_id).cloned();
+        Box::pin(async move { Ok(found) })
+    }
+
+    fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>> {
+        let mut all: Vec<RunRecord> = self.inner.borrow().runs.values().cloned().collect();
+        sort_runs(&mut all);
+        Box::pin(async move { Ok(all) })
     }
 }

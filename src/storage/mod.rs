@@ -6,8 +6,10 @@
 
 use futures::future::LocalBoxFuture;
 
+use crate::agent::{RunRecord, ToolCallRecord};
+use crate::approval::PendingTurn;
 use crate::domain::{Conversation, Message};
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 mod books;
 pub mod conformance;
@@ -15,6 +17,8 @@ pub mod conformance;
 mod indexeddb;
 #[cfg(target_arch = "wasm32")]
 mod indexeddb_books;
+#[cfg(target_arch = "wasm32")]
+mod indexeddb_turns;
 mod memory;
 mod memory_books;
 
@@ -49,4 +53,76 @@ pub trait Store {
 
     /// The messages of a conversation in `seq` order; `NotFound` if it does not exist.
     fn messages<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Message>>>;
+
+    /// Writes one step of a turn atomically: appends its messages (as
+    /// [`Store::append_messages`]), saves its tool-call records and writes its
+    /// paused turn, if any, after [`check_revision`]. On any error nothing is written.
+    fn commit(&self, write: TurnWrite) -> LocalBoxFuture<'_, Result<Vec<Message>>>;
+
+    /// The paused turn with this id, whatever its status.
+    fn pending_turn<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Option<PendingTurn>>>;
+
+    /// Paused turns (every status) of one conversation or of all, oldest first.
+    fn pending_turns<'a>(
+        &'a self,
+        conversation_id: Option<&'a str>,
+    ) -> LocalBoxFuture<'a, Result<Vec<PendingTurn>>>;
+
+    /// The tool-call records of a conversation, by turn and position; `NotFound` if it does not exist.
+    fn tool_calls<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<ToolCallRecord>>>;
+
+    /// Saves (or replaces) a headless run's record.
+    fn put_run<'a>(&'a self, run: &'a RunRecord) -> LocalBoxFuture<'a, Result<()>>;
+
+    /// The run with this id, if any.
+    fn run<'a>(&'a self, run_id: &'a str) -> LocalBoxFuture<'a, Result<Option<RunRecord>>>;
+
+    /// Every run, oldest first.
+    fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>>;
+}
+
+/// One step of a turn, written by [`Store::commit`] in one transaction.
+#[derive(Debug, Clone, Default)]
+pub struct TurnWrite {
+    /// Messages to append.
+    pub messages: Vec<Message>,
+    /// Tool-call records to save (replacing any with the same turn and position).
+    pub tool_calls: Vec<ToolCallRecord>,
+    /// The paused turn to write.
+    pub pending: Option<PendingTurn>,
+}
+
+/// Whether `next` may replace `stored`: a new paused turn (revision 0) must
+/// not exist yet, a later one must follow the stored revision. Otherwise
+/// another writer got there first: `AlreadyResolved` with the stored status.
+pub fn check_revision(stored: Option<&PendingTurn>, next: &PendingTurn) -> Result<()> {
+    let fits = match stored {
+        None => next.revision == 0,
+        Some(stored) => stored.revision + 1 == next.revision,
+    };
+    if fits {
+        return Ok(());
+    }
+    Err(Error::AlreadyResolved {
+        turn_id: next.turn_id.clone(),
+        status: stored.map_or("unknown", |s| s.status.as_str()).to_owned(),
+    })
+}
+
+/// Sorts paused turns oldest first.
+pub(crate) fn sort_pending(turns: &mut [PendingTurn]) {
+    turns.sort_by(|a, b| {
+        a.created_at
+            .total_cmp(&b.created_at)
+            .then_with(|| a.turn_id.cmp(&b.turn_id))
+    });
+}
+
+/// Sorts runs oldest first.
+pub(crate) fn sort_runs(runs: &mut [RunRecord]) {
+    runs.sort_by(|a, b| {
+        a.started_at
+            .total_cmp(&b.started_at)
+            .then_with(|| a.run_id.cmp(&b.run_id))
+    });
 }

@@ -20,7 +20,7 @@ pub mod schema;
 pub use cache::ToolCache;
 pub use redact::redact_arguments;
 pub use registry::ToolRegistry;
-pub use runner::{run_tool_calls, ToolOutcome, ToolRunContext, ToolRunSettings};
+pub use runner::{prepare_call, run_tool_calls, ToolOutcome, ToolRunContext, ToolRunSettings};
 
 /// What a tool learns about the call besides its arguments. The model can
 /// never set these: they come from the host.

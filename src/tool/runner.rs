@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 
 use super::{redact_arguments, schema, Tool, ToolCache, ToolContext, ToolRegistry};
 use crate::agent::ToolCallRecord;
+use crate::approval::Decision;
 use crate::cancel::CancelToken;
 use crate::domain::ToolCall;
 use crate::error::Error;
@@ -69,15 +70,16 @@ pub async fn run_tool_calls(
     }
 }
 
-/// The tool and parsed, valid arguments of a call, or why it cannot run.
-fn prepare(
+/// The tool and parsed, valid arguments of a call, or why it cannot run
+/// (unknown or not offered tool, arguments that are not JSON or break the schema).
+pub fn prepare_call(
     call: &ToolCall,
-    settings: &ToolRunSettings,
+    offered: &[String],
     registry: &ToolRegistry,
 ) -> Result<(Rc<dyn Tool>, Value), String> {
     let tool = registry
         .get(&call.name)
-        .filter(|_| settings.offered.iter().any(|n| n == &call.name))
+        .filter(|_| offered.iter().any(|n| n == &call.name))
         .ok_or_else(|| format!("Unknown tool: {}", call.name))?;
     let text = if call.arguments.trim().is_empty() {
         "{}"
@@ -101,7 +103,7 @@ async fn run_one(call: &ToolCall, settings: &ToolRunSettings, run: &ToolRunConte
         call_id: call.id.clone(),
     });
     let mut details = None;
-    let (result, error, cached) = match prepare(call, settings, run.registry) {
+    let (result, error, cached) = match prepare_call(call, &settings.offered, run.registry) {
         Err(message) => (None, Some(message), false),
         Ok((tool, arguments)) => match run.cache.get(&call.name, &arguments, started) {
             Some(hit) => (Some(hit), None, true),
@@ -119,7 +121,8 @@ async fn run_one(call: &ToolCall, settings: &ToolRunSettings, run: &ToolRunConte
             },
         },
     };
-    let duration_ms = (run.clock.now_ms() - started).max(0.0);
+    let finished = run.clock.now_ms();
+    let duration_ms = (finished - started).max(0.0);
     let content = match (&result, &error) {
         (Some(content), _) => content.clone(),
         (None, Some(message)) => json!({ "error": message }).to_string(),
@@ -128,11 +131,19 @@ async fn run_one(call: &ToolCall, settings: &ToolRunSettings, run: &ToolRunConte
     let record = ToolCallRecord {
         id: call.id.clone(),
         name: call.name.clone(),
+        conversation_id: run.tool_context.conversation_id.clone(),
+        turn_id: String::new(),
+        position: 0,
+        decision: Decision::Auto,
+        original_arguments: shown_arguments.clone(),
         arguments: shown_arguments,
+        reason: None,
         result: result.clone(),
         error: error.clone(),
         duration_ms,
         cached,
+        started_at: started,
+        finished_at: finished,
     };
     (run.emit)(EventKind::ToolResult {
         tool_name: call.name.clone(),

@@ -49,7 +49,7 @@ pub(super) struct Inner {
     provider: ProviderConfig,
     database: Option<Rc<IndexedDbStore>>,
     on_event: Option<Function>,
-    friendly_errors: bool,
+    pub(super) friendly_errors: bool,
     closed: Cell<bool>,
 }
 
@@ -70,7 +70,7 @@ impl Inner {
     }
 
     /// A sink that hands events to `onEvent` and to `also`, building nothing if neither listens.
-    fn sink(&self, also: Option<ExtraListener>) -> EventSink {
+    pub(super) fn sink(&self, also: Option<ExtraListener>) -> EventSink {
         let callback = self.on_event.clone();
         if callback.is_none() && also.is_none() {
             return EventSink::none();
@@ -122,7 +122,7 @@ fn model_for(config: &ProviderConfig, call: Option<Function>) -> Result<Rc<dyn M
 }
 
 /// `SendResult` with `success: true`, or in friendly mode a failure as `{ success: false, text, error }`.
-fn turn_outcome(
+pub(super) fn turn_outcome(
     result: std::result::Result<TurnResult, TurnError>,
     friendly: bool,
 ) -> std::result::Result<JsValue, JsValue> {
@@ -147,8 +147,8 @@ impl Lectern {
     /// What `Lectern.open` does, for Rust callers: the instance, or the JS `Error` it rejects with.
     pub async fn connect(options: JsValue) -> std::result::Result<Lectern, JsValue> {
         let opened = async {
-            let (options, callbacks) = read_options(&options)?;
-            let config = options.agent_config()?;
+            let (options, mut callbacks) = read_options(&options)?;
+            let config = options.agent_config(std::mem::take(&mut callbacks.policy_functions))?;
             let (store, books, database): (Rc<dyn Store>, Rc<dyn BookStore>, _) = match &options.db_name {
                 Some(name) => {
                     let db = Rc::new(IndexedDbStore::open(name).await?);

@@ -4,6 +4,8 @@
 //! turns [`crate::Error`]s into real JS `Error`s; [`typescript`] holds the
 //! hand-written TypeScript types of the public API.
 
+mod approval_options;
+mod approvals_api;
 mod books_api;
 mod custom_provider;
 mod event_stream;

@@ -6,6 +6,7 @@ use js_sys::{Function, Object, Reflect};
 use serde::Deserialize;
 use wasm_bindgen::{JsCast, JsValue};
 
+use super::approval_options::{take_policy_functions, ApprovalOptions};
 use super::js::from_js;
 use crate::agent::prompts::PromptLibrary;
 use crate::agent::{AgentConfig, ContextStrategy, ModelProfile, Persona, RunLimits, ToolShell};
@@ -64,6 +65,9 @@ pub struct OpenOptions {
     /// How books are cut and how book conversations retrieve.
     #[serde(default)]
     pub retrieval: RetrievalSettings,
+    /// Which tool calls need a person's approval.
+    #[serde(default)]
+    pub approvals: ApprovalOptions,
 }
 
 fn default_true() -> bool {
@@ -71,8 +75,8 @@ fn default_true() -> bool {
 }
 
 impl OpenOptions {
-    /// The agent configuration these options describe.
-    pub fn agent_config(&self) -> Result<AgentConfig> {
+    /// The agent configuration these options and the host's policy functions describe.
+    pub fn agent_config(&self, policy_functions: Vec<(String, Function)>) -> Result<AgentConfig> {
         if self.allowed_tools.is_some() && self.tool_shell.allowed_tools.is_some() {
             return Err(Error::config(
                 "give allowedTools or toolShell.allowedTools, not both",
@@ -108,6 +112,7 @@ impl OpenOptions {
             prompt_variables: self.prompt_variables.clone(),
             prices: PriceTable::new(self.provider.prices.clone()),
             retrieval: self.retrieval.strategy,
+            approvals: self.approvals.config(policy_functions)?,
         })
     }
 }
@@ -123,6 +128,8 @@ pub struct Callbacks {
     pub resolve_mention: Option<Function>,
     /// `embedder.embed`, for a custom embedder.
     pub embed: Option<Function>,
+    /// Policy functions of `approvals.tools`, by tool name.
+    pub policy_functions: Vec<(String, Function)>,
 }
 
 /// Takes the function at `key` out of `object` (a copy), if there is one.
@@ -150,6 +157,7 @@ pub fn read_options(options: &JsValue) -> Result<(OpenOptions, Callbacks)> {
         resolve_mention: take_function(&copy, "resolveMention")?,
         provider_call: None,
         embed: None,
+        policy_functions: take_policy_functions(&copy)?,
     };
     let embedder = Reflect::get(&copy, &"embedder".into()).unwrap_or(JsValue::UNDEFINED);
     if embedder.is_object() {

@@ -1,0 +1,417 @@
+//! Paused turns: listing them, resolving them call by call, cancelling them,
+//! and closing the ones whose approval expired.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use serde_json::Value;
+
+use super::tool_step::{stamp, step_messages};
+use super::turn::TurnScope;
+use super::{Agent, SendOptions, ToolCallRecord, TurnError, TurnResult, TurnState};
+use crate::approval::{
+    ApprovalDecision, Decision, DecisionKind, PendingApproval, PendingStatus, PendingTurn, SettledCall,
+};
+use crate::domain::{Conversation, ToolCall};
+use crate::error::{Error, Result};
+use crate::events::{EventKind, EventSink};
+use crate::storage::TurnWrite;
+use crate::time::within;
+use crate::tool::{prepare_call, redact_arguments};
+
+/// What the model reads for a call a person rejected.
+pub const REJECTED: &str = "User rejected this action";
+
+/// A checked decision: the call as it will run (edits applied).
+struct Decided {
+    call: ToolCall,
+    original_arguments: String,
+    kind: DecisionKind,
+    reason: Option<String>,
+}
+
+impl Agent {
+    /// Turns waiting for approval — of one conversation, or of all — oldest
+    /// first. Expired ones are left out (they are closed on the next `send`).
+    pub async fn pending_approvals(&self, conversation_id: Option<&str>) -> Result<Vec<PendingApproval>> {
+        let now = self.clock.now_ms();
+        Ok(self
+            .store
+            .pending_turns(conversation_id)
+            .await?
+            .iter()
+            .filter(|turn| turn.status == PendingStatus::Awaiting && turn.expires_at > now)
+            .map(PendingApproval::from)
+            .collect())
+    }
+
+    /// Every tool call of a conversation and what came of it, by turn and position.
+    pub async fn tool_calls(&self, conversation_id: &str) -> Result<Vec<ToolCallRecord>> {
+        self.store.tool_calls(conversation_id).await
+    }
+
+    /// Decides calls of a paused turn and goes on with it: approved and edited
+    /// calls run (edits validated against the tool's schema first), rejected
+    /// ones are answered `User rejected this action`. While calls remain
+    /// undecided the turn stays paused; once none do, it continues exactly like
+    /// `send` (and may pause again). Nothing runs twice: the turn is claimed in
+    /// the store before any tool runs.
+    pub async fn resolve_approvals(
+        &self,
+        turn_id: &str,
+        decisions: &[ApprovalDecision],
+        options: &SendOptions,
+        events: &EventSink,
+    ) -> Result<TurnResult, TurnError> {
+        let conversation_id = self.stored_pending(turn_id).await?.conversation_id;
+        let lock = self.locks.lock_for(&conversation_id);
+        let _turn = self.acquire(&lock, &conversation_id).await?;
+        let mut pending = self.open_pending(turn_id).await?;
+        let decided = self.check_decisions(&pending, decisions)?;
+        let conversation = self
+            .store
+            .conversation(&conversation_id)
+            .await?
+            .ok_or_else(|| Error::not_found("conversation", &conversation_id))?;
+
+        pending.status = PendingStatus::Resolving;
+        pending.revision += 1;
+        pending.step.running = decided.iter().map(|d| d.call.id.clone()).collect();
+        self.store
+            .commit(TurnWrite {
+                pending: Some(pending.clone()),
+                ..TurnWrite::default()
+            })
+            .await?;
+
+        let mut state = std::mem::take(&mut pending.step.state);
+        let scope = TurnScope {
+            conversation_id: &conversation_id,
+            turn_id: turn_id.to_owned(),
+            events,
+            cancel: &options.cancel,
+            user_id: state.user_id.clone(),
+        };
+        let limit = self.turn_limit(&state);
+        let outcome = within(
+            &*self.clock,
+            limit,
+            self.resume(&scope, conversation, pending, decided, &mut state),
+        )
+        .await;
+        self.conclude(&scope, outcome, state).await
+    }
+
+    /// Cancels a paused turn: its undecided calls are answered "Not run" and
+    /// the step is stored, so the conversation can take a new message.
+    pub async fn cancel_pending(&self, turn_id: &str) -> Result<()> {
+        let conversation_id = self.stored_pending(turn_id).await?.conversation_id;
+        let lock = self.locks.lock_for(&conversation_id);
+        let _turn = self.acquire(&lock, &conversation_id).await?;
+        let pending = self.stored_pending(turn_id).await?;
+        if pending.status != PendingStatus::Awaiting {
+            return Err(Error::AlreadyResolved {
+                turn_id: turn_id.to_owned(),
+                status: pending.status.as_str().to_owned(),
+            });
+        }
+        self.close_pending(pending, PendingStatus::Cancelled).await
+    }
+
+    /// Refuses a new message while the conversation has an open paused turn;
+    /// closes open turns whose approval expired.
+    pub(super) async fn refuse_if_paused(&self, conversation_id: &str) -> Result<()> {
+        let now = self.clock.now_ms();
+        for turn in self.store.pending_turns(Some(conversation_id)).await? {
+            if !turn.status.is_open() {
+                continue;
+            }
+            if turn.expires_at <= now {
+                self.close_pending(turn, PendingStatus::Expired).await?;
+            } else {
+                return Err(Error::ApprovalPending {
+                    conversation_id: conversation_id.to_owned(),
+                    turn_id: turn.turn_id,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    async fn stored_pending(&self, turn_id: &str) -> Result<PendingTurn> {
+        self.store
+            .pending_turn(turn_id)
+            .await?
+            .ok_or_else(|| Error::not_found("pending turn", turn_id))
+    }
+
+    /// The paused turn, if it still waits for decisions; an expired one is closed.
+    async fn open_pending(&self, turn_id: &str) -> Result<PendingTurn> {
+        let pending = self.stored_pending(turn_id).await?;
+        if pending.status.is_open() && pending.expires_at <= self.clock.now_ms() {
+            let expired_at = pending.expires_at;
+            self.close_pending(pending, PendingStatus::Expired).await?;
+            return Err(Error::ApprovalExpired {
+                turn_id: turn_id.to_owned(),
+                expired_at,
+            });
+        }
+        if pending.status != PendingStatus::Awaiting {
+            return Err(Error::AlreadyResolved {
+                turn_id: turn_id.to_owned(),
+                status: pending.status.as_str().to_owned(),
+            });
+        }
+        Ok(pending)
+    }
+
+    /// Checks every decision before anything runs or is written.
+    fn check_decisions(&self, pending: &PendingTurn, decisions: &[ApprovalDecision]) -> Result<Vec<Decided>> {
+        if decisions.is_empty() {
+            return Err(Error::config("resolveApprovals needs at least one decision"));
+        }
+        let mut decided: Vec<Decided> = Vec::with_capacity(decisions.len());
+        for decision in decisions {
+            let not_pending = || Error::CallNotPending {
+                turn_id: pending.turn_id.clone(),
+                call_id: decision.call_id.clone(),
+            };
+            if !pending.calls.iter().any(|c| c.call_id == decision.call_id) {
+                return Err(not_pending());
+            }
+            if decided.iter().any(|d| d.call.id == decision.call_id) {
+                return Err(Error::config(format!(
+                    "call {} is decided twice in one resolveApprovals",
+                    decision.call_id
+                )));
+            }
+            let original = pending
+                .step
+                .calls
+                .iter()
+                .find(|c| c.id == decision.call_id)
+                .ok_or_else(not_pending)?;
+            let call = match (decision.decision, &decision.arguments) {
+                (DecisionKind::Edit, None) => {
+                    return Err(Error::config(format!(
+                        "the edit of call {} needs arguments",
+                        decision.call_id
+                    )))
+                }
+                (DecisionKind::Edit, Some(arguments)) => {
+                    self.edited_call(original, arguments, &pending.step.offered)?
+                }
+                (_, Some(_)) => {
+                    return Err(Error::config(format!(
+                        "call {}: arguments are only for decision 'edit'",
+                        decision.call_id
+                    )))
+                }
+                (_, None) => original.clone(),
+            };
+            decided.push(Decided {
+                call,
+                original_arguments: original.arguments.clone(),
+                kind: decision.decision,
+                reason: decision.reason.clone(),
+            });
+        }
+        Ok(decided)
+    }
+
+    /// `original` with the edited arguments, if they are a JSON object valid
+    /// against the tool's schema; `InvalidArguments` naming the field if not.
+    fn edited_call(&self, original: &ToolCall, arguments: &Value, offered: &[String]) -> Result<ToolCall> {
+        let invalid = |message: String| Error::InvalidArguments {
+            tool: original.name.clone(),
+            message,
+        };
+        let text = match arguments {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        let parsed: Value =
+            serde_json::from_str(&text).map_err(|e| invalid(format!("not valid JSON ({e})")))?;
+        if !parsed.is_object() {
+            return Err(invalid("the arguments must be a JSON object".into()));
+        }
+        let edited = ToolCall {
+            arguments: parsed.to_string(),
+            ..original.clone()
+        };
+        prepare_call(&edited, offered, &self.tools)
+            .map_err(|message| invalid(message.trim_start_matches("Invalid arguments: ").to_owned()))?;
+        Ok(edited)
+    }
+
+    /// Runs the decided calls of a claimed turn, stores what came of them, and
+    /// goes on with the turn once no call waits.
+    async fn resume(
+        &self,
+        scope: &TurnScope<'_>,
+        conversation: Conversation,
+        mut pending: PendingTurn,
+        decided: Vec<Decided>,
+        state: &mut TurnState,
+    ) -> Result<TurnResult> {
+        let redact = &self.config.redact_arguments;
+        let working_state = Rc::new(RefCell::new(None));
+        let to_run: Vec<ToolCall> = decided
+            .iter()
+            .filter(|d| d.kind != DecisionKind::Reject)
+            .map(|d| d.call.clone())
+            .collect();
+        let mut outcomes = self
+            .run_calls(
+                scope,
+                &conversation,
+                &to_run,
+                &pending.step.offered,
+                &working_state,
+            )
+            .await;
+        for outcome in &mut outcomes {
+            if let Some(d) = decided.iter().find(|d| d.call.id == outcome.call.id) {
+                outcome.record.decision = match d.kind {
+                    DecisionKind::Edit => Decision::Edited,
+                    _ => Decision::Approved,
+                };
+                outcome.record.original_arguments = redact_arguments(&d.original_arguments, redact);
+            }
+        }
+        for d in decided.iter().filter(|d| d.kind == DecisionKind::Reject) {
+            let message = match &d.reason {
+                Some(reason) if !reason.trim().is_empty() => format!("{REJECTED}: {reason}"),
+                _ => REJECTED.to_owned(),
+            };
+            outcomes.push(self.not_run(scope, &d.call, Decision::Rejected, message, d.reason.clone()));
+        }
+        let records = stamp(&outcomes, &scope.turn_id, state);
+
+        for d in &decided {
+            if let Some(call) = pending.step.calls.iter_mut().find(|c| c.id == d.call.id) {
+                call.arguments = d.call.arguments.clone();
+            }
+        }
+        pending.step.settled.extend(outcomes.iter().map(|o| SettledCall {
+            call_id: o.call.id.clone(),
+            content: o.content.clone(),
+        }));
+        pending
+            .calls
+            .retain(|c| !decided.iter().any(|d| d.call.id == c.call_id));
+        pending.step.running.clear();
+        pending.step.state = state.clone();
+        pending.revision += 1;
+
+        if !pending.calls.is_empty() {
+            pending.status = PendingStatus::Awaiting;
+            let (remaining, expires_at) = (pending.calls.clone(), pending.expires_at);
+            self.store
+                .commit(TurnWrite {
+                    messages: Vec::new(),
+                    tool_calls: records,
+                    pending: Some(pending),
+                })
+                .await?;
+            self.keep_working_state(conversation, &working_state).await?;
+            scope.emit(|| EventKind::ApprovalRequested {
+                calls: remaining.clone(),
+                expires_at,
+            });
+            return Ok(self.paused(scope, state, remaining));
+        }
+
+        pending.status = PendingStatus::Resolved;
+        let step = &pending.step;
+        let messages = step_messages(
+            scope.conversation_id,
+            &step.text,
+            &step.calls,
+            &step.settled,
+            redact,
+            self.clock.now_ms(),
+        );
+        let over_limit = step.over_limit;
+        self.store
+            .commit(TurnWrite {
+                messages,
+                tool_calls: records,
+                pending: Some(pending),
+            })
+            .await?;
+        let conversation = self.keep_working_state(conversation, &working_state).await?;
+        if over_limit {
+            return Err(Error::MaxToolCalls {
+                limit: self.config.limits.max_tool_calls,
+            });
+        }
+        scope.cancel.check()?;
+        self.run_loop(scope, conversation, state).await
+    }
+
+    /// Ends a paused turn without a decision for its waiting calls: they are
+    /// answered "Not run" (or "Interrupted", for calls a resolve had claimed
+    /// when it stopped), and the step is stored.
+    async fn close_pending(&self, mut pending: PendingTurn, status: PendingStatus) -> Result<()> {
+        let (decision, message) = match status {
+            PendingStatus::Expired => (Decision::Expired, "Not run: nobody approved this action in time"),
+            _ => (Decision::Cancelled, "Not run: the user cancelled this action"),
+        };
+        let events = EventSink::none();
+        let cancel = Default::default();
+        let mut state = std::mem::take(&mut pending.step.state);
+        let scope = TurnScope {
+            conversation_id: &pending.conversation_id,
+            turn_id: pending.turn_id.clone(),
+            events: &events,
+            cancel: &cancel,
+            user_id: state.user_id.clone(),
+        };
+        let open: Vec<ToolCall> = pending
+            .step
+            .calls
+            .iter()
+            .filter(|c| !pending.step.settled.iter().any(|s| s.call_id == c.id))
+            .cloned()
+            .collect();
+        let outcomes: Vec<_> = open
+            .iter()
+            .map(|call| {
+                let text = if pending.step.running.contains(&call.id) {
+                    "Interrupted: this action was being run when the page closed; it may or may not have completed"
+                } else {
+                    message
+                };
+                self.not_run(&scope, call, decision, text.to_owned(), None)
+            })
+            .collect();
+        let records = stamp(&outcomes, &scope.turn_id, &mut state);
+        pending.step.settled.extend(outcomes.iter().map(|o| SettledCall {
+            call_id: o.call.id.clone(),
+            content: o.content.clone(),
+        }));
+        let step = &pending.step;
+        let messages = step_messages(
+            &pending.conversation_id,
+            &step.text,
+            &step.calls,
+            &step.settled,
+            &self.config.redact_arguments,
+            self.clock.now_ms(),
+        );
+        pending.calls.clear();
+        pending.step.running.clear();
+        pending.step.state = state;
+        pending.status = status;
+        pending.revision += 1;
+        self.store
+            .commit(TurnWrite {
+                messages,
+                tool_calls: records,
+                pending: Some(pending),
+            })
+            .await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,225 @@
+//! Headless runs: one turn with every allowed tool auto-approved and no
+//! person in the loop, kept as a run record for later review.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Agent, SendOptions, ToolCallRecord, TurnOverrides, TurnStatus, TurnUsage};
+use crate::cancel::CancelToken;
+use crate::domain::{Message, NewConversation};
+use crate::error::{Error, Result};
+use crate::events::EventSink;
+use crate::ids::new_id;
+
+/// The default time a headless run may take: two minutes.
+pub const DEFAULT_RUN_TIMEOUT_MS: u64 = 120_000;
+
+fn default_run_timeout() -> u64 {
+    DEFAULT_RUN_TIMEOUT_MS
+}
+
+/// What to run (`runHeadless`' input).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HeadlessRequest {
+    /// The conversation to run in; a new one is created without it.
+    #[serde(default)]
+    pub conversation_id: Option<String>,
+    /// The user message that starts the run.
+    pub instruction: String,
+    /// Offer only these tools (default: every allowed tool).
+    #[serde(default)]
+    pub tools: Option<Vec<String>>,
+    /// Model calls allowed (default: the configured limit).
+    #[serde(default)]
+    pub max_iterations: Option<u32>,
+    /// Time the whole run may take (default 120 000 ms).
+    #[serde(default = "default_run_timeout")]
+    pub timeout_ms: u64,
+}
+
+/// Where a run stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RunStatus {
+    /// Started and not finished (or the page closed while it ran).
+    Running,
+    /// The model answered.
+    Completed,
+    /// It failed or timed out; `error` says why.
+    Failed,
+}
+
+/// Why a run failed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunError {
+    /// The error's JS name, e.g. `TimeoutError`.
+    pub name: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// A headless run, as stored and as `runHeadless` resolves.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunRecord {
+    /// The run.
+    pub run_id: String,
+    /// Where it ran.
+    pub conversation_id: String,
+    /// What it was asked to do.
+    pub instruction: String,
+    /// Running, completed or failed.
+    pub status: RunStatus,
+    /// The answer (or the text streamed before a failure).
+    pub text: String,
+    /// Why it failed.
+    pub error: Option<RunError>,
+    /// The messages the run added to its conversation, in order.
+    pub log: Vec<Message>,
+    /// Every tool call of the run.
+    pub tool_calls: Vec<ToolCallRecord>,
+    /// Tokens used.
+    pub usage: TurnUsage,
+    /// Model calls made.
+    pub steps: u32,
+    /// When it started (ms since the epoch).
+    pub started_at: f64,
+    /// When it ended.
+    pub finished_at: Option<f64>,
+}
+
+impl Agent {
+    /// Runs `request` as one turn with every `ask` auto-approved (`deny` still
+    /// refuses) and stores the run. A failure or timeout resolves a `Failed`
+    /// run with its reason (what the tools did stays stored); only bad input
+    /// (empty instruction, unknown conversation or tool) is an error.
+    pub async fn run_headless(
+        &self,
+        request: HeadlessRequest,
+        cancel: CancelToken,
+        events: &EventSink,
+    ) -> Result<RunRecord> {
+        if request.instruction.trim().is_empty() {
+            return Err(Error::config("runHeadless needs a non-empty instruction"));
+        }
+        if request.timeout_ms == 0 || request.max_iterations == Some(0) {
+            return Err(Error::config(
+                "runHeadless timeoutMs and maxIterations must be at least 1",
+            ));
+        }
+        for name in request.tools.iter().flatten() {
+            if !self.tools.contains(name) {
+                return Err(Error::config(format!(
+                    "runHeadless tools names {name:?}, which is not a registered tool"
+                )));
+            }
+        }
+        let conversation_id = match &request.conversation_id {
+            Some(id) => {
+                self.store
+                    .conversation(id)
+                    .await?
+                    .ok_or_else(|| Error::not_found("conversation", id))?
+                    .id
+            }
+            None => {
+                let title: String = request.instruction.chars().take(60).collect();
+                self.create_conversation(NewConversation {
+                    title: Some(format!("Run: {title}")),
+                    book_id: None,
+                })
+                .await?
+                .id
+            }
+        };
+        let started_at = self.clock.now_ms();
+        let mut run = RunRecord {
+            run_id: new_id(started_at),
+            conversation_id: conversation_id.clone(),
+            instruction: request.instruction.clone(),
+            status: RunStatus::Running,
+            text: String::new(),
+            error: None,
+            log: Vec::new(),
+            tool_calls: Vec::new(),
+            usage: TurnUsage::default(),
+            steps: 0,
+            started_at,
+            finished_at: None,
+        };
+        self.store.put_run(&run).await?;
+        let first_seq = self
+            .store
+            .messages(&conversation_id)
+            .await?
+            .last()
+            .map_or(0, |m| m.seq + 1);
+
+        let options = SendOptions {
+            cancel,
+            overrides: TurnOverrides {
+                auto_approve: true,
+                tools: request.tools.clone(),
+                max_iterations: request.max_iterations,
+                turn_timeout_ms: Some(request.timeout_ms),
+            },
+            ..SendOptions::default()
+        };
+        match self
+            .send(&conversation_id, &request.instruction, &options, events)
+            .await
+        {
+            Ok(result) if result.status == TurnStatus::Completed => {
+                run.status = RunStatus::Completed;
+                run.text = result.text;
+                run.tool_calls = result.tool_calls;
+                run.usage = result.usage;
+                run.steps = result.steps;
+            }
+            Ok(result) => {
+                // Auto-approval turns every `ask` into `auto`; this only happens if that changes.
+                run.status = RunStatus::Failed;
+                run.error = Some(RunError {
+                    name: "ApprovalPendingError".into(),
+                    message: "the run paused for approval".into(),
+                });
+                run.tool_calls = result.tool_calls;
+                run.steps = result.steps;
+            }
+            Err(failure) => {
+                run.status = RunStatus::Failed;
+                run.error = Some(RunError {
+                    name: failure.error.name().to_owned(),
+                    message: failure.error.to_string(),
+                });
+                run.text = failure.partial_text.unwrap_or_default();
+                run.tool_calls = failure.tool_calls;
+                run.steps = failure.steps;
+            }
+        }
+        run.log = self
+            .store
+            .messages(&conversation_id)
+            .await?
+            .into_iter()
+            .filter(|m| m.seq >= first_seq)
+            .collect();
+        run.finished_at = Some(self.clock.now_ms());
+        self.store.put_run(&run).await?;
+        Ok(run)
+    }
+
+    /// Every headless run, oldest first.
+    pub async fn runs(&self) -> Result<Vec<RunRecord>> {
+        self.store.runs().await
+    }
+
+    /// One headless run; `NotFound` if there is none with this id.
+    pub async fn run(&self, run_id: &str) -> Result<RunRecord> {
+        self.store
+            .run(run_id)
+            .await?
+            .ok_or_else(|| Error::not_found("run", run_id))
+    }
+}

@@ -1,0 +1,314 @@
+//! One tool step of a turn: decide each call's policy, run what may run,
+//! and either persist the step (the call and its results, in one write) or
+//! pause the turn for approval (the paused turn, in one write).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use serde_json::{json, Value};
+
+use super::turn::TurnScope;
+use super::{Agent, ToolCallRecord, TurnState};
+use crate::approval::{
+    ApprovalPolicy, Decision, PausedStep, PendingCall, PendingStatus, PendingTurn, PolicyContext, SettledCall,
+};
+use crate::domain::{Conversation, Message, Role, ToolCall};
+use crate::error::{Error, Result};
+use crate::events::EventKind;
+use crate::ids::new_id;
+use crate::provider::ModelResponse;
+use crate::storage::TurnWrite;
+use crate::tool::{
+    prepare_call, redact_arguments, run_tool_calls, ToolContext, ToolOutcome, ToolRunContext, ToolRunSettings,
+};
+
+/// How a tool step ended.
+pub(super) enum StepEnd {
+    /// Every call settled and the step is stored: call the model again.
+    Continue(Conversation),
+    /// These calls wait for a person; the paused turn is stored.
+    Paused(Vec<PendingCall>),
+}
+
+/// What to do with one call.
+enum Plan {
+    Run,
+    Ask(Value),
+    Deny(String),
+}
+
+impl Agent {
+    /// Runs the tool calls of a response as their policies say, and persists
+    /// the step or the paused turn.
+    pub(super) async fn run_tool_step(
+        &self,
+        scope: &TurnScope<'_>,
+        conversation: Conversation,
+        response: ModelResponse,
+        offered: &[String],
+        state: &mut TurnState,
+    ) -> Result<StepEnd> {
+        let limit = self.config.limits.max_tool_calls;
+        let room = limit.saturating_sub(state.tool_calls) as usize;
+        let (runnable, refused) = response.tool_calls.split_at(room.min(response.tool_calls.len()));
+        state.tool_calls += response.tool_calls.len() as u32;
+
+        let redact = &self.config.redact_arguments;
+        let mut to_run = Vec::new();
+        let mut asks = Vec::new();
+        let mut outcomes = Vec::new();
+        for call in runnable {
+            match self.plan_call(call, offered, scope, state).await {
+                Plan::Run => to_run.push(call.clone()),
+                Plan::Ask(arguments) => asks.push(PendingCall {
+                    call_id: call.id.clone(),
+                    tool_name: call.name.clone(),
+                    arguments,
+                }),
+                Plan::Deny(message) => {
+                    outcomes.push(self.not_run(scope, call, Decision::Denied, message, None));
+                }
+            }
+        }
+        let working_state = Rc::new(RefCell::new(None));
+        outcomes.extend(
+            self.run_calls(scope, &conversation, &to_run, offered, &working_state)
+                .await,
+        );
+        for call in refused {
+            let message = format!("Not run: the limit of {limit} tool calls per turn was reached");
+            outcomes.push(self.not_run(scope, call, Decision::Auto, message, None));
+        }
+        let records = stamp(&outcomes, &scope.turn_id, state);
+        let settled: Vec<SettledCall> = outcomes
+            .iter()
+            .map(|o| SettledCall {
+                call_id: o.call.id.clone(),
+                content: o.content.clone(),
+            })
+            .collect();
+
+        if asks.is_empty() {
+            let messages = step_messages(
+                scope.conversation_id,
+                &response.text,
+                &response.tool_calls,
+                &settled,
+                redact,
+                self.clock.now_ms(),
+            );
+            self.store
+                .commit(TurnWrite {
+                    messages,
+                    tool_calls: records,
+                    pending: None,
+                })
+                .await?;
+            let conversation = self.keep_working_state(conversation, &working_state).await?;
+            if !refused.is_empty() {
+                return Err(Error::MaxToolCalls { limit });
+            }
+            return Ok(StepEnd::Continue(conversation));
+        }
+
+        let now = self.clock.now_ms();
+        let pending = PendingTurn {
+            turn_id: scope.turn_id.clone(),
+            conversation_id: scope.conversation_id.to_owned(),
+            calls: asks.clone(),
+            created_at: now,
+            expires_at: now + self.config.approvals.ttl_ms as f64,
+            status: PendingStatus::Awaiting,
+            revision: 0,
+            step: PausedStep {
+                text: response.text,
+                calls: response.tool_calls.clone(),
+                settled,
+                running: Vec::new(),
+                offered: offered.to_vec(),
+                over_limit: !refused.is_empty(),
+                state: state.clone(),
+            },
+        };
+        let expires_at = pending.expires_at;
+        self.store
+            .commit(TurnWrite {
+                messages: Vec::new(),
+                tool_calls: records,
+                pending: Some(pending),
+            })
+            .await?;
+        self.keep_working_state(conversation, &working_state).await?;
+        scope.emit(|| EventKind::ApprovalRequested {
+            calls: asks.clone(),
+            expires_at,
+        });
+        Ok(StepEnd::Paused(asks))
+    }
+
+    /// The policy of one call. A call that cannot run at all (unknown tool,
+    /// bad arguments) is not asked about: the runner reports why to the model.
+    async fn plan_call(
+        &self,
+        call: &ToolCall,
+        offered: &[String],
+        scope: &TurnScope<'_>,
+        state: &TurnState,
+    ) -> Plan {
+        let Ok((_, arguments)) = prepare_call(call, offered, &self.tools) else {
+            return Plan::Run;
+        };
+        let context = PolicyContext {
+            tool_name: call.name.clone(),
+            conversation_id: scope.conversation_id.to_owned(),
+            user_id: state.user_id.clone(),
+        };
+        let (policy, reason) = self
+            .config
+            .approvals
+            .policy_for(&arguments, &context, state.overrides.auto_approve)
+            .await;
+        match policy {
+            ApprovalPolicy::Auto => Plan::Run,
+            ApprovalPolicy::Ask => Plan::Ask(arguments),
+            ApprovalPolicy::Deny => Plan::Deny(format!(
+                "Denied: {} is not allowed to run here{}",
+                call.name,
+                reason.map(|r| format!(" ({r})")).unwrap_or_default()
+            )),
+        }
+    }
+
+    /// Runs calls through the tool runner (tool context from the turn; a tool's
+    /// new working state lands in `working_state`).
+    pub(super) async fn run_calls(
+        &self,
+        scope: &TurnScope<'_>,
+        conversation: &Conversation,
+        calls: &[ToolCall],
+        offered: &[String],
+        working_state: &Rc<RefCell<Option<Value>>>,
+    ) -> Vec<ToolOutcome> {
+        if calls.is_empty() {
+            return Vec::new();
+        }
+        let settings = ToolRunSettings {
+            offered: offered.to_vec(),
+            parallel: self.config.parallel_tool_calls,
+            default_timeout_ms: self.config.limits.tool_timeout_ms,
+            redact: self.config.redact_arguments.clone(),
+        };
+        let emit = |kind: EventKind| scope.emit(|| kind);
+        let run = ToolRunContext {
+            registry: &self.tools,
+            cache: &self.cache,
+            clock: &*self.clock,
+            tool_context: ToolContext {
+                conversation_id: scope.conversation_id.to_owned(),
+                user_id: scope.user_id.clone(),
+                book_id: conversation.book_id.clone(),
+                cancel: scope.cancel.clone(),
+                working_state: working_state.clone(),
+            },
+            emit: &emit,
+        };
+        run_tool_calls(calls, &settings, &run).await
+    }
+
+    /// The outcome of a call settled without running: the model reads
+    /// `message` (as `{"error": ...}`, or as is for a person's rejection).
+    pub(super) fn not_run(
+        &self,
+        scope: &TurnScope<'_>,
+        call: &ToolCall,
+        decision: Decision,
+        message: String,
+        reason: Option<String>,
+    ) -> ToolOutcome {
+        let arguments = redact_arguments(&call.arguments, &self.config.redact_arguments);
+        let mut record =
+            ToolCallRecord::not_run(call, arguments, decision, message.clone(), self.clock.now_ms());
+        record.conversation_id = scope.conversation_id.to_owned();
+        record.reason = reason;
+        scope.emit(|| EventKind::ToolResult {
+            tool_name: call.name.clone(),
+            call_id: call.id.clone(),
+            result: None,
+            error: Some(message.clone()),
+            duration_ms: 0.0,
+            cached: false,
+            details: None,
+        });
+        let content = if decision == Decision::Rejected {
+            message
+        } else {
+            json!({ "error": message }).to_string()
+        };
+        ToolOutcome {
+            call: call.clone(),
+            content,
+            record,
+        }
+    }
+
+    /// Stores a working state a tool set, and returns the conversation as it now is.
+    pub(super) async fn keep_working_state(
+        &self,
+        mut conversation: Conversation,
+        working_state: &Rc<RefCell<Option<Value>>>,
+    ) -> Result<Conversation> {
+        let new_state = working_state.borrow_mut().take();
+        if let Some(state) = new_state {
+            conversation.working_state = Some(state).filter(|s| !s.is_null());
+            self.store.update_conversation(&conversation).await?;
+        }
+        Ok(conversation)
+    }
+}
+
+/// The records of `outcomes`, stamped with the turn and their positions, and
+/// added to the turn's state.
+pub(super) fn stamp(outcomes: &[ToolOutcome], turn_id: &str, state: &mut TurnState) -> Vec<ToolCallRecord> {
+    let records: Vec<ToolCallRecord> = outcomes
+        .iter()
+        .enumerate()
+        .map(|(i, outcome)| ToolCallRecord {
+            turn_id: turn_id.to_owned(),
+            position: (state.records.len() + i) as u32,
+            ..outcome.record.clone()
+        })
+        .collect();
+    state.records.extend(records.iter().cloned());
+    records
+}
+
+/// The stored form of a settled step: the assistant message with its calls
+/// (arguments as they ran, redacted as configured), then one result per call, in call order.
+pub(super) fn step_messages(
+    conversation_id: &str,
+    text: &str,
+    calls: &[ToolCall],
+    settled: &[SettledCall],
+    redact: &[String],
+    now: f64,
+) -> Vec<Message> {
+    let mut ask = Message::new(new_id(now), conversation_id, Role::Assistant, text, now);
+    ask.tool_calls = calls
+        .iter()
+        .map(|call| ToolCall {
+            arguments: redact_arguments(&call.arguments, redact),
+            ..call.clone()
+        })
+        .collect();
+    let mut messages = vec![ask];
+    for call in calls {
+        let content = settled.iter().find(|s| s.call_id == call.id).map_or_else(
+            || json!({ "error": "Not run" }).to_string(),
+            |s| s.content.clone(),
+        );
+        let mut result = Message::new(new_id(now), conversation_id, Role::ToolResult, content, now);
+        result.tool_call_id = Some(call.id.clone());
+        messages.push(result);
+    }
+    messages
+}

@@ -1,0 +1,52 @@
+//! Decisions: what a person says about a pending call, and what became of every call.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What a person decided about one pending call (`resolveApprovals`' input).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ApprovalDecision {
+    /// The call decided.
+    pub call_id: String,
+    /// Approve, reject or edit.
+    pub decision: DecisionKind,
+    /// For `edit`: the arguments to run with instead (an object, or its JSON text).
+    #[serde(default)]
+    pub arguments: Option<Value>,
+    /// For `reject`: why, passed on to the model.
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// The three things a person can say about a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DecisionKind {
+    /// Run it as the model wrote it.
+    Approve,
+    /// Do not run it; the model reads `User rejected this action`.
+    Reject,
+    /// Run it with other arguments.
+    Edit,
+}
+
+/// How a call came to run or not, as its record tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Decision {
+    /// Its policy let it run without asking (or it could not run at all: unknown tool, bad arguments, over the limit).
+    Auto,
+    /// A person approved it.
+    Approved,
+    /// A person rejected it.
+    Rejected,
+    /// A person changed its arguments, and it ran with them.
+    Edited,
+    /// Its policy refused it.
+    Denied,
+    /// Its turn was cancelled while it waited.
+    Cancelled,
+    /// Its approval expired.
+    Expired,
+}

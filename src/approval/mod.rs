@@ -1,0 +1,15 @@
+//! Human in the loop: which tool calls need a person's approval, the turns
+//! paused waiting for one, and the decisions that resume them.
+//!
+//! A tool's [`ApprovalPolicy`] is `auto` (run), `ask` (pause the turn until a
+//! person decides) or `deny` (answer the model with a refusal). A paused turn
+//! is persisted as a [`PendingTurn`] in the same write as the step that
+//! produced it, so it survives a reload; [`ApprovalDecision`]s resume it.
+
+mod decision;
+mod pending;
+mod policy;
+
+pub use decision::{ApprovalDecision, Decision, DecisionKind};
+pub use pending::{PausedStep, PendingApproval, PendingCall, PendingStatus, PendingTurn, SettledCall};
+pub use policy::{ApprovalConfig, ApprovalPolicy, PolicyContext, PolicyRule, ToolPolicy};

@@ -1,0 +1,136 @@
+//! A turn paused for approval, as stored.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::agent::TurnState;
+use crate::domain::ToolCall;
+
+/// A call waiting for a person's decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingCall {
+    /// The provider's call id.
+    pub call_id: String,
+    /// The tool's name.
+    pub tool_name: String,
+    /// The arguments the model wrote (already valid against the tool's schema).
+    pub arguments: Value,
+}
+
+/// Where a paused turn stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PendingStatus {
+    /// Waiting for decisions.
+    Awaiting,
+    /// Decided calls are running (claimed by one `resolveApprovals`).
+    Resolving,
+    /// Every call was decided and the turn went on.
+    Resolved,
+    /// Cancelled with `cancelPending`.
+    Cancelled,
+    /// Its time ran out before it was decided.
+    Expired,
+}
+
+impl PendingStatus {
+    /// The word used in errors and records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PendingStatus::Awaiting => "awaiting",
+            PendingStatus::Resolving => "resolving",
+            PendingStatus::Resolved => "resolved",
+            PendingStatus::Cancelled => "cancelled",
+            PendingStatus::Expired => "expired",
+        }
+    }
+
+    /// Whether the turn is still open (its conversation cannot take a new message).
+    pub fn is_open(self) -> bool {
+        matches!(self, PendingStatus::Awaiting | PendingStatus::Resolving)
+    }
+}
+
+/// A call of the paused response that is settled: what the model will read for it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SettledCall {
+    /// The call.
+    pub call_id: String,
+    /// The result text the model reads.
+    pub content: String,
+}
+
+/// The model response a turn paused in, and what is needed to go on from it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PausedStep {
+    /// The text the model wrote alongside its calls.
+    pub text: String,
+    /// Every call of the response, in order, with the arguments that run (edits applied).
+    pub calls: Vec<ToolCall>,
+    /// Calls already settled (run, denied, rejected), in the order they settled.
+    pub settled: Vec<SettledCall>,
+    /// Calls claimed by a `resolveApprovals` that had not finished when it was last written.
+    #[serde(default)]
+    pub running: Vec<String>,
+    /// Tools offered in this step (calls to others are refused).
+    pub offered: Vec<String>,
+    /// Whether the response asked for more calls than the turn allows (the turn
+    /// ends with `MaxToolCallsError` once the step is settled).
+    pub over_limit: bool,
+    /// The turn's state when it paused (counters, usage, records, context inputs).
+    pub state: TurnState,
+}
+
+/// A turn paused for approval, as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingTurn {
+    /// The turn.
+    pub turn_id: String,
+    /// Its conversation.
+    pub conversation_id: String,
+    /// Calls still waiting for a decision.
+    pub calls: Vec<PendingCall>,
+    /// When the turn paused (ms since the epoch).
+    pub created_at: f64,
+    /// When its approval runs out.
+    pub expires_at: f64,
+    /// Where it stands.
+    pub status: PendingStatus,
+    /// Bumped at every write; a write expecting another revision is refused
+    /// (so two tabs cannot both resolve a turn).
+    pub revision: u32,
+    /// How to go on.
+    pub step: PausedStep,
+}
+
+/// A paused turn as the host sees it (`pendingApprovals`, `send`'s `pending`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingApproval {
+    /// The turn to resolve.
+    pub turn_id: String,
+    /// Its conversation.
+    pub conversation_id: String,
+    /// The calls waiting for a decision.
+    pub calls: Vec<PendingCall>,
+    /// When it paused.
+    pub created_at: f64,
+    /// When its approval runs out.
+    pub expires_at: f64,
+}
+
+impl From<&PendingTurn> for PendingApproval {
+    fn from(turn: &PendingTurn) -> Self {
+        PendingApproval {
+            turn_id: turn.turn_id.clone(),
+            conversation_id: turn.conversation_id.clone(),
+            calls: turn.calls.clone(),
+            created_at: turn.created_at,
+            expires_at: turn.expires_at,
+        }
+    }
+}

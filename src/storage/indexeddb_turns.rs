@@ -1,0 +1,184 @@
+//! The turn records of the IndexedDB store: paused turns (`pendingTurns`,
+//! keyed by `turnId`, indexed `byConversation`), tool-call records
+//! (`toolCalls`, keyed by `[conversationId, turnId, position]`) and headless
+//! runs (`runs`, keyed by `runId`).
+
+use std::collections::HashSet;
+
+use idb::{Database, Query, Transaction, TransactionMode};
+use wasm_bindgen::JsValue;
+
+use super::indexeddb::{
+    all_records, append_in, conversation_exists, from_js, get_record, idb_error, owner_range, to_js,
+    CONVERSATIONS, MESSAGES, PENDING_TURNS, RUNS, TOOL_CALLS,
+};
+use super::{check_revision, sort_pending, sort_runs, TurnWrite};
+use crate::agent::{RunRecord, ToolCallRecord};
+use crate::approval::PendingTurn;
+use crate::domain::Message;
+use crate::error::{Error, Result};
+
+/// The index of `pendingTurns` by conversation.
+pub(super) const BY_CONVERSATION: &str = "byConversation";
+
+/// `Store::commit`: one read-write transaction over messages, tool calls and paused turns.
+pub(super) async fn commit(db: &Database, write: TurnWrite) -> Result<Vec<Message>> {
+    let tx = db
+        .transaction(
+            &[CONVERSATIONS, MESSAGES, TOOL_CALLS, PENDING_TURNS],
+            TransactionMode::ReadWrite,
+        )
+        .map_err(idb_error)?;
+    match commit_in(&tx, write).await {
+        Ok(stored) => {
+            tx.commit().map_err(idb_error)?.await.map_err(idb_error)?;
+            Ok(stored)
+        }
+        Err(e) => {
+            let _ = tx.abort();
+            Err(e)
+        }
+    }
+}
+
+async fn commit_in(tx: &Transaction, write: TurnWrite) -> Result<Vec<Message>> {
+    let conversations = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
+    let mut owners: HashSet<&str> = write
+        .tool_calls
+        .iter()
+        .map(|r| r.conversation_id.as_str())
+        .collect();
+    if let Some(pending) = &write.pending {
+        owners.insert(&pending.conversation_id);
+    }
+    for owner in owners {
+        if !conversation_exists(&conversations, owner).await? {
+            return Err(Error::not_found("conversation", owner));
+        }
+    }
+    let pending_store = tx.object_store(PENDING_TURNS).map_err(idb_error)?;
+    if let Some(pending) = &write.pending {
+        let stored = pending_store
+            .get(JsValue::from_str(&pending.turn_id))
+            .map_err(idb_error)?
+            .await
+            .map_err(idb_error)?
+            .map(from_js::<PendingTurn>)
+            .transpose()?;
+        check_revision(stored.as_ref(), pending)?;
+    }
+    let stored = append_in(tx, write.messages).await?;
+    let records = tx.object_store(TOOL_CALLS).map_err(idb_error)?;
+    for record in &write.tool_calls {
+        records
+            .put(&to_js(record)?, None)
+            .map_err(idb_error)?
+            .await
+            .map_err(idb_error)?;
+    }
+    if let Some(pending) = &write.pending {
+        pending_store
+            .put(&to_js(pending)?, None)
+            .map_err(idb_error)?
+            .await
+            .map_err(idb_error)?;
+    }
+    Ok(stored)
+}
+
+/// `Store::pending_turn`.
+pub(super) async fn pending_turn(db: &Database, turn_id: &str) -> Result<Option<PendingTurn>> {
+    get_record(db, PENDING_TURNS, turn_id).await
+}
+
+/// `Store::pending_turns`: through the conversation index, or all.
+pub(super) async fn pending_turns(db: &Database, conversation_id: Option<&str>) -> Result<Vec<PendingTurn>> {
+    let mut turns: Vec<PendingTurn> = match conversation_id {
+        None => all_records(db, PENDING_TURNS).await?,
+        Some(id) => {
+            let tx = db
+                .transaction(&[PENDING_TURNS], TransactionMode::ReadOnly)
+                .map_err(idb_error)?;
+            let values = tx
+                .object_store(PENDING_TURNS)
+                .map_err(idb_error)?
+                .index(BY_CONVERSATION)
+                .map_err(idb_error)?
+                .get_all(Some(Query::Key(JsValue::from_str(id))), None)
+                .map_err(idb_error)?
+                .await
+                .map_err(idb_error)?;
+            values.into_iter().map(from_js).collect::<Result<_>>()?
+        }
+    };
+    sort_pending(&mut turns);
+    Ok(turns)
+}
+
+/// `Store::tool_calls`.
+pub(super) async fn tool_calls(db: &Database, conversation_id: &str) -> Result<Vec<ToolCallRecord>> {
+    let tx = db
+        .transaction(&[CONVERSATIONS, TOOL_CALLS], TransactionMode::ReadOnly)
+        .map_err(idb_error)?;
+    let conversations = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
+    if !conversation_exists(&conversations, conversation_id).await? {
+        return Err(Error::not_found("conversation", conversation_id));
+    }
+    let values = tx
+        .object_store(TOOL_CALLS)
+        .map_err(idb_error)?
+        .get_all(Some(owner_range(conversation_id)?), None)
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)?;
+    values.into_iter().map(from_js).collect()
+}
+
+/// Deletes a conversation's tool-call records and paused turns, inside `delete_conversation`'s transaction.
+pub(super) async fn delete_turn_records(tx: &Transaction, conversation_id: &str) -> Result<()> {
+    tx.object_store(TOOL_CALLS)
+        .map_err(idb_error)?
+        .delete(owner_range(conversation_id)?)
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)?;
+    let pending = tx.object_store(PENDING_TURNS).map_err(idb_error)?;
+    let keys = pending
+        .index(BY_CONVERSATION)
+        .map_err(idb_error)?
+        .get_all_keys(Some(Query::Key(JsValue::from_str(conversation_id))), None)
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)?;
+    for key in keys {
+        pending.delete(key).map_err(idb_error)?.await.map_err(idb_error)?;
+    }
+    Ok(())
+}
+
+/// `Store::put_run`.
+pub(super) async fn put_run(db: &Database, run: &RunRecord) -> Result<()> {
+    let tx = db
+        .transaction(&[RUNS], TransactionMode::ReadWrite)
+        .map_err(idb_error)?;
+    tx.object_store(RUNS)
+        .map_err(idb_error)?
+        .put(&to_js(run)?, None)
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)?;
+    tx.commit().map_err(idb_error)?.await.map_err(idb_error)?;
+    Ok(())
+}
+
+/// `Store::run`.
+pub(super) async fn run(db: &Database, run_id: &str) -> Result<Option<RunRecord>> {
+    get_record(db, RUNS, run_id).await
+}
+
+/// `Store::runs`.
+pub(super) async fn runs(db: &Database) -> Result<Vec<RunRecord>> {
+    let mut all: Vec<RunRecord> = all_records(db, RUNS).await?;
+    sort_runs(&mut all);
+    Ok(all)
+}

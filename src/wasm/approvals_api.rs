@@ -1,0 +1,163 @@
+//! The human-in-the-loop methods of `Lectern`: pendingApprovals,
+//! resolveApprovals, cancelPending, toolCalls, runHeadless, runs, run.
+
+use js_sys::{Object, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::js::{from_js, string_arg};
+use super::lectern::{promise, turn_outcome, Lectern};
+use super::send_options::link_signal;
+use crate::agent::{HeadlessRequest, SendOptions};
+use crate::approval::ApprovalDecision;
+use crate::cancel::CancelToken;
+use crate::error::{Error, Result};
+
+#[wasm_bindgen]
+extern "C" {
+    /// The decisions of `resolveApprovals`.
+    #[wasm_bindgen(typescript_type = "ApprovalDecision[]")]
+    pub type ApprovalDecisionsInput;
+
+    /// The options of `resolveApprovals`.
+    #[wasm_bindgen(typescript_type = "ResolveOptions")]
+    pub type ResolveOptionsInput;
+
+    /// The argument of `runHeadless`.
+    #[wasm_bindgen(typescript_type = "HeadlessOptions")]
+    pub type HeadlessOptionsInput;
+}
+
+/// Takes `signal` out of a copy of `input` and links it to a new cancel token.
+fn split_signal(input: &JsValue, what: &str) -> Result<(JsValue, CancelToken)> {
+    let cancel = CancelToken::new();
+    if input.is_undefined() || input.is_null() {
+        return Ok((JsValue::UNDEFINED, cancel));
+    }
+    if !input.is_object() {
+        return Err(Error::config(format!("{what} must be an object")));
+    }
+    let copy = Object::assign(&Object::new(), input.unchecked_ref());
+    let signal = Reflect::get(&copy, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
+    let _ = Reflect::delete_property(&copy, &"signal".into());
+    link_signal(&signal, &cancel)?;
+    Ok((copy.into(), cancel))
+}
+
+#[wasm_bindgen]
+impl Lectern {
+    /// Turns waiting for approval, of one conversation or of all, oldest first
+    /// (read from the database, so they survive a reload).
+    #[wasm_bindgen(js_name = pendingApprovals, unchecked_return_type = "Promise<PendingApproval[]>")]
+    pub fn pending_approvals(
+        &self,
+        #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: Option<
+            String,
+        >,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        promise(async move {
+            inner.ensure_open()?;
+            inner.agent.pending_approvals(conversation_id.as_deref()).await
+        })
+    }
+
+    /// Decides calls of a paused turn and goes on with it; resolves like `send`.
+    #[wasm_bindgen(js_name = resolveApprovals, unchecked_return_type = "Promise<SendResult>")]
+    pub fn resolve_approvals(
+        &self,
+        #[wasm_bindgen(js_name = "turnId", unchecked_param_type = "string")] turn_id: JsValue,
+        decisions: ApprovalDecisionsInput,
+        options: Option<ResolveOptionsInput>,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let turn = async {
+                inner.ensure_open()?;
+                let turn_id = string_arg(&turn_id, "turnId")?;
+                let decisions: Vec<ApprovalDecision> = from_js(decisions.into(), "approval decisions")?;
+                let options = options.map(JsValue::from).unwrap_or(JsValue::UNDEFINED);
+                let (rest, cancel) = split_signal(&options, "resolveApprovals options")?;
+                if rest.is_object() && Object::keys(rest.unchecked_ref::<Object>()).length() > 0 {
+                    return Err(Error::config("resolveApprovals options take only signal").into());
+                }
+                let options = SendOptions {
+                    cancel,
+                    ..SendOptions::default()
+                };
+                inner
+                    .agent
+                    .resolve_approvals(&turn_id, &decisions, &options, &inner.sink(None))
+                    .await
+            };
+            turn_outcome(turn.await, inner.friendly_errors)
+        })
+    }
+
+    /// Cancels a paused turn: its waiting calls are not run, and the conversation takes messages again.
+    #[wasm_bindgen(js_name = cancelPending, unchecked_return_type = "Promise<void>")]
+    pub fn cancel_pending(
+        &self,
+        #[wasm_bindgen(js_name = "turnId", unchecked_param_type = "string")] turn_id: JsValue,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        promise(async move {
+            inner.ensure_open()?;
+            let turn_id = string_arg(&turn_id, "turnId")?;
+            inner.agent.cancel_pending(&turn_id).await
+        })
+    }
+
+    /// Every tool call of a conversation and what came of it.
+    #[wasm_bindgen(js_name = toolCalls, unchecked_return_type = "Promise<ToolCallRecord[]>")]
+    pub fn tool_calls(
+        &self,
+        #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        promise(async move {
+            inner.ensure_open()?;
+            let id = string_arg(&conversation_id, "conversationId")?;
+            inner.agent.tool_calls(&id).await
+        })
+    }
+
+    /// Runs an instruction with every allowed tool auto-approved and stores the run.
+    #[wasm_bindgen(js_name = runHeadless, unchecked_return_type = "Promise<RunRecord>")]
+    pub fn run_headless(&self, options: HeadlessOptionsInput) -> Promise {
+        let inner = self.inner.clone();
+        promise(async move {
+            inner.ensure_open()?;
+            let (rest, cancel) = split_signal(&options.into(), "runHeadless options")?;
+            if !rest.is_object() {
+                return Err(Error::config("runHeadless needs an options object"));
+            }
+            let request: HeadlessRequest = from_js(rest, "runHeadless options")?;
+            inner.agent.run_headless(request, cancel, &inner.sink(None)).await
+        })
+    }
+
+    /// Every headless run, oldest first.
+    #[wasm_bindgen(unchecked_return_type = "Promise<RunRecord[]>")]
+    pub fn runs(&self) -> Promise {
+        let inner = self.inner.clone();
+        promise(async move {
+            inner.ensure_open()?;
+            inner.agent.runs().await
+        })
+    }
+
+    /// One headless run (rejects with `NotFoundError` for an unknown id).
+    #[wasm_bindgen(unchecked_return_type = "Promise<RunRecord>")]
+    pub fn run(
+        &self,
+        #[wasm_bindgen(js_name = "runId", unchecked_param_type = "string")] run_id: JsValue,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        promise(async move {
+            inner.ensure_open()?;
+            let id = string_arg(&run_id, "runId")?;
+            inner.agent.run(&id).await
+        })
+    }
+}
