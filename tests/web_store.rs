@@ -84,6 +84,9 @@ async fn database_is_created_at_the_current_schema_version() {
             "conversations",
             "indexSnapshots",
             "messages",
+            "pendingTurns",
+            "runs",
+            "toolCalls",
             "vectors"
         ]
     );
@@ -133,10 +136,15 @@ async fn a_version_1_database_is_upgraded_in_place() {
         store.books().await.unwrap().is_empty(),
         "the book stores exist now"
     );
+    assert!(
+        store.pending_turns(None).await.unwrap().is_empty() && store.runs().await.unwrap().is_empty(),
+        "so do the turn stores"
+    );
+    assert!(store.tool_calls("old").await.unwrap().is_empty());
     store.close();
     drop(store);
     let db = factory.open(&name, None).unwrap().await.unwrap();
-    assert_eq!(db.version().unwrap(), 2);
+    assert_eq!(db.version().unwrap(), lectern::storage::INDEXEDDB_SCHEMA_VERSION);
     db.close();
     IndexedDbStore::delete_database(&name).await.unwrap();
 }

@@ -286,6 +286,7 @@ impl Agent {
             };
             outcomes.push(self.not_run(scope, &d.call, Decision::Rejected, message, d.reason.clone()));
         }
+        outcomes.sort_by_key(|o| pending.step.calls.iter().position(|c| c.id == o.call.id));
         let records = stamp(&outcomes, &scope.turn_id, state);
 
         for d in &decided {

@@ -79,6 +79,8 @@ impl Agent {
             let message = format!("Not run: the limit of {limit} tool calls per turn was reached");
             outcomes.push(self.not_run(scope, call, Decision::Auto, message, None));
         }
+        // Records and results follow the order of the calls in the response.
+        outcomes.sort_by_key(|o| response.tool_calls.iter().position(|c| c.id == o.call.id));
         let records = stamp(&outcomes, &scope.turn_id, state);
         let settled: Vec<SettledCall> = outcomes
             .iter()

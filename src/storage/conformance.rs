@@ -8,6 +8,7 @@ use std::future::Future;
 
 use futures::future::LocalBoxFuture;
 
+use super::conformance_turns as turns;
 use super::{BookStore, Store, VECTOR_BATCH};
 use crate::domain::{Conversation, Message, Role, ToolCall};
 use crate::error::Error;
@@ -65,6 +66,26 @@ pub fn cases<S: Store + BookStore + 'static>() -> Vec<Case<S>> {
         }),
         ("deleting a book removes all of it", |s| {
             Box::pin(delete_book_removes_everything(s))
+        }),
+        (
+            "commit writes messages, records and the paused turn together",
+            |s| Box::pin(turns::commit_writes_all_parts_together(s)),
+        ),
+        ("a stale paused-turn revision writes nothing", |s| {
+            Box::pin(turns::a_stale_revision_writes_nothing(s))
+        }),
+        ("lists paused turns by conversation, oldest first", |s| {
+            Box::pin(turns::lists_paused_turns_by_conversation(s))
+        }),
+        ("tool-call records come back by turn and position", |s| {
+            Box::pin(turns::tool_call_records_come_back_by_turn_and_position(s))
+        }),
+        (
+            "deleting a conversation removes its paused turns and records",
+            |s| Box::pin(turns::deleting_a_conversation_removes_its_turn_records(s)),
+        ),
+        ("runs round-trip, oldest first", |s| {
+            Box::pin(turns::runs_round_trip(s))
         }),
     ]
 }

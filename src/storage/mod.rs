@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 
 mod books;
 pub mod conformance;
+mod conformance_turns;
 #[cfg(target_arch = "wasm32")]
 mod indexeddb;
 #[cfg(target_arch = "wasm32")]
