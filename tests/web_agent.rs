@@ -8,53 +8,12 @@ use js_sys::{Function, Reflect};
 use serde_json::{json, Value};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
-use web_support::{js, json as to_json, open, open_with, resolve, MockSession, Opened};
+use web_support::{
+    conversation, js, json as to_json, open, open_with, openai_provider as provider, register, resolve, send,
+    tool, MockSession,
+};
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-fn provider(session: &MockSession, extra: Value) -> Value {
-    let mut provider =
-        json!({ "kind": "openai", "baseUrl": session.base_url(), "model": "gpt-4o-mini", "apiKey": "k" });
-    provider
-        .as_object_mut()
-        .unwrap()
-        .extend(extra.as_object().unwrap().clone());
-    provider
-}
-
-/// A tool spec whose `execute(args, ctx)` has `body` as its JS source.
-fn tool(name: &str, parameters: Value, body: &str, extra: Value) -> JsValue {
-    let mut spec =
-        json!({ "name": name, "description": format!("the {name} tool"), "parameters": parameters });
-    spec.as_object_mut()
-        .unwrap()
-        .extend(extra.as_object().unwrap().clone());
-    let spec = js(spec);
-    let execute = Function::new_with_args("args, ctx", body);
-    Reflect::set(&spec, &"execute".into(), &execute).unwrap();
-    spec
-}
-
-fn register(opened: &Opened, spec: JsValue) {
-    opened
-        .lectern
-        .register_tool(spec.unchecked_into())
-        .expect("registers");
-}
-
-async fn conversation(opened: &Opened) -> String {
-    to_json(&resolve(opened.lectern.create_conversation(None)).await)["id"]
-        .as_str()
-        .unwrap()
-        .to_owned()
-}
-
-async fn send(opened: &Opened, id: &str, text: &str) -> Result<Value, js_sys::Error> {
-    match wasm_bindgen_futures::JsFuture::from(opened.lectern.send(id.into(), text.into(), None)).await {
-        Ok(value) => Ok(to_json(&value)),
-        Err(error) => Err(error.dyn_into().unwrap()),
-    }
-}
 
 fn city_schema() -> Value {
     json!({ "type": "object", "properties": { "city": { "type": "string" } }, "required": ["city"] })

@@ -5,13 +5,14 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use js_sys::{Function, Reflect};
 use lectern::wasm::Lectern;
 use serde_json::json;
 use wasm_bindgen::prelude::Closure;
 
 use gloo_net::http::Request;
 use serde_json::Value;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 /// The mock model server, started by `npm test` and baked in at compile time.
@@ -149,10 +150,14 @@ pub async fn open(db_name: Option<&str>, provider: Value) -> Opened {
 
 /// Opens a `Lectern` with these options plus an `onEvent` that records every event.
 pub async fn open_with(options: Value) -> Opened {
+    open_with_js(js(options)).await
+}
+
+/// Opens a `Lectern` with these JS options (which may hold functions) plus an `onEvent` that records every event.
+pub async fn open_with_js(options: JsValue) -> Opened {
     let events = Rc::new(RefCell::new(Vec::new()));
     let sink = events.clone();
     let listener = Closure::<dyn Fn(JsValue)>::new(move |ev: JsValue| sink.borrow_mut().push(json(&ev)));
-    let options = js(options);
     js_sys::Reflect::set(&options, &"onEvent".into(), listener.as_ref()).unwrap();
     let lectern = match Lectern::connect(options).await {
         Ok(l) => l,
@@ -162,5 +167,53 @@ pub async fn open_with(options: Value) -> Opened {
         lectern,
         events,
         _listener: listener,
+    }
+}
+
+/// An OpenAI-compatible provider on the session, with `extra` fields.
+pub fn openai_provider(session: &MockSession, extra: Value) -> Value {
+    let mut provider =
+        json!({ "kind": "openai", "baseUrl": session.base_url(), "model": "gpt-4o-mini", "apiKey": "k" });
+    provider
+        .as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    provider
+}
+
+/// A tool spec whose `execute(args, ctx)` has `body` as its JS source.
+pub fn tool(name: &str, parameters: Value, body: &str, extra: Value) -> JsValue {
+    let mut spec =
+        json!({ "name": name, "description": format!("the {name} tool"), "parameters": parameters });
+    spec.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    let spec = js(spec);
+    let execute = Function::new_with_args("args, ctx", body);
+    Reflect::set(&spec, &"execute".into(), &execute).unwrap();
+    spec
+}
+
+/// Registers a tool spec on the instance.
+pub fn register(opened: &Opened, spec: JsValue) {
+    opened
+        .lectern
+        .register_tool(spec.unchecked_into())
+        .expect("registers");
+}
+
+/// Creates a conversation and returns its id.
+pub async fn conversation(opened: &Opened) -> String {
+    json(&resolve(opened.lectern.create_conversation(None)).await)["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// Sends a message; the result as JSON, or the rejection.
+pub async fn send(opened: &Opened, id: &str, text: &str) -> Result<Value, js_sys::Error> {
+    match wasm_bindgen_futures::JsFuture::from(opened.lectern.send(id.into(), text.into(), None)).await {
+        Ok(value) => Ok(json(&value)),
+        Err(error) => Err(error.dyn_into().unwrap()),
     }
 }
