@@ -125,13 +125,13 @@ pub enum Error {
         turn_id: String,
     },
     /// A paused turn was already resolved, cancelled or is being resolved.
-    #[error("turn {turn_id} is not waiting for approval (it is {status})")]
+    #[error("turn {turn_id} is not waiting for approval (it is {state})")]
     #[serde(rename_all = "camelCase")]
     AlreadyResolved {
         /// The turn.
         turn_id: String,
         /// Where it stands: `resolving`, `resolved`, `cancelled` or `expired`.
-        status: String,
+        state: String,
     },
     /// A paused turn's approval ran out; it was closed without running its calls.
     #[error("the approval of turn {turn_id} expired")]

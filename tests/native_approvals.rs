@@ -427,7 +427,7 @@ fn an_expired_approval_is_refused_and_closed() {
         again.error,
         Error::AlreadyResolved {
             turn_id: paused.turn_id.clone(),
-            status: "expired".into()
+            state: "expired".into()
         }
     );
     let record = &block_on(page.agent.tool_calls(&world.conversation)).unwrap()[0];
@@ -480,7 +480,7 @@ fn resolving_twice_or_an_unknown_turn_is_a_typed_error_and_runs_nothing_twice() 
         twice.error,
         Error::AlreadyResolved {
             turn_id: paused.turn_id.clone(),
-            status: "resolved".into()
+            state: "resolved".into()
         }
     );
     assert_eq!(twice.error.name(), "AlreadyResolvedError");

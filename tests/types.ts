@@ -17,6 +17,10 @@ import init, {
   type Message,
   type SendResult,
   type Usage,
+  type ApprovalDecision,
+  type PendingApproval,
+  type RunRecord,
+  type ToolCallRecord,
 } from 'lectern';
 
 export async function readmeExample(port: number): Promise<void> {
@@ -49,6 +53,8 @@ export function describeEvent(event: LecternEvent): string {
       return `${event.toolName} -> ${event.result ?? event.error} in ${event.durationMs} ms${event.cached ? ' (cached)' : ''}`;
     case 'stepFinish':
       return `step ${event.step} ended: ${event.finishReason}, ${event.toolCalls} tool calls`;
+    case 'approvalRequested':
+      return `waiting for ${event.calls.map((c) => `${c.toolName}#${c.callId}`).join(', ')} until ${event.expiresAt}`;
     case 'finish':
       return event.text;
     case 'error':
@@ -223,6 +229,65 @@ export const customEmbedder: LecternOptions = {
   embedder: { kind: 'custom', model: 'all-MiniLM-L6-v2', embed: async (texts) => texts.map(() => new Float32Array(384)) },
 };
 
+export const withApprovals: LecternOptions = {
+  dbName: 'docs',
+  provider: layered.provider,
+  approvals: {
+    default: 'auto',
+    tools: {
+      delete_document: 'deny',
+      write_document: 'ask',
+      file: (args, ctx) => (ctx.toolName === 'file' && args.mode === 'read' ? 'auto' : 'ask'),
+    },
+    ttlMs: 3_600_000,
+  },
+};
+
+export async function approvals(lectern: Lectern, id: string): Promise<string> {
+  let outcome: SendResult = await lectern.send(id, 'Rename the draft to final.md');
+  while (outcome.status === 'awaitingApproval') {
+    const decisions: ApprovalDecision[] = outcome.pending.map((call) =>
+      call.toolName === 'write_document'
+        ? { callId: call.callId, decision: 'edit', arguments: { ...call.arguments, path: 'final-v2.md' } }
+        : { callId: call.callId, decision: 'reject', reason: 'not now' },
+    );
+    outcome = await lectern.resolveApprovals(outcome.turnId, decisions, { signal: new AbortController().signal });
+  }
+  const waiting: PendingApproval[] = await lectern.pendingApprovals(id);
+  for (const turn of waiting) await lectern.cancelPending(turn.turnId);
+  const records: ToolCallRecord[] = await lectern.toolCalls(id);
+  return `${outcome.text} ${records.map((r) => `${r.name}:${r.decision}`).join(',')}`;
+}
+
+export async function headless(lectern: Lectern): Promise<string> {
+  const run: RunRecord = await lectern.runHeadless({ instruction: 'Summarise the inbox', tools: ['search'], maxIterations: 4, timeoutMs: 60_000 });
+  const again: RunRecord = await lectern.run(run.runId);
+  const all: RunRecord[] = await lectern.runs();
+  return run.status === 'failed' ? `${run.error?.name}: ${run.error?.message}` : `${again.text} (${all.length} runs, ${run.log.length} messages)`;
+}
+
+export function approvalError(error: unknown): string {
+  const e = error as LecternError;
+  switch (e.name) {
+    case 'ApprovalPendingError':
+      return `resolve ${e.turnId} first`;
+    case 'AlreadyResolvedError':
+      return `${e.turnId} is ${e.state}`;
+    case 'ApprovalExpiredError':
+      return `expired at ${e.expiredAt}`;
+    case 'CallNotPendingError':
+      return `${e.callId} is not pending`;
+    case 'InvalidArgumentsError':
+      return `${e.tool}: ${e.message}`;
+    default:
+      return e.message;
+  }
+}
+
+// @ts-expect-error: an edit needs its arguments.
+export const editWithoutArguments: ApprovalDecision = { callId: 'c', decision: 'edit' };
+// @ts-expect-error: policies are a closed set.
+export const badPolicy: LecternOptions = { provider: layered.provider, approvals: { default: 'maybe' } };
 // @ts-expect-error: a book has exactly one source.
 export const twoSources: Parameters<Lectern['addBook']>[0] = { title: 'x', text: 'a', pages: ['b'] };
 // @ts-expect-error: context strategies are a closed set.

@@ -112,7 +112,7 @@ impl Agent {
         if pending.status != PendingStatus::Awaiting {
             return Err(Error::AlreadyResolved {
                 turn_id: turn_id.to_owned(),
-                status: pending.status.as_str().to_owned(),
+                state: pending.status.as_str().to_owned(),
             });
         }
         self.close_pending(pending, PendingStatus::Cancelled).await
@@ -159,7 +159,7 @@ impl Agent {
         if pending.status != PendingStatus::Awaiting {
             return Err(Error::AlreadyResolved {
                 turn_id: turn_id.to_owned(),
-                status: pending.status.as_str().to_owned(),
+                state: pending.status.as_str().to_owned(),
             });
         }
         Ok(pending)

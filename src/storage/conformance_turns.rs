@@ -130,7 +130,7 @@ pub(super) async fn a_stale_revision_writes_nothing(store: impl Store) {
         err,
         Error::AlreadyResolved {
             turn_id: "t1".into(),
-            status: "resolving".into()
+            state: "resolving".into()
         }
     );
     assert!(

@@ -106,7 +106,7 @@ pub fn check_revision(stored: Option<&PendingTurn>, next: &PendingTurn) -> Resul
     }
     Err(Error::AlreadyResolved {
         turn_id: next.turn_id.clone(),
-        status: stored.map_or("unknown", |s| s.status.as_str()).to_owned(),
+        state: stored.map_or("unknown", |s| s.status.as_str()).to_owned(),
     })
 }
 

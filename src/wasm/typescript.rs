@@ -191,8 +191,101 @@ export interface LecternOptions {
   embedder?: EmbedderConfig;
   /** How books are cut and how book conversations retrieve. */
   retrieval?: RetrievalSettings;
+  /** Which tool calls need a person's approval (default: every tool runs without asking). */
+  approvals?: ApprovalOptions;
   /** Receives every event of every turn, in order, and `ingestProgress`. A callback that throws does not break the turn. */
   onEvent?: (event: LecternEvent | IngestProgressEvent) => void;
+}
+
+/** What happens to a call of a tool: run it, pause the turn until a person decides, or refuse it. */
+export type ApprovalPolicy = 'auto' | 'ask' | 'deny';
+
+/** What a policy function learns besides the call's (schema-valid) arguments. */
+export interface PolicyContext {
+  toolName: string;
+  conversationId: string;
+  userId: string | null;
+}
+
+/** Approval policies. A function that throws or returns anything else refuses the call (`deny`). */
+export interface ApprovalOptions {
+  /** Policy of tools not listed (default `'auto'`). */
+  default?: ApprovalPolicy;
+  /** Per tool: a policy, or a function of the call, e.g. reads `'auto'`, writes `'ask'`. */
+  tools?: Record<string, ApprovalPolicy | ((args: Record<string, unknown>, ctx: PolicyContext) => ApprovalPolicy | Promise<ApprovalPolicy>)>;
+  /** Approve every `'ask'` without asking (trusted or headless use); `'deny'` still refuses. */
+  autoApprove?: boolean;
+  /** How long a paused turn waits for decisions (default 86 400 000, a day). */
+  ttlMs?: number;
+}
+
+/** A call waiting for a person's decision. */
+export interface PendingCall {
+  callId: string;
+  toolName: string;
+  /** The arguments the model wrote (already valid against the tool's schema). */
+  arguments: Record<string, unknown>;
+}
+
+/** A turn paused for approval (`pendingApprovals`). */
+export interface PendingApproval {
+  turnId: string;
+  conversationId: string;
+  calls: PendingCall[];
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** A person's decision about one pending call. */
+export type ApprovalDecision =
+  | { callId: string; decision: 'approve' }
+  /** The model reads `User rejected this action` (plus `: reason`). */
+  | { callId: string; decision: 'reject'; reason?: string }
+  /** Runs with these arguments (validated against the tool's schema first); the history shows them. */
+  | { callId: string; decision: 'edit'; arguments: Record<string, unknown> | string };
+
+/** Options of `resolveApprovals`. */
+export interface ResolveOptions {
+  /** Aborting it cancels the resumed turn's model calls and running tools. */
+  signal?: AbortSignal;
+}
+
+/** How a call came to run or not. */
+export type ToolDecision = 'auto' | 'approved' | 'rejected' | 'edited' | 'denied' | 'cancelled' | 'expired';
+
+/** Input of `runHeadless`. */
+export interface HeadlessOptions {
+  /** Run in this conversation (default: a new one). */
+  conversationId?: string;
+  /** The user message that starts the run. */
+  instruction: string;
+  /** Offer only these tools (default: every allowed tool). */
+  tools?: string[];
+  /** Model calls allowed (default `limits.maxIterations`). */
+  maxIterations?: number;
+  /** Time the whole run may take (default 120 000). */
+  timeoutMs?: number;
+  /** Aborting it fails the run with `AbortError`. */
+  signal?: AbortSignal;
+}
+
+/** A headless run, as `runHeadless` resolves and `runs()` / `run(id)` return it. */
+export interface RunRecord {
+  runId: string;
+  conversationId: string;
+  instruction: string;
+  /** `'running'` only if the page closed while it ran. */
+  status: 'running' | 'completed' | 'failed';
+  /** The answer (or text streamed before a failure). */
+  text: string;
+  error: { name: LecternErrorName; message: string } | null;
+  /** The messages the run added, in order. */
+  log: Message[];
+  toolCalls: ToolCallRecord[];
+  usage: Usage;
+  steps: number;
+  startedAt: number;
+  finishedAt: number | null;
 }
 
 /** Which embedder turns book passages and queries into vectors. */
@@ -421,15 +514,28 @@ export interface Message {
   interrupted?: boolean;
 }
 
-/** A tool call made during a turn and what came of it. */
+/** A tool call made during a turn and what came of it (arguments redacted as configured). */
 export interface ToolCallRecord {
+  /** The provider's call id. */
   id: string;
   name: string;
+  conversationId: string;
+  turnId: string;
+  /** Position among the turn's calls. */
+  position: number;
+  decision: ToolDecision;
+  /** The arguments the model wrote (JSON text). */
+  originalArguments: string;
+  /** The arguments it ran with (differ when edited). */
   arguments: string;
+  /** Why a person rejected it. */
+  reason?: string;
   result: string | null;
   error: string | null;
   durationMs: number;
   cached: boolean;
+  startedAt: number;
+  finishedAt: number;
 }
 
 /** Tokens used, and their cost where the price is known. */
@@ -440,16 +546,33 @@ export interface Usage {
   costUsd?: number;
 }
 
-/** What `send` resolves with. */
-export interface SendResult {
+/** What `send` and `resolveApprovals` resolve with: an answer, or a turn paused for approval. */
+export type SendResult = CompletedTurn | AwaitingApproval;
+
+/** Fields of both outcomes of a turn. */
+export interface TurnOutcomeBase {
   success: true;
   turnId: string;
-  /** The assistant's final answer. */
-  text: string;
+  /** Every tool call of the turn so far. */
   toolCalls: ToolCallRecord[];
   usage: Usage;
   /** Model calls made in this turn. */
   steps: number;
+}
+
+/** The model answered. */
+export interface CompletedTurn extends TurnOutcomeBase {
+  status: 'completed';
+  /** The assistant's final answer. */
+  text: string;
+}
+
+/** Calls wait for a person: decide them with `resolveApprovals(turnId, ...)`. */
+export interface AwaitingApproval extends TurnOutcomeBase {
+  status: 'awaitingApproval';
+  /** Empty while the turn waits. */
+  text: '';
+  pending: PendingCall[];
 }
 
 /** Fields every event carries. */
@@ -494,6 +617,8 @@ export interface TokenUsageEvent extends EventBase {
   cachedInputTokens: number;
   costUsd?: number;
 }
+/** The turn paused: these calls wait for a decision (`send` resolves `awaitingApproval`). */
+export interface ApprovalRequestedEvent extends EventBase { type: 'approvalRequested'; calls: PendingCall[]; expiresAt: number; }
 /** The turn finished with this answer. */
 export interface FinishEvent extends EventBase { type: 'finish'; text: string; }
 /** The turn failed; `send` rejects with the same error. */
@@ -508,6 +633,7 @@ export type LecternEvent =
   | ToolResultEvent
   | TokenUsageEvent
   | StepFinishEvent
+  | ApprovalRequestedEvent
   | FinishEvent
   | ErrorEvent;
 
@@ -516,7 +642,8 @@ export type LecternErrorName =
   | 'NotFoundError' | 'RateLimitError' | 'ConnectionError' | 'ApiError' | 'AuthError'
   | 'ProtocolError' | 'ToolError' | 'StorageError' | 'ConfigError' | 'AbortError'
   | 'TimeoutError' | 'MaxIterationsError' | 'MaxToolCallsError' | 'ConversationBusyError'
-  | 'EmbedderMismatchError';
+  | 'EmbedderMismatchError' | 'ApprovalPendingError' | 'AlreadyResolvedError' | 'ApprovalExpiredError'
+  | 'CallNotPendingError' | 'InvalidArgumentsError';
 
 /** A rejection from Lectern: a real `Error` whose `name` says its kind, with the kind's details. */
 export interface LecternError extends Error {
@@ -545,5 +672,15 @@ export interface LecternError extends Error {
   conversationId?: string;
   /** How long `send` waited (`ConversationBusyError`). */
   waitedMs?: number;
+  /** The paused turn (`ApprovalPendingError`, `AlreadyResolvedError`, `ApprovalExpiredError`, `CallNotPendingError`). */
+  turnId?: string;
+  /** Where the turn stands: `resolving`, `resolved`, `cancelled` or `expired` (`AlreadyResolvedError`). */
+  state?: string;
+  /** When the approval ran out (`ApprovalExpiredError`). */
+  expiredAt?: number;
+  /** The call that is not pending (`CallNotPendingError`). */
+  callId?: string;
+  /** The tool (`InvalidArgumentsError`, `ToolError`). */
+  tool?: string;
 }
 "#;
