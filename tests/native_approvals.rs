@@ -653,7 +653,7 @@ fn a_headless_run_auto_approves_and_is_stored() {
     assert_eq!(decisions, [Decision::Auto, Decision::Denied]);
     assert_ne!(run.conversation_id, world.conversation, "a new conversation");
     assert_eq!(block_on(page.agent.run(&run.run_id)).unwrap(), run);
-    assert_eq!(block_on(page.agent.runs()).unwrap(), [run.clone()]);
+    assert_eq!(block_on(page.agent.runs()).unwrap(), std::slice::from_ref(&run));
     assert!(matches!(
         block_on(page.agent.run("nope")),
         Err(Error::NotFound { .. })

@@ -129,7 +129,7 @@ async fn pause_reload_and_decide(decision: Value, expected_args: Value) {
     assert_eq!(done["text"], "The file is written.");
     assert_eq!(
         runs_of(&counter),
-        [expected_args.clone()],
+        std::slice::from_ref(&expected_args),
         "the tool ran exactly once"
     );
 

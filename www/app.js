@@ -1,9 +1,11 @@
-// The demo page: one conversation with a streamed reply, and model settings.
+// The demo page: one conversation with a streamed reply, a tool that asks the reader before it
+// runs (the approval survives a reload), and model settings.
 import init, { Lectern } from '/pkg/lectern.js';
 
 const $ = (selector) => document.querySelector(selector);
 const SETTINGS_KEY = 'lectern-demo-settings';
 const CONVERSATION_KEY = 'lectern-demo-conversation';
+const NOTES_KEY = 'lectern-demo-notes';
 
 const serverConfig = await fetch('/config.json')
   .then((r) => (r.ok ? r.json() : {}))
@@ -60,7 +62,29 @@ async function openLectern() {
     stream: settings.stream,
     ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
   };
-  lectern = await Lectern.open({ dbName: 'lectern-demo', provider, onEvent });
+  lectern = await Lectern.open({
+    dbName: 'lectern-demo',
+    provider,
+    onEvent,
+    // save_note changes something of the reader's, so the reader approves each call.
+    approvals: { tools: { save_note: 'ask' } },
+  });
+  lectern.registerTool({
+    name: 'save_note',
+    description: "Saves a note in the reader's notebook",
+    parameters: {
+      type: 'object',
+      properties: { title: { type: 'string' }, text: { type: 'string' } },
+      required: ['title', 'text'],
+      additionalProperties: false,
+    },
+    execute: ({ title, text }) => {
+      const notes = JSON.parse(localStorage.getItem(NOTES_KEY) ?? '[]');
+      notes.push({ title, text, savedAt: new Date().toISOString() });
+      localStorage.setItem(NOTES_KEY, JSON.stringify(notes));
+      return { saved: title, notes: notes.length };
+    },
+  });
   lectern.registerTool({
     name: 'local_time',
     description: "The reader's local date, time and time zone",
@@ -81,7 +105,95 @@ async function showConversation(id) {
   $('#conversation-title').textContent = conversation.title;
   $('#log').replaceChildren();
   for (const message of await lectern.messages(conversationId)) {
-    if (message.role === 'user' || message.role === 'assistant') addBubble(message.role, message.content);
+    if ((message.role === 'user' || message.role === 'assistant') && message.content) addBubble(message.role, message.content);
+  }
+  // A turn paused for the reader's approval is in the database: show it again.
+  for (const paused of await lectern.pendingApprovals(conversationId)) showApproval(paused.turnId, paused.calls);
+}
+
+function button(label, onClick) {
+  const element = document.createElement('button');
+  element.type = 'button';
+  element.textContent = label;
+  element.addEventListener('click', onClick);
+  return element;
+}
+
+/** A card asking the reader about each pending call: approve, run with edited arguments, or reject. */
+function showApproval(turnId, calls) {
+  const card = document.createElement('li');
+  card.className = 'message approval';
+  card.dataset.turnId = turnId;
+  const heading = document.createElement('p');
+  heading.textContent = calls.length === 1 ? 'The assistant asks to run:' : 'The assistant asks to run these:';
+  const problem = document.createElement('p');
+  problem.className = 'problem';
+  card.append(heading);
+  for (const call of calls) {
+    const box = document.createElement('div');
+    box.className = 'call';
+    box.dataset.callId = call.callId;
+    const name = document.createElement('strong');
+    name.textContent = call.toolName;
+    const args = document.createElement('textarea');
+    args.className = 'arguments';
+    args.rows = 4;
+    args.value = JSON.stringify(call.arguments, null, 2);
+    args.setAttribute('aria-label', `Arguments of ${call.toolName}`);
+    const approve = button('Approve', () => decide(card, { callId: call.callId, decision: 'approve' }));
+    const edit = button('Run my version', () => {
+      let edited;
+      try {
+        edited = JSON.parse(args.value);
+      } catch (error) {
+        problem.textContent = `Not valid JSON: ${error.message}`;
+        return;
+      }
+      decide(card, { callId: call.callId, decision: 'edit', arguments: edited });
+    });
+    edit.className = 'edit';
+    const reject = button('Reject', () => decide(card, { callId: call.callId, decision: 'reject', reason: 'The reader declined' }));
+    reject.className = 'reject';
+    approve.className = 'approve';
+    const actions = document.createElement('div');
+    actions.className = 'buttons';
+    actions.append(approve, edit, reject);
+    box.append(name, args, actions);
+    card.append(box);
+  }
+  card.append(problem);
+  $('#log').append(card);
+  card.scrollIntoView({ block: 'end' });
+}
+
+/** Sends one decision; the turn goes on (or asks about the next call). */
+async function decide(card, decision) {
+  const buttons = card.querySelectorAll('button');
+  buttons.forEach((b) => (b.disabled = true));
+  streamingBubble = addBubble('assistant');
+  streamingBubble.parentElement.classList.add('streaming');
+  const bubble = streamingBubble;
+  try {
+    const outcome = await lectern.resolveApprovals(card.dataset.turnId, [decision]);
+    card.remove();
+    showOutcome(outcome, bubble);
+  } catch (error) {
+    bubble.parentElement.remove();
+    card.querySelector('.problem').textContent = `${error.name}: ${error.message}`;
+    buttons.forEach((b) => (b.disabled = false));
+  } finally {
+    bubble.parentElement?.classList.remove('streaming');
+    streamingBubble = null;
+  }
+}
+
+/** Shows what a turn came to: an answer, or the calls waiting for the reader. */
+function showOutcome(outcome, bubble) {
+  if (outcome.status === 'awaitingApproval') {
+    bubble.parentElement.remove();
+    showApproval(outcome.turnId, outcome.pending);
+  } else {
+    bubble.textContent = outcome.text;
   }
 }
 
@@ -92,8 +204,7 @@ async function send(text) {
   const bubble = streamingBubble;
   $('#send').disabled = true;
   try {
-    const reply = await lectern.send(conversationId, text);
-    bubble.textContent = reply.text;
+    showOutcome(await lectern.send(conversationId, text), bubble);
   } catch (error) {
     bubble.parentElement.classList.add('error');
     bubble.textContent = `${error.name}: ${error.message}`;

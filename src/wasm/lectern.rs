@@ -264,7 +264,7 @@ impl Lectern {
     }
 
     /// Sends a user message and returns the turn's events as an async iterable
-    /// (`for await (const ev of lectern.stream(id, text))`); it ends after `finish` or `error`.
+    /// (`for await (const ev of lectern.stream(id, text))`); it ends after `finish`, `error` or `approvalRequested`.
     /// Leaving the loop early aborts the turn.
     #[wasm_bindgen(unchecked_return_type = "AsyncIterable<LecternEvent>")]
     pub fn stream(

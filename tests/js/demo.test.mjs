@@ -105,3 +105,49 @@ test('a server that refuses the key shows a typed error in the chat', async () =
   assert.match(await page.textContent('#log .message.assistant.error'), /^AuthError: .*bad key/);
   await page.close();
 });
+
+test('a tool that needs approval waits across a reload and runs once with the reader\'s edit', async () => {
+  const page = await browser.newPage();
+  await page.goto(demo.url);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
+  await page.click('#new-conversation');
+  await fetch(`${demo.mockUrl}/__mock/default/script`, {
+    method: 'POST',
+    body: JSON.stringify({
+      turns: [
+        { toolCalls: [{ id: 'call_note', name: 'save_note', arguments: { title: 'Syme', text: 'a poet' } }] },
+        { text: 'Saved your note.' },
+      ],
+    }),
+  });
+  await page.fill('#message', 'Note that Syme is a poet');
+  await page.press('#message', 'Enter');
+  await page.waitForSelector('#log .message.approval', { timeout: 15000 });
+  assert.match(await page.inputValue('#log .approval .arguments'), /"a poet"/);
+  assert.equal(await page.evaluate(() => localStorage.getItem('lectern-demo-notes')), null, 'nothing ran yet');
+
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
+  await page.waitForSelector('#log .message.approval', { timeout: 15000 });
+  await page.fill('#log .approval .arguments', JSON.stringify({ title: 'Syme', text: 'a poet and a detective' }));
+  await page.click('#log .approval button.edit');
+  await page.waitForFunction(
+    () => {
+      const bubble = document.querySelector('#log .message.assistant:last-child');
+      return bubble && !bubble.classList.contains('streaming') && bubble.textContent === 'Saved your note.';
+    },
+    null,
+    { timeout: 15000 },
+  );
+  assert.equal(await page.$$eval('#log .message.approval', (cards) => cards.length), 0);
+  const notes = JSON.parse(await page.evaluate(() => localStorage.getItem('lectern-demo-notes')));
+  assert.deepEqual(notes.map((n) => [n.title, n.text]), [['Syme', 'a poet and a detective']], 'the edited note, saved once');
+  const requests = await (await fetch(`${demo.mockUrl}/__mock/default/requests`)).json();
+  const call = requests.at(-1).body.messages.find((m) => m.tool_calls)?.tool_calls[0];
+  assert.deepEqual(JSON.parse(call.function.arguments), { title: 'Syme', text: 'a poet and a detective' });
+
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
+  assert.equal(await page.$$eval('#log .message.approval', (cards) => cards.length), 0, 'no approval left after a reload');
+  await page.close();
+});
