@@ -343,3 +343,36 @@ async fn a_headless_run_completes_and_is_kept_for_review() {
     assert_eq!(String::from(bad.name()), "ConfigError");
     resolve(reopened.lectern.close()).await;
 }
+
+#[wasm_bindgen_test]
+async fn two_tabs_resolving_at_once_run_the_tool_once() {
+    let session = MockSession::new();
+    session
+        .script(json!([
+            { "toolCalls": [{ "id": "call_w", "name": "write_file", "arguments": { "path": "a.txt", "text": "x" } }] },
+            { "text": "Written once." }
+        ]))
+        .await;
+    let db = unique("approvals");
+    let counter = unique("runs");
+    // Two connections to one database: two tabs of the same site.
+    let tab_a = open_db(&session, &db, &counter).await;
+    let tab_b = open_db(&session, &db, &counter).await;
+    let id = conversation(&tab_a).await;
+    let paused = send(&tab_a, &id, "write a").await.unwrap();
+    let turn_id = paused["turnId"].as_str().unwrap().to_owned();
+    let approve = json!([{ "callId": "call_w", "decision": "approve" }]);
+    let (a, b) = futures::join!(
+        resolve_approvals(&tab_a, &turn_id, approve.clone()),
+        resolve_approvals(&tab_b, &turn_id, approve.clone())
+    );
+    let (won, lost) = match (a, b) {
+        (Ok(won), Err(lost)) | (Err(lost), Ok(won)) => (won, lost),
+        (a, b) => panic!("exactly one tab should win: {a:?} / {b:?}"),
+    };
+    assert_eq!(won["text"], "Written once.");
+    assert_eq!(String::from(lost.name()), "AlreadyResolvedError");
+    assert_eq!(runs_of(&counter).len(), 1, "the tool ran once");
+    resolve(tab_a.lectern.close()).await;
+    resolve(tab_b.lectern.close()).await;
+}
