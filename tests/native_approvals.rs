@@ -8,7 +8,8 @@ use std::rc::Rc;
 use futures::executor::block_on;
 use futures::future::LocalBoxFuture;
 use lectern::agent::{
-    Agent, AgentConfig, HeadlessRequest, RunStatus, SendOptions, TurnError, TurnResult, TurnStatus, REJECTED,
+    Agent, AgentConfig, HeadlessRequest, RunLimits, RunStatus, SendOptions, TurnError, TurnResult,
+    TurnStatus, REJECTED,
 };
 use lectern::approval::{
     ApprovalConfig, ApprovalDecision, ApprovalPolicy, Decision, DecisionKind, PolicyContext, PolicyRule,
@@ -20,7 +21,7 @@ use lectern::events::{EventKind, EventSink};
 use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
 use lectern::provider::Model;
 use lectern::storage::{MemoryStore, Store};
-use lectern::time::ManualClock;
+use lectern::time::{Clock, ManualClock, SystemClock};
 use lectern::tool::{FnTool, ToolResult};
 use serde_json::{json, Value};
 
@@ -112,8 +113,12 @@ impl World {
             approvals,
             ..AgentConfig::default()
         };
+        self.page_with(config, self.clock.clone())
+    }
+
+    fn page_with(&self, config: AgentConfig, clock: Rc<dyn Clock>) -> Page {
         let model: Rc<dyn Model> = self.model.clone();
-        let agent = Agent::new(self.store.clone(), model, self.clock.clone(), config);
+        let agent = Agent::new(self.store.clone(), model, clock, config);
         for name in ["read_file", "write_file", "delete_file", "file"] {
             let runs = self.runs.clone();
             let tool = FnTool::new(name, "A file tool", schema(), move |args: Value, _| {
@@ -741,4 +746,53 @@ fn headless_input_is_checked_before_anything_runs() {
         Err(Error::NotFound { .. })
     ));
     assert!(block_on(page.agent.runs()).unwrap().is_empty());
+}
+
+#[test]
+fn a_resolve_abandoned_mid_tool_is_closed_as_interrupted_and_never_rerun() {
+    let world = World::new(vec![
+        ScriptedTurn::tools(&[("slow_write", r#"{"path":"b.txt"}"#)]),
+        ScriptedTurn::text("Moving on."),
+    ]);
+    let mut approvals = approvals();
+    approvals
+        .tools
+        .insert("slow_write".into(), ToolPolicy::Fixed(ApprovalPolicy::Ask));
+    let config = AgentConfig {
+        approvals,
+        limits: RunLimits {
+            turn_timeout_ms: 100,
+            tool_timeout_ms: 60_000,
+            ..RunLimits::default()
+        },
+        ..AgentConfig::default()
+    };
+    let page = world.page_with(config, Rc::new(SystemClock));
+    let runs = world.runs.clone();
+    // A tool that starts and never finishes: the resolve is cut off by the turn's time limit,
+    // as it would be by a closed page, leaving the turn claimed.
+    let tool = FnTool::new("slow_write", "Writes slowly", schema(), move |args: Value, _| {
+        runs.borrow_mut().push(("slow_write".to_owned(), args));
+        Box::pin(futures::future::pending()) as LocalBoxFuture<'static, ToolResult>
+    });
+    page.agent.register_tool(Rc::new(tool)).unwrap();
+    let paused = page.send(&world, "write slowly").unwrap();
+    let cut = page
+        .resolve(&paused.turn_id, vec![decide("call_1_0", DecisionKind::Approve)])
+        .unwrap_err();
+    assert_eq!(cut.error, Error::Timeout { after_ms: 100 });
+    assert_eq!(world.runs_of("slow_write").len(), 1);
+    // While the claim may still finish, the conversation stays closed to new messages.
+    assert!(matches!(
+        page.send(&world, "hello?").unwrap_err().error,
+        Error::ApprovalPending { .. }
+    ));
+    std::thread::sleep(std::time::Duration::from_millis(2_200));
+    // Past it, the next message closes the turn: the claimed call is answered as interrupted.
+    assert_eq!(page.send(&world, "hello?").unwrap().text, "Moving on.");
+    assert_eq!(world.runs_of("slow_write").len(), 1, "never run again");
+    assert!(world.tool_results()[0].starts_with("{\"error\":\"Interrupted"));
+    let record = &block_on(page.agent.tool_calls(&world.conversation)).unwrap()[0];
+    assert_eq!(record.decision, Decision::Approved);
+    assert!(record.error.as_deref().unwrap().starts_with("Interrupted"));
 }

@@ -10,7 +10,8 @@ use super::tool_step::{stamp, step_messages};
 use super::turn::TurnScope;
 use super::{Agent, SendOptions, ToolCallRecord, TurnError, TurnResult, TurnState};
 use crate::approval::{
-    ApprovalDecision, Decision, DecisionKind, PendingApproval, PendingStatus, PendingTurn, SettledCall,
+    ApprovalDecision, ClaimedCall, Decision, DecisionKind, PendingApproval, PendingStatus, PendingTurn,
+    SettledCall,
 };
 use crate::domain::{Conversation, ToolCall};
 use crate::error::{Error, Result};
@@ -22,12 +23,30 @@ use crate::tool::{prepare_call, redact_arguments};
 /// What the model reads for a call a person rejected.
 pub const REJECTED: &str = "User rejected this action";
 
+/// What the model reads for a call whose resolve was abandoned while it ran.
+const INTERRUPTED: &str =
+    "Interrupted: this action was being run when the page closed; it may or may not have completed";
+
+/// How long past its turn time limit a claim is kept before others may close it.
+const CLAIM_GRACE_MS: u64 = 2_000;
+
 /// A checked decision: the call as it will run (edits applied).
 struct Decided {
     call: ToolCall,
     original_arguments: String,
     kind: DecisionKind,
     reason: Option<String>,
+}
+
+impl Decided {
+    /// The decision its record carries.
+    fn record_decision(&self) -> Decision {
+        match self.kind {
+            DecisionKind::Approve => Decision::Approved,
+            DecisionKind::Edit => Decision::Edited,
+            DecisionKind::Reject => Decision::Rejected,
+        }
+    }
 }
 
 impl Agent {
@@ -76,7 +95,16 @@ impl Agent {
 
         pending.status = PendingStatus::Resolving;
         pending.revision += 1;
-        pending.step.running = decided.iter().map(|d| d.call.id.clone()).collect();
+        pending.step.running = decided
+            .iter()
+            .filter(|d| d.kind != DecisionKind::Reject)
+            .map(|d| ClaimedCall {
+                call_id: d.call.id.clone(),
+                decision: d.record_decision(),
+            })
+            .collect();
+        let limit = self.turn_limit(&pending.step.state).unwrap_or_default();
+        pending.step.claim_expires_at = Some(self.clock.now_ms() + (limit + CLAIM_GRACE_MS) as f64);
         self.store
             .commit(TurnWrite {
                 pending: Some(pending.clone()),
@@ -103,13 +131,16 @@ impl Agent {
     }
 
     /// Cancels a paused turn: its undecided calls are answered "Not run" and
-    /// the step is stored, so the conversation can take a new message.
+    /// the step is stored, so the conversation can take a new message. A turn
+    /// whose resolve was abandoned (the page closed while its calls ran) can be
+    /// cancelled too; those calls are answered "Interrupted".
     pub async fn cancel_pending(&self, turn_id: &str) -> Result<()> {
         let conversation_id = self.stored_pending(turn_id).await?.conversation_id;
         let lock = self.locks.lock_for(&conversation_id);
         let _turn = self.acquire(&lock, &conversation_id).await?;
         let pending = self.stored_pending(turn_id).await?;
-        if pending.status != PendingStatus::Awaiting {
+        let abandoned = pending.is_abandoned(self.clock.now_ms());
+        if pending.status != PendingStatus::Awaiting && !abandoned {
             return Err(Error::AlreadyResolved {
                 turn_id: turn_id.to_owned(),
                 state: pending.status.as_str().to_owned(),
@@ -119,7 +150,7 @@ impl Agent {
     }
 
     /// Refuses a new message while the conversation has an open paused turn;
-    /// closes open turns whose approval expired.
+    /// closes open turns whose approval expired or whose resolve was abandoned.
     pub(super) async fn refuse_if_paused(&self, conversation_id: &str) -> Result<()> {
         let now = self.clock.now_ms();
         for turn in self.store.pending_turns(Some(conversation_id)).await? {
@@ -128,6 +159,8 @@ impl Agent {
             }
             if turn.expires_at <= now {
                 self.close_pending(turn, PendingStatus::Expired).await?;
+            } else if turn.is_abandoned(now) {
+                self.close_pending(turn, PendingStatus::Cancelled).await?;
             } else {
                 return Err(Error::ApprovalPending {
                     conversation_id: conversation_id.to_owned(),
@@ -272,10 +305,7 @@ impl Agent {
             .await;
         for outcome in &mut outcomes {
             if let Some(d) = decided.iter().find(|d| d.call.id == outcome.call.id) {
-                outcome.record.decision = match d.kind {
-                    DecisionKind::Edit => Decision::Edited,
-                    _ => Decision::Approved,
-                };
+                outcome.record.decision = d.record_decision();
                 outcome.record.original_arguments = redact_arguments(&d.original_arguments, redact);
             }
         }
@@ -302,6 +332,7 @@ impl Agent {
             .calls
             .retain(|c| !decided.iter().any(|d| d.call.id == c.call_id));
         pending.step.running.clear();
+        pending.step.claim_expires_at = None;
         pending.step.state = state.clone();
         pending.revision += 1;
 
@@ -378,14 +409,14 @@ impl Agent {
             .collect();
         let outcomes: Vec<_> = open
             .iter()
-            .map(|call| {
-                let text = if pending.step.running.contains(&call.id) {
-                    "Interrupted: this action was being run when the page closed; it may or may not have completed"
-                } else {
-                    message
-                };
-                self.not_run(&scope, call, decision, text.to_owned(), None)
-            })
+            .map(
+                |call| match pending.step.running.iter().find(|c| c.call_id == call.id) {
+                    Some(claimed) => {
+                        self.not_run(&scope, call, claimed.decision, INTERRUPTED.to_owned(), None)
+                    }
+                    None => self.not_run(&scope, call, decision, message.to_owned(), None),
+                },
+            )
             .collect();
         let records = stamp(&outcomes, &scope.turn_id, &mut state);
         pending.step.settled.extend(outcomes.iter().map(|o| SettledCall {
@@ -403,6 +434,7 @@ impl Agent {
         );
         pending.calls.clear();
         pending.step.running.clear();
+        pending.step.claim_expires_at = None;
         pending.step.state = state;
         pending.status = status;
         pending.revision += 1;

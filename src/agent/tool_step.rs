@@ -127,6 +127,7 @@ impl Agent {
                 calls: response.tool_calls.clone(),
                 settled,
                 running: Vec::new(),
+                claim_expires_at: None,
                 offered: offered.to_vec(),
                 over_limit: !refused.is_empty(),
                 state: state.clone(),

@@ -11,5 +11,7 @@ mod pending;
 mod policy;
 
 pub use decision::{ApprovalDecision, Decision, DecisionKind};
-pub use pending::{PausedStep, PendingApproval, PendingCall, PendingStatus, PendingTurn, SettledCall};
+pub use pending::{
+    ClaimedCall, PausedStep, PendingApproval, PendingCall, PendingStatus, PendingTurn, SettledCall,
+};
 pub use policy::{ApprovalConfig, ApprovalPolicy, PolicyContext, PolicyRule, ToolPolicy};

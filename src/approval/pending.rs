@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::Decision;
 use crate::agent::TurnState;
 use crate::domain::ToolCall;
 
@@ -52,6 +53,13 @@ impl PendingStatus {
     }
 }
 
+impl PendingTurn {
+    /// Whether it is claimed by a `resolveApprovals` that can no longer finish (the page closed).
+    pub fn is_abandoned(&self, now: f64) -> bool {
+        self.status == PendingStatus::Resolving && self.step.claim_expires_at.is_some_and(|at| at <= now)
+    }
+}
+
 /// A call of the paused response that is settled: what the model will read for it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -60,6 +68,16 @@ pub struct SettledCall {
     pub call_id: String,
     /// The result text the model reads.
     pub content: String,
+}
+
+/// A call a `resolveApprovals` claimed and was running, with what the person decided.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaimedCall {
+    /// The call.
+    pub call_id: String,
+    /// `approved` or `edited`.
+    pub decision: Decision,
 }
 
 /// The model response a turn paused in, and what is needed to go on from it.
@@ -74,7 +92,12 @@ pub struct PausedStep {
     pub settled: Vec<SettledCall>,
     /// Calls claimed by a `resolveApprovals` that had not finished when it was last written.
     #[serde(default)]
-    pub running: Vec<String>,
+    pub running: Vec<ClaimedCall>,
+    /// When a claim by `resolveApprovals` is past any chance of finishing (its
+    /// turn time limit, plus a grace period): a page that closed mid-resolve
+    /// leaves a claim that others may then close.
+    #[serde(default)]
+    pub claim_expires_at: Option<f64>,
     /// Tools offered in this step (calls to others are refused).
     pub offered: Vec<String>,
     /// Whether the response asked for more calls than the turn allows (the turn

@@ -41,6 +41,7 @@ fn pending(turn_id: &str, conversation_id: &str, created_at: f64) -> PendingTurn
             }],
             settled: Vec::new(),
             running: Vec::new(),
+            claim_expires_at: None,
             offered: vec!["write".into()],
             over_limit: false,
             state: TurnState {
