@@ -748,12 +748,8 @@ fn headless_input_is_checked_before_anything_runs() {
     assert!(block_on(page.agent.runs()).unwrap().is_empty());
 }
 
-#[test]
-fn a_resolve_abandoned_mid_tool_is_closed_as_interrupted_and_never_rerun() {
-    let world = World::new(vec![
-        ScriptedTurn::tools(&[("slow_write", r#"{"path":"b.txt"}"#)]),
-        ScriptedTurn::text("Moving on."),
-    ]);
+/// A page whose `slow_write` tool (policy `ask`) starts and never finishes, with a 100 ms turn limit.
+fn slow_page(world: &World) -> Page {
     let mut approvals = approvals();
     approvals
         .tools
@@ -769,30 +765,83 @@ fn a_resolve_abandoned_mid_tool_is_closed_as_interrupted_and_never_rerun() {
     };
     let page = world.page_with(config, Rc::new(SystemClock));
     let runs = world.runs.clone();
-    // A tool that starts and never finishes: the resolve is cut off by the turn's time limit,
-    // as it would be by a closed page, leaving the turn claimed.
     let tool = FnTool::new("slow_write", "Writes slowly", schema(), move |args: Value, _| {
         runs.borrow_mut().push(("slow_write".to_owned(), args));
         Box::pin(futures::future::pending()) as LocalBoxFuture<'static, ToolResult>
     });
     page.agent.register_tool(Rc::new(tool)).unwrap();
+    page
+}
+
+#[test]
+fn a_resolve_cut_off_by_its_time_limit_releases_the_turn_at_once() {
+    let world = World::new(vec![
+        ScriptedTurn::tools(&[("slow_write", r#"{"path":"b.txt"}"#)]),
+        ScriptedTurn::text("Moving on."),
+    ]);
+    let page = slow_page(&world);
     let paused = page.send(&world, "write slowly").unwrap();
     let cut = page
         .resolve(&paused.turn_id, vec![decide("call_1_0", DecisionKind::Approve)])
         .unwrap_err();
     assert_eq!(cut.error, Error::Timeout { after_ms: 100 });
-    assert_eq!(world.runs_of("slow_write").len(), 1);
-    // While the claim may still finish, the conversation stays closed to new messages.
-    assert!(matches!(
-        page.send(&world, "hello?").unwrap_err().error,
-        Error::ApprovalPending { .. }
-    ));
-    std::thread::sleep(std::time::Duration::from_millis(2_200));
-    // Past it, the next message closes the turn: the claimed call is answered as interrupted.
     assert_eq!(page.send(&world, "hello?").unwrap().text, "Moving on.");
     assert_eq!(world.runs_of("slow_write").len(), 1, "never run again");
     assert!(world.tool_results()[0].starts_with("{\"error\":\"Interrupted"));
     let record = &block_on(page.agent.tool_calls(&world.conversation)).unwrap()[0];
     assert_eq!(record.decision, Decision::Approved);
     assert!(record.error.as_deref().unwrap().starts_with("Interrupted"));
+}
+
+#[test]
+fn a_resolve_abandoned_by_a_closed_page_lapses_and_undecided_calls_wait_again() {
+    use futures::FutureExt;
+    let world = World::new(vec![
+        ScriptedTurn::tools(&[
+            ("slow_write", r#"{"path":"b.txt"}"#),
+            ("write_file", r#"{"path":"c.txt","text":"x"}"#),
+        ]),
+        ScriptedTurn::text("One write was interrupted, the other done."),
+    ]);
+    let page = slow_page(&world);
+    let paused = page.send(&world, "write two files").unwrap();
+    {
+        // The page closes while the approved call runs: the resolve is dropped mid-tool.
+        let decisions = [decide("call_1_0", DecisionKind::Approve)];
+        let (options, events) = (SendOptions::default(), EventSink::none());
+        let resolving = page
+            .agent
+            .resolve_approvals(&paused.turn_id, &decisions, &options, &events);
+        assert!(resolving.now_or_never().is_none());
+    }
+    assert_eq!(world.runs_of("slow_write").len(), 1);
+    assert!(
+        block_on(page.agent.pending_approvals(None)).unwrap().is_empty(),
+        "claimed, not listed"
+    );
+    assert!(matches!(
+        page.send(&world, "hello?").unwrap_err().error,
+        Error::ApprovalPending { .. }
+    ));
+    std::thread::sleep(std::time::Duration::from_millis(2_200));
+    // The claim lapsed: the claimed call is answered as interrupted, the other waits again.
+    assert!(matches!(
+        page.send(&world, "hello?").unwrap_err().error,
+        Error::ApprovalPending { .. }
+    ));
+    let waiting = block_on(page.agent.pending_approvals(None)).unwrap();
+    assert_eq!(waiting.len(), 1);
+    let ids: Vec<&str> = waiting[0].calls.iter().map(|c| c.call_id.as_str()).collect();
+    assert_eq!(ids, ["call_1_1"]);
+    let done = page
+        .resolve(&paused.turn_id, vec![decide("call_1_1", DecisionKind::Approve)])
+        .unwrap();
+    assert_eq!(done.text, "One write was interrupted, the other done.");
+    assert_eq!(world.runs_of("slow_write").len(), 1, "never run again");
+    assert_eq!(world.runs_of("write_file").len(), 1);
+    let results = world.tool_results();
+    assert!(
+        results[0].contains("Interrupted") && results[1].contains("c.txt"),
+        "{results:?}"
+    );
 }

@@ -121,12 +121,22 @@ impl Agent {
             user_id: state.user_id.clone(),
         };
         let limit = self.turn_limit(&state);
+        let claimed_revision = pending.revision;
         let outcome = within(
             &*self.clock,
             limit,
             self.resume(&scope, conversation, pending, decided, &mut state),
         )
         .await;
+        if outcome.is_err() {
+            // Cut off before the decided calls were stored (a timeout): release the claim now
+            // rather than when it lapses. Best effort: the turn's error is what the caller hears.
+            if let Ok(Some(stored)) = self.store.pending_turn(turn_id).await {
+                if stored.status == PendingStatus::Resolving && stored.revision == claimed_revision {
+                    let _ = self.release_claim(stored).await;
+                }
+            }
+        }
         self.conclude(&scope, outcome, state).await
     }
 
@@ -157,14 +167,20 @@ impl Agent {
             if !turn.status.is_open() {
                 continue;
             }
-            if turn.expires_at <= now {
+            let turn_id = turn.turn_id.clone();
+            let closed = if turn.expires_at <= now {
                 self.close_pending(turn, PendingStatus::Expired).await?;
+                true
             } else if turn.is_abandoned(now) {
-                self.close_pending(turn, PendingStatus::Cancelled).await?;
+                // Released, it either closes (nothing left to decide) or waits again.
+                self.release_claim(turn).await? == PendingStatus::Cancelled
             } else {
+                false
+            };
+            if !closed {
                 return Err(Error::ApprovalPending {
                     conversation_id: conversation_id.to_owned(),
-                    turn_id: turn.turn_id,
+                    turn_id,
                 });
             }
         }
@@ -380,6 +396,61 @@ impl Agent {
         }
         scope.cancel.check()?;
         self.run_loop(scope, conversation, state).await
+    }
+
+    /// Releases a claim whose resolve stopped before storing its calls: the
+    /// claimed calls are answered "Interrupted" (never run again). If calls
+    /// remain undecided the turn waits for them again (`Awaiting`); if not, it
+    /// is closed (`Cancelled`). Returns the status it is left in.
+    async fn release_claim(&self, mut pending: PendingTurn) -> Result<PendingStatus> {
+        let undecided = pending
+            .calls
+            .iter()
+            .any(|c| !pending.step.running.iter().any(|r| r.call_id == c.call_id));
+        if !undecided {
+            self.close_pending(pending, PendingStatus::Cancelled).await?;
+            return Ok(PendingStatus::Cancelled);
+        }
+        let events = EventSink::none();
+        let cancel = Default::default();
+        let mut state = std::mem::take(&mut pending.step.state);
+        let running = std::mem::take(&mut pending.step.running);
+        let scope = TurnScope {
+            conversation_id: &pending.conversation_id,
+            turn_id: pending.turn_id.clone(),
+            events: &events,
+            cancel: &cancel,
+            user_id: state.user_id.clone(),
+        };
+        let outcomes: Vec<_> = pending
+            .step
+            .calls
+            .iter()
+            .filter_map(|call| {
+                let claimed = running.iter().find(|c| c.call_id == call.id)?;
+                Some(self.not_run(&scope, call, claimed.decision, INTERRUPTED.to_owned(), None))
+            })
+            .collect();
+        let records = stamp(&outcomes, &scope.turn_id, &mut state);
+        pending.step.settled.extend(outcomes.iter().map(|o| SettledCall {
+            call_id: o.call.id.clone(),
+            content: o.content.clone(),
+        }));
+        pending
+            .calls
+            .retain(|c| !running.iter().any(|r| r.call_id == c.call_id));
+        pending.step.claim_expires_at = None;
+        pending.step.state = state;
+        pending.status = PendingStatus::Awaiting;
+        pending.revision += 1;
+        self.store
+            .commit(TurnWrite {
+                messages: Vec::new(),
+                tool_calls: records,
+                pending: Some(pending),
+            })
+            .await?;
+        Ok(PendingStatus::Awaiting)
     }
 
     /// Ends a paused turn without a decision for its waiting calls: they are
