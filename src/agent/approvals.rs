@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
-use super::tool_step::{stamp, step_messages};
+use super::tool_step::{in_call_order, stamp, step_messages};
 use super::turn::TurnScope;
 use super::{Agent, SendOptions, ToolCallRecord, TurnError, TurnResult, TurnState};
 use crate::approval::{
@@ -332,7 +332,7 @@ impl Agent {
             };
             outcomes.push(self.not_run(scope, &d.call, Decision::Rejected, message, d.reason.clone()));
         }
-        outcomes.sort_by_key(|o| pending.step.calls.iter().position(|c| c.id == o.call.id));
+        let outcomes = in_call_order(outcomes, &pending.step.calls);
         let records = stamp(&outcomes, &scope.turn_id, state);
 
         for d in &decided {

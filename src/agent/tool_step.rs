@@ -80,7 +80,7 @@ impl Agent {
             outcomes.push(self.not_run(scope, call, Decision::Auto, message, None));
         }
         // Records and results follow the order of the calls in the response.
-        outcomes.sort_by_key(|o| response.tool_calls.iter().position(|c| c.id == o.call.id));
+        let outcomes = in_call_order(outcomes, &response.tool_calls);
         let records = stamp(&outcomes, &scope.turn_id, state);
         let settled: Vec<SettledCall> = outcomes
             .iter()
@@ -267,6 +267,18 @@ impl Agent {
         }
         Ok(conversation)
     }
+}
+
+/// `outcomes` in the order of `calls` (a handful of calls: no sort needed).
+pub(super) fn in_call_order(mut outcomes: Vec<ToolOutcome>, calls: &[ToolCall]) -> Vec<ToolOutcome> {
+    let mut ordered = Vec::with_capacity(outcomes.len());
+    for call in calls {
+        if let Some(i) = outcomes.iter().position(|o| o.call.id == call.id) {
+            ordered.push(outcomes.swap_remove(i));
+        }
+    }
+    ordered.extend(outcomes);
+    ordered
 }
 
 /// The records of `outcomes`, stamped with the turn and their positions, and

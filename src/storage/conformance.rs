@@ -74,9 +74,10 @@ pub fn cases<S: Store + BookStore + 'static>() -> Vec<Case<S>> {
         ("a stale paused-turn revision writes nothing", |s| {
             Box::pin(turns::a_stale_revision_writes_nothing(s))
         }),
-        ("lists paused turns by conversation, oldest first", |s| {
-            Box::pin(turns::lists_paused_turns_by_conversation(s))
-        }),
+        (
+            "lists paused turns by conversation, in (time-ordered) id order",
+            |s| Box::pin(turns::lists_paused_turns_by_conversation_in_id_order(s)),
+        ),
         ("tool-call records come back by turn and position", |s| {
             Box::pin(turns::tool_call_records_come_back_by_turn_and_position(s))
         }),
@@ -84,7 +85,7 @@ pub fn cases<S: Store + BookStore + 'static>() -> Vec<Case<S>> {
             "deleting a conversation removes its paused turns and records",
             |s| Box::pin(turns::deleting_a_conversation_removes_its_turn_records(s)),
         ),
-        ("runs round-trip, oldest first", |s| {
+        ("runs round-trip, in (time-ordered) id order", |s| {
             Box::pin(turns::runs_round_trip(s))
         }),
     ]

@@ -153,7 +153,7 @@ pub(super) async fn a_stale_revision_writes_nothing(store: impl Store) {
     assert_eq!(store.pending_turn("t1").await.unwrap(), Some(claimed));
 }
 
-pub(super) async fn lists_paused_turns_by_conversation(store: impl Store) {
+pub(super) async fn lists_paused_turns_by_conversation_in_id_order(store: impl Store) {
     for id in ["c1", "c2"] {
         store.create_conversation(&conversation(id)).await.unwrap();
     }
@@ -166,7 +166,7 @@ pub(super) async fn lists_paused_turns_by_conversation(store: impl Store) {
     }
     let ids = |turns: Vec<PendingTurn>| turns.into_iter().map(|t| t.turn_id).collect::<Vec<_>>();
     assert_eq!(ids(store.pending_turns(Some("c1")).await.unwrap()), ["t1", "t2"]);
-    assert_eq!(ids(store.pending_turns(None).await.unwrap()), ["t3", "t1", "t2"]);
+    assert_eq!(ids(store.pending_turns(None).await.unwrap()), ["t1", "t2", "t3"]);
     assert!(store.pending_turn("nope").await.unwrap().is_none());
     let orphan = TurnWrite {
         pending: Some(pending("t9", "missing", 1.0)),

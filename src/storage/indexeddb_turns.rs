@@ -12,7 +12,7 @@ use super::indexeddb::{
     all_records, append_in, conversation_exists, from_js, get_record, idb_error, owner_range, to_js,
     CONVERSATIONS, MESSAGES, PENDING_TURNS, RUNS, TOOL_CALLS,
 };
-use super::{check_revision, sort_pending, sort_runs, TurnWrite};
+use super::{check_revision, TurnWrite};
 use crate::agent::{RunRecord, ToolCallRecord};
 use crate::approval::PendingTurn;
 use crate::domain::Message;
@@ -91,9 +91,9 @@ pub(super) async fn pending_turn(db: &Database, turn_id: &str) -> Result<Option<
     get_record(db, PENDING_TURNS, turn_id).await
 }
 
-/// `Store::pending_turns`: through the conversation index, or all.
+/// `Store::pending_turns`: through the conversation index, or all; IndexedDB returns them by turn id.
 pub(super) async fn pending_turns(db: &Database, conversation_id: Option<&str>) -> Result<Vec<PendingTurn>> {
-    let mut turns: Vec<PendingTurn> = match conversation_id {
+    let turns: Vec<PendingTurn> = match conversation_id {
         None => all_records(db, PENDING_TURNS).await?,
         Some(id) => {
             let tx = db
@@ -111,7 +111,6 @@ pub(super) async fn pending_turns(db: &Database, conversation_id: Option<&str>) 
             values.into_iter().map(from_js).collect::<Result<_>>()?
         }
     };
-    sort_pending(&mut turns);
     Ok(turns)
 }
 
@@ -178,7 +177,5 @@ pub(super) async fn run(db: &Database, run_id: &str) -> Result<Option<RunRecord>
 
 /// `Store::runs`.
 pub(super) async fn runs(db: &Database) -> Result<Vec<RunRecord>> {
-    let mut all: Vec<RunRecord> = all_records(db, RUNS).await?;
-    sort_runs(&mut all);
-    Ok(all)
+    all_records(db, RUNS).await
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use futures::future::LocalBoxFuture;
 
-use super::{check_revision, sort_pending, sort_runs, Store, TurnWrite};
+use super::{check_revision, Store, TurnWrite};
 use crate::agent::{RunRecord, ToolCallRecord};
 use crate::approval::PendingTurn;
 use crate::domain::{Conversation, Message};
@@ -183,7 +183,7 @@ impl Store for MemoryStore {
         &'a self,
         conversation_id: Option<&'a str>,
     ) -> LocalBoxFuture<'a, Result<Vec<PendingTurn>>> {
-        let mut turns: Vec<PendingTurn> = self
+        let turns: Vec<PendingTurn> = self
             .inner
             .borrow()
             .pending
@@ -191,7 +191,6 @@ impl Store for MemoryStore {
             .filter(|t| conversation_id.is_none_or(|id| t.conversation_id == id))
             .cloned()
             .collect();
-        sort_pending(&mut turns);
         Box::pin(async move { Ok(turns) })
     }
 
@@ -221,8 +220,7 @@ impl Store for MemoryStore {
     }
 
     fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>> {
-        let mut all: Vec<RunRecord> = self.inner.borrow().runs.values().cloned().collect();
-        sort_runs(&mut all);
+        let all: Vec<RunRecord> = self.inner.borrow().runs.values().cloned().collect();
         Box::pin(async move { Ok(all) })
     }
 }

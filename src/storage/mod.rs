@@ -63,7 +63,8 @@ pub trait Store {
     /// The paused turn with this id, whatever its status.
     fn pending_turn<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Option<PendingTurn>>>;
 
-    /// Paused turns (every status) of one conversation or of all, oldest first.
+    /// Paused turns (every status) of one conversation or of all, by turn id
+    /// (ids are time-ordered: oldest first).
     fn pending_turns<'a>(
         &'a self,
         conversation_id: Option<&'a str>,
@@ -78,7 +79,7 @@ pub trait Store {
     /// The run with this id, if any.
     fn run<'a>(&'a self, run_id: &'a str) -> LocalBoxFuture<'a, Result<Option<RunRecord>>>;
 
-    /// Every run, oldest first.
+    /// Every run, by run id (time-ordered: oldest first).
     fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>>;
 }
 
@@ -108,22 +109,4 @@ pub fn check_revision(stored: Option<&PendingTurn>, next: &PendingTurn) -> Resul
         turn_id: next.turn_id.clone(),
         state: stored.map_or("unknown", |s| s.status.as_str()).to_owned(),
     })
-}
-
-/// Sorts paused turns oldest first.
-pub(crate) fn sort_pending(turns: &mut [PendingTurn]) {
-    turns.sort_by(|a, b| {
-        a.created_at
-            .total_cmp(&b.created_at)
-            .then_with(|| a.turn_id.cmp(&b.turn_id))
-    });
-}
-
-/// Sorts runs oldest first.
-pub(crate) fn sort_runs(runs: &mut [RunRecord]) {
-    runs.sort_by(|a, b| {
-        a.started_at
-            .total_cmp(&b.started_at)
-            .then_with(|| a.run_id.cmp(&b.run_id))
-    });
 }
