@@ -6,16 +6,15 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
-use super::tool_step::{in_call_order, stamp, step_messages};
+use super::tool_step::{in_call_order, settled_of, stamp, step_messages};
 use super::turn::TurnScope;
 use super::{Agent, SendOptions, ToolCallRecord, TurnError, TurnResult, TurnState};
 use crate::approval::{
     ApprovalDecision, ClaimedCall, Decision, DecisionKind, PendingApproval, PendingStatus, PendingTurn,
-    SettledCall,
 };
 use crate::domain::{Conversation, ToolCall};
 use crate::error::{Error, Result};
-use crate::events::{EventKind, EventSink};
+use crate::events::EventSink;
 use crate::storage::TurnWrite;
 use crate::time::within;
 use crate::tool::{prepare_call, redact_arguments};
@@ -340,10 +339,7 @@ impl Agent {
                 call.arguments = d.call.arguments.clone();
             }
         }
-        pending.step.settled.extend(outcomes.iter().map(|o| SettledCall {
-            call_id: o.call.id.clone(),
-            content: o.content.clone(),
-        }));
+        pending.step.settled.extend(settled_of(&outcomes));
         pending
             .calls
             .retain(|c| !decided.iter().any(|d| d.call.id == c.call_id));
@@ -354,20 +350,10 @@ impl Agent {
 
         if !pending.calls.is_empty() {
             pending.status = PendingStatus::Awaiting;
-            let (remaining, expires_at) = (pending.calls.clone(), pending.expires_at);
-            self.store
-                .commit(TurnWrite {
-                    messages: Vec::new(),
-                    tool_calls: records,
-                    pending: Some(pending),
-                })
+            let waiting = self
+                .store_paused(scope, pending, records, conversation, &working_state)
                 .await?;
-            self.keep_working_state(conversation, &working_state).await?;
-            scope.emit(|| EventKind::ApprovalRequested {
-                calls: remaining.clone(),
-                expires_at,
-            });
-            return Ok(self.paused(scope, state, remaining));
+            return Ok(self.paused(scope, state, waiting));
         }
 
         pending.status = PendingStatus::Resolved;
@@ -411,36 +397,15 @@ impl Agent {
             self.close_pending(pending, PendingStatus::Cancelled).await?;
             return Ok(PendingStatus::Cancelled);
         }
-        let events = EventSink::none();
-        let cancel = Default::default();
-        let mut state = std::mem::take(&mut pending.step.state);
         let running = std::mem::take(&mut pending.step.running);
-        let scope = TurnScope {
-            conversation_id: &pending.conversation_id,
-            turn_id: pending.turn_id.clone(),
-            events: &events,
-            cancel: &cancel,
-            user_id: state.user_id.clone(),
-        };
-        let outcomes: Vec<_> = pending
-            .step
-            .calls
-            .iter()
-            .filter_map(|call| {
-                let claimed = running.iter().find(|c| c.call_id == call.id)?;
-                Some(self.not_run(&scope, call, claimed.decision, INTERRUPTED.to_owned(), None))
-            })
-            .collect();
-        let records = stamp(&outcomes, &scope.turn_id, &mut state);
-        pending.step.settled.extend(outcomes.iter().map(|o| SettledCall {
-            call_id: o.call.id.clone(),
-            content: o.content.clone(),
-        }));
+        let records = self.settle_unrun(&mut pending, |call| {
+            let claimed = running.iter().find(|c| c.call_id == call.id)?;
+            Some((claimed.decision, INTERRUPTED.to_owned()))
+        });
         pending
             .calls
             .retain(|c| !running.iter().any(|r| r.call_id == c.call_id));
         pending.step.claim_expires_at = None;
-        pending.step.state = state;
         pending.status = PendingStatus::Awaiting;
         pending.revision += 1;
         self.store
@@ -461,39 +426,13 @@ impl Agent {
             PendingStatus::Expired => (Decision::Expired, "Not run: nobody approved this action in time"),
             _ => (Decision::Cancelled, "Not run: the user cancelled this action"),
         };
-        let events = EventSink::none();
-        let cancel = Default::default();
-        let mut state = std::mem::take(&mut pending.step.state);
-        let scope = TurnScope {
-            conversation_id: &pending.conversation_id,
-            turn_id: pending.turn_id.clone(),
-            events: &events,
-            cancel: &cancel,
-            user_id: state.user_id.clone(),
-        };
-        let open: Vec<ToolCall> = pending
-            .step
-            .calls
-            .iter()
-            .filter(|c| !pending.step.settled.iter().any(|s| s.call_id == c.id))
-            .cloned()
-            .collect();
-        let outcomes: Vec<_> = open
-            .iter()
-            .map(
-                |call| match pending.step.running.iter().find(|c| c.call_id == call.id) {
-                    Some(claimed) => {
-                        self.not_run(&scope, call, claimed.decision, INTERRUPTED.to_owned(), None)
-                    }
-                    None => self.not_run(&scope, call, decision, message.to_owned(), None),
-                },
-            )
-            .collect();
-        let records = stamp(&outcomes, &scope.turn_id, &mut state);
-        pending.step.settled.extend(outcomes.iter().map(|o| SettledCall {
-            call_id: o.call.id.clone(),
-            content: o.content.clone(),
-        }));
+        let running = pending.step.running.clone();
+        let records = self.settle_unrun(&mut pending, |call| {
+            Some(match running.iter().find(|c| c.call_id == call.id) {
+                Some(claimed) => (claimed.decision, INTERRUPTED.to_owned()),
+                None => (decision, message.to_owned()),
+            })
+        });
         let step = &pending.step;
         let messages = step_messages(
             &pending.conversation_id,
@@ -506,7 +445,6 @@ impl Agent {
         pending.calls.clear();
         pending.step.running.clear();
         pending.step.claim_expires_at = None;
-        pending.step.state = state;
         pending.status = status;
         pending.revision += 1;
         self.store
@@ -517,5 +455,38 @@ impl Agent {
             })
             .await?;
         Ok(())
+    }
+
+    /// Settles, without running them, the calls of a paused step that `answer`
+    /// picks (among those not settled yet), with the decision and text it gives;
+    /// returns their records, added to the paused turn's state. No events: nobody
+    /// is watching a turn that is being closed or released.
+    fn settle_unrun(
+        &self,
+        pending: &mut PendingTurn,
+        answer: impl Fn(&ToolCall) -> Option<(Decision, String)>,
+    ) -> Vec<ToolCallRecord> {
+        let (events, cancel) = (EventSink::none(), Default::default());
+        let scope = TurnScope {
+            conversation_id: &pending.conversation_id,
+            turn_id: pending.turn_id.clone(),
+            events: &events,
+            cancel: &cancel,
+            user_id: pending.step.state.user_id.clone(),
+        };
+        let step = &pending.step;
+        let outcomes: Vec<_> = step
+            .calls
+            .iter()
+            .filter(|c| !step.settled.iter().any(|s| s.call_id == c.id))
+            .filter_map(|call| {
+                let (decision, text) = answer(call)?;
+                Some(self.not_run(&scope, call, decision, text, None))
+            })
+            .collect();
+        let turn_id = scope.turn_id;
+        let records = stamp(&outcomes, &turn_id, &mut pending.step.state);
+        pending.step.settled.extend(settled_of(&outcomes));
+        records
     }
 }

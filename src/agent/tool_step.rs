@@ -82,13 +82,7 @@ impl Agent {
         // Records and results follow the order of the calls in the response.
         let outcomes = in_call_order(outcomes, &response.tool_calls);
         let records = stamp(&outcomes, &scope.turn_id, state);
-        let settled: Vec<SettledCall> = outcomes
-            .iter()
-            .map(|o| SettledCall {
-                call_id: o.call.id.clone(),
-                content: o.content.clone(),
-            })
-            .collect();
+        let settled = settled_of(&outcomes);
 
         if asks.is_empty() {
             let messages = step_messages(
@@ -133,7 +127,24 @@ impl Agent {
                 state: state.clone(),
             },
         };
-        let expires_at = pending.expires_at;
+        let waiting = self
+            .store_paused(scope, pending, records, conversation, &working_state)
+            .await?;
+        Ok(StepEnd::Paused(waiting))
+    }
+
+    /// Stores a turn that waits for decisions (with the records of the calls
+    /// that settled in the same write), keeps a working state a tool set, and
+    /// emits `approvalRequested`. Returns the waiting calls.
+    pub(super) async fn store_paused(
+        &self,
+        scope: &TurnScope<'_>,
+        pending: PendingTurn,
+        records: Vec<ToolCallRecord>,
+        conversation: Conversation,
+        working_state: &Rc<RefCell<Option<Value>>>,
+    ) -> Result<Vec<PendingCall>> {
+        let (waiting, expires_at) = (pending.calls.clone(), pending.expires_at);
         self.store
             .commit(TurnWrite {
                 messages: Vec::new(),
@@ -141,12 +152,12 @@ impl Agent {
                 pending: Some(pending),
             })
             .await?;
-        self.keep_working_state(conversation, &working_state).await?;
+        self.keep_working_state(conversation, working_state).await?;
         scope.emit(|| EventKind::ApprovalRequested {
-            calls: asks.clone(),
+            calls: waiting.clone(),
             expires_at,
         });
-        Ok(StepEnd::Paused(asks))
+        Ok(waiting)
     }
 
     /// The policy of one call. A call that cannot run at all (unknown tool,
@@ -267,6 +278,17 @@ impl Agent {
         }
         Ok(conversation)
     }
+}
+
+/// What the model will read for each of `outcomes`, kept with a paused step.
+pub(super) fn settled_of(outcomes: &[ToolOutcome]) -> Vec<SettledCall> {
+    outcomes
+        .iter()
+        .map(|o| SettledCall {
+            call_id: o.call.id.clone(),
+            content: o.content.clone(),
+        })
+        .collect()
 }
 
 /// `outcomes` in the order of `calls` (a handful of calls: no sort needed).
