@@ -89,6 +89,26 @@ pub struct RunRecord {
     pub finished_at: Option<f64>,
 }
 
+impl RunRecord {
+    /// A run that has just started: `running`, nothing done yet.
+    pub fn started(run_id: String, conversation_id: &str, instruction: &str, started_at: f64) -> Self {
+        RunRecord {
+            run_id,
+            conversation_id: conversation_id.to_owned(),
+            instruction: instruction.to_owned(),
+            status: RunStatus::Running,
+            text: String::new(),
+            error: None,
+            log: Vec::new(),
+            tool_calls: Vec::new(),
+            usage: TurnUsage::default(),
+            steps: 0,
+            started_at,
+            finished_at: None,
+        }
+    }
+}
+
 impl Agent {
     /// Runs `request` as one turn with every `ask` auto-approved (`deny` still
     /// refuses) and stores the run. A failure or timeout resolves a `Failed`
@@ -134,20 +154,12 @@ impl Agent {
             }
         };
         let started_at = self.clock.now_ms();
-        let mut run = RunRecord {
-            run_id: new_id(started_at),
-            conversation_id: conversation_id.clone(),
-            instruction: request.instruction.clone(),
-            status: RunStatus::Running,
-            text: String::new(),
-            error: None,
-            log: Vec::new(),
-            tool_calls: Vec::new(),
-            usage: TurnUsage::default(),
-            steps: 0,
+        let mut run = RunRecord::started(
+            new_id(started_at),
+            &conversation_id,
+            &request.instruction,
             started_at,
-            finished_at: None,
-        };
+        );
         self.store.put_run(&run).await?;
         let first_seq = self
             .store

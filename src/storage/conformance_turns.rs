@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::{Store, TurnWrite};
-use crate::agent::{RunRecord, RunStatus, ToolCallRecord, TurnState, TurnUsage};
+use crate::agent::{RunRecord, RunStatus, ToolCallRecord, TurnState};
 use crate::approval::{Decision, PausedStep, PendingCall, PendingStatus, PendingTurn};
 use crate::domain::{Conversation, Message, Role, ToolCall};
 use crate::error::Error;
@@ -67,20 +67,7 @@ fn record(conversation_id: &str, turn_id: &str, position: u32) -> ToolCallRecord
 }
 
 fn run_record(run_id: &str, started_at: f64) -> RunRecord {
-    RunRecord {
-        run_id: run_id.to_owned(),
-        conversation_id: "c1".into(),
-        instruction: "do it".into(),
-        status: RunStatus::Running,
-        text: String::new(),
-        error: None,
-        log: Vec::new(),
-        tool_calls: Vec::new(),
-        usage: TurnUsage::default(),
-        steps: 0,
-        started_at,
-        finished_at: None,
-    }
+    RunRecord::started(run_id.to_owned(), "c1", "do it", started_at)
 }
 
 pub(super) async fn commit_writes_all_parts_together(store: impl Store) {
