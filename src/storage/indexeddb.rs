@@ -291,22 +291,12 @@ impl Store for IndexedDbStore {
 
     fn append_messages(&self, messages: Vec<Message>) -> LocalBoxFuture<'_, Result<Vec<Message>>> {
         Box::pin(async move {
-            let values = messages;
             let tx = self
                 .db
                 .transaction(&[CONVERSATIONS, MESSAGES], TransactionMode::ReadWrite)
                 .map_err(idb_error)?;
-            let outcome = append_in(&tx, values).await;
-            match outcome {
-                Ok(stored) => {
-                    tx.commit().map_err(idb_error)?.await.map_err(idb_error)?;
-                    Ok(stored)
-                }
-                Err(e) => {
-                    let _ = tx.abort();
-                    Err(e)
-                }
-            }
+            let outcome = append_in(&tx, messages).await;
+            finish(tx, outcome).await
         })
     }
 
@@ -359,6 +349,20 @@ impl Store for IndexedDbStore {
 
     fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>> {
         Box::pin(turns::runs(&self.db))
+    }
+}
+
+/// Commits `tx` if its work succeeded; aborts it otherwise, so nothing of it is written.
+pub(super) async fn finish<T>(tx: idb::Transaction, outcome: Result<T>) -> Result<T> {
+    match outcome {
+        Ok(value) => {
+            tx.commit().map_err(idb_error)?.await.map_err(idb_error)?;
+            Ok(value)
+        }
+        Err(e) => {
+            let _ = tx.abort();
+            Err(e)
+        }
     }
 }
 

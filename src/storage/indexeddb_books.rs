@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::indexeddb::{
-    all_records, from_js, get_record, idb_error, owner_range, to_js, IndexedDbStore, BOOKS, CHUNKS,
+    all_records, finish, from_js, get_record, idb_error, owner_range, to_js, IndexedDbStore, BOOKS, CHUNKS,
     INDEX_SNAPSHOTS, VECTORS,
 };
 use super::{BookStore, VECTOR_BATCH};
@@ -116,16 +116,8 @@ impl BookStore for IndexedDbStore {
                 .db
                 .transaction(&ALL, TransactionMode::ReadWrite)
                 .map_err(idb_error)?;
-            match write_book(&tx, book, chunks, vectors, index_snapshot).await {
-                Ok(()) => {
-                    tx.commit().map_err(idb_error)?.await.map_err(idb_error)?;
-                    Ok(())
-                }
-                Err(e) => {
-                    let _ = tx.abort();
-                    Err(e)
-                }
-            }
+            let outcome = write_book(&tx, book, chunks, vectors, index_snapshot).await;
+            finish(tx, outcome).await
         })
     }
 

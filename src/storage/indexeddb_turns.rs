@@ -9,7 +9,7 @@ use idb::{Database, Query, Transaction, TransactionMode};
 use wasm_bindgen::JsValue;
 
 use super::indexeddb::{
-    all_records, append_in, conversation_exists, from_js, get_record, idb_error, owner_range, to_js,
+    all_records, append_in, conversation_exists, finish, from_js, get_record, idb_error, owner_range, to_js,
     CONVERSATIONS, MESSAGES, PENDING_TURNS, RUNS, TOOL_CALLS,
 };
 use super::{check_revision, TurnWrite};
@@ -29,16 +29,8 @@ pub(super) async fn commit(db: &Database, write: TurnWrite) -> Result<Vec<Messag
             TransactionMode::ReadWrite,
         )
         .map_err(idb_error)?;
-    match commit_in(&tx, write).await {
-        Ok(stored) => {
-            tx.commit().map_err(idb_error)?.await.map_err(idb_error)?;
-            Ok(stored)
-        }
-        Err(e) => {
-            let _ = tx.abort();
-            Err(e)
-        }
-    }
+    let outcome = commit_in(&tx, write).await;
+    finish(tx, outcome).await
 }
 
 async fn commit_in(tx: &Transaction, write: TurnWrite) -> Result<Vec<Message>> {
