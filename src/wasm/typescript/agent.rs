@@ -1,0 +1,86 @@
+//! TypeScript types — the agent layers, tools, mentions and `validateConfig()`.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const AGENT: &'static str = r#"
+/** The persona layer. */
+export interface Persona {
+  /** System prompt text (may use `{{variables}}`); overrides `prompt`. */
+  systemPrompt?: string;
+  /** Name of a prompt template (default `conversation_system_prompt`). */
+  prompt?: string;
+  temperature?: number;
+  /** The tools this persona uses (default: every allowed tool). */
+  tools?: string[];
+}
+
+/** The model-profile layer. */
+export interface ModelProfile {
+  /** Context window in tokens. */
+  contextLength?: number;
+  /** Default temperature for this model. */
+  temperature?: number;
+}
+
+/** Limits of one turn; past one, the turn rejects with a typed error carrying what was done. */
+export interface RunLimits {
+  /** Model calls per turn (default 10; `MaxIterationsError`). */
+  maxIterations?: number;
+  /** Tool calls per turn (default 10; `MaxToolCallsError`). */
+  maxToolCalls?: number;
+  /** The whole turn (default 30000; `TimeoutError`). */
+  turnTimeoutMs?: number;
+  /** One tool run, for tools without their own `timeoutMs` (default 10000). */
+  toolTimeoutMs?: number;
+  /** How long a `send` waits for another turn on the same conversation (default: no limit; `ConversationBusyError`). */
+  lockWaitMs?: number;
+}
+
+/** Which history the model sees. Tool calls are never split from their results. */
+export type ContextStrategy =
+  | { strategy: 'fullHistory'; maxMessages: number }
+  | { strategy: 'tokenBudget'; maxTokens: number };
+
+/** A JSON Schema (an object schema for tool parameters). */
+export type JsonSchema = { [keyword: string]: unknown };
+
+/** What a tool's `execute` gets besides its arguments. */
+export interface ToolContext {
+  readonly conversationId: string;
+  /** From `Lectern.open({ userId })` or `send(..., { userId })`; never from the model. */
+  readonly userId: string | null;
+  /** Aborted when the turn is aborted or the tool times out. */
+  readonly signal: AbortSignal;
+  /** Replaces the conversation's working state, shown to the model from the next call on. */
+  setWorkingState(state: Record<string, unknown> | null): void;
+}
+
+/** A tool for `registerTool`. */
+export interface ToolSpec<Args = Record<string, unknown>> {
+  /** 1–64 characters of a-z, A-Z, 0-9, _ and -. */
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object; arguments are checked against it before `execute` runs. */
+  parameters: JsonSchema;
+  /** Returns (or resolves with) any JSON value; a string reaches the model as is. Throw to report an error to the model. */
+  execute(args: Args, ctx: ToolContext): unknown;
+  /** Default `limits.toolTimeoutMs`. */
+  timeoutMs?: number;
+  /** Reuse results for the same arguments this long (off by default). */
+  cacheTtlMs?: number;
+}
+
+/** Something of the host's the user referred to. */
+export interface Mention {
+  type: string;
+  id: string;
+}
+
+/** What `validateConfig()` reports. */
+export interface ConfigReport {
+  valid: boolean;
+  errors: string[];
+  warnings: string[];
+}
+"#;

@@ -1,0 +1,104 @@
+//! TypeScript types — books, their ingestion and search.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const BOOKS: &'static str = r#"
+/** Which embedder turns book passages and queries into vectors. */
+export type EmbedderConfig =
+  | { kind: 'hashed'; dimensions?: number }
+  | {
+      kind: 'openai';
+      baseUrl: string;
+      model: string;
+      apiKey?: string;
+      headers?: Record<string, string>;
+      batchSize?: number;
+      dimensions?: number;
+      maxRetries?: number;
+    }
+  | {
+      kind: 'custom';
+      /** Recorded with each book: a book can only be searched with the model that embedded it. */
+      model: string;
+      embed: (texts: string[]) => Promise<Float32Array[] | number[][]>;
+      batchSize?: number;
+    };
+
+/** Book cutting and retrieval. */
+export interface RetrievalSettings {
+  /** `toolUse` (default): the model calls `search_book`. `alwaysRetrieve`: no tools; the user's message is searched and the passages put into the context. */
+  strategy?: 'toolUse' | 'alwaysRetrieve';
+  /** Chunk size in characters (default 800). */
+  chunkChars?: number;
+  /** Overlap between chunks in characters (default 150). */
+  overlapChars?: number;
+  /** Size of synthetic pages when the text has no page markers (default 2000). */
+  pageChars?: number;
+}
+
+/** A stored book. */
+export interface Book {
+  id: string;
+  title: string;
+  author?: string;
+  pageCount: number;
+  chunkCount: number;
+  /** The reader's page: `search_book` never returns text past it. */
+  currentPage: number;
+  /** The embedding model its vectors came from. */
+  embedder: string;
+  dimensions: number;
+  chapters?: string[];
+  createdAt: number;
+}
+
+/** Input of `addBook`: exactly one of `text` (pages from form feeds, `[[page N]]` markers, or about `pageChars`), `pages` or `epub`. */
+export type NewBook = { title: string; author?: string } & (
+  | { text: string; pages?: never; epub?: never }
+  | { pages: string[]; text?: never; epub?: never }
+  | { epub: Uint8Array; text?: never; pages?: never }
+);
+
+/** Options of `addBook`. */
+export interface AddBookOptions {
+  onProgress?: (progress: IngestProgress) => void;
+  /** Aborting it stops ingestion; nothing of the book is stored. */
+  signal?: AbortSignal;
+}
+
+/** Where ingestion is. */
+export interface IngestProgress {
+  bookId: string;
+  phase: 'chunking' | 'embedding' | 'indexing';
+  done: number;
+  total: number;
+}
+
+/** `ingestProgress`, sent to `onEvent` during `addBook` (it belongs to no conversation). */
+export interface IngestProgressEvent extends IngestProgress {
+  type: 'ingestProgress';
+}
+
+/** Options of `search`. */
+export interface SearchOptions {
+  /** Only these books (default: all). */
+  bookIds?: string[];
+  /** Results wanted (default 5, at most 100). */
+  k?: number;
+  /** No result ends after this page; there are exactly `min(k, eligible passages)` results. */
+  maxPage?: number;
+}
+
+/** A passage found by `search` or `search_book`. */
+export interface SearchResult {
+  bookId: string;
+  ordinal: number;
+  text: string;
+  startPage: number;
+  endPage: number;
+  chapter?: string;
+  /** Cosine similarity to the query. */
+  score: number;
+}
+"#;

@@ -1,0 +1,68 @@
+//! TypeScript types — events: what `onEvent` and `stream()` carry.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const EVENTS: &'static str = r#"
+/** Fields every event carries. */
+export interface EventBase {
+  conversationId: string;
+  turnId: string;
+}
+
+/** A model call begins (1, 2, ...). */
+export interface StepStartEvent extends EventBase { type: 'stepStart'; step: number; }
+/** A piece of the answer, in order, before `send` resolves. */
+export interface TextDeltaEvent extends EventBase { type: 'textDelta'; text: string; }
+/** A piece of a tool call the model is writing (empty `argumentsDelta` when arguments are redacted). */
+export interface ToolCallDeltaEvent extends EventBase {
+  type: 'toolCallDelta';
+  index: number;
+  callId?: string;
+  toolName?: string;
+  argumentsDelta: string;
+}
+/** A tool is about to run. */
+export interface ToolInvocationEvent extends EventBase { type: 'toolInvocation'; toolName: string; arguments: string; callId: string; }
+/** A tool finished, failed or was refused. */
+export interface ToolResultEvent extends EventBase {
+  type: 'toolResult';
+  toolName: string;
+  callId: string;
+  result: string | null;
+  error: string | null;
+  durationMs: number;
+  cached: boolean;
+  /** What the tool reports besides its result; `search_book`: `{ query, resultCount, results }`. */
+  details?: { query: string; resultCount: number; results: SearchResult[] } | Record<string, unknown>;
+}
+/** A model call ended. */
+export interface StepFinishEvent extends EventBase { type: 'stepFinish'; step: number; finishReason: string; toolCalls: number; }
+/** Tokens used by one model call. */
+export interface TokenUsageEvent extends EventBase {
+  type: 'tokenUsage';
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  costUsd?: number;
+}
+/** The turn paused: these calls wait for a decision (`send` resolves `awaitingApproval`). */
+export interface ApprovalRequestedEvent extends EventBase { type: 'approvalRequested'; calls: PendingCall[]; expiresAt: number; }
+/** The turn finished with this answer. */
+export interface FinishEvent extends EventBase { type: 'finish'; text: string; }
+/** The turn failed; `send` rejects with the same error. */
+export interface ErrorEvent extends EventBase { type: 'error'; name: LecternErrorName; message: string; }
+
+/** Everything `onEvent` receives; switch on `type`. */
+export type LecternEvent =
+  | StepStartEvent
+  | TextDeltaEvent
+  | ToolCallDeltaEvent
+  | ToolInvocationEvent
+  | ToolResultEvent
+  | TokenUsageEvent
+  | StepFinishEvent
+  | ApprovalRequestedEvent
+  | FinishEvent
+  | ErrorEvent;
+"#;

@@ -1,0 +1,66 @@
+//! TypeScript types — options of `Lectern.open`, `send` and `stream`.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const OPTIONS: &'static str = r#"
+/** Options of `send` and `stream`. */
+export interface SendOptions {
+  /** Aborting it cancels the model call and running tools; `send` rejects with `AbortError`. */
+  signal?: AbortSignal;
+  /** The tenant for this turn, instead of `Lectern.open({ userId })`. */
+  userId?: string;
+  /** Items to resolve with `resolveMention` and show the model in this turn. */
+  mentions?: Mention[];
+}
+
+/** With `friendlyErrors`, what a failed `send` resolves with. */
+export interface FailedSend {
+  success: false;
+  /** A short message fit for an end user. */
+  text: string;
+  error: LecternError;
+}
+
+/** Options of `Lectern.open`. Where layers overlap, `persona` wins over `modelProfile`, which wins over the defaults. */
+export interface LecternOptions {
+  /** IndexedDB database name. Without it, conversations live in memory only. */
+  dbName?: string;
+  /** The model provider, with its retries, rate limit, timeouts and prices. */
+  provider: ProviderConfig;
+  /** Who the assistant is: prompt, temperature, tools. */
+  persona?: Persona;
+  /** What the model can take. */
+  modelProfile?: ModelProfile;
+  /** Which tools may be offered at all. */
+  toolShell?: { allowedTools?: string[] };
+  /** Shorthand for `toolShell.allowedTools`. */
+  allowedTools?: string[];
+  /** Limits of one turn. */
+  limits?: RunLimits;
+  /** Which history the model sees (default `{ strategy: 'fullHistory', maxMessages: 50 }`). */
+  context?: ContextStrategy;
+  /** Run the tool calls of one response concurrently (default `true`). */
+  parallelToolCalls?: boolean;
+  /** Resolve a failed `send` with `{ success: false, text, error }` (text fit for an end user) instead of rejecting. */
+  friendlyErrors?: boolean;
+  /** Argument fields (at any depth) hidden in events and stored records, e.g. `['password']`. */
+  redactArguments?: string[];
+  /** The tenant id every tool's `ctx.userId` carries; the model can never set it. */
+  userId?: string;
+  /** Prompt templates by name, replacing or adding to the built-in ones (`conversation_system_prompt`). */
+  prompts?: Record<string, string>;
+  /** Values for `{{variables}}` in prompts (`date`, `conversation_title` and `user_id` are always set). */
+  promptVariables?: Record<string, string>;
+  /** Turns a mention into text for the model (see `SendOptions.mentions`). */
+  resolveMention?: (mention: Mention) => string | Promise<string>;
+  /** The embedder for books (default `{ kind: 'hashed' }`, offline). */
+  embedder?: EmbedderConfig;
+  /** How books are cut and how book conversations retrieve. */
+  retrieval?: RetrievalSettings;
+  /** Which tool calls need a person's approval (default: every tool runs without asking). */
+  approvals?: ApprovalOptions;
+  /** Receives every event of every turn, in order, and `ingestProgress`. A callback that throws does not break the turn. */
+  onEvent?: (event: LecternEvent | IngestProgressEvent) => void;
+}
+"#;

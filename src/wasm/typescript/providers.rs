@@ -1,0 +1,139 @@
+//! TypeScript types — the model providers: their configuration and the OpenAI-format values a custom provider exchanges.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const PROVIDERS: &'static str = r#"
+/** Retries, rate limits and timeouts; every provider kind takes them. */
+export interface CallPolicyConfig {
+  /** Retries after the first attempt for 429, 408, 5xx and connection failures (default 2). Never after the first streamed part. */
+  maxRetries?: number;
+  /** Exponential backoff with jitter; a server's Retry-After wins, capped at `maxRetryAfterMs`. */
+  retry?: { initialDelayMs?: number; maxDelayMs?: number; maxRetryAfterMs?: number };
+  /** Client-side budget: calls past it wait rather than fail. */
+  rateLimit?: { requestsPerMinute?: number; tokensPerMinute?: number };
+  /** Time limits of one model call (defaults: first chunk 120 s, idle 60 s, total none). `null` disables one. */
+  timeouts?: { firstChunkMs?: number | null; idleMs?: number | null; totalMs?: number | null };
+  /** Price overrides per model name, in US dollars per million tokens. */
+  prices?: Record<string, ModelPrice>;
+}
+
+/** A model's price in US dollars per million tokens. */
+export interface ModelPrice {
+  inputPerMTok: number;
+  outputPerMTok: number;
+  cachedInputPerMTok?: number;
+}
+
+/** An OpenAI-compatible chat-completions server (OpenAI, Ollama, LM Studio, vLLM, llama.cpp, LiteLLM, ...). */
+export interface OpenAIProviderConfig extends CallPolicyConfig {
+  kind: 'openai';
+  /** Base URL up to and including `/v1`, e.g. `https://api.openai.com/v1`. */
+  baseUrl: string;
+  /** Model name sent with each request. */
+  model: string;
+  /** Bearer token; omit for servers that need none. */
+  apiKey?: string;
+  /** Stream the answer over SSE (default `true`). */
+  stream?: boolean;
+  /** Extra headers sent with every request. */
+  headers?: Record<string, string>;
+  /** Sampling temperature, 0–2. */
+  temperature?: number;
+  /** Upper bound on generated tokens. */
+  maxTokens?: number;
+  /** Sent as `tool_choice` when tools are offered. */
+  toolChoice?: 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
+}
+
+/** Anthropic's Messages API (called from the browser with `anthropic-dangerous-direct-browser-access`). */
+export interface AnthropicProviderConfig extends CallPolicyConfig {
+  kind: 'anthropic';
+  /** Default `https://api.anthropic.com/v1`. */
+  baseUrl?: string;
+  model: string;
+  /** Sent as `x-api-key`. */
+  apiKey?: string;
+  stream?: boolean;
+  headers?: Record<string, string>;
+  /** Sampling temperature, 0–1. */
+  temperature?: number;
+  /** Required by the API; default 4096. */
+  maxTokens?: number;
+  /** The `anthropic-version` header; default `2023-06-01`. */
+  anthropicVersion?: string;
+}
+
+/** A host function speaking the OpenAI format: WebLLM, a proxy, a test double. */
+export interface CustomProviderConfig extends CallPolicyConfig {
+  kind: 'custom';
+  /**
+   * Gets an OpenAI chat-completions request; returns (or resolves with) a `chat.completion`
+   * object or an async iterable of `chat.completion.chunk` objects. Throw an error with a numeric
+   * `status` to report an HTTP-like failure (429 with `retryAfterMs` is retried).
+   */
+  call: (request: ChatCompletionRequest) =>
+    | ChatCompletion
+    | AsyncIterable<ChatCompletionChunk>
+    | Promise<ChatCompletion | AsyncIterable<ChatCompletionChunk>>;
+  /** Reported in usage and looked up in prices; default `custom`. */
+  model?: string;
+  /** Whether requests ask for a stream (`stream: true`); default `true`. */
+  stream?: boolean;
+}
+
+/** Which model provider to use. */
+export type ProviderConfig = OpenAIProviderConfig | AnthropicProviderConfig | CustomProviderConfig;
+
+/** A tool call in the OpenAI format. */
+export interface ChatToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** A message in the OpenAI format. */
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+/** What a custom provider's function receives. */
+export interface ChatCompletionRequest {
+  model: string;
+  messages: ChatMessage[];
+  tools?: { type: 'function'; function: { name: string; description: string; parameters: object } }[];
+  tool_choice?: unknown;
+  temperature?: number;
+  max_tokens?: number;
+  stream?: boolean;
+  stream_options?: { include_usage: boolean };
+}
+
+/** Token counts in the OpenAI format. */
+export interface ChatUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number };
+}
+
+/** A whole answer in the OpenAI format. */
+export interface ChatCompletion {
+  choices: { message: { role?: 'assistant'; content: string | null; tool_calls?: ChatToolCall[] }; finish_reason: string | null }[];
+  usage?: ChatUsage;
+}
+
+/** One streamed piece of an answer in the OpenAI format. */
+export interface ChatCompletionChunk {
+  choices: {
+    delta: {
+      role?: 'assistant';
+      content?: string | null;
+      tool_calls?: { index: number; id?: string; type?: 'function'; function?: { name?: string; arguments?: string } }[];
+    };
+    finish_reason?: string | null;
+  }[];
+  usage?: ChatUsage | null;
+}
+"#;

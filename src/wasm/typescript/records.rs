@@ -1,0 +1,115 @@
+//! TypeScript types — stored records and what a turn resolves with: conversations, messages, tool-call records, usage.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const RECORDS: &'static str = r#"
+/** A stored conversation. */
+export interface Conversation {
+  id: string;
+  title: string;
+  /** Milliseconds since the Unix epoch. */
+  createdAt: number;
+  /** The book it is about, if any. */
+  bookId?: string;
+  /** See `setWorkingState`. */
+  workingState?: Record<string, unknown>;
+}
+
+/** Input of `createConversation`. */
+export interface NewConversation {
+  title?: string;
+  /** Binds the conversation to a book: its turns offer `search_book`, bounded by the reader's page. */
+  bookId?: string;
+}
+
+/** Who a message comes from. */
+export type Role = 'user' | 'assistant' | 'tool_result' | 'system';
+
+/** A tool call the model asked for. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** The arguments exactly as the model produced them (JSON text). */
+  arguments: string;
+}
+
+/** A stored message. */
+export interface Message {
+  id: string;
+  conversationId: string;
+  /** Position in the conversation: 0, 1, 2, ... */
+  seq: number;
+  role: Role;
+  content: string;
+  /** On assistant messages that asked for tools. */
+  toolCalls?: ToolCall[];
+  /** On `tool_result` messages: the call answered. */
+  toolCallId?: string;
+  /** Milliseconds since the Unix epoch. */
+  createdAt: number;
+  /** On an answer cut short by an abort: the text is what had streamed. */
+  interrupted?: boolean;
+}
+
+/** A tool call made during a turn and what came of it (arguments redacted as configured). */
+export interface ToolCallRecord {
+  /** The provider's call id. */
+  id: string;
+  name: string;
+  conversationId: string;
+  turnId: string;
+  /** Position among the turn's calls. */
+  position: number;
+  decision: ToolDecision;
+  /** The arguments the model wrote (JSON text). */
+  originalArguments: string;
+  /** The arguments it ran with (differ when edited). */
+  arguments: string;
+  /** Why a person rejected it. */
+  reason?: string;
+  result: string | null;
+  error: string | null;
+  durationMs: number;
+  cached: boolean;
+  startedAt: number;
+  finishedAt: number;
+}
+
+/** Tokens used, and their cost where the price is known. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  costUsd?: number;
+}
+
+/** What `send` and `resolveApprovals` resolve with: an answer, or a turn paused for approval. */
+export type SendResult = CompletedTurn | AwaitingApproval;
+
+/** Fields of both outcomes of a turn. */
+export interface TurnOutcomeBase {
+  success: true;
+  turnId: string;
+  /** Every tool call of the turn so far. */
+  toolCalls: ToolCallRecord[];
+  usage: Usage;
+  /** Model calls made in this turn. */
+  steps: number;
+}
+
+/** The model answered. */
+export interface CompletedTurn extends TurnOutcomeBase {
+  status: 'completed';
+  /** The assistant's final answer. */
+  text: string;
+}
+
+/** Calls wait for a person: decide them with `resolveApprovals(turnId, ...)`. */
+export interface AwaitingApproval extends TurnOutcomeBase {
+  status: 'awaitingApproval';
+  /** Empty while the turn waits. */
+  text: '';
+  pending: PendingCall[];
+}
+"#;
