@@ -162,6 +162,7 @@ impl Agent {
 
     /// The policy of one call. A call that cannot run at all (unknown tool,
     /// bad arguments) is not asked about: the runner reports why to the model.
+    /// Calls that always run are not parsed here (the runner parses them).
     async fn plan_call(
         &self,
         call: &ToolCall,
@@ -169,6 +170,10 @@ impl Agent {
         scope: &TurnScope<'_>,
         state: &TurnState,
     ) -> Plan {
+        let approvals = &self.config.approvals;
+        if approvals.always_runs(&call.name, state.overrides.auto_approve) {
+            return Plan::Run;
+        }
         let Ok((_, arguments)) = prepare_call(call, offered, &self.tools) else {
             return Plan::Run;
         };
@@ -177,9 +182,7 @@ impl Agent {
             conversation_id: scope.conversation_id.to_owned(),
             user_id: state.user_id.clone(),
         };
-        let (policy, reason) = self
-            .config
-            .approvals
+        let (policy, reason) = approvals
             .policy_for(&arguments, &context, state.overrides.auto_approve)
             .await;
         match policy {

@@ -89,6 +89,13 @@ impl Default for ApprovalConfig {
 }
 
 impl ApprovalConfig {
+    /// Whether every call of `tool` runs without a look at its arguments (its
+    /// policy is a fixed `auto`, or a fixed `ask` under auto-approval).
+    pub fn always_runs(&self, tool: &str, auto_approve: bool) -> bool {
+        self.fixed(tool)
+            .is_some_and(|policy| self.lifted(policy, auto_approve) == ApprovalPolicy::Auto)
+    }
+
     /// The policy for one call. `auto_approve` (the config's or the turn's)
     /// turns `ask` into `auto`; a rule that fails yields `deny` with its reason.
     pub async fn policy_for(
@@ -97,20 +104,33 @@ impl ApprovalConfig {
         context: &PolicyContext,
         auto_approve: bool,
     ) -> (ApprovalPolicy, Option<String>) {
-        let (policy, reason) = match self.tools.get(&context.tool_name) {
-            None => (self.default_policy, None),
-            Some(ToolPolicy::Fixed(policy)) => (*policy, None),
-            Some(ToolPolicy::Rule(rule)) => match rule.decide(arguments, context).await {
-                Ok(policy) => (policy, None),
-                Err(message) => (
-                    ApprovalPolicy::Deny,
-                    Some(format!("the approval policy failed: {message}")),
-                ),
-            },
+        let decided = match self.tools.get(&context.tool_name) {
+            Some(ToolPolicy::Rule(rule)) => rule.decide(arguments, context).await,
+            _ => Ok(self.fixed(&context.tool_name).unwrap_or_default()),
         };
+        match decided {
+            Ok(policy) => (self.lifted(policy, auto_approve), None),
+            Err(message) => (
+                ApprovalPolicy::Deny,
+                Some(format!("the approval policy failed: {message}")),
+            ),
+        }
+    }
+
+    /// A tool's policy when it does not depend on the call: listed as fixed, or the default.
+    fn fixed(&self, tool: &str) -> Option<ApprovalPolicy> {
+        match self.tools.get(tool) {
+            None => Some(self.default_policy),
+            Some(ToolPolicy::Fixed(policy)) => Some(*policy),
+            Some(ToolPolicy::Rule(_)) => None,
+        }
+    }
+
+    /// `policy` after auto-approval (the config's or the turn's), which turns `ask` into `auto`.
+    fn lifted(&self, policy: ApprovalPolicy, auto_approve: bool) -> ApprovalPolicy {
         match policy {
-            ApprovalPolicy::Ask if auto_approve || self.auto_approve => (ApprovalPolicy::Auto, None),
-            other => (other, reason),
+            ApprovalPolicy::Ask if auto_approve || self.auto_approve => ApprovalPolicy::Auto,
+            other => other,
         }
     }
 }
@@ -170,6 +190,9 @@ mod tests {
             decide("file", serde_json::json!({"mode": "write"}), false),
             ApprovalPolicy::Ask
         );
+        assert!(config.always_runs("unlisted", true) && !config.always_runs("unlisted", false));
+        assert!(!config.always_runs("file", true), "a rule needs the arguments");
+        assert!(!config.always_runs("rm", true));
         // Auto-approval turns `ask` into `auto` but never lifts a `deny`.
         assert_eq!(decide("other", Value::Null, true), ApprovalPolicy::Auto);
         assert_eq!(decide("rm", Value::Null, true), ApprovalPolicy::Deny);
