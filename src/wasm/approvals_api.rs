@@ -1,17 +1,16 @@
 //! The human-in-the-loop methods of `Lectern`: pendingApprovals,
 //! resolveApprovals, cancelPending, toolCalls, runHeadless, runs, run.
 
-use js_sys::{Object, Promise, Reflect};
+use js_sys::{Object, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::js::{from_js, string_arg};
 use super::lectern::{promise, turn_outcome, Lectern};
-use super::send_options::link_signal;
+use super::send_options::split_signal;
 use crate::agent::{HeadlessRequest, SendOptions};
 use crate::approval::ApprovalDecision;
-use crate::cancel::CancelToken;
-use crate::error::{Error, Result};
+use crate::error::Error;
 
 #[wasm_bindgen]
 extern "C" {
@@ -26,22 +25,6 @@ extern "C" {
     /// The argument of `runHeadless`.
     #[wasm_bindgen(typescript_type = "HeadlessOptions")]
     pub type HeadlessOptionsInput;
-}
-
-/// Takes `signal` out of a copy of `input` and links it to a new cancel token.
-fn split_signal(input: &JsValue, what: &str) -> Result<(JsValue, CancelToken)> {
-    let cancel = CancelToken::new();
-    if input.is_undefined() || input.is_null() {
-        return Ok((JsValue::UNDEFINED, cancel));
-    }
-    if !input.is_object() {
-        return Err(Error::config(format!("{what} must be an object")));
-    }
-    let copy = Object::assign(&Object::new(), input.unchecked_ref());
-    let signal = Reflect::get(&copy, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
-    let _ = Reflect::delete_property(&copy, &"signal".into());
-    link_signal(&signal, &cancel)?;
-    Ok((copy.into(), cancel))
 }
 
 #[wasm_bindgen]

@@ -7,6 +7,7 @@ use web_sys::AbortSignal;
 
 use super::js::{error_to_js, from_js, to_js};
 use crate::agent::{SendOptions, TurnError};
+use crate::cancel::CancelToken;
 use crate::domain::Mention;
 use crate::error::{Error, Result};
 
@@ -21,25 +22,38 @@ struct PlainSendOptions {
 
 /// Reads `send`'s options.
 pub fn read_send_options(input: Option<JsValue>) -> Result<SendOptions> {
-    let mut options = SendOptions::default();
-    let Some(input) = input.filter(|v| !v.is_undefined() && !v.is_null()) else {
-        return Ok(options);
+    let (rest, cancel) = split_signal(&input.unwrap_or(JsValue::UNDEFINED), "send options")?;
+    let mut options = SendOptions {
+        cancel,
+        ..SendOptions::default()
     };
+    if rest.is_undefined() {
+        return Ok(options);
+    }
+    let plain: PlainSendOptions = from_js(rest, "send options")?;
+    options.user_id = plain.user_id;
+    options.mentions = plain.mentions;
+    Ok(options)
+}
+
+/// Takes `signal` out of a copy of `input` and links it to a new cancel token.
+pub fn split_signal(input: &JsValue, what: &str) -> Result<(JsValue, CancelToken)> {
+    let cancel = CancelToken::new();
+    if input.is_undefined() || input.is_null() {
+        return Ok((JsValue::UNDEFINED, cancel));
+    }
     if !input.is_object() {
-        return Err(Error::config("send options must be an object"));
+        return Err(Error::config(format!("{what} must be an object")));
     }
     let copy = Object::assign(&Object::new(), input.unchecked_ref());
     let signal = Reflect::get(&copy, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
     let _ = Reflect::delete_property(&copy, &"signal".into());
-    let plain: PlainSendOptions = from_js(copy.into(), "send options")?;
-    options.user_id = plain.user_id;
-    options.mentions = plain.mentions;
-    link_signal(&signal, &options.cancel)?;
-    Ok(options)
+    link_signal(&signal, &cancel)?;
+    Ok((copy.into(), cancel))
 }
 
 /// Trips `cancel` when `signal` (an `AbortSignal`, or nothing) aborts.
-pub fn link_signal(signal: &JsValue, cancel: &crate::cancel::CancelToken) -> Result<()> {
+pub fn link_signal(signal: &JsValue, cancel: &CancelToken) -> Result<()> {
     if signal.is_undefined() || signal.is_null() {
         return Ok(());
     }
