@@ -122,13 +122,7 @@ async fn failures_reach_the_model_as_results_and_the_host_as_events() {
     assert_eq!(errors[3], "Invalid arguments: city: is required");
     assert_eq!(errors[4], Value::Null);
     assert_eq!(reply["toolCalls"][4]["result"], "sunny in Oslo");
-    let tool_messages: Vec<Value> = session.requests().await[1]["body"]["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| m["content"].clone())
-        .collect();
+    let tool_messages: Vec<Value> = session.tool_results(1).await;
     assert_eq!(tool_messages[2], r#"{"error":"Unknown tool: ghost"}"#);
     let events = opened.events.borrow();
     let failed = events

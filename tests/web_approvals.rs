@@ -290,13 +290,7 @@ async fn a_policy_function_asks_for_writes_and_rejections_reach_the_model() {
     .unwrap();
     assert_eq!(done["text"], "I read it and left it unchanged.");
     assert_eq!(runs_of(&counter).len(), 1);
-    let tool_messages: Vec<Value> = session.requests().await[1]["body"]["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| m["content"].clone())
-        .collect();
+    let tool_messages: Vec<Value> = session.tool_results(1).await;
     assert_eq!(tool_messages[1], "User rejected this action: keep it");
 }
 

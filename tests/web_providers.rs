@@ -9,7 +9,7 @@ use js_sys::{Function, Reflect};
 use serde_json::{json, Value};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
-use web_support::{js, json as to_json, open, reject, resolve, sleep, MockSession, Opened};
+use web_support::{js, json as to_json, open, openai_provider, reject, resolve, sleep, MockSession, Opened};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -29,16 +29,6 @@ async fn send(opened: &Opened, text: &str) -> Result<Value, js_sys::Error> {
 
 fn prop(error: &js_sys::Error, name: &str) -> JsValue {
     Reflect::get(error, &name.into()).unwrap()
-}
-
-fn openai(session: &MockSession, extra: Value) -> Value {
-    let mut provider =
-        json!({ "kind": "openai", "baseUrl": session.base_url(), "model": "gpt-4o-mini", "apiKey": "k" });
-    provider
-        .as_object_mut()
-        .unwrap()
-        .extend(extra.as_object().unwrap().clone());
-    provider
 }
 
 #[wasm_bindgen_test]
@@ -115,7 +105,7 @@ async fn rate_limit_with_retry_after_is_retried_once_after_about_a_second() {
     session
         .script(json!([{ "fault": { "status": 429, "retryAfter": 1 } }, { "text": "Worth the wait." }]))
         .await;
-    let opened = open(None, openai(&session, json!({}))).await;
+    let opened = open(None, openai_provider(&session, json!({}))).await;
     let started = js_sys::Date::now();
     let reply = send(&opened, "Hi").await.expect("reply after one retry");
     let waited = js_sys::Date::now() - started;
@@ -135,7 +125,7 @@ async fn server_errors_three_times_give_a_typed_error() {
     session.script(json!([fault, fault, fault])).await;
     let opened = open(
         None,
-        openai(
+        openai_provider(
             &session,
             json!({ "retry": { "initialDelayMs": 20, "maxDelayMs": 40 } }),
         ),
@@ -154,7 +144,7 @@ async fn a_dropped_stream_is_a_connection_error_with_the_partial_text_and_no_ret
     session
         .script(json!([{ "text": "one two three four five six", "fault": { "dropAfterChunks": 3 }, "chunkDelayMs": 20 }]))
         .await;
-    let opened = open(None, openai(&session, json!({}))).await;
+    let opened = open(None, openai_provider(&session, json!({}))).await;
     let error = send(&opened, "Hi").await.expect_err("fails");
     assert_eq!(String::from(error.name()), "ConnectionError");
     assert_eq!(
@@ -174,7 +164,7 @@ async fn a_malformed_chunk_is_a_protocol_error_naming_it() {
     session
         .script(json!([{ "text": "a b c", "fault": { "malformedAt": 2 } }]))
         .await;
-    let opened = open(None, openai(&session, json!({}))).await;
+    let opened = open(None, openai_provider(&session, json!({}))).await;
     let error = send(&opened, "Hi").await.expect_err("fails");
     assert_eq!(String::from(error.name()), "ProtocolError");
     assert!(String::from(error.message()).contains("malformed stream chunk"));
@@ -187,7 +177,7 @@ async fn abort_mid_stream_rejects_with_abort_error() {
     session
         .script(json!([{ "text": long, "chunkDelayMs": 50 }]))
         .await;
-    let opened = open(None, openai(&session, json!({}))).await;
+    let opened = open(None, openai_provider(&session, json!({}))).await;
     let id = conversation(&opened).await;
     let controller = web_sys::AbortController::new().unwrap();
     let options = js(json!({}));
@@ -219,7 +209,7 @@ async fn first_chunk_timeout_is_a_timeout_error() {
         .await;
     let opened = open(
         None,
-        openai(&session, json!({ "timeouts": { "firstChunkMs": 300 } })),
+        openai_provider(&session, json!({ "timeouts": { "firstChunkMs": 300 } })),
     )
     .await;
     let started = js_sys::Date::now();

@@ -12,7 +12,7 @@ use super::{Agent, SendOptions, ToolCallRecord, TurnError, TurnResult, TurnState
 use crate::approval::{
     ApprovalDecision, ClaimedCall, Decision, DecisionKind, PendingApproval, PendingStatus, PendingTurn,
 };
-use crate::domain::{Conversation, ToolCall};
+use crate::domain::{Conversation, Message, ToolCall};
 use crate::error::{Error, Result};
 use crate::events::EventSink;
 use crate::storage::TurnWrite;
@@ -357,16 +357,8 @@ impl Agent {
         }
 
         pending.status = PendingStatus::Resolved;
-        let step = &pending.step;
-        let messages = step_messages(
-            scope.conversation_id,
-            &step.text,
-            &step.calls,
-            &step.settled,
-            redact,
-            self.clock.now_ms(),
-        );
-        let over_limit = step.over_limit;
+        let messages = self.settled_step(&pending);
+        let over_limit = pending.step.over_limit;
         self.store
             .commit(TurnWrite {
                 messages,
@@ -433,15 +425,7 @@ impl Agent {
                 None => (decision, message.to_owned()),
             })
         });
-        let step = &pending.step;
-        let messages = step_messages(
-            &pending.conversation_id,
-            &step.text,
-            &step.calls,
-            &step.settled,
-            &self.config.redact_arguments,
-            self.clock.now_ms(),
-        );
+        let messages = self.settled_step(&pending);
         pending.calls.clear();
         pending.step.running.clear();
         pending.step.claim_expires_at = None;
@@ -488,5 +472,18 @@ impl Agent {
         let records = stamp(&outcomes, &turn_id, &mut pending.step.state);
         pending.step.settled.extend(settled_of(&outcomes));
         records
+    }
+
+    /// The stored form of a paused step once every call is settled.
+    fn settled_step(&self, pending: &PendingTurn) -> Vec<Message> {
+        let step = &pending.step;
+        step_messages(
+            &pending.conversation_id,
+            &step.text,
+            &step.calls,
+            &step.settled,
+            &self.config.redact_arguments,
+            self.clock.now_ms(),
+        )
     }
 }

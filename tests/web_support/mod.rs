@@ -68,6 +68,17 @@ impl MockSession {
         assert_eq!(response.status(), 200);
     }
 
+    /// The contents of the `tool` messages in the `index`-th request (OpenAI format).
+    pub async fn tool_results(&self, index: usize) -> Vec<Value> {
+        self.requests().await[index]["body"]["messages"]
+            .as_array()
+            .expect("messages")
+            .iter()
+            .filter(|m| m["role"] == "tool")
+            .map(|m| m["content"].clone())
+            .collect()
+    }
+
     /// Every request this session received.
     pub async fn requests(&self) -> Vec<Value> {
         let response = Request::get(&format!("{}/__mock/{}/requests", mock_url(), self.name))
