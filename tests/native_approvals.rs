@@ -845,3 +845,89 @@ fn a_resolve_abandoned_by_a_closed_page_lapses_and_undecided_calls_wait_again() 
         "{results:?}"
     );
 }
+
+#[test]
+fn a_turn_pauses_again_and_again_with_every_tool_run_once() {
+    let world = World::new(vec![
+        ScriptedTurn::tools(&[("write_file", r#"{"path":"a.txt","text":"1"}"#)]),
+        // The second step: an auto tool beside an asked one.
+        ScriptedTurn::tools(&[
+            ("read_file", r#"{"path":"a.txt"}"#),
+            ("write_file", r#"{"path":"b.txt","text":"2"}"#),
+        ]),
+        ScriptedTurn::tools(&[("write_file", r#"{"path":"c.txt","text":"3"}"#)]),
+        ScriptedTurn::text("Wrote a, b and c."),
+    ]);
+    let page = world.page(approvals());
+    let first = page.send(&world, "write three files").unwrap();
+    assert_eq!(first.status, TurnStatus::AwaitingApproval);
+
+    let second = page
+        .resolve(&first.turn_id, vec![decide("call_1_0", DecisionKind::Approve)])
+        .unwrap();
+    assert_eq!(
+        second.status,
+        TurnStatus::AwaitingApproval,
+        "paused a second time"
+    );
+    assert_eq!(second.turn_id, first.turn_id, "one turn id throughout");
+    assert_eq!(second.pending.len(), 1);
+    assert_eq!(second.pending[0].call_id, "call_2_1");
+    assert_eq!(world.runs_of("read_file").len(), 1, "the auto call ran once");
+    let listed = block_on(page.agent.pending_approvals(Some(&world.conversation))).unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].calls[0].call_id, "call_2_1");
+
+    // A reload between the pauses: another page resolves.
+    let reloaded = world.page(approvals());
+    let third = reloaded
+        .resolve(&first.turn_id, vec![decide("call_2_1", DecisionKind::Approve)])
+        .unwrap();
+    assert_eq!(third.status, TurnStatus::AwaitingApproval, "paused a third time");
+    let done = reloaded
+        .resolve(&first.turn_id, vec![decide("call_3_0", DecisionKind::Approve)])
+        .unwrap();
+    assert_eq!(done.status, TurnStatus::Completed);
+    assert_eq!(done.text, "Wrote a, b and c.");
+    assert_eq!(done.turn_id, first.turn_id);
+    assert_eq!(done.steps, 4);
+
+    assert_eq!(world.runs_of("read_file").len(), 1);
+    let written: Vec<Value> = world
+        .runs_of("write_file")
+        .iter()
+        .map(|a| a["path"].clone())
+        .collect();
+    assert_eq!(written, [json!("a.txt"), json!("b.txt"), json!("c.txt")]);
+    let records = block_on(page.agent.tool_calls(&world.conversation)).unwrap();
+    let ids: Vec<(&str, Decision)> = records.iter().map(|r| (r.id.as_str(), r.decision)).collect();
+    assert_eq!(
+        ids,
+        [
+            ("call_1_0", Decision::Approved),
+            ("call_2_0", Decision::Auto),
+            ("call_2_1", Decision::Approved),
+            ("call_3_0", Decision::Approved),
+        ]
+    );
+    assert_eq!(
+        done.tool_calls.len(),
+        4,
+        "the result lists every call of the turn"
+    );
+    let roles: Vec<Role> = block_on(world.store.messages(&world.conversation))
+        .unwrap()
+        .into_iter()
+        .map(|m| m.role)
+        .collect();
+    use Role::*;
+    assert_eq!(
+        roles,
+        [User, Assistant, ToolResult, Assistant, ToolResult, ToolResult, Assistant, ToolResult, Assistant]
+    );
+    let second_resolve = page
+        .resolve(&first.turn_id, vec![decide("call_3_0", DecisionKind::Approve)])
+        .unwrap_err();
+    assert!(matches!(second_resolve.error, Error::AlreadyResolved { .. }));
+    assert!(block_on(page.agent.pending_approvals(None)).unwrap().is_empty());
+}

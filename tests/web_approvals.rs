@@ -370,3 +370,68 @@ async fn two_tabs_resolving_at_once_run_the_tool_once() {
     resolve(tab_a.lectern.close()).await;
     resolve(tab_b.lectern.close()).await;
 }
+
+#[wasm_bindgen_test]
+async fn a_turn_pauses_twice_with_an_auto_tool_beside_and_runs_each_tool_once() {
+    let session = MockSession::new();
+    session
+        .script(json!([
+            { "toolCalls": [{ "id": "w1", "name": "write_file", "arguments": { "path": "a.txt", "text": "1" } }] },
+            { "toolCalls": [
+                { "id": "r2", "name": "read_file", "arguments": { "path": "a.txt" } },
+                { "id": "w2", "name": "write_file", "arguments": { "path": "b.txt", "text": "2" } }
+            ] },
+            { "text": "Both files are written." }
+        ]))
+        .await;
+    let db = unique("twice");
+    let counter = unique("runs");
+    let reads = unique("reads");
+    let open = || async {
+        let opened = open_db(&session, &db, &counter).await;
+        let body = format!("(globalThis['{reads}'] ||= []).push(args); return {{ read: args.path }};");
+        register(&opened, tool("read_file", path_schema(), &body, json!({})));
+        opened
+    };
+    let first = open().await;
+    let id = conversation(&first).await;
+    let paused = send(&first, &id, "write two files").await.unwrap();
+    let turn_id = paused["turnId"].as_str().unwrap().to_owned();
+    let again = resolve_approvals(
+        &first,
+        &turn_id,
+        json!([{ "callId": "w1", "decision": "approve" }]),
+    )
+    .await
+    .unwrap();
+    assert_eq!(again["status"], "awaitingApproval", "{again}");
+    assert_eq!(again["turnId"], turn_id.as_str());
+    assert_eq!(again["pending"][0]["callId"], "w2");
+    assert_eq!(runs_of(&reads).len(), 1, "the auto tool ran once");
+    resolve(first.lectern.close()).await;
+    drop(first);
+
+    let second = open().await;
+    let listed = pending(&second, Some(&id)).await;
+    assert_eq!(listed[0]["calls"][0]["callId"], "w2", "{listed}");
+    let done = resolve_approvals(
+        &second,
+        &turn_id,
+        json!([{ "callId": "w2", "decision": "approve" }]),
+    )
+    .await
+    .unwrap();
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["text"], "Both files are written.");
+    assert_eq!(runs_of(&counter).len(), 2, "each write ran once");
+    assert_eq!(runs_of(&reads).len(), 1, "the read ran once");
+    let records = to_json(&resolve(second.lectern.tool_calls(id.as_str().into())).await);
+    let ids: Vec<&str> = records
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["w1", "r2", "w2"], "every record kept");
+    assert_eq!(session.requests().await.len(), 3);
+}

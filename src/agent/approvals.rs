@@ -359,6 +359,8 @@ impl Agent {
         pending.status = PendingStatus::Resolved;
         let messages = self.settled_step(&pending);
         let over_limit = pending.step.over_limit;
+        // The turn may pause again: its next paused record must follow this one.
+        state.paused_revision = Some(pending.revision);
         self.store
             .commit(TurnWrite {
                 messages,

@@ -11,6 +11,7 @@ use super::context::ContextStrategy;
 use super::prompts::{PromptLibrary, DEFAULT_PROMPT};
 use crate::approval::ApprovalConfig;
 use crate::provider::{PriceTable, ProviderConfig, ProviderKind};
+use crate::retrieval::config::RetrievalStrategy;
 use crate::tool::ToolRegistry;
 
 /// Who the assistant is: its prompt, temperature and tools.
@@ -97,18 +98,6 @@ impl Default for RunLimits {
             lock_wait_ms: None,
         }
     }
-}
-
-/// How a book conversation gets passages of its book.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum RetrievalStrategy {
-    /// The model decides when to call `search_book`.
-    #[default]
-    ToolUse,
-    /// No tools are offered; the user's message is searched before each turn
-    /// and the passages go into the system message.
-    AlwaysRetrieve,
 }
 
 /// Everything that shapes a turn, resolved.

@@ -1,11 +1,11 @@
 //! Headless runs: one turn with every allowed tool auto-approved and no
 //! person in the loop, kept as a run record for later review.
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
-use super::{Agent, SendOptions, ToolCallRecord, TurnOverrides, TurnStatus, TurnUsage};
+use super::{Agent, SendOptions, TurnOverrides, TurnStatus};
 use crate::cancel::CancelToken;
-use crate::domain::{Message, NewConversation};
+use crate::domain::{NewConversation, RunError, RunRecord, RunStatus};
 use crate::error::{Error, Result};
 use crate::events::EventSink;
 use crate::ids::new_id;
@@ -35,78 +35,6 @@ pub struct HeadlessRequest {
     /// Time the whole run may take (default 120 000 ms).
     #[serde(default = "default_run_timeout")]
     pub timeout_ms: u64,
-}
-
-/// Where a run stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum RunStatus {
-    /// Started and not finished (or the page closed while it ran).
-    Running,
-    /// The model answered.
-    Completed,
-    /// It failed or timed out; `error` says why.
-    Failed,
-}
-
-/// Why a run failed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RunError {
-    /// The error's JS name, e.g. `TimeoutError`.
-    pub name: String,
-    /// What went wrong.
-    pub message: String,
-}
-
-/// A headless run, as stored and as `runHeadless` resolves.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RunRecord {
-    /// The run.
-    pub run_id: String,
-    /// Where it ran.
-    pub conversation_id: String,
-    /// What it was asked to do.
-    pub instruction: String,
-    /// Running, completed or failed.
-    pub status: RunStatus,
-    /// The answer (or the text streamed before a failure).
-    pub text: String,
-    /// Why it failed.
-    pub error: Option<RunError>,
-    /// The messages the run added to its conversation, in order.
-    pub log: Vec<Message>,
-    /// Every tool call of the run.
-    pub tool_calls: Vec<ToolCallRecord>,
-    /// Tokens used.
-    pub usage: TurnUsage,
-    /// Model calls made.
-    pub steps: u32,
-    /// When it started (ms since the epoch).
-    pub started_at: f64,
-    /// When it ended.
-    pub finished_at: Option<f64>,
-}
-
-impl RunRecord {
-    /// A run that has just started: `running`, nothing done yet.
-    pub fn started(run_id: String, conversation_id: &str, instruction: &str, started_at: f64) -> Self {
-        RunRecord {
-            run_id,
-            conversation_id: conversation_id.to_owned(),
-            instruction: instruction.to_owned(),
-            status: RunStatus::Running,
-            text: String::new(),
-            error: None,
-            log: Vec::new(),
-            tool_calls: Vec::new(),
-            usage: TurnUsage::default(),
-            steps: 0,
-            started_at,
-            finished_at: None,
-        }
-    }
 }
 
 impl Agent {

@@ -29,17 +29,17 @@ mod system_prompt;
 mod tool_step;
 mod turn;
 
-pub use approvals::REJECTED;
-pub use config::{
-    validate_config, AgentConfig, ConfigReport, ModelProfile, Persona, RetrievalStrategy, RunLimits,
-    ToolShell,
+pub use crate::domain::{
+    RunError, RunRecord, RunStatus, ToolCallRecord, TurnOverrides, TurnState, TurnUsage,
 };
+pub use crate::retrieval::config::RetrievalStrategy;
+pub use approvals::REJECTED;
+pub use config::{validate_config, AgentConfig, ConfigReport, ModelProfile, Persona, RunLimits, ToolShell};
 pub use context::{estimate_tokens, history_window, ContextStrategy};
 pub use friendly::friendly_message;
-pub use headless::{HeadlessRequest, RunError, RunRecord, RunStatus, DEFAULT_RUN_TIMEOUT_MS};
+pub use headless::{HeadlessRequest, DEFAULT_RUN_TIMEOUT_MS};
 pub use mentions::MentionResolver;
-pub use result::{ToolCallRecord, TurnError, TurnResult, TurnStatus, TurnUsage};
-pub use state::{TurnOverrides, TurnState};
+pub use result::{TurnError, TurnResult, TurnStatus};
 pub use system_prompt::{iso_date, system_message, SystemInputs};
 pub use turn::SendOptions;
 

@@ -1,50 +1,8 @@
-//! What a turn carries from step to step — kept in memory while it runs, and
-//! stored with a paused turn so it can go on after a reload.
+//! The outcome of a turn from what it carried (the state itself is a
+//! stored record: `domain::TurnState`).
 
-use serde::{Deserialize, Serialize};
-
-use super::{ToolCallRecord, TurnResult, TurnStatus, TurnUsage};
-use crate::approval::PendingCall;
-use crate::domain::{Mention, Usage};
-
-/// Per-turn changes to the configuration (headless runs).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TurnOverrides {
-    /// Treat every `ask` policy as approved.
-    pub auto_approve: bool,
-    /// Offer only these tools (within those the configuration allows).
-    pub tools: Option<Vec<String>>,
-    /// Model calls allowed in this turn, instead of the configured limit.
-    pub max_iterations: Option<u32>,
-    /// Time allowed for this turn, instead of the configured limit.
-    pub turn_timeout_ms: Option<u64>,
-}
-
-/// The turn so far: counters, usage, tool-call records, and the inputs of its system message.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TurnState {
-    /// Model calls made.
-    pub steps: u32,
-    /// Tool calls asked for (run or not).
-    pub tool_calls: u32,
-    /// Tokens used.
-    pub usage: Usage,
-    /// Every settled tool call, in the order it settled.
-    pub records: Vec<ToolCallRecord>,
-    /// The tenant of the turn.
-    pub user_id: Option<String>,
-    /// Mentions of the user's message with their resolved text.
-    pub mentions: Vec<(Mention, String)>,
-    /// Passages retrieved for the user's message (`alwaysRetrieve`).
-    pub passages: Option<String>,
-    /// Changes to the configuration for this turn.
-    pub overrides: TurnOverrides,
-    /// Answer text streamed by a model call that then failed (not stored).
-    #[serde(skip)]
-    pub partial_text: Option<String>,
-}
+use super::{TurnResult, TurnStatus};
+use crate::domain::{PendingCall, TurnState, TurnUsage};
 
 impl TurnState {
     /// The turn's outcome so far, with `status`, answer `text` and `pending` calls.

@@ -115,7 +115,8 @@ impl Agent {
             created_at: now,
             expires_at: now + self.config.approvals.ttl_ms as f64,
             status: PendingStatus::Awaiting,
-            revision: 0,
+            // A turn that paused before and was resumed rewrites its own record.
+            revision: state.paused_revision.map_or(0, |stored| stored + 1),
             step: PausedStep {
                 text: response.text,
                 calls: response.tool_calls.clone(),

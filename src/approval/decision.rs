@@ -1,6 +1,6 @@
 //! Decisions: what a person says about a pending call, and what became of every call.
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 
 /// What a person decided about one pending call (`resolveApprovals`' input).
@@ -29,24 +29,4 @@ pub enum DecisionKind {
     Reject,
     /// Run it with other arguments.
     Edit,
-}
-
-/// How a call came to run or not, as its record tells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Decision {
-    /// Its policy let it run without asking (or it could not run at all: unknown tool, bad arguments, over the limit).
-    Auto,
-    /// A person approved it.
-    Approved,
-    /// A person rejected it.
-    Rejected,
-    /// A person changed its arguments, and it ran with them.
-    Edited,
-    /// Its policy refused it.
-    Denied,
-    /// Its turn was cancelled while it waited.
-    Cancelled,
-    /// Its approval expired.
-    Expired,
 }

@@ -7,11 +7,10 @@
 //! produced it, so it survives a reload; [`ApprovalDecision`]s resume it.
 
 mod decision;
-mod pending;
 mod policy;
 
-pub use decision::{ApprovalDecision, Decision, DecisionKind};
-pub use pending::{
-    ClaimedCall, PausedStep, PendingApproval, PendingCall, PendingStatus, PendingTurn, SettledCall,
+pub use crate::domain::{
+    ClaimedCall, Decision, PausedStep, PendingApproval, PendingCall, PendingStatus, PendingTurn, SettledCall,
 };
+pub use decision::{ApprovalDecision, DecisionKind};
 pub use policy::{ApprovalConfig, ApprovalPolicy, PolicyContext, PolicyRule, ToolPolicy};

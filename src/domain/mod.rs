@@ -1,15 +1,27 @@
-//! The records Lectern keeps and exchanges: conversations, messages, tool calls, usage.
+//! The records Lectern keeps and exchanges: conversations, messages, tool
+//! calls and their records, usage, paused turns and headless runs.
 //!
-//! Everything here serialises camelCase, the shape JS sees.
+//! Everything here serialises camelCase, the shape JS sees. Storage, tools
+//! and retrieval share these records with the agent without depending on it.
 
 mod conversation;
 mod mention;
 mod message;
+mod paused_turn;
+mod run;
 mod tool;
+mod tool_record;
+mod turn_state;
 mod usage;
 
 pub use conversation::{Conversation, NewConversation};
 pub use mention::Mention;
 pub use message::{Message, Role};
+pub use paused_turn::{
+    ClaimedCall, PausedStep, PendingApproval, PendingCall, PendingStatus, PendingTurn, SettledCall,
+};
+pub use run::{RunError, RunRecord, RunStatus};
 pub use tool::{ToolCall, ToolDefinition};
-pub use usage::Usage;
+pub use tool_record::{Decision, ToolCallRecord};
+pub use turn_state::{TurnOverrides, TurnState};
+pub use usage::{TurnUsage, Usage};

@@ -23,3 +23,29 @@ impl Usage {
         self.cached_input_tokens += other.cached_input_tokens;
     }
 }
+
+/// Token usage summed over a turn.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnUsage {
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Completion tokens.
+    pub output_tokens: u64,
+    /// Prompt tokens served from cache.
+    pub cached_input_tokens: u64,
+    /// Cost in US dollars, where known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+}
+
+impl From<Usage> for TurnUsage {
+    fn from(usage: Usage) -> Self {
+        TurnUsage {
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+            cached_input_tokens: usage.cached_input_tokens,
+            cost_usd: None,
+        }
+    }
+}

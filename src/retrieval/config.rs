@@ -3,7 +3,18 @@
 use serde::Deserialize;
 
 use super::openai_embedder::OpenAiEmbedderSettings;
-use crate::agent::RetrievalStrategy;
+
+/// How a book conversation gets passages of its book.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RetrievalStrategy {
+    /// The model decides when to call `search_book`.
+    #[default]
+    ToolUse,
+    /// No tools are offered; the user's message is searched before each turn
+    /// and the passages go into the system message.
+    AlwaysRetrieve,
+}
 
 /// `embedder: { kind: ... }` (default: the built-in hashed embedder).
 #[derive(Debug, Clone, PartialEq, Deserialize)]

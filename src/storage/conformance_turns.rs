@@ -4,9 +4,9 @@
 use serde_json::json;
 
 use super::{Store, TurnWrite};
-use crate::agent::{RunRecord, RunStatus, ToolCallRecord, TurnState};
 use crate::approval::{Decision, PausedStep, PendingCall, PendingStatus, PendingTurn};
 use crate::domain::{Conversation, Message, Role, ToolCall};
+use crate::domain::{RunRecord, RunStatus, ToolCallRecord, TurnState};
 use crate::error::Error;
 
 fn conversation(id: &str) -> Conversation {

@@ -20,9 +20,9 @@ use wasm_bindgen::JsValue;
 
 use super::indexeddb_turns::{self as turns, BY_CONVERSATION};
 use super::{Store, TurnWrite};
-use crate::agent::{RunRecord, ToolCallRecord};
 use crate::approval::PendingTurn;
 use crate::domain::{Conversation, Message};
+use crate::domain::{RunRecord, ToolCallRecord};
 use crate::error::{Error, Result};
 
 /// The schema version this code writes; [`upgrade`] brings older databases to it.

@@ -13,9 +13,9 @@ use super::indexeddb::{
     CONVERSATIONS, MESSAGES, PENDING_TURNS, RUNS, TOOL_CALLS,
 };
 use super::{check_revision, TurnWrite};
-use crate::agent::{RunRecord, ToolCallRecord};
 use crate::approval::PendingTurn;
 use crate::domain::Message;
+use crate::domain::{RunRecord, ToolCallRecord};
 use crate::error::{Error, Result};
 
 /// The index of `pendingTurns` by conversation.

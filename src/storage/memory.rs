@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use futures::future::LocalBoxFuture;
 
 use super::{check_revision, Store, TurnWrite};
-use crate::agent::{RunRecord, ToolCallRecord};
 use crate::approval::PendingTurn;
 use crate::domain::{Conversation, Message};
+use crate::domain::{RunRecord, ToolCallRecord};
 use crate::error::{Error, Result};
 use crate::retrieval::book::Book;
 use crate::retrieval::chunk::Chunk;

@@ -6,9 +6,9 @@
 
 use futures::future::LocalBoxFuture;
 
-use crate::agent::{RunRecord, ToolCallRecord};
 use crate::approval::PendingTurn;
 use crate::domain::{Conversation, Message};
+use crate::domain::{RunRecord, ToolCallRecord};
 use crate::error::{Error, Result};
 
 mod books;

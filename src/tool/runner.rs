@@ -7,10 +7,10 @@ use std::rc::Rc;
 use serde_json::{json, Value};
 
 use super::{redact_arguments, schema, Tool, ToolCache, ToolContext, ToolRegistry};
-use crate::agent::ToolCallRecord;
 use crate::approval::Decision;
 use crate::cancel::CancelToken;
 use crate::domain::ToolCall;
+use crate::domain::ToolCallRecord;
 use crate::error::Error;
 use crate::events::EventKind;
 use crate::time::{within, Clock};

@@ -3,9 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::Decision;
-use crate::agent::TurnState;
-use crate::domain::ToolCall;
+use super::{Decision, ToolCall, TurnState};
 
 /// A call waiting for a person's decision.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
