@@ -15,6 +15,7 @@ import init, {
   type LecternEvent,
   type LecternOptions,
   type Message,
+  type SendOutcome,
   type SendResult,
   type Usage,
   type ApprovalDecision,
@@ -31,7 +32,9 @@ export async function readmeExample(port: number): Promise<void> {
     onEvent: (ev) => console.log(ev.type, ev),
   });
   const conv: Conversation = await lectern.createConversation({ title: 'First' });
-  const reply: SendResult = await lectern.send(conv.id, 'Hello');
+  const outcome = await lectern.send(conv.id, 'Hello');
+  if (!outcome.success) throw new Error(outcome.text); // only with friendlyErrors
+  const reply: SendResult = outcome;
   const messages: Message[] = await lectern.messages(conv.id);
   console.log(reply.text, reply.usage.inputTokens, reply.usage.outputTokens, messages.length);
   await lectern.close();
@@ -176,8 +179,12 @@ export async function toolsAndEvents(lectern: Lectern, id: string): Promise<stri
 }
 
 export async function friendly(lectern: Lectern, id: string): Promise<string> {
-  const outcome: SendResult | FailedSend = (await lectern.send(id, 'Hi')) as SendResult | FailedSend;
-  return outcome.success ? outcome.text : `${outcome.text} (${outcome.error.name})`;
+  const outcome: SendOutcome = await lectern.send(id, 'Hi');
+  if (outcome.status === 'failed') {
+    const failed: FailedSend = outcome;
+    return `${failed.text} (${failed.error.name})`;
+  }
+  return outcome.text;
 }
 
 export const layered: LecternOptions = {
@@ -244,7 +251,7 @@ export const withApprovals: LecternOptions = {
 };
 
 export async function approvals(lectern: Lectern, id: string): Promise<string> {
-  let outcome: SendResult = await lectern.send(id, 'Rename the draft to final.md');
+  let outcome: SendOutcome = await lectern.send(id, 'Rename the draft to final.md');
   while (outcome.status === 'awaitingApproval') {
     const decisions: ApprovalDecision[] = outcome.pending.map((call) =>
       call.toolName === 'write_document'

@@ -46,7 +46,7 @@ impl Lectern {
     }
 
     /// Decides calls of a paused turn and goes on with it; resolves like `send`.
-    #[wasm_bindgen(js_name = resolveApprovals, unchecked_return_type = "Promise<SendResult>")]
+    #[wasm_bindgen(js_name = resolveApprovals, unchecked_return_type = "Promise<SendOutcome>")]
     pub fn resolve_approvals(
         &self,
         #[wasm_bindgen(js_name = "turnId", unchecked_param_type = "string")] turn_id: JsValue,

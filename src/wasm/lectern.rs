@@ -121,7 +121,7 @@ fn model_for(config: &ProviderConfig, call: Option<Function>) -> Result<Rc<dyn M
     Ok(with_policy(config, inner, clock))
 }
 
-/// `SendResult` with `success: true`, or in friendly mode a failure as `{ success: false, text, error }`.
+/// `SendResult` with `success: true`, or in friendly mode a failure as `{ success: false, status: 'failed', text, error }`.
 pub(super) fn turn_outcome(
     result: std::result::Result<TurnResult, TurnError>,
     friendly: bool,
@@ -135,6 +135,7 @@ pub(super) fn turn_outcome(
         Err(failure) if friendly => {
             let outcome = Object::new();
             let _ = Reflect::set(&outcome, &"success".into(), &JsValue::FALSE);
+            let _ = Reflect::set(&outcome, &"status".into(), &"failed".into());
             let _ = Reflect::set(&outcome, &"text".into(), &friendly_message(&failure.error).into());
             let _ = Reflect::set(&outcome, &"error".into(), &turn_error_to_js(&failure));
             Ok(outcome.into())
@@ -243,7 +244,7 @@ impl Lectern {
     }
 
     /// Sends a user message and resolves with the assistant's answer.
-    #[wasm_bindgen(unchecked_return_type = "Promise<SendResult>")]
+    #[wasm_bindgen(unchecked_return_type = "Promise<SendOutcome>")]
     pub fn send(
         &self,
         #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,

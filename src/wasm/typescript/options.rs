@@ -14,9 +14,10 @@ export interface SendOptions {
   mentions?: Mention[];
 }
 
-/** With `friendlyErrors`, what a failed `send` resolves with. */
+/** With `friendlyErrors`, what a failed `send` or `resolveApprovals` resolves with. */
 export interface FailedSend {
   success: false;
+  status: 'failed';
   /** A short message fit for an end user. */
   text: string;
   error: LecternError;

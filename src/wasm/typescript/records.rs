@@ -87,6 +87,12 @@ export interface Usage {
 /** What `send` and `resolveApprovals` resolve with: an answer, or a turn paused for approval. */
 export type SendResult = CompletedTurn | AwaitingApproval;
 
+/**
+ * What `send` and `resolveApprovals` resolve with: a `SendResult`, or — only
+ * with `friendlyErrors: true` — a `FailedSend`. Narrow on `success` (or `status`).
+ */
+export type SendOutcome = SendResult | FailedSend;
+
 /** Fields of both outcomes of a turn. */
 export interface TurnOutcomeBase {
   success: true;
