@@ -3,10 +3,9 @@
 
 use js_sys::{Object, Promise};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
 use super::js::{from_js, string_arg};
-use super::lectern::{promise, turn_outcome, Lectern};
+use super::lectern::Lectern;
 use super::send_options::split_signal;
 use crate::agent::{HeadlessRequest, SendOptions};
 use crate::approval::ApprovalDecision;
@@ -38,11 +37,7 @@ impl Lectern {
             String,
         >,
     ) -> Promise {
-        let inner = self.inner.clone();
-        promise(async move {
-            inner.ensure_open()?;
-            inner.agent.pending_approvals(conversation_id.as_deref()).await
-        })
+        self.call(|inner| async move { inner.agent.pending_approvals(conversation_id.as_deref()).await })
     }
 
     /// Decides calls of a paused turn and goes on with it; resolves like `send`.
@@ -53,27 +48,22 @@ impl Lectern {
         decisions: ApprovalDecisionsInput,
         options: Option<ResolveOptionsInput>,
     ) -> Promise {
-        let inner = self.inner.clone();
-        future_to_promise(async move {
-            let turn = async {
-                inner.ensure_open()?;
-                let turn_id = string_arg(&turn_id, "turnId")?;
-                let decisions: Vec<ApprovalDecision> = from_js(decisions.into(), "approval decisions")?;
-                let options = options.map(JsValue::from).unwrap_or(JsValue::UNDEFINED);
-                let (rest, cancel) = split_signal(&options, "resolveApprovals options")?;
-                if rest.is_object() && Object::keys(rest.unchecked_ref::<Object>()).length() > 0 {
-                    return Err(Error::config("resolveApprovals options take only signal").into());
-                }
-                let options = SendOptions {
-                    cancel,
-                    ..SendOptions::default()
-                };
-                inner
-                    .agent
-                    .resolve_approvals(&turn_id, &decisions, &options, &inner.sink(None))
-                    .await
+        self.call_turn(|inner| async move {
+            let turn_id = string_arg(&turn_id, "turnId")?;
+            let decisions: Vec<ApprovalDecision> = from_js(decisions.into(), "approval decisions")?;
+            let options = options.map(JsValue::from).unwrap_or(JsValue::UNDEFINED);
+            let (rest, cancel) = split_signal(&options, "resolveApprovals options")?;
+            if rest.is_object() && Object::keys(rest.unchecked_ref::<Object>()).length() > 0 {
+                return Err(Error::config("resolveApprovals options take only signal").into());
+            }
+            let options = SendOptions {
+                cancel,
+                ..SendOptions::default()
             };
-            turn_outcome(turn.await, inner.friendly_errors)
+            inner
+                .agent
+                .resolve_approvals(&turn_id, &decisions, &options, &inner.sink(None))
+                .await
         })
     }
 
@@ -83,10 +73,7 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "turnId", unchecked_param_type = "string")] turn_id: JsValue,
     ) -> Promise {
-        let inner = self.inner.clone();
-        promise(async move {
-            inner.ensure_open()?;
-            let turn_id = string_arg(&turn_id, "turnId")?;
+        self.call_with_id(turn_id, "turnId", |inner, turn_id| async move {
             inner.agent.cancel_pending(&turn_id).await
         })
     }
@@ -97,10 +84,7 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
     ) -> Promise {
-        let inner = self.inner.clone();
-        promise(async move {
-            inner.ensure_open()?;
-            let id = string_arg(&conversation_id, "conversationId")?;
+        self.call_with_id(conversation_id, "conversationId", |inner, id| async move {
             inner.agent.tool_calls(&id).await
         })
     }
@@ -108,9 +92,7 @@ impl Lectern {
     /// Runs an instruction with every allowed tool auto-approved and stores the run.
     #[wasm_bindgen(js_name = runHeadless, unchecked_return_type = "Promise<RunRecord>")]
     pub fn run_headless(&self, options: HeadlessOptionsInput) -> Promise {
-        let inner = self.inner.clone();
-        promise(async move {
-            inner.ensure_open()?;
+        self.call(|inner| async move {
             let (rest, cancel) = split_signal(&options.into(), "runHeadless options")?;
             if !rest.is_object() {
                 return Err(Error::config("runHeadless needs an options object"));
@@ -123,11 +105,7 @@ impl Lectern {
     /// Every headless run, oldest first.
     #[wasm_bindgen(unchecked_return_type = "Promise<RunRecord[]>")]
     pub fn runs(&self) -> Promise {
-        let inner = self.inner.clone();
-        promise(async move {
-            inner.ensure_open()?;
-            inner.agent.runs().await
-        })
+        self.call(|inner| async move { inner.agent.runs().await })
     }
 
     /// One headless run (rejects with `NotFoundError` for an unknown id).
@@ -136,11 +114,10 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "runId", unchecked_param_type = "string")] run_id: JsValue,
     ) -> Promise {
-        let inner = self.inner.clone();
-        promise(async move {
-            inner.ensure_open()?;
-            let id = string_arg(&run_id, "runId")?;
-            inner.agent.run(&id).await
-        })
+        self.call_with_id(
+            run_id,
+            "runId",
+            |inner, id| async move { inner.agent.run(&id).await },
+        )
     }
 }

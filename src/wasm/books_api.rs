@@ -5,11 +5,10 @@ use std::rc::Rc;
 use js_sys::{Function, Object, Promise, Reflect, Uint8Array};
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
-use super::js::{error_to_js, from_js, string_arg, to_js};
+use super::js::{from_js, string_arg, to_js};
 use super::js_embedder::JsEmbedder;
-use super::lectern::{promise, Lectern};
+use super::lectern::{Inner, Lectern};
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 use crate::http::FetchTransport;
@@ -101,15 +100,13 @@ fn read_new_book(input: JsValue) -> Result<NewBook> {
     })
 }
 
-impl Lectern {
-    fn library(&self) -> Result<Rc<Library>> {
-        self.inner.ensure_open()?;
-        self.inner
-            .agent
-            .library()
-            .cloned()
-            .ok_or_else(|| Error::config("books are not enabled"))
-    }
+/// The instance's library of books.
+fn library(inner: &Inner) -> Result<Rc<Library>> {
+    inner
+        .agent
+        .library()
+        .cloned()
+        .ok_or_else(|| Error::config("books are not enabled"))
 }
 
 #[wasm_bindgen]
@@ -118,41 +115,35 @@ impl Lectern {
     /// `{ onProgress?, signal? }`. Resolves with the stored `Book`.
     #[wasm_bindgen(js_name = addBook, unchecked_return_type = "Promise<Book>")]
     pub fn add_book(&self, book: NewBookInput, options: Option<AddBookOptionsInput>) -> Promise {
-        let this = self.inner.clone();
-        let library = self.library();
-        future_to_promise(async move {
-            let added = async {
-                let library = library?;
-                let new = read_new_book(book.into())?;
-                let cancel = CancelToken::new();
-                let mut on_progress: Option<Function> = None;
-                if let Some(options) = options.map(JsValue::from).filter(|o| o.is_object()) {
-                    on_progress = Reflect::get(&options, &"onProgress".into())
-                        .ok()
-                        .and_then(|f| f.dyn_into().ok());
-                    let signal = Reflect::get(&options, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
-                    super::send_options::link_signal(&signal, &cancel)?;
-                }
-                let report = |progress: crate::retrieval::library::IngestProgress| {
-                    if let Ok(value) = to_js(&progress) {
-                        if let Some(callback) = &on_progress {
-                            let _ = callback.call1(&JsValue::NULL, &value);
-                        }
-                        let _ = Reflect::set(&value, &"type".into(), &"ingestProgress".into());
-                        this.emit_raw(&value);
+        self.call(|this| async move {
+            let library = library(&this)?;
+            let new = read_new_book(book.into())?;
+            let cancel = CancelToken::new();
+            let mut on_progress: Option<Function> = None;
+            if let Some(options) = options.map(JsValue::from).filter(|o| o.is_object()) {
+                on_progress = Reflect::get(&options, &"onProgress".into())
+                    .ok()
+                    .and_then(|f| f.dyn_into().ok());
+                let signal = Reflect::get(&options, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
+                super::send_options::link_signal(&signal, &cancel)?;
+            }
+            let report = |progress: crate::retrieval::library::IngestProgress| {
+                if let Ok(value) = to_js(&progress) {
+                    if let Some(callback) = &on_progress {
+                        let _ = callback.call1(&JsValue::NULL, &value);
                     }
-                };
-                library.add_book(new, &report, &cancel).await
+                    let _ = Reflect::set(&value, &"type".into(), &"ingestProgress".into());
+                    this.emit_raw(&value);
+                }
             };
-            added.await.and_then(|b| to_js(&b)).map_err(|e| error_to_js(&e))
+            library.add_book(new, &report, &cancel).await
         })
     }
 
     /// Every book, oldest first.
     #[wasm_bindgen(unchecked_return_type = "Promise<Book[]>")]
     pub fn books(&self) -> Promise {
-        let library = self.library();
-        promise(async move { library?.books().await })
+        self.call(|inner| async move { library(&inner)?.books().await })
     }
 
     /// Deletes a book with its chunks, vectors and index.
@@ -161,8 +152,9 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "bookId", unchecked_param_type = "string")] book_id: JsValue,
     ) -> Promise {
-        let library = self.library();
-        promise(async move { library?.delete_book(&string_arg(&book_id, "bookId")?).await })
+        self.call_with_id(book_id, "bookId", |inner, id| async move {
+            library(&inner)?.delete_book(&id).await
+        })
     }
 
     /// Moves the reader to `page`; `search_book` never returns text past it.
@@ -172,15 +164,12 @@ impl Lectern {
         #[wasm_bindgen(js_name = "bookId", unchecked_param_type = "string")] book_id: JsValue,
         #[wasm_bindgen(unchecked_param_type = "number")] page: JsValue,
     ) -> Promise {
-        let library = self.library();
-        promise(async move {
+        self.call_with_id(book_id, "bookId", |inner, id| async move {
             let page = page
                 .as_f64()
                 .filter(|p| p.fract() == 0.0 && *p >= 1.0 && *p <= u32::MAX as f64)
                 .ok_or_else(|| Error::config("page must be a whole number from 1"))?;
-            library?
-                .set_current_page(&string_arg(&book_id, "bookId")?, page as u32)
-                .await
+            library(&inner)?.set_current_page(&id, page as u32).await
         })
     }
 
@@ -191,9 +180,8 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "bookId", unchecked_param_type = "string")] book_id: JsValue,
     ) -> Promise {
-        let library = self.library();
-        promise(async move {
-            let loaded = library?.load(&string_arg(&book_id, "bookId")?).await?;
+        self.call_with_id(book_id, "bookId", |inner, id| async move {
+            let loaded = library(&inner)?.load(&id).await?;
             Ok(match loaded.index_source {
                 IndexSource::None => "none",
                 IndexSource::Built => "built",
@@ -209,8 +197,7 @@ impl Lectern {
         #[wasm_bindgen(unchecked_param_type = "string")] query: JsValue,
         options: Option<SearchOptionsInput>,
     ) -> Promise {
-        let library = self.library();
-        promise(async move {
+        self.call(|inner| async move {
             let query = string_arg(&query, "query")?;
             let options: SearchOptions = match options
                 .map(JsValue::from)
@@ -219,7 +206,9 @@ impl Lectern {
                 Some(options) => from_js(options, "search options")?,
                 None => SearchOptions::default(),
             };
-            library?.search(&query, &options, &CancelToken::new()).await
+            library(&inner)?
+                .search(&query, &options, &CancelToken::new())
+                .await
         })
     }
 }

@@ -208,9 +208,7 @@ impl Lectern {
     /// Creates a conversation: `{ title? }` → `{ id, title, createdAt }`.
     #[wasm_bindgen(js_name = createConversation, unchecked_return_type = "Promise<Conversation>")]
     pub fn create_conversation(&self, input: Option<NewConversationInput>) -> Promise {
-        let inner = self.inner.clone();
-        promise(async move {
-            inner.ensure_open()?;
+        self.call(|inner| async move {
             let new: NewConversation = match input {
                 Some(input) => from_js(input.into(), "createConversation input")?,
                 None => NewConversation::default(),
@@ -222,11 +220,7 @@ impl Lectern {
     /// Every conversation, oldest first.
     #[wasm_bindgen(unchecked_return_type = "Promise<Conversation[]>")]
     pub fn conversations(&self) -> Promise {
-        let inner = self.inner.clone();
-        promise(async move {
-            inner.ensure_open()?;
-            inner.agent.conversations().await
-        })
+        self.call(|inner| async move { inner.agent.conversations().await })
     }
 
     /// Deletes a conversation and its messages.
@@ -235,10 +229,7 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
     ) -> Promise {
-        let inner = self.inner.clone();
-        promise(async move {
-            inner.ensure_open()?;
-            let id = string_arg(&conversation_id, "conversationId")?;
+        self.call_with_id(conversation_id, "conversationId", |inner, id| async move {
             inner.agent.store().delete_conversation(&id).await
         })
     }
@@ -251,16 +242,11 @@ impl Lectern {
         #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
         options: Option<SendOptionsInput>,
     ) -> Promise {
-        let inner = self.inner.clone();
-        future_to_promise(async move {
-            let turn = async {
-                inner.ensure_open()?;
-                let id = string_arg(&conversation_id, "conversationId")?;
-                let text = string_arg(&text, "text")?;
-                let options = read_send_options(options.map(JsValue::from))?;
-                inner.agent.send(&id, &text, &options, &inner.sink(None)).await
-            };
-            turn_outcome(turn.await, inner.friendly_errors)
+        self.call_turn(|inner| async move {
+            let id = string_arg(&conversation_id, "conversationId")?;
+            let text = string_arg(&text, "text")?;
+            let options = read_send_options(options.map(JsValue::from))?;
+            inner.agent.send(&id, &text, &options, &inner.sink(None)).await
         })
     }
 
@@ -329,10 +315,7 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
     ) -> Promise {
-        let inner = self.inner.clone();
-        promise(async move {
-            inner.ensure_open()?;
-            let id = string_arg(&conversation_id, "conversationId")?;
+        self.call_with_id(conversation_id, "conversationId", |inner, id| async move {
             inner.agent.messages(&id).await
         })
     }
@@ -372,10 +355,7 @@ impl Lectern {
         #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
         #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | null")] state: JsValue,
     ) -> Promise {
-        let inner = self.inner.clone();
-        promise(async move {
-            inner.ensure_open()?;
-            let id = string_arg(&conversation_id, "conversationId")?;
+        self.call_with_id(conversation_id, "conversationId", |inner, id| async move {
             let state = from_js(state, "working state")?;
             inner.agent.set_working_state(&id, state).await
         })
@@ -387,10 +367,7 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
     ) -> Promise {
-        let inner = self.inner.clone();
-        promise(async move {
-            inner.ensure_open()?;
-            let id = string_arg(&conversation_id, "conversationId")?;
+        self.call_with_id(conversation_id, "conversationId", |inner, id| async move {
             inner.agent.working_state(&id).await
         })
     }

@@ -7,6 +7,7 @@
 mod approval_options;
 mod approvals_api;
 mod books_api;
+mod call;
 mod custom_provider;
 mod event_stream;
 pub mod js;

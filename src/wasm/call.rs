@@ -1,0 +1,71 @@
+//! The stanza every `Lectern` method shares: take the instance's state, check
+//! it is open, read an id argument, and run the work as a promise that
+//! resolves with its value for JS or rejects with a typed `Error`.
+
+use std::future::Future;
+use std::rc::Rc;
+
+use js_sys::Promise;
+use serde::Serialize;
+use wasm_bindgen::JsValue;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::js::{error_to_js, string_arg, to_js};
+use super::lectern::{turn_outcome, Inner, Lectern};
+use crate::agent::{TurnError, TurnResult};
+use crate::error::Result;
+
+impl Lectern {
+    /// Runs `work` on the open instance as a promise.
+    pub(super) fn call<T, F, Fut>(&self, work: F) -> Promise
+    where
+        T: Serialize,
+        F: FnOnce(Rc<Inner>) -> Fut + 'static,
+        Fut: Future<Output = Result<T>> + 'static,
+    {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let outcome = async {
+                inner.ensure_open()?;
+                work(inner).await
+            };
+            outcome
+                .await
+                .and_then(|value| to_js(&value))
+                .map_err(|error| error_to_js(&error))
+        })
+    }
+
+    /// [`Lectern::call`] for a method whose first argument is a string id
+    /// (`conversationId`, `turnId`, `runId`): a non-string is a `ConfigError` naming it.
+    pub(super) fn call_with_id<T, F, Fut>(&self, id: JsValue, name: &'static str, work: F) -> Promise
+    where
+        T: Serialize,
+        F: FnOnce(Rc<Inner>, String) -> Fut + 'static,
+        Fut: Future<Output = Result<T>> + 'static,
+    {
+        self.call(move |inner| async move {
+            let id = string_arg(&id, name)?;
+            work(inner, id).await
+        })
+    }
+
+    /// Runs a turn (`send`, `resolveApprovals`) on the open instance: resolves
+    /// with its `SendOutcome`, or rejects with its typed error (carrying the
+    /// steps done) unless `friendlyErrors` asks for a `FailedSend`.
+    pub(super) fn call_turn<F, Fut>(&self, work: F) -> Promise
+    where
+        F: FnOnce(Rc<Inner>) -> Fut + 'static,
+        Fut: Future<Output = std::result::Result<TurnResult, TurnError>> + 'static,
+    {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let friendly = inner.friendly_errors;
+            let outcome = match inner.ensure_open() {
+                Ok(()) => work(inner).await,
+                Err(error) => Err(error.into()),
+            };
+            turn_outcome(outcome, friendly)
+        })
+    }
+}
