@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm test`: native tests, the release package, browser tests in headless
 # Chromium against the mock model server, the TypeScript check, and the JS
-# tests (mock server wire formats, the demo page). Stops at the first failure.
+# tests (mock server wire formats, the demo page, the fault matrix). Stops at
+# the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,5 +36,5 @@ step "4/5 TypeScript: tsc --noEmit --strict tests/types.ts against pkg/"
 npx --no-install tsc -p tests/tsconfig.json --noEmit --strict
 echo "types ok"
 
-step "5/5 JS tests: mock server wire formats, the demo page in headless Chromium"
+step "5/5 JS tests: mock server wire formats, the demo page and the fault matrix in headless Chromium"
 node --test tests/js/

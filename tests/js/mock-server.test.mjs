@@ -85,3 +85,22 @@ test('faults: status with Retry-After, dropped connection, malformed chunk; requ
   assert.equal(recorded.length, 3);
   assert.equal(recorded[1].body.stream, true);
 });
+
+test('mid-stream error event: Anthropic `event: error` and OpenAI `data: {"error"}` after n chunks', async () => {
+  await script('err', [
+    { text: 'Partial answer here', fault: { errorEventAfterChunks: 4 } },
+    { text: 'a b c', fault: { errorEventAfterChunks: 1, errorType: 'server_error', errorMessage: 'boom' } },
+  ]);
+  const anthropic = events(
+    await (await post('/s/err/v1/messages', { model: 'claude', max_tokens: 9, stream: true, messages: [] })).text(),
+  );
+  assert.deepEqual(
+    anthropic.map((e) => e.event),
+    ['message_start', 'content_block_start', 'ping', 'content_block_delta', 'error'],
+  );
+  assert.equal(anthropic[3].data.delta.text, 'Partial');
+  assert.deepEqual(anthropic.at(-1).data, { type: 'error', error: { type: 'overloaded_error', message: 'mock overloaded_error' } });
+  const openai = events(await (await post('/s/err/v1/chat/completions', { model: 'm', stream: true, messages: [] })).text());
+  assert.equal(openai.length, 2);
+  assert.deepEqual(openai.at(-1).data, { error: { message: 'boom', type: 'server_error', code: null } });
+});

@@ -29,6 +29,13 @@ export function usageFor(turn, body) {
 
 export const sse = (data, event) => `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
 
+/** A provider's error event in the middle of a stream: Anthropic's `event: error`, or OpenAI's `data: {"error": …}`. */
+export function streamErrorEvent(protocol, type, message = `mock ${type}`) {
+  return protocol === 'anthropic'
+    ? sse({ type: 'error', error: { type, message } }, 'error')
+    : sse({ error: { message, type, code: null } });
+}
+
 let counter = 0;
 /** A fresh id with a prefix. */
 export const newId = (prefix) => `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}`;

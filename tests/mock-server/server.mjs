@@ -18,6 +18,11 @@
 // fault: { status, retryAfter?, retryAfterMs?, body? }   answer with an HTTP error
 //        { dropAfterChunks: n }                          cut the connection mid-stream
 //        { malformedAt: n }                              send a broken chunk as chunk n
+//        { errorEventAfterChunks: n, errorType?, errorMessage? }
+//                                                        after n chunks, send the provider's error
+//                                                        event (Anthropic `event: error`, OpenAI
+//                                                        `data: {"error": …}`; type default
+//                                                        `overloaded_error`) and end the stream
 
 import http from 'node:http';
 import path from 'node:path';
@@ -25,6 +30,7 @@ import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { buildOpenAI } from './openai.mjs';
 import { buildAnthropic } from './anthropic.mjs';
+import { streamErrorEvent } from './common.mjs';
 import { embeddingsAnswer } from './embeddings.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -158,6 +164,10 @@ export async function startMockServer({ port = 0, chunkDelayMs = 0 } = {}) {
           // Flush what was written, then close the socket without ending the
           // chunked body: the client sees the stream break off.
           res.socket?.end();
+          return;
+        }
+        if (fault.errorEventAfterChunks !== undefined && index >= fault.errorEventAfterChunks) {
+          res.end(streamErrorEvent(protocol, fault.errorType ?? 'overloaded_error', fault.errorMessage));
           return;
         }
         res.write(fault.malformedAt === index ? 'data: {"choices": [ {broken\n\n' : chunk);
