@@ -12,7 +12,9 @@ use crate::domain::{RunRecord, ToolCallRecord};
 use crate::error::{Error, Result};
 
 mod books;
+#[cfg(any(test, feature = "test-support"))]
 pub mod conformance;
+#[cfg(any(test, feature = "test-support"))]
 mod conformance_turns;
 #[cfg(target_arch = "wasm32")]
 mod indexeddb;
