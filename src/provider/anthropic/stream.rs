@@ -64,6 +64,69 @@ pub fn error_from(error: &Value) -> Error {
     }
 }
 
+impl EventDecoder {
+    /// `content_block_start`: a tool call begins (its id and name), or a text block with text.
+    fn block_start(&mut self, data: &Value, out: &mut Vec<StreamPart>) -> Result<()> {
+        let index = block_index(data)?;
+        let block = data.get("content_block").unwrap_or(&Value::Null);
+        match block.get("type").and_then(Value::as_str) {
+            Some("tool_use") => {
+                self.tool_blocks.push(index);
+                let id = block
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                let name = block
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                out.push(StreamPart::ToolCallStart {
+                    index: self.tool_blocks.len() - 1,
+                    id,
+                    name,
+                });
+            }
+            Some("text") => {
+                out.extend(StreamPart::text_field(block, "text"));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `content_block_delta`: more text, or a piece of a tool call's JSON arguments.
+    fn block_delta(&mut self, data: &Value, out: &mut Vec<StreamPart>) -> Result<()> {
+        let index = block_index(data)?;
+        let delta = data.get("delta").unwrap_or(&Value::Null);
+        match delta.get("type").and_then(Value::as_str) {
+            Some("text_delta") => {
+                out.extend(StreamPart::text_field(delta, "text"));
+            }
+            Some("input_json_delta") => {
+                let call = self.tool_index(index).ok_or_else(|| {
+                    Error::protocol(format!(
+                        "input_json_delta for block {index}, which is not a tool_use"
+                    ))
+                })?;
+                if let Some(json) = delta
+                    .get("partial_json")
+                    .and_then(Value::as_str)
+                    .filter(|j| !j.is_empty())
+                {
+                    out.push(StreamPart::ToolCallDelta {
+                        index: call,
+                        arguments: json.to_owned(),
+                    });
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
 impl sse_body::EventDecoder for EventDecoder {
     fn decode(&mut self, event: &SseEvent, out: &mut Vec<StreamPart>) -> Result<()> {
         if event.data.trim().is_empty() {
@@ -86,61 +149,8 @@ impl sse_body::EventDecoder for EventDecoder {
                     self.usage = usage_from(usage);
                 }
             }
-            "content_block_start" => {
-                let index = block_index(&data)?;
-                let block = data.get("content_block").unwrap_or(&Value::Null);
-                match block.get("type").and_then(Value::as_str) {
-                    Some("tool_use") => {
-                        self.tool_blocks.push(index);
-                        let id = block
-                            .get("id")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_owned();
-                        let name = block
-                            .get("name")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_owned();
-                        out.push(StreamPart::ToolCallStart {
-                            index: self.tool_blocks.len() - 1,
-                            id,
-                            name,
-                        });
-                    }
-                    Some("text") => {
-                        out.extend(StreamPart::text_field(block, "text"));
-                    }
-                    _ => {}
-                }
-            }
-            "content_block_delta" => {
-                let index = block_index(&data)?;
-                let delta = data.get("delta").unwrap_or(&Value::Null);
-                match delta.get("type").and_then(Value::as_str) {
-                    Some("text_delta") => {
-                        out.extend(StreamPart::text_field(delta, "text"));
-                    }
-                    Some("input_json_delta") => {
-                        let call = self.tool_index(index).ok_or_else(|| {
-                            Error::protocol(format!(
-                                "input_json_delta for block {index}, which is not a tool_use"
-                            ))
-                        })?;
-                        if let Some(json) = delta
-                            .get("partial_json")
-                            .and_then(Value::as_str)
-                            .filter(|j| !j.is_empty())
-                        {
-                            out.push(StreamPart::ToolCallDelta {
-                                index: call,
-                                arguments: json.to_owned(),
-                            });
-                        }
-                    }
-                    _ => {}
-                }
-            }
+            "content_block_start" => self.block_start(&data, out)?,
+            "content_block_delta" => self.block_delta(&data, out)?,
             "content_block_stop" => {
                 if let Some(call) = self.tool_index(block_index(&data)?) {
                     out.push(StreamPart::ToolCallEnd { index: call });
