@@ -63,11 +63,13 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
-    /// Reading or writing the store failed.
+    /// Reading or writing the store failed; nothing of the failed write was kept.
     #[error("storage failed: {message}")]
     Storage {
         /// What the storage backend reported.
         message: String,
+        /// Why, as a kind the host can switch on.
+        reason: StorageReason,
     },
     /// The configuration or an argument from the host is invalid.
     #[error("invalid configuration: {message}")]
@@ -161,6 +163,47 @@ pub enum Error {
     },
 }
 
+/// Why a storage operation failed: the `reason` of a `StorageError`.
+///
+/// Serialised in camelCase (`'quota'`, `'aborted'`, …), as JS sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum StorageReason {
+    /// The origin's storage quota is used up (`QuotaExceededError`).
+    Quota,
+    /// The transaction was aborted (`AbortError`, or an abort with no stated cause).
+    Aborted,
+    /// A schema upgrade waited too long for other connections (other tabs) to close.
+    Blocked,
+    /// The connection is closed: by `close()`, or because another tab opened a
+    /// newer version of the database or deleted it.
+    Closed,
+    /// A write broke a constraint: a record with that key exists (`ConstraintError`).
+    Constraint,
+    /// The stored database is newer than this code (`VersionError`).
+    Version,
+    /// A schema upgrade step failed; the database stays at its old version.
+    Upgrade,
+    /// A record could not be encoded, or a stored one decoded.
+    Data,
+    /// Anything else.
+    Unknown,
+}
+
+impl StorageReason {
+    /// The reason a `DOMException` with this `name` stands for.
+    pub fn from_dom_exception(name: &str) -> Self {
+        match name {
+            "QuotaExceededError" => StorageReason::Quota,
+            "AbortError" | "TransactionInactiveError" => StorageReason::Aborted,
+            "ConstraintError" => StorageReason::Constraint,
+            "VersionError" => StorageReason::Version,
+            "DataError" | "DataCloneError" => StorageReason::Data,
+            _ => StorageReason::Unknown,
+        }
+    }
+}
+
 impl Error {
     /// The JS `Error.name` for this kind, e.g. `NotFoundError`.
     pub fn name(&self) -> &'static str {
@@ -203,10 +246,24 @@ impl Error {
         }
     }
 
-    /// A `Storage` error with the given message.
+    /// A `Storage` error with the given message, for no more specific reason ([`StorageReason::Unknown`]).
     pub fn storage(message: impl Into<String>) -> Self {
+        Error::storage_because(StorageReason::Unknown, message)
+    }
+
+    /// A `Storage` error for this reason, with the given message.
+    pub fn storage_because(reason: StorageReason, message: impl Into<String>) -> Self {
         Error::Storage {
             message: message.into(),
+            reason,
+        }
+    }
+
+    /// The reason of a `Storage` error; `None` for every other kind.
+    pub fn storage_reason(&self) -> Option<StorageReason> {
+        match self {
+            Error::Storage { reason, .. } => Some(*reason),
+            _ => None,
         }
     }
 
@@ -240,6 +297,27 @@ mod tests {
             .to_string(),
             "rate limited by the provider (retry after 1000 ms)"
         );
+    }
+
+    #[test]
+    fn storage_errors_carry_their_reason_in_camel_case() {
+        let error = Error::storage_because(StorageReason::Quota, "full");
+        assert_eq!(error.storage_reason(), Some(StorageReason::Quota));
+        let json = serde_json::to_value(&error).unwrap();
+        assert_eq!(json["reason"], "quota");
+        assert_eq!(json["message"], "full");
+        assert_eq!(Error::storage("x").storage_reason(), Some(StorageReason::Unknown));
+        assert_eq!(Error::Aborted.storage_reason(), None);
+        for (dom, reason) in [
+            ("QuotaExceededError", "quota"),
+            ("ConstraintError", "constraint"),
+            ("AbortError", "aborted"),
+            ("VersionError", "version"),
+            ("UnknownError", "unknown"),
+        ] {
+            let json = serde_json::to_value(StorageReason::from_dom_exception(dom)).unwrap();
+            assert_eq!(json, reason, "{dom}");
+        }
     }
 
     #[test]

@@ -22,6 +22,9 @@ import init, {
   type PendingApproval,
   type RunRecord,
   type ToolCallRecord,
+  type StorageClosedEvent,
+  type StorageReason,
+  type StorageUsage,
 } from 'lectern';
 
 export async function readmeExample(port: number): Promise<void> {
@@ -291,6 +294,34 @@ export function approvalError(error: unknown): string {
   }
 }
 
+export const guarded: LecternOptions = {
+  dbName: 'library',
+  blockedTimeoutMs: 2000,
+  provider: layered.provider,
+  onEvent: (event) => {
+    if (event.type === 'storageClosed') {
+      const closed: StorageClosedEvent = event;
+      console.log(`${closed.dbName} closed for version ${closed.newVersion ?? 'deleted'}; reload`);
+    }
+  },
+};
+
+export async function storage(lectern: Lectern, text: string): Promise<string> {
+  const persistent: boolean = await lectern.persist();
+  const { usage, quota, persisted }: StorageUsage = await lectern.storageEstimate();
+  try {
+    await lectern.addBook({ title: 'Big', text });
+  } catch (error) {
+    const e = error as LecternError;
+    const reason: StorageReason | undefined = e.name === 'StorageError' ? e.reason : undefined;
+    if (reason === 'quota') return `full: ${usage} of ${quota} bytes (${persistent || persisted ? 'persistent' : 'evictable'})`;
+    throw error;
+  }
+  return 'stored';
+}
+
+// @ts-expect-error: storage reasons are a closed set.
+export const badReason: StorageReason = 'disk';
 // @ts-expect-error: an edit needs its arguments.
 export const editWithoutArguments: ApprovalDecision = { callId: 'c', decision: 'edit' };
 // @ts-expect-error: policies are a closed set.

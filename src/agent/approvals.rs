@@ -351,7 +351,7 @@ impl Agent {
         if !pending.calls.is_empty() {
             pending.status = PendingStatus::Awaiting;
             let waiting = self
-                .store_paused(scope, pending, records, conversation, &working_state)
+                .store_paused(scope, state, pending, records, conversation, &working_state)
                 .await?;
             return Ok(self.paused(scope, state, waiting));
         }
@@ -361,13 +361,12 @@ impl Agent {
         let over_limit = pending.step.over_limit;
         // The turn may pause again: its next paused record must follow this one.
         state.paused_revision = Some(pending.revision);
-        self.store
-            .commit(TurnWrite {
-                messages,
-                tool_calls: records,
-                pending: Some(pending),
-            })
-            .await?;
+        let write = TurnWrite {
+            messages,
+            tool_calls: records,
+            pending: Some(pending),
+        };
+        self.commit_step(state, write).await?;
         let conversation = self.keep_working_state(conversation, &working_state).await?;
         if over_limit {
             return Err(Error::MaxToolCalls {

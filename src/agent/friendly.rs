@@ -1,6 +1,6 @@
 //! Short messages fit for an end user, for hosts that show failures in a chat.
 
-use crate::error::Error;
+use crate::error::{Error, StorageReason};
 
 /// A sentence an end user can read for `error` (no codes, no internals).
 pub fn friendly_message(error: &Error) -> &'static str {
@@ -29,6 +29,14 @@ pub fn friendly_message(error: &Error) -> &'static str {
         Error::AlreadyResolved { .. } | Error::CallNotPending { .. } => "This action was already decided.",
         Error::ApprovalExpired { .. } => "This action waited too long for approval and was not run.",
         Error::InvalidArguments { .. } => "The changed action is not valid. Please check its fields.",
+        Error::Storage {
+            reason: StorageReason::Quota,
+            ..
+        } => "This browser has no storage space left for this page. Please free some space and try again.",
+        Error::Storage {
+            reason: StorageReason::Closed | StorageReason::Blocked | StorageReason::Version,
+            ..
+        } => "This page was updated in another tab. Please reload it.",
         Error::Tool { .. }
         | Error::Storage { .. }
         | Error::Config { .. }
@@ -61,6 +69,8 @@ mod tests {
             },
             Error::Timeout { after_ms: 1 },
             Error::Aborted,
+            Error::storage_because(StorageReason::Quota, "full"),
+            Error::storage_because(StorageReason::Closed, "closed"),
         ];
         for error in errors {
             let text = friendly_message(&error);

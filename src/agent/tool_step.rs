@@ -93,13 +93,12 @@ impl Agent {
                 redact,
                 self.clock.now_ms(),
             );
-            self.store
-                .commit(TurnWrite {
-                    messages,
-                    tool_calls: records,
-                    pending: None,
-                })
-                .await?;
+            let write = TurnWrite {
+                messages,
+                tool_calls: records,
+                pending: None,
+            };
+            self.commit_step(state, write).await?;
             let conversation = self.keep_working_state(conversation, &working_state).await?;
             if !refused.is_empty() {
                 return Err(Error::MaxToolCalls { limit });
@@ -129,9 +128,21 @@ impl Agent {
             },
         };
         let waiting = self
-            .store_paused(scope, pending, records, conversation, &working_state)
+            .store_paused(scope, state, pending, records, conversation, &working_state)
             .await?;
         Ok(StepEnd::Paused(waiting))
+    }
+
+    /// Stores one step of the turn. If the write fails, the records of its
+    /// calls (the last ones [`stamp`] added) leave `state` again: a step that
+    /// was not stored is not reported as done.
+    pub(super) async fn commit_step(&self, state: &mut TurnState, write: TurnWrite) -> Result<Vec<Message>> {
+        let count = write.tool_calls.len();
+        let committed = self.store.commit(write).await;
+        if committed.is_err() {
+            state.records.truncate(state.records.len().saturating_sub(count));
+        }
+        committed
     }
 
     /// Stores a turn that waits for decisions (with the records of the calls
@@ -140,19 +151,19 @@ impl Agent {
     pub(super) async fn store_paused(
         &self,
         scope: &TurnScope<'_>,
+        state: &mut TurnState,
         pending: PendingTurn,
         records: Vec<ToolCallRecord>,
         conversation: Conversation,
         working_state: &Rc<RefCell<Option<Value>>>,
     ) -> Result<Vec<PendingCall>> {
         let (waiting, expires_at) = (pending.calls.clone(), pending.expires_at);
-        self.store
-            .commit(TurnWrite {
-                messages: Vec::new(),
-                tool_calls: records,
-                pending: Some(pending),
-            })
-            .await?;
+        let write = TurnWrite {
+            messages: Vec::new(),
+            tool_calls: records,
+            pending: Some(pending),
+        };
+        self.commit_step(state, write).await?;
         self.keep_working_state(conversation, working_state).await?;
         scope.emit(|| EventKind::ApprovalRequested {
             calls: waiting.clone(),

@@ -11,7 +11,7 @@ use futures::future::LocalBoxFuture;
 use super::conformance_turns as turns;
 use super::{BookStore, Store, VECTOR_BATCH};
 use crate::domain::{Conversation, Message, Role, ToolCall};
-use crate::error::Error;
+use crate::error::{Error, StorageReason};
 use crate::retrieval::book::Book;
 use crate::retrieval::chunk::Chunk;
 use crate::retrieval::vector::VectorSet;
@@ -138,6 +138,7 @@ async fn duplicate_conversation_is_refused(store: impl Store) {
         .await
         .expect_err("duplicate must fail");
     assert_eq!(err.name(), "StorageError", "{err}");
+    assert_eq!(err.storage_reason(), Some(StorageReason::Constraint), "{err}");
     assert_eq!(store.conversation("c1").await.unwrap().unwrap().created_at, 1.0);
 }
 
@@ -359,6 +360,7 @@ async fn duplicate_book_is_refused(store: impl Store + BookStore) {
         .await
         .expect_err("duplicate");
     assert_eq!(err.name(), "StorageError");
+    assert_eq!(err.storage_reason(), Some(StorageReason::Constraint), "{err}");
     assert_eq!(
         store.book_content("b1").await.unwrap().0.len(),
         3,

@@ -16,14 +16,20 @@ use idb::{
 };
 use js_sys::Array;
 use serde::{de::DeserializeOwned, Serialize};
-use wasm_bindgen::JsValue;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{IdbDatabase, IdbVersionChangeEvent};
 
+use super::indexeddb_open::{open_database, IndexedDbOptions, Upgrade};
 use super::indexeddb_turns::{self as turns, BY_CONVERSATION};
+pub(super) use super::indexeddb_tx::{commit, finish, idb_error, idb_error_while, transaction};
 use super::{Store, TurnWrite};
 use crate::approval::PendingTurn;
 use crate::domain::{Conversation, Message};
 use crate::domain::{RunRecord, ToolCallRecord};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, StorageReason};
 
 /// The schema version this code writes; [`upgrade`] brings older databases to it.
 pub const SCHEMA_VERSION: u32 = 3;
@@ -48,27 +54,69 @@ pub(super) const VECTORS: &str = "vectors";
 pub(super) const INDEX_SNAPSHOTS: &str = "indexSnapshots";
 
 /// Conversations and messages in a named IndexedDB database.
-#[derive(Debug)]
+///
+/// When another tab opens a newer version of the database (or deletes it),
+/// the connection closes itself so that tab is not blocked, tells the
+/// listener set with [`IndexedDbStore::set_close_listener`], and every later
+/// call fails with a `closed` storage error.
 pub struct IndexedDbStore {
     pub(super) db: Database,
+    raw: IdbDatabase,
+    closed: Rc<Cell<bool>>,
+    listener: Rc<RefCell<Option<CloseListener>>>,
+    _on_version_change: Closure<dyn FnMut(IdbVersionChangeEvent)>,
+}
+
+/// Told the new version (`None`: the database is being deleted) when the
+/// connection closed itself for another connection's `versionchange`.
+pub type CloseListener = Box<dyn Fn(Option<u32>)>;
+
+impl std::fmt::Debug for IndexedDbStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IndexedDbStore")
+            .field("name", &self.raw.name())
+            .field("closed", &self.closed.get())
+            .finish()
+    }
 }
 
 impl IndexedDbStore {
-    /// Opens (creating or upgrading as needed) the database `name`.
+    /// Opens (creating or upgrading as needed) the database `name` with the default options.
     pub async fn open(name: &str) -> Result<Self> {
-        let factory = Factory::new().map_err(idb_error)?;
-        let mut request = factory.open(name, Some(SCHEMA_VERSION)).map_err(idb_error)?;
-        request.on_upgrade_needed(|event| {
-            use idb::DatabaseEvent;
-            let old = event.old_version().unwrap_or(0);
-            if let Ok(db) = event.database() {
-                // An error here aborts the version-change transaction, so the
-                // open below fails with it and the old schema stays intact.
-                let _ = upgrade(&db, old);
-            }
-        });
-        let db = request.await.map_err(idb_error)?;
-        Ok(IndexedDbStore { db })
+        Self::open_with(name, &IndexedDbOptions::default()).await
+    }
+
+    /// Opens (creating or upgrading as needed) the database `name`.
+    ///
+    /// A failing upgrade leaves the database at its old version and rejects
+    /// with reason `upgrade`; an upgrade that other connections block past
+    /// `options.blocked_timeout_ms` rejects with reason `blocked`; a database
+    /// newer than this code rejects with reason `version`.
+    pub async fn open_with(name: &str, options: &IndexedDbOptions) -> Result<Self> {
+        let fail_at = options.fail_upgrade_to;
+        let upgrade: Upgrade = Box::new(move |db, old| upgrade(db, old, fail_at));
+        let raw = open_database(name, SCHEMA_VERSION, options, upgrade).await?;
+        let closed = Rc::new(Cell::new(false));
+        let listener: Rc<RefCell<Option<CloseListener>>> = Rc::default();
+        let on_version_change = {
+            let (raw, closed, listener) = (raw.clone(), closed.clone(), listener.clone());
+            Closure::<dyn FnMut(IdbVersionChangeEvent)>::new(move |event: IdbVersionChangeEvent| {
+                raw.close();
+                if !closed.replace(true) {
+                    if let Some(listener) = listener.borrow().as_ref() {
+                        listener(event.new_version().map(|v| v as u32));
+                    }
+                }
+            })
+        };
+        raw.set_onversionchange(Some(on_version_change.as_ref().unchecked_ref()));
+        Ok(IndexedDbStore {
+            db: Database::from(raw.clone()),
+            raw,
+            closed,
+            listener,
+            _on_version_change: on_version_change,
+        })
     }
 
     /// Deletes the database `name` (used by tests and "forget me" flows).
@@ -77,73 +125,105 @@ impl IndexedDbStore {
         factory.delete(name).map_err(idb_error)?.await.map_err(idb_error)
     }
 
-    /// Closes the connection once running transactions finish.
+    /// Closes the connection once running transactions finish; later calls fail with reason `closed`.
     pub fn close(&self) {
-        self.db.close();
+        self.closed.set(true);
+        self.raw.close();
+    }
+
+    /// Whether the connection is closed: by [`IndexedDbStore::close`], or for another connection's upgrade.
+    pub fn is_closed(&self) -> bool {
+        self.closed.get()
+    }
+
+    /// Sets what to tell when the connection closes itself for another connection's `versionchange`.
+    pub fn set_close_listener(&self, listener: CloseListener) {
+        *self.listener.borrow_mut() = Some(listener);
     }
 }
 
 impl Drop for IndexedDbStore {
     /// Closes the connection, so deleting or upgrading the database is not blocked by it.
     fn drop(&mut self) {
-        self.db.close();
+        self.raw.set_onversionchange(None);
+        self.raw.close();
     }
 }
 
-/// Applies every schema step after `old_version`, in order.
-fn upgrade(db: &Database, old_version: u32) -> std::result::Result<(), idb::Error> {
-    if old_version < 1 {
-        let mut params = ObjectStoreParams::new();
-        params.key_path(Some(KeyPath::new_single("id")));
-        db.create_object_store(CONVERSATIONS, params)?;
+/// One schema step: creates what its version adds.
+type Step = fn(&Database) -> std::result::Result<(), idb::Error>;
 
-        let mut params = ObjectStoreParams::new();
-        params.key_path(Some(KeyPath::new_array(["conversationId", "seq"])));
-        let messages = db.create_object_store(MESSAGES, params)?;
-        let mut unique = IndexParams::new();
-        unique.unique(true);
-        messages.create_index("byId", KeyPath::new_single("id"), Some(unique))?;
-    }
-    if old_version < 2 {
-        let mut params = ObjectStoreParams::new();
-        params.key_path(Some(KeyPath::new_single("id")));
-        db.create_object_store(BOOKS, params)?;
-        for (name, key) in [(CHUNKS, "batch"), (VECTORS, "batch")] {
-            let mut params = ObjectStoreParams::new();
-            params.key_path(Some(KeyPath::new_array(["bookId", key])));
-            db.create_object_store(name, params)?;
+/// The schema steps: the step at index `i` brings a database to version `i + 1`.
+const STEPS: [Step; SCHEMA_VERSION as usize] = [conversations_v1, books_v2, turns_v3];
+
+/// Applies every schema step after `old_version`, in order, inside the
+/// version-change transaction: an error aborts it and with it every step.
+fn upgrade(db: &Database, old_version: u32, fail_at: Option<u32>) -> Result<()> {
+    for (version, step) in (1..).zip(STEPS) {
+        if old_version < version {
+            step(db).map_err(idb_error)?;
+            if fail_at == Some(version) {
+                return Err(Error::storage(format!(
+                    "the upgrade step to version {version} was made to fail (test hook)"
+                )));
+            }
         }
-        let mut params = ObjectStoreParams::new();
-        params.key_path(Some(KeyPath::new_single("bookId")));
-        db.create_object_store(INDEX_SNAPSHOTS, params)?;
-    }
-    if old_version < 3 {
-        let mut params = ObjectStoreParams::new();
-        params.key_path(Some(KeyPath::new_single("turnId")));
-        let pending = db.create_object_store(PENDING_TURNS, params)?;
-        pending.create_index(BY_CONVERSATION, KeyPath::new_single("conversationId"), None)?;
-        let mut params = ObjectStoreParams::new();
-        params.key_path(Some(KeyPath::new_array(["conversationId", "turnId", "position"])));
-        db.create_object_store(TOOL_CALLS, params)?;
-        let mut params = ObjectStoreParams::new();
-        params.key_path(Some(KeyPath::new_single("runId")));
-        db.create_object_store(RUNS, params)?;
     }
     Ok(())
 }
 
-pub(super) fn idb_error(error: idb::Error) -> Error {
-    Error::storage(format!("IndexedDB: {error}"))
+fn conversations_v1(db: &Database) -> std::result::Result<(), idb::Error> {
+    let mut params = ObjectStoreParams::new();
+    params.key_path(Some(KeyPath::new_single("id")));
+    db.create_object_store(CONVERSATIONS, params)?;
+
+    let mut params = ObjectStoreParams::new();
+    params.key_path(Some(KeyPath::new_array(["conversationId", "seq"])));
+    let messages = db.create_object_store(MESSAGES, params)?;
+    let mut unique = IndexParams::new();
+    unique.unique(true);
+    messages.create_index("byId", KeyPath::new_single("id"), Some(unique))?;
+    Ok(())
+}
+
+fn books_v2(db: &Database) -> std::result::Result<(), idb::Error> {
+    let mut params = ObjectStoreParams::new();
+    params.key_path(Some(KeyPath::new_single("id")));
+    db.create_object_store(BOOKS, params)?;
+    for (name, key) in [(CHUNKS, "batch"), (VECTORS, "batch")] {
+        let mut params = ObjectStoreParams::new();
+        params.key_path(Some(KeyPath::new_array(["bookId", key])));
+        db.create_object_store(name, params)?;
+    }
+    let mut params = ObjectStoreParams::new();
+    params.key_path(Some(KeyPath::new_single("bookId")));
+    db.create_object_store(INDEX_SNAPSHOTS, params)?;
+    Ok(())
+}
+
+fn turns_v3(db: &Database) -> std::result::Result<(), idb::Error> {
+    let mut params = ObjectStoreParams::new();
+    params.key_path(Some(KeyPath::new_single("turnId")));
+    let pending = db.create_object_store(PENDING_TURNS, params)?;
+    pending.create_index(BY_CONVERSATION, KeyPath::new_single("conversationId"), None)?;
+    let mut params = ObjectStoreParams::new();
+    params.key_path(Some(KeyPath::new_array(["conversationId", "turnId", "position"])));
+    db.create_object_store(TOOL_CALLS, params)?;
+    let mut params = ObjectStoreParams::new();
+    params.key_path(Some(KeyPath::new_single("runId")));
+    db.create_object_store(RUNS, params)?;
+    Ok(())
 }
 
 pub(super) fn to_js<T: Serialize>(value: &T) -> Result<JsValue> {
     value
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| Error::storage(format!("cannot encode record: {e}")))
+        .map_err(|e| Error::storage_because(StorageReason::Data, format!("cannot encode record: {e}")))
 }
 
 pub(super) fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T> {
-    serde_wasm_bindgen::from_value(value).map_err(|e| Error::storage(format!("cannot decode record: {e}")))
+    serde_wasm_bindgen::from_value(value)
+        .map_err(|e| Error::storage_because(StorageReason::Data, format!("cannot decode record: {e}")))
 }
 
 /// One record by key, read in a short transaction of its own.
@@ -152,9 +232,7 @@ pub(super) async fn get_record<T: DeserializeOwned>(
     store: &str,
     key: &str,
 ) -> Result<Option<T>> {
-    let tx = db
-        .transaction(&[store], TransactionMode::ReadOnly)
-        .map_err(idb_error)?;
+    let tx = transaction(db, &[store], TransactionMode::ReadOnly)?;
     let found = tx
         .object_store(store)
         .map_err(idb_error)?
@@ -167,9 +245,7 @@ pub(super) async fn get_record<T: DeserializeOwned>(
 
 /// Every record of a store, read in a short transaction of its own.
 pub(super) async fn all_records<T: DeserializeOwned>(db: &Database, store: &str) -> Result<Vec<T>> {
-    let tx = db
-        .transaction(&[store], TransactionMode::ReadOnly)
-        .map_err(idb_error)?;
+    let tx = transaction(db, &[store], TransactionMode::ReadOnly)?;
     let values = tx
         .object_store(store)
         .map_err(idb_error)?
@@ -193,10 +269,7 @@ impl Store for IndexedDbStore {
     fn create_conversation<'a>(&'a self, conversation: &'a Conversation) -> LocalBoxFuture<'a, Result<()>> {
         Box::pin(async move {
             let value = to_js(conversation)?;
-            let tx = self
-                .db
-                .transaction(&[CONVERSATIONS], TransactionMode::ReadWrite)
-                .map_err(idb_error)?;
+            let tx = transaction(&self.db, &[CONVERSATIONS], TransactionMode::ReadWrite)?;
             let store = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
             let added = match store.add(&value, None) {
                 Ok(request) => request.await.map(|_| ()),
@@ -204,12 +277,10 @@ impl Store for IndexedDbStore {
             };
             if let Err(e) = added {
                 let _ = tx.abort();
-                return Err(Error::storage(format!(
-                    "cannot create conversation {}: {e}",
-                    conversation.id
-                )));
+                let doing = format!("cannot create conversation {}", conversation.id);
+                return Err(idb_error_while(&doing, e));
             }
-            tx.commit().map_err(idb_error)?.await.map_err(idb_error)?;
+            commit(tx).await?;
             Ok(())
         })
     }
@@ -217,10 +288,7 @@ impl Store for IndexedDbStore {
     fn update_conversation<'a>(&'a self, conversation: &'a Conversation) -> LocalBoxFuture<'a, Result<()>> {
         Box::pin(async move {
             let value = to_js(conversation)?;
-            let tx = self
-                .db
-                .transaction(&[CONVERSATIONS], TransactionMode::ReadWrite)
-                .map_err(idb_error)?;
+            let tx = transaction(&self.db, &[CONVERSATIONS], TransactionMode::ReadWrite)?;
             let store = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
             let key = JsValue::from_str(&conversation.id);
             let exists = store
@@ -237,7 +305,7 @@ impl Store for IndexedDbStore {
                 .map_err(idb_error)?
                 .await
                 .map_err(idb_error)?;
-            tx.commit().map_err(idb_error)?.await.map_err(idb_error)?;
+            commit(tx).await?;
             Ok(())
         })
     }
@@ -260,13 +328,11 @@ impl Store for IndexedDbStore {
 
     fn delete_conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
         Box::pin(async move {
-            let tx = self
-                .db
-                .transaction(
-                    &[CONVERSATIONS, MESSAGES, TOOL_CALLS, PENDING_TURNS],
-                    TransactionMode::ReadWrite,
-                )
-                .map_err(idb_error)?;
+            let tx = transaction(
+                &self.db,
+                &[CONVERSATIONS, MESSAGES, TOOL_CALLS, PENDING_TURNS],
+                TransactionMode::ReadWrite,
+            )?;
             let conversations = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
             if !conversation_exists(&conversations, id).await? {
                 let _ = tx.abort();
@@ -284,17 +350,14 @@ impl Store for IndexedDbStore {
                 .map_err(idb_error)?
                 .await
                 .map_err(idb_error)?;
-            tx.commit().map_err(idb_error)?.await.map_err(idb_error)?;
+            commit(tx).await?;
             Ok(())
         })
     }
 
     fn append_messages(&self, messages: Vec<Message>) -> LocalBoxFuture<'_, Result<Vec<Message>>> {
         Box::pin(async move {
-            let tx = self
-                .db
-                .transaction(&[CONVERSATIONS, MESSAGES], TransactionMode::ReadWrite)
-                .map_err(idb_error)?;
+            let tx = transaction(&self.db, &[CONVERSATIONS, MESSAGES], TransactionMode::ReadWrite)?;
             let outcome = append_in(&tx, messages).await;
             finish(tx, outcome).await
         })
@@ -302,10 +365,7 @@ impl Store for IndexedDbStore {
 
     fn messages<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Message>>> {
         Box::pin(async move {
-            let tx = self
-                .db
-                .transaction(&[CONVERSATIONS, MESSAGES], TransactionMode::ReadOnly)
-                .map_err(idb_error)?;
+            let tx = transaction(&self.db, &[CONVERSATIONS, MESSAGES], TransactionMode::ReadOnly)?;
             let conversations = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
             if !conversation_exists(&conversations, conversation_id).await? {
                 return Err(Error::not_found("conversation", conversation_id));
@@ -349,20 +409,6 @@ impl Store for IndexedDbStore {
 
     fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>> {
         Box::pin(turns::runs(&self.db))
-    }
-}
-
-/// Commits `tx` if its work succeeded; aborts it otherwise, so nothing of it is written.
-pub(super) async fn finish<T>(tx: idb::Transaction, outcome: Result<T>) -> Result<T> {
-    match outcome {
-        Ok(value) => {
-            tx.commit().map_err(idb_error)?.await.map_err(idb_error)?;
-            Ok(value)
-        }
-        Err(e) => {
-            let _ = tx.abort();
-            Err(e)
-        }
     }
 }
 

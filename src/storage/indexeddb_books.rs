@@ -8,11 +8,11 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::indexeddb::{
-    all_records, finish, from_js, get_record, idb_error, owner_range, to_js, IndexedDbStore, BOOKS, CHUNKS,
-    INDEX_SNAPSHOTS, VECTORS,
+    all_records, commit, finish, from_js, get_record, idb_error, owner_range, to_js, transaction,
+    IndexedDbStore, BOOKS, CHUNKS, INDEX_SNAPSHOTS, VECTORS,
 };
 use super::{BookStore, VECTOR_BATCH};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, StorageReason};
 use crate::retrieval::book::Book;
 use crate::retrieval::chunk::Chunk;
 use crate::retrieval::vector::VectorSet;
@@ -54,7 +54,10 @@ async fn write_book(
     snapshot: Option<&[u8]>,
 ) -> Result<()> {
     if exists(tx, BOOKS, &book.id).await? {
-        return Err(Error::storage(format!("book {} already exists", book.id)));
+        return Err(Error::storage_because(
+            StorageReason::Constraint,
+            format!("book {} already exists", book.id),
+        ));
     }
     let books = tx.object_store(BOOKS).map_err(idb_error)?;
     books
@@ -112,10 +115,7 @@ impl BookStore for IndexedDbStore {
         index_snapshot: Option<&'a [u8]>,
     ) -> LocalBoxFuture<'a, Result<()>> {
         Box::pin(async move {
-            let tx = self
-                .db
-                .transaction(&ALL, TransactionMode::ReadWrite)
-                .map_err(idb_error)?;
+            let tx = transaction(&self.db, &ALL, TransactionMode::ReadWrite)?;
             let outcome = write_book(&tx, book, chunks, vectors, index_snapshot).await;
             finish(tx, outcome).await
         })
@@ -139,10 +139,7 @@ impl BookStore for IndexedDbStore {
 
     fn update_book<'a>(&'a self, book: &'a Book) -> LocalBoxFuture<'a, Result<()>> {
         Box::pin(async move {
-            let tx = self
-                .db
-                .transaction(&[BOOKS], TransactionMode::ReadWrite)
-                .map_err(idb_error)?;
+            let tx = transaction(&self.db, &[BOOKS], TransactionMode::ReadWrite)?;
             if !exists(&tx, BOOKS, &book.id).await? {
                 let _ = tx.abort();
                 return Err(Error::not_found("book", &book.id));
@@ -153,17 +150,14 @@ impl BookStore for IndexedDbStore {
                 .map_err(idb_error)?
                 .await
                 .map_err(idb_error)?;
-            tx.commit().map_err(idb_error)?.await.map_err(idb_error)?;
+            commit(tx).await?;
             Ok(())
         })
     }
 
     fn book_content<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<(Vec<Chunk>, VectorSet)>> {
         Box::pin(async move {
-            let tx = self
-                .db
-                .transaction(&[BOOKS, CHUNKS, VECTORS], TransactionMode::ReadOnly)
-                .map_err(idb_error)?;
+            let tx = transaction(&self.db, &[BOOKS, CHUNKS, VECTORS], TransactionMode::ReadOnly)?;
             if !exists(&tx, BOOKS, id).await? {
                 return Err(Error::not_found("book", id));
             }
@@ -213,10 +207,7 @@ impl BookStore for IndexedDbStore {
 
     fn index_snapshot<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Vec<u8>>>> {
         Box::pin(async move {
-            let tx = self
-                .db
-                .transaction(&[INDEX_SNAPSHOTS], TransactionMode::ReadOnly)
-                .map_err(idb_error)?;
+            let tx = transaction(&self.db, &[INDEX_SNAPSHOTS], TransactionMode::ReadOnly)?;
             let store = tx.object_store(INDEX_SNAPSHOTS).map_err(idb_error)?;
             let found = store
                 .get(JsValue::from_str(id))
@@ -236,10 +227,7 @@ impl BookStore for IndexedDbStore {
 
     fn delete_book<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
         Box::pin(async move {
-            let tx = self
-                .db
-                .transaction(&ALL, TransactionMode::ReadWrite)
-                .map_err(idb_error)?;
+            let tx = transaction(&self.db, &ALL, TransactionMode::ReadWrite)?;
             if !exists(&tx, BOOKS, id).await? {
                 let _ = tx.abort();
                 return Err(Error::not_found("book", id));
@@ -265,7 +253,7 @@ impl BookStore for IndexedDbStore {
                 .map_err(idb_error)?
                 .await
                 .map_err(idb_error)?;
-            tx.commit().map_err(idb_error)?.await.map_err(idb_error)?;
+            commit(tx).await?;
             Ok(())
         })
     }

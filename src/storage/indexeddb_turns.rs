@@ -9,8 +9,8 @@ use idb::{Database, Query, Transaction, TransactionMode};
 use wasm_bindgen::JsValue;
 
 use super::indexeddb::{
-    all_records, append_in, conversation_exists, finish, from_js, get_record, idb_error, owner_range, to_js,
-    CONVERSATIONS, MESSAGES, PENDING_TURNS, RUNS, TOOL_CALLS,
+    all_records, append_in, commit as commit_tx, conversation_exists, finish, from_js, get_record, idb_error,
+    owner_range, to_js, transaction, CONVERSATIONS, MESSAGES, PENDING_TURNS, RUNS, TOOL_CALLS,
 };
 use super::{check_revision, TurnWrite};
 use crate::approval::PendingTurn;
@@ -23,12 +23,11 @@ pub(super) const BY_CONVERSATION: &str = "byConversation";
 
 /// `Store::commit`: one read-write transaction over messages, tool calls and paused turns.
 pub(super) async fn commit(db: &Database, write: TurnWrite) -> Result<Vec<Message>> {
-    let tx = db
-        .transaction(
-            &[CONVERSATIONS, MESSAGES, TOOL_CALLS, PENDING_TURNS],
-            TransactionMode::ReadWrite,
-        )
-        .map_err(idb_error)?;
+    let tx = transaction(
+        db,
+        &[CONVERSATIONS, MESSAGES, TOOL_CALLS, PENDING_TURNS],
+        TransactionMode::ReadWrite,
+    )?;
     let outcome = commit_in(&tx, write).await;
     finish(tx, outcome).await
 }
@@ -88,9 +87,7 @@ pub(super) async fn pending_turns(db: &Database, conversation_id: Option<&str>) 
     let turns: Vec<PendingTurn> = match conversation_id {
         None => all_records(db, PENDING_TURNS).await?,
         Some(id) => {
-            let tx = db
-                .transaction(&[PENDING_TURNS], TransactionMode::ReadOnly)
-                .map_err(idb_error)?;
+            let tx = transaction(db, &[PENDING_TURNS], TransactionMode::ReadOnly)?;
             let values = tx
                 .object_store(PENDING_TURNS)
                 .map_err(idb_error)?
@@ -108,9 +105,7 @@ pub(super) async fn pending_turns(db: &Database, conversation_id: Option<&str>) 
 
 /// `Store::tool_calls`.
 pub(super) async fn tool_calls(db: &Database, conversation_id: &str) -> Result<Vec<ToolCallRecord>> {
-    let tx = db
-        .transaction(&[CONVERSATIONS, TOOL_CALLS], TransactionMode::ReadOnly)
-        .map_err(idb_error)?;
+    let tx = transaction(db, &[CONVERSATIONS, TOOL_CALLS], TransactionMode::ReadOnly)?;
     let conversations = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
     if !conversation_exists(&conversations, conversation_id).await? {
         return Err(Error::not_found("conversation", conversation_id));
@@ -149,16 +144,14 @@ pub(super) async fn delete_turn_records(tx: &Transaction, conversation_id: &str)
 
 /// `Store::put_run`.
 pub(super) async fn put_run(db: &Database, run: &RunRecord) -> Result<()> {
-    let tx = db
-        .transaction(&[RUNS], TransactionMode::ReadWrite)
-        .map_err(idb_error)?;
+    let tx = transaction(db, &[RUNS], TransactionMode::ReadWrite)?;
     tx.object_store(RUNS)
         .map_err(idb_error)?
         .put(&to_js(run)?, None)
         .map_err(idb_error)?
         .await
         .map_err(idb_error)?;
-    tx.commit().map_err(idb_error)?.await.map_err(idb_error)?;
+    commit_tx(tx).await?;
     Ok(())
 }
 

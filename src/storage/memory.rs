@@ -9,7 +9,7 @@ use super::{check_revision, Store, TurnWrite};
 use crate::approval::PendingTurn;
 use crate::domain::{Conversation, Message};
 use crate::domain::{RunRecord, ToolCallRecord};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, StorageReason};
 use crate::retrieval::book::Book;
 use crate::retrieval::chunk::Chunk;
 use crate::retrieval::vector::VectorSet;
@@ -98,10 +98,10 @@ impl Store for MemoryStore {
         let result = (|| {
             let mut inner = self.inner.borrow_mut();
             if inner.conversations.contains_key(&conversation.id) {
-                return Err(Error::storage(format!(
-                    "conversation {} already exists",
-                    conversation.id
-                )));
+                return Err(Error::storage_because(
+                    StorageReason::Constraint,
+                    format!("conversation {} already exists", conversation.id),
+                ));
             }
             inner
                 .conversations

@@ -4,7 +4,7 @@ use futures::future::LocalBoxFuture;
 
 use super::memory::{MemoryStore, StoredBook};
 use super::BookStore;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, StorageReason};
 use crate::retrieval::book::Book;
 use crate::retrieval::chunk::Chunk;
 use crate::retrieval::vector::VectorSet;
@@ -19,7 +19,10 @@ impl BookStore for MemoryStore {
     ) -> LocalBoxFuture<'a, Result<()>> {
         let mut books = self.books.borrow_mut();
         let result = if books.contains_key(&book.id) {
-            Err(Error::storage(format!("book {} already exists", book.id)))
+            Err(Error::storage_because(
+                StorageReason::Constraint,
+                format!("book {} already exists", book.id),
+            ))
         } else {
             books.insert(
                 book.id.clone(),

@@ -21,13 +21,19 @@ mod indexeddb;
 #[cfg(target_arch = "wasm32")]
 mod indexeddb_books;
 #[cfg(target_arch = "wasm32")]
+mod indexeddb_open;
+#[cfg(target_arch = "wasm32")]
 mod indexeddb_turns;
+#[cfg(target_arch = "wasm32")]
+mod indexeddb_tx;
 mod memory;
 mod memory_books;
 
 pub use books::{BookStore, VECTOR_BATCH};
 #[cfg(target_arch = "wasm32")]
-pub use indexeddb::{IndexedDbStore, SCHEMA_VERSION as INDEXEDDB_SCHEMA_VERSION};
+pub use indexeddb::{CloseListener, IndexedDbStore, SCHEMA_VERSION as INDEXEDDB_SCHEMA_VERSION};
+#[cfg(target_arch = "wasm32")]
+pub use indexeddb_open::{IndexedDbOptions, DEFAULT_BLOCKED_TIMEOUT_MS};
 pub use memory::MemoryStore;
 
 /// Persistent conversations and messages.

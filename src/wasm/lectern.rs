@@ -14,16 +14,18 @@ use super::event_stream::{async_iterable, EventQueue};
 use super::js::{error_to_js, from_js, string_arg, to_js};
 use super::js_tool::JsTool;
 use super::mention_resolver::JsMentionResolver;
-use super::options::read_options;
+use super::options::{read_options, OpenOptions};
 use super::send_options::{read_send_options, turn_error_to_js};
 use crate::agent::{friendly_message, validate_config, Agent, SendOptions, TurnError, TurnResult};
 use crate::domain::NewConversation;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, StorageReason};
 use crate::events::{Event, EventKind, EventSink};
 use crate::http::FetchTransport;
 use crate::provider::{provider_for, with_policy, CustomSettings, Model, ProviderConfig, ProviderKind};
 use crate::retrieval::library::Library;
-use crate::storage::{BookStore, IndexedDbStore, MemoryStore, Store};
+use crate::storage::{
+    BookStore, IndexedDbOptions, IndexedDbStore, MemoryStore, Store, DEFAULT_BLOCKED_TIMEOUT_MS,
+};
 use crate::time::{BrowserClock, Clock};
 
 #[wasm_bindgen]
@@ -63,10 +65,19 @@ impl Inner {
 
     pub(super) fn ensure_open(&self) -> Result<()> {
         if self.closed.get() {
-            Err(Error::storage("this Lectern instance was closed; open a new one"))
-        } else {
-            Ok(())
+            return Err(Error::storage_because(
+                StorageReason::Closed,
+                "this Lectern instance was closed; open a new one",
+            ));
         }
+        if self.database.as_ref().is_some_and(|db| db.is_closed()) {
+            return Err(Error::storage_because(
+                StorageReason::Closed,
+                "the database was closed because another tab opened a newer version of it \
+                 (or deleted it); reload the page to go on",
+            ));
+        }
+        Ok(())
     }
 
     /// A sink that hands events to `onEvent` and to `also`, building nothing if neither listens.
@@ -144,6 +155,30 @@ pub(super) fn turn_outcome(
     }
 }
 
+/// Opens the IndexedDB store; when another tab's upgrade closes it, `onEvent` gets `storageClosed`.
+async fn open_store(name: &str, options: &OpenOptions, on_event: Option<Function>) -> Result<IndexedDbStore> {
+    let settings = IndexedDbOptions {
+        blocked_timeout_ms: options.blocked_timeout_ms.unwrap_or(DEFAULT_BLOCKED_TIMEOUT_MS),
+        ..IndexedDbOptions::default()
+    };
+    let store = IndexedDbStore::open_with(name, &settings).await?;
+    if let Some(callback) = on_event {
+        let db_name = name.to_owned();
+        store.set_close_listener(Box::new(move |new_version| {
+            let event = serde_json::json!({
+                "type": "storageClosed",
+                "dbName": db_name,
+                "reason": "versionChange",
+                "newVersion": new_version,
+            });
+            if let Ok(value) = to_js(&event) {
+                let _ = callback.call1(&JsValue::NULL, &value);
+            }
+        }));
+    }
+    Ok(store)
+}
+
 impl Lectern {
     /// What `Lectern.open` does, for Rust callers: the instance, or the JS `Error` it rejects with.
     pub async fn connect(options: JsValue) -> std::result::Result<Lectern, JsValue> {
@@ -152,7 +187,7 @@ impl Lectern {
             let config = options.agent_config(std::mem::take(&mut callbacks.policy_functions))?;
             let (store, books, database): (Rc<dyn Store>, Rc<dyn BookStore>, _) = match &options.db_name {
                 Some(name) => {
-                    let db = Rc::new(IndexedDbStore::open(name).await?);
+                    let db = Rc::new(open_store(name, &options, callbacks.on_event.clone()).await?);
                     (db.clone(), db.clone(), Some(db))
                 }
                 None => {

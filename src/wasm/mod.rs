@@ -17,6 +17,7 @@ mod lectern;
 mod mention_resolver;
 mod options;
 mod send_options;
+mod storage_api;
 mod typescript;
 
 pub use custom_provider::JsFunctionModel;

@@ -21,6 +21,10 @@ pub struct OpenOptions {
     /// IndexedDB database name; without it, conversations live in memory only.
     #[serde(default)]
     pub db_name: Option<String>,
+    /// How long opening `db_name` waits for other tabs that block its schema
+    /// upgrade before rejecting with a `blocked` `StorageError` (ms, default 5000).
+    #[serde(default)]
+    pub blocked_timeout_ms: Option<u64>,
     /// The model provider.
     pub provider: ProviderConfig,
     /// Prompt, temperature and tools of the assistant.

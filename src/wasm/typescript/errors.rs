@@ -12,6 +12,18 @@ export type LecternErrorName =
   | 'EmbedderMismatchError' | 'ApprovalPendingError' | 'AlreadyResolvedError' | 'ApprovalExpiredError'
   | 'CallNotPendingError' | 'InvalidArgumentsError';
 
+/**
+ * Why a `StorageError` happened: `quota` (the origin's storage is full), `aborted` (the
+ * transaction aborted), `blocked` (a schema upgrade waited past `blockedTimeoutMs` for other
+ * tabs), `closed` (the connection is closed: `close()`, or another tab opened a newer version),
+ * `constraint` (a record with that key exists), `version` (the database is newer than this code),
+ * `upgrade` (a schema upgrade step failed; the database stays at its old version), `data` (a
+ * record could not be encoded or decoded), `unknown`. Whatever the reason, nothing of the failed
+ * write was stored.
+ */
+export type StorageReason =
+  | 'quota' | 'aborted' | 'blocked' | 'closed' | 'constraint' | 'version' | 'upgrade' | 'data' | 'unknown';
+
 /** A rejection from Lectern: a real `Error` whose `name` says its kind, with the kind's details. */
 export interface LecternError extends Error {
   name: LecternErrorName;
@@ -49,5 +61,7 @@ export interface LecternError extends Error {
   callId?: string;
   /** The tool (`InvalidArgumentsError`, `ToolError`). */
   tool?: string;
+  /** Why storage failed (`StorageError`). */
+  reason?: StorageReason;
 }
 "#;

@@ -9,3 +9,4 @@ mod events;
 mod options;
 mod providers;
 mod records;
+mod storage;

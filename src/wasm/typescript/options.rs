@@ -27,6 +27,11 @@ export interface FailedSend {
 export interface LecternOptions {
   /** IndexedDB database name. Without it, conversations live in memory only. */
   dbName?: string;
+  /**
+   * How long opening `dbName` waits when other tabs hold an older version open and block the
+   * schema upgrade, before rejecting with `StorageError` reason `blocked` (ms, default 5000).
+   */
+  blockedTimeoutMs?: number;
   /** The model provider, with its retries, rate limit, timeouts and prices. */
   provider: ProviderConfig;
   /** Who the assistant is: prompt, temperature, tools. */
@@ -61,7 +66,7 @@ export interface LecternOptions {
   retrieval?: RetrievalSettings;
   /** Which tool calls need a person's approval (default: every tool runs without asking). */
   approvals?: ApprovalOptions;
-  /** Receives every event of every turn, in order, and `ingestProgress`. A callback that throws does not break the turn. */
-  onEvent?: (event: LecternEvent | IngestProgressEvent) => void;
+  /** Receives every event of every turn, in order, `ingestProgress` and `storageClosed`. A callback that throws does not break the turn. */
+  onEvent?: (event: LecternEvent | IngestProgressEvent | StorageClosedEvent) => void;
 }
 "#;
