@@ -17,6 +17,7 @@ mod mention_resolver;
 mod options;
 mod send_options;
 mod typescript;
+mod web_locks;
 
 pub use custom_provider::JsFunctionModel;
 pub use lectern::Lectern;
