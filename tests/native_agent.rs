@@ -17,7 +17,7 @@ use lectern::error::{Error, Result};
 use lectern::events::{EventKind, EventSink};
 use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
 use lectern::storage::{MemoryStore, Store};
-use lectern::time::{Clock, ManualClock, SystemClock};
+use lectern::time::{Clock, ManualClock};
 use lectern::tool::{FnTool, Tool, ToolContext, ToolResult};
 use serde_json::{json, Value};
 
@@ -185,17 +185,18 @@ fn one_tool_then_text_with_every_step_persisted() {
 
 /// Two tools that each wait until both have started: they can only finish if
 /// they run at the same time.
-fn rendezvous(name: &'static str, started: Rc<Cell<u32>>) -> impl Tool {
+fn rendezvous(name: &'static str, started: Rc<Cell<u32>>, clock: &ManualClock) -> impl Tool {
+    let clock = clock.clone();
     FnTool::new(
         name,
         "waits for its partner",
         json!({"type": "object"}),
         move |_args: Value, _ctx: ToolContext| {
-            let started = started.clone();
+            let (started, clock) = (started.clone(), clock.clone());
             Box::pin(async move {
                 started.set(started.get() + 1);
                 while started.get() < 2 {
-                    SystemClock.sleep(1).await;
+                    clock.sleep(1).await;
                 }
                 Ok(json!(name))
             }) as LocalBoxFuture<'static, ToolResult>
@@ -206,17 +207,25 @@ fn rendezvous(name: &'static str, started: Rc<Cell<u32>>) -> impl Tool {
 #[test]
 fn calls_in_one_response_run_concurrently_and_results_keep_call_order() {
     let started = Rc::new(Cell::new(0));
+    let clock = ManualClock::with_timers(0.0);
     let h = harness_with(
         vec![
             ScriptedTurn::tools(&[("first", "{}"), ("second", "{}")]),
             ScriptedTurn::text("Both done."),
         ],
         AgentConfig::default(),
-        Rc::new(SystemClock),
+        Rc::new(clock.clone()),
     );
-    h.register(rendezvous("first", started.clone()));
-    h.register(rendezvous("second", started.clone()));
-    let reply = h.send("Run both").unwrap();
+    h.register(rendezvous("first", started.clone(), &clock));
+    h.register(rendezvous("second", started.clone(), &clock));
+    let reply = clock
+        .drive(h.agent.send(
+            &h.conversation,
+            "Run both",
+            &SendOptions::default(),
+            &EventSink::none(),
+        ))
+        .unwrap();
     let results: Vec<Option<&str>> = reply.tool_calls.iter().map(|c| c.result.as_deref()).collect();
     assert_eq!(
         results,
@@ -230,18 +239,19 @@ fn calls_in_one_response_run_concurrently_and_results_keep_call_order() {
 fn parallel_tool_calls_off_runs_them_one_by_one() {
     let running = Rc::new(Cell::new(0));
     let most = Rc::new(Cell::new(0));
+    let clock = ManualClock::with_timers(0.0);
     let tool = |name: &'static str| {
-        let (running, most) = (running.clone(), most.clone());
+        let (running, most, clock) = (running.clone(), most.clone(), clock.clone());
         FnTool::new(
             name,
             "counts overlap",
             json!({"type": "object"}),
             move |_a: Value, _c: ToolContext| {
-                let (running, most) = (running.clone(), most.clone());
+                let (running, most, clock) = (running.clone(), most.clone(), clock.clone());
                 Box::pin(async move {
                     running.set(running.get() + 1);
                     most.set(most.get().max(running.get()));
-                    SystemClock.sleep(5).await;
+                    clock.sleep(5).await;
                     running.set(running.get() - 1);
                     Ok(json!("ok"))
                 }) as LocalBoxFuture<'static, ToolResult>
@@ -258,12 +268,17 @@ fn parallel_tool_calls_off_runs_them_one_by_one() {
             ScriptedTurn::text("done"),
         ],
         config,
-        Rc::new(SystemClock),
+        Rc::new(clock.clone()),
     );
     for name in ["a", "b", "c"] {
         h.register(tool(name));
     }
-    h.send("go").unwrap();
+    clock
+        .drive(
+            h.agent
+                .send(&h.conversation, "go", &SendOptions::default(), &EventSink::none()),
+        )
+        .unwrap();
     assert_eq!(most.get(), 1);
 }
 
@@ -653,6 +668,7 @@ fn turn_timeout_rejects_and_keeps_what_was_done() {
 
 #[test]
 fn abort_keeps_the_partial_answer_marked_interrupted() {
+    let clock = ManualClock::with_timers(0.0);
     let h = harness_with(
         vec![ScriptedTurn::text("The story begins ").hanging()],
         AgentConfig {
@@ -662,27 +678,23 @@ fn abort_keeps_the_partial_answer_marked_interrupted() {
             },
             ..AgentConfig::default()
         },
-        Rc::new(SystemClock),
+        Rc::new(clock.clone()),
     );
     let options = SendOptions::default();
     let cancel = options.cancel.clone();
-    let mut pool = futures::executor::LocalPool::new();
-    let outcome = Rc::new(RefCell::new(None));
-    let (agent, id, slot) = (&h.agent, h.conversation.clone(), outcome.clone());
-    let send = async move {
-        let result = agent
-            .send(&id, "tell a story", &options, &EventSink::none())
-            .await;
-        *slot.borrow_mut() = Some(result);
+    let none = EventSink::none();
+    let send = h.agent.send(&h.conversation, "tell a story", &options, &none);
+    let aborter = async {
+        clock.sleep(20).await;
+        cancel.cancel();
     };
-    pool.run_until(async {
-        let aborter = async {
-            SystemClock.sleep(20).await;
-            cancel.cancel();
-        };
-        futures::join!(send, aborter);
-    });
-    let failure = outcome.borrow_mut().take().unwrap().unwrap_err();
+    let (outcome, ()) = clock.drive(async { futures::join!(send, aborter) });
+    assert_eq!(
+        clock.now_ms(),
+        20.0,
+        "aborted by the host, well before the turn's limit"
+    );
+    let failure = outcome.unwrap_err();
     assert_eq!(failure.error, Error::Aborted);
     assert_eq!(failure.partial_text.as_deref(), Some("The story begins "));
     let stored = block_on(h.store.messages(&h.conversation)).unwrap();
@@ -692,6 +704,7 @@ fn abort_keeps_the_partial_answer_marked_interrupted() {
 
 #[test]
 fn two_sends_on_one_conversation_never_interleave() {
+    let clock = ManualClock::with_timers(0.0);
     let h = harness_with(
         vec![
             ScriptedTurn::tools(&[("pause", "{}")]),
@@ -699,21 +712,11 @@ fn two_sends_on_one_conversation_never_interleave() {
             ScriptedTurn::text("second done"),
         ],
         AgentConfig::default(),
-        Rc::new(SystemClock),
+        Rc::new(clock.clone()),
     );
-    h.register(FnTool::new(
-        "pause",
-        "waits",
-        json!({"type": "object"}),
-        |_a: Value, _c: ToolContext| {
-            Box::pin(async {
-                SystemClock.sleep(30).await;
-                Ok(json!("paused"))
-            }) as LocalBoxFuture<'static, ToolResult>
-        },
-    ));
+    h.register(pause_tool(&clock, 30));
     let (none, options) = (EventSink::none(), SendOptions::default());
-    let (first, second) = block_on(async {
+    let (first, second) = clock.drive(async {
         futures::join!(
             h.agent.send(&h.conversation, "one", &options, &none),
             h.agent.send(&h.conversation, "two", &options, &none)
@@ -744,34 +747,43 @@ fn a_send_that_waits_too_long_for_the_conversation_is_refused() {
         },
         ..AgentConfig::default()
     };
+    let clock = ManualClock::with_timers(0.0);
     let h = harness_with(
         vec![
             ScriptedTurn::tools(&[("pause", "{}")]),
             ScriptedTurn::text("done"),
         ],
         config,
-        Rc::new(SystemClock),
+        Rc::new(clock.clone()),
     );
-    h.register(FnTool::new(
-        "pause",
-        "waits",
-        json!({"type": "object"}),
-        |_a: Value, _c: ToolContext| {
-            Box::pin(async {
-                SystemClock.sleep(200).await;
-                Ok(json!("paused"))
-            }) as LocalBoxFuture<'static, ToolResult>
-        },
-    ));
+    h.register(pause_tool(&clock, 200));
     let (none, options) = (EventSink::none(), SendOptions::default());
-    let (first, second) = block_on(async {
-        futures::join!(
-            h.agent.send(&h.conversation, "one", &options, &none),
-            h.agent.send(&h.conversation, "two", &options, &none)
-        )
+    let (first, (second, refused_at)) = clock.drive(async {
+        futures::join!(h.agent.send(&h.conversation, "one", &options, &none), async {
+            let outcome = h.agent.send(&h.conversation, "two", &options, &none).await;
+            (outcome, clock.now_ms())
+        })
     });
     assert!(first.is_ok());
     assert_eq!(second.unwrap_err().error.name(), "ConversationBusyError");
+    assert_eq!(refused_at, 10.0, "refused once the wait ran out");
+}
+
+/// A `pause` tool that sleeps `ms` on `clock`.
+fn pause_tool(clock: &ManualClock, ms: u64) -> impl Tool {
+    let clock = clock.clone();
+    FnTool::new(
+        "pause",
+        "waits",
+        json!({"type": "object"}),
+        move |_a: Value, _c: ToolContext| {
+            let sleep = clock.sleep(ms);
+            Box::pin(async move {
+                sleep.await;
+                Ok(json!("paused"))
+            }) as LocalBoxFuture<'static, ToolResult>
+        },
+    )
 }
 
 struct Notes;

@@ -21,7 +21,7 @@ use lectern::events::{EventKind, EventSink};
 use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
 use lectern::provider::Model;
 use lectern::storage::{MemoryStore, Store};
-use lectern::time::{Clock, ManualClock, SystemClock};
+use lectern::time::{Clock, ManualClock};
 use lectern::tool::{FnTool, ToolResult};
 use serde_json::{json, Value};
 
@@ -30,6 +30,7 @@ use serde_json::{json, Value};
 struct Page {
     agent: Agent,
     events: Rc<RefCell<Vec<EventKind>>>,
+    clock: Rc<ManualClock>,
 }
 
 struct World {
@@ -116,9 +117,9 @@ impl World {
         self.page_with(config, self.clock.clone())
     }
 
-    fn page_with(&self, config: AgentConfig, clock: Rc<dyn Clock>) -> Page {
+    fn page_with(&self, config: AgentConfig, clock: Rc<ManualClock>) -> Page {
         let model: Rc<dyn Model> = self.model.clone();
-        let agent = Agent::new(self.store.clone(), model, clock, config);
+        let agent = Agent::new(self.store.clone(), model, clock.clone(), config);
         for name in ["read_file", "write_file", "delete_file", "file"] {
             let runs = self.runs.clone();
             let tool = FnTool::new(name, "A file tool", schema(), move |args: Value, _| {
@@ -131,6 +132,7 @@ impl World {
         Page {
             agent,
             events: Rc::new(RefCell::new(Vec::new())),
+            clock,
         }
     }
 
@@ -160,17 +162,19 @@ impl Page {
     }
 
     fn send(&self, world: &World, text: &str) -> Result<TurnResult, TurnError> {
-        block_on(
+        self.clock.drive(
             self.agent
                 .send(&world.conversation, text, &SendOptions::default(), &self.sink()),
         )
     }
 
     fn resolve(&self, turn_id: &str, decisions: Vec<ApprovalDecision>) -> Result<TurnResult, TurnError> {
-        block_on(
-            self.agent
-                .resolve_approvals(turn_id, &decisions, &SendOptions::default(), &self.sink()),
-        )
+        self.clock.drive(self.agent.resolve_approvals(
+            turn_id,
+            &decisions,
+            &SendOptions::default(),
+            &self.sink(),
+        ))
     }
 }
 
@@ -748,7 +752,8 @@ fn headless_input_is_checked_before_anything_runs() {
     assert!(block_on(page.agent.runs()).unwrap().is_empty());
 }
 
-/// A page whose `slow_write` tool (policy `ask`) starts and never finishes, with a 100 ms turn limit.
+/// A page whose `slow_write` tool (policy `ask`) starts and never finishes, with a 100 ms turn
+/// limit, on a clock with timers (the limit ends the race, not the scheduler).
 fn slow_page(world: &World) -> Page {
     let mut approvals = approvals();
     approvals
@@ -763,7 +768,8 @@ fn slow_page(world: &World) -> Page {
         },
         ..AgentConfig::default()
     };
-    let page = world.page_with(config, Rc::new(SystemClock));
+    let clock = ManualClock::with_timers(world.clock.now_ms());
+    let page = world.page_with(config, Rc::new(clock));
     let runs = world.runs.clone();
     let tool = FnTool::new("slow_write", "Writes slowly", schema(), move |args: Value, _| {
         runs.borrow_mut().push(("slow_write".to_owned(), args));
@@ -823,7 +829,7 @@ fn a_resolve_abandoned_by_a_closed_page_lapses_and_undecided_calls_wait_again() 
         page.send(&world, "hello?").unwrap_err().error,
         Error::ApprovalPending { .. }
     ));
-    std::thread::sleep(std::time::Duration::from_millis(2_200));
+    page.clock.advance(2_200.0);
     // The claim lapsed: the claimed call is answered as interrupted, the other waits again.
     assert!(matches!(
         page.send(&world, "hello?").unwrap_err().error,

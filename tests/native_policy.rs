@@ -233,3 +233,38 @@ fn rate_limiter_delays_the_second_request_of_the_minute() {
         "waited for the window rather than failing"
     );
 }
+
+#[test]
+fn a_timed_out_call_lets_go_of_its_request_at_once() {
+    for policy in [
+        json!({"timeouts": {"idleMs": 700}}),
+        json!({"timeouts": {"totalMs": 900, "idleMs": null}}),
+    ] {
+        let s = setup(policy.clone());
+        let mut stall = text_stream(&["first "]);
+        stall.chunks.truncate(1);
+        stall.hang_after_chunks = true;
+        s.transport.push(stall);
+        block_on(async {
+            let mut parts = s.model.stream(&request(), &CancelToken::new()).await.unwrap();
+            assert_eq!(
+                parts.next().await,
+                Some(Ok(StreamPart::TextDelta("first ".into())))
+            );
+            assert_eq!(s.transport.open_requests(), 1);
+            assert!(matches!(parts.next().await, Some(Err(Error::Timeout { .. }))));
+            assert_eq!(
+                s.transport.open_requests(),
+                0,
+                "{policy}: released while the caller still holds the stream"
+            );
+            assert_eq!(parts.next().await, None);
+        });
+    }
+    let s = setup(json!({"timeouts": {"firstChunkMs": 5000}}));
+    let mut hang = text_stream(&[]);
+    hang.hang_before_headers = true;
+    s.transport.push(hang);
+    assert_eq!(call(&s).unwrap_err(), Error::Timeout { after_ms: 5000 });
+    assert_eq!(s.transport.open_requests(), 0);
+}

@@ -82,8 +82,7 @@ impl Agent {
         events: &EventSink,
     ) -> Result<TurnResult, TurnError> {
         let conversation_id = self.stored_pending(turn_id).await?.conversation_id;
-        let lock = self.locks.lock_for(&conversation_id);
-        let _turn = self.acquire(&lock, &conversation_id).await?;
+        let _turn = self.acquire(&conversation_id).await?;
         let mut pending = self.open_pending(turn_id).await?;
         let decided = self.check_decisions(&pending, decisions)?;
         let conversation = self
@@ -118,6 +117,7 @@ impl Agent {
             events,
             cancel: &options.cancel,
             user_id: state.user_id.clone(),
+            open_step: RefCell::new(None),
         };
         let limit = self.turn_limit(&state);
         let claimed_revision = pending.revision;
@@ -145,8 +145,7 @@ impl Agent {
     /// cancelled too; those calls are answered "Interrupted".
     pub async fn cancel_pending(&self, turn_id: &str) -> Result<()> {
         let conversation_id = self.stored_pending(turn_id).await?.conversation_id;
-        let lock = self.locks.lock_for(&conversation_id);
-        let _turn = self.acquire(&lock, &conversation_id).await?;
+        let _turn = self.acquire(&conversation_id).await?;
         let pending = self.stored_pending(turn_id).await?;
         let abandoned = pending.is_abandoned(self.clock.now_ms());
         if pending.status != PendingStatus::Awaiting && !abandoned {
@@ -458,6 +457,7 @@ impl Agent {
             events: &events,
             cancel: &cancel,
             user_id: pending.step.state.user_id.clone(),
+            open_step: RefCell::new(None),
         };
         let step = &pending.step;
         let outcomes: Vec<_> = step

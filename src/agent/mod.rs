@@ -18,6 +18,7 @@ use crate::tool::{Tool, ToolCache, ToolRegistry};
 mod approvals;
 mod config;
 mod context;
+mod cut_step;
 mod friendly;
 mod headless;
 mod locks;
@@ -38,12 +39,11 @@ pub use config::{validate_config, AgentConfig, ConfigReport, ModelProfile, Perso
 pub use context::{estimate_tokens, history_window, ContextStrategy};
 pub use friendly::friendly_message;
 pub use headless::{HeadlessRequest, DEFAULT_RUN_TIMEOUT_MS};
+pub use locks::{MemoryLocks, TurnGuard, TurnLocks};
 pub use mentions::MentionResolver;
 pub use result::{TurnError, TurnResult, TurnStatus};
 pub use system_prompt::{iso_date, system_message, SystemInputs};
 pub use turn::SendOptions;
-
-use locks::ConversationLocks;
 
 /// Runs conversations against one model and one store.
 pub struct Agent {
@@ -53,7 +53,7 @@ pub struct Agent {
     config: AgentConfig,
     tools: ToolRegistry,
     cache: ToolCache,
-    locks: ConversationLocks,
+    locks: Rc<dyn TurnLocks>,
     mentions: Option<Rc<dyn MentionResolver>>,
     library: Option<Rc<Library>>,
 }
@@ -73,7 +73,7 @@ impl Agent {
             config,
             tools: ToolRegistry::new(),
             cache: ToolCache::new(),
-            locks: ConversationLocks::new(),
+            locks: Rc::new(MemoryLocks::new()),
             mentions: None,
             library: None,
         }
@@ -90,6 +90,13 @@ impl Agent {
     /// The library, if books are enabled.
     pub fn library(&self) -> Option<&Rc<Library>> {
         self.library.as_ref()
+    }
+
+    /// Serialises turns with `locks` instead of a lock of its own: agents that
+    /// share them (on one store) never run turns on one conversation at once.
+    pub fn with_turn_locks(mut self, locks: Rc<dyn TurnLocks>) -> Self {
+        self.locks = locks;
+        self
     }
 
     /// Resolves `send`'s mentions with `resolver`.

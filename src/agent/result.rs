@@ -15,7 +15,9 @@ pub struct TurnError {
     pub partial_text: Option<String>,
     /// Model calls made before the failure.
     pub steps: u32,
-    /// Tool calls completed before the failure (their steps are persisted).
+    /// Tool calls settled before the failure — for a step cut off by the time
+    /// limit, its running calls answered interrupted and the others not run
+    /// (their steps are persisted).
     pub tool_calls: Vec<ToolCallRecord>,
 }
 

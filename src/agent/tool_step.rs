@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use serde_json::{json, Value};
 
+use super::cut_step::OpenStep;
 use super::turn::TurnScope;
 use super::{Agent, ToolCallRecord, TurnState};
 use crate::approval::{
@@ -71,10 +72,13 @@ impl Agent {
             }
         }
         let working_state = Rc::new(RefCell::new(None));
+        // Until every call settled, a turn cut off by its time limit stores the step itself.
+        scope.open_step(OpenStep::new(&response, outcomes.clone(), working_state.clone()));
         outcomes.extend(
             self.run_calls(scope, &conversation, &to_run, offered, &working_state)
                 .await,
         );
+        scope.close_step();
         for call in refused {
             let message = format!("Not run: the limit of {limit} tool calls per turn was reached");
             outcomes.push(self.not_run(scope, call, Decision::Auto, message, None));
@@ -227,7 +231,13 @@ impl Agent {
             default_timeout_ms: self.config.limits.tool_timeout_ms,
             redact: self.config.redact_arguments.clone(),
         };
-        let emit = |kind: EventKind| scope.emit(|| kind);
+        let emit = |kind: EventKind| {
+            if let EventKind::ToolInvocation { call_id, .. } = &kind {
+                scope.note_started(call_id);
+            }
+            scope.emit(|| kind)
+        };
+        let settled = |outcome: &ToolOutcome| scope.note_settled(outcome);
         let run = ToolRunContext {
             registry: &self.tools,
             cache: &self.cache,
@@ -240,6 +250,7 @@ impl Agent {
                 working_state: working_state.clone(),
             },
             emit: &emit,
+            settled: &settled,
         };
         run_tool_calls(calls, &settings, &run).await
     }

@@ -1,15 +1,17 @@
 //! One conversation turn: persist the user message, call the model, run the
 //! tools it asks for, loop until it answers, persist every step as it happens.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
-use futures::lock::{Mutex, MutexGuard};
 use futures::StreamExt;
 
+use super::cut_step::OpenStep;
 use super::system_prompt::{iso_date, system_message, SystemInputs};
 use super::tool_step::StepEnd;
 use super::{
-    history_window, Agent, RetrievalStrategy, TurnError, TurnOverrides, TurnResult, TurnState, TurnStatus,
+    history_window, Agent, RetrievalStrategy, TurnError, TurnGuard, TurnOverrides, TurnResult, TurnState,
+    TurnStatus,
 };
 use crate::approval::PendingCall;
 use crate::cancel::CancelToken;
@@ -45,6 +47,8 @@ pub(super) struct TurnScope<'a> {
     pub events: &'a EventSink,
     pub cancel: &'a CancelToken,
     pub user_id: Option<String>,
+    /// The tool step whose calls are running, if any (see `cut_step`).
+    pub open_step: RefCell<Option<OpenStep>>,
 }
 
 impl TurnScope<'_> {
@@ -93,8 +97,7 @@ impl Agent {
             ))
             .into());
         }
-        let lock = self.locks.lock_for(conversation_id);
-        let _turn = self.acquire(&lock, conversation_id).await?;
+        let _turn = self.acquire(conversation_id).await?;
         let conversation = self
             .store
             .conversation(conversation_id)
@@ -108,6 +111,7 @@ impl Agent {
             events,
             cancel: &options.cancel,
             user_id: user_id.clone(),
+            open_step: RefCell::new(None),
         };
         let mut state = TurnState {
             user_id,
@@ -127,20 +131,19 @@ impl Agent {
         self.conclude(&scope, outcome, state).await
     }
 
-    /// Waits for the conversation's turn lock, as long as `limits.lockWaitMs` allows.
-    pub(super) async fn acquire<'a>(
-        &self,
-        lock: &'a Mutex<()>,
-        conversation_id: &str,
-    ) -> Result<MutexGuard<'a, ()>> {
+    /// Waits for the conversation's turn lock, as long as `limits.lockWaitMs`
+    /// allows; past that the request is withdrawn (`ConversationBusy`).
+    pub(super) async fn acquire(&self, conversation_id: &str) -> Result<TurnGuard> {
+        let request = self.locks.lock(conversation_id);
         match self.config.limits.lock_wait_ms {
-            None => Ok(lock.lock().await),
-            Some(wait) => within(&*self.clock, Some(wait), async { Ok(lock.lock().await) })
-                .await
-                .map_err(|_| Error::ConversationBusy {
+            None => request.await,
+            Some(wait) => match within(&*self.clock, Some(wait), request).await {
+                Err(Error::Timeout { .. }) => Err(Error::ConversationBusy {
                     conversation_id: conversation_id.to_owned(),
                     waited_ms: wait,
                 }),
+                other => other,
+            },
         }
     }
 
@@ -154,18 +157,20 @@ impl Agent {
         )
     }
 
-    /// The turn's result, or its failure with what was done: an aborted
-    /// answer's streamed text is kept (marked interrupted) and an `error` event is emitted.
+    /// The turn's result, or its failure with what was done: a tool step cut
+    /// off mid-way is stored, an aborted answer's streamed text is kept (marked
+    /// interrupted), and an `error` event is emitted.
     pub(super) async fn conclude(
         &self,
         scope: &TurnScope<'_>,
         outcome: Result<TurnResult>,
-        state: TurnState,
+        mut state: TurnState,
     ) -> Result<TurnResult, TurnError> {
         let error = match outcome {
             Ok(result) => return Ok(result),
             Err(error) => error,
         };
+        self.store_cut_step(scope, &mut state).await;
         if error == Error::Aborted {
             if let Some(partial) = &state.partial_text {
                 self.keep_interrupted_answer(scope, partial).await;

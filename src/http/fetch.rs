@@ -1,6 +1,7 @@
 //! The browser transport: `fetch`, with the body read as a stream.
 
 use futures::future::LocalBoxFuture;
+use futures::StreamExt;
 use gloo_net::http::{Method, RequestBuilder};
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
@@ -23,6 +24,8 @@ impl Transport for FetchTransport {
             let controller =
                 AbortController::new().map_err(|_| Error::config("this browser has no AbortController"))?;
             let signal = controller.signal();
+            // Given up on (dropped by a timeout) before its body was read, the fetch is aborted.
+            let given_up = AbortOnDrop(controller.clone());
             cancel.on_cancel(move || controller.abort());
             let method = Method::from_bytes(request.method.as_bytes())
                 .map_err(|_| Error::config(format!("invalid HTTP method {}", request.method)))?;
@@ -52,12 +55,25 @@ impl Transport for FetchTransport {
                 Some(stream) => read_stream(stream)?,
                 None => Box::pin(futures::stream::empty()),
             };
+            let body = Box::pin(body.inspect(move |_| {
+                let _held = &given_up;
+            }));
             Ok(HttpResponse {
                 status: response.status(),
                 headers,
                 body: abortable(body, cancel),
             })
         })
+    }
+}
+
+/// Aborts its fetch when dropped: the server sees the connection closed. Once
+/// the body was read to the end, aborting changes nothing.
+struct AbortOnDrop(AbortController);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 

@@ -1,6 +1,6 @@
 //! A transport that replays recorded responses and remembers what was sent.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
 
@@ -73,6 +73,23 @@ impl RecordedResponse {
 pub struct ReplayTransport {
     responses: Rc<RefCell<VecDeque<RecordedResponse>>>,
     requests: Rc<RefCell<Vec<HttpRequest>>>,
+    open: Rc<Cell<usize>>,
+}
+
+/// Counts a request as open while its response future or body stream lives.
+struct OpenRequest(Rc<Cell<usize>>);
+
+impl OpenRequest {
+    fn new(open: &Rc<Cell<usize>>) -> Self {
+        open.set(open.get() + 1);
+        OpenRequest(open.clone())
+    }
+}
+
+impl Drop for OpenRequest {
+    fn drop(&mut self) {
+        self.0.set(self.0.get() - 1);
+    }
 }
 
 impl ReplayTransport {
@@ -92,6 +109,12 @@ impl ReplayTransport {
         self.requests.borrow().clone()
     }
 
+    /// Requests whose response is still awaited or whose body is still held
+    /// (neither was dropped): what a server would see as open connections.
+    pub fn open_requests(&self) -> usize {
+        self.open.get()
+    }
+
     /// The JSON bodies of every request sent so far.
     pub fn request_bodies(&self) -> Vec<serde_json::Value> {
         self.requests
@@ -107,10 +130,12 @@ impl Transport for ReplayTransport {
         self.requests.borrow_mut().push(request);
         let next = self.responses.borrow_mut().pop_front();
         let cancel = cancel.clone();
+        let open = OpenRequest::new(&self.open);
         Box::pin(async move {
             cancel.check()?;
             let recorded = next.ok_or_else(|| Error::connection("replay transport: no response queued"))?;
             if recorded.hang_before_headers {
+                let _open = open;
                 return cancel.run(futures::future::pending()).await;
             }
             let mut items: Vec<Result<Vec<u8>>> = recorded.chunks.into_iter().map(Ok).collect();
@@ -123,6 +148,9 @@ impl Transport for ReplayTransport {
             } else {
                 Box::pin(chunks)
             };
+            let body = Box::pin(body.inspect(move |_| {
+                let _held = &open;
+            }));
             Ok(HttpResponse {
                 status: recorded.status,
                 headers: recorded.headers,

@@ -19,13 +19,14 @@ pub fn guard_parts(
     total: Option<(u64, f64)>,
     cancel: CancelToken,
 ) -> PartStream {
-    let state = (parts, clock, cancel, false);
+    // The parts are dropped as soon as the answer ends, so a timed-out call
+    // lets go of its request (the browser aborts the fetch) at once, not when
+    // the caller drops the stream.
+    let state = (Some(parts), clock, cancel);
     Box::pin(futures::stream::unfold(
         state,
-        move |(mut parts, clock, cancel, ended)| async move {
-            if ended {
-                return None;
-            }
+        move |(parts, clock, cancel)| async move {
+            let mut parts = parts?;
             let mut limit = idle_ms.map(|ms| (ms, ms));
             if let Some((total_ms, deadline)) = total {
                 let left = (deadline - clock.now_ms()).max(0.0) as u64;
@@ -46,13 +47,11 @@ pub fn guard_parts(
                 })
                 .await;
             match outcome {
-                Ok(Some(item)) => {
-                    // An error ends the answer: nothing after it is read.
-                    let ended = item.is_err();
-                    Some((item, (parts, clock, cancel, ended)))
-                }
+                // An error ends the answer: nothing after it is read.
+                Ok(Some(Err(error))) => Some((Err(error), (None, clock, cancel))),
+                Ok(Some(part)) => Some((part, (Some(parts), clock, cancel))),
                 Ok(None) => None,
-                Err(error) => Some((Err(error), (parts, clock, cancel, true))),
+                Err(error) => Some((Err(error), (None, clock, cancel))),
             }
         },
     ))

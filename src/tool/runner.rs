@@ -51,6 +51,9 @@ pub struct ToolRunContext<'a> {
     pub tool_context: ToolContext,
     /// Receives `toolInvocation` and `toolResult` events.
     pub emit: &'a dyn Fn(EventKind),
+    /// Receives each call's outcome as soon as it settles (before the batch
+    /// ends), so a turn cut off mid-batch still knows what ran.
+    pub settled: &'a dyn Fn(&ToolOutcome),
 }
 
 /// Runs `calls` and returns their outcomes in call order.
@@ -154,11 +157,13 @@ async fn run_one(call: &ToolCall, settings: &ToolRunSettings, run: &ToolRunConte
         cached,
         details,
     });
-    ToolOutcome {
+    let outcome = ToolOutcome {
         call: call.clone(),
         content,
         record,
-    }
+    };
+    (run.settled)(&outcome);
+    outcome
 }
 
 /// Runs a tool under its timeout with its own cancel token, tripped by the

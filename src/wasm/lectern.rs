@@ -16,6 +16,7 @@ use super::js_tool::JsTool;
 use super::mention_resolver::JsMentionResolver;
 use super::options::{read_options, OpenOptions};
 use super::send_options::{read_send_options, turn_error_to_js};
+use super::web_locks::WebLocks;
 use crate::agent::{friendly_message, validate_config, Agent, SendOptions, TurnError, TurnResult};
 use crate::domain::NewConversation;
 use crate::error::{Error, Result, StorageReason};
@@ -214,6 +215,10 @@ impl Lectern {
                 }
             });
             let mut agent = Agent::new(store, model, Rc::new(BrowserClock), config).with_library(library)?;
+            if let Some(name) = &options.db_name {
+                // Every instance on this database, in any tab, shares the conversation locks.
+                agent = agent.with_turn_locks(Rc::new(WebLocks::new(name)));
+            }
             if let Some(resolve) = callbacks.resolve_mention {
                 agent = agent.with_mention_resolver(Rc::new(JsMentionResolver::new(resolve)));
             }

@@ -19,6 +19,7 @@ mod options;
 mod send_options;
 mod storage_api;
 mod typescript;
+mod web_locks;
 
 pub use custom_provider::JsFunctionModel;
 pub use lectern::Lectern;

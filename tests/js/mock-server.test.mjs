@@ -104,3 +104,25 @@ test('mid-stream error event: Anthropic `event: error` and OpenAI `data: {"error
   assert.equal(openai.length, 2);
   assert.deepEqual(openai.at(-1).data, { error: { message: 'boom', type: 'server_error', code: null } });
 });
+
+test('a request whose client gives up before the answer ends is marked closedEarly', async () => {
+  await script('gone', [{ text: 'too late', delayMs: 2000 }, { text: 'on time' }]);
+  const requests = async () => (await fetch(`${mock.url}/__mock/gone/requests`)).json();
+  const controller = new AbortController();
+  const aborted = fetch(`${mock.url}/s/gone/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'm', stream: true, messages: [] }),
+    signal: controller.signal,
+  });
+  while ((await requests()).length === 0) await new Promise((r) => setTimeout(r, 10));
+  controller.abort();
+  await assert.rejects(aborted);
+  await (await post('/s/gone/v1/chat/completions', { model: 'm', stream: true, messages: [] })).text();
+  let recorded = await requests();
+  for (let i = 0; i < 50 && !recorded[0].closedEarly; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    recorded = await requests();
+  }
+  assert.deepEqual(recorded.map((r) => r.closedEarly ?? false), [true, false]);
+});

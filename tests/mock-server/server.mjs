@@ -8,7 +8,9 @@
 //   POST [/s/SESSION]/v1/messages           Anthropic Messages
 //   POST [/s/SESSION]/v1/embeddings         OpenAI embeddings (deterministic word-hash vectors)
 //   POST /__mock/SESSION/script   {turns: [Turn]}  queue turns for a session
-//   GET  /__mock/SESSION/requests                  every request the session got
+//   GET  /__mock/SESSION/requests                  every request the session got; one whose
+//                                                  client closed the connection before the
+//                                                  answer ended has `closedEarly: true`
 //   DELETE /__mock/SESSION                         forget the session
 // A session is any path-safe name; `/v1/...` without `/s/NAME` is session
 // "default". With nothing queued the model echoes the last user message.
@@ -130,7 +132,13 @@ export async function startMockServer({ port = 0, chunkDelayMs = 0 } = {}) {
         return json(400, { error: { message: 'request body is not JSON', type: 'invalid_request_error' } });
       }
       const s = session(name);
-      s.requests.push({ protocol, path: url.pathname, headers: req.headers, body });
+      const entry = { protocol, path: url.pathname, headers: req.headers, body };
+      s.requests.push(entry);
+      // The client gave up (an aborted fetch) before the answer ended; not when the mock cut it (dropAfterChunks).
+      let cutByMock = false;
+      res.on('close', () => {
+        if (!res.writableFinished && !cutByMock) entry.closedEarly = true;
+      });
 
       if (route[2] === 'embeddings') {
         const fault = s.queue[0]?.fault?.status ? s.queue.shift().fault : null;
@@ -139,6 +147,7 @@ export async function startMockServer({ port = 0, chunkDelayMs = 0 } = {}) {
       }
       const turn = s.queue.shift() ?? { text: `Mock reply to: ${lastUserText(protocol, body)}` };
       if (turn.delayMs) await sleep(turn.delayMs);
+      if (entry.closedEarly) return;
       const fault = turn.fault ?? {};
       if (fault.status) {
         const extra = {};
@@ -163,6 +172,7 @@ export async function startMockServer({ port = 0, chunkDelayMs = 0 } = {}) {
         if (fault.dropAfterChunks !== undefined && index >= fault.dropAfterChunks) {
           // Flush what was written, then close the socket without ending the
           // chunked body: the client sees the stream break off.
+          cutByMock = true;
           res.socket?.end();
           return;
         }
@@ -173,6 +183,7 @@ export async function startMockServer({ port = 0, chunkDelayMs = 0 } = {}) {
         res.write(fault.malformedAt === index ? 'data: {"choices": [ {broken\n\n' : chunk);
         index++;
         if (delay) await sleep(delay);
+        if (entry.closedEarly) return;
       }
       res.end();
     } catch (error) {

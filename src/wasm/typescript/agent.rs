@@ -33,7 +33,7 @@ export interface RunLimits {
   turnTimeoutMs?: number;
   /** One tool run, for tools without their own `timeoutMs` (default 10000). */
   toolTimeoutMs?: number;
-  /** How long a `send` waits for another turn on the same conversation (default: no limit; `ConversationBusyError`). */
+  /** How long a `send` waits for another turn on the same conversation — in this tab or, with `dbName`, any tab (default: no limit; `ConversationBusyError`). */
   lockWaitMs?: number;
 }
 

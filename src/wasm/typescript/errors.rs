@@ -45,7 +45,7 @@ export interface LecternError extends Error {
   partialText?: string;
   /** On a failed `send`: model calls made. */
   steps?: number;
-  /** On a failed `send`: tool calls completed before the failure (their steps are stored). */
+  /** On a failed `send`: tool calls settled before the failure — with a step cut off by a timeout, its running calls answered interrupted and unstarted ones not run (their steps are stored). */
   toolCalls?: ToolCallRecord[];
   /** The conversation that was busy (`ConversationBusyError`). */
   conversationId?: string;
