@@ -239,3 +239,40 @@ async fn a_failing_upgrade_step_leaves_the_old_version_intact() {
     drop(store);
     IndexedDbStore::delete_database(&name).await.unwrap();
 }
+
+/// A write whose future is dropped midway — a turn cut off by its time limit
+/// while its step is being stored — must leave nothing: IndexedDB would
+/// otherwise commit the requests already made, half a step.
+#[wasm_bindgen_test]
+async fn a_write_dropped_midway_stores_nothing_of_it() {
+    use lectern::domain::{Conversation, Message, Role};
+
+    let name = unique("dropped-write");
+    let store = IndexedDbStore::open(&name).await.unwrap();
+    let conversation = Conversation {
+        id: "c".into(),
+        title: "Dropped".into(),
+        created_at: 1.0,
+        book_id: None,
+        working_state: None,
+    };
+    store.create_conversation(&conversation).await.unwrap();
+    let messages: Vec<Message> = (0..2000)
+        .map(|i| Message::new(format!("m{i}"), "c", Role::User, format!("message {i}"), 2.0))
+        .collect();
+    // Let the write make its first requests (2,000 adds take far longer), then give up on it.
+    let write = store.append_messages(messages);
+    match select(write, Box::pin(sleep(20))).await {
+        Either::Left(_) => panic!("the write finished before it could be dropped"),
+        Either::Right((_, write)) => drop(write),
+    }
+    sleep(50).await;
+    let stored = store.messages("c").await.unwrap();
+    assert!(
+        stored.is_empty(),
+        "{} of 2,000 messages were stored by a dropped write",
+        stored.len()
+    );
+    drop(store);
+    IndexedDbStore::delete_database(&name).await.unwrap();
+}

@@ -24,7 +24,9 @@ use web_sys::{IdbDatabase, IdbVersionChangeEvent};
 
 use super::indexeddb_open::{open_database, IndexedDbOptions, Upgrade};
 use super::indexeddb_turns::{self as turns, BY_CONVERSATION};
-pub(super) use super::indexeddb_tx::{commit, finish, idb_error, idb_error_while, transaction};
+pub(super) use super::indexeddb_tx::{
+    commit, finish, idb_error, idb_error_while, transaction, write_transaction,
+};
 use super::{Store, TurnWrite};
 use crate::approval::PendingTurn;
 use crate::domain::{Conversation, Message};
@@ -357,9 +359,9 @@ impl Store for IndexedDbStore {
 
     fn append_messages(&self, messages: Vec<Message>) -> LocalBoxFuture<'_, Result<Vec<Message>>> {
         Box::pin(async move {
-            let tx = transaction(&self.db, &[CONVERSATIONS, MESSAGES], TransactionMode::ReadWrite)?;
+            let (tx, guard) = write_transaction(&self.db, &[CONVERSATIONS, MESSAGES])?;
             let outcome = append_in(&tx, messages).await;
-            finish(tx, outcome).await
+            finish(tx, guard, outcome).await
         })
     }
 

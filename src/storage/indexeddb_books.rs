@@ -9,7 +9,7 @@ use wasm_bindgen::{JsCast, JsValue};
 
 use super::indexeddb::{
     all_records, commit, finish, from_js, get_record, idb_error, owner_range, to_js, transaction,
-    IndexedDbStore, BOOKS, CHUNKS, INDEX_SNAPSHOTS, VECTORS,
+    write_transaction, IndexedDbStore, BOOKS, CHUNKS, INDEX_SNAPSHOTS, VECTORS,
 };
 use super::{BookStore, VECTOR_BATCH};
 use crate::error::{Error, Result, StorageReason};
@@ -115,9 +115,9 @@ impl BookStore for IndexedDbStore {
         index_snapshot: Option<&'a [u8]>,
     ) -> LocalBoxFuture<'a, Result<()>> {
         Box::pin(async move {
-            let tx = transaction(&self.db, &ALL, TransactionMode::ReadWrite)?;
+            let (tx, guard) = write_transaction(&self.db, &ALL)?;
             let outcome = write_book(&tx, book, chunks, vectors, index_snapshot).await;
-            finish(tx, outcome).await
+            finish(tx, guard, outcome).await
         })
     }
 

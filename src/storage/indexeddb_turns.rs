@@ -10,7 +10,8 @@ use wasm_bindgen::JsValue;
 
 use super::indexeddb::{
     all_records, append_in, commit as commit_tx, conversation_exists, finish, from_js, get_record, idb_error,
-    owner_range, to_js, transaction, CONVERSATIONS, MESSAGES, PENDING_TURNS, RUNS, TOOL_CALLS,
+    owner_range, to_js, transaction, write_transaction, CONVERSATIONS, MESSAGES, PENDING_TURNS, RUNS,
+    TOOL_CALLS,
 };
 use super::{check_revision, TurnWrite};
 use crate::approval::PendingTurn;
@@ -23,13 +24,9 @@ pub(super) const BY_CONVERSATION: &str = "byConversation";
 
 /// `Store::commit`: one read-write transaction over messages, tool calls and paused turns.
 pub(super) async fn commit(db: &Database, write: TurnWrite) -> Result<Vec<Message>> {
-    let tx = transaction(
-        db,
-        &[CONVERSATIONS, MESSAGES, TOOL_CALLS, PENDING_TURNS],
-        TransactionMode::ReadWrite,
-    )?;
+    let (tx, guard) = write_transaction(db, &[CONVERSATIONS, MESSAGES, TOOL_CALLS, PENDING_TURNS])?;
     let outcome = commit_in(&tx, write).await;
-    finish(tx, outcome).await
+    finish(tx, guard, outcome).await
 }
 
 async fn commit_in(tx: &Transaction, write: TurnWrite) -> Result<Vec<Message>> {

@@ -41,8 +41,32 @@ pub(super) async fn commit(tx: Transaction) -> Result<()> {
     }
 }
 
-/// Commits `tx` if its work succeeded; aborts it otherwise, so nothing of it is written.
-pub(super) async fn finish<T>(tx: Transaction, outcome: Result<T>) -> Result<T> {
+/// A read-write transaction over `stores`, and the guard that aborts it if
+/// its work is dropped before [`finish`] (a turn cut off by its time limit
+/// while its step is written): nothing of a dropped write is kept.
+pub(super) fn write_transaction(db: &Database, stores: &[&str]) -> Result<(Transaction, AbortOnDrop)> {
+    let raw: IdbTransaction = transaction(db, stores, TransactionMode::ReadWrite)?.into();
+    Ok((Transaction::from(raw.clone()), AbortOnDrop(Some(raw))))
+}
+
+/// Aborts its transaction when dropped, unless [`finish`] settled it first.
+/// (IndexedDB commits a transaction by itself once no request is pending, so
+/// a write given up halfway would otherwise keep the requests already made.)
+pub(super) struct AbortOnDrop(Option<IdbTransaction>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if let Some(tx) = self.0.take() {
+            // Throws if it is already committing or finished; then there is nothing to undo.
+            let _ = tx.abort();
+        }
+    }
+}
+
+/// Commits `tx` if its work succeeded; aborts it otherwise, so nothing of it
+/// is written. Either way `guard` has nothing left to do.
+pub(super) async fn finish<T>(tx: Transaction, mut guard: AbortOnDrop, outcome: Result<T>) -> Result<T> {
+    guard.0 = None;
     match outcome {
         Ok(value) => {
             commit(tx).await?;
