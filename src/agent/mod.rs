@@ -34,7 +34,7 @@ pub use config::{
     validate_config, AgentConfig, ConfigReport, ModelProfile, Persona, RetrievalStrategy, RunLimits,
     ToolShell,
 };
-pub use context::{estimate_tokens, history_window, ContextStrategy};
+pub use context::{estimate_tokens, history_window, read_window, ContextStrategy};
 pub use friendly::friendly_message;
 pub use headless::{HeadlessRequest, RunError, RunRecord, RunStatus, DEFAULT_RUN_TIMEOUT_MS};
 pub use mentions::MentionResolver;
