@@ -70,6 +70,9 @@ pub fn cases<S: Store + BookStore + 'static>() -> Vec<Case<S>> {
         ("deleting a book removes all of it", |s| {
             Box::pin(delete_book_removes_everything(s))
         }),
+        ("an index snapshot is saved and replaced", |s| {
+            Box::pin(snapshot_is_saved_and_replaced(s))
+        }),
         (
             "commit writes messages, records and the paused turn together",
             |s| Box::pin(turns::commit_writes_all_parts_together(s)),
@@ -446,4 +449,25 @@ async fn delete_book_removes_everything(store: impl Store + BookStore) {
         "the other book stays"
     );
     assert_eq!(store.delete_book("b1").await.unwrap_err().name(), "NotFoundError");
+}
+
+async fn snapshot_is_saved_and_replaced(store: impl Store + BookStore) {
+    let (chunks, vectors) = content(3);
+    store
+        .put_book(&book("b1"), &chunks, &vectors, None)
+        .await
+        .unwrap();
+    store.put_index_snapshot("b1", &[1, 2]).await.expect("save");
+    assert_eq!(store.index_snapshot("b1").await.unwrap(), Some(vec![1, 2]));
+    store.put_index_snapshot("b1", &[7; 300]).await.expect("replace");
+    assert_eq!(store.index_snapshot("b1").await.unwrap(), Some(vec![7; 300]));
+    let err = store.put_index_snapshot("ghost", &[1]).await.unwrap_err();
+    assert_eq!(err.name(), "NotFoundError");
+    assert_eq!(
+        store.index_snapshot("ghost").await.unwrap(),
+        None,
+        "nothing written"
+    );
+    store.delete_book("b1").await.unwrap();
+    assert_eq!(store.index_snapshot("b1").await.unwrap(), None);
 }
