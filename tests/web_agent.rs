@@ -385,15 +385,21 @@ async fn cached_results_are_shared_only_within_their_scope() {
         ]))
         .await;
     let opened = open_with(json!({ "provider": provider(&session, json!({})) })).await;
+    let object = json!({ "type": "object" });
     let counted = "globalThis.__lecternRuns = (globalThis.__lecternRuns || 0) + 1;";
     let profile = format!("{counted} return {{ user: ctx.userId }};");
     register(
         &opened,
-        tool("profile", json!({}), &profile, json!({ "cacheTtlMs": 60000 })),
+        tool(
+            "profile",
+            object.clone(),
+            &profile,
+            json!({ "cacheTtlMs": 60000 }),
+        ),
     );
     let rate = format!("{counted} return {{ rate: 1.08, asked: ctx.userId }};");
     let global = json!({ "cacheTtlMs": 60000, "cacheScope": "global" });
-    register(&opened, tool("rate", json!({}), &rate, global));
+    register(&opened, tool("rate", object.clone(), &rate, global));
     let id = conversation(&opened).await;
     let mut seen = Vec::new();
     for user in ["alice", "bob", "alice", "alice", "bob"] {
@@ -410,8 +416,8 @@ async fn cached_results_are_shared_only_within_their_scope() {
         (r#"{"user":"alice"}"#, false),
         (r#"{"user":"bob"}"#, false),
         (r#"{"user":"alice"}"#, true),
-        (r#"{"rate":1.08,"asked":"alice"}"#, false),
-        (r#"{"rate":1.08,"asked":"alice"}"#, true),
+        (r#"{"asked":"alice","rate":1.08}"#, false),
+        (r#"{"asked":"alice","rate":1.08}"#, true),
     ];
     let expected: Vec<(String, bool)> = expected.iter().map(|(r, c)| (r.to_string(), *c)).collect();
     assert_eq!(
@@ -421,11 +427,13 @@ async fn cached_results_are_shared_only_within_their_scope() {
     let runs = Reflect::get(&js_sys::global(), &"__lecternRuns".into()).unwrap();
     assert_eq!(runs.as_f64(), Some(3.0));
 
-    let bad = tool("odd", json!({}), "return 1;", json!({ "cacheScope": "everyone" }));
+    let bad = tool("odd", object, "return 1;", json!({ "cacheScope": "everyone" }));
     let error: js_sys::Error = opened
         .lectern
         .register_tool(bad.unchecked_into())
         .expect_err("refused")
         .unchecked_into();
     assert_eq!(String::from(error.name()), "ConfigError");
+    let message = String::from(error.message());
+    assert!(message.contains("everyone"), "{message}");
 }
