@@ -10,7 +10,10 @@ cargo bench --bench sse_throughput 2>/dev/null | grep -v '^\s*$'
 printf '\n== Retrieval, native\n'
 cargo bench --bench retrieval 2>/dev/null | grep -v '^\s*$'
 
-printf '\n== SSE parse throughput and retrieval, wasm in headless Chromium\n'
+printf '\n== Context per step, native\n'
+cargo bench --bench context 2>/dev/null | grep -v '^\s*$'
+
+printf '\n== SSE parse throughput, retrieval and context per step, wasm in headless Chromium\n'
 fixtures="$(cd .. && pwd)/shared/fixtures"
 log=$(mktemp)
 LECTERN_FIXTURES_DIR="$fixtures" node tests/mock-server/server.mjs --port 0 >"$log" 2>&1 &
@@ -20,4 +23,4 @@ for _ in $(seq 100); do grep -q '^MOCK_URL=' "$log" && break; sleep 0.1; done
 WASM_BINDGEN_TEST_TIMEOUT=900 LECTERN_FIXTURES_URL="$(sed -n 's/^MOCK_URL=//p' "$log")/fixtures" \
   CHROMEDRIVER="$(command -v chromedriver)" \
   cargo test --release --target wasm32-unknown-unknown --test web_bench -- --include-ignored --nocapture 2>/dev/null \
-  | grep -E 'MB/s|throughput|Retrieval|corpus|vectors|exact|HNSW|snapshot|cold start|IndexedDB|SKIPPED'
+  | grep -E 'MB/s|throughput|Retrieval|corpus|vectors|exact|HNSW|snapshot|cold start|IndexedDB|[Cc]ontext|SKIPPED'

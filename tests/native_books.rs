@@ -183,7 +183,9 @@ fn the_index_agrees_with_exact_search_on_real_embeddings() {
             .iter()
             .map(|h| h.index)
             .collect();
-        let approx = index.search(queries.get(q), 10, |_| true).expect("full top 10");
+        let approx = index
+            .search(&corpus, queries.get(q), 10, |_| true)
+            .expect("full top 10");
         found += approx.iter().filter(|h| exact.contains(&h.index)).count();
     }
     let recall = found as f64 / (queries.len() * 10) as f64;

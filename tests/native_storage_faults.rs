@@ -47,6 +47,14 @@ impl Store for FullStore {
     fn messages<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Message>>> {
         self.inner.messages(id)
     }
+    fn recent_messages<'a>(
+        &'a self,
+        id: &'a str,
+        before_seq: Option<u32>,
+        limit: usize,
+    ) -> LocalBoxFuture<'a, Result<Vec<Message>>> {
+        self.inner.recent_messages(id, before_seq, limit)
+    }
     fn commit(&self, write: TurnWrite) -> LocalBoxFuture<'_, Result<Vec<Message>>> {
         if self.full.get() {
             let error = Error::storage_because(StorageReason::Quota, "the disk is full");

@@ -6,6 +6,7 @@ import init, {
   type IngestProgress,
   type SearchResult,
   type ConfigReport,
+  type CacheScope,
   type FailedSend,
   type ToolContext,
   type ChatCompletionChunk,
@@ -167,6 +168,15 @@ export async function toolsAndEvents(lectern: Lectern, id: string): Promise<stri
     },
     timeoutMs: 5000,
     cacheTtlMs: 60000,
+  });
+  const shared: CacheScope = 'global';
+  lectern.registerTool({
+    name: 'exchange_rate',
+    description: 'Today\'s EUR to USD rate, the same for everyone',
+    parameters: { type: 'object', properties: {} },
+    execute: () => 1.08,
+    cacheTtlMs: 3_600_000,
+    cacheScope: shared,
   });
   lectern.clearToolCache('weather');
   lectern.clearToolCache();

@@ -373,3 +373,67 @@ async fn working_state_and_mentions_reach_the_model_and_config_is_validated() {
     let error: js_sys::Error = bad.expect_err("refused").unchecked_into();
     assert_eq!(String::from(error.name()), "ConfigError");
 }
+
+#[wasm_bindgen_test]
+async fn cached_results_are_shared_only_within_their_scope() {
+    let session = MockSession::new();
+    let call = |name: &str| json!({ "toolCalls": [{ "id": "c", "name": name, "arguments": {} }] });
+    session
+        .script(json!([
+            call("profile"), { "text": "a" }, call("profile"), { "text": "b" },
+            call("profile"), { "text": "a" }, call("rate"), { "text": "r" }, call("rate"), { "text": "r" }
+        ]))
+        .await;
+    let opened = open_with(json!({ "provider": provider(&session, json!({})) })).await;
+    let object = json!({ "type": "object" });
+    let counted = "globalThis.__lecternRuns = (globalThis.__lecternRuns || 0) + 1;";
+    let profile = format!("{counted} return {{ user: ctx.userId }};");
+    register(
+        &opened,
+        tool(
+            "profile",
+            object.clone(),
+            &profile,
+            json!({ "cacheTtlMs": 60000 }),
+        ),
+    );
+    let rate = format!("{counted} return {{ rate: 1.08, asked: ctx.userId }};");
+    let global = json!({ "cacheTtlMs": 60000, "cacheScope": "global" });
+    register(&opened, tool("rate", object.clone(), &rate, global));
+    let id = conversation(&opened).await;
+    let mut seen = Vec::new();
+    for user in ["alice", "bob", "alice", "alice", "bob"] {
+        let options = js(json!({ "userId": user })).unchecked_into();
+        let reply =
+            to_json(&resolve(opened.lectern.send(id.clone().into(), "hi".into(), Some(options))).await);
+        let call = &reply["toolCalls"][0];
+        seen.push((
+            call["result"].as_str().unwrap().to_owned(),
+            call["cached"].as_bool().unwrap(),
+        ));
+    }
+    let expected = [
+        (r#"{"user":"alice"}"#, false),
+        (r#"{"user":"bob"}"#, false),
+        (r#"{"user":"alice"}"#, true),
+        (r#"{"asked":"alice","rate":1.08}"#, false),
+        (r#"{"asked":"alice","rate":1.08}"#, true),
+    ];
+    let expected: Vec<(String, bool)> = expected.iter().map(|(r, c)| (r.to_string(), *c)).collect();
+    assert_eq!(
+        seen, expected,
+        "per user by default, shared with cacheScope 'global'"
+    );
+    let runs = Reflect::get(&js_sys::global(), &"__lecternRuns".into()).unwrap();
+    assert_eq!(runs.as_f64(), Some(3.0));
+
+    let bad = tool("odd", object, "return 1;", json!({ "cacheScope": "everyone" }));
+    let error: js_sys::Error = opened
+        .lectern
+        .register_tool(bad.unchecked_into())
+        .expect_err("refused")
+        .unchecked_into();
+    assert_eq!(String::from(error.name()), "ConfigError");
+    let message = String::from(error.message());
+    assert!(message.contains("everyone"), "{message}");
+}

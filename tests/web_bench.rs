@@ -1,8 +1,11 @@
-//! SSE parse throughput in headless Chromium. A benchmark, not a test: it is
-//! `#[ignore]`d and run by `npm run bench` with `--include-ignored`.
+//! SSE parse throughput, retrieval and context per step in headless Chromium.
+//! A benchmark, not a test: it is `#[ignore]`d and run by `npm run bench`
+//! with `--include-ignored`.
 #![cfg(target_arch = "wasm32")]
 
 mod bench_support;
+#[path = "bench_support/context.rs"]
+mod context;
 #[path = "bench_support/retrieval.rs"]
 mod retrieval;
 #[path = "shared_fixtures/mod.rs"]
@@ -164,6 +167,21 @@ async fn retrieval_in_chromium() {
         read
     ));
     assert_eq!(hits.len(), 10);
+    store.close();
+    drop(store);
+    IndexedDbStore::delete_database(&name).await.unwrap();
+}
+
+#[wasm_bindgen_test]
+#[ignore]
+async fn context_per_step_in_chromium() {
+    use lectern::storage::IndexedDbStore;
+    report("Context per step, wasm in headless Chromium (IndexedDB; median of 50)".into());
+    let name = format!("bench-context-{}", js_sys::Date::now() as u64);
+    let store = IndexedDbStore::open(&name).await.unwrap();
+    for line in context::run(&store, &now_ms, 50).await {
+        report(line);
+    }
     store.close();
     drop(store);
     IndexedDbStore::delete_database(&name).await.unwrap();

@@ -1,8 +1,16 @@
-//! Choosing which stored messages the model sees.
+//! Choosing which stored messages the model sees, read from the store in
+//! bounded pages from the newest message back.
 
 use serde::Deserialize;
 
 use crate::domain::{Message, Role};
+use crate::error::Result;
+use crate::storage::Store;
+
+/// Messages read past `maxMessages`, so one read usually reaches a unit boundary.
+const SLACK: usize = 16;
+/// The first page of a token-budget read; later pages double.
+const FIRST_PAGE: usize = 64;
 
 /// How much history goes to the model. Either way the newest messages are
 /// kept, an assistant message that called tools is never split from its tool
@@ -61,22 +69,11 @@ fn unit_starts(history: &[Message]) -> Vec<usize> {
 pub fn history_window(history: &[Message], strategy: ContextStrategy, system_tokens: usize) -> &[Message] {
     let starts = unit_starts(history);
     let mut keep_from = history.len();
-    let mut used = match strategy {
-        ContextStrategy::FullHistory { .. } => 0,
-        ContextStrategy::TokenBudget { .. } => system_tokens,
-    };
+    let mut used = initial_cost(strategy, system_tokens);
     for &start in starts.iter().rev() {
-        let unit = &history[start..keep_from];
-        let cost = match strategy {
-            ContextStrategy::FullHistory { .. } => unit.len(),
-            ContextStrategy::TokenBudget { .. } => unit.iter().map(message_tokens).sum(),
-        };
-        let limit = match strategy {
-            ContextStrategy::FullHistory { max_messages } => max_messages,
-            ContextStrategy::TokenBudget { max_tokens } => max_tokens,
-        };
+        let cost = unit_cost(&history[start..keep_from], strategy);
         let first = keep_from == history.len();
-        if used + cost > limit && !first {
+        if used + cost > limit_of(strategy) && !first {
             break;
         }
         used += cost;
@@ -87,6 +84,85 @@ pub fn history_window(history: &[Message], strategy: ContextStrategy, system_tok
         keep_from += 1;
     }
     &history[keep_from..]
+}
+
+/// The window [`history_window`] gives on the whole history, read newest
+/// first in growing pages until its start is known: a step costs the size of
+/// the window, not of the conversation.
+pub async fn read_window(
+    store: &dyn Store,
+    conversation_id: &str,
+    strategy: ContextStrategy,
+    system_tokens: usize,
+) -> Result<Vec<Message>> {
+    let mut page = match strategy {
+        ContextStrategy::FullHistory { max_messages } => max_messages.saturating_add(SLACK),
+        ContextStrategy::TokenBudget { .. } => FIRST_PAGE,
+    };
+    let mut tail: Vec<Message> = Vec::new();
+    loop {
+        let before = tail.first().map(|m| m.seq);
+        let mut older = store.recent_messages(conversation_id, before, page).await?;
+        let complete = older.len() < page;
+        older.append(&mut tail);
+        tail = older;
+        if let Some(start) = window_start(&tail, complete, strategy, system_tokens) {
+            tail.drain(..start);
+            return Ok(tail);
+        }
+        page = page.saturating_mul(2);
+    }
+}
+
+/// Where the window starts in `tail`, the newest messages of a history
+/// (all of it when `complete`), or `None` if older messages could still
+/// belong to the window.
+fn window_start(
+    tail: &[Message],
+    complete: bool,
+    strategy: ContextStrategy,
+    system_tokens: usize,
+) -> Option<usize> {
+    if complete {
+        return Some(tail.len() - history_window(tail, strategy, system_tokens).len());
+    }
+    let mut keep_from = tail.len();
+    let mut used = initial_cost(strategy, system_tokens);
+    for &start in unit_starts(tail).iter().rev() {
+        let cost = unit_cost(&tail[start..keep_from], strategy);
+        if used + cost > limit_of(strategy) && keep_from != tail.len() {
+            // This unit does not fit; the whole unit (it may begin before
+            // `tail`) costs at least as much, so the window starts after it.
+            return Some(keep_from);
+        }
+        if tail[start].role == Role::ToolResult {
+            return None; // it fits, but its call is older than `tail`
+        }
+        used += cost;
+        keep_from = start;
+    }
+    None
+}
+
+fn initial_cost(strategy: ContextStrategy, system_tokens: usize) -> usize {
+    match strategy {
+        ContextStrategy::FullHistory { .. } => 0,
+        ContextStrategy::TokenBudget { .. } => system_tokens,
+    }
+}
+
+fn unit_cost(unit: &[Message], strategy: ContextStrategy) -> usize {
+    match strategy {
+        ContextStrategy::FullHistory { .. } => unit.len(),
+        ContextStrategy::TokenBudget { .. } => unit.iter().map(message_tokens).sum(),
+    }
+}
+
+fn limit_of(strategy: ContextStrategy) -> usize {
+    match strategy {
+        ContextStrategy::FullHistory { max_messages } => max_messages,
+        ContextStrategy::TokenBudget { max_tokens } => max_tokens,
+    }
 }
 
 #[cfg(test)]

@@ -91,7 +91,7 @@ impl Agent {
         self.store.put_run(&run).await?;
         let first_seq = self
             .store
-            .messages(&conversation_id)
+            .recent_messages(&conversation_id, None, 1)
             .await?
             .last()
             .map_or(0, |m| m.seq + 1);
@@ -138,13 +138,18 @@ impl Agent {
                 run.steps = failure.steps;
             }
         }
+        // The run's messages, read by seq range rather than the whole conversation.
+        let end = self
+            .store
+            .recent_messages(&conversation_id, None, 1)
+            .await?
+            .last()
+            .map_or(0, |m| m.seq + 1);
+        let count = end.saturating_sub(first_seq) as usize;
         run.log = self
             .store
-            .messages(&conversation_id)
-            .await?
-            .into_iter()
-            .filter(|m| m.seq >= first_seq)
-            .collect();
+            .recent_messages(&conversation_id, Some(end), count)
+            .await?;
         run.finished_at = Some(self.clock.now_ms());
         self.store.put_run(&run).await?;
         Ok(run)

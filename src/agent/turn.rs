@@ -10,7 +10,7 @@ use super::cut_step::OpenStep;
 use super::system_prompt::{iso_date, system_message, SystemInputs};
 use super::tool_step::StepEnd;
 use super::{
-    history_window, Agent, RetrievalStrategy, TurnError, TurnGuard, TurnOverrides, TurnResult, TurnState,
+    read_window, Agent, RetrievalStrategy, TurnError, TurnGuard, TurnOverrides, TurnResult, TurnState,
     TurnStatus,
 };
 use crate::approval::PendingCall;
@@ -306,8 +306,14 @@ impl Agent {
                 passages: state.passages.as_deref(),
             },
         )?;
-        let history = self.store.messages(scope.conversation_id).await?;
-        let window = history_window(&history, self.config.context, super::estimate_tokens(&system));
+        // A bounded read of the newest messages: a step costs the window, not the conversation.
+        let window = read_window(
+            &*self.store,
+            scope.conversation_id,
+            self.config.context,
+            super::estimate_tokens(&system),
+        )
+        .await?;
         let book_tools = book.is_some() && self.config.retrieval == RetrievalStrategy::ToolUse;
         let always_retrieve = book.is_some() && self.config.retrieval == RetrievalStrategy::AlwaysRetrieve;
         let tools = if tools_left && !always_retrieve {
@@ -326,7 +332,7 @@ impl Agent {
         };
         Ok(ModelRequest {
             system: Some(system),
-            messages: window.to_vec(),
+            messages: window,
             tools,
             temperature: self.config.temperature(),
             max_tokens: None,

@@ -52,6 +52,19 @@ impl PendingStatus {
 }
 
 impl PendingTurn {
+    /// The turn as it is kept once settled (resolved, cancelled or expired):
+    /// a tombstone with its ids, times, status and revision — enough to refuse
+    /// a second resolve with its state — without the step state it no longer
+    /// needs. The messages and tool-call records keep what happened. An open
+    /// turn is returned as it is.
+    pub fn pruned(mut self) -> PendingTurn {
+        if !self.status.is_open() {
+            self.calls = Vec::new();
+            self.step = PausedStep::default();
+        }
+        self
+    }
+
     /// Whether it is claimed by a `resolveApprovals` that can no longer finish (the page closed).
     pub fn is_abandoned(&self, now: f64) -> bool {
         self.status == PendingStatus::Resolving && self.step.claim_expires_at.is_some_and(|at| at <= now)
@@ -79,7 +92,7 @@ pub struct ClaimedCall {
 }
 
 /// The model response a turn paused in, and what is needed to go on from it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PausedStep {
     /// The text the model wrote alongside its calls.

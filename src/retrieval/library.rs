@@ -229,7 +229,7 @@ impl Library {
 
         report("indexing", 0, 1);
         let index = (vectors.len() >= INDEX_MIN_VECTORS).then(|| VectorIndex::build(&vectors, self.indexing));
-        let snapshot = index.as_ref().map(VectorIndex::to_snapshot).transpose()?;
+        let snapshot = index.as_ref().map(VectorIndex::to_snapshot);
         report("indexing", 1, 1);
         cancel.check()?;
 
@@ -301,7 +301,7 @@ impl Library {
     }
 
     /// The book ready to search: from memory, else from the store with its
-    /// index snapshot (built and saved if missing).
+    /// index snapshot (built and saved if missing or unreadable).
     pub async fn load(&self, id: &str) -> Result<Rc<LoadedBook>> {
         if let Some(loaded) = self.loaded.borrow().get(id) {
             return Ok(loaded.clone());
@@ -311,18 +311,17 @@ impl Library {
         let (index, index_source) = if vectors.len() < INDEX_MIN_VECTORS {
             (None, IndexSource::None)
         } else {
-            match self
-                .store
-                .index_snapshot(id)
-                .await?
-                .map(|b| VectorIndex::from_snapshot(&b))
-            {
+            let stored = self.store.index_snapshot(id).await?;
+            match stored.map(|bytes| VectorIndex::from_snapshot(&bytes, vectors.len())) {
                 Some(Ok(index)) => (Some(index), IndexSource::Snapshot),
-                // No snapshot, or an unreadable one: rebuild (the stored vectors are the truth).
-                _ => (
-                    Some(VectorIndex::build(&vectors, self.indexing)),
-                    IndexSource::Built,
-                ),
+                // No snapshot, or one of another version, format or book, or
+                // corrupt: rebuild (the stored vectors are the truth) and save
+                // it, so the next open reads it.
+                _ => {
+                    let index = VectorIndex::build(&vectors, self.indexing);
+                    self.store.put_index_snapshot(id, &index.to_snapshot()).await?;
+                    (Some(index), IndexSource::Built)
+                }
             }
         };
         let loaded = Rc::new(LoadedBook {
@@ -429,7 +428,7 @@ pub fn search_book_vectors(loaded: &LoadedBook, query: &[f32], k: usize, max_pag
         .as_ref()
         .filter(|_| eligible_count >= INDEX_MIN_VECTORS)
     {
-        if let Some(hits) = index.search(query, k, eligible) {
+        if let Some(hits) = index.search(&loaded.vectors, query, k, eligible) {
             return hits;
         }
     }

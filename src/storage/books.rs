@@ -38,6 +38,9 @@ pub trait BookStore {
     /// A book's index snapshot, if the book exists and one was saved.
     fn index_snapshot<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Vec<u8>>>>;
 
+    /// Saves (or replaces) a book's index snapshot; `NotFound` if the book does not exist.
+    fn put_index_snapshot<'a>(&'a self, id: &'a str, snapshot: &'a [u8]) -> LocalBoxFuture<'a, Result<()>>;
+
     /// Deletes a book with its chunks, vectors and index; `NotFound` if it does not exist.
     fn delete_book<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>>;
 }

@@ -49,6 +49,9 @@ pub fn cases<S: Store + BookStore + 'static>() -> Vec<Case<S>> {
         ("messages of a missing conversation is NotFound", |s| {
             Box::pin(messages_of_missing_is_not_found(s))
         }),
+        ("reads the newest messages before a seq, in order", |s| {
+            Box::pin(reads_the_newest_messages(s))
+        }),
         ("delete removes the conversation and its messages", |s| {
             Box::pin(delete_removes_everything(s))
         }),
@@ -67,12 +70,18 @@ pub fn cases<S: Store + BookStore + 'static>() -> Vec<Case<S>> {
         ("deleting a book removes all of it", |s| {
             Box::pin(delete_book_removes_everything(s))
         }),
+        ("an index snapshot is saved and replaced", |s| {
+            Box::pin(snapshot_is_saved_and_replaced(s))
+        }),
         (
             "commit writes messages, records and the paused turn together",
             |s| Box::pin(turns::commit_writes_all_parts_together(s)),
         ),
         ("a stale paused-turn revision writes nothing", |s| {
             Box::pin(turns::a_stale_revision_writes_nothing(s))
+        }),
+        ("a settled paused turn is kept as a tombstone", |s| {
+            Box::pin(turns::a_settled_turn_is_kept_as_a_tombstone(s))
         }),
         (
             "lists paused turns by conversation, in (time-ordered) id order",
@@ -183,6 +192,41 @@ async fn appends_messages_in_order(store: impl Store) {
         got,
         [("m1", 0, "hello"), ("m2", 1, "hi"), ("m3", 2, "how are you?")]
     );
+}
+
+async fn reads_the_newest_messages(store: impl Store) {
+    store.create_conversation(&conversation("c1", 1.0)).await.unwrap();
+    store.create_conversation(&conversation("c2", 2.0)).await.unwrap();
+    let other = message("x", "c2", Role::User, "elsewhere");
+    let mut batch: Vec<Message> = (0..10)
+        .map(|i| message(&format!("m{i}"), "c1", Role::User, &format!("ünï {i}")))
+        .collect();
+    batch.insert(4, other);
+    store.append_messages(batch).await.unwrap();
+    let seqs = |messages: Vec<Message>| messages.iter().map(|m| m.seq).collect::<Vec<_>>();
+    let recent = |before, limit| store.recent_messages("c1", before, limit);
+    assert_eq!(seqs(recent(None, 3).await.unwrap()), [7, 8, 9]);
+    assert_eq!(seqs(recent(Some(7), 3).await.unwrap()), [4, 5, 6]);
+    assert_eq!(seqs(recent(Some(2), 5).await.unwrap()), [0, 1]);
+    assert_eq!(
+        seqs(recent(None, 100).await.unwrap()),
+        (0..10).collect::<Vec<_>>()
+    );
+    assert_eq!(seqs(recent(Some(0), 5).await.unwrap()), Vec::<u32>::new());
+    assert_eq!(seqs(recent(None, 0).await.unwrap()), Vec::<u32>::new());
+    let newest = recent(None, 1).await.unwrap();
+    assert_eq!(
+        (newest[0].id.as_str(), newest[0].content.as_str()),
+        ("m9", "ünï 9")
+    );
+    assert_eq!(seqs(store.recent_messages("c2", None, 5).await.unwrap()), [0]);
+    store
+        .create_conversation(&conversation("empty", 3.0))
+        .await
+        .unwrap();
+    assert!(store.recent_messages("empty", None, 5).await.unwrap().is_empty());
+    let err = store.recent_messages("nope", None, 5).await.unwrap_err();
+    assert_eq!(err.name(), "NotFoundError");
 }
 
 async fn keeps_conversations_apart(store: impl Store) {
@@ -407,4 +451,25 @@ async fn delete_book_removes_everything(store: impl Store + BookStore) {
         "the other book stays"
     );
     assert_eq!(store.delete_book("b1").await.unwrap_err().name(), "NotFoundError");
+}
+
+async fn snapshot_is_saved_and_replaced(store: impl Store + BookStore) {
+    let (chunks, vectors) = content(3);
+    store
+        .put_book(&book("b1"), &chunks, &vectors, None)
+        .await
+        .unwrap();
+    store.put_index_snapshot("b1", &[1, 2]).await.expect("save");
+    assert_eq!(store.index_snapshot("b1").await.unwrap(), Some(vec![1, 2]));
+    store.put_index_snapshot("b1", &[7; 300]).await.expect("replace");
+    assert_eq!(store.index_snapshot("b1").await.unwrap(), Some(vec![7; 300]));
+    let err = store.put_index_snapshot("ghost", &[1]).await.unwrap_err();
+    assert_eq!(err.name(), "NotFoundError");
+    assert_eq!(
+        store.index_snapshot("ghost").await.unwrap(),
+        None,
+        "nothing written"
+    );
+    store.delete_book("b1").await.unwrap();
+    assert_eq!(store.index_snapshot("b1").await.unwrap(), None);
 }

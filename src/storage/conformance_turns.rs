@@ -140,6 +140,42 @@ pub(super) async fn a_stale_revision_writes_nothing(store: impl Store) {
     assert_eq!(store.pending_turn("t1").await.unwrap(), Some(claimed));
 }
 
+pub(super) async fn a_settled_turn_is_kept_as_a_tombstone(store: impl Store) {
+    store.create_conversation(&conversation("c1")).await.unwrap();
+    let open = pending("t1", "c1", 10.0);
+    let write = |pending| TurnWrite {
+        pending: Some(pending),
+        ..TurnWrite::default()
+    };
+    store.commit(write(open.clone())).await.unwrap();
+    let mut resolved = open.clone();
+    resolved.status = PendingStatus::Resolved;
+    resolved.revision = 1;
+    store.commit(write(resolved.clone())).await.unwrap();
+    let kept = store.pending_turn("t1").await.unwrap().expect("kept");
+    assert_eq!(kept, resolved.clone().pruned());
+    assert_eq!(
+        (kept.status, kept.revision, kept.expires_at),
+        (PendingStatus::Resolved, 1, open.expires_at)
+    );
+    assert!(
+        kept.calls.is_empty() && kept.step == PausedStep::default(),
+        "{kept:?}"
+    );
+    // The revision check still refuses a writer that read the open turn.
+    let mut late = open.clone();
+    late.status = PendingStatus::Resolving;
+    late.revision = 1;
+    let err = store.commit(write(late)).await.unwrap_err();
+    assert_eq!(
+        err,
+        Error::AlreadyResolved {
+            turn_id: "t1".into(),
+            state: "resolved".into()
+        }
+    );
+}
+
 pub(super) async fn lists_paused_turns_by_conversation_in_id_order(store: impl Store) {
     for id in ["c1", "c2"] {
         store.create_conversation(&conversation(id)).await.unwrap();

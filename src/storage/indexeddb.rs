@@ -267,6 +267,15 @@ pub(super) fn owner_range(owner_id: &str) -> Result<Query> {
     Ok(Query::KeyRange(range))
 }
 
+/// The key range of a conversation's messages with `start <= seq < end`.
+fn seq_range(conversation_id: &str, start: u32, end: u32) -> Result<Query> {
+    let id = JsValue::from_str(conversation_id);
+    let lower = Array::of2(&id, &JsValue::from_f64(f64::from(start)));
+    let upper = Array::of2(&id, &JsValue::from_f64(f64::from(end)));
+    let range = KeyRange::bound(&lower, &upper, Some(false), Some(true)).map_err(idb_error)?;
+    Ok(Query::KeyRange(range))
+}
+
 impl Store for IndexedDbStore {
     fn create_conversation<'a>(&'a self, conversation: &'a Conversation) -> LocalBoxFuture<'a, Result<()>> {
         Box::pin(async move {
@@ -379,6 +388,46 @@ impl Store for IndexedDbStore {
                 .await
                 .map_err(idb_error)?;
             values.into_iter().map(from_js).collect()
+        })
+    }
+
+    fn recent_messages<'a>(
+        &'a self,
+        conversation_id: &'a str,
+        before_seq: Option<u32>,
+        limit: usize,
+    ) -> LocalBoxFuture<'a, Result<Vec<Message>>> {
+        Box::pin(async move {
+            let tx = self
+                .db
+                .transaction(&[CONVERSATIONS, MESSAGES], TransactionMode::ReadOnly)
+                .map_err(idb_error)?;
+            let conversations = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
+            if !conversation_exists(&conversations, conversation_id).await? {
+                return Err(Error::not_found("conversation", conversation_id));
+            }
+            let store = tx.object_store(MESSAGES).map_err(idb_error)?;
+            let mut end = match before_seq {
+                Some(seq) => seq,
+                None => last_seq(&store, conversation_id).await?.map_or(0, |s| s + 1),
+            };
+            // Seqs are dense, so one key range of `limit` seqs is the answer;
+            // a gap would only make it short, and the loop reads on below it.
+            let mut pages: Vec<Vec<Message>> = Vec::new();
+            let mut found = 0;
+            while found < limit && end > 0 {
+                let start = end.saturating_sub(u32::try_from(limit - found).unwrap_or(u32::MAX));
+                let values = store
+                    .get_all(Some(seq_range(conversation_id, start, end)?), None)
+                    .map_err(idb_error)?
+                    .await
+                    .map_err(idb_error)?;
+                let page: Vec<Message> = values.into_iter().map(from_js).collect::<Result<_>>()?;
+                found += page.len();
+                pages.push(page);
+                end = start;
+            }
+            Ok(pages.into_iter().rev().flatten().collect())
         })
     }
 

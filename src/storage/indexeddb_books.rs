@@ -93,16 +93,22 @@ async fn write_book(
             .map_err(idb_error)?;
     }
     if let Some(bytes) = snapshot {
-        let record = Object::new();
-        set(&record, "bookId", &book.id.as_str().into())?;
-        set(&record, "bytes", &Uint8Array::from(bytes).into())?;
-        let store = tx.object_store(INDEX_SNAPSHOTS).map_err(idb_error)?;
-        store
-            .put(&record, None)
-            .map_err(idb_error)?
-            .await
-            .map_err(idb_error)?;
+        put_snapshot(tx, &book.id, bytes).await?;
     }
+    Ok(())
+}
+
+/// Writes (or replaces) the snapshot record `{ bookId, bytes: Uint8Array }`.
+async fn put_snapshot(tx: &Transaction, book_id: &str, bytes: &[u8]) -> Result<()> {
+    let record = Object::new();
+    set(&record, "bookId", &book_id.into())?;
+    set(&record, "bytes", &Uint8Array::from(bytes).into())?;
+    tx.object_store(INDEX_SNAPSHOTS)
+        .map_err(idb_error)?
+        .put(&record, None)
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)?;
     Ok(())
 }
 
@@ -222,6 +228,20 @@ impl BookStore for IndexedDbStore {
                     Error::storage(format!("the index snapshot of book {id} is not a Uint8Array"))
                 })?;
             Ok(Some(bytes.to_vec()))
+        })
+    }
+
+    fn put_index_snapshot<'a>(&'a self, id: &'a str, snapshot: &'a [u8]) -> LocalBoxFuture<'a, Result<()>> {
+        Box::pin(async move {
+            let (tx, guard) = write_transaction(&self.db, &[BOOKS, INDEX_SNAPSHOTS])?;
+            let outcome = async {
+                if !exists(&tx, BOOKS, id).await? {
+                    return Err(Error::not_found("book", id));
+                }
+                put_snapshot(&tx, id, snapshot).await
+            }
+            .await;
+            finish(tx, guard, outcome).await
         })
     }
 

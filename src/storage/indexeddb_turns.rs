@@ -64,9 +64,9 @@ async fn commit_in(tx: &Transaction, write: TurnWrite) -> Result<Vec<Message>> {
             .await
             .map_err(idb_error)?;
     }
-    if let Some(pending) = &write.pending {
+    if let Some(pending) = write.pending {
         pending_store
-            .put(&to_js(pending)?, None)
+            .put(&to_js(&pending.pruned())?, None)
             .map_err(idb_error)?
             .await
             .map_err(idb_error)?;

@@ -80,7 +80,7 @@ impl Inner {
                 .insert((record.turn_id.clone(), record.position), record);
         }
         if let Some(pending) = write.pending {
-            self.pending.insert(pending.turn_id.clone(), pending);
+            self.pending.insert(pending.turn_id.clone(), pending.pruned());
         }
         Ok(stored)
     }
@@ -166,6 +166,22 @@ impl Store for MemoryStore {
             .get(conversation_id)
             .cloned()
             .ok_or_else(|| Error::not_found("conversation", conversation_id));
+        Box::pin(async move { result })
+    }
+
+    fn recent_messages<'a>(
+        &'a self,
+        conversation_id: &'a str,
+        before_seq: Option<u32>,
+        limit: usize,
+    ) -> LocalBoxFuture<'a, Result<Vec<Message>>> {
+        let result = match self.inner.borrow().messages.get(conversation_id) {
+            Some(list) => {
+                let end = before_seq.map_or(list.len(), |seq| list.partition_point(|m| m.seq < seq));
+                Ok(list[end.saturating_sub(limit)..end].to_vec())
+            }
+            None => Err(Error::not_found("conversation", conversation_id)),
+        };
         Box::pin(async move { result })
     }
 

@@ -79,6 +79,17 @@ impl BookStore for MemoryStore {
         Box::pin(async move { Ok(found) })
     }
 
+    fn put_index_snapshot<'a>(&'a self, id: &'a str, snapshot: &'a [u8]) -> LocalBoxFuture<'a, Result<()>> {
+        let result = match self.books.borrow_mut().get_mut(id) {
+            Some(stored) => {
+                stored.snapshot = Some(snapshot.to_vec());
+                Ok(())
+            }
+            None => Err(Error::not_found("book", id)),
+        };
+        Box::pin(async move { result })
+    }
+
     fn delete_book<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
         let result = match self.books.borrow_mut().remove(id) {
             Some(_) => Ok(()),

@@ -63,9 +63,20 @@ pub trait Store {
     /// The messages of a conversation in `seq` order; `NotFound` if it does not exist.
     fn messages<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Message>>>;
 
+    /// The newest `limit` messages of a conversation whose `seq` is below
+    /// `before_seq` (all of them when `None`), in `seq` order: one bounded
+    /// read, whatever the conversation's length. `NotFound` if it does not exist.
+    fn recent_messages<'a>(
+        &'a self,
+        conversation_id: &'a str,
+        before_seq: Option<u32>,
+        limit: usize,
+    ) -> LocalBoxFuture<'a, Result<Vec<Message>>>;
+
     /// Writes one step of a turn atomically: appends its messages (as
     /// [`Store::append_messages`]), saves its tool-call records and writes its
-    /// paused turn, if any, after [`check_revision`]. On any error nothing is written.
+    /// paused turn, if any, after [`check_revision`] — a settled one as its
+    /// tombstone ([`PendingTurn::pruned`]). On any error nothing is written.
     fn commit(&self, write: TurnWrite) -> LocalBoxFuture<'_, Result<Vec<Message>>>;
 
     /// The paused turn with this id, whatever its status.

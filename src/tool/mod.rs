@@ -17,7 +17,7 @@ mod registry;
 mod runner;
 pub mod schema;
 
-pub use cache::ToolCache;
+pub use cache::{CacheScope, ToolCache, DEFAULT_CACHE_ENTRIES};
 pub use redact::redact_arguments;
 pub use registry::ToolRegistry;
 pub use runner::{prepare_call, run_tool_calls, ToolOutcome, ToolRunContext, ToolRunSettings};
@@ -62,6 +62,10 @@ pub trait Tool {
     fn cache_ttl_ms(&self) -> Option<u64> {
         None
     }
+    /// Whose calls may share a cached result (by default, one user's).
+    fn cache_scope(&self) -> CacheScope {
+        CacheScope::User
+    }
     /// Splits a result into the text the model reads and details for the
     /// host's `toolResult` event. By default a string is read as is, anything
     /// else as JSON, with no details.
@@ -84,6 +88,7 @@ pub struct FnTool<F> {
     run: F,
     timeout_ms: Option<u64>,
     cache_ttl_ms: Option<u64>,
+    cache_scope: CacheScope,
 }
 
 impl<F> FnTool<F>
@@ -101,6 +106,7 @@ where
             run,
             timeout_ms: None,
             cache_ttl_ms: None,
+            cache_scope: CacheScope::User,
         }
     }
 
@@ -113,6 +119,12 @@ where
     /// Sets the result cache TTL.
     pub fn with_cache_ttl_ms(mut self, ms: u64) -> Self {
         self.cache_ttl_ms = Some(ms);
+        self
+    }
+
+    /// Sets whose calls share cached results.
+    pub fn with_cache_scope(mut self, scope: CacheScope) -> Self {
+        self.cache_scope = scope;
         self
     }
 }
@@ -135,5 +147,9 @@ where
 
     fn cache_ttl_ms(&self) -> Option<u64> {
         self.cache_ttl_ms
+    }
+
+    fn cache_scope(&self) -> CacheScope {
+        self.cache_scope
     }
 }

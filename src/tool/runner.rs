@@ -108,21 +108,28 @@ async fn run_one(call: &ToolCall, settings: &ToolRunSettings, run: &ToolRunConte
     let mut details = None;
     let (result, error, cached) = match prepare_call(call, &settings.offered, run.registry) {
         Err(message) => (None, Some(message), false),
-        Ok((tool, arguments)) => match run.cache.get(&call.name, &arguments, started) {
-            Some(hit) => (Some(hit), None, true),
-            None => match execute(tool.as_ref(), arguments.clone(), settings, run).await {
-                Ok(value) => {
-                    let (content, extra) = tool.present(value);
-                    details = extra;
-                    if let Some(ttl) = tool.cache_ttl_ms() {
-                        run.cache
-                            .put(&call.name, &arguments, content.clone(), run.clock.now_ms(), ttl);
+        Ok((tool, arguments)) => {
+            match run
+                .cache
+                .get(&call.name, &partition(tool.as_ref(), run), &arguments, started)
+            {
+                Some(hit) => (Some(hit), None, true),
+                None => match execute(tool.as_ref(), arguments.clone(), settings, run).await {
+                    Ok(value) => {
+                        let (content, extra) = tool.present(value);
+                        details = extra;
+                        if let Some(ttl) = tool.cache_ttl_ms() {
+                            let partition = partition(tool.as_ref(), run);
+                            let now = run.clock.now_ms();
+                            run.cache
+                                .put(&call.name, &partition, &arguments, content.clone(), now, ttl);
+                        }
+                        (Some(content), None, false)
                     }
-                    (Some(content), None, false)
-                }
-                Err(message) => (None, Some(message), false),
-            },
-        },
+                    Err(message) => (None, Some(message), false),
+                },
+            }
+        }
     };
     let finished = run.clock.now_ms();
     let duration_ms = (finished - started).max(0.0);
@@ -164,6 +171,13 @@ async fn run_one(call: &ToolCall, settings: &ToolRunSettings, run: &ToolRunConte
     };
     (run.settled)(&outcome);
     outcome
+}
+
+/// The cache partition of a call of `tool`: its user, its conversation, or everyone's.
+fn partition(tool: &dyn Tool, run: &ToolRunContext<'_>) -> String {
+    let context = &run.tool_context;
+    tool.cache_scope()
+        .partition(context.user_id.as_deref(), &context.conversation_id)
 }
 
 /// Runs a tool under its timeout with its own cancel token, tripped by the

@@ -1,4 +1,4 @@
-//! Tools registered from JS: `registerTool({ name, description, parameters, execute, timeoutMs?, cacheTtlMs? })`.
+//! Tools registered from JS: `registerTool({ name, description, parameters, execute, timeoutMs?, cacheTtlMs?, cacheScope? })`.
 
 use futures::future::LocalBoxFuture;
 use js_sys::{Function, Object, Promise, Reflect};
@@ -11,7 +11,7 @@ use web_sys::AbortController;
 use super::js::{describe_js, from_js, to_js};
 use crate::domain::ToolDefinition;
 use crate::error::{Error, Result};
-use crate::tool::{Tool, ToolContext, ToolResult};
+use crate::tool::{CacheScope, Tool, ToolContext, ToolResult};
 
 /// The serialisable part of a tool spec.
 #[derive(Debug, Deserialize)]
@@ -26,6 +26,8 @@ struct ToolSpec {
     timeout_ms: Option<u64>,
     #[serde(default)]
     cache_ttl_ms: Option<u64>,
+    #[serde(default)]
+    cache_scope: CacheScope,
 }
 
 fn empty_object_schema() -> Value {
@@ -38,6 +40,7 @@ pub struct JsTool {
     execute: Function,
     timeout_ms: Option<u64>,
     cache_ttl_ms: Option<u64>,
+    cache_scope: CacheScope,
 }
 
 impl JsTool {
@@ -68,6 +71,7 @@ impl JsTool {
             execute,
             timeout_ms: spec.timeout_ms,
             cache_ttl_ms: spec.cache_ttl_ms,
+            cache_scope: spec.cache_scope,
         })
     }
 }
@@ -139,5 +143,9 @@ impl Tool for JsTool {
 
     fn cache_ttl_ms(&self) -> Option<u64> {
         self.cache_ttl_ms
+    }
+
+    fn cache_scope(&self) -> CacheScope {
+        self.cache_scope
     }
 }

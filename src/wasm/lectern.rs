@@ -360,7 +360,7 @@ impl Lectern {
         })
     }
 
-    /// Registers a tool (replacing one of the same name): `{ name, description, parameters, execute, timeoutMs?, cacheTtlMs? }`.
+    /// Registers a tool (replacing one of the same name): `{ name, description, parameters, execute, timeoutMs?, cacheTtlMs?, cacheScope? }`.
     #[wasm_bindgen(js_name = registerTool)]
     pub fn register_tool(&self, tool: ToolSpecInput) -> std::result::Result<(), JsValue> {
         let tool = JsTool::from_spec(&tool.into()).map_err(|e| error_to_js(&e))?;

@@ -102,20 +102,22 @@ pub fn run_index(
         now() - start
     ));
     let start = now();
-    let snapshot = index.to_snapshot().expect("snapshot");
+    let snapshot = index.to_snapshot();
     let save = now() - start;
     let start = now();
-    let index = VectorIndex::from_snapshot(&snapshot).expect("load");
+    let index = VectorIndex::from_snapshot(&snapshot, corpus.len()).expect("load");
     let load = now() - start;
     lines.push(format!(
-        "  snapshot: {:.1} MiB, encode {save:.0} ms, decode {load:.0} ms",
+        "  snapshot (graph and ids, no vectors): {:.2} MiB, encode {save:.0} ms, decode {load:.0} ms",
         mib(snapshot.len())
     ));
     let mut found = 0;
     let mut timings = Vec::new();
     for (q, exact) in exact_lists.iter().enumerate().take(queries.len()) {
         let start = now();
-        let hits = index.search(queries.get(q), 10, |_| true).expect("top 10");
+        let hits = index
+            .search(corpus, queries.get(q), 10, |_| true)
+            .expect("top 10");
         timings.push(now() - start);
         found += hits.iter().filter(|h| exact.contains(&h.index)).count();
     }

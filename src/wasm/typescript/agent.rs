@@ -69,7 +69,15 @@ export interface ToolSpec<Args = Record<string, unknown>> {
   timeoutMs?: number;
   /** Reuse results for the same arguments this long (off by default). */
   cacheTtlMs?: number;
+  /**
+   * Whose calls share a cached result: `'user'` (default: the turn's `userId`), `'conversation'`,
+   * or `'global'` (opt-in, for results that depend on nobody).
+   */
+  cacheScope?: CacheScope;
 }
+
+/** Whose calls share a tool's cached results. */
+export type CacheScope = 'user' | 'conversation' | 'global';
 
 /** Something of the host's the user referred to. */
 export interface Mention {
