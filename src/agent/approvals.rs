@@ -91,8 +91,6 @@ impl Agent {
             .await?
             .ok_or_else(|| Error::not_found("conversation", &conversation_id))?;
 
-        pending.status = PendingStatus::Resolving;
-        pending.revision += 1;
         pending.step.running = decided
             .iter()
             .filter(|d| d.kind != DecisionKind::Reject)
@@ -103,11 +101,7 @@ impl Agent {
             .collect();
         let limit = self.turn_limit(&pending.step.state).unwrap_or_default();
         pending.step.claim_expires_at = Some(self.clock.now_ms() + (limit + CLAIM_GRACE_MS) as f64);
-        self.store
-            .commit(TurnWrite {
-                pending: Some(pending.clone()),
-                ..TurnWrite::default()
-            })
+        self.write_revision(&mut pending, PendingStatus::Resolving, Vec::new(), Vec::new())
             .await?;
 
         let mut state = std::mem::take(&mut pending.step.state);
@@ -398,14 +392,7 @@ impl Agent {
             .calls
             .retain(|c| !running.iter().any(|r| r.call_id == c.call_id));
         pending.step.claim_expires_at = None;
-        pending.status = PendingStatus::Awaiting;
-        pending.revision += 1;
-        self.store
-            .commit(TurnWrite {
-                messages: Vec::new(),
-                tool_calls: records,
-                pending: Some(pending),
-            })
+        self.write_revision(&mut pending, PendingStatus::Awaiting, Vec::new(), records)
             .await?;
         Ok(PendingStatus::Awaiting)
     }
@@ -429,16 +416,27 @@ impl Agent {
         pending.calls.clear();
         pending.step.running.clear();
         pending.step.claim_expires_at = None;
+        self.write_revision(&mut pending, status, messages, records).await
+    }
+
+    /// Writes the paused turn's next revision, in `status`, with the step's
+    /// messages and records, in one write — refused (`AlreadyResolved`) if
+    /// another writer got there first.
+    async fn write_revision(
+        &self,
+        pending: &mut PendingTurn,
+        status: PendingStatus,
+        messages: Vec<Message>,
+        tool_calls: Vec<ToolCallRecord>,
+    ) -> Result<()> {
         pending.status = status;
         pending.revision += 1;
-        self.store
-            .commit(TurnWrite {
-                messages,
-                tool_calls: records,
-                pending: Some(pending),
-            })
-            .await?;
-        Ok(())
+        let write = TurnWrite {
+            messages,
+            tool_calls,
+            pending: Some(pending.clone()),
+        };
+        self.store.commit(write).await.map(|_| ())
     }
 
     /// Settles, without running them, the calls of a paused step that `answer`
