@@ -1,7 +1,9 @@
 //! The storage conformance suite against the in-memory store.
 #![cfg(not(target_arch = "wasm32"))]
 
-use lectern::storage::{conformance, MemoryStore};
+mod conformance;
+
+use lectern::storage::MemoryStore;
 
 #[test]
 fn memory_store_conforms() {

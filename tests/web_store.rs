@@ -1,10 +1,11 @@
 //! The storage conformance suite against IndexedDB, in headless Chromium.
 #![cfg(target_arch = "wasm32")]
 
+mod conformance;
 mod web_support;
 
 use lectern::domain::{Conversation, Message, Role};
-use lectern::storage::{conformance, IndexedDbStore, Store};
+use lectern::storage::{IndexedDbStore, Store};
 use wasm_bindgen_test::*;
 use web_support::unique;
 

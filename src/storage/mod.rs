@@ -2,7 +2,7 @@
 //!
 //! [`MemoryStore`] keeps them in memory (native tests, ephemeral sessions);
 //! `IndexedDbStore` keeps them in the browser's IndexedDB. Both pass the same
-//! [`conformance`] suite.
+//! conformance suite (`tests/conformance/`, run natively and in Chromium).
 
 use futures::future::LocalBoxFuture;
 
@@ -12,10 +12,6 @@ use crate::domain::{RunRecord, ToolCallRecord};
 use crate::error::{Error, Result};
 
 mod books;
-#[cfg(any(test, feature = "test-support"))]
-pub mod conformance;
-#[cfg(any(test, feature = "test-support"))]
-mod conformance_turns;
 #[cfg(target_arch = "wasm32")]
 mod indexeddb;
 #[cfg(target_arch = "wasm32")]

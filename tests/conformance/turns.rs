@@ -3,11 +3,11 @@
 
 use serde_json::json;
 
-use super::{Store, TurnWrite};
-use crate::approval::{Decision, PausedStep, PendingCall, PendingStatus, PendingTurn};
-use crate::domain::{Conversation, Message, Role, ToolCall};
-use crate::domain::{RunRecord, RunStatus, ToolCallRecord, TurnState};
-use crate::error::Error;
+use lectern::approval::{Decision, PausedStep, PendingCall, PendingStatus, PendingTurn};
+use lectern::domain::{Conversation, Message, Role, ToolCall};
+use lectern::domain::{RunRecord, RunStatus, ToolCallRecord, TurnState};
+use lectern::error::Error;
+use lectern::storage::{Store, TurnWrite};
 
 fn conversation(id: &str) -> Conversation {
     Conversation {

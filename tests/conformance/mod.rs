@@ -1,20 +1,22 @@
 //! The behaviour every [`Store`] must show, as one suite of async checks.
 //!
-//! Native tests run it against [`MemoryStore`](super::MemoryStore); browser
+//! Native tests run it against [`MemoryStore`](lectern::storage::MemoryStore); browser
 //! tests run the same functions against `IndexedDbStore`. Each case gets a
 //! fresh, empty store from the factory and panics with its name on failure.
+#![allow(dead_code)]
 
 use std::future::Future;
 
 use futures::future::LocalBoxFuture;
 
-use super::conformance_turns as turns;
-use super::{BookStore, Store, VECTOR_BATCH};
-use crate::domain::{Conversation, Message, Role, ToolCall};
-use crate::error::{Error, StorageReason};
-use crate::retrieval::book::Book;
-use crate::retrieval::chunk::Chunk;
-use crate::retrieval::vector::VectorSet;
+mod turns;
+
+use lectern::domain::{Conversation, Message, Role, ToolCall};
+use lectern::error::{Error, StorageReason};
+use lectern::retrieval::book::Book;
+use lectern::retrieval::chunk::Chunk;
+use lectern::retrieval::vector::VectorSet;
+use lectern::storage::{BookStore, Store, VECTOR_BATCH};
 
 /// One conformance case: a name and a check over a fresh store.
 pub type Case<S> = (&'static str, fn(S) -> LocalBoxFuture<'static, ()>);
