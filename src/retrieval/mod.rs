@@ -5,6 +5,7 @@ pub mod book;
 pub mod chunk;
 pub mod config;
 pub mod embed;
+pub mod entities;
 pub mod epub;
 pub mod hashed;
 pub mod index;
