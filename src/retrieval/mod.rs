@@ -2,6 +2,7 @@
 //! page-bounded search behind `search_book`.
 
 pub mod book;
+pub mod breaks;
 pub mod chunk;
 pub mod config;
 pub mod embed;

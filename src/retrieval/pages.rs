@@ -2,7 +2,10 @@
 //!
 //! Pages come from an explicit list, from form-feed or `[[page N]]` markers
 //! in the text, or else are made every ~`page_chars` characters, never
-//! splitting a word.
+//! splitting a word (CJK text, written without spaces, may be cut between
+//! any two characters).
+
+use super::breaks::{char_offset, last_break, next_break};
 
 /// One page of a book.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,35 +89,28 @@ fn push_text(pages: &mut [Page], before_first: &mut String, current: Option<u32>
     }
 }
 
-/// Pages of about `page_chars` characters, cut at whitespace (paragraph breaks preferred).
+/// Pages of about `page_chars` characters (at least 200), cut at a
+/// paragraph break in the page's second half, else at the last break
+/// opportunity (whitespace, or between CJK characters). A word longer than a
+/// page ends its page.
 fn synthetic_pages(text: &str, page_chars: usize) -> Vec<Page> {
     let page_chars = page_chars.max(200);
     let mut pages = Vec::new();
     let mut rest = text;
     while !rest.trim().is_empty() {
-        if rest.len() <= page_chars {
+        let limit = char_offset(rest, page_chars);
+        if limit == rest.len() {
             pages.push(rest.to_owned());
             break;
-        }
-        let mut limit = page_chars;
-        while !rest.is_char_boundary(limit) {
-            limit -= 1;
         }
         let window = &rest[..limit];
         let cut = window
             .rfind("\n\n")
-            .filter(|&i| i > page_chars / 2)
+            .filter(|&i| window[..i].chars().count() > page_chars / 2)
             .map(|i| i + 2)
-            .or_else(|| {
-                window
-                    .rfind(char::is_whitespace)
-                    .filter(|&i| i > 0)
-                    .map(|i| i + 1)
-            })
-            .unwrap_or_else(|| {
-                // One word longer than a page: cut after it.
-                rest.find(char::is_whitespace).map_or(rest.len(), |i| i + 1)
-            });
+            .or_else(|| last_break(rest, limit))
+            .or_else(|| next_break(rest, limit))
+            .unwrap_or(rest.len());
         pages.push(rest[..cut].to_owned());
         rest = &rest[cut..];
     }
@@ -183,5 +179,32 @@ mod tests {
         assert!(chapter_heading("Chapter 12"));
         assert!(!chapter_heading("The chapter ended."));
         assert!(!chapter_heading("CHAPTER"));
+    }
+
+    #[test]
+    fn no_break_and_ideographic_spaces_cut_on_char_boundaries() {
+        for space in ["\u{a0}", "\u{3000}", "\u{2003}", "\u{1680}"] {
+            let text = format!("{space}吾輩は猫である{space}word").repeat(300);
+            let pages = pages_from_text(&text, 200);
+            assert!(pages.len() > 10, "{space:?}: {}", pages.len());
+            assert_eq!(pages.iter().map(|p| p.text.as_str()).collect::<String>(), text);
+        }
+    }
+
+    #[test]
+    fn text_without_spaces_is_cut_between_cjk_characters() {
+        let text = "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。".repeat(100);
+        let pages = pages_from_text(&text, 500);
+        let chars = text.chars().count();
+        assert!(pages.len() >= chars / 500, "{} pages", pages.len());
+        for page in &pages {
+            assert!(page.text.chars().count() <= 500, "{}", page.text.chars().count());
+        }
+        assert_eq!(pages.iter().map(|p| p.text.as_str()).collect::<String>(), text);
+        // Page size counts characters, not bytes: Arabic (2 bytes a letter) fills pages.
+        let arabic = "كان يا ما كان في قديم الزمان ".repeat(200);
+        for page in pages_from_text(&arabic, 1000).iter().rev().skip(1) {
+            assert!(page.text.chars().count() > 900, "{}", page.text.chars().count());
+        }
     }
 }
