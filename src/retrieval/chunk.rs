@@ -1,7 +1,10 @@
 //! Sentence-aware chunks with overlap, each knowing its pages and chapter.
 
+use std::collections::VecDeque;
+
 use serde::{Deserialize, Serialize};
 
+use super::breaks::{char_offset, last_break};
 use super::pages::{chapter_heading, Page};
 
 /// A passage of a book, the unit of retrieval.
@@ -59,48 +62,138 @@ impl Default for ChunkSettings {
 /// A sentence with where it is.
 struct Sentence {
     text: String,
+    /// Its length in characters.
+    chars: usize,
     page: u32,
     chapter: Option<String>,
 }
 
-/// Splits text into sentences: after `.`, `!` or `?` (and closing quotes or
-/// brackets) followed by whitespace, and at blank lines.
+/// Terminators that end a sentence before whitespace or the end of the text
+/// (Latin, Arabic, Urdu, Devanagari).
+fn is_terminator(c: char) -> bool {
+    matches!(c, '.' | '!' | '?' | '؟' | '۔' | '।' | '॥' | '‼' | '⁇' | '⁈' | '⁉')
+}
+
+/// Terminators of scripts written without spaces: the sentence ends right after them.
+fn is_wide_terminator(c: char) -> bool {
+    matches!(c, '。' | '！' | '？' | '．' | '｡')
+}
+
+/// Closing quotes and brackets that stay with the sentence they end.
+fn is_closer(c: char) -> bool {
+    matches!(
+        c,
+        '"' | '\''
+            | ')'
+            | ']'
+            | '”'
+            | '’'
+            | '»'
+            | '›'
+            | '」'
+            | '』'
+            | '）'
+            | '】'
+            | '〕'
+            | '〉'
+            | '》'
+            | '〗'
+            | '〙'
+            | '〛'
+            | '］'
+            | '｝'
+            | '｣'
+            | '〞'
+            | '〟'
+            | '＂'
+            | '＇'
+    )
+}
+
+/// Whether a sentence ending in `terminator` (and closers) ends before `next`.
+fn ends_before(terminator: char, wide: bool, next: &str) -> bool {
+    let mut after = next.chars();
+    match after.next() {
+        None => true,
+        // "３．１４" is a number, not two sentences.
+        Some(d) if wide => !(terminator == '．' && (d.is_ascii_digit() || ('０'..='９').contains(&d))),
+        // "e.g. the": a full stop before a lower-case word ends no sentence.
+        Some(d) if d.is_whitespace() && terminator == '.' => {
+            !next.trim_start().starts_with(|c: char| c.is_lowercase())
+        }
+        Some(d) => d.is_whitespace(),
+    }
+}
+
+/// Splits text into sentences: after `.`, `!`, `?` and their kin (and
+/// closing quotes or brackets) followed by whitespace; right after the CJK
+/// terminators `。！？．｡`; and at blank lines. A hand-written subset of
+/// UAX #29 sentence boundaries (the `unicode-segmentation` crate would add
+/// 14 KB gzip to the package).
 fn split_sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
-    let bytes = text.as_bytes();
     let mut start = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        let paragraph = b == b'\n' && bytes.get(i + 1) == Some(&b'\n');
-        if matches!(b, b'.' | b'!' | b'?') || paragraph {
-            let mut end = i + 1;
-            while end < bytes.len() && matches!(bytes[end], b'"' | b'\'' | b')' | b']') {
-                end += 1;
-            }
-            // Closing curly quotes are three bytes.
-            while text[end..].starts_with(['\u{201D}', '\u{2019}']) {
-                end += 3;
-            }
-            if end >= bytes.len() || bytes[end].is_ascii_whitespace() {
-                out.push(&text[start..end]);
-                start = end;
-                i = end;
-                continue;
-            }
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let paragraph = c == '\n' && text[i + 1..].starts_with('\n');
+        let mut wide = is_wide_terminator(c);
+        if !(paragraph || wide || is_terminator(c)) {
+            continue;
         }
-        i += 1;
+        let mut end = i + c.len_utf8();
+        while let Some(&(j, d)) = chars
+            .peek()
+            .filter(|(_, d)| !paragraph && (is_closer(*d) || is_terminator(*d) || is_wide_terminator(*d)))
+        {
+            wide |= is_wide_terminator(d);
+            end = j + d.len_utf8();
+            chars.next();
+        }
+        if paragraph || ends_before(c, wide, &text[end..]) {
+            out.push(&text[start..end]);
+            start = end;
+        }
     }
     out.push(&text[start..]);
     out.into_iter().map(str::trim).filter(|s| !s.is_empty()).collect()
 }
 
-/// Cuts pages into chunks of about `chunk_chars`, never splitting a sentence
-/// (a sentence longer than a chunk is a chunk of its own), each starting with
-/// the previous chunk's last sentences up to `overlap_chars`.
-pub fn chunk_pages(pages: &[Page], settings: &ChunkSettings) -> Vec<Chunk> {
+/// `text` cut into pieces of at most `limit` characters, at the last break
+/// opportunity (whitespace, or between CJK characters) that fits, else
+/// mid-word at a char boundary.
+fn pieces(text: &str, limit: usize) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    loop {
+        let end = char_offset(rest, limit);
+        if end == rest.len() {
+            out.push(rest);
+            return out;
+        }
+        let cut = last_break(rest, end).unwrap_or(end);
+        out.push(rest[..cut].trim_end());
+        rest = rest[cut..].trim_start();
+        if rest.is_empty() {
+            return out;
+        }
+    }
+}
+
+/// The sentences of `pages` in order, whitespace collapsed, none longer than
+/// `limit` characters; chapter headings are sentences that start chapters.
+fn sentences(pages: &[Page], limit: usize) -> Vec<Sentence> {
     let mut sentences = Vec::new();
     let mut chapter: Option<String> = None;
+    let mut push = |text: &str, page: u32, chapter: &Option<String>| {
+        for piece in pieces(text, limit) {
+            sentences.push(Sentence {
+                text: piece.to_owned(),
+                chars: piece.chars().count(),
+                page,
+                chapter: chapter.clone(),
+            });
+        }
+    };
     for page in pages {
         if page.chapter.is_some() {
             chapter = page.chapter.clone();
@@ -108,52 +201,56 @@ pub fn chunk_pages(pages: &[Page], settings: &ChunkSettings) -> Vec<Chunk> {
         for paragraph in page.text.split("\n\n") {
             let mut body = paragraph.trim_start();
             if let Some(first_line) = body.lines().next().filter(|l| chapter_heading(l)) {
-                let heading = first_line.trim().to_owned();
                 body = &body[first_line.len()..];
-                chapter = Some(heading.clone());
-                sentences.push(Sentence {
-                    text: heading,
-                    page: page.number,
-                    chapter: chapter.clone(),
-                });
+                chapter = Some(first_line.trim().to_owned());
+                push(first_line.trim(), page.number, &chapter);
             }
             for sentence in split_sentences(body) {
-                sentences.push(Sentence {
-                    text: sentence.split_whitespace().collect::<Vec<_>>().join(" "),
-                    page: page.number,
-                    chapter: chapter.clone(),
-                });
+                let text = sentence.split_whitespace().collect::<Vec<_>>().join(" ");
+                push(&text, page.number, &chapter);
             }
         }
     }
+    sentences
+}
 
+/// Cuts pages into chunks of at most `chunk_chars` characters, never
+/// splitting a sentence that fits in one (a longer one is cut at word, or
+/// CJK character, boundaries), each starting with the previous chunk's last
+/// sentences up to `overlap_chars` as far as they fit.
+pub fn chunk_pages(pages: &[Page], settings: &ChunkSettings) -> Vec<Chunk> {
+    let limit = settings.chunk_chars.max(1);
+    let sentences = sentences(pages, limit);
     let mut chunks = Vec::new();
-    let mut current: Vec<&Sentence> = Vec::new();
-    let mut size = 0;
+    let mut current: VecDeque<&Sentence> = VecDeque::new();
+    let mut size = 0; // characters of `current`, each sentence counted with one space
     let mut fresh = 0; // sentences in `current` not carried over from the previous chunk
     for sentence in &sentences {
-        if size > 0 && size + sentence.text.len() + 1 > settings.chunk_chars && fresh > 0 {
-            chunks.push(make_chunk(chunks.len() as u32, &current));
-            let mut carried = Vec::new();
-            let mut carried_size = 0;
-            for s in current.iter().rev() {
-                if carried_size + s.text.len() + 1 > settings.overlap_chars {
-                    break;
-                }
-                carried_size += s.text.len() + 1;
-                carried.push(*s);
-            }
-            carried.reverse();
-            current = carried;
-            size = carried_size;
+        if fresh > 0 && size + sentence.chars > limit {
+            chunks.push(make_chunk(chunks.len() as u32, current.make_contiguous()));
+            let mut carried = 0;
+            let keep = current
+                .iter()
+                .rev()
+                .take_while(|s| {
+                    carried += s.chars + 1;
+                    carried <= settings.overlap_chars
+                })
+                .count();
+            current.drain(..current.len() - keep);
+            size = current.iter().map(|s| s.chars + 1).sum();
             fresh = 0;
         }
-        size += sentence.text.len() + 1;
-        current.push(sentence);
+        // Carried sentences give way to a new one that would not fit beside them.
+        while size > 0 && size + sentence.chars > limit {
+            size -= current.pop_front().map_or(size, |s| s.chars + 1);
+        }
+        size += sentence.chars + 1;
+        current.push_back(sentence);
         fresh += 1;
     }
     if fresh > 0 {
-        chunks.push(make_chunk(chunks.len() as u32, &current));
+        chunks.push(make_chunk(chunks.len() as u32, current.make_contiguous()));
     }
     chunks
 }
@@ -254,5 +351,57 @@ mod tests {
         assert_eq!(more.chapter.as_deref(), Some("CHAPTER I. THE BEGINNING"));
         let last = chunks.iter().find(|c| c.text.contains("new day")).unwrap();
         assert_eq!(last.chapter.as_deref(), Some("CHAPTER II. THE MIDDLE"));
+    }
+
+    #[test]
+    fn cjk_and_other_scripts_split_into_sentences() {
+        assert_eq!(
+            split_sentences("吾輩は猫である。名前はまだ無い！どこで生れたか？とんと見当がつかぬ．終り｡"),
+            [
+                "吾輩は猫である。",
+                "名前はまだ無い！",
+                "どこで生れたか？",
+                "とんと見当がつかぬ．",
+                "終り｡"
+            ]
+        );
+        assert_eq!(
+            split_sentences("「はい。」と彼は言った。本当に？！そうだ。"),
+            ["「はい。」", "と彼は言った。", "本当に？！", "そうだ。"]
+        );
+        assert_eq!(
+            split_sentences("مرحبا بالعالم. كيف حالك؟ أنا بخير."),
+            ["مرحبا بالعالم.", "كيف حالك؟", "أنا بخير."]
+        );
+        assert_eq!(
+            split_sentences("Done.\u{a0}Next one!\u{3000}Last 🎉."),
+            ["Done.", "Next one!", "Last 🎉."]
+        );
+    }
+
+    #[test]
+    fn cjk_chunks_stay_within_the_configured_size() {
+        let sentence = "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。";
+        let unpunctuated =
+            "何でも薄暗いじめじめした所でニャーニャー泣いていた事だけは記憶している".repeat(30);
+        let pages = pages_from_list(vec![sentence.repeat(40), unpunctuated.clone()]);
+        let settings = ChunkSettings {
+            chunk_chars: 120,
+            overlap_chars: 30,
+            page_chars: 2000,
+        };
+        let chunks = chunk_pages(&pages, &settings);
+        for chunk in &chunks {
+            let chars = chunk.text.chars().count();
+            assert!(chars <= 120, "{chars}: {}", chunk.text);
+        }
+        let page_one = chunks.iter().filter(|c| c.end_page == 1).count();
+        assert!(page_one >= 40 * 33 / 120, "{page_one} chunks on page 1");
+        let page_two: String = chunks
+            .iter()
+            .filter(|c| c.start_page == 2)
+            .map(|c| c.text.as_str())
+            .collect();
+        assert!(page_two.contains(&unpunctuated[..300]));
     }
 }
