@@ -16,3 +16,4 @@ pub mod openai_embedder;
 pub mod pages;
 pub mod search_tool;
 pub mod vector;
+pub mod zip;
