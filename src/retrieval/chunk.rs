@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::breaks::{char_offset, last_break};
 use super::pages::{chapter_heading, Page};
+use super::sentences::split_sentences;
 
 /// A passage of a book, the unit of retrieval.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -68,96 +69,6 @@ struct Sentence {
     chapter: Option<String>,
 }
 
-/// Terminators that end a sentence before whitespace or the end of the text
-/// (Latin, Arabic, Urdu, Devanagari).
-fn is_terminator(c: char) -> bool {
-    matches!(c, '.' | '!' | '?' | '؟' | '۔' | '।' | '॥' | '‼' | '⁇' | '⁈' | '⁉')
-}
-
-/// Terminators of scripts written without spaces: the sentence ends right after them.
-fn is_wide_terminator(c: char) -> bool {
-    matches!(c, '。' | '！' | '？' | '．' | '｡')
-}
-
-/// Closing quotes and brackets that stay with the sentence they end.
-fn is_closer(c: char) -> bool {
-    matches!(
-        c,
-        '"' | '\''
-            | ')'
-            | ']'
-            | '”'
-            | '’'
-            | '»'
-            | '›'
-            | '」'
-            | '』'
-            | '）'
-            | '】'
-            | '〕'
-            | '〉'
-            | '》'
-            | '〗'
-            | '〙'
-            | '〛'
-            | '］'
-            | '｝'
-            | '｣'
-            | '〞'
-            | '〟'
-            | '＂'
-            | '＇'
-    )
-}
-
-/// Whether a sentence ending in `terminator` (and closers) ends before `next`.
-fn ends_before(terminator: char, wide: bool, next: &str) -> bool {
-    let mut after = next.chars();
-    match after.next() {
-        None => true,
-        // "３．１４" is a number, not two sentences.
-        Some(d) if wide => !(terminator == '．' && (d.is_ascii_digit() || ('０'..='９').contains(&d))),
-        // "e.g. the": a full stop before a lower-case word ends no sentence.
-        Some(d) if d.is_whitespace() && terminator == '.' => {
-            !next.trim_start().starts_with(|c: char| c.is_lowercase())
-        }
-        Some(d) => d.is_whitespace(),
-    }
-}
-
-/// Splits text into sentences: after `.`, `!`, `?` and their kin (and
-/// closing quotes or brackets) followed by whitespace; right after the CJK
-/// terminators `。！？．｡`; and at blank lines. A hand-written subset of
-/// UAX #29 sentence boundaries (the `unicode-segmentation` crate would add
-/// 14 KB gzip to the package).
-fn split_sentences(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        let paragraph = c == '\n' && text[i + 1..].starts_with('\n');
-        let mut wide = is_wide_terminator(c);
-        if !(paragraph || wide || is_terminator(c)) {
-            continue;
-        }
-        let mut end = i + c.len_utf8();
-        while let Some(&(j, d)) = chars
-            .peek()
-            .filter(|(_, d)| !paragraph && (is_closer(*d) || is_terminator(*d) || is_wide_terminator(*d)))
-        {
-            wide |= is_wide_terminator(d);
-            end = j + d.len_utf8();
-            chars.next();
-        }
-        if paragraph || ends_before(c, wide, &text[end..]) {
-            out.push(&text[start..end]);
-            start = end;
-        }
-    }
-    out.push(&text[start..]);
-    out.into_iter().map(str::trim).filter(|s| !s.is_empty()).collect()
-}
-
 /// `text` cut into pieces of at most `limit` characters, at the last break
 /// opportunity (whitespace, or between CJK characters) that fits, else
 /// mid-word at a char boundary.
@@ -214,38 +125,52 @@ fn sentences(pages: &[Page], limit: usize) -> Vec<Sentence> {
     sentences
 }
 
+/// Characters of `sentences` joined by single spaces, plus one.
+fn joined_size(sentences: &VecDeque<&Sentence>) -> usize {
+    sentences.iter().map(|s| s.chars + 1).sum()
+}
+
+/// Keeps the last sentences of a finished chunk, up to `overlap` characters.
+fn carry_over(current: &mut VecDeque<&Sentence>, overlap: usize) {
+    let mut carried = 0;
+    let keep = current
+        .iter()
+        .rev()
+        .take_while(|s| {
+            carried += s.chars + 1;
+            carried <= overlap
+        })
+        .count();
+    current.drain(..current.len() - keep);
+}
+
 /// Cuts pages into chunks of at most `chunk_chars` characters, never
 /// splitting a sentence that fits in one (a longer one is cut at word, or
-/// CJK character, boundaries), each starting with the previous chunk's last
-/// sentences up to `overlap_chars` as far as they fit.
+/// CJK character, boundaries) nor spanning two chapters; each chunk starts
+/// with the previous one's last sentences up to `overlap_chars`, as far as
+/// they fit and are of the same chapter.
 pub fn chunk_pages(pages: &[Page], settings: &ChunkSettings) -> Vec<Chunk> {
     let limit = settings.chunk_chars.max(1);
     let sentences = sentences(pages, limit);
     let mut chunks = Vec::new();
     let mut current: VecDeque<&Sentence> = VecDeque::new();
-    let mut size = 0; // characters of `current`, each sentence counted with one space
     let mut fresh = 0; // sentences in `current` not carried over from the previous chunk
     for sentence in &sentences {
-        if fresh > 0 && size + sentence.chars > limit {
+        let new_chapter = current
+            .back()
+            .is_some_and(|last| last.chapter != sentence.chapter);
+        if fresh > 0 && (new_chapter || joined_size(&current) + sentence.chars > limit) {
             chunks.push(make_chunk(chunks.len() as u32, current.make_contiguous()));
-            let mut carried = 0;
-            let keep = current
-                .iter()
-                .rev()
-                .take_while(|s| {
-                    carried += s.chars + 1;
-                    carried <= settings.overlap_chars
-                })
-                .count();
-            current.drain(..current.len() - keep);
-            size = current.iter().map(|s| s.chars + 1).sum();
+            carry_over(&mut current, settings.overlap_chars);
             fresh = 0;
         }
-        // Carried sentences give way to a new one that would not fit beside them.
-        while size > 0 && size + sentence.chars > limit {
-            size -= current.pop_front().map_or(size, |s| s.chars + 1);
+        if new_chapter {
+            current.clear();
         }
-        size += sentence.chars + 1;
+        // Carried sentences give way to a new one that would not fit beside them.
+        while !current.is_empty() && joined_size(&current) + sentence.chars > limit {
+            current.pop_front();
+        }
         current.push_back(sentence);
         fresh += 1;
     }
@@ -274,25 +199,6 @@ fn make_chunk(ordinal: u32, sentences: &[&Sentence]) -> Chunk {
 mod tests {
     use super::*;
     use crate::retrieval::pages::pages_from_list;
-
-    #[test]
-    fn sentences_split_after_terminators_and_quotes() {
-        let s = split_sentences("He said \"Stop.\" Then he left! Did he? Yes.\n\nNew paragraph without end");
-        assert_eq!(
-            s,
-            [
-                "He said \"Stop.\"",
-                "Then he left!",
-                "Did he?",
-                "Yes.",
-                "New paragraph without end"
-            ]
-        );
-        assert_eq!(
-            split_sentences("Mr. Smith paid 3.5 dollars."),
-            ["Mr.", "Smith paid 3.5 dollars."]
-        );
-    }
 
     #[test]
     fn chunks_respect_size_overlap_and_pages() {
@@ -354,32 +260,6 @@ mod tests {
     }
 
     #[test]
-    fn cjk_and_other_scripts_split_into_sentences() {
-        assert_eq!(
-            split_sentences("吾輩は猫である。名前はまだ無い！どこで生れたか？とんと見当がつかぬ．終り｡"),
-            [
-                "吾輩は猫である。",
-                "名前はまだ無い！",
-                "どこで生れたか？",
-                "とんと見当がつかぬ．",
-                "終り｡"
-            ]
-        );
-        assert_eq!(
-            split_sentences("「はい。」と彼は言った。本当に？！そうだ。"),
-            ["「はい。」", "と彼は言った。", "本当に？！", "そうだ。"]
-        );
-        assert_eq!(
-            split_sentences("مرحبا بالعالم. كيف حالك؟ أنا بخير."),
-            ["مرحبا بالعالم.", "كيف حالك؟", "أنا بخير."]
-        );
-        assert_eq!(
-            split_sentences("Done.\u{a0}Next one!\u{3000}Last 🎉."),
-            ["Done.", "Next one!", "Last 🎉."]
-        );
-    }
-
-    #[test]
     fn cjk_chunks_stay_within_the_configured_size() {
         let sentence = "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。";
         let unpunctuated =
@@ -403,5 +283,27 @@ mod tests {
             .map(|c| c.text.as_str())
             .collect();
         assert!(page_two.contains(&unpunctuated[..300]));
+    }
+
+    #[test]
+    fn a_chunk_never_spans_two_chapters() {
+        let mut pages = pages_from_list(vec![
+            "First chapter ends here.".into(),
+            "Second one begins.".into(),
+        ]);
+        pages[0].chapter = Some("One".into());
+        pages[1].chapter = Some("Two".into());
+        let chunks = chunk_pages(&pages, &ChunkSettings::default());
+        let found: Vec<_> = chunks
+            .iter()
+            .map(|c| (c.text.as_str(), c.chapter.as_deref()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("First chapter ends here.", Some("One")),
+                ("Second one begins.", Some("Two"))
+            ]
+        );
     }
 }

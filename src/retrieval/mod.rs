@@ -15,5 +15,6 @@ pub mod markup;
 pub mod openai_embedder;
 pub mod pages;
 pub mod search_tool;
+pub mod sentences;
 pub mod vector;
 pub mod zip;

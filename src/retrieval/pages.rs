@@ -6,6 +6,7 @@
 //! any two characters).
 
 use super::breaks::{char_offset, last_break, next_break};
+use super::sentences::sentence_ends;
 
 /// One page of a book.
 #[derive(Debug, Clone, PartialEq)]
@@ -89,10 +90,10 @@ fn push_text(pages: &mut [Page], before_first: &mut String, current: Option<u32>
     }
 }
 
-/// Pages of about `page_chars` characters (at least 200), cut at a
-/// paragraph break in the page's second half, else at the last break
-/// opportunity (whitespace, or between CJK characters). A word longer than a
-/// page ends its page.
+/// Pages of about `page_chars` characters (at least 200). Each is cut at
+/// the last paragraph break in its second half, else the last sentence end
+/// in its second half, else its last break opportunity (whitespace, or
+/// between CJK characters); a word longer than a page ends its page.
 fn synthetic_pages(text: &str, page_chars: usize) -> Vec<Page> {
     let page_chars = page_chars.max(200);
     let mut pages = Vec::new();
@@ -103,18 +104,34 @@ fn synthetic_pages(text: &str, page_chars: usize) -> Vec<Page> {
             pages.push(rest.to_owned());
             break;
         }
-        let window = &rest[..limit];
-        let cut = window
-            .rfind("\n\n")
-            .filter(|&i| window[..i].chars().count() > page_chars / 2)
-            .map(|i| i + 2)
-            .or_else(|| last_break(rest, limit))
-            .or_else(|| next_break(rest, limit))
-            .unwrap_or(rest.len());
+        let cut = page_cut(rest, limit, page_chars / 2);
         pages.push(rest[..cut].to_owned());
         rest = &rest[cut..];
     }
     numbered(pages)
+}
+
+/// Where the page that starts `text` ends, `limit` being the offset of its
+/// last allowed character and `half` half the page in characters.
+fn page_cut(text: &str, limit: usize, half: usize) -> usize {
+    let window = &text[..limit];
+    let in_second_half = |&at: &usize| window[..at].chars().count() > half;
+    if let Some(at) = window.rfind("\n\n").filter(in_second_half) {
+        return at + 2;
+    }
+    // Look a few characters past the page, enough to tell "3.5" from "3. 5".
+    let ahead = limit + char_offset(&text[limit..], 4);
+    let sentence_end = sentence_ends(&text[..ahead])
+        .take_while(|&end| end <= limit)
+        .last()
+        .filter(in_second_half);
+    if let Some(end) = sentence_end {
+        let after = &window[end..];
+        return end + after.len() - after.trim_start().len();
+    }
+    last_break(text, limit)
+        .or_else(|| next_break(text, limit))
+        .unwrap_or(text.len())
 }
 
 /// Whether a line opens a chapter ("CHAPTER I.", "Chapter 12", "BOOK II").
@@ -171,6 +188,20 @@ mod tests {
         let text = "é".repeat(1500) + " end";
         let pages = pages_from_text(&text, 500);
         assert_eq!(pages.iter().map(|p| p.text.as_str()).collect::<String>(), text);
+    }
+
+    #[test]
+    fn synthetic_pages_prefer_sentence_ends() {
+        let text = "The lamp was lit and the room grew warm again. ".repeat(40);
+        let pages = pages_from_text(&text, 300);
+        assert!(pages.len() > 5);
+        for page in &pages {
+            assert!(page.text.ends_with("again. "), "{:?}", page.text);
+        }
+        let japanese = "吾輩は猫である。名前はまだ無い。".repeat(40);
+        for page in pages_from_text(&japanese, 200) {
+            assert!(page.text.ends_with('。'), "{:?}", page.text);
+        }
     }
 
     #[test]
