@@ -28,9 +28,33 @@ impl Default for EpubLimits {
     }
 }
 
-/// `base`'s folder joined with a relative `href` (`%20` decoded, `#fragment` dropped).
+/// `href` with `%XX` escapes decoded as UTF-8 (invalid sequences become U+FFFD).
+fn percent_decode(href: &str) -> String {
+    let bytes = href.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .filter(|h| bytes[i] == b'%' && h.iter().all(u8::is_ascii_hexdigit))
+            .and_then(|h| std::str::from_utf8(h).ok());
+        match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+            Some(byte) => {
+                out.push(byte);
+                i += 3;
+            }
+            None => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `base`'s folder joined with a relative `href` (percent-escapes decoded, `#fragment` dropped).
 fn resolve(base: &str, href: &str) -> String {
-    let href = href.split('#').next().unwrap_or("").replace("%20", " ");
+    let href = percent_decode(href.split('#').next().unwrap_or(""));
     let mut parts: Vec<&str> = base
         .rsplit_once('/')
         .map_or(vec![], |(dir, _)| dir.split('/').collect());
@@ -387,5 +411,28 @@ mod tests {
         assert_eq!(err.name(), "ConfigError");
         assert!(err.to_string().contains("OEBPS/text/one.xhtml"), "{err}");
         assert!(err.to_string().contains("CRC-32"), "{err}");
+    }
+
+    #[test]
+    fn percent_encoded_hrefs_name_unicode_files() {
+        let bytes = zip(&[
+            ("mimetype", "application/epub+zip"),
+            ("META-INF/container.xml", CONTAINER),
+            (
+                "content.opf",
+                r#"<package><manifest><item id="n" href="nav.xhtml" properties="nav" media-type="application/xhtml+xml"/><item id="a" href="text/%E7%AB%A0%201.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="a"/></spine></package>"#,
+            ),
+            (
+                "nav.xhtml",
+                r#"<nav><ol><li><a href="text/%e7%ab%a0%201.xhtml#top">第一章</a></li></ol></nav>"#,
+            ),
+            ("text/章 1.xhtml", "<p>本文です。</p>"),
+        ]);
+        let pages = pages_from_epub(&bytes, 2000).unwrap();
+        assert_eq!(pages[0].text, "本文です。");
+        assert_eq!(pages[0].chapter.as_deref(), Some("第一章"));
+        assert_eq!(resolve("a/b.opf", "c%2"), "a/c%2");
+        assert_eq!(resolve("a/b.opf", "c%+1"), "a/c%+1");
+        assert_eq!(resolve("a/b.opf", "%FF%41"), "a/\u{FFFD}A");
     }
 }
