@@ -75,9 +75,9 @@ fn marked_pages(text: &str) -> Option<Vec<Page>> {
     current?;
     push_text(&mut pages, &mut before_first, current, rest);
     // Markers may skip or repeat numbers; keep them increasing.
-    let mut last = 0;
+    let mut last: u32 = 0;
     for page in &mut pages {
-        page.number = page.number.max(last + 1);
+        page.number = page.number.max(last.saturating_add(1));
         last = page.number;
     }
     Some(pages)
@@ -94,6 +94,7 @@ fn push_text(pages: &mut [Page], before_first: &mut String, current: Option<u32>
 /// the last paragraph break in its second half, else the last sentence end
 /// in its second half, else its last break opportunity (whitespace, or
 /// between CJK characters); a word longer than a page ends its page.
+/// Whitespace after a cut joins the page before it.
 fn synthetic_pages(text: &str, page_chars: usize) -> Vec<Page> {
     let page_chars = page_chars.max(200);
     let mut pages = Vec::new();
@@ -105,8 +106,10 @@ fn synthetic_pages(text: &str, page_chars: usize) -> Vec<Page> {
             break;
         }
         let cut = page_cut(rest, limit, page_chars / 2);
-        pages.push(rest[..cut].to_owned());
-        rest = &rest[cut..];
+        // Whitespace after the cut stays on this page: no page is only whitespace.
+        let next = rest[cut..].trim_start();
+        pages.push(rest[..rest.len() - next.len()].to_owned());
+        rest = next;
     }
     numbered(pages)
 }
@@ -126,8 +129,7 @@ fn page_cut(text: &str, limit: usize, half: usize) -> usize {
         .last()
         .filter(in_second_half);
     if let Some(end) = sentence_end {
-        let after = &window[end..];
-        return end + after.len() - after.trim_start().len();
+        return end;
     }
     last_break(text, limit)
         .or_else(|| next_break(text, limit))
@@ -202,6 +204,22 @@ mod tests {
         for page in pages_from_text(&japanese, 200) {
             assert!(page.text.ends_with('。'), "{:?}", page.text);
         }
+    }
+
+    #[test]
+    fn no_page_is_only_whitespace() {
+        let text = format!("{}.\n\n \n{}", "x".repeat(150), "y".repeat(400));
+        let pages = pages_from_text(&text, 200);
+        assert!(pages.iter().all(|p| !p.text.trim().is_empty()), "{pages:?}");
+        assert_eq!(pages.len(), 2);
+        assert_eq!(pages.iter().map(|p| p.text.as_str()).collect::<String>(), text);
+    }
+
+    #[test]
+    fn marker_numbers_do_not_overflow() {
+        let pages = pages_from_text("[[page 4294967295]]a[[page 1]]b", 2000);
+        let numbers: Vec<u32> = pages.iter().map(|p| p.number).collect();
+        assert_eq!(numbers, [u32::MAX, u32::MAX]);
     }
 
     #[test]
