@@ -8,6 +8,7 @@ pub mod config;
 pub mod embed;
 pub mod entities;
 pub mod epub;
+pub mod fuzz_entry;
 pub mod hashed;
 pub mod index;
 pub mod library;
