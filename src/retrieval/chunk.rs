@@ -1,7 +1,5 @@
 //! Sentence-aware chunks with overlap, each knowing its pages and chapter.
 
-use std::collections::VecDeque;
-
 use serde::{Deserialize, Serialize};
 
 use super::breaks::{char_offset, last_break};
@@ -95,8 +93,19 @@ fn pieces(text: &str, limit: usize) -> Vec<&str> {
 fn sentences(pages: &[Page], limit: usize) -> Vec<Sentence> {
     let mut sentences = Vec::new();
     let mut chapter: Option<String> = None;
-    let mut push = |text: &str, page: u32, chapter: &Option<String>| {
-        for piece in pieces(text, limit) {
+    let mut push = |text: String, page: u32, chapter: &Option<String>| {
+        let chars = text.chars().count();
+        if chars <= limit {
+            let chapter = chapter.clone();
+            sentences.push(Sentence {
+                text,
+                chars,
+                page,
+                chapter,
+            });
+            return;
+        }
+        for piece in pieces(&text, limit) {
             sentences.push(Sentence {
                 text: piece.to_owned(),
                 chars: piece.chars().count(),
@@ -114,11 +123,11 @@ fn sentences(pages: &[Page], limit: usize) -> Vec<Sentence> {
             if let Some(first_line) = body.lines().next().filter(|l| chapter_heading(l)) {
                 body = &body[first_line.len()..];
                 chapter = Some(first_line.trim().to_owned());
-                push(first_line.trim(), page.number, &chapter);
+                push(first_line.trim().to_owned(), page.number, &chapter);
             }
             for sentence in split_sentences(body) {
                 let text = sentence.split_whitespace().collect::<Vec<_>>().join(" ");
-                push(&text, page.number, &chapter);
+                push(text, page.number, &chapter);
             }
         }
     }
@@ -126,12 +135,12 @@ fn sentences(pages: &[Page], limit: usize) -> Vec<Sentence> {
 }
 
 /// Characters of `sentences` joined by single spaces, plus one.
-fn joined_size(sentences: &VecDeque<&Sentence>) -> usize {
+fn joined_size(sentences: &[&Sentence]) -> usize {
     sentences.iter().map(|s| s.chars + 1).sum()
 }
 
 /// Keeps the last sentences of a finished chunk, up to `overlap` characters.
-fn carry_over(current: &mut VecDeque<&Sentence>, overlap: usize) {
+fn carry_over(current: &mut Vec<&Sentence>, overlap: usize) {
     let mut carried = 0;
     let keep = current
         .iter()
@@ -153,14 +162,14 @@ pub fn chunk_pages(pages: &[Page], settings: &ChunkSettings) -> Vec<Chunk> {
     let limit = settings.chunk_chars.max(1);
     let sentences = sentences(pages, limit);
     let mut chunks = Vec::new();
-    let mut current: VecDeque<&Sentence> = VecDeque::new();
+    let mut current: Vec<&Sentence> = Vec::new();
     let mut fresh = 0; // sentences in `current` not carried over from the previous chunk
     for sentence in &sentences {
         let new_chapter = current
-            .back()
+            .last()
             .is_some_and(|last| last.chapter != sentence.chapter);
         if fresh > 0 && (new_chapter || joined_size(&current) + sentence.chars > limit) {
-            chunks.push(make_chunk(chunks.len() as u32, current.make_contiguous()));
+            chunks.push(make_chunk(chunks.len() as u32, &current));
             carry_over(&mut current, settings.overlap_chars);
             fresh = 0;
         }
@@ -169,13 +178,13 @@ pub fn chunk_pages(pages: &[Page], settings: &ChunkSettings) -> Vec<Chunk> {
         }
         // Carried sentences give way to a new one that would not fit beside them.
         while !current.is_empty() && joined_size(&current) + sentence.chars > limit {
-            current.pop_front();
+            current.remove(0);
         }
-        current.push_back(sentence);
+        current.push(sentence);
         fresh += 1;
     }
     if fresh > 0 {
-        chunks.push(make_chunk(chunks.len() as u32, current.make_contiguous()));
+        chunks.push(make_chunk(chunks.len() as u32, &current));
     }
     chunks
 }

@@ -2,73 +2,54 @@
 //! and XHTML 1 (Latin-1, symbols and Greek, typographic punctuation: what
 //! EPUB documents use), and numeric references, decimal or hex.
 
-/// The named entities of HTML 4 / XHTML 1 plus XML's `apos`, sorted by name.
+/// The names of HTML 4 / XHTML 1's entities plus XML's `apos`, separated by
+/// spaces; `CODES` holds their characters in the same order. (Two flat
+/// tables: a table of `(&str, char)` pairs is twice the size in the wasm.)
 #[rustfmt::skip]
-const NAMED: &[(&str, char)] = &[
-    ("AElig", '\u{c6}'), ("Aacute", '\u{c1}'), ("Acirc", '\u{c2}'), ("Agrave", '\u{c0}'),
-    ("Alpha", '\u{391}'), ("Aring", '\u{c5}'), ("Atilde", '\u{c3}'), ("Auml", '\u{c4}'),
-    ("Beta", '\u{392}'), ("Ccedil", '\u{c7}'), ("Chi", '\u{3a7}'), ("Dagger", '\u{2021}'),
-    ("Delta", '\u{394}'), ("ETH", '\u{d0}'), ("Eacute", '\u{c9}'), ("Ecirc", '\u{ca}'),
-    ("Egrave", '\u{c8}'), ("Epsilon", '\u{395}'), ("Eta", '\u{397}'), ("Euml", '\u{cb}'),
-    ("Gamma", '\u{393}'), ("Iacute", '\u{cd}'), ("Icirc", '\u{ce}'), ("Igrave", '\u{cc}'),
-    ("Iota", '\u{399}'), ("Iuml", '\u{cf}'), ("Kappa", '\u{39a}'), ("Lambda", '\u{39b}'),
-    ("Mu", '\u{39c}'), ("Ntilde", '\u{d1}'), ("Nu", '\u{39d}'), ("OElig", '\u{152}'),
-    ("Oacute", '\u{d3}'), ("Ocirc", '\u{d4}'), ("Ograve", '\u{d2}'), ("Omega", '\u{3a9}'),
-    ("Omicron", '\u{39f}'), ("Oslash", '\u{d8}'), ("Otilde", '\u{d5}'), ("Ouml", '\u{d6}'),
-    ("Phi", '\u{3a6}'), ("Pi", '\u{3a0}'), ("Prime", '\u{2033}'), ("Psi", '\u{3a8}'),
-    ("Rho", '\u{3a1}'), ("Scaron", '\u{160}'), ("Sigma", '\u{3a3}'), ("THORN", '\u{de}'),
-    ("Tau", '\u{3a4}'), ("Theta", '\u{398}'), ("Uacute", '\u{da}'), ("Ucirc", '\u{db}'),
-    ("Ugrave", '\u{d9}'), ("Upsilon", '\u{3a5}'), ("Uuml", '\u{dc}'), ("Xi", '\u{39e}'),
-    ("Yacute", '\u{dd}'), ("Yuml", '\u{178}'), ("Zeta", '\u{396}'), ("aacute", '\u{e1}'),
-    ("acirc", '\u{e2}'), ("acute", '\u{b4}'), ("aelig", '\u{e6}'), ("agrave", '\u{e0}'),
-    ("alefsym", '\u{2135}'), ("alpha", '\u{3b1}'), ("amp", '\u{26}'), ("and", '\u{2227}'),
-    ("ang", '\u{2220}'), ("apos", '\u{27}'), ("aring", '\u{e5}'), ("asymp", '\u{2248}'),
-    ("atilde", '\u{e3}'), ("auml", '\u{e4}'), ("bdquo", '\u{201e}'), ("beta", '\u{3b2}'),
-    ("brvbar", '\u{a6}'), ("bull", '\u{2022}'), ("cap", '\u{2229}'), ("ccedil", '\u{e7}'),
-    ("cedil", '\u{b8}'), ("cent", '\u{a2}'), ("chi", '\u{3c7}'), ("circ", '\u{2c6}'),
-    ("clubs", '\u{2663}'), ("cong", '\u{2245}'), ("copy", '\u{a9}'), ("crarr", '\u{21b5}'),
-    ("cup", '\u{222a}'), ("curren", '\u{a4}'), ("dArr", '\u{21d3}'), ("dagger", '\u{2020}'),
-    ("darr", '\u{2193}'), ("deg", '\u{b0}'), ("delta", '\u{3b4}'), ("diams", '\u{2666}'),
-    ("divide", '\u{f7}'), ("eacute", '\u{e9}'), ("ecirc", '\u{ea}'), ("egrave", '\u{e8}'),
-    ("empty", '\u{2205}'), ("emsp", '\u{2003}'), ("ensp", '\u{2002}'), ("epsilon", '\u{3b5}'),
-    ("equiv", '\u{2261}'), ("eta", '\u{3b7}'), ("eth", '\u{f0}'), ("euml", '\u{eb}'),
-    ("euro", '\u{20ac}'), ("exist", '\u{2203}'), ("fnof", '\u{192}'), ("forall", '\u{2200}'),
-    ("frac12", '\u{bd}'), ("frac14", '\u{bc}'), ("frac34", '\u{be}'), ("frasl", '\u{2044}'),
-    ("gamma", '\u{3b3}'), ("ge", '\u{2265}'), ("gt", '\u{3e}'), ("hArr", '\u{21d4}'),
-    ("harr", '\u{2194}'), ("hearts", '\u{2665}'), ("hellip", '\u{2026}'), ("iacute", '\u{ed}'),
-    ("icirc", '\u{ee}'), ("iexcl", '\u{a1}'), ("igrave", '\u{ec}'), ("image", '\u{2111}'),
-    ("infin", '\u{221e}'), ("int", '\u{222b}'), ("iota", '\u{3b9}'), ("iquest", '\u{bf}'),
-    ("isin", '\u{2208}'), ("iuml", '\u{ef}'), ("kappa", '\u{3ba}'), ("lArr", '\u{21d0}'),
-    ("lambda", '\u{3bb}'), ("lang", '\u{2329}'), ("laquo", '\u{ab}'), ("larr", '\u{2190}'),
-    ("lceil", '\u{2308}'), ("ldquo", '\u{201c}'), ("le", '\u{2264}'), ("lfloor", '\u{230a}'),
-    ("lowast", '\u{2217}'), ("loz", '\u{25ca}'), ("lrm", '\u{200e}'), ("lsaquo", '\u{2039}'),
-    ("lsquo", '\u{2018}'), ("lt", '\u{3c}'), ("macr", '\u{af}'), ("mdash", '\u{2014}'),
-    ("micro", '\u{b5}'), ("middot", '\u{b7}'), ("minus", '\u{2212}'), ("mu", '\u{3bc}'),
-    ("nabla", '\u{2207}'), ("nbsp", '\u{a0}'), ("ndash", '\u{2013}'), ("ne", '\u{2260}'),
-    ("ni", '\u{220b}'), ("not", '\u{ac}'), ("notin", '\u{2209}'), ("nsub", '\u{2284}'),
-    ("ntilde", '\u{f1}'), ("nu", '\u{3bd}'), ("oacute", '\u{f3}'), ("ocirc", '\u{f4}'),
-    ("oelig", '\u{153}'), ("ograve", '\u{f2}'), ("oline", '\u{203e}'), ("omega", '\u{3c9}'),
-    ("omicron", '\u{3bf}'), ("oplus", '\u{2295}'), ("or", '\u{2228}'), ("ordf", '\u{aa}'),
-    ("ordm", '\u{ba}'), ("oslash", '\u{f8}'), ("otilde", '\u{f5}'), ("otimes", '\u{2297}'),
-    ("ouml", '\u{f6}'), ("para", '\u{b6}'), ("part", '\u{2202}'), ("permil", '\u{2030}'),
-    ("perp", '\u{22a5}'), ("phi", '\u{3c6}'), ("pi", '\u{3c0}'), ("piv", '\u{3d6}'),
-    ("plusmn", '\u{b1}'), ("pound", '\u{a3}'), ("prime", '\u{2032}'), ("prod", '\u{220f}'),
-    ("prop", '\u{221d}'), ("psi", '\u{3c8}'), ("quot", '\u{22}'), ("rArr", '\u{21d2}'),
-    ("radic", '\u{221a}'), ("rang", '\u{232a}'), ("raquo", '\u{bb}'), ("rarr", '\u{2192}'),
-    ("rceil", '\u{2309}'), ("rdquo", '\u{201d}'), ("real", '\u{211c}'), ("reg", '\u{ae}'),
-    ("rfloor", '\u{230b}'), ("rho", '\u{3c1}'), ("rlm", '\u{200f}'), ("rsaquo", '\u{203a}'),
-    ("rsquo", '\u{2019}'), ("sbquo", '\u{201a}'), ("scaron", '\u{161}'), ("sdot", '\u{22c5}'),
-    ("sect", '\u{a7}'), ("shy", '\u{ad}'), ("sigma", '\u{3c3}'), ("sigmaf", '\u{3c2}'),
-    ("sim", '\u{223c}'), ("spades", '\u{2660}'), ("sub", '\u{2282}'), ("sube", '\u{2286}'),
-    ("sum", '\u{2211}'), ("sup", '\u{2283}'), ("sup1", '\u{b9}'), ("sup2", '\u{b2}'),
-    ("sup3", '\u{b3}'), ("supe", '\u{2287}'), ("szlig", '\u{df}'), ("tau", '\u{3c4}'),
-    ("there4", '\u{2234}'), ("theta", '\u{3b8}'), ("thetasym", '\u{3d1}'), ("thinsp", '\u{2009}'),
-    ("thorn", '\u{fe}'), ("tilde", '\u{2dc}'), ("times", '\u{d7}'), ("trade", '\u{2122}'),
-    ("uArr", '\u{21d1}'), ("uacute", '\u{fa}'), ("uarr", '\u{2191}'), ("ucirc", '\u{fb}'),
-    ("ugrave", '\u{f9}'), ("uml", '\u{a8}'), ("upsih", '\u{3d2}'), ("upsilon", '\u{3c5}'),
-    ("uuml", '\u{fc}'), ("weierp", '\u{2118}'), ("xi", '\u{3be}'), ("yacute", '\u{fd}'),
-    ("yen", '\u{a5}'), ("yuml", '\u{ff}'), ("zeta", '\u{3b6}'), ("zwj", '\u{200d}'),
-    ("zwnj", '\u{200c}'),
+const NAMES: &str = concat!(
+    "AElig Aacute Acirc Agrave Alpha Aring Atilde Auml Beta Ccedil Chi Dagger Delta ETH Eacute ",
+    "Ecirc Egrave Epsilon Eta Euml Gamma Iacute Icirc Igrave Iota Iuml Kappa Lambda Mu Ntilde Nu ",
+    "OElig Oacute Ocirc Ograve Omega Omicron Oslash Otilde Ouml Phi Pi Prime Psi Rho Scaron ",
+    "Sigma THORN Tau Theta Uacute Ucirc Ugrave Upsilon Uuml Xi Yacute Yuml Zeta aacute acirc ",
+    "acute aelig agrave alefsym alpha amp and ang apos aring asymp atilde auml bdquo beta brvbar ",
+    "bull cap ccedil cedil cent chi circ clubs cong copy crarr cup curren dArr dagger darr deg ",
+    "delta diams divide eacute ecirc egrave empty emsp ensp epsilon equiv eta eth euml euro ",
+    "exist fnof forall frac12 frac14 frac34 frasl gamma ge gt hArr harr hearts hellip iacute ",
+    "icirc iexcl igrave image infin int iota iquest isin iuml kappa lArr lambda lang laquo larr ",
+    "lceil ldquo le lfloor lowast loz lrm lsaquo lsquo lt macr mdash micro middot minus mu nabla ",
+    "nbsp ndash ne ni not notin nsub ntilde nu oacute ocirc oelig ograve oline omega omicron ",
+    "oplus or ordf ordm oslash otilde otimes ouml para part permil perp phi pi piv plusmn pound ",
+    "prime prod prop psi quot rArr radic rang raquo rarr rceil rdquo real reg rfloor rho rlm ",
+    "rsaquo rsquo sbquo scaron sdot sect shy sigma sigmaf sim spades sub sube sum sup sup1 sup2 ",
+    "sup3 supe szlig tau there4 theta thetasym thinsp thorn tilde times trade uArr uacute uarr ",
+    "ucirc ugrave uml upsih upsilon uuml weierp xi yacute yen yuml zeta zwj zwnj",
+);
+
+/// The characters of `NAMES`, in order (all in the Basic Multilingual Plane).
+#[rustfmt::skip]
+const CODES: [u16; 253] = [
+    0x00C6, 0x00C1, 0x00C2, 0x00C0, 0x0391, 0x00C5, 0x00C3, 0x00C4, 0x0392, 0x00C7, 0x03A7, 0x2021,
+    0x0394, 0x00D0, 0x00C9, 0x00CA, 0x00C8, 0x0395, 0x0397, 0x00CB, 0x0393, 0x00CD, 0x00CE, 0x00CC,
+    0x0399, 0x00CF, 0x039A, 0x039B, 0x039C, 0x00D1, 0x039D, 0x0152, 0x00D3, 0x00D4, 0x00D2, 0x03A9,
+    0x039F, 0x00D8, 0x00D5, 0x00D6, 0x03A6, 0x03A0, 0x2033, 0x03A8, 0x03A1, 0x0160, 0x03A3, 0x00DE,
+    0x03A4, 0x0398, 0x00DA, 0x00DB, 0x00D9, 0x03A5, 0x00DC, 0x039E, 0x00DD, 0x0178, 0x0396, 0x00E1,
+    0x00E2, 0x00B4, 0x00E6, 0x00E0, 0x2135, 0x03B1, 0x0026, 0x2227, 0x2220, 0x0027, 0x00E5, 0x2248,
+    0x00E3, 0x00E4, 0x201E, 0x03B2, 0x00A6, 0x2022, 0x2229, 0x00E7, 0x00B8, 0x00A2, 0x03C7, 0x02C6,
+    0x2663, 0x2245, 0x00A9, 0x21B5, 0x222A, 0x00A4, 0x21D3, 0x2020, 0x2193, 0x00B0, 0x03B4, 0x2666,
+    0x00F7, 0x00E9, 0x00EA, 0x00E8, 0x2205, 0x2003, 0x2002, 0x03B5, 0x2261, 0x03B7, 0x00F0, 0x00EB,
+    0x20AC, 0x2203, 0x0192, 0x2200, 0x00BD, 0x00BC, 0x00BE, 0x2044, 0x03B3, 0x2265, 0x003E, 0x21D4,
+    0x2194, 0x2665, 0x2026, 0x00ED, 0x00EE, 0x00A1, 0x00EC, 0x2111, 0x221E, 0x222B, 0x03B9, 0x00BF,
+    0x2208, 0x00EF, 0x03BA, 0x21D0, 0x03BB, 0x2329, 0x00AB, 0x2190, 0x2308, 0x201C, 0x2264, 0x230A,
+    0x2217, 0x25CA, 0x200E, 0x2039, 0x2018, 0x003C, 0x00AF, 0x2014, 0x00B5, 0x00B7, 0x2212, 0x03BC,
+    0x2207, 0x00A0, 0x2013, 0x2260, 0x220B, 0x00AC, 0x2209, 0x2284, 0x00F1, 0x03BD, 0x00F3, 0x00F4,
+    0x0153, 0x00F2, 0x203E, 0x03C9, 0x03BF, 0x2295, 0x2228, 0x00AA, 0x00BA, 0x00F8, 0x00F5, 0x2297,
+    0x00F6, 0x00B6, 0x2202, 0x2030, 0x22A5, 0x03C6, 0x03C0, 0x03D6, 0x00B1, 0x00A3, 0x2032, 0x220F,
+    0x221D, 0x03C8, 0x0022, 0x21D2, 0x221A, 0x232A, 0x00BB, 0x2192, 0x2309, 0x201D, 0x211C, 0x00AE,
+    0x230B, 0x03C1, 0x200F, 0x203A, 0x2019, 0x201A, 0x0161, 0x22C5, 0x00A7, 0x00AD, 0x03C3, 0x03C2,
+    0x223C, 0x2660, 0x2282, 0x2286, 0x2211, 0x2283, 0x00B9, 0x00B2, 0x00B3, 0x2287, 0x00DF, 0x03C4,
+    0x2234, 0x03B8, 0x03D1, 0x2009, 0x00FE, 0x02DC, 0x00D7, 0x2122, 0x21D1, 0x00FA, 0x2191, 0x00FB,
+    0x00F9, 0x00A8, 0x03D2, 0x03C5, 0x00FC, 0x2118, 0x03BE, 0x00FD, 0x00A5, 0x00FF, 0x03B6, 0x200D,
+    0x200C,
 ];
 
 /// What numeric references 128–159 mean in practice (Windows-1252), as HTML decoders read them.
@@ -94,15 +75,13 @@ pub fn entity(name: &str) -> Option<char> {
             _ => return None,
         };
         return Some(match code {
-            128..=159 => WINDOWS_1252[code as usize - 128],
+            128..=159 => char::from_u32(WINDOWS_1252[code as usize - 128].into()).unwrap_or('\u{FFFD}'),
             0 => '\u{FFFD}',
             _ => char::from_u32(code).unwrap_or('\u{FFFD}'),
         });
     }
-    NAMED
-        .binary_search_by(|(n, _)| n.cmp(&name))
-        .ok()
-        .map(|i| NAMED[i].1)
+    let at = NAMES.split(' ').position(|n| n == name)?;
+    char::from_u32(CODES[at].into())
 }
 
 /// Decodes `&name;`, `&#NNN;` and `&#xHHH;` references; anything else that
@@ -139,10 +118,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_table_is_sorted_for_binary_search() {
-        assert!(NAMED.windows(2).all(|w| w[0].0 < w[1].0));
-        assert!(NAMED.iter().all(|(n, _)| n.len() <= MAX_NAME));
-        assert_eq!(NAMED.len(), 253);
+    fn the_tables_match() {
+        let names: Vec<&str> = NAMES.split(' ').collect();
+        assert_eq!(names.len(), CODES.len());
+        assert_eq!(names.len(), 253);
+        assert!(names.windows(2).all(|w| w[0] < w[1]), "sorted, no duplicates");
+        assert!(names.iter().all(|n| !n.is_empty() && n.len() <= MAX_NAME));
+        assert!(CODES.iter().all(|&c| char::from_u32(c.into()).is_some()));
+        assert_eq!(entity("AElig"), Some('Æ'));
+        assert_eq!(entity("zwnj"), Some('\u{200C}'));
+        assert_eq!(entity("#150"), Some('–'));
+        assert_eq!(entity("#159"), Some('Ÿ'));
     }
 
     #[test]

@@ -5,13 +5,17 @@
 
 /// Terminators that end a sentence before whitespace or the end of the text
 /// (Latin, Arabic, Urdu, Devanagari).
-const TERMINATORS: &str = ".!?؟۔।॥‼⁇⁈⁉";
+const TERMINATORS: &[char] = &['.', '!', '?', '؟', '۔', '।', '॥', '‼', '⁇', '⁈', '⁉'];
 
 /// Terminators of scripts written without spaces: the sentence ends right after them.
-const WIDE_TERMINATORS: &str = "。！？．｡";
+const WIDE_TERMINATORS: &[char] = &['。', '！', '？', '．', '｡'];
 
 /// Closing quotes and brackets that stay with the sentence they end.
-const CLOSERS: &str = "\"')]”’»›」』）】〕〉》〗〙〛］｝｣〞〟＂＇";
+#[rustfmt::skip]
+const CLOSERS: &[char] = &[
+    '"', '\'', ')', ']', '”', '’', '»', '›', '」', '』', '）', '】', '〕', '〉', '》', '〗', '〙', '〛', '］', '｝',
+    '｣', '〞', '〟', '＂', '＇',
+];
 
 /// Whether a sentence ending in `terminator` (then more terminators or
 /// closers, `wide` if any is a CJK one) ends before the text `next`.
@@ -37,15 +41,15 @@ pub fn sentence_ends(text: &str) -> impl Iterator<Item = usize> + '_ {
     std::iter::from_fn(move || {
         while let Some((i, c)) = chars.next() {
             let paragraph = c == '\n' && text[i + 1..].starts_with('\n');
-            let mut wide = WIDE_TERMINATORS.contains(c);
-            if !(paragraph || wide || TERMINATORS.contains(c)) {
+            let mut wide = WIDE_TERMINATORS.contains(&c);
+            if !(paragraph || wide || TERMINATORS.contains(&c)) {
                 continue;
             }
             let mut end = i + c.len_utf8();
             let continues =
-                |d: char| CLOSERS.contains(d) || TERMINATORS.contains(d) || WIDE_TERMINATORS.contains(d);
+                |d: char| CLOSERS.contains(&d) || TERMINATORS.contains(&d) || WIDE_TERMINATORS.contains(&d);
             while let Some(&(j, d)) = chars.peek().filter(|&&(_, d)| !paragraph && continues(d)) {
-                wide |= WIDE_TERMINATORS.contains(d);
+                wide |= WIDE_TERMINATORS.contains(&d);
                 end = j + d.len_utf8();
                 chars.next();
             }
