@@ -133,6 +133,61 @@ fn chapter_titles(
     Ok(titles)
 }
 
+/// The package document's path, from `META-INF/container.xml`.
+fn rootfile(container: &str) -> Result<String> {
+    tokens(container)
+        .into_iter()
+        .find_map(|t| match t {
+            Token::Start { name, attrs } if name == "rootfile" => {
+                attr(&attrs, "full-path").map(str::to_owned)
+            }
+            _ => None,
+        })
+        .ok_or_else(|| malformed("container.xml names no package (rootfile)"))
+}
+
+/// What the package (OPF) says.
+struct Package {
+    /// id -> (path, media type, properties).
+    manifest: HashMap<String, (String, String, String)>,
+    /// Manifest ids in reading order (`linear="no"` left out).
+    spine: Vec<String>,
+    /// The manifest id of the EPUB 2 NCX.
+    toc_id: Option<String>,
+}
+
+/// Reads the package document at `opf_path`.
+fn package(opf: &str, opf_path: &str) -> Package {
+    let mut package = Package {
+        manifest: HashMap::new(),
+        spine: Vec::new(),
+        toc_id: None,
+    };
+    for token in tokens(opf) {
+        let Token::Start { name, attrs } = token else {
+            continue;
+        };
+        match name.as_str() {
+            "item" => {
+                if let (Some(id), Some(href)) = (attr(&attrs, "id"), attr(&attrs, "href")) {
+                    let media = attr(&attrs, "media-type").unwrap_or("").to_owned();
+                    let properties = attr(&attrs, "properties").unwrap_or("").to_owned();
+                    let entry = (resolve(opf_path, href), media, properties);
+                    package.manifest.insert(id.to_owned(), entry);
+                }
+            }
+            "spine" => package.toc_id = attr(&attrs, "toc").map(str::to_owned),
+            "itemref" if attr(&attrs, "linear") != Some("no") => {
+                if let Some(idref) = attr(&attrs, "idref") {
+                    package.spine.push(idref.to_owned());
+                }
+            }
+            _ => {}
+        }
+    }
+    package
+}
+
 /// The pages of an EPUB file: its documents in spine order, markup stripped,
 /// cut into pages of about `page_chars`; each page knows its chapter.
 /// Any bytes give pages or a `ConfigError`, within the default [`EpubLimits`].
@@ -147,40 +202,12 @@ pub fn pages_from_epub_with_limits(
     limits: &EpubLimits,
 ) -> Result<Vec<Page>> {
     let zip = Zip::open(bytes, limits.max_entry_bytes, limits.max_total_bytes)?;
-    let container = zip.text("META-INF/container.xml")?;
-    let opf_path = tokens(&container)
-        .into_iter()
-        .find_map(|t| match t {
-            Token::Start { name, attrs } if name == "rootfile" => {
-                attr(&attrs, "full-path").map(str::to_owned)
-            }
-            _ => None,
-        })
-        .ok_or_else(|| malformed("container.xml names no package (rootfile)"))?;
-    let opf = zip.text(&opf_path)?;
-    let mut manifest: HashMap<String, (String, String, String)> = HashMap::new(); // id -> (path, media type, properties)
-    let mut spine: Vec<String> = Vec::new();
-    let mut toc_id: Option<String> = None;
-    for token in tokens(&opf) {
-        if let Token::Start { name, attrs } = token {
-            match name.as_str() {
-                "item" => {
-                    if let (Some(id), Some(href)) = (attr(&attrs, "id"), attr(&attrs, "href")) {
-                        let media = attr(&attrs, "media-type").unwrap_or("").to_owned();
-                        let properties = attr(&attrs, "properties").unwrap_or("").to_owned();
-                        manifest.insert(id.to_owned(), (resolve(&opf_path, href), media, properties));
-                    }
-                }
-                "spine" => toc_id = attr(&attrs, "toc").map(str::to_owned),
-                "itemref" if attr(&attrs, "linear") != Some("no") => {
-                    if let Some(idref) = attr(&attrs, "idref") {
-                        spine.push(idref.to_owned());
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
+    let opf_path = rootfile(&zip.text("META-INF/container.xml")?)?;
+    let Package {
+        manifest,
+        spine,
+        toc_id,
+    } = package(&zip.text(&opf_path)?, &opf_path);
     if spine.is_empty() {
         return Err(malformed("the package has an empty spine"));
     }
