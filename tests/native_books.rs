@@ -4,6 +4,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 mod shared_fixtures;
+mod unicode_books;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -117,6 +118,49 @@ fn test_questions_find_their_passages() {
     }
     let first = &search(&library, "Lucian Gregory red hair", 1, None)[0];
     assert!(first.text.contains("Gregory"), "{}", first.text);
+}
+
+#[test]
+fn unicode_books_ingest_and_search_as_text_and_epub() {
+    // Small pages and chunks, so that every text is cut many times.
+    let chunking = ChunkSettings {
+        chunk_chars: 100,
+        overlap_chars: 40,
+        page_chars: 200,
+    };
+    for book in unicode_books::books() {
+        for (kind, source) in [
+            ("text", BookSource::Text(book.text.to_owned())),
+            ("epub", BookSource::Epub(book.epub.to_vec())),
+        ] {
+            let store = Rc::new(MemoryStore::new());
+            let library = library(store.clone(), chunking);
+            let added = add(&library, book.name, source);
+            let (chunks, _) = block_on(store.book_content(&added.id)).unwrap();
+            assert!(chunks.len() >= 3, "{} {kind}: {} chunks", book.name, chunks.len());
+            for chunk in &chunks {
+                let chars = chunk.text.chars().count();
+                assert!(
+                    chars <= 100,
+                    "{} {kind}: {chars} characters: {}",
+                    book.name,
+                    chunk.text
+                );
+            }
+            for (query, passage, chapter) in book.searches {
+                let best = &search(&library, query, 1, None)[0];
+                assert!(
+                    best.text.contains(passage),
+                    "{} {kind}: {query:?} found {:?}",
+                    book.name,
+                    best.text
+                );
+                if kind == "epub" {
+                    assert_eq!(best.chapter.as_deref(), Some(*chapter), "{} {query}", book.name);
+                }
+            }
+        }
+    }
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! conversations through the mock model, deletion, and the embedders.
 #![cfg(target_arch = "wasm32")]
 
+mod unicode_books;
 mod web_support;
 
 use js_sys::{Function, Reflect};
@@ -107,6 +108,50 @@ async fn ingestion_search_bounds_and_the_snapshot_after_a_reopen() {
     .await;
     assert_eq!(String::from(error.name()), "NotFoundError");
     resolve(reopened.lectern.close()).await;
+    IndexedDbStore::delete_database(&db).await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn japanese_chinese_arabic_emoji_and_no_break_space_books_ingest_and_search() {
+    let session = MockSession::new();
+    let db = unique("unicode-books");
+    let retrieval = json!({ "chunkChars": 100, "overlapChars": 40, "pageChars": 200 });
+    let opened =
+        open_with(json!({ "dbName": db, "provider": provider(&session), "retrieval": retrieval })).await;
+    for book in unicode_books::books() {
+        for kind in ["text", "epub"] {
+            let input = js(json!({ "title": format!("{} ({kind})", book.name) }));
+            let content: JsValue = match kind {
+                "text" => book.text.into(),
+                _ => js_sys::Uint8Array::from(book.epub).into(),
+            };
+            Reflect::set(&input, &kind.into(), &content).unwrap();
+            let added = to_json(&resolve(opened.lectern.add_book(input.unchecked_into(), None)).await);
+            let only = |k: usize| js(json!({ "bookIds": [added["id"]], "k": k })).unchecked_into();
+            let all = to_json(&resolve(opened.lectern.search("の 的 في the".into(), Some(only(100)))).await);
+            assert_eq!(
+                all.as_array().unwrap().len() as u64,
+                added["chunkCount"].as_u64().unwrap()
+            );
+            for result in all.as_array().unwrap() {
+                let chars = result["text"].as_str().unwrap().chars().count();
+                assert!(chars <= 100, "{} {kind}: {chars} characters", book.name);
+            }
+            for (query, passage, chapter) in book.searches {
+                let best = to_json(&resolve(opened.lectern.search((*query).into(), Some(only(1)))).await);
+                let text = best[0]["text"].as_str().unwrap();
+                assert!(
+                    text.contains(passage),
+                    "{} {kind}: {query} found {text}",
+                    book.name
+                );
+                if kind == "epub" {
+                    assert_eq!(best[0]["chapter"], *chapter, "{} {query}", book.name);
+                }
+            }
+        }
+    }
+    resolve(opened.lectern.close()).await;
     IndexedDbStore::delete_database(&db).await.unwrap();
 }
 

@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::breaks::{char_offset, last_break};
 use super::pages::{chapter_heading, Page};
+use super::sentences::split_sentences;
 
 /// A passage of a book, the unit of retrieval.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -59,48 +61,59 @@ impl Default for ChunkSettings {
 /// A sentence with where it is.
 struct Sentence {
     text: String,
+    /// Its length in characters.
+    chars: usize,
     page: u32,
     chapter: Option<String>,
 }
 
-/// Splits text into sentences: after `.`, `!` or `?` (and closing quotes or
-/// brackets) followed by whitespace, and at blank lines.
-fn split_sentences(text: &str) -> Vec<&str> {
+/// `text` cut into pieces of at most `limit` characters, at the last break
+/// opportunity (whitespace, or between CJK characters) that fits, else
+/// mid-word at a char boundary.
+fn pieces(text: &str, limit: usize) -> Vec<&str> {
     let mut out = Vec::new();
-    let bytes = text.as_bytes();
-    let mut start = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        let paragraph = b == b'\n' && bytes.get(i + 1) == Some(&b'\n');
-        if matches!(b, b'.' | b'!' | b'?') || paragraph {
-            let mut end = i + 1;
-            while end < bytes.len() && matches!(bytes[end], b'"' | b'\'' | b')' | b']') {
-                end += 1;
-            }
-            // Closing curly quotes are three bytes.
-            while text[end..].starts_with(['\u{201D}', '\u{2019}']) {
-                end += 3;
-            }
-            if end >= bytes.len() || bytes[end].is_ascii_whitespace() {
-                out.push(&text[start..end]);
-                start = end;
-                i = end;
-                continue;
-            }
+    let mut rest = text;
+    loop {
+        let end = char_offset(rest, limit);
+        if end == rest.len() {
+            out.push(rest);
+            return out;
         }
-        i += 1;
+        let cut = last_break(rest, end).unwrap_or(end);
+        out.push(rest[..cut].trim_end());
+        rest = rest[cut..].trim_start();
+        if rest.is_empty() {
+            return out;
+        }
     }
-    out.push(&text[start..]);
-    out.into_iter().map(str::trim).filter(|s| !s.is_empty()).collect()
 }
 
-/// Cuts pages into chunks of about `chunk_chars`, never splitting a sentence
-/// (a sentence longer than a chunk is a chunk of its own), each starting with
-/// the previous chunk's last sentences up to `overlap_chars`.
-pub fn chunk_pages(pages: &[Page], settings: &ChunkSettings) -> Vec<Chunk> {
+/// The sentences of `pages` in order, whitespace collapsed, none longer than
+/// `limit` characters; chapter headings are sentences that start chapters.
+fn sentences(pages: &[Page], limit: usize) -> Vec<Sentence> {
     let mut sentences = Vec::new();
     let mut chapter: Option<String> = None;
+    let mut push = |text: String, page: u32, chapter: &Option<String>| {
+        let chars = text.chars().count();
+        if chars <= limit {
+            let chapter = chapter.clone();
+            sentences.push(Sentence {
+                text,
+                chars,
+                page,
+                chapter,
+            });
+            return;
+        }
+        for piece in pieces(&text, limit) {
+            sentences.push(Sentence {
+                text: piece.to_owned(),
+                chars: piece.chars().count(),
+                page,
+                chapter: chapter.clone(),
+            });
+        }
+    };
     for page in pages {
         if page.chapter.is_some() {
             chapter = page.chapter.clone();
@@ -108,47 +121,65 @@ pub fn chunk_pages(pages: &[Page], settings: &ChunkSettings) -> Vec<Chunk> {
         for paragraph in page.text.split("\n\n") {
             let mut body = paragraph.trim_start();
             if let Some(first_line) = body.lines().next().filter(|l| chapter_heading(l)) {
-                let heading = first_line.trim().to_owned();
                 body = &body[first_line.len()..];
-                chapter = Some(heading.clone());
-                sentences.push(Sentence {
-                    text: heading,
-                    page: page.number,
-                    chapter: chapter.clone(),
-                });
+                chapter = Some(first_line.trim().to_owned());
+                push(first_line.trim().to_owned(), page.number, &chapter);
             }
             for sentence in split_sentences(body) {
-                sentences.push(Sentence {
-                    text: sentence.split_whitespace().collect::<Vec<_>>().join(" "),
-                    page: page.number,
-                    chapter: chapter.clone(),
-                });
+                let text = sentence.split_whitespace().collect::<Vec<_>>().join(" ");
+                push(text, page.number, &chapter);
             }
         }
     }
+    sentences
+}
 
+/// Characters of `sentences` joined by single spaces, plus one.
+fn joined_size(sentences: &[&Sentence]) -> usize {
+    sentences.iter().map(|s| s.chars + 1).sum()
+}
+
+/// Keeps the last sentences of a finished chunk, up to `overlap` characters.
+fn carry_over(current: &mut Vec<&Sentence>, overlap: usize) {
+    let mut carried = 0;
+    let keep = current
+        .iter()
+        .rev()
+        .take_while(|s| {
+            carried += s.chars + 1;
+            carried <= overlap
+        })
+        .count();
+    current.drain(..current.len() - keep);
+}
+
+/// Cuts pages into chunks of at most `chunk_chars` characters, never
+/// splitting a sentence that fits in one (a longer one is cut at word, or
+/// CJK character, boundaries) nor spanning two chapters; each chunk starts
+/// with the previous one's last sentences up to `overlap_chars`, as far as
+/// they fit and are of the same chapter.
+pub fn chunk_pages(pages: &[Page], settings: &ChunkSettings) -> Vec<Chunk> {
+    let limit = settings.chunk_chars.max(1);
+    let sentences = sentences(pages, limit);
     let mut chunks = Vec::new();
     let mut current: Vec<&Sentence> = Vec::new();
-    let mut size = 0;
     let mut fresh = 0; // sentences in `current` not carried over from the previous chunk
     for sentence in &sentences {
-        if size > 0 && size + sentence.text.len() + 1 > settings.chunk_chars && fresh > 0 {
+        let new_chapter = current
+            .last()
+            .is_some_and(|last| last.chapter != sentence.chapter);
+        if fresh > 0 && (new_chapter || joined_size(&current) + sentence.chars > limit) {
             chunks.push(make_chunk(chunks.len() as u32, &current));
-            let mut carried = Vec::new();
-            let mut carried_size = 0;
-            for s in current.iter().rev() {
-                if carried_size + s.text.len() + 1 > settings.overlap_chars {
-                    break;
-                }
-                carried_size += s.text.len() + 1;
-                carried.push(*s);
-            }
-            carried.reverse();
-            current = carried;
-            size = carried_size;
+            carry_over(&mut current, settings.overlap_chars);
             fresh = 0;
         }
-        size += sentence.text.len() + 1;
+        if new_chapter {
+            current.clear();
+        }
+        // Carried sentences give way to a new one that would not fit beside them.
+        while !current.is_empty() && joined_size(&current) + sentence.chars > limit {
+            current.remove(0);
+        }
         current.push(sentence);
         fresh += 1;
     }
@@ -177,25 +208,6 @@ fn make_chunk(ordinal: u32, sentences: &[&Sentence]) -> Chunk {
 mod tests {
     use super::*;
     use crate::retrieval::pages::pages_from_list;
-
-    #[test]
-    fn sentences_split_after_terminators_and_quotes() {
-        let s = split_sentences("He said \"Stop.\" Then he left! Did he? Yes.\n\nNew paragraph without end");
-        assert_eq!(
-            s,
-            [
-                "He said \"Stop.\"",
-                "Then he left!",
-                "Did he?",
-                "Yes.",
-                "New paragraph without end"
-            ]
-        );
-        assert_eq!(
-            split_sentences("Mr. Smith paid 3.5 dollars."),
-            ["Mr.", "Smith paid 3.5 dollars."]
-        );
-    }
 
     #[test]
     fn chunks_respect_size_overlap_and_pages() {
@@ -254,5 +266,53 @@ mod tests {
         assert_eq!(more.chapter.as_deref(), Some("CHAPTER I. THE BEGINNING"));
         let last = chunks.iter().find(|c| c.text.contains("new day")).unwrap();
         assert_eq!(last.chapter.as_deref(), Some("CHAPTER II. THE MIDDLE"));
+    }
+
+    #[test]
+    fn cjk_chunks_stay_within_the_configured_size() {
+        let sentence = "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。";
+        let unpunctuated =
+            "何でも薄暗いじめじめした所でニャーニャー泣いていた事だけは記憶している".repeat(30);
+        let pages = pages_from_list(vec![sentence.repeat(40), unpunctuated.clone()]);
+        let settings = ChunkSettings {
+            chunk_chars: 120,
+            overlap_chars: 30,
+            page_chars: 2000,
+        };
+        let chunks = chunk_pages(&pages, &settings);
+        for chunk in &chunks {
+            let chars = chunk.text.chars().count();
+            assert!(chars <= 120, "{chars}: {}", chunk.text);
+        }
+        let page_one = chunks.iter().filter(|c| c.end_page == 1).count();
+        assert!(page_one >= 40 * 33 / 120, "{page_one} chunks on page 1");
+        let page_two: String = chunks
+            .iter()
+            .filter(|c| c.start_page == 2)
+            .map(|c| c.text.as_str())
+            .collect();
+        assert!(page_two.contains(&unpunctuated[..300]));
+    }
+
+    #[test]
+    fn a_chunk_never_spans_two_chapters() {
+        let mut pages = pages_from_list(vec![
+            "First chapter ends here.".into(),
+            "Second one begins.".into(),
+        ]);
+        pages[0].chapter = Some("One".into());
+        pages[1].chapter = Some("Two".into());
+        let chunks = chunk_pages(&pages, &ChunkSettings::default());
+        let found: Vec<_> = chunks
+            .iter()
+            .map(|c| (c.text.as_str(), c.chapter.as_deref()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("First chapter ends here.", Some("One")),
+                ("Second one begins.", Some("Two"))
+            ]
+        );
     }
 }

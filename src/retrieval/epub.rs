@@ -6,99 +6,55 @@ use std::collections::HashMap;
 
 use super::markup::{attr, tokens, xhtml_text, Token};
 use super::pages::{pages_from_text, Page};
-use crate::error::{Error, Result};
+use super::zip::{malformed, Zip};
+use crate::error::Result;
 
-fn malformed(what: impl std::fmt::Display) -> Error {
-    Error::config(format!("malformed EPUB: {what}"))
+/// Caps on what an EPUB may inflate to: a zip bomb is a `ConfigError`, not
+/// an exhausted memory. The sizes the archive declares are not trusted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EpubLimits {
+    /// Most bytes one file of the archive may inflate to (default 32 MiB).
+    pub max_entry_bytes: usize,
+    /// Most bytes all the files read may inflate to together (default 64 MiB).
+    pub max_total_bytes: usize,
 }
 
-fn u16_at(bytes: &[u8], at: usize) -> Result<usize> {
-    bytes
-        .get(at..at + 2)
-        .map(|b| u16::from_le_bytes([b[0], b[1]]) as usize)
-        .ok_or_else(|| malformed("truncated zip structure"))
-}
-
-fn u32_at(bytes: &[u8], at: usize) -> Result<usize> {
-    bytes
-        .get(at..at + 4)
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
-        .ok_or_else(|| malformed("truncated zip structure"))
-}
-
-/// A zip archive's entries, read from its central directory.
-struct Zip<'a> {
-    bytes: &'a [u8],
-    entries: HashMap<String, (usize, usize, usize, usize)>, // name -> (method, compressed, size, local header)
-}
-
-impl<'a> Zip<'a> {
-    fn open(bytes: &'a [u8]) -> Result<Self> {
-        if bytes.len() < 22 {
-            return Err(malformed("too short to be a zip file"));
+impl Default for EpubLimits {
+    fn default() -> Self {
+        EpubLimits {
+            max_entry_bytes: 32 << 20,
+            max_total_bytes: 64 << 20,
         }
-        let search_from = bytes.len().saturating_sub(22 + 65_535);
-        let eocd = (search_from..=bytes.len() - 22)
-            .rev()
-            .find(|&i| bytes[i..i + 4] == [0x50, 0x4b, 0x05, 0x06])
-            .ok_or_else(|| malformed("no zip end-of-central-directory record (not a zip file)"))?;
-        let count = u16_at(bytes, eocd + 10)?;
-        let mut at = u32_at(bytes, eocd + 16)?;
-        let mut entries = HashMap::new();
-        for _ in 0..count {
-            if bytes.get(at..at + 4) != Some(&[0x50, 0x4b, 0x01, 0x02]) {
-                return Err(malformed("bad zip central directory entry"));
+    }
+}
+
+/// `href` with `%XX` escapes decoded as UTF-8 (invalid sequences become U+FFFD).
+fn percent_decode(href: &str) -> String {
+    let bytes = href.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .filter(|h| bytes[i] == b'%' && h.iter().all(u8::is_ascii_hexdigit))
+            .and_then(|h| std::str::from_utf8(h).ok());
+        match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+            Some(byte) => {
+                out.push(byte);
+                i += 3;
             }
-            let method = u16_at(bytes, at + 10)?;
-            let compressed = u32_at(bytes, at + 20)?;
-            let size = u32_at(bytes, at + 24)?;
-            let name_len = u16_at(bytes, at + 28)?;
-            let extra_len = u16_at(bytes, at + 30)?;
-            let comment_len = u16_at(bytes, at + 32)?;
-            let local = u32_at(bytes, at + 42)?;
-            let name = bytes
-                .get(at + 46..at + 46 + name_len)
-                .ok_or_else(|| malformed("truncated file name"))?;
-            entries.insert(
-                String::from_utf8_lossy(name).into_owned(),
-                (method, compressed, size, local),
-            );
-            at += 46 + name_len + extra_len + comment_len;
-        }
-        Ok(Zip { bytes, entries })
-    }
-
-    fn read(&self, name: &str) -> Result<Vec<u8>> {
-        let &(method, compressed, size, local) = self
-            .entries
-            .get(name)
-            .ok_or_else(|| malformed(format!("missing file {name}")))?;
-        if self.bytes.get(local..local + 4) != Some(&[0x50, 0x4b, 0x03, 0x04]) {
-            return Err(malformed(format!("bad local header for {name}")));
-        }
-        let start = local + 30 + u16_at(self.bytes, local + 26)? + u16_at(self.bytes, local + 28)?;
-        let data = self
-            .bytes
-            .get(start..start + compressed)
-            .ok_or_else(|| malformed(format!("{name} is truncated")))?;
-        match method {
-            0 => Ok(data.to_vec()),
-            8 => miniz_oxide::inflate::decompress_to_vec_with_limit(data, size.max(1) * 2 + 1024)
-                .map_err(|e| malformed(format!("{name} does not inflate: {e:?}"))),
-            other => Err(malformed(format!(
-                "{name} uses unsupported compression method {other}"
-            ))),
+            None => {
+                out.push(bytes[i]);
+                i += 1;
+            }
         }
     }
-
-    fn text(&self, name: &str) -> Result<String> {
-        Ok(String::from_utf8_lossy(&self.read(name)?).into_owned())
-    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
-/// `base`'s folder joined with a relative `href` (`%20` decoded, `#fragment` dropped).
+/// `base`'s folder joined with a relative `href` (percent-escapes decoded, `#fragment` dropped).
 fn resolve(base: &str, href: &str) -> String {
-    let href = href.split('#').next().unwrap_or("").replace("%20", " ");
+    let href = percent_decode(href.split('#').next().unwrap_or(""));
     let mut parts: Vec<&str> = base
         .rsplit_once('/')
         .map_or(vec![], |(dir, _)| dir.split('/').collect());
@@ -114,68 +70,72 @@ fn resolve(base: &str, href: &str) -> String {
     parts.join("/")
 }
 
-/// Chapter titles by document path, from an EPUB 3 nav document or an EPUB 2 NCX.
+/// Titles by target document from an EPUB 3 nav document's links.
+fn nav_titles(nav: &str, path: &str, titles: &mut HashMap<String, String>) {
+    let mut href: Option<String> = None;
+    let mut label = String::new();
+    for token in tokens(nav) {
+        match token {
+            Token::Start { name, attrs } if name == "a" => {
+                href = attr(&attrs, "href").map(|h| resolve(path, h));
+                label.clear();
+            }
+            Token::Text(t) if href.is_some() => label.push_str(&t),
+            Token::End { name } if name == "a" => {
+                if let Some(target) = href.take() {
+                    let title = label.split_whitespace().collect::<Vec<_>>().join(" ");
+                    titles.entry(target).or_insert(title);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Titles by target document from an EPUB 2 NCX's navigation points.
+fn ncx_titles(ncx: &str, path: &str, titles: &mut HashMap<String, String>) {
+    let mut label = String::new();
+    let mut in_text = false;
+    for token in tokens(ncx) {
+        match token {
+            Token::Start { name, .. } if name == "text" => {
+                in_text = true;
+                label.clear();
+            }
+            Token::End { name } if name == "text" => in_text = false,
+            Token::Text(t) if in_text => label.push_str(&t),
+            Token::Start { name, attrs } if name == "content" => {
+                if let Some(src) = attr(&attrs, "src") {
+                    titles
+                        .entry(resolve(path, src))
+                        .or_insert_with(|| label.trim().to_owned());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Chapter titles by document path, from an EPUB 3 nav document or else an
+/// EPUB 2 NCX. A missing navigation file means no titles; a corrupt one is an error.
 fn chapter_titles(
     zip: &Zip<'_>,
     nav_path: Option<String>,
     ncx_path: Option<String>,
-) -> HashMap<String, String> {
+) -> Result<HashMap<String, String>> {
     let mut titles = HashMap::new();
-    if let Some(path) = nav_path {
-        if let Ok(nav) = zip.text(&path) {
-            let mut href: Option<String> = None;
-            let mut label = String::new();
-            for token in tokens(&nav) {
-                match token {
-                    Token::Start { name, attrs } if name == "a" => {
-                        href = attr(&attrs, "href").map(|h| resolve(&path, h));
-                        label.clear();
-                    }
-                    Token::Text(t) if href.is_some() => label.push_str(&t),
-                    Token::End { name } if name == "a" => {
-                        if let Some(target) = href.take() {
-                            let title = label.split_whitespace().collect::<Vec<_>>().join(" ");
-                            titles.entry(target).or_insert(title);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
+    if let Some(path) = nav_path.filter(|p| zip.contains(p)) {
+        nav_titles(&zip.text(&path)?, &path, &mut titles);
     }
-    if let (true, Some(path)) = (titles.is_empty(), ncx_path) {
-        if let Ok(ncx) = zip.text(&path) {
-            let mut label = String::new();
-            let mut in_text = false;
-            for token in tokens(&ncx) {
-                match token {
-                    Token::Start { name, .. } if name == "text" => {
-                        in_text = true;
-                        label.clear();
-                    }
-                    Token::End { name } if name == "text" => in_text = false,
-                    Token::Text(t) if in_text => label.push_str(&t),
-                    Token::Start { name, attrs } if name == "content" => {
-                        if let Some(src) = attr(&attrs, "src") {
-                            titles
-                                .entry(resolve(&path, src))
-                                .or_insert_with(|| label.trim().to_owned());
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
+    if let (true, Some(path)) = (titles.is_empty(), ncx_path.filter(|p| zip.contains(p))) {
+        ncx_titles(&zip.text(&path)?, &path, &mut titles);
     }
-    titles
+    Ok(titles)
 }
 
-/// The pages of an EPUB file: its documents in spine order, markup stripped,
-/// cut into pages of about `page_chars`; each page knows its chapter.
-pub fn pages_from_epub(bytes: &[u8], page_chars: usize) -> Result<Vec<Page>> {
-    let zip = Zip::open(bytes)?;
-    let container = zip.text("META-INF/container.xml")?;
-    let opf_path = tokens(&container)
+/// The package document's path, from `META-INF/container.xml`.
+fn rootfile(container: &str) -> Result<String> {
+    tokens(container)
         .into_iter()
         .find_map(|t| match t {
             Token::Start { name, attrs } if name == "rootfile" => {
@@ -183,31 +143,71 @@ pub fn pages_from_epub(bytes: &[u8], page_chars: usize) -> Result<Vec<Page>> {
             }
             _ => None,
         })
-        .ok_or_else(|| malformed("container.xml names no package (rootfile)"))?;
-    let opf = zip.text(&opf_path)?;
-    let mut manifest: HashMap<String, (String, String, String)> = HashMap::new(); // id -> (path, media type, properties)
-    let mut spine: Vec<String> = Vec::new();
-    let mut toc_id: Option<String> = None;
-    for token in tokens(&opf) {
-        if let Token::Start { name, attrs } = token {
-            match name.as_str() {
-                "item" => {
-                    if let (Some(id), Some(href)) = (attr(&attrs, "id"), attr(&attrs, "href")) {
-                        let media = attr(&attrs, "media-type").unwrap_or("").to_owned();
-                        let properties = attr(&attrs, "properties").unwrap_or("").to_owned();
-                        manifest.insert(id.to_owned(), (resolve(&opf_path, href), media, properties));
-                    }
+        .ok_or_else(|| malformed("container.xml names no package (rootfile)"))
+}
+
+/// What the package (OPF) says.
+struct Package {
+    /// id -> (path, media type, properties).
+    manifest: HashMap<String, (String, String, String)>,
+    /// Manifest ids in reading order (`linear="no"` left out).
+    spine: Vec<String>,
+    /// The manifest id of the EPUB 2 NCX.
+    toc_id: Option<String>,
+}
+
+/// Reads the package document at `opf_path`.
+fn package(opf: &str, opf_path: &str) -> Package {
+    let mut package = Package {
+        manifest: HashMap::new(),
+        spine: Vec::new(),
+        toc_id: None,
+    };
+    for token in tokens(opf) {
+        let Token::Start { name, attrs } = token else {
+            continue;
+        };
+        match name.as_str() {
+            "item" => {
+                if let (Some(id), Some(href)) = (attr(&attrs, "id"), attr(&attrs, "href")) {
+                    let media = attr(&attrs, "media-type").unwrap_or("").to_owned();
+                    let properties = attr(&attrs, "properties").unwrap_or("").to_owned();
+                    let entry = (resolve(opf_path, href), media, properties);
+                    package.manifest.insert(id.to_owned(), entry);
                 }
-                "spine" => toc_id = attr(&attrs, "toc").map(str::to_owned),
-                "itemref" if attr(&attrs, "linear") != Some("no") => {
-                    if let Some(idref) = attr(&attrs, "idref") {
-                        spine.push(idref.to_owned());
-                    }
-                }
-                _ => {}
             }
+            "spine" => package.toc_id = attr(&attrs, "toc").map(str::to_owned),
+            "itemref" if attr(&attrs, "linear") != Some("no") => {
+                if let Some(idref) = attr(&attrs, "idref") {
+                    package.spine.push(idref.to_owned());
+                }
+            }
+            _ => {}
         }
     }
+    package
+}
+
+/// The pages of an EPUB file: its documents in spine order, markup stripped,
+/// cut into pages of about `page_chars`; each page knows its chapter.
+/// Any bytes give pages or a `ConfigError`, within the default [`EpubLimits`].
+pub fn pages_from_epub(bytes: &[u8], page_chars: usize) -> Result<Vec<Page>> {
+    pages_from_epub_with_limits(bytes, page_chars, &EpubLimits::default())
+}
+
+/// [`pages_from_epub`] within `limits`.
+pub fn pages_from_epub_with_limits(
+    bytes: &[u8],
+    page_chars: usize,
+    limits: &EpubLimits,
+) -> Result<Vec<Page>> {
+    let zip = Zip::open(bytes, limits.max_entry_bytes, limits.max_total_bytes)?;
+    let opf_path = rootfile(&zip.text("META-INF/container.xml")?)?;
+    let Package {
+        manifest,
+        spine,
+        toc_id,
+    } = package(&zip.text(&opf_path)?, &opf_path);
     if spine.is_empty() {
         return Err(malformed("the package has an empty spine"));
     }
@@ -216,7 +216,7 @@ pub fn pages_from_epub(bytes: &[u8], page_chars: usize) -> Result<Vec<Page>> {
         .find(|(_, _, props)| props.split_whitespace().any(|p| p == "nav"))
         .map(|(path, _, _)| path.clone());
     let ncx = toc_id.and_then(|id| manifest.get(&id).map(|(path, _, _)| path.clone()));
-    let titles = chapter_titles(&zip, nav, ncx);
+    let titles = chapter_titles(&zip, nav, ncx)?;
 
     let mut pages: Vec<Page> = Vec::new();
     let mut chapter: Option<String> = None;
@@ -250,34 +250,55 @@ pub fn pages_from_epub(bytes: &[u8], page_chars: usize) -> Result<Vec<Page>> {
 mod tests {
     use super::*;
 
-    /// A zip of `files`, deflated or stored alternately (CRCs are not checked on read).
+    /// CRC-32 (IEEE), bit by bit: an oracle independent of the reader's table.
+    fn crc32_slow(data: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for &b in data {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xEDB8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+
+    /// A zip of `files`, deflated or stored alternately.
     pub fn zip(files: &[(&str, &str)]) -> Vec<u8> {
+        let files: Vec<_> = files.iter().map(|(n, c)| (*n, c.as_bytes(), None)).collect();
+        zip_bytes(&files)
+    }
+
+    /// A zip of `(name, content, declared size)`: the declared size defaults to the real one.
+    fn zip_bytes(files: &[(&str, &[u8], Option<u32>)]) -> Vec<u8> {
         let mut out = Vec::new();
         let mut central = Vec::new();
-        for (i, (name, content)) in files.iter().enumerate() {
+        for (i, (name, content, declared)) in files.iter().enumerate() {
             let deflate = i % 2 == 1;
             let data = if deflate {
-                miniz_oxide::deflate::compress_to_vec(content.as_bytes(), 6)
+                miniz_oxide::deflate::compress_to_vec(content, 6)
             } else {
-                content.as_bytes().to_vec()
+                content.to_vec()
             };
             let offset = out.len() as u32;
             let method: u16 = if deflate { 8 } else { 0 };
+            let mut fields = Vec::new();
+            fields.extend_from_slice(&method.to_le_bytes());
+            fields.extend_from_slice(&[0; 4]);
+            fields.extend_from_slice(&crc32_slow(content).to_le_bytes());
+            fields.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            fields.extend_from_slice(&declared.unwrap_or(content.len() as u32).to_le_bytes());
+            fields.extend_from_slice(&(name.len() as u16).to_le_bytes());
             out.extend_from_slice(&[0x50, 0x4b, 0x03, 0x04, 20, 0, 0, 0]);
-            out.extend_from_slice(&method.to_le_bytes());
-            out.extend_from_slice(&[0; 8]);
-            out.extend_from_slice(&(data.len() as u32).to_le_bytes());
-            out.extend_from_slice(&(content.len() as u32).to_le_bytes());
-            out.extend_from_slice(&(name.len() as u16).to_le_bytes());
+            out.extend_from_slice(&fields);
             out.extend_from_slice(&[0, 0]);
             out.extend_from_slice(name.as_bytes());
             out.extend_from_slice(&data);
             central.extend_from_slice(&[0x50, 0x4b, 0x01, 0x02, 20, 0, 20, 0, 0, 0]);
-            central.extend_from_slice(&method.to_le_bytes());
-            central.extend_from_slice(&[0; 8]);
-            central.extend_from_slice(&(data.len() as u32).to_le_bytes());
-            central.extend_from_slice(&(content.len() as u32).to_le_bytes());
-            central.extend_from_slice(&(name.len() as u16).to_le_bytes());
+            central.extend_from_slice(&fields);
             central.extend_from_slice(&[0; 12]);
             central.extend_from_slice(&offset.to_le_bytes());
             central.extend_from_slice(name.as_bytes());
@@ -349,5 +370,96 @@ mod tests {
         let mut truncated = sample_epub();
         truncated.truncate(truncated.len() / 2);
         assert!(pages_from_epub(&truncated, 2000).is_err());
+    }
+
+    const CONTAINER: &str =
+        r#"<container><rootfiles><rootfile full-path="content.opf"/></rootfiles></container>"#;
+    const OPF: &str = r#"<package><manifest><item id="a" href="a.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="a"/><itemref idref="a"/><itemref idref="a"/></spine></package>"#;
+
+    #[test]
+    fn a_zip_bomb_is_a_config_error_whatever_size_it_declares() {
+        // 40 MiB of spaces after the container: deflates to ~40 KB; declared as 4 GiB or as 100 bytes.
+        let mut padded = CONTAINER.as_bytes().to_vec();
+        padded.resize(40 << 20, b' ');
+        for declared in [u32::MAX, 100] {
+            let bytes = zip_bytes(&[
+                ("mimetype", b"application/epub+zip", None),
+                ("META-INF/container.xml", &padded, Some(declared)),
+            ]);
+            assert!(bytes.len() < 100_000);
+            let err = pages_from_epub(&bytes, 2000).unwrap_err();
+            assert_eq!(err.name(), "ConfigError");
+            assert!(err.to_string().contains("META-INF/container.xml"), "{err}");
+            assert!(err.to_string().contains("larger than"), "{err}");
+        }
+    }
+
+    #[test]
+    fn the_total_inflated_size_is_capped() {
+        let doc = format!("<p>{}</p>", "word ".repeat(2000));
+        let bytes = zip_bytes(&[
+            ("mimetype", b"application/epub+zip", None),
+            ("META-INF/container.xml", CONTAINER.as_bytes(), None),
+            ("content.opf", OPF.as_bytes(), None),
+            ("a.xhtml", doc.as_bytes(), None),
+        ]);
+        let roomy = EpubLimits {
+            max_entry_bytes: 20_000,
+            max_total_bytes: 40_000,
+        };
+        assert_eq!(
+            pages_from_epub_with_limits(&bytes, 2000, &roomy).unwrap().len(),
+            15
+        );
+        let tight = EpubLimits {
+            max_entry_bytes: 20_000,
+            max_total_bytes: 25_000,
+        };
+        let err = pages_from_epub_with_limits(&bytes, 2000, &tight).unwrap_err();
+        assert_eq!(err.name(), "ConfigError");
+        assert!(err.to_string().contains("larger than"), "{err}");
+        let small_entries = EpubLimits {
+            max_entry_bytes: 5_000,
+            max_total_bytes: 1 << 20,
+        };
+        let err = pages_from_epub_with_limits(&bytes, 2000, &small_entries).unwrap_err();
+        assert!(err.to_string().contains("a.xhtml"), "{err}");
+    }
+
+    #[test]
+    fn a_crc_mismatch_names_the_entry() {
+        let good = sample_epub();
+        assert!(pages_from_epub(&good, 2000).is_ok());
+        // "garden" is stored (not deflated) in one.xhtml: change one letter.
+        let at = good.windows(6).position(|w| w == b"garden").unwrap();
+        let mut bad = good.clone();
+        bad[at] = b'h';
+        let err = pages_from_epub(&bad, 2000).unwrap_err();
+        assert_eq!(err.name(), "ConfigError");
+        assert!(err.to_string().contains("OEBPS/text/one.xhtml"), "{err}");
+        assert!(err.to_string().contains("CRC-32"), "{err}");
+    }
+
+    #[test]
+    fn percent_encoded_hrefs_name_unicode_files() {
+        let bytes = zip(&[
+            ("mimetype", "application/epub+zip"),
+            ("META-INF/container.xml", CONTAINER),
+            (
+                "content.opf",
+                r#"<package><manifest><item id="n" href="nav.xhtml" properties="nav" media-type="application/xhtml+xml"/><item id="a" href="text/%E7%AB%A0%201.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="a"/></spine></package>"#,
+            ),
+            (
+                "nav.xhtml",
+                r#"<nav><ol><li><a href="text/%e7%ab%a0%201.xhtml#top">第一章</a></li></ol></nav>"#,
+            ),
+            ("text/章 1.xhtml", "<p>本文です。</p>"),
+        ]);
+        let pages = pages_from_epub(&bytes, 2000).unwrap();
+        assert_eq!(pages[0].text, "本文です。");
+        assert_eq!(pages[0].chapter.as_deref(), Some("第一章"));
+        assert_eq!(resolve("a/b.opf", "c%2"), "a/c%2");
+        assert_eq!(resolve("a/b.opf", "c%+1"), "a/c%+1");
+        assert_eq!(resolve("a/b.opf", "%FF%41"), "a/\u{FFFD}A");
     }
 }

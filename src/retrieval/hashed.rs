@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use futures::future::LocalBoxFuture;
 
+use super::breaks::is_wide;
 use super::embed::Embedder;
 use super::vector::normalize;
 use crate::cancel::CancelToken;
@@ -61,6 +62,9 @@ impl HashedEmbedder {
                 *features.entry(hash(gram.as_bytes(), 2)).or_default() += 0.25;
             }
         }
+        for word in words.iter().filter(|w| w.chars().any(is_wide)) {
+            cjk_features(word, &mut features);
+        }
         for pair in words.windows(2) {
             let bigram = format!("{} {}", pair[0], pair[1]);
             *features.entry(hash(bigram.as_bytes(), 3)).or_default() += 0.5;
@@ -73,6 +77,25 @@ impl HashedEmbedder {
         }
         normalize(&mut vector);
         vector
+    }
+}
+
+/// Chinese and Japanese run words together without spaces, so a "word" is
+/// a whole clause: its character bigrams and single ideographs are what a
+/// query shares with it. (Text without CJK characters gets none of these
+/// features: its vectors are as before.)
+fn cjk_features(word: &str, features: &mut HashMap<u64, f32>) {
+    let chars: Vec<char> = word.chars().collect();
+    for pair in chars.windows(2).filter(|p| is_wide(p[0]) && is_wide(p[1])) {
+        let bigram: String = pair.iter().collect();
+        *features.entry(hash(bigram.as_bytes(), 4)).or_default() += 1.0;
+    }
+    let ideograph = |c: &&char| matches!(c, '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}' | '\u{20000}'..='\u{3FFFF}');
+    for c in chars.iter().filter(ideograph) {
+        let mut buf = [0; 4];
+        *features
+            .entry(hash(c.encode_utf8(&mut buf).as_bytes(), 5))
+            .or_default() += 0.5;
     }
 }
 
@@ -138,6 +161,33 @@ mod tests {
         let unrelated = e.embed_one("The train rushed through the tunnel towards the river at midnight.");
         assert!(dot(&query, &related) > dot(&query, &unrelated) + 0.1);
         assert!((dot(&related, &related) - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn cjk_queries_find_words_inside_unspaced_clauses() {
+        let e = HashedEmbedder::default();
+        let passages = [
+            "吾輩は猫である",
+            "名前はまだ無い",
+            "台所の棚には鰹節が三本並んでいた",
+        ];
+        let vectors: Vec<Vec<f32>> = passages.iter().map(|p| e.embed_one(p)).collect();
+        for (query, expected) in [
+            ("猫の名前", 1),
+            ("鰹節", 2),
+            ("猫", 0),
+            ("学而时习之", usize::MAX),
+        ] {
+            let q = e.embed_one(query);
+            let scores: Vec<f32> = vectors.iter().map(|v| dot(&q, v)).collect();
+            let best = (0..3).max_by(|&a, &b| scores[a].total_cmp(&scores[b])).unwrap();
+            if expected == usize::MAX {
+                assert!(scores.iter().all(|s| s.abs() < 0.2), "{query}: {scores:?}");
+            } else {
+                assert_eq!(best, expected, "{query}: {scores:?}");
+                assert!(scores[best] > 0.1, "{query}: {scores:?}");
+            }
+        }
     }
 
     #[test]

@@ -21,60 +21,10 @@ pub enum Token {
     Text(String),
 }
 
+pub use super::entities::decode_entities;
+
 fn local(name: &str) -> String {
     name.rsplit(':').next().unwrap_or(name).to_ascii_lowercase()
-}
-
-/// Decodes `&amp;`-style entities: XML's five, common HTML ones, and numeric.
-pub fn decode_entities(text: &str) -> String {
-    if !text.contains('&') {
-        return text.to_owned();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find('&') {
-        out.push_str(&rest[..at]);
-        rest = &rest[at..];
-        let Some(end) = rest[..rest.len().min(12)].find(';') else {
-            out.push('&');
-            rest = &rest[1..];
-            continue;
-        };
-        let entity = &rest[1..end];
-        let decoded = match entity {
-            "amp" => Some('&'),
-            "lt" => Some('<'),
-            "gt" => Some('>'),
-            "quot" => Some('"'),
-            "apos" => Some('\''),
-            "nbsp" => Some(' '),
-            "mdash" => Some('—'),
-            "ndash" => Some('–'),
-            "hellip" => Some('…'),
-            "lsquo" => Some('‘'),
-            "rsquo" => Some('’'),
-            "ldquo" => Some('“'),
-            "rdquo" => Some('”'),
-            _ => entity
-                .strip_prefix("#x")
-                .or_else(|| entity.strip_prefix("#X"))
-                .and_then(|hex| u32::from_str_radix(hex, 16).ok())
-                .or_else(|| entity.strip_prefix('#').and_then(|dec| dec.parse().ok()))
-                .and_then(char::from_u32),
-        };
-        match decoded {
-            Some(c) => {
-                out.push(c);
-                rest = &rest[end + 1..];
-            }
-            None => {
-                out.push('&');
-                rest = &rest[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 fn attributes(inside: &str) -> Vec<(String, String)> {
@@ -101,6 +51,34 @@ fn attributes(inside: &str) -> Vec<(String, String)> {
     attrs
 }
 
+/// Where the tag opening `rest` ends: its first `>` outside a quoted
+/// attribute value (a quote opens a value only right after `=`). If a quote
+/// never closes, the first `>` ends the tag, as the markup is then broken anyway.
+fn tag_end(rest: &str) -> Option<usize> {
+    let mut quote: Option<u8> = None;
+    let mut after_eq = false;
+    for (i, b) in rest.bytes().enumerate() {
+        if let Some(q) = quote {
+            if b == q {
+                quote = None;
+            }
+            continue;
+        }
+        match b {
+            b'>' => return Some(i),
+            b'"' | b'\'' if after_eq => quote = Some(b),
+            b'=' => {
+                after_eq = true;
+                continue;
+            }
+            _ if b.is_ascii_whitespace() => continue,
+            _ => {}
+        }
+        after_eq = false;
+    }
+    rest.find('>')
+}
+
 /// The tokens of `markup`; comments, processing instructions and doctypes are skipped.
 pub fn tokens(markup: &str) -> Vec<Token> {
     let mut out = Vec::new();
@@ -124,7 +102,7 @@ pub fn tokens(markup: &str) -> Vec<Token> {
             rest = body.get(end + 3..).unwrap_or("");
             continue;
         }
-        let Some(close) = rest.find('>') else { break };
+        let Some(close) = tag_end(rest) else { break };
         let inside = &rest[1..close];
         rest = &rest[close + 1..];
         if inside.starts_with('?') || inside.starts_with('!') {
@@ -252,5 +230,66 @@ mod tests {
             let _ = xhtml_text(input);
             let _ = tokens(input);
         }
+    }
+
+    #[test]
+    fn an_entity_before_cjk_text_does_not_split_a_character() {
+        assert_eq!(decode_entities("&amp;日本語のテキスト"), "&日本語のテキスト");
+        assert_eq!(decode_entities("&日本語のテキスト;"), "&日本語のテキスト;");
+        assert_eq!(xhtml_text("<p>春&amp;秋の物語です</p>"), "春&秋の物語です");
+    }
+
+    #[test]
+    fn html_named_and_numeric_entities() {
+        assert_eq!(
+            decode_entities("caf&eacute; &Auml;&szlig;&ccedil; &copy;&reg;&deg;&frac12;&times;"),
+            "café Äßç ©®°½×"
+        );
+        assert_eq!(
+            decode_entities("a&mdash;b&ndash;c&hellip; &laquo;x&raquo; &bull;&dagger;&euro;&trade;"),
+            "a—b–c… «x» •†€™"
+        );
+        assert_eq!(
+            decode_entities("&alpha;&Omega;&rarr;&le;&infin;&hearts;"),
+            "αΩ→≤∞♥"
+        );
+        assert_eq!(
+            decode_entities("a&nbsp;b&thinsp;c&zwj;"),
+            "a\u{a0}b\u{2009}c\u{200d}"
+        );
+        // Numeric: hex, decimal, Windows-1252 remapping, invalid code points.
+        assert_eq!(decode_entities("&#x1F600;&#128512;&#233;&#151;&#146;"), "😀😀é—’");
+        assert_eq!(
+            decode_entities("&#0;&#xD800;&#x110000;"),
+            "\u{FFFD}\u{FFFD}\u{FFFD}"
+        );
+        // Not entities: kept as written.
+        assert_eq!(
+            decode_entities("&nosuch; & &amp &#; &#x;"),
+            "&nosuch; & &amp &#; &#x;"
+        );
+    }
+
+    #[test]
+    fn a_greater_than_sign_inside_an_attribute_value_does_not_end_the_tag() {
+        let t = tokens(r#"<a title="x > y" data-z='1>0' href="b.xhtml">link</a>"#);
+        assert_eq!(
+            t,
+            [
+                Token::Start {
+                    name: "a".into(),
+                    attrs: vec![
+                        ("title".into(), "x > y".into()),
+                        ("data-z".into(), "1>0".into()),
+                        ("href".into(), "b.xhtml".into())
+                    ]
+                },
+                Token::Text("link".into()),
+                Token::End { name: "a".into() }
+            ]
+        );
+        assert_eq!(xhtml_text(r#"<p><img alt="a > b"/>after</p>"#), "after");
+        // An unclosed quote falls back to the first `>`.
+        assert_eq!(xhtml_text(r#"<p class="x>text</p>"#), "text");
     }
 }

@@ -2,10 +2,13 @@
 //! page-bounded search behind `search_book`.
 
 pub mod book;
+pub mod breaks;
 pub mod chunk;
 pub mod config;
 pub mod embed;
+pub mod entities;
 pub mod epub;
+pub mod fuzz_entry;
 pub mod hashed;
 pub mod hnsw;
 pub mod index;
@@ -14,5 +17,7 @@ pub mod markup;
 pub mod openai_embedder;
 pub mod pages;
 pub mod search_tool;
+pub mod sentences;
 pub mod snapshot;
 pub mod vector;
+pub mod zip;

@@ -2,7 +2,11 @@
 //!
 //! Pages come from an explicit list, from form-feed or `[[page N]]` markers
 //! in the text, or else are made every ~`page_chars` characters, never
-//! splitting a word.
+//! splitting a word (CJK text, written without spaces, may be cut between
+//! any two characters).
+
+use super::breaks::{char_offset, last_break, next_break};
+use super::sentences::sentence_ends;
 
 /// One page of a book.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,9 +75,9 @@ fn marked_pages(text: &str) -> Option<Vec<Page>> {
     current?;
     push_text(&mut pages, &mut before_first, current, rest);
     // Markers may skip or repeat numbers; keep them increasing.
-    let mut last = 0;
+    let mut last: u32 = 0;
     for page in &mut pages {
-        page.number = page.number.max(last + 1);
+        page.number = page.number.max(last.saturating_add(1));
         last = page.number;
     }
     Some(pages)
@@ -86,39 +90,50 @@ fn push_text(pages: &mut [Page], before_first: &mut String, current: Option<u32>
     }
 }
 
-/// Pages of about `page_chars` characters, cut at whitespace (paragraph breaks preferred).
+/// Pages of about `page_chars` characters (at least 200). Each is cut at
+/// the last paragraph break in its second half, else the last sentence end
+/// in its second half, else its last break opportunity (whitespace, or
+/// between CJK characters); a word longer than a page ends its page.
+/// Whitespace after a cut joins the page before it.
 fn synthetic_pages(text: &str, page_chars: usize) -> Vec<Page> {
     let page_chars = page_chars.max(200);
     let mut pages = Vec::new();
     let mut rest = text;
     while !rest.trim().is_empty() {
-        if rest.len() <= page_chars {
+        let limit = char_offset(rest, page_chars);
+        if limit == rest.len() {
             pages.push(rest.to_owned());
             break;
         }
-        let mut limit = page_chars;
-        while !rest.is_char_boundary(limit) {
-            limit -= 1;
-        }
-        let window = &rest[..limit];
-        let cut = window
-            .rfind("\n\n")
-            .filter(|&i| i > page_chars / 2)
-            .map(|i| i + 2)
-            .or_else(|| {
-                window
-                    .rfind(char::is_whitespace)
-                    .filter(|&i| i > 0)
-                    .map(|i| i + 1)
-            })
-            .unwrap_or_else(|| {
-                // One word longer than a page: cut after it.
-                rest.find(char::is_whitespace).map_or(rest.len(), |i| i + 1)
-            });
-        pages.push(rest[..cut].to_owned());
-        rest = &rest[cut..];
+        let cut = page_cut(rest, limit, page_chars / 2);
+        // Whitespace after the cut stays on this page: no page is only whitespace.
+        let next = rest[cut..].trim_start();
+        pages.push(rest[..rest.len() - next.len()].to_owned());
+        rest = next;
     }
     numbered(pages)
+}
+
+/// Where the page that starts `text` ends, `limit` being the offset of its
+/// last allowed character and `half` half the page in characters.
+fn page_cut(text: &str, limit: usize, half: usize) -> usize {
+    let window = &text[..limit];
+    let in_second_half = |&at: &usize| window[..at].chars().count() > half;
+    if let Some(at) = window.rfind("\n\n").filter(in_second_half) {
+        return at + 2;
+    }
+    // Look a few characters past the page, enough to tell "3.5" from "3. 5".
+    let ahead = limit + char_offset(&text[limit..], 4);
+    let sentence_end = sentence_ends(&text[..ahead])
+        .take_while(|&end| end <= limit)
+        .last()
+        .filter(in_second_half);
+    if let Some(end) = sentence_end {
+        return end;
+    }
+    last_break(text, limit)
+        .or_else(|| next_break(text, limit))
+        .unwrap_or(text.len())
 }
 
 /// Whether a line opens a chapter ("CHAPTER I.", "Chapter 12", "BOOK II").
@@ -178,10 +193,67 @@ mod tests {
     }
 
     #[test]
+    fn synthetic_pages_prefer_sentence_ends() {
+        let text = "The lamp was lit and the room grew warm again. ".repeat(40);
+        let pages = pages_from_text(&text, 300);
+        assert!(pages.len() > 5);
+        for page in &pages {
+            assert!(page.text.ends_with("again. "), "{:?}", page.text);
+        }
+        let japanese = "吾輩は猫である。名前はまだ無い。".repeat(40);
+        for page in pages_from_text(&japanese, 200) {
+            assert!(page.text.ends_with('。'), "{:?}", page.text);
+        }
+    }
+
+    #[test]
+    fn no_page_is_only_whitespace() {
+        let text = format!("{}.\n\n \n{}", "x".repeat(150), "y".repeat(400));
+        let pages = pages_from_text(&text, 200);
+        assert!(pages.iter().all(|p| !p.text.trim().is_empty()), "{pages:?}");
+        assert_eq!(pages.len(), 2);
+        assert_eq!(pages.iter().map(|p| p.text.as_str()).collect::<String>(), text);
+    }
+
+    #[test]
+    fn marker_numbers_do_not_overflow() {
+        let pages = pages_from_text("[[page 4294967295]]a[[page 1]]b", 2000);
+        let numbers: Vec<u32> = pages.iter().map(|p| p.number).collect();
+        assert_eq!(numbers, [u32::MAX, u32::MAX]);
+    }
+
+    #[test]
     fn chapter_headings() {
         assert!(chapter_heading("CHAPTER I. THE TWO POETS OF SAFFRON PARK"));
         assert!(chapter_heading("Chapter 12"));
         assert!(!chapter_heading("The chapter ended."));
         assert!(!chapter_heading("CHAPTER"));
+    }
+
+    #[test]
+    fn no_break_and_ideographic_spaces_cut_on_char_boundaries() {
+        for space in ["\u{a0}", "\u{3000}", "\u{2003}", "\u{1680}"] {
+            let text = format!("{space}吾輩は猫である{space}word").repeat(300);
+            let pages = pages_from_text(&text, 200);
+            assert!(pages.len() > 10, "{space:?}: {}", pages.len());
+            assert_eq!(pages.iter().map(|p| p.text.as_str()).collect::<String>(), text);
+        }
+    }
+
+    #[test]
+    fn text_without_spaces_is_cut_between_cjk_characters() {
+        let text = "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。".repeat(100);
+        let pages = pages_from_text(&text, 500);
+        let chars = text.chars().count();
+        assert!(pages.len() >= chars / 500, "{} pages", pages.len());
+        for page in &pages {
+            assert!(page.text.chars().count() <= 500, "{}", page.text.chars().count());
+        }
+        assert_eq!(pages.iter().map(|p| p.text.as_str()).collect::<String>(), text);
+        // Page size counts characters, not bytes: Arabic (2 bytes a letter) fills pages.
+        let arabic = "كان يا ما كان في قديم الزمان ".repeat(200);
+        for page in pages_from_text(&arabic, 1000).iter().rev().skip(1) {
+            assert!(page.text.chars().count() > 900, "{}", page.text.chars().count());
+        }
     }
 }
