@@ -9,7 +9,7 @@ fn parse(chunks: &[&[u8]]) -> Vec<SseEvent> {
     let mut parser = SseParser::new();
     let mut out = Vec::new();
     for chunk in chunks {
-        parser.feed(chunk, &mut out);
+        parser.feed(chunk, &mut out).expect("within the cap");
     }
     parser.finish();
     out
