@@ -16,7 +16,10 @@ mod js_tool;
 mod lectern;
 mod mention_resolver;
 mod options;
+mod panic_guard;
 mod send_options;
+#[cfg(feature = "test-support")]
+mod test_support;
 mod typescript;
 
 pub use custom_provider::JsFunctionModel;

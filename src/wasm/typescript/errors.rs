@@ -10,7 +10,7 @@ export type LecternErrorName =
   | 'ProtocolError' | 'ToolError' | 'StorageError' | 'ConfigError' | 'AbortError'
   | 'TimeoutError' | 'MaxIterationsError' | 'MaxToolCallsError' | 'ConversationBusyError'
   | 'EmbedderMismatchError' | 'ApprovalPendingError' | 'AlreadyResolvedError' | 'ApprovalExpiredError'
-  | 'CallNotPendingError' | 'InvalidArgumentsError';
+  | 'CallNotPendingError' | 'InvalidArgumentsError' | 'InternalError';
 
 /** A rejection from Lectern: a real `Error` whose `name` says its kind, with the kind's details. */
 export interface LecternError extends Error {
@@ -49,5 +49,7 @@ export interface LecternError extends Error {
   callId?: string;
   /** The tool (`InvalidArgumentsError`, `ToolError`). */
   tool?: string;
+  /** The panic that stopped Lectern, and where (`InternalError`: every later call is refused; reload the page). */
+  panic?: string;
 }
 "#;
