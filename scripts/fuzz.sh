@@ -34,6 +34,8 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
 fi
 
 cd fuzz
+export CARGO_TARGET_DIR=$PWD/target
+bin_dir=$CARGO_TARGET_DIR/$(rustc +nightly -vV | sed -n 's/^host: //p')/release
 if [ $# -gt 0 ]; then
   targets=("$@")
 else
@@ -65,6 +67,7 @@ for target in "${targets[@]}"; do
   esac
   log="artifacts/$target/last-run.log"
   marker=$(mktemp)
+  started=$SECONDS
   cargo +nightly fuzz run -s none "$target" "corpus/$target" "seeds/$target" -- \
     -runs="$runs" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
     -print_final_stats=1 "${keep_going[@]}" >"$log" 2>&1
@@ -74,26 +77,36 @@ for target in "${targets[@]}"; do
     executed=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#')
   fi
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  if [ -z "$rate" ] || [ "$rate" = 0 ]; then
+    rate=$(( ${executed:-0} / (SECONDS - started > 0 ? SECONDS - started : 1) ))
+  fi
   corpus=$(grep -o 'corp: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
-  findings=()
+  # One input per distinct failure (where it panicked, or timeout/oom), replayed
+  # one by one: fork mode (FUZZ_KEEP_GOING) finds the same failure many times.
+  declare -A first=() count=()
   while IFS= read -r artifact; do
-    findings+=("$(basename "$artifact")")
-    mkdir -p "../tests/fixtures/fuzz-regressions/$target"
-    cp "$artifact" "../tests/fixtures/fuzz-regressions/$target/"
-  done < <(find "artifacts/$target" -type f -newer "$marker" \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \))
+    site=$("$bin_dir/$target" "$artifact" 2>&1 | grep -a -m1 -o 'panicked at [^ ]*' | sed 's/panicked at //; s/:$//')
+    site=${site:-$(basename "$artifact" | cut -d- -f1)}
+    count[$site]=$(( ${count[$site]:-0} + 1 ))
+    [ -n "${first[$site]:-}" ] || first[$site]=$artifact
+  done < <(find "artifacts/$target" -type f -newer "$marker" \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \) | sort)
   rm -f "$marker"
-  if [ ${#findings[@]} -gt 0 ]; then
+  if [ ${#first[@]} -gt 0 ]; then
     found_any=1
-    summary="FOUND ${findings[*]} (copied to tests/fixtures/fuzz-regressions/$target/; log: fuzz/$log)"
-    # Each distinct place that panicked, with how often, and the first message.
-    grep -a -o 'panicked at [^ ]*' "$log" | sort | uniq -c | sed 's/^/    /' >&2
-    grep -a -m1 -A1 'panicked at' "$log" | tail -1 | sed 's/^/      /' >&2
+    mkdir -p "../tests/fixtures/fuzz-regressions/$target"
+    summary="FOUND ${#first[@]} distinct (inputs in tests/fixtures/fuzz-regressions/$target/; log: fuzz/$log):"
+    for site in "${!first[@]}"; do
+      cp "${first[$site]}" "../tests/fixtures/fuzz-regressions/$target/"
+      message=$("$bin_dir/$target" "${first[$site]}" 2>&1 | grep -a -m1 -A1 'panicked at' | tail -1)
+      summary+=$'\n'"    ${count[$site]} × $site: $(basename "${first[$site]}")"$'\n'"        $message"
+    done
   elif [ $status -ne 0 ]; then
     found_any=1
     summary="FAILED (exit $status, no artifact; log: fuzz/$log)"
   else
     summary="nothing"
   fi
+  unset first count
   printf '%-18s %12s %10s %8s  %s\n' "$target" "${executed:-?}" "${rate:-?}" "${corpus:-?}" "$summary"
 done
 exit $found_any
