@@ -283,7 +283,11 @@ pub fn markup(data: &[u8]) {
         match token {
             Token::Text(t) => token_text += t.len(),
             Token::Start { name, .. } | Token::End { name } => {
-                assert_eq!(name, name.to_ascii_lowercase(), "tag names are lower-cased (ASCII)")
+                assert_eq!(
+                    name,
+                    name.to_ascii_lowercase(),
+                    "tag names are lower-cased (ASCII)"
+                )
             }
         }
     }
