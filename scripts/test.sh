@@ -30,7 +30,7 @@ mock_url=$(sed -n 's/^MOCK_URL=//p' "$log")
 [ -n "$mock_url" ] || { cat "$log"; echo "mock server did not report its URL" >&2; exit 1; }
 echo "mock model server: $mock_url"
 LECTERN_MOCK_URL="$mock_url" CHROMEDRIVER="$(command -v chromedriver)" \
-  cargo test --target wasm32-unknown-unknown
+  cargo test --target wasm32-unknown-unknown --features test-support
 
 step "4/5 TypeScript: tsc --noEmit --strict tests/types.ts against pkg/"
 npx --no-install tsc -p tests/tsconfig.json --noEmit --strict

@@ -161,6 +161,13 @@ pub enum Error {
         /// What is wrong, naming the field.
         message: String,
     },
+    /// Lectern hit a bug (a Rust panic) and stopped: every later call on the
+    /// page is refused with this error until the page is reloaded.
+    #[error("Lectern stopped after an internal error: {panic}")]
+    Internal {
+        /// The panic's message and where it happened.
+        panic: String,
+    },
 }
 
 /// Why a storage operation failed: the `reason` of a `StorageError`.
@@ -228,6 +235,7 @@ impl Error {
             Error::ApprovalExpired { .. } => "ApprovalExpiredError",
             Error::CallNotPending { .. } => "CallNotPendingError",
             Error::InvalidArguments { .. } => "InvalidArgumentsError",
+            Error::Internal { .. } => "InternalError",
         }
     }
 
@@ -328,5 +336,22 @@ mod tests {
         .unwrap();
         assert_eq!(json["retryAfterMs"], 5);
         assert_eq!(json["kind"], "rateLimited");
+    }
+
+    #[test]
+    fn an_internal_error_says_lectern_stopped() {
+        let error = Error::Internal {
+            panic: "index out of bounds (at src/x.rs:1)".into(),
+        };
+        assert_eq!(error.name(), "InternalError");
+        assert_eq!(
+            error.to_string(),
+            "Lectern stopped after an internal error: index out of bounds (at src/x.rs:1)"
+        );
+        let json = serde_json::to_value(&error).unwrap();
+        assert_eq!(
+            (json["kind"].as_str(), json["panic"].as_str()),
+            (Some("internal"), Some("index out of bounds (at src/x.rs:1)"))
+        );
     }
 }

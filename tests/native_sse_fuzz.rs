@@ -1,6 +1,9 @@
 //! Property tests of the SSE parser: no input panics it, and however the bytes
-//! are split into chunks, the same events come out.
+//! are split into chunks, the same events come out — and, under a cap, the
+//! same error at the same place (the fuzz target's property, `tests/fuzz_props`).
 #![cfg(not(target_arch = "wasm32"))]
+
+mod fuzz_props;
 
 use lectern::provider::sse::{SseEvent, SseParser};
 use proptest::prelude::*;
@@ -9,7 +12,7 @@ fn parse(chunks: &[&[u8]]) -> Vec<SseEvent> {
     let mut parser = SseParser::new();
     let mut out = Vec::new();
     for chunk in chunks {
-        parser.feed(chunk, &mut out);
+        parser.feed(chunk, &mut out).expect("within the cap");
     }
     parser.finish();
     out
@@ -54,6 +57,11 @@ proptest! {
         }
         chunks.push(&input[last..]);
         prop_assert_eq!(parse(&chunks), whole);
+    }
+
+    #[test]
+    fn under_a_cap_any_chunking_gives_the_same_events_and_error(input in sse_like(), control in any::<[u8; 3]>()) {
+        fuzz_props::sse_parser(&[&control[..], &input].concat());
     }
 
     #[test]

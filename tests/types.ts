@@ -214,6 +214,7 @@ export const layered: LecternOptions = {
   prompts: { librarian: 'You help readers of {{site}}.' },
   promptVariables: { site: 'Lectern Books' },
   resolveMention: async (mention) => `Contents of ${mention.type} ${mention.id}`,
+  maxToolResultChars: 20_000,
 };
 
 export async function reading(lectern: Lectern, text: string): Promise<string> {
@@ -348,3 +349,9 @@ export const missingProvider: LecternOptions = { dbName: 'x' };
 export const badKind: LecternOptions = { provider: { kind: 'smoke', baseUrl: '', model: '' } };
 // @ts-expect-error: message roles are a closed set.
 export const badRole: Message['role'] = 'robot';
+
+/** After a panic every call rejects with an `InternalError`; the page should offer a reload. */
+export function internalError(error: unknown): string | null {
+  const e = error as LecternError;
+  return e.name === 'InternalError' ? `Reload the page (${e.panic})` : null;
+}

@@ -222,7 +222,10 @@ async fn the_event_stream_yields_the_turn_in_order() {
         tool("weather", city_schema(), "return 'sunny';", json!({})),
     );
     let id = conversation(&opened).await;
-    let iterable = opened.lectern.stream(id.clone().into(), "weather?".into(), None);
+    let iterable = opened
+        .lectern
+        .stream(id.clone().into(), "weather?".into(), None)
+        .expect("streams");
     let collect = Function::new_with_args(
         "iterable",
         "return (async () => { const out = []; for await (const ev of iterable) out.push(ev.type); return out; })();",
@@ -243,7 +246,10 @@ async fn the_event_stream_yields_the_turn_in_order() {
     assert!(position("toolResult") < position("textDelta"));
     assert_eq!(types.iter().filter(|t| **t == "stepFinish").count(), 2);
 
-    let missing = opened.lectern.stream("no-such-id".into(), "hi".into(), None);
+    let missing = opened
+        .lectern
+        .stream("no-such-id".into(), "hi".into(), None)
+        .expect("streams");
     let promise: js_sys::Promise = Function::new_with_args(
         "iterable",
         "return (async () => { const out = []; for await (const ev of iterable) out.push(ev.type + ':' + (ev.name || '')); return out; })();",
@@ -436,4 +442,39 @@ async fn cached_results_are_shared_only_within_their_scope() {
     assert_eq!(String::from(error.name()), "ConfigError");
     let message = String::from(error.message());
     assert!(message.contains("everyone"), "{message}");
+}
+
+#[wasm_bindgen_test]
+async fn a_long_tool_result_reaches_the_model_cut_and_the_record_keeps_it_whole() {
+    let session = MockSession::new();
+    session
+        .script(json!([
+            { "toolCalls": [{ "id": "c1", "name": "dump", "arguments": {} }] },
+            { "text": "Read it." }
+        ]))
+        .await;
+    let options = json!({ "provider": provider(&session, json!({})), "maxToolResultChars": 20 });
+    let opened = open_with(options).await;
+    register(
+        &opened,
+        tool(
+            "dump",
+            json!({ "type": "object" }),
+            "return 'é'.repeat(30);",
+            json!({}),
+        ),
+    );
+    let id = conversation(&opened).await;
+    let reply = send(&opened, &id, "dump it").await.expect("completes");
+    assert_eq!(reply["toolCalls"][0]["result"], "é".repeat(30));
+    let cut = format!("{}\n\n[truncated: 20 of 30 characters shown]", "é".repeat(20));
+    assert_eq!(session.tool_results(1).await, [json!(cut)]);
+
+    let zero = js(json!({ "provider": provider(&session, json!({})), "maxToolResultChars": 0 }));
+    let error: js_sys::Error = match lectern::wasm::Lectern::connect(zero).await {
+        Ok(_) => panic!("maxToolResultChars: 0 was accepted"),
+        Err(error) => error.unchecked_into(),
+    };
+    assert_eq!(String::from(error.name()), "ConfigError");
+    assert!(String::from(error.message()).contains("maxToolResultChars"));
 }

@@ -332,7 +332,10 @@ impl Agent {
                 call.arguments = d.call.arguments.clone();
             }
         }
-        pending.step.settled.extend(settled_of(&outcomes));
+        pending
+            .step
+            .settled
+            .extend(settled_of(&outcomes, self.config.max_tool_result_chars));
         pending
             .calls
             .retain(|c| !decided.iter().any(|d| d.call.id == c.call_id));
@@ -469,7 +472,10 @@ impl Agent {
             .collect();
         let turn_id = scope.turn_id;
         let records = stamp(&outcomes, &turn_id, &mut pending.step.state);
-        pending.step.settled.extend(settled_of(&outcomes));
+        pending
+            .step
+            .settled
+            .extend(settled_of(&outcomes, self.config.max_tool_result_chars));
         records
     }
 

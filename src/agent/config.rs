@@ -12,7 +12,7 @@ use super::prompts::{PromptLibrary, DEFAULT_PROMPT};
 use crate::approval::ApprovalConfig;
 use crate::provider::{PriceTable, ProviderConfig, ProviderKind};
 use crate::retrieval::config::RetrievalStrategy;
-use crate::tool::ToolRegistry;
+use crate::tool::{ToolRegistry, DEFAULT_MAX_RESULT_CHARS};
 
 /// Who the assistant is: its prompt, temperature and tools.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -129,6 +129,9 @@ pub struct AgentConfig {
     pub retrieval: RetrievalStrategy,
     /// Which tool calls need a person's approval.
     pub approvals: ApprovalConfig,
+    /// Characters of one tool result the model reads (default 50,000); the
+    /// rest is cut with a note, and the tool-call record keeps it whole.
+    pub max_tool_result_chars: usize,
 }
 
 impl Default for AgentConfig {
@@ -147,6 +150,7 @@ impl Default for AgentConfig {
             prices: PriceTable::default(),
             retrieval: RetrievalStrategy::default(),
             approvals: ApprovalConfig::default(),
+            max_tool_result_chars: DEFAULT_MAX_RESULT_CHARS,
         }
     }
 }
@@ -244,6 +248,7 @@ pub fn validate_config(
             Err(e) => errors.push(e.to_string()),
         },
     }
+    check_tool_result_cap(config, &mut errors, &mut warnings);
     if let ContextStrategy::TokenBudget { max_tokens } = config.context {
         if let Some(window) = config.model_profile.context_length {
             if max_tokens > window {
@@ -257,5 +262,26 @@ pub fn validate_config(
         valid: errors.is_empty(),
         errors,
         warnings,
+    }
+}
+
+/// `maxToolResultChars`: at least 1; small values and values past the token
+/// budget (four characters a token) are likely mistakes.
+fn check_tool_result_cap(config: &AgentConfig, errors: &mut Vec<String>, warnings: &mut Vec<String>) {
+    let max = config.max_tool_result_chars;
+    if max == 0 {
+        errors.push("maxToolResultChars must be at least 1".into());
+    } else if max < 1_000 {
+        warnings.push(format!(
+            "maxToolResultChars ({max}) is small: the model sees little of each tool result"
+        ));
+    }
+    if let ContextStrategy::TokenBudget { max_tokens } = config.context {
+        if max / 4 > max_tokens {
+            warnings.push(format!(
+                "maxToolResultChars ({max}, about {} tokens) exceeds context.maxTokens ({max_tokens}): one tool result can crowd out the history",
+                max / 4
+            ));
+        }
     }
 }

@@ -105,7 +105,7 @@ impl Agent {
             scope.conversation_id,
             &step.text,
             &step.calls,
-            &settled_of(&outcomes),
+            &settled_of(&outcomes, self.config.max_tool_result_chars),
             &self.config.redact_arguments,
             self.clock.now_ms(),
         );

@@ -40,9 +40,8 @@ pub fn friendly_message(error: &Error) -> &'static str {
         Error::Tool { .. }
         | Error::Storage { .. }
         | Error::Config { .. }
-        | Error::EmbedderMismatch { .. } => {
-            "Something went wrong on this page. Please reload it and try again."
-        }
+        | Error::EmbedderMismatch { .. }
+        | Error::Internal { .. } => "Something went wrong on this page. Please reload it and try again.",
     }
 }
 

@@ -20,7 +20,8 @@ use crate::ids::new_id;
 use crate::provider::ModelResponse;
 use crate::storage::TurnWrite;
 use crate::tool::{
-    prepare_call, redact_arguments, run_tool_calls, ToolContext, ToolOutcome, ToolRunContext, ToolRunSettings,
+    cap_result, prepare_call, redact_arguments, run_tool_calls, ToolContext, ToolOutcome, ToolRunContext,
+    ToolRunSettings,
 };
 
 /// How a tool step ended.
@@ -86,7 +87,7 @@ impl Agent {
         // Records and results follow the order of the calls in the response.
         let outcomes = in_call_order(outcomes, &response.tool_calls);
         let records = stamp(&outcomes, &scope.turn_id, state);
-        let settled = settled_of(&outcomes);
+        let settled = settled_of(&outcomes, self.config.max_tool_result_chars);
 
         if asks.is_empty() {
             let messages = step_messages(
@@ -306,13 +307,14 @@ impl Agent {
     }
 }
 
-/// What the model will read for each of `outcomes`, kept with a paused step.
-pub(super) fn settled_of(outcomes: &[ToolOutcome]) -> Vec<SettledCall> {
+/// What the model will read for each of `outcomes` (each result capped at
+/// `max_chars` characters; the records keep them whole), kept with a paused step.
+pub(super) fn settled_of(outcomes: &[ToolOutcome], max_chars: usize) -> Vec<SettledCall> {
     outcomes
         .iter()
         .map(|o| SettledCall {
             call_id: o.call.id.clone(),
-            content: o.content.clone(),
+            content: cap_result(&o.content, max_chars),
         })
         .collect()
 }

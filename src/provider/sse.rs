@@ -6,6 +6,15 @@
 //! colon, a leading BOM ignored. Bytes are buffered until an event completes,
 //! so a UTF-8 character split across chunks decodes intact. Every byte is
 //! looked at a bounded number of times: parsing is linear in the input.
+//! What is buffered is bounded too: a line, or an event's data, longer than
+//! [`MAX_EVENT_BYTES`] is a `Protocol` error, whatever the chunking.
+
+use crate::error::{Error, Result};
+
+/// The longest line, and the most data one event may gather (16 MiB): a
+/// server that never ends a line or an event cannot make the parser buffer
+/// without bound.
+pub const MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
 
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -19,7 +28,7 @@ pub struct SseEvent {
 }
 
 /// Feeds on byte chunks and yields complete events.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct SseParser {
     line: Vec<u8>,
     data: Vec<u8>,
@@ -29,12 +38,36 @@ pub struct SseParser {
     retry_ms: Option<u64>,
     after_cr: bool,
     started: bool,
+    limit: usize,
+    failed: Option<Error>,
+}
+
+impl Default for SseParser {
+    fn default() -> Self {
+        Self::with_limit(MAX_EVENT_BYTES)
+    }
 }
 
 impl SseParser {
-    /// A parser at the start of a stream.
+    /// A parser at the start of a stream, with the [`MAX_EVENT_BYTES`] cap.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A parser whose lines and events may hold at most `limit` bytes.
+    pub fn with_limit(limit: usize) -> Self {
+        SseParser {
+            line: Vec::new(),
+            data: Vec::new(),
+            has_data: false,
+            event: None,
+            last_id: None,
+            retry_ms: None,
+            after_cr: false,
+            started: false,
+            limit,
+            failed: None,
+        }
     }
 
     /// The last `retry:` value seen, in milliseconds.
@@ -43,7 +76,24 @@ impl SseParser {
     }
 
     /// Parses `chunk`, appending every event it completes to `out`.
-    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) {
+    ///
+    /// A line or an event past the cap is a `Protocol` error (the events
+    /// completed before it are in `out`); the parser then refuses every
+    /// later chunk with the same error.
+    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<()> {
+        if let Some(error) = &self.failed {
+            return Err(error.clone());
+        }
+        let fed = self.feed_chunk(chunk, out);
+        if let Err(error) = &fed {
+            self.failed = Some(error.clone());
+            self.line = Vec::new();
+            self.data = Vec::new();
+        }
+        fed
+    }
+
+    fn feed_chunk(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<()> {
         let mut rest = chunk;
         if !self.started && !rest.is_empty() {
             self.started = true;
@@ -51,17 +101,27 @@ impl SseParser {
             if self.line.len() < 3 && b"\xEF\xBB\xBF".starts_with(&self.line) {
                 // Could still be a BOM split across chunks: wait for more.
                 self.started = false;
-                return;
+                return Ok(());
             }
             rest = &[];
             let buffered = std::mem::take(&mut self.line);
             let body = buffered.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&buffered);
-            self.feed_lines(body, out);
+            self.feed_lines(body, out)?;
         }
-        self.feed_lines(rest, out);
+        self.feed_lines(rest, out)
     }
 
-    fn feed_lines(&mut self, mut rest: &[u8], out: &mut Vec<SseEvent>) {
+    fn too_big(&self, what: &str) -> Error {
+        let limit = self.limit;
+        let size = if limit % (1024 * 1024) == 0 {
+            format!("{} MiB", limit / (1024 * 1024))
+        } else {
+            format!("{limit} bytes")
+        };
+        Error::protocol(format!("the server sent {what} longer than {size}"))
+    }
+
+    fn feed_lines(&mut self, mut rest: &[u8], out: &mut Vec<SseEvent>) -> Result<()> {
         if self.after_cr && !rest.is_empty() {
             // The previous chunk ended in CR: a LF now completes that CRLF.
             self.after_cr = false;
@@ -74,11 +134,14 @@ impl SseParser {
             let terminator = rest[end];
             rest = &rest[end + 1..];
             if self.line.is_empty() {
-                self.process_line(line_part, out);
+                self.process_line(line_part, out)?;
             } else {
+                if self.line.len() + line_part.len() > self.limit {
+                    return Err(self.too_big("an SSE line"));
+                }
                 let mut line = std::mem::take(&mut self.line);
                 line.extend_from_slice(line_part);
-                self.process_line(&line, out);
+                self.process_line(&line, out)?;
                 line.clear();
                 self.line = line;
             }
@@ -90,7 +153,11 @@ impl SseParser {
                 }
             }
         }
+        if self.line.len() + rest.len() > self.limit {
+            return Err(self.too_big("an SSE line"));
+        }
         self.line.extend_from_slice(rest);
+        Ok(())
     }
 
     /// Ends the stream. Per the standard, an event not closed by a blank line is dropped.
@@ -101,13 +168,16 @@ impl SseParser {
         self.event = None;
     }
 
-    fn process_line(&mut self, line: &[u8], out: &mut Vec<SseEvent>) {
+    fn process_line(&mut self, line: &[u8], out: &mut Vec<SseEvent>) -> Result<()> {
+        if line.len() > self.limit {
+            return Err(self.too_big("an SSE line"));
+        }
         if line.is_empty() {
             self.dispatch(out);
-            return;
+            return Ok(());
         }
         if line[0] == b':' {
-            return;
+            return Ok(());
         }
         let (field, value) = match line.iter().position(|&b| b == b':') {
             Some(colon) => {
@@ -118,6 +188,9 @@ impl SseParser {
         };
         match field {
             b"data" => {
+                if self.data.len() + usize::from(self.has_data) + value.len() > self.limit {
+                    return Err(self.too_big("an SSE event"));
+                }
                 if self.has_data {
                     self.data.push(b'\n');
                 }
@@ -133,6 +206,7 @@ impl SseParser {
             }
             _ => {}
         }
+        Ok(())
     }
 
     fn dispatch(&mut self, out: &mut Vec<SseEvent>) {
@@ -161,7 +235,7 @@ mod tests {
         let mut parser = SseParser::new();
         let mut out = Vec::new();
         for chunk in input.chunks(size.max(1)) {
-            parser.feed(chunk, &mut out);
+            parser.feed(chunk, &mut out).unwrap();
         }
         parser.finish();
         out
@@ -197,9 +271,9 @@ mod tests {
     fn crlf_split_between_chunks_is_one_line_end() {
         let mut parser = SseParser::new();
         let mut out = Vec::new();
-        parser.feed(b"data: one\r", &mut out);
-        parser.feed(b"\n\r", &mut out);
-        parser.feed(b"\ndata: two\n\n", &mut out);
+        parser.feed(b"data: one\r", &mut out).unwrap();
+        parser.feed(b"\n\r", &mut out).unwrap();
+        parser.feed(b"\ndata: two\n\n", &mut out).unwrap();
         assert_eq!(data(&out), ["one", "two"]);
     }
 
@@ -209,7 +283,7 @@ mod tests {
         let mut parser = SseParser::new();
         let mut out = Vec::new();
         for chunk in [&b"data: x\r"[..], b"\n", b"\n"] {
-            parser.feed(chunk, &mut out);
+            parser.feed(chunk, &mut out).unwrap();
         }
         assert_eq!(data(&out), ["x"]);
     }
@@ -220,7 +294,7 @@ mod tests {
         let mut parser = SseParser::new();
         let mut out = Vec::new();
         for chunk in input.chunks(1) {
-            parser.feed(chunk, &mut out);
+            parser.feed(chunk, &mut out).unwrap();
         }
         parser.finish();
         assert_eq!(data(&out), ["x"]);
@@ -237,5 +311,45 @@ mod tests {
     fn invalid_utf8_is_replaced_not_fatal() {
         let out = parse_in_chunks(b"data: \xff\xfe ok\n\n", 2);
         assert_eq!(out[0].data, "\u{fffd}\u{fffd} ok");
+    }
+
+    /// Feeds `input` in `size`-byte chunks to a parser capped at `limit`.
+    fn capped(input: &[u8], size: usize, limit: usize) -> (Vec<SseEvent>, Option<Error>) {
+        let mut parser = SseParser::with_limit(limit);
+        let mut out = Vec::new();
+        for chunk in input.chunks(size.max(1)) {
+            if let Err(error) = parser.feed(chunk, &mut out) {
+                return (out, Some(error));
+            }
+        }
+        (out, None)
+    }
+
+    #[test]
+    fn lines_and_events_up_to_the_cap_pass_and_past_it_fail_in_any_chunking() {
+        // "data: " + 10 bytes is a 16-byte line; two such lines gather 21 bytes of data.
+        let at_cap = b"data: 0123456789\n\n";
+        let long_line = b"data: ok\n\ndata: 0123456789X\n\n";
+        let long_event = b"data: ok\n\ndata: 0123456789\ndata: 0123456789\n\n";
+        for size in 1..=long_event.len() {
+            assert_eq!(data(&capped(at_cap, size, 16).0), ["0123456789"]);
+            for input in [&long_line[..], &long_event[..]] {
+                let (events, error) = capped(input, size, 16);
+                assert_eq!(data(&events), ["ok"], "chunk size {size}");
+                let error = error.expect("past the cap");
+                assert_eq!(error.name(), "ProtocolError");
+                assert!(error.to_string().contains("16 bytes"), "{error}");
+            }
+        }
+    }
+
+    #[test]
+    fn after_the_cap_every_chunk_is_refused() {
+        let mut parser = SseParser::with_limit(8);
+        let mut out = Vec::new();
+        assert!(parser.feed(b"data: 123456789", &mut out).is_err());
+        assert!(parser.feed(b"\n\ndata: x\n\n", &mut out).is_err());
+        assert!(out.is_empty());
+        assert_eq!(SseParser::new().limit, MAX_EVENT_BYTES);
     }
 }

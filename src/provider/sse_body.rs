@@ -21,8 +21,9 @@ pub trait EventDecoder {
 
 /// Decodes an SSE body lazily, as bytes arrive, until the decoder is done.
 ///
-/// A decoding error ends the stream after the parts before it. A body that
-/// ends before the answer finished is a `Connection` error (it was cut off).
+/// A decoding error, or a line or event past the parser's cap (`Protocol`),
+/// ends the stream after the parts before it, and no more of the body is read.
+/// A body that ends before the answer finished is a `Connection` error (it was cut off).
 pub fn decode_sse_body<D: EventDecoder + 'static>(body: ByteStream, decoder: D) -> PartStream {
     struct State<D> {
         body: ByteStream,
@@ -49,7 +50,8 @@ pub fn decode_sse_body<D: EventDecoder + 'static>(body: ByteStream, decoder: D) 
             match s.body.next().await {
                 Some(Ok(bytes)) => {
                     let mut events = Vec::new();
-                    s.parser.feed(&bytes, &mut events);
+                    // Events completed before a line past the cap are decoded first.
+                    let fed = s.parser.feed(&bytes, &mut events);
                     let mut parts = Vec::new();
                     for event in &events {
                         if let Err(e) = s.decoder.decode(event, &mut parts) {
@@ -64,6 +66,10 @@ pub fn decode_sse_body<D: EventDecoder + 'static>(body: ByteStream, decoder: D) 
                         }
                     }
                     s.queue.extend(parts.into_iter().map(Ok));
+                    if let (Err(e), false) = (fed, s.ended) {
+                        s.queue.push_back(Err(e));
+                        s.ended = true;
+                    }
                 }
                 Some(Err(e)) => {
                     s.queue.push_back(Err(e));
@@ -81,4 +87,53 @@ pub fn decode_sse_body<D: EventDecoder + 'static>(body: ByteStream, decoder: D) 
             }
         }
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::rc::Rc;
+
+    use super::*;
+    use crate::provider::openai::ChunkDecoder;
+
+    const MIB: usize = 1024 * 1024;
+
+    /// A body of `chunks`, counting how many were read.
+    fn counted(chunks: Vec<Vec<u8>>, read: Rc<Cell<usize>>) -> ByteStream {
+        Box::pin(futures::stream::iter(chunks).map(move |chunk| {
+            read.set(read.get() + 1);
+            Ok(chunk)
+        }))
+    }
+
+    fn first_error(body: ByteStream) -> Error {
+        let parts: Vec<Result<StreamPart>> =
+            futures::executor::block_on(decode_sse_body(body, ChunkDecoder::new()).collect());
+        parts
+            .into_iter()
+            .find_map(|p| p.err())
+            .expect("the stream ends in an error")
+    }
+
+    #[test]
+    fn a_line_without_end_past_the_cap_is_a_protocol_error_and_reading_stops() {
+        let read = Rc::new(Cell::new(0));
+        let mut chunks = vec![b"data: ".to_vec()];
+        chunks.extend((0..24).map(|_| vec![b'x'; MIB]));
+        let error = first_error(counted(chunks, read.clone()));
+        assert_eq!(error.name(), "ProtocolError", "{error}");
+        assert!(error.to_string().contains("16 MiB"), "{error}");
+        assert!(read.get() <= 18, "read {} chunks past the cap", read.get());
+    }
+
+    #[test]
+    fn an_event_of_many_lines_past_the_cap_is_a_protocol_error() {
+        let read = Rc::new(Cell::new(0));
+        let line = [b"data: ".to_vec(), vec![b'y'; MIB], b"\n".to_vec()].concat();
+        let chunks = vec![line; 24];
+        let error = first_error(counted(chunks, read.clone()));
+        assert_eq!(error.name(), "ProtocolError", "{error}");
+        assert!(read.get() <= 18, "read {} chunks past the cap", read.get());
+    }
 }

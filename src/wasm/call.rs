@@ -1,6 +1,7 @@
 //! The stanza every `Lectern` method shares: take the instance's state, check
 //! it is open, read an id argument, and run the work as a promise that
-//! resolves with its value for JS or rejects with a typed `Error`.
+//! resolves with its value for JS or rejects with a typed `Error` — at once
+//! with an `InternalError` if a panic broke Lectern (see [`super::panic_guard`]).
 
 use std::future::Future;
 use std::rc::Rc;
@@ -8,10 +9,10 @@ use std::rc::Rc;
 use js_sys::Promise;
 use serde::Serialize;
 use wasm_bindgen::JsValue;
-use wasm_bindgen_futures::future_to_promise;
 
 use super::js::{error_to_js, string_arg, to_js};
 use super::lectern::{turn_outcome, Inner, Lectern};
+use super::panic_guard::guarded_promise;
 use crate::agent::{TurnError, TurnResult};
 use crate::error::Result;
 
@@ -24,7 +25,7 @@ impl Lectern {
         Fut: Future<Output = Result<T>> + 'static,
     {
         let inner = self.inner.clone();
-        future_to_promise(async move {
+        guarded_promise(async move {
             let outcome = async {
                 inner.ensure_open()?;
                 work(inner).await
@@ -59,7 +60,7 @@ impl Lectern {
         Fut: Future<Output = std::result::Result<TurnResult, TurnError>> + 'static,
     {
         let inner = self.inner.clone();
-        future_to_promise(async move {
+        guarded_promise(async move {
             let friendly = inner.friendly_errors;
             let outcome = match inner.ensure_open() {
                 Ok(()) => work(inner).await,

@@ -6,7 +6,6 @@ use std::rc::Rc;
 
 use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
 use super::books_api::embedder_for;
 use super::custom_provider::JsFunctionModel;
@@ -15,6 +14,7 @@ use super::js::{error_to_js, from_js, string_arg, to_js};
 use super::js_tool::JsTool;
 use super::mention_resolver::JsMentionResolver;
 use super::options::{read_options, OpenOptions};
+use super::panic_guard::{self, check_js, guarded_promise};
 use super::send_options::{read_send_options, turn_error_to_js};
 use super::web_locks::WebLocks;
 use crate::agent::{friendly_message, validate_config, Agent, SendOptions, TurnError, TurnResult};
@@ -114,7 +114,7 @@ where
     T: serde::Serialize,
     F: Future<Output = Result<T>> + 'static,
 {
-    future_to_promise(async move {
+    guarded_promise(async move {
         match work.await.and_then(|value| to_js(&value)) {
             Ok(value) => Ok(value),
             Err(error) => Err(error_to_js(&error)),
@@ -180,9 +180,24 @@ async fn open_store(name: &str, options: &OpenOptions, on_event: Option<Function
     Ok(store)
 }
 
+/// The `error` event of a turn refused before it began (no turn id).
+fn error_event(conversation_id: String, error: &Error) -> JsValue {
+    let event = Event {
+        conversation_id,
+        turn_id: String::new(),
+        kind: EventKind::Error {
+            name: error.name().to_owned(),
+            message: error.to_string(),
+        },
+    };
+    to_js(&event).unwrap_or(JsValue::UNDEFINED)
+}
+
 impl Lectern {
     /// What `Lectern.open` does, for Rust callers: the instance, or the JS `Error` it rejects with.
     pub async fn connect(options: JsValue) -> std::result::Result<Lectern, JsValue> {
+        panic_guard::install();
+        check_js()?;
         let opened = async {
             let (options, mut callbacks) = read_options(&options)?;
             let config = options.agent_config(std::mem::take(&mut callbacks.policy_functions))?;
@@ -242,7 +257,8 @@ impl Lectern {
     /// Opens (or creates) the database and connects the provider.
     #[wasm_bindgen(js_name = open, unchecked_return_type = "Promise<Lectern>")]
     pub fn open(#[wasm_bindgen(unchecked_param_type = "LecternOptions")] options: JsValue) -> Promise {
-        future_to_promise(async move { Lectern::connect(options).await.map(JsValue::from) })
+        panic_guard::install();
+        guarded_promise(async move { Lectern::connect(options).await.map(JsValue::from) })
     }
 
     /// Creates a conversation: `{ title? }` → `{ id, title, createdAt }`.
@@ -299,12 +315,21 @@ impl Lectern {
         #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
         #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
         options: Option<SendOptionsInput>,
-    ) -> JsValue {
+    ) -> std::result::Result<JsValue, JsValue> {
+        check_js()?;
         let inner = self.inner.clone();
         let queue = Rc::new(RefCell::new(EventQueue::default()));
         let parsed = read_send_options(options.map(JsValue::from));
         let cancel = parsed.as_ref().map(|o| o.cancel.clone()).unwrap_or_default();
         let iterable = async_iterable(queue.clone(), move || cancel.cancel());
+        // A panic while the turn runs ends the stream with an `InternalError` event.
+        let (stopped, stopped_id) = (queue.clone(), conversation_id.as_string().unwrap_or_default());
+        let tracked = panic_guard::track(Box::new(move |error| {
+            if let Ok(mut queue) = stopped.try_borrow_mut() {
+                queue.push(error_event(stopped_id, error));
+                queue.close();
+            }
+        }));
         wasm_bindgen_futures::spawn_local(async move {
             let saw_error = Rc::new(Cell::new(false));
             let (pushed, seen) = (queue.clone(), saw_error.clone());
@@ -331,22 +356,13 @@ impl Lectern {
             if let Err(failure) = turn.await {
                 if !saw_error.get() {
                     // Refused before the turn began (bad arguments, unknown conversation, busy).
-                    let event = Event {
-                        conversation_id: id,
-                        turn_id: String::new(),
-                        kind: EventKind::Error {
-                            name: failure.error.name().to_owned(),
-                            message: failure.error.to_string(),
-                        },
-                    };
-                    if let Ok(value) = to_js(&event) {
-                        forward(&value);
-                    }
+                    forward(&error_event(id, &failure.error));
                 }
             }
+            panic_guard::untrack(tracked);
             queue.borrow_mut().close();
         });
-        iterable
+        Ok(iterable)
     }
 
     /// The messages of a conversation, oldest first.
@@ -363,6 +379,7 @@ impl Lectern {
     /// Registers a tool (replacing one of the same name): `{ name, description, parameters, execute, timeoutMs?, cacheTtlMs?, cacheScope? }`.
     #[wasm_bindgen(js_name = registerTool)]
     pub fn register_tool(&self, tool: ToolSpecInput) -> std::result::Result<(), JsValue> {
+        check_js()?;
         let tool = JsTool::from_spec(&tool.into()).map_err(|e| error_to_js(&e))?;
         self.inner
             .agent
@@ -372,20 +389,24 @@ impl Lectern {
 
     /// Removes a tool; whether it was registered.
     #[wasm_bindgen(js_name = unregisterTool)]
-    pub fn unregister_tool(&self, name: &str) -> bool {
-        self.inner.agent.tools().unregister(name)
+    pub fn unregister_tool(&self, name: &str) -> std::result::Result<bool, JsValue> {
+        check_js()?;
+        Ok(self.inner.agent.tools().unregister(name))
     }
 
     /// Names of the registered tools.
     #[wasm_bindgen(js_name = toolNames)]
-    pub fn tool_names(&self) -> Vec<String> {
-        self.inner.agent.tools().names()
+    pub fn tool_names(&self) -> std::result::Result<Vec<String>, JsValue> {
+        check_js()?;
+        Ok(self.inner.agent.tools().names())
     }
 
     /// Forgets cached tool results: of one tool, or of all.
     #[wasm_bindgen(js_name = clearToolCache)]
-    pub fn clear_tool_cache(&self, name: Option<String>) {
+    pub fn clear_tool_cache(&self, name: Option<String>) -> std::result::Result<(), JsValue> {
+        check_js()?;
         self.inner.agent.clear_tool_cache(name.as_deref());
+        Ok(())
     }
 
     /// Replaces a conversation's working state (an object, or `null` to clear it).
@@ -415,6 +436,7 @@ impl Lectern {
     /// Checks the configuration against the registered tools without calling any model.
     #[wasm_bindgen(js_name = validateConfig, unchecked_return_type = "ConfigReport")]
     pub fn validate_config(&self) -> std::result::Result<JsValue, JsValue> {
+        check_js()?;
         let report = validate_config(
             &self.inner.provider,
             self.inner.agent.config(),

@@ -16,8 +16,11 @@ mod js_tool;
 mod lectern;
 mod mention_resolver;
 mod options;
+mod panic_guard;
 mod send_options;
 mod storage_api;
+#[cfg(feature = "test-support")]
+mod test_support;
 mod typescript;
 mod web_locks;
 

@@ -72,10 +72,17 @@ pub struct OpenOptions {
     /// Which tool calls need a person's approval.
     #[serde(default)]
     pub approvals: ApprovalOptions,
+    /// Characters of one tool result the model reads (default 50,000).
+    #[serde(default = "default_max_tool_result_chars")]
+    pub max_tool_result_chars: usize,
 }
 
 fn default_true() -> bool {
     true
+}
+
+fn default_max_tool_result_chars() -> usize {
+    crate::tool::DEFAULT_MAX_RESULT_CHARS
 }
 
 impl OpenOptions {
@@ -91,6 +98,9 @@ impl OpenOptions {
             return Err(Error::config(
                 "limits.maxIterations, turnTimeoutMs and toolTimeoutMs must be at least 1",
             ));
+        }
+        if self.max_tool_result_chars == 0 {
+            return Err(Error::config("maxToolResultChars must be at least 1"));
         }
         match self.context {
             ContextStrategy::FullHistory { max_messages: 0 }
@@ -117,6 +127,7 @@ impl OpenOptions {
             prices: PriceTable::new(self.provider.prices.clone()),
             retrieval: self.retrieval.strategy,
             approvals: self.approvals.config(policy_functions)?,
+            max_tool_result_chars: self.max_tool_result_chars,
         })
     }
 }

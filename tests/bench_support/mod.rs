@@ -59,7 +59,7 @@ pub fn parse_only(input: &[u8], chunk: usize) -> (usize, usize) {
     let mut events: Vec<SseEvent> = Vec::new();
     let (mut count, mut bytes) = (0, 0);
     for piece in input.chunks(chunk) {
-        parser.feed(piece, &mut events);
+        parser.feed(piece, &mut events).expect("within the cap");
         count += events.len();
         bytes += events.iter().map(|e| e.data.len()).sum::<usize>();
         events.clear();
@@ -75,7 +75,7 @@ pub fn parse_and_decode(input: &[u8], chunk: usize) -> usize {
     let mut parts = Vec::new();
     let mut text = 0;
     for piece in input.chunks(chunk) {
-        parser.feed(piece, &mut events);
+        parser.feed(piece, &mut events).expect("within the cap");
         for event in events.drain(..) {
             decoder.decode(&event, &mut parts).expect("valid stream");
         }

@@ -10,7 +10,7 @@ export type LecternErrorName =
   | 'ProtocolError' | 'ToolError' | 'StorageError' | 'ConfigError' | 'AbortError'
   | 'TimeoutError' | 'MaxIterationsError' | 'MaxToolCallsError' | 'ConversationBusyError'
   | 'EmbedderMismatchError' | 'ApprovalPendingError' | 'AlreadyResolvedError' | 'ApprovalExpiredError'
-  | 'CallNotPendingError' | 'InvalidArgumentsError';
+  | 'CallNotPendingError' | 'InvalidArgumentsError' | 'InternalError';
 
 /**
  * Why a `StorageError` happened: `quota` (the origin's storage is full), `aborted` (the
@@ -63,5 +63,7 @@ export interface LecternError extends Error {
   tool?: string;
   /** Why storage failed (`StorageError`). */
   reason?: StorageReason;
+  /** The panic that stopped Lectern, and where (`InternalError`: every later call is refused; reload the page). */
+  panic?: string;
 }
 "#;

@@ -66,6 +66,8 @@ export interface LecternOptions {
   retrieval?: RetrievalSettings;
   /** Which tool calls need a person's approval (default: every tool runs without asking). */
   approvals?: ApprovalOptions;
+  /** Characters of one tool result the model reads (default 50,000): the rest is cut with a note (`[truncated: 50,000 of 812,345 characters shown]`); the tool-call record keeps it whole. */
+  maxToolResultChars?: number;
   /** Receives every event of every turn, in order, `ingestProgress` and `storageClosed`. A callback that throws does not break the turn. */
   onEvent?: (event: LecternEvent | IngestProgressEvent | StorageClosedEvent) => void;
 }

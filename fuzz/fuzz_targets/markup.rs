@@ -1,0 +1,7 @@
+//! Fuzz target `markup`: the property `fuzz_props::markup` (tests/fuzz_props) on any input.
+#![no_main]
+
+#[path = "../../tests/fuzz_props/mod.rs"]
+mod fuzz_props;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| fuzz_props::markup(data));
