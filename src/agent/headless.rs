@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use super::{Agent, SendOptions, TurnOverrides, TurnStatus};
+use super::{Agent, SendOptions, TurnError, TurnOverrides, TurnResult, TurnStatus};
 use crate::cancel::CancelToken;
 use crate::domain::{NewConversation, RunError, RunRecord, RunStatus};
 use crate::error::{Error, Result};
@@ -48,6 +48,46 @@ impl Agent {
         cancel: CancelToken,
         events: &EventSink,
     ) -> Result<RunRecord> {
+        self.check_headless(&request)?;
+        let conversation_id = self.run_conversation(&request).await?;
+        let started_at = self.clock.now_ms();
+        let mut run = RunRecord::started(
+            new_id(started_at),
+            &conversation_id,
+            &request.instruction,
+            started_at,
+        );
+        self.store.put_run(&run).await?;
+        let first_seq = self.next_seq(&conversation_id).await?;
+
+        let options = SendOptions {
+            cancel,
+            overrides: TurnOverrides {
+                auto_approve: true,
+                tools: request.tools.clone(),
+                max_iterations: request.max_iterations,
+                turn_timeout_ms: Some(request.timeout_ms),
+            },
+            ..SendOptions::default()
+        };
+        let outcome = self
+            .send(&conversation_id, &request.instruction, &options, events)
+            .await;
+        settle_run(&mut run, outcome);
+        // The run's messages, read by seq range rather than the whole conversation.
+        let end = self.next_seq(&conversation_id).await?;
+        let count = end.saturating_sub(first_seq) as usize;
+        run.log = self
+            .store
+            .recent_messages(&conversation_id, Some(end), count)
+            .await?;
+        run.finished_at = Some(self.clock.now_ms());
+        self.store.put_run(&run).await?;
+        Ok(run)
+    }
+
+    /// Refuses bad input before anything is written.
+    fn check_headless(&self, request: &HeadlessRequest) -> Result<()> {
         if request.instruction.trim().is_empty() {
             return Err(Error::config("runHeadless needs a non-empty instruction"));
         }
@@ -63,96 +103,29 @@ impl Agent {
                 )));
             }
         }
-        let conversation_id = match &request.conversation_id {
-            Some(id) => {
-                self.store
-                    .conversation(id)
-                    .await?
-                    .ok_or_else(|| Error::not_found("conversation", id))?
-                    .id
-            }
-            None => {
-                let title: String = request.instruction.chars().take(60).collect();
-                self.create_conversation(NewConversation {
-                    title: Some(format!("Run: {title}")),
-                    book_id: None,
-                })
-                .await?
-                .id
-            }
-        };
-        let started_at = self.clock.now_ms();
-        let mut run = RunRecord::started(
-            new_id(started_at),
-            &conversation_id,
-            &request.instruction,
-            started_at,
-        );
-        self.store.put_run(&run).await?;
-        let first_seq = self
-            .store
-            .recent_messages(&conversation_id, None, 1)
-            .await?
-            .last()
-            .map_or(0, |m| m.seq + 1);
+        Ok(())
+    }
 
-        let options = SendOptions {
-            cancel,
-            overrides: TurnOverrides {
-                auto_approve: true,
-                tools: request.tools.clone(),
-                max_iterations: request.max_iterations,
-                turn_timeout_ms: Some(request.timeout_ms),
-            },
-            ..SendOptions::default()
-        };
-        match self
-            .send(&conversation_id, &request.instruction, &options, events)
-            .await
-        {
-            Ok(result) if result.status == TurnStatus::Completed => {
-                run.status = RunStatus::Completed;
-                run.text = result.text;
-                run.tool_calls = result.tool_calls;
-                run.usage = result.usage;
-                run.steps = result.steps;
-            }
-            Ok(result) => {
-                // Auto-approval turns every `ask` into `auto`; this only happens if that changes.
-                run.status = RunStatus::Failed;
-                run.error = Some(RunError {
-                    name: "ApprovalPendingError".into(),
-                    message: "the run paused for approval".into(),
-                });
-                run.tool_calls = result.tool_calls;
-                run.steps = result.steps;
-            }
-            Err(failure) => {
-                run.status = RunStatus::Failed;
-                run.error = Some(RunError {
-                    name: failure.error.name().to_owned(),
-                    message: failure.error.to_string(),
-                });
-                run.text = failure.partial_text.unwrap_or_default();
-                run.tool_calls = failure.tool_calls;
-                run.steps = failure.steps;
-            }
+    /// The run's conversation: the one named (it must exist), or a new one titled after the instruction.
+    async fn run_conversation(&self, request: &HeadlessRequest) -> Result<String> {
+        if let Some(id) = &request.conversation_id {
+            let found = self.store.conversation(id).await?;
+            return Ok(found.ok_or_else(|| Error::not_found("conversation", id))?.id);
         }
-        // The run's messages, read by seq range rather than the whole conversation.
-        let end = self
-            .store
-            .recent_messages(&conversation_id, None, 1)
-            .await?
-            .last()
-            .map_or(0, |m| m.seq + 1);
-        let count = end.saturating_sub(first_seq) as usize;
-        run.log = self
-            .store
-            .recent_messages(&conversation_id, Some(end), count)
+        let title: String = request.instruction.chars().take(60).collect();
+        let created = self
+            .create_conversation(NewConversation {
+                title: Some(format!("Run: {title}")),
+                book_id: None,
+            })
             .await?;
-        run.finished_at = Some(self.clock.now_ms());
-        self.store.put_run(&run).await?;
-        Ok(run)
+        Ok(created.id)
+    }
+
+    /// The `seq` the conversation's next message will get.
+    async fn next_seq(&self, conversation_id: &str) -> Result<u32> {
+        let newest = self.store.recent_messages(conversation_id, None, 1).await?;
+        Ok(newest.last().map_or(0, |m| m.seq + 1))
     }
 
     /// Every headless run, oldest first.
@@ -166,5 +139,38 @@ impl Agent {
             .run(run_id)
             .await?
             .ok_or_else(|| Error::not_found("run", run_id))
+    }
+}
+
+/// What the run's turn came to: its answer, or why it failed (with what it did).
+fn settle_run(run: &mut RunRecord, outcome: std::result::Result<TurnResult, TurnError>) {
+    match outcome {
+        Ok(result) if result.status == TurnStatus::Completed => {
+            run.status = RunStatus::Completed;
+            run.text = result.text;
+            run.tool_calls = result.tool_calls;
+            run.usage = result.usage;
+            run.steps = result.steps;
+        }
+        Ok(result) => {
+            // Auto-approval turns every `ask` into `auto`; this only happens if that changes.
+            run.status = RunStatus::Failed;
+            run.error = Some(RunError {
+                name: "ApprovalPendingError".into(),
+                message: "the run paused for approval".into(),
+            });
+            run.tool_calls = result.tool_calls;
+            run.steps = result.steps;
+        }
+        Err(failure) => {
+            run.status = RunStatus::Failed;
+            run.error = Some(RunError {
+                name: failure.error.name().to_owned(),
+                message: failure.error.to_string(),
+            });
+            run.text = failure.partial_text.unwrap_or_default();
+            run.tool_calls = failure.tool_calls;
+            run.steps = failure.steps;
+        }
     }
 }

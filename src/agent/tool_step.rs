@@ -56,22 +56,7 @@ impl Agent {
         state.tool_calls += response.tool_calls.len() as u32;
 
         let redact = &self.config.redact_arguments;
-        let mut to_run = Vec::new();
-        let mut asks = Vec::new();
-        let mut outcomes = Vec::new();
-        for call in runnable {
-            match self.plan_call(call, offered, scope, state).await {
-                Plan::Run => to_run.push(call.clone()),
-                Plan::Ask(arguments) => asks.push(PendingCall {
-                    call_id: call.id.clone(),
-                    tool_name: call.name.clone(),
-                    arguments,
-                }),
-                Plan::Deny(message) => {
-                    outcomes.push(self.not_run(scope, call, Decision::Denied, message, None));
-                }
-            }
-        }
+        let (to_run, asks, mut outcomes) = self.plan_calls(runnable, offered, scope, state).await;
         let working_state = Rc::new(RefCell::new(None));
         // Until every call settled, a turn cut off by its time limit stores the step itself.
         scope.open_step(OpenStep::new(&response, outcomes.clone(), working_state.clone()));
@@ -148,6 +133,32 @@ impl Agent {
             state.records.truncate(state.records.len().saturating_sub(count));
         }
         committed
+    }
+
+    /// Sorts the calls by their policies: those to run, those to ask a person
+    /// about, and the denied ones already settled.
+    async fn plan_calls(
+        &self,
+        calls: &[ToolCall],
+        offered: &[String],
+        scope: &TurnScope<'_>,
+        state: &TurnState,
+    ) -> (Vec<ToolCall>, Vec<PendingCall>, Vec<ToolOutcome>) {
+        let (mut to_run, mut asks, mut denied) = (Vec::new(), Vec::new(), Vec::new());
+        for call in calls {
+            match self.plan_call(call, offered, scope, state).await {
+                Plan::Run => to_run.push(call.clone()),
+                Plan::Ask(arguments) => asks.push(PendingCall {
+                    call_id: call.id.clone(),
+                    tool_name: call.name.clone(),
+                    arguments,
+                }),
+                Plan::Deny(message) => {
+                    denied.push(self.not_run(scope, call, Decision::Denied, message, None));
+                }
+            }
+        }
+        (to_run, asks, denied)
     }
 
     /// Stores a turn that waits for decisions (with the records of the calls

@@ -195,35 +195,7 @@ impl Library {
         report("chunking", pages.len(), pages.len());
 
         let texts: Vec<String> = chunks.iter().map(|c| c.text.clone()).collect();
-        let mut vectors: Option<VectorSet> = None;
-        let batch = self.embedder.batch_size().max(1);
-        for (i, slice) in texts.chunks(batch).enumerate() {
-            cancel.check()?;
-            report("embedding", i * batch, texts.len());
-            let embedded = cancel.run(self.embedder.embed(slice, cancel)).await?;
-            if embedded.len() != slice.len() {
-                return Err(Error::protocol(format!(
-                    "the embedder returned {} vectors for {} texts",
-                    embedded.len(),
-                    slice.len()
-                )));
-            }
-            for mut vector in embedded {
-                let set = vectors.get_or_insert_with(|| VectorSet::new(vector.len()));
-                if vector.len() != set.dims() || vector.is_empty() {
-                    return Err(Error::EmbedderMismatch {
-                        message: format!(
-                            "the embedder changed dimension from {} to {}",
-                            set.dims(),
-                            vector.len()
-                        ),
-                    });
-                }
-                normalize(&mut vector);
-                set.push(&vector);
-            }
-        }
-        let vectors = vectors.ok_or_else(|| Error::config("the book has no text"))?;
+        let vectors = self.embed_all(&texts, &report, cancel).await?;
         report("embedding", texts.len(), texts.len());
         cancel.check()?;
 
@@ -264,6 +236,45 @@ impl Library {
             }),
         );
         Ok(book)
+    }
+
+    /// Embeds `texts` in the embedder's batches, normalised, reporting each
+    /// batch; a wrong count or a dimension change is an error.
+    async fn embed_all(
+        &self,
+        texts: &[String],
+        report: &dyn Fn(&'static str, usize, usize),
+        cancel: &CancelToken,
+    ) -> Result<VectorSet> {
+        let mut vectors: Option<VectorSet> = None;
+        let batch = self.embedder.batch_size().max(1);
+        for (i, slice) in texts.chunks(batch).enumerate() {
+            cancel.check()?;
+            report("embedding", i * batch, texts.len());
+            let embedded = cancel.run(self.embedder.embed(slice, cancel)).await?;
+            if embedded.len() != slice.len() {
+                return Err(Error::protocol(format!(
+                    "the embedder returned {} vectors for {} texts",
+                    embedded.len(),
+                    slice.len()
+                )));
+            }
+            for mut vector in embedded {
+                let set = vectors.get_or_insert_with(|| VectorSet::new(vector.len()));
+                if vector.len() != set.dims() || vector.is_empty() {
+                    return Err(Error::EmbedderMismatch {
+                        message: format!(
+                            "the embedder changed dimension from {} to {}",
+                            set.dims(),
+                            vector.len()
+                        ),
+                    });
+                }
+                normalize(&mut vector);
+                set.push(&vector);
+            }
+        }
+        vectors.ok_or_else(|| Error::config("the book has no text"))
     }
 
     /// Every book, oldest first.
