@@ -359,27 +359,25 @@ pub fn chunks(data: &[u8]) {
     let text = String::from_utf8_lossy(rest);
     let pages = pages_from_list(text.split('\u{000C}').map(str::to_owned).collect());
     let chunks = chunk_pages(&pages, &settings);
-    // Chunks may cut inside a whitespace-delimited word (between CJK characters,
-    // after `。`), so coverage is checked on the text with its whitespace removed.
-    let squeeze = |t: &str| t.chars().filter(|c| !c.is_whitespace()).collect::<String>();
-    let all: String = pages.iter().map(|p| squeeze(&p.text)).collect();
+    let words: Vec<&str> = pages.iter().flat_map(|p| p.text.split_whitespace()).collect();
     let last_page = pages.last().map_or(0, |p| p.number);
-    let mut next = 0; // bytes of `all` covered, in order, by the chunks so far
+    let mut next = 0; // words of the text found, in order, in the chunks so far
     for (i, chunk) in chunks.iter().enumerate() {
         assert_eq!(chunk.ordinal as usize, i);
         assert!(1 <= chunk.start_page && chunk.start_page <= chunk.end_page && chunk.end_page <= last_page);
-        let own = squeeze(&chunk.text);
+        let own: Vec<&str> = chunk.text.split_whitespace().collect();
         assert!(!own.is_empty(), "an empty chunk");
-        // The chunk is a run of the text that starts at or before where the last one ended.
-        let end = all
-            .match_indices(own.as_str())
-            .filter(|(start, _)| *start <= next && start + own.len() >= next)
-            .map(|(start, _)| start + own.len())
-            .max();
-        let end = end.unwrap_or_else(|| panic!("chunk {i} is not the next run of the text"));
-        next = next.max(end);
+        assert!(
+            words.windows(own.len()).any(|w| w == own.as_slice()),
+            "chunk {i} is not a run of the text's words"
+        );
+        for word in own {
+            if words.get(next) == Some(&word) {
+                next += 1;
+            }
+        }
     }
-    assert_eq!(next, all.len(), "the chunks leave out text (or reorder it)");
+    assert_eq!(next, words.len(), "the chunks leave out words (or reorder them)");
 }
 
 /// Control: the page size. An EPUB (or any bytes) gives pages numbered 1, 2,
