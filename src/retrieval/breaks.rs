@@ -19,32 +19,88 @@ pub fn is_wide(c: char) -> bool {
 }
 
 /// Characters that stay with what precedes them: whitespace (cut after it,
-/// not before), closing punctuation, combining marks and joiners.
+/// not before), closing punctuation, and the marks that extend a character.
 fn no_break_before(c: char) -> bool {
     c.is_whitespace()
-        || matches!(c,
-            '.' | ',' | ';' | ':' | '!' | '?' | ')' | ']' | '}' | '\'' | '"' | '’' | '”' | '»' | '›'
-            | '、' | '。' | '，' | '．' | '：' | '；' | '！' | '？' | '）' | '］' | '｝' | '」' | '』'
-            | '】' | '〕' | '〉' | '》' | '〗' | '〙' | '〛' | '〞' | '〟' | 'ー' | '・' | '々'
-            | 'ゝ' | 'ゞ' | 'ヽ' | 'ヾ' | '｡' | '｣' | '､' | '･' | 'ｰ' | '…' | '‥'
-            | '\u{0300}'..='\u{036F}'   // combining diacritical marks
-            | '\u{0483}'..='\u{0489}'   // Cyrillic combining marks
-            | '\u{0591}'..='\u{05C7}'   // Hebrew points
-            | '\u{0610}'..='\u{061A}'   // Arabic marks
-            | '\u{064B}'..='\u{065F}'   // Arabic harakat
-            | '\u{0670}'
-            | '\u{06D6}'..='\u{06ED}'   // Arabic Quranic marks
-            | '\u{0900}'..='\u{0903}' | '\u{093A}'..='\u{094F}' // Devanagari signs
-            | '\u{1AB0}'..='\u{1AFF}' | '\u{1DC0}'..='\u{1DFF}'
-            | '\u{200C}' | '\u{200D}'   // zero-width (non-)joiner
-            | '\u{20D0}'..='\u{20FF}'
-            | '\u{3099}' | '\u{309A}'   // combining kana voicing marks
-            | '\u{FE00}'..='\u{FE0F}'   // variation selectors
-            | '\u{FE20}'..='\u{FE2F}'
-            | '\u{1F3FB}'..='\u{1F3FF}' // emoji skin tones
-            | '\u{E0020}'..='\u{E007F}' // emoji tag sequences
-            | '\u{E0100}'..='\u{E01EF}'
+        || extends(c)
+        || matches!(
+            c,
+            '.' | ','
+                | ';'
+                | ':'
+                | '!'
+                | '?'
+                | ')'
+                | ']'
+                | '}'
+                | '\''
+                | '"'
+                | '’'
+                | '”'
+                | '»'
+                | '›'
+                | '、'
+                | '。'
+                | '，'
+                | '．'
+                | '：'
+                | '；'
+                | '！'
+                | '？'
+                | '）'
+                | '］'
+                | '｝'
+                | '」'
+                | '』'
+                | '】'
+                | '〕'
+                | '〉'
+                | '》'
+                | '〗'
+                | '〙'
+                | '〛'
+                | '〞'
+                | '〟'
+                | 'ー'
+                | '・'
+                | '々'
+                | 'ゝ'
+                | 'ゞ'
+                | 'ヽ'
+                | 'ヾ'
+                | '｡'
+                | '｣'
+                | '､'
+                | '･'
+                | 'ｰ'
+                | '…'
+                | '‥'
         )
+}
+
+/// Characters that extend the one before them into one visible character:
+/// combining marks, joiners, variation selectors, emoji modifiers and tags.
+fn extends(c: char) -> bool {
+    matches!(c,
+        '\u{0300}'..='\u{036F}'   // combining diacritical marks
+        | '\u{0483}'..='\u{0489}'   // Cyrillic combining marks
+        | '\u{0591}'..='\u{05C7}'   // Hebrew points
+        | '\u{0610}'..='\u{061A}'   // Arabic marks
+        | '\u{064B}'..='\u{065F}'   // Arabic harakat
+        | '\u{0670}'
+        | '\u{06D6}'..='\u{06ED}'   // Arabic Quranic marks
+        | '\u{0900}'..='\u{0903}' | '\u{093A}'..='\u{094F}' // Devanagari signs
+        | '\u{0E31}' | '\u{0E34}'..='\u{0E3A}' | '\u{0E47}'..='\u{0E4E}' // Thai vowels and tones
+        | '\u{1AB0}'..='\u{1AFF}' | '\u{1DC0}'..='\u{1DFF}'
+        | '\u{200C}' | '\u{200D}'   // zero-width (non-)joiner
+        | '\u{20D0}'..='\u{20FF}'
+        | '\u{3099}' | '\u{309A}'   // combining kana voicing marks
+        | '\u{FE00}'..='\u{FE0F}'   // variation selectors
+        | '\u{FE20}'..='\u{FE2F}'
+        | '\u{1F3FB}'..='\u{1F3FF}' // emoji skin tones
+        | '\u{E0020}'..='\u{E007F}' // emoji tag sequences
+        | '\u{E0100}'..='\u{E01EF}'
+    )
 }
 
 /// Opening brackets and quotes: stay with what follows them.
@@ -108,6 +164,23 @@ pub fn next_break(text: &str, from: usize) -> Option<usize> {
     None
 }
 
+/// Where to cut `text` at or before `limit` (a char boundary) when it has no
+/// break opportunity: the last char boundary in `1..=limit` that does not
+/// part a character from the marks that extend it (nor follow a joiner);
+/// `limit` itself if every one would (a cluster longer than the whole piece).
+pub fn cluster_cut(text: &str, limit: usize) -> usize {
+    let whole = |at: usize| match (text[..at].chars().next_back(), text[at..].chars().next()) {
+        (Some(prev), Some(next)) => prev != '\u{200D}' && !extends(next),
+        _ => true,
+    };
+    text[..limit]
+        .char_indices()
+        .rev()
+        .map(|(i, c)| i + c.len_utf8())
+        .find(|&at| whole(at))
+        .unwrap_or(limit)
+}
+
 /// The offset just past the first `n` characters of `text` (its length if shorter).
 pub fn char_offset(text: &str, n: usize) -> usize {
     text.char_indices().nth(n).map_or(text.len(), |(i, _)| i)
@@ -151,5 +224,19 @@ mod tests {
         assert_eq!(next_break(cjk, 3), Some(6));
         assert_eq!(char_offset(cjk, 2), 6);
         assert_eq!(char_offset(cjk, 9), cjk.len());
+    }
+
+    #[test]
+    fn cluster_cuts_keep_marks_with_their_letter() {
+        let text = "ae\u{301}\u{302}b";
+        assert_eq!(cluster_cut(text, 2), 1); // before the e, not between e and its accents
+        assert_eq!(cluster_cut(text, 4), 1);
+        assert_eq!(cluster_cut(text, 6), 6);
+        let family = "👩\u{200D}👩x";
+        assert_eq!(cluster_cut(family, 11), 11);
+        assert_eq!(cluster_cut("x👩\u{200D}👩", 8), 1);
+        // A cluster longer than the piece: cut at the limit.
+        assert_eq!(cluster_cut(family, 7), 7);
+        assert_eq!(cluster_cut("\u{301}\u{301}", 2), 2);
     }
 }

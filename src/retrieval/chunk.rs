@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::breaks::{char_offset, last_break};
+use super::breaks::{char_offset, cluster_cut, last_break};
 use super::pages::{chapter_heading, Page};
 use super::sentences::split_sentences;
 
@@ -69,7 +69,7 @@ struct Sentence {
 
 /// `text` cut into pieces of at most `limit` characters, at the last break
 /// opportunity (whitespace, or between CJK characters) that fits, else
-/// mid-word at a char boundary.
+/// mid-word, keeping a letter with its combining marks when it can.
 fn pieces(text: &str, limit: usize) -> Vec<&str> {
     let mut out = Vec::new();
     let mut rest = text;
@@ -79,7 +79,7 @@ fn pieces(text: &str, limit: usize) -> Vec<&str> {
             out.push(rest);
             return out;
         }
-        let cut = last_break(rest, end).unwrap_or(end);
+        let cut = last_break(rest, end).unwrap_or_else(|| cluster_cut(rest, end));
         out.push(rest[..cut].trim_end());
         rest = rest[cut..].trim_start();
         if rest.is_empty() {

@@ -5,7 +5,7 @@
 //! splitting a word (CJK text, written without spaces, may be cut between
 //! any two characters).
 
-use super::breaks::{char_offset, last_break, next_break};
+use super::breaks::{char_offset, cluster_cut, last_break, next_break};
 use super::sentences::sentence_ends;
 
 /// One page of a book.
@@ -93,7 +93,8 @@ fn push_text(pages: &mut [Page], before_first: &mut String, current: Option<u32>
 /// Pages of about `page_chars` characters (at least 200). Each is cut at
 /// the last paragraph break in its second half, else the last sentence end
 /// in its second half, else its last break opportunity (whitespace, or
-/// between CJK characters); a word longer than a page ends its page.
+/// between CJK characters); a word that crosses the limit ends its page, and
+/// text without breaks for another page is cut between characters.
 /// Whitespace after a cut joins the page before it.
 fn synthetic_pages(text: &str, page_chars: usize) -> Vec<Page> {
     let page_chars = page_chars.max(200);
@@ -105,7 +106,7 @@ fn synthetic_pages(text: &str, page_chars: usize) -> Vec<Page> {
             pages.push(rest.to_owned());
             break;
         }
-        let cut = page_cut(rest, limit, page_chars / 2);
+        let cut = page_cut(rest, limit, page_chars);
         // Whitespace after the cut stays on this page: no page is only whitespace.
         let next = rest[cut..].trim_start();
         pages.push(rest[..rest.len() - next.len()].to_owned());
@@ -114,9 +115,12 @@ fn synthetic_pages(text: &str, page_chars: usize) -> Vec<Page> {
     numbered(pages)
 }
 
-/// Where the page that starts `text` ends, `limit` being the offset of its
-/// last allowed character and `half` half the page in characters.
-fn page_cut(text: &str, limit: usize, half: usize) -> usize {
+/// Where the page that starts `text` ends, `limit` being the offset just
+/// past its last allowed character (`page_chars` in). A word that crosses the
+/// limit ends the page; text with no break opportunity for another page's
+/// length (Thai, a run of symbols) is cut at the limit between characters.
+fn page_cut(text: &str, limit: usize, page_chars: usize) -> usize {
+    let half = page_chars / 2;
     let window = &text[..limit];
     let in_second_half = |&at: &usize| window[..at].chars().count() > half;
     if let Some(at) = window.rfind("\n\n").filter(in_second_half) {
@@ -131,9 +135,14 @@ fn page_cut(text: &str, limit: usize, half: usize) -> usize {
     if let Some(end) = sentence_end {
         return end;
     }
+    // The end of the word that crosses the limit, if within another page.
+    let word_end = || {
+        let reach = limit + char_offset(&text[limit..], page_chars);
+        next_break(&text[..reach], limit).or((reach == text.len()).then_some(reach))
+    };
     last_break(text, limit)
-        .or_else(|| next_break(text, limit))
-        .unwrap_or(text.len())
+        .or_else(word_end)
+        .unwrap_or_else(|| cluster_cut(text, limit))
 }
 
 /// Whether a line opens a chapter ("CHAPTER I.", "Chapter 12", "BOOK II").
@@ -208,7 +217,7 @@ mod tests {
 
     #[test]
     fn no_page_is_only_whitespace() {
-        let text = format!("{}.\n\n \n{}", "x".repeat(150), "y".repeat(400));
+        let text = format!("{}.\n\n \n{}", "x".repeat(150), "y".repeat(300));
         let pages = pages_from_text(&text, 200);
         assert!(pages.iter().all(|p| !p.text.trim().is_empty()), "{pages:?}");
         assert_eq!(pages.len(), 2);
@@ -238,6 +247,31 @@ mod tests {
             assert!(pages.len() > 10, "{space:?}: {}", pages.len());
             assert_eq!(pages.iter().map(|p| p.text.as_str()).collect::<String>(), text);
         }
+    }
+
+    #[test]
+    fn text_without_break_opportunities_still_makes_pages() {
+        // Thai is written without spaces between words; a run of `、` allows no break.
+        for text in ["สวัสดีครับ".repeat(300), "、".repeat(3000), "x".repeat(3000)] {
+            let pages = pages_from_text(&text, 500);
+            assert!(pages.len() >= 5, "{} pages", pages.len());
+            for (i, page) in pages.iter().enumerate() {
+                // The last "word" ends the text: it may take up to another page.
+                let most = if i + 1 == pages.len() { 1000 } else { 500 };
+                assert!(page.text.chars().count() <= most, "{}", page.text.chars().count());
+                // Thai vowel and tone marks stay with their consonant.
+                assert!(
+                    !page.text.starts_with(['\u{E31}', '\u{E35}']),
+                    "{:?}",
+                    &page.text[..9]
+                );
+            }
+            assert_eq!(pages.iter().map(|p| p.text.as_str()).collect::<String>(), text);
+        }
+        // A word that crosses the limit still ends its page.
+        let text = format!("{} {} end", "a".repeat(600), "b".repeat(300));
+        let pages = pages_from_text(&text, 500);
+        assert_eq!(pages[0].text.chars().count(), 601, "{:?}", pages[0].text);
     }
 
     #[test]

@@ -9,6 +9,8 @@
 //! broke it.
 #![allow(dead_code)]
 
+use std::collections::BTreeSet;
+
 use futures::future::LocalBoxFuture;
 use futures::StreamExt;
 use lectern::domain::ToolCall;
@@ -19,6 +21,7 @@ use lectern::provider::openai::{parts_from_response, ChunkDecoder};
 use lectern::provider::sse::{SseEvent, SseParser};
 use lectern::provider::sse_body::{decode_sse_body, EventDecoder};
 use lectern::provider::{Accumulator, StreamPart};
+use lectern::retrieval::breaks::last_break;
 use lectern::retrieval::chunk::{chunk_pages, ChunkSettings};
 use lectern::retrieval::epub::pages_from_epub;
 use lectern::retrieval::markup::{decode_entities, tokens, xhtml_text, Token};
@@ -310,7 +313,8 @@ fn check_numbering(pages: &[Page]) {
 
 /// Control: the page size. Pages are numbered upwards; synthetic pages
 /// (no form feeds or `[[page N]]` markers) are the text in order, and a page
-/// longer than the cut size is so by one word at most.
+/// longer than the cut size is so by one word at most (the run after its last
+/// break opportunity, `retrieval::breaks`), and by no more than another cut.
 pub fn pages(data: &[u8]) {
     let Some(([hi, lo], rest)) = control::<2>(data) else {
         return;
@@ -331,21 +335,27 @@ pub fn pages(data: &[u8]) {
     let cut = page_chars.max(200);
     for page in &pages {
         let chars = page.text.chars().count();
-        let without_last_word = page
-            .text
-            .trim_end()
-            .rsplit_once(char::is_whitespace)
-            .map(|(head, _)| head);
+        // What is left of the page without its last unbreakable run (a word,
+        // or a word and the closing punctuation that may not start a line).
+        let page_text = page.text.trim_end();
+        let last_char = page_text.char_indices().next_back().map_or(0, |(i, _)| i);
+        let head = last_break(page_text, last_char).map(|at| &page_text[..at]);
         assert!(
-            chars <= cut || without_last_word.is_none_or(|head| head.chars().count() <= cut),
+            chars <= cut || head.is_none_or(|head| head.chars().count() <= cut),
             "a {chars}-character page for a cut of {cut} is more than one word over"
+        );
+        assert!(
+            page_text.chars().count() <= 2 * cut,
+            "a {chars}-character page for a cut of {cut}: a word may take one more page at most"
         );
     }
 }
 
 /// Control: chunk and overlap sizes. Pages come from form feeds (so chunking
-/// is tested apart from page cutting). Every chunk is a run of the text's
-/// words; together, in order, they hold every word; pages and ordinals are in range.
+/// is tested apart from page cutting). Whitespace aside, every chunk is a run
+/// of the text that starts at or before where the one before it ended;
+/// together they cover the text; none is longer than the chunk size; pages
+/// and ordinals are in range.
 pub fn chunks(data: &[u8]) {
     let Some(([a, b, c], rest)) = control::<3>(data) else {
         return;
@@ -359,25 +369,51 @@ pub fn chunks(data: &[u8]) {
     let text = String::from_utf8_lossy(rest);
     let pages = pages_from_list(text.split('\u{000C}').map(str::to_owned).collect());
     let chunks = chunk_pages(&pages, &settings);
-    let words: Vec<&str> = pages.iter().flat_map(|p| p.text.split_whitespace()).collect();
+    // Chunks may cut inside a whitespace-delimited word (between CJK characters,
+    // after `。`), so the text is compared with its whitespace removed.
+    let squeeze = |t: &str| t.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let all: String = pages.iter().map(|p| squeeze(&p.text)).collect();
     let last_page = pages.last().map_or(0, |p| p.number);
-    let mut next = 0; // words of the text found, in order, in the chunks so far
+    // Where the chunks so far may end in `all` (repeated text allows several).
+    let mut ends = BTreeSet::from([0]);
     for (i, chunk) in chunks.iter().enumerate() {
         assert_eq!(chunk.ordinal as usize, i);
         assert!(1 <= chunk.start_page && chunk.start_page <= chunk.end_page && chunk.end_page <= last_page);
-        let own: Vec<&str> = chunk.text.split_whitespace().collect();
-        assert!(!own.is_empty(), "an empty chunk");
+        let chars = chunk.text.chars().count();
         assert!(
-            words.windows(own.len()).any(|w| w == own.as_slice()),
-            "chunk {i} is not a run of the text's words"
+            chars <= chunk_chars,
+            "a {chars}-character chunk for a size of {chunk_chars}"
         );
-        for word in own {
-            if words.get(next) == Some(&word) {
-                next += 1;
-            }
-        }
+        let own = squeeze(&chunk.text);
+        assert!(!own.is_empty(), "an empty chunk");
+        ends = ends.iter().flat_map(|&from| run_ends(&all, &own, from)).collect();
+        assert!(!ends.is_empty(), "chunk {i} is not the next run of the text");
     }
-    assert_eq!(next, words.len(), "the chunks leave out words (or reorder them)");
+    assert!(
+        ends.contains(&all.len()),
+        "the chunks leave out text (or reorder it)"
+    );
+}
+
+/// Where `run` may end in `text` if it starts at or before `from` (overlap
+/// with what came before) and does not end before it.
+fn run_ends(text: &str, run: &str, from: usize) -> Vec<usize> {
+    let mut at = from.saturating_sub(run.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let step = run.chars().next().map_or(1, char::len_utf8);
+    let mut ends = Vec::new();
+    while let Some(start) = text[at..].find(run).map(|found| at + found) {
+        if start > from {
+            break;
+        }
+        if start + run.len() >= from {
+            ends.push(start + run.len());
+        }
+        at = start + step;
+    }
+    ends
 }
 
 /// Control: the page size. An EPUB (or any bytes) gives pages numbered 1, 2,
