@@ -54,8 +54,8 @@ pub fn pages(data: &[u8]) {
 /// (they increase strictly unless markers reach `u32::MAX`);
 /// form-feed pages rejoin to the text; synthetic pages rejoin to it too
 /// (trailing whitespace aside), none is only whitespace, and one longer
-/// than the page size (trailing whitespace aside) is a single word: no
-/// break opportunity inside it.
+/// than the page size (trailing whitespace aside) is a single word (no
+/// break opportunity inside it) of at most twice the page size.
 pub fn check_pages(text: &str, page_chars: usize) -> Vec<Page> {
     let pages = pages_from_text(text, page_chars);
     assert!(pages.first().is_none_or(|p| p.number >= 1));
@@ -86,7 +86,9 @@ fn check_synthetic(text: &str, page_chars: usize, pages: &[Page]) {
             page.number
         );
         let body = page.text.trim_end();
-        if body.chars().count() > page_chars {
+        let length = body.chars().count();
+        assert!(length <= 2 * page_chars, "page {} has {length} characters", page.number);
+        if length > page_chars {
             let chars: Vec<char> = body.chars().collect();
             let inner = chars.windows(2).position(|w| break_between(w[0], w[1]));
             assert!(

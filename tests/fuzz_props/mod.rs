@@ -9,8 +9,6 @@
 //! broke it.
 #![allow(dead_code)]
 
-use std::collections::BTreeSet;
-
 use futures::future::LocalBoxFuture;
 use futures::StreamExt;
 use lectern::domain::ToolCall;
@@ -21,11 +19,11 @@ use lectern::provider::openai::{parts_from_response, ChunkDecoder};
 use lectern::provider::sse::{SseEvent, SseParser};
 use lectern::provider::sse_body::{decode_sse_body, EventDecoder};
 use lectern::provider::{Accumulator, StreamPart};
-use lectern::retrieval::breaks::last_break;
-use lectern::retrieval::chunk::{chunk_pages, ChunkSettings};
+use lectern::retrieval::chunk::ChunkSettings;
 use lectern::retrieval::epub::pages_from_epub;
+use lectern::retrieval::fuzz_entry::{check_chunks, check_pages};
 use lectern::retrieval::markup::{decode_entities, tokens, xhtml_text, Token};
-use lectern::retrieval::pages::{pages_from_list, pages_from_text, Page};
+use lectern::retrieval::pages::pages_from_list;
 use lectern::tool::{prepare_call, redact_arguments, schema, FnTool, Tool, ToolRegistry, ToolResult};
 use serde_json::Value;
 
@@ -304,58 +302,23 @@ pub fn markup(data: &[u8]) {
     );
 }
 
-fn check_numbering(pages: &[Page]) {
-    for pair in pages.windows(2) {
-        assert!(pair[0].number < pair[1].number, "page numbers increase");
-    }
-    assert!(pages.first().is_none_or(|p| p.number >= 1));
-}
-
-/// Control: the page size. Pages are numbered upwards; synthetic pages
-/// (no form feeds or `[[page N]]` markers) are the text in order, and a page
-/// longer than the cut size is so by one word at most (the run after its last
-/// break opportunity, `retrieval::breaks`), and by no more than another cut.
+/// Control: the page size. The checks of `fuzz_entry::check_pages`: pages
+/// numbered upwards; synthetic pages (no form feeds or `[[page N]]` markers)
+/// are the text in order, and one longer than the page size is a single
+/// unbreakable run of at most twice that size.
 pub fn pages(data: &[u8]) {
     let Some(([hi, lo], rest)) = control::<2>(data) else {
         return;
     };
     let page_chars = 1 + u16::from_be_bytes([hi, lo]) as usize % 3000;
-    let text = String::from_utf8_lossy(rest);
-    let pages = pages_from_text(&text, page_chars);
-    check_numbering(&pages);
-    if text.contains('\u{000C}') || text.contains("[[page ") {
-        return;
-    }
-    let joined: String = pages.iter().map(|p| p.text.as_str()).collect();
-    assert!(text.starts_with(&joined), "synthetic pages are the text in order");
-    assert!(
-        text[joined.len()..].trim().is_empty(),
-        "only trailing blanks are left out"
-    );
-    let cut = page_chars.max(200);
-    for page in &pages {
-        let chars = page.text.chars().count();
-        // What is left of the page without its last unbreakable run (a word,
-        // or a word and the closing punctuation that may not start a line).
-        let page_text = page.text.trim_end();
-        let last_char = page_text.char_indices().next_back().map_or(0, |(i, _)| i);
-        let head = last_break(page_text, last_char).map(|at| &page_text[..at]);
-        assert!(
-            chars <= cut || head.is_none_or(|head| head.chars().count() <= cut),
-            "a {chars}-character page for a cut of {cut} is more than one word over"
-        );
-        assert!(
-            page_text.chars().count() <= 2 * cut,
-            "a {chars}-character page for a cut of {cut}: a word may take one more page at most"
-        );
-    }
+    check_pages(&String::from_utf8_lossy(rest), page_chars);
 }
 
 /// Control: chunk and overlap sizes. Pages come from form feeds (so chunking
-/// is tested apart from page cutting). Whitespace aside, every chunk is a run
-/// of the text that starts at or before where the one before it ended;
-/// together they cover the text; none is longer than the chunk size; pages
-/// and ordinals are in range.
+/// is tested apart from page cutting). The checks of
+/// `fuzz_entry::check_chunks`: ordinals, page ranges, no chunk over the size,
+/// and, whitespace aside, each chunk a piece of the text that starts inside
+/// or right after the one before, together covering it.
 pub fn chunks(data: &[u8]) {
     let Some(([a, b, c], rest)) = control::<3>(data) else {
         return;
@@ -368,52 +331,7 @@ pub fn chunks(data: &[u8]) {
     };
     let text = String::from_utf8_lossy(rest);
     let pages = pages_from_list(text.split('\u{000C}').map(str::to_owned).collect());
-    let chunks = chunk_pages(&pages, &settings);
-    // Chunks may cut inside a whitespace-delimited word (between CJK characters,
-    // after `。`), so the text is compared with its whitespace removed.
-    let squeeze = |t: &str| t.chars().filter(|c| !c.is_whitespace()).collect::<String>();
-    let all: String = pages.iter().map(|p| squeeze(&p.text)).collect();
-    let last_page = pages.last().map_or(0, |p| p.number);
-    // Where the chunks so far may end in `all` (repeated text allows several).
-    let mut ends = BTreeSet::from([0]);
-    for (i, chunk) in chunks.iter().enumerate() {
-        assert_eq!(chunk.ordinal as usize, i);
-        assert!(1 <= chunk.start_page && chunk.start_page <= chunk.end_page && chunk.end_page <= last_page);
-        let chars = chunk.text.chars().count();
-        assert!(
-            chars <= chunk_chars,
-            "a {chars}-character chunk for a size of {chunk_chars}"
-        );
-        let own = squeeze(&chunk.text);
-        assert!(!own.is_empty(), "an empty chunk");
-        ends = ends.iter().flat_map(|&from| run_ends(&all, &own, from)).collect();
-        assert!(!ends.is_empty(), "chunk {i} is not the next run of the text");
-    }
-    assert!(
-        ends.contains(&all.len()),
-        "the chunks leave out text (or reorder it)"
-    );
-}
-
-/// Where `run` may end in `text` if it starts at or before `from` (overlap
-/// with what came before) and does not end before it.
-fn run_ends(text: &str, run: &str, from: usize) -> Vec<usize> {
-    let mut at = from.saturating_sub(run.len());
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    let step = run.chars().next().map_or(1, char::len_utf8);
-    let mut ends = Vec::new();
-    while let Some(start) = text[at..].find(run).map(|found| at + found) {
-        if start > from {
-            break;
-        }
-        if start + run.len() >= from {
-            ends.push(start + run.len());
-        }
-        at = start + step;
-    }
-    ends
+    check_chunks(&pages, &settings);
 }
 
 /// Control: the page size. An EPUB (or any bytes) gives pages numbered 1, 2,
