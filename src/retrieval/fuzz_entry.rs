@@ -54,7 +54,7 @@ pub fn pages(data: &[u8]) {
 /// (they increase strictly unless markers reach `u32::MAX`);
 /// form-feed pages rejoin to the text; synthetic pages rejoin to it too
 /// (trailing whitespace aside), none is only whitespace, and one longer
-/// than the page size (trailing whitespace aside) is a single word (no
+/// than the page size (whitespace around it aside) is a single word (no
 /// break opportunity inside it) of at most twice the page size.
 pub fn check_pages(text: &str, page_chars: usize) -> Vec<Page> {
     let pages = pages_from_text(text, page_chars);
@@ -85,7 +85,7 @@ fn check_synthetic(text: &str, page_chars: usize, pages: &[Page]) {
             "page {} is only whitespace",
             page.number
         );
-        let body = page.text.trim_end();
+        let body = page.text.trim();
         let length = body.chars().count();
         assert!(length <= 2 * page_chars, "page {} has {length} characters", page.number);
         if length > page_chars {

@@ -95,18 +95,22 @@ fn push_text(pages: &mut [Page], before_first: &mut String, current: Option<u32>
 /// in its second half, else its last break opportunity (whitespace, or
 /// between CJK characters); a word that crosses the limit ends its page, and
 /// text without breaks for another page is cut between characters.
-/// Whitespace after a cut joins the page before it.
+/// Whitespace after a cut joins the page before it (whitespace the text
+/// starts with, the page after it).
 fn synthetic_pages(text: &str, page_chars: usize) -> Vec<Page> {
     let page_chars = page_chars.max(200);
     let mut pages = Vec::new();
     let mut rest = text;
     while !rest.trim().is_empty() {
-        let limit = char_offset(rest, page_chars);
-        if limit == rest.len() {
+        // Whitespace the text starts with joins its first page, uncounted.
+        let lead = rest.len() - rest.trim_start().len();
+        let body = &rest[lead..];
+        let limit = char_offset(body, page_chars);
+        if limit == body.len() {
             pages.push(rest.to_owned());
             break;
         }
-        let cut = page_cut(rest, limit, page_chars);
+        let cut = lead + page_cut(body, limit, page_chars);
         // Whitespace after the cut stays on this page: no page is only whitespace.
         let next = rest[cut..].trim_start();
         pages.push(rest[..rest.len() - next.len()].to_owned());
@@ -222,6 +226,11 @@ mod tests {
         assert!(pages.iter().all(|p| !p.text.trim().is_empty()), "{pages:?}");
         assert_eq!(pages.len(), 2);
         assert_eq!(pages.iter().map(|p| p.text.as_str()).collect::<String>(), text);
+        // Blank lines before the first word: they join the first page.
+        let text = format!("\n\n\n{}", "x".repeat(300));
+        let pages = pages_from_text(&text, 200);
+        assert!(pages.iter().all(|p| !p.text.trim().is_empty()), "{pages:?}");
+        assert_eq!(pages[0].text, text);
     }
 
     #[test]
