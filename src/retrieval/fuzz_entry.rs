@@ -87,7 +87,11 @@ fn check_synthetic(text: &str, page_chars: usize, pages: &[Page]) {
         );
         let body = page.text.trim();
         let length = body.chars().count();
-        assert!(length <= 2 * page_chars, "page {} has {length} characters", page.number);
+        assert!(
+            length <= 2 * page_chars,
+            "page {} has {length} characters",
+            page.number
+        );
         if length > page_chars {
             let chars: Vec<char> = body.chars().collect();
             let inner = chars.windows(2).position(|w| break_between(w[0], w[1]));
