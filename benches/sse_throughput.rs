@@ -4,10 +4,14 @@
 
 #[path = "../tests/bench_support/mod.rs"]
 mod bench_support;
+#[path = "../tests/bench_support/figures.rs"]
+mod figures;
 
 use std::time::Instant;
 
-use bench_support::{line, openai_stream, parse_and_decode, parse_only, single_line_event, CHUNK_SIZES};
+use bench_support::{
+    line, mb_s, openai_stream, parse_and_decode, parse_only, single_line_event, CHUNK_SIZES,
+};
 
 fn best_of_three(mut run: impl FnMut()) -> f64 {
     (0..3)
@@ -30,11 +34,23 @@ fn main() {
     for chunk in CHUNK_SIZES {
         let ms = best_of_three(|| assert!(parse_only(&stream, chunk).0 > 10_000));
         println!("{}", line("OpenAI stream, SSE parse", chunk, stream.len(), ms));
+        if chunk == 1460 {
+            println!(
+                "{}",
+                figures::figure("sse_parse", "native", mb_s(stream.len(), ms))
+            );
+        }
         let ms = best_of_three(|| assert!(parse_and_decode(&stream, chunk) > 100_000));
         println!(
             "{}",
             line("OpenAI stream, SSE parse + JSON decode", chunk, stream.len(), ms)
         );
+        if chunk == 1460 {
+            println!(
+                "{}",
+                figures::figure("sse_decode", "native", mb_s(stream.len(), ms))
+            );
+        }
         let ms = best_of_three(|| assert_eq!(parse_only(&big, chunk).0, 1));
         println!(
             "{}",

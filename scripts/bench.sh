@@ -1,26 +1,39 @@
 #!/usr/bin/env bash
-# `npm run bench`: benchmarks that print figures (not timed tests).
+# `npm run bench`: benchmarks that print figures (not timed tests), natively
+# and in headless Chromium. Every figure line goes to bench/last-run.log, and
+# scripts/bench-results.mjs writes bench/RESULTS.md (each figure beside its
+# target) and the README's figures block from it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test
+mkdir -p bench
+log=bench/last-run.log
 
-printf '\n== SSE parse throughput, native\n'
-cargo bench --bench sse_throughput 2>/dev/null | grep -v '^\s*$'
+run_all() {
+  printf '\n== SSE parse throughput, native\n'
+  cargo bench --bench sse_throughput 2>/dev/null | grep -v '^\s*$'
 
-printf '\n== Retrieval, native\n'
-cargo bench --bench retrieval 2>/dev/null | grep -v '^\s*$'
+  printf '\n== Retrieval, native\n'
+  cargo bench --bench retrieval 2>/dev/null | grep -v '^\s*$'
 
-printf '\n== Context per step, native\n'
-cargo bench --bench context 2>/dev/null | grep -v '^\s*$'
+  printf '\n== Context per step and the agent loop, native\n'
+  cargo bench --bench context 2>/dev/null | grep -v '^\s*$'
 
-printf '\n== SSE parse throughput, retrieval and context per step, wasm in headless Chromium\n'
-fixtures="$(cd .. && pwd)/shared/fixtures"
-log=$(mktemp)
-LECTERN_FIXTURES_DIR="$fixtures" node tests/mock-server/server.mjs --port 0 >"$log" 2>&1 &
-server=$!
-trap 'kill "$server" 2>/dev/null || true; rm -f "$log"' EXIT
-for _ in $(seq 100); do grep -q '^MOCK_URL=' "$log" && break; sleep 0.1; done
-WASM_BINDGEN_TEST_TIMEOUT=900 LECTERN_FIXTURES_URL="$(sed -n 's/^MOCK_URL=//p' "$log")/fixtures" \
-  CHROMEDRIVER="$(command -v chromedriver)" \
-  cargo test --release --target wasm32-unknown-unknown --test web_bench -- --include-ignored --nocapture 2>/dev/null \
-  | grep -E 'MB/s|throughput|Retrieval|corpus|vectors|exact|HNSW|snapshot|cold start|IndexedDB|[Cc]ontext|SKIPPED'
+  printf '\n== SSE parse throughput, retrieval, context per step and the agent loop, wasm in headless Chromium\n'
+  local fixtures server_log server
+  fixtures="$(cd .. && pwd)/shared/fixtures"
+  server_log=$(mktemp)
+  LECTERN_FIXTURES_DIR="$fixtures" node tests/mock-server/server.mjs --port 0 >"$server_log" 2>&1 &
+  server=$!
+  for _ in $(seq 100); do grep -q '^MOCK_URL=' "$server_log" && break; sleep 0.1; done
+  WASM_BINDGEN_TEST_TIMEOUT=900 LECTERN_FIXTURES_URL="$(sed -n 's/^MOCK_URL=//p' "$server_log")/fixtures" \
+    CHROMEDRIVER="$(command -v chromedriver)" \
+    cargo test --release --target wasm32-unknown-unknown --test web_bench -- --include-ignored --nocapture 2>/dev/null \
+    | grep -E 'FIGURE|MB/s|throughput|Retrieval|corpus|vectors|exact|HNSW|snapshot|cold start|IndexedDB|[Cc]ontext|[Aa]gent loop|append|load 1,000|SKIPPED' || true
+  kill "$server" 2>/dev/null || true
+  rm -f "$server_log"
+}
+
+run_all 2>&1 | tee "$log"
+printf '\n== Results (bench/RESULTS.md)\n'
+node scripts/bench-results.mjs "$log" --out bench/RESULTS.md --readme README.md

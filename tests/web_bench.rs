@@ -3,16 +3,22 @@
 //! with `--include-ignored`.
 #![cfg(target_arch = "wasm32")]
 
+#[path = "bench_support/agent_loop.rs"]
+mod agent_loop;
 mod bench_support;
 #[path = "bench_support/context.rs"]
 mod context;
+#[path = "bench_support/figures.rs"]
+mod figures;
 #[path = "bench_support/retrieval.rs"]
 mod retrieval;
 #[path = "shared_fixtures/mod.rs"]
 mod shared_fixtures;
 mod web_support;
 
-use bench_support::{line, openai_stream, parse_and_decode, parse_only, single_line_event, CHUNK_SIZES};
+use bench_support::{
+    line, mb_s, openai_stream, parse_and_decode, parse_only, single_line_event, CHUNK_SIZES,
+};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -50,6 +56,9 @@ fn sse_throughput_in_chromium() {
     for chunk in CHUNK_SIZES {
         let ms = best_of_three(|| assert!(parse_only(&stream, chunk).0 > 10_000));
         report(line("OpenAI stream, SSE parse", chunk, stream.len(), ms));
+        if chunk == 1460 {
+            report(figures::figure("sse_parse", "chromium", mb_s(stream.len(), ms)));
+        }
         let ms = best_of_three(|| assert!(parse_and_decode(&stream, chunk) > 100_000));
         report(line(
             "OpenAI stream, SSE parse + JSON decode",
@@ -57,6 +66,9 @@ fn sse_throughput_in_chromium() {
             stream.len(),
             ms,
         ));
+        if chunk == 1460 {
+            report(figures::figure("sse_decode", "chromium", mb_s(stream.len(), ms)));
+        }
         let ms = best_of_three(|| assert_eq!(parse_only(&big, chunk).0, 1));
         report(line("8 MiB single-line event, SSE parse", chunk, big.len(), ms));
     }
@@ -179,9 +191,30 @@ async fn context_per_step_in_chromium() {
     report("Context per step, wasm in headless Chromium (IndexedDB; median of 50)".into());
     let name = format!("bench-context-{}", js_sys::Date::now() as u64);
     let store = IndexedDbStore::open(&name).await.unwrap();
-    for line in context::run(&store, &now_ms, 50).await {
+    for line in context::run(&store, &now_ms, 50, "chromium").await {
         report(line);
     }
+    store.close();
+    drop(store);
+    IndexedDbStore::delete_database(&name).await.unwrap();
+}
+
+#[wasm_bindgen_test]
+#[ignore]
+async fn agent_loop_in_chromium() {
+    use lectern::storage::IndexedDbStore;
+    use lectern::time::BrowserClock;
+    use std::rc::Rc;
+    report("Agent loop and store, wasm in headless Chromium (IndexedDB)".into());
+    let name = format!("bench-loop-{}", js_sys::Date::now() as u64);
+    let store = Rc::new(IndexedDbStore::open(&name).await.unwrap());
+    let (step, line) = agent_loop::per_step(store.clone(), Rc::new(BrowserClock), &now_ms, 100).await;
+    report(line);
+    report(figures::figure("agent_step", "chromium", step));
+    let (append, load, lines) = agent_loop::store_figures(store.as_ref(), &now_ms, 100).await;
+    lines.into_iter().for_each(report);
+    report(figures::figure("store_append", "chromium", append));
+    report(figures::figure("store_load_1000", "chromium", load));
     store.close();
     drop(store);
     IndexedDbStore::delete_database(&name).await.unwrap();

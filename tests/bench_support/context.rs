@@ -73,8 +73,9 @@ where
 
 /// Report lines: per conversation size, the bounded window read and the full
 /// read + window of the default context (`fullHistory`, 50 messages) and of a
-/// token budget.
-pub async fn run(store: &dyn Store, now: &dyn Fn() -> f64, runs: usize) -> Vec<String> {
+/// token budget; and a figure line (`env`: `native` or `chromium`) for the
+/// default context's bounded read at each size.
+pub async fn run(store: &dyn Store, now: &dyn Fn() -> f64, runs: usize, env: &str) -> Vec<String> {
     let mut lines = Vec::new();
     let strategies = [
         (
@@ -110,6 +111,9 @@ pub async fn run(store: &dyn Store, now: &dyn Fn() -> f64, runs: usize) -> Vec<S
                 "  context per step, {size:>5} messages, {name}: bounded read {bounded:.3} ms \
                  ({window} messages), full read {full:.3} ms"
             ));
+            if matches!(strategy, ContextStrategy::FullHistory { .. }) {
+                lines.push(super::figures::figure(&format!("context_{size}"), env, bounded));
+            }
         }
     }
     lines

@@ -91,8 +91,13 @@ pub fn parse_and_decode(input: &[u8], chunk: usize) -> usize {
 /// The chunk sizes the benchmark reports: one byte, a small write, a TCP segment.
 pub const CHUNK_SIZES: [usize; 3] = [1, 64, 1460];
 
+/// Megabytes a second for `bytes` in `ms` milliseconds.
+pub fn mb_s(bytes: usize, ms: f64) -> f64 {
+    bytes as f64 / 1e6 / (ms / 1e3)
+}
+
 /// Formats a throughput line.
 pub fn line(what: &str, chunk: usize, bytes: usize, ms: f64) -> String {
-    let mb_s = bytes as f64 / 1e6 / (ms / 1e3);
+    let mb_s = mb_s(bytes, ms);
     format!("{what:<38} {chunk:>5} B chunks  {ms:>9.1} ms  {mb_s:>8.1} MB/s")
 }

@@ -1,0 +1,138 @@
+// Turns the figure lines of `npm run bench` (`FIGURE <id> <env> <value>`,
+// printed by the Rust benchmarks and the JS measurements) into
+// bench/RESULTS.md: every figure beside its target, native and Chromium
+// columns, and the date; then puts the same tables into the README between
+// `<!-- bench:begin -->` and `<!-- bench:end -->`.
+//
+//   node scripts/bench-results.mjs <log> [--out bench/RESULTS.md] [--readme README.md]
+
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import os from 'node:os';
+
+/** A target: its words, and whether a figure meets it (given all figures). */
+const atMost = (limit, unit) => ({ text: `≤ ${limit} ${unit}`, met: (v) => v <= limit, gap: (v) => `${fmt(v - limit)} ${unit} over` });
+const atLeast = (limit, unit = '') => ({ text: `≥ ${limit}${unit && ' ' + unit}`, met: (v) => v >= limit, gap: (v) => `${fmt(limit - v)}${unit && ' ' + unit} short` });
+const fasterThan = (other, times) => ({
+  text: `≥ ${times}× faster than ${other}`,
+  met: (v, env, all) => all[other]?.[env] !== undefined && all[other][env] / v >= times,
+  gap: (v, env, all) => (all[other]?.[env] === undefined ? `${other} not measured` : `${fmt(all[other][env] / v)}× only`),
+});
+
+/** Every figure the benchmarks print, by section, in order. */
+const ROWS = [
+  ['Providers', 'sse_parse', 'SSE parse, 10 MB OpenAI stream in 1,460 B chunks', 'MB/s'],
+  ['Providers', 'sse_decode', 'SSE parse + JSON decode to parts, same stream', 'MB/s'],
+  ['Agent loop', 'agent_step', 'overhead per step, scripted model answering at once (tool call + answer)', 'ms'],
+  ['Agent loop', 'store_append', "append one step's message (memory store / IndexedDB)", 'ms'],
+  ['Agent loop', 'store_load_1000', 'load a 1,000-message conversation', 'ms'],
+  ['Agent loop', 'context_50', 'context build, 50 stored messages (`fullHistory` 50)', 'ms'],
+  ['Agent loop', 'context_5000', 'context build, 5,000 stored messages (`fullHistory` 50)', 'ms'],
+  ['Exact search', 'exact_p50_10000', 'exact top-10, f32, p50, 10,000 × 384', 'ms'],
+  ['Exact search', 'exact_p99_10000', 'exact top-10, f32, p99, 10,000 × 384', 'ms'],
+  ['Exact search', 'exact_p50_53901', 'exact top-10, f32, p50, 53,901 × 384', 'ms', atMost(4.5, 'ms')],
+  ['Exact search', 'exact_p99_53901', 'exact top-10, f32, p99, 53,901 × 384', 'ms'],
+  ['Exact search', 'int8_p50_53901', 'int8 scan + exact re-rank, top-10, p50, 53,901', 'ms', fasterThan('exact_p50_53901', 3)],
+  ['Exact search', 'int8_recall_53901', 'int8 + re-rank recall@10 against exact, 53,901', ''],
+  ['ANN index', 'ann_build_10000', 'HNSW build, 10,000', 's'],
+  ['ANN index', 'ann_build_53901', 'HNSW build, 53,901', 's', atMost(30, 's')],
+  ['ANN index', 'ann_p50_10000', 'HNSW query p50, k = 10, 10,000', 'ms'],
+  ['ANN index', 'ann_p50_53901', 'HNSW query p50, k = 10, 53,901', 'ms', atMost(0.5, 'ms')],
+  ['ANN index', 'ann_speedup_53901', 'HNSW query speed-up over exact in the same run, 53,901', '×', atLeast(10, '×')],
+  ['ANN index', 'ann_p99_53901', 'HNSW query p99, k = 10, 53,901', 'ms'],
+  ['ANN index', 'ann_recall_10000', 'HNSW recall@10 against exact, 10,000', '', atLeast(0.95)],
+  ['ANN index', 'ann_recall_53901', 'HNSW recall@10 against exact, 53,901', '', atLeast(0.95)],
+  ['ANN index', 'ann_memory_53901', 'resident vectors + index ÷ f32 vectors, 53,901', '×', atMost(1.3, '×')],
+  ['ANN index', 'cold_start_53901', 'cold start: open → read 53,901 vectors (+ index) → first answer', 'ms', atMost(1000, 'ms')],
+  ['Ingestion', 'longtask_worker', 'longest main-thread task adding 1.3 MB of text (Worker)', 'ms', atMost(50, 'ms')],
+  ['Ingestion', 'longtask_page', 'longest main-thread task adding 1.3 MB of text (no Worker)', 'ms', atMost(50, 'ms')],
+  ['Package', 'wasm_raw', '`pkg/lectern_bg.wasm`, raw', 'KB'],
+  ['Package', 'wasm_gzip', '`pkg/lectern_bg.wasm`, gzip -9', 'KB', atMost(300, 'KB')],
+  ['Package', 'wasm_brotli', '`pkg/lectern_bg.wasm`, brotli 11', 'KB'],
+  ['Package', 'package_gzip', 'every shipped file, gzip -9', 'KB'],
+];
+
+function fmt(value) {
+  const abs = Math.abs(value);
+  if (abs > 0 && abs < 0.01) return String(Number(value.toPrecision(2)));
+  const digits = abs >= 100 ? 0 : abs >= 10 ? 1 : abs >= 1 ? 2 : 3;
+  return value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 });
+}
+
+/** `{ id: { native?: number, chromium?: number } }` from a log's figure lines (the last of each wins). */
+export function readFigures(text) {
+  const all = {};
+  for (const line of text.split('\n')) {
+    const match = /^\s*FIGURE (\S+) (native|chromium) (\S+)\s*$/.exec(line);
+    if (!match || !Number.isFinite(Number(match[3]))) continue;
+    (all[match[1]] ??= {})[match[2]] = Number(match[3]);
+  }
+  return all;
+}
+
+function verdict(target, all, id) {
+  if (!target) return '—';
+  const envs = ['chromium', 'native'].filter((env) => all[id]?.[env] !== undefined);
+  if (envs.length === 0) return '**not measured**';
+  // The browser figure is the one that counts where there is one.
+  const env = envs[0];
+  const value = all[id][env];
+  return target.met(value, env, all) ? 'met' : `**missed**: ${target.gap(value, env, all)}`;
+}
+
+/** The markdown tables, one per section. */
+export function tables(all) {
+  const out = [];
+  let section = null;
+  for (const [name, id, measure, unit, target] of ROWS) {
+    if (name !== section) {
+      section = name;
+      out.push('', `#### ${name}`, '', '| measure | native | Chromium | target | |', '| --- | --- | --- | --- | --- |');
+    }
+    const cell = (env) => (all[id]?.[env] === undefined ? '—' : `${fmt(all[id][env])}${unit && unit !== '×' ? ' ' + unit : unit}`);
+    out.push(`| ${measure} | ${cell('native')} | ${cell('chromium')} | ${target ? target.text : ''} | ${verdict(target, all, id)} |`);
+  }
+  const known = new Set(ROWS.map((row) => row[1]));
+  const unknown = Object.keys(all).filter((id) => !known.has(id));
+  if (unknown.length) out.push('', `Figures without a row here: ${unknown.join(', ')}.`);
+  return out.join('\n').trim();
+}
+
+function main() {
+  const args = process.argv.slice(2);
+  const log = args[0];
+  const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+  const out = option('--out', 'bench/RESULTS.md');
+  const readme = option('--readme', 'README.md');
+  const all = readFigures(readFileSync(log, 'utf8'));
+  const date = new Date().toISOString().slice(0, 10);
+  const machine = `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.arch()}`;
+  const body = tables(all);
+  const results = [
+    '# Benchmark results',
+    '',
+    `Measured ${date} by \`npm run bench\` (${machine}; headless Chromium for the browser column, the`,
+    'release wasm build). Each figure is one run: expect ±20–30 % between runs on a shared machine.',
+    'A target is judged on the Chromium figure where there is one. Generated by',
+    '`scripts/bench-results.mjs`; do not edit by hand.',
+    '',
+    body,
+    '',
+  ].join('\n');
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, results);
+  process.stdout.write(results);
+  if (readme) {
+    const text = readFileSync(readme, 'utf8');
+    const begin = '<!-- bench:begin -->';
+    const end = '<!-- bench:end -->';
+    const from = text.indexOf(begin);
+    const to = text.indexOf(end);
+    if (from >= 0 && to > from) {
+      const block = `${begin}\nFrom \`bench/RESULTS.md\`, measured ${date} (\`npm run bench\`):\n\n${body}\n${end}`;
+      writeFileSync(readme, text.slice(0, from) + block + text.slice(to + end.length));
+    }
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) main();
