@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the release wasm package into pkg/ and prints its sizes.
+# Builds the release wasm package into pkg/ and prints the sizes of every shipped file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,3 +20,6 @@ fi
 raw=$(wc -c < pkg/lectern_bg.wasm)
 gz=$(gzip -9 -c pkg/lectern_bg.wasm | wc -c)
 printf 'pkg/lectern_bg.wasm: %d bytes raw, %d bytes gzip %s\n' "$raw" "$gz" "$optimised"
+# Every shipped file (package.json "files"): raw, gzip -9 and brotli q11 (node's zlib);
+# SIZES_OUT=path also writes the table there.
+node scripts/sizes.mjs ${SIZES_OUT:+"$SIZES_OUT"}

@@ -16,6 +16,7 @@ pub mod ids;
 pub mod provider;
 pub mod retrieval;
 pub mod storage;
+pub mod tagged;
 pub mod time;
 pub mod tool;
 #[cfg(target_arch = "wasm32")]

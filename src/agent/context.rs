@@ -1,11 +1,12 @@
 //! Choosing which stored messages the model sees, read from the store in
 //! bounded pages from the newest message back.
 
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 
 use crate::domain::{Message, Role};
 use crate::error::Result;
 use crate::storage::Store;
+use crate::tagged::Tagged;
 
 /// Messages read past `maxMessages`, so one read usually reaches a unit boundary.
 const SLACK: usize = 16;
@@ -15,13 +16,10 @@ const FIRST_PAGE: usize = 64;
 /// How much history goes to the model. Either way the newest messages are
 /// kept, an assistant message that called tools is never split from its tool
 /// results, and the latest message is always sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(
-    tag = "strategy",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase",
-    deny_unknown_fields
-)]
+///
+/// JS names it by `strategy`: `{ strategy: 'fullHistory', maxMessages }` or
+/// `{ strategy: 'tokenBudget', maxTokens }`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ContextStrategy {
     /// At most `max_messages` messages.
     FullHistory {
@@ -34,6 +32,39 @@ pub enum ContextStrategy {
         /// The token budget.
         max_tokens: usize,
     },
+}
+
+/// The fields of `{ strategy: 'fullHistory' }`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct FullHistoryFields {
+    max_messages: usize,
+}
+
+/// The fields of `{ strategy: 'tokenBudget' }`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct TokenBudgetFields {
+    max_tokens: usize,
+}
+
+impl<'de> Deserialize<'de> for ContextStrategy {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        let tagged = Tagged::read(deserializer, "strategy")?;
+        match tagged.tag.as_str() {
+            "fullHistory" => tagged
+                .fields()
+                .map(|f: FullHistoryFields| ContextStrategy::FullHistory {
+                    max_messages: f.max_messages,
+                }),
+            "tokenBudget" => tagged
+                .fields()
+                .map(|f: TokenBudgetFields| ContextStrategy::TokenBudget {
+                    max_tokens: f.max_tokens,
+                }),
+            _ => Err(tagged.unknown(&["fullHistory", "tokenBudget"])),
+        }
+    }
 }
 
 impl Default for ContextStrategy {

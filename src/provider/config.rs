@@ -10,6 +10,7 @@ use super::openai::OpenAiSettings;
 use super::policy::CallPolicy;
 use super::pricing::Price;
 use crate::error::{Error, Result};
+use crate::tagged::Tagged;
 
 /// The provider settings passed to `Lectern.open({ provider })`: which server
 /// ([`ProviderKind`]) and how calls to it behave ([`CallPolicy`]).
@@ -23,9 +24,8 @@ pub struct ProviderConfig {
     pub prices: BTreeMap<String, Price>,
 }
 
-/// The server a provider talks to.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+/// The server a provider talks to, by `kind` (`'openai'`, `'anthropic'`, `'custom'`).
+#[derive(Debug, Clone, PartialEq)]
 pub enum ProviderKind {
     /// Any OpenAI-compatible chat-completions server.
     Openai(OpenAiSettings),
@@ -34,6 +34,18 @@ pub enum ProviderKind {
     /// A host JS function that takes an OpenAI-format request (the function
     /// itself is attached by the JS boundary).
     Custom(CustomSettings),
+}
+
+impl<'de> Deserialize<'de> for ProviderKind {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        let tagged = Tagged::read(deserializer, "kind")?;
+        match tagged.tag.as_str() {
+            "openai" => tagged.fields().map(ProviderKind::Openai),
+            "anthropic" => tagged.fields().map(ProviderKind::Anthropic),
+            "custom" => tagged.fields().map(ProviderKind::Custom),
+            _ => Err(tagged.unknown(&["openai", "anthropic", "custom"])),
+        }
+    }
 }
 
 /// `provider: { kind: 'custom', ... }` (besides its `call` function).

@@ -1,6 +1,8 @@
 //! How the host configures books: the embedder and the retrieval settings.
 
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
+
+use crate::tagged::Tagged;
 
 use super::openai_embedder::OpenAiEmbedderSettings;
 
@@ -16,9 +18,9 @@ pub enum RetrievalStrategy {
     AlwaysRetrieve,
 }
 
-/// `embedder: { kind: ... }` (default: the built-in hashed embedder).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+/// `embedder: { kind: ... }` (`'hashed'`, `'openai'`, `'custom'`; default: the
+/// built-in hashed embedder).
+#[derive(Debug, Clone, PartialEq)]
 pub enum EmbedderConfig {
     /// The offline hashed n-gram embedder.
     Hashed(HashedSettings),
@@ -26,6 +28,18 @@ pub enum EmbedderConfig {
     Openai(OpenAiEmbedderSettings),
     /// A host function `(texts) => Promise<Float32Array[]>` (attached by the JS boundary).
     Custom(CustomEmbedderSettings),
+}
+
+impl<'de> Deserialize<'de> for EmbedderConfig {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let tagged = Tagged::read(deserializer, "kind")?;
+        match tagged.tag.as_str() {
+            "hashed" => tagged.fields().map(EmbedderConfig::Hashed),
+            "openai" => tagged.fields().map(EmbedderConfig::Openai),
+            "custom" => tagged.fields().map(EmbedderConfig::Custom),
+            _ => Err(tagged.unknown(&["hashed", "openai", "custom"])),
+        }
+    }
 }
 
 impl Default for EmbedderConfig {

@@ -1,0 +1,63 @@
+// Prints the raw, gzip (level 9) and brotli (quality 11) sizes of every file
+// package.json ships ("files"), as a markdown table; with a path argument it
+// also writes the table there. `node scripts/sizes.mjs [out.md]`
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** Every file under `path` (a file or a folder), as paths relative to the package root. */
+function filesUnder(path) {
+  const full = join(root, path);
+  if (!statSync(full, { throwIfNoEntry: false })) throw new Error(`${path} is missing: run scripts/build.sh`);
+  if (!statSync(full).isDirectory()) return [path];
+  return readdirSync(full, { recursive: true })
+    .map((name) => join(full, name))
+    .filter((name) => statSync(name).isFile())
+    .map((name) => relative(root, name))
+    .sort();
+}
+
+/** Raw, gzip -9 and brotli q11 sizes of the bytes. */
+export function sizesOf(bytes) {
+  return {
+    raw: bytes.length,
+    gzip: gzipSync(bytes, { level: 9 }).length,
+    brotli: brotliCompressSync(bytes, {
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: 11,
+        [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+      },
+    }).length,
+  };
+}
+
+/** The shipped files with their sizes, and their total. */
+export function packageSizes() {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const rows = pkg.files.flatMap(filesUnder).map((file) => ({ file, ...sizesOf(readFileSync(join(root, file))) }));
+  const total = { file: 'total', raw: 0, gzip: 0, brotli: 0 };
+  for (const row of rows) for (const key of ['raw', 'gzip', 'brotli']) total[key] += row[key];
+  return { rows, total };
+}
+
+const number = (n) => n.toLocaleString('en-US');
+
+/** The sizes as a markdown table. */
+export function markdownTable({ rows, total }) {
+  const line = (r) => `| ${r.file} | ${number(r.raw)} | ${number(r.gzip)} | ${number(r.brotli)} |`;
+  return [
+    '| file | raw (bytes) | gzip -9 | brotli q11 |',
+    '| --- | ---: | ---: | ---: |',
+    ...rows.map((r) => line({ ...r, file: `\`${r.file}\`` })),
+    line({ ...total, file: '**total**' }),
+  ].join('\n');
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const table = markdownTable(packageSizes());
+  console.log(table);
+  if (process.argv[2]) writeFileSync(process.argv[2], `${table}\n`);
+}
