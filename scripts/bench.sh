@@ -10,6 +10,9 @@ mkdir -p bench
 log=bench/last-run.log
 
 run_all() {
+  printf '\n== Package sizes (release build)\n'
+  bash scripts/build.sh | tail -n +2
+  node scripts/sizes.mjs --figures
   printf '\n== SSE parse throughput, native\n'
   cargo bench --bench sse_throughput 2>/dev/null | grep -v '^\s*$'
 

@@ -1,6 +1,7 @@
 // Prints the raw, gzip (level 9) and brotli (quality 11) sizes of every file
 // package.json ships ("files"), as a markdown table; with a path argument it
-// also writes the table there. `node scripts/sizes.mjs [out.md]`
+// also writes the table there; `--figures` prints `npm run bench`'s figure
+// lines instead. `node scripts/sizes.mjs [out.md | --figures]`
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,8 +57,25 @@ export function markdownTable({ rows, total }) {
   ].join('\n');
 }
 
+/** Figure lines for `npm run bench` (kilobytes of 1,000 bytes). */
+export function figureLines({ rows, total }) {
+  const wasm = rows.find((r) => r.file.endsWith('lectern_bg.wasm'));
+  const kb = (n) => n / 1000;
+  return [
+    `FIGURE wasm_raw chromium ${kb(wasm.raw)}`,
+    `FIGURE wasm_gzip chromium ${kb(wasm.gzip)}`,
+    `FIGURE wasm_brotli chromium ${kb(wasm.brotli)}`,
+    `FIGURE package_gzip chromium ${kb(total.gzip)}`,
+  ];
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const table = markdownTable(packageSizes());
+  const sizes = packageSizes();
+  if (process.argv[2] === '--figures') {
+    console.log(figureLines(sizes).join('\n'));
+    process.exit(0);
+  }
+  const table = markdownTable(sizes);
   console.log(table);
   if (process.argv[2]) writeFileSync(process.argv[2], `${table}\n`);
 }
