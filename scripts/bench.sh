@@ -23,4 +23,4 @@ for _ in $(seq 100); do grep -q '^MOCK_URL=' "$log" && break; sleep 0.1; done
 WASM_BINDGEN_TEST_TIMEOUT=900 LECTERN_FIXTURES_URL="$(sed -n 's/^MOCK_URL=//p' "$log")/fixtures" \
   CHROMEDRIVER="$(command -v chromedriver)" \
   cargo test --release --target wasm32-unknown-unknown --test web_bench -- --include-ignored --nocapture 2>/dev/null \
-  | grep -E 'MB/s|throughput|Retrieval|corpus|vectors|exact|HNSW|snapshot|cold start|IndexedDB|[Cc]ontext|SKIPPED'
+  | grep -E 'MB/s|throughput|Retrieval|corpus|vectors|exact|int8|HNSW|snapshot|cold start|IndexedDB|[Cc]ontext|SKIPPED'
