@@ -58,7 +58,11 @@ fn book(vectors: VectorSet, end_page: impl Fn(usize) -> u32, indexed: bool) -> L
         created_at: 0.0,
     };
     let index = indexed.then(|| VectorIndex::build(&vectors, IndexSettings::default()));
-    let source = if indexed { IndexSource::Built } else { IndexSource::None };
+    let source = if indexed {
+        IndexSource::Built
+    } else {
+        IndexSource::None
+    };
     LoadedBook::new(record, chunks, vectors, index, source)
 }
 
@@ -88,7 +92,10 @@ fn a_page_bound_as_a_prefix_gives_what_the_filter_gave() {
                 for k in [1, 10, 100] {
                     let hits = search_book_vectors(&loaded, query, k, max_page);
                     let before = filtered(&loaded, query, k, max_page);
-                    assert_eq!(hits, before, "indexed {indexed}, bound {max_page:?}, k {k}, query {q}");
+                    assert_eq!(
+                        hits, before,
+                        "indexed {indexed}, bound {max_page:?}, k {k}, query {q}"
+                    );
                 }
             }
         }

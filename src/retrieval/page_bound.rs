@@ -44,7 +44,11 @@ mod tests {
         assert!(ends_ascending(&book));
         for max in 0..10 {
             let filtered = book.iter().filter(|c| c.end_page <= max).count();
-            assert_eq!(eligible_prefix(&book, true, Some(max)), Some(filtered), "max page {max}");
+            assert_eq!(
+                eligible_prefix(&book, true, Some(max)),
+                Some(filtered),
+                "max page {max}"
+            );
         }
         assert_eq!(eligible_prefix(&book, true, None), Some(8));
         assert_eq!(eligible_prefix(&[], true, Some(3)), Some(0));

@@ -19,18 +19,87 @@ pub fn stride_for(dims: usize) -> usize {
 /// Writes `vector` as int8 into `out` (zero-padded) and returns the scale
 /// that maps them back (`vector[i] ≈ out[i] as f32 * scale`).
 pub fn quantize_into(vector: &[f32], out: &mut [i8]) -> f32 {
-    let largest = vector.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+    let largest = largest_magnitude(vector);
     out.fill(0);
     if largest == 0.0 || !largest.is_finite() {
         return 0.0;
     }
     let factor = 127.0 / largest;
-    for (q, x) in out.iter_mut().zip(vector) {
+    let n = vector.len().min(out.len());
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    let done = scale_simd128(&vector[..n], &mut out[..n], factor);
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    let done = 0;
+    for (q, x) in out[done..n].iter_mut().zip(&vector[done..n]) {
         // One wasm instruction (`f32.nearest`), where `round` is a libm call.
         // Saturating cast: |x * factor| <= 127, NaN becomes 0.
         *q = (x * factor).round_ties_even() as i8;
     }
     largest / 127.0
+}
+
+/// The largest absolute value (NaN ignored).
+fn largest_magnitude(vector: &[f32]) -> f32 {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    let (mut largest, done) = largest_simd128(vector);
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    let (mut largest, done) = (0.0f32, 0);
+    for x in &vector[done..] {
+        largest = largest.max(x.abs());
+    }
+    largest
+}
+
+/// [`largest_magnitude`] of the first multiple of four values, and how many.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+fn largest_simd128(vector: &[f32]) -> (f32, usize) {
+    use core::arch::wasm32::*;
+    let n = vector.len() / 4 * 4;
+    let mut acc = f32x4_splat(0.0);
+    let mut i = 0;
+    while i < n {
+        // SAFETY: i + 4 <= n, within `vector`; v128_load reads unaligned.
+        let v = unsafe { v128_load(vector.as_ptr().add(i) as *const v128) };
+        // pmax keeps `acc` when the other lane is NaN, as `f32::max` does.
+        acc = f32x4_pmax(acc, f32x4_abs(v));
+        i += 4;
+    }
+    let lanes = [
+        f32x4_extract_lane::<0>(acc),
+        f32x4_extract_lane::<1>(acc),
+        f32x4_extract_lane::<2>(acc),
+        f32x4_extract_lane::<3>(acc),
+    ];
+    (lanes.into_iter().fold(0.0, f32::max), n)
+}
+
+/// The scalar loop of [`quantize_into`] sixteen values at a time, exactly
+/// (`nearest` rounds ties to even, the saturating conversion turns NaN to 0);
+/// returns how many it wrote.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+fn scale_simd128(vector: &[f32], out: &mut [i8], factor: f32) -> usize {
+    use core::arch::wasm32::*;
+    let n = vector.len().min(out.len()) / 16 * 16;
+    let f = f32x4_splat(factor);
+    // SAFETY: j + 4 <= n, within `vector`; v128_load reads unaligned.
+    let ints = |j: usize| {
+        let v = unsafe { v128_load(vector.as_ptr().add(j) as *const v128) };
+        i32x4_trunc_sat_f32x4(f32x4_nearest(f32x4_mul(v, f)))
+    };
+    let mut i = 0;
+    while i < n {
+        let low = i16x8_narrow_i32x4(ints(i), ints(i + 4));
+        let high = i16x8_narrow_i32x4(ints(i + 8), ints(i + 12));
+        // SAFETY: i + 16 <= n, within `out`; v128_store writes unaligned.
+        unsafe {
+            v128_store(
+                out.as_mut_ptr().add(i) as *mut v128,
+                i8x16_narrow_i16x8(low, high),
+            )
+        };
+        i += 16;
+    }
+    n
 }
 
 impl QuantizedSet {
@@ -125,7 +194,12 @@ fn dot_i8_simd128(a: &[i8], b: &[i8]) -> i32 {
     // an i16 lane before widening.
     let step = |acc: v128, i: usize| {
         // SAFETY: i + 16 <= n, within both slices; v128_load reads unaligned.
-        let (x, y) = unsafe { (v128_load(pa.add(i) as *const v128), v128_load(pb.add(i) as *const v128)) };
+        let (x, y) = unsafe {
+            (
+                v128_load(pa.add(i) as *const v128),
+                v128_load(pb.add(i) as *const v128),
+            )
+        };
         let pairs = i16x8_add(i16x8_extmul_low_i8x16(x, y), i16x8_extmul_high_i8x16(x, y));
         i32x4_add(acc, i32x4_extadd_pairwise_i16x8(pairs))
     };

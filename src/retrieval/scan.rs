@@ -88,7 +88,11 @@ mod tests {
                 for count in [0, 1, 9, 10, 11, 777, 3000, 5000] {
                     for k in [1, 10, 100] {
                         let filtered = exact_top_k(&set, query, k, |i| i < count);
-                        assert_eq!(scan_top_k(&set, query, k, count), filtered, "{dims}-d, count {count}, k {k}");
+                        assert_eq!(
+                            scan_top_k(&set, query, k, count),
+                            filtered,
+                            "{dims}-d, count {count}, k {k}"
+                        );
                     }
                 }
             }

@@ -116,7 +116,11 @@ impl VectorSet {
         );
         let mut quantized = QuantizedSet::new(dims);
         data.chunks_exact(dims).for_each(|row| quantized.push(row));
-        VectorSet { dims, data, quantized }
+        VectorSet {
+            dims,
+            data,
+            quantized,
+        }
     }
 
     /// Appends a vector; its length must be `dims`.

@@ -115,7 +115,10 @@ pub fn run_exact(
             format!("R={r} {found:.4} ({same} identical)")
         })
         .collect();
-    lines.push(format!("  int8 recall@10 by re-rank factor: {}", by_factor.join(", ")));
+    lines.push(format!(
+        "  int8 recall@10 by re-rank factor: {}",
+        by_factor.join(", ")
+    ));
     let (p50, p99, _) = timed(queries, now, |q| exact_top_k(corpus, q, 10, |_| true));
     lines.push(format!(
         "  exact search f32 (per-vector filter, heap): p50 {p50:.2} ms, p99 {p99:.2} ms"

@@ -385,7 +385,10 @@ pub fn chunks(data: &[u8]) {
             "a {chars}-character chunk for a size of {chunk_chars}"
         );
         if let Some(before) = i.checked_sub(1).map(|b| &chunks[b]) {
-            assert!(before.end_page <= chunk.end_page, "end pages descend: a page bound is no prefix");
+            assert!(
+                before.end_page <= chunk.end_page,
+                "end pages descend: a page bound is no prefix"
+            );
         }
         let own = squeeze(&chunk.text);
         assert!(!own.is_empty(), "an empty chunk");
