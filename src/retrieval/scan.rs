@@ -50,7 +50,7 @@ pub fn quantized_top_k(set: &VectorSet, query: &[f32], k: usize, count: usize, r
             score: dot(set.get(candidate.index), query),
         })
         .collect();
-    hits.sort_unstable();
+    hits.sort();
     hits.truncate(k);
     hits
 }

@@ -1,6 +1,6 @@
 //! The best `k` hits of a scan, kept in a buffer of at most `2k` with a
 //! score threshold: a hit below the threshold costs one comparison, and the
-//! buffer is cut back to `k` (a linear-time selection) only when it fills.
+//! buffer is cut back to `k` only when it fills.
 
 use super::vector::Hit;
 
@@ -49,15 +49,17 @@ impl TopK {
     }
 
     /// Keeps the best `k` and raises the threshold to the worst of them.
+    /// (A full sort: it is rare, and the one `sort` of `Hit`s in the build
+    /// costs no code size, where a selection would.)
     fn cut(&mut self) {
-        self.hits.select_nth_unstable(self.k - 1);
+        self.hits.sort();
         self.hits.truncate(self.k);
-        self.threshold = self.hits.iter().map(|h| h.score).fold(f32::INFINITY, f32::min);
+        self.threshold = self.hits[self.k - 1].score;
     }
 
     /// The best `k` (fewer if fewer were offered), best first, ties by index.
     pub fn into_sorted(mut self) -> Vec<Hit> {
-        self.hits.sort_unstable();
+        self.hits.sort();
         self.hits.truncate(self.k);
         self.hits
     }
