@@ -1,6 +1,7 @@
 //! Retrieval benchmark, natively: `cargo bench --bench retrieval`.
 //! Needs `../shared/fixtures/embeddings` (53,901 MiniLM vectors); says so and
-//! stops when they are missing.
+//! stops when they are missing. `cargo bench --bench retrieval -- exact`
+//! measures exact search alone (no index build).
 
 #[path = "../tests/shared_fixtures/mod.rs"]
 mod shared_fixtures;
@@ -21,9 +22,10 @@ fn main() {
         "Retrieval, native ({} threads for the HNSW build)",
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
+    let build_index = !std::env::args().any(|arg| arg == "exact");
     for n in [10_000, all.len()] {
         let (corpus, queries) = retrieval::corpus_and_queries(&all, n);
-        for line in retrieval::run(&corpus, &queries, true, &now) {
+        for line in retrieval::run(&corpus, &queries, build_index, &now) {
             println!("{line}");
         }
     }

@@ -32,7 +32,7 @@ run_all() {
   WASM_BINDGEN_TEST_TIMEOUT=900 LECTERN_FIXTURES_URL="$(sed -n 's/^MOCK_URL=//p' "$server_log")/fixtures" \
     CHROMEDRIVER="$(command -v chromedriver)" \
     cargo test --release --target wasm32-unknown-unknown --test web_bench -- --include-ignored --nocapture 2>/dev/null \
-    | grep -E 'FIGURE|MB/s|throughput|Retrieval|corpus|vectors|exact|HNSW|snapshot|cold start|IndexedDB|[Cc]ontext|[Aa]gent loop|append|load 1,000|SKIPPED' || true
+    | grep -E 'FIGURE|MB/s|throughput|Retrieval|corpus|vectors|exact|int8|HNSW|snapshot|cold start|IndexedDB|[Cc]ontext|[Aa]gent loop|append|load 1,000|SKIPPED' || true
   kill "$server" 2>/dev/null || true
   rm -f "$server_log"
 }

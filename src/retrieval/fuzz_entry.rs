@@ -137,6 +137,8 @@ pub fn check_chunks(pages: &[Page], settings: &ChunkSettings) -> Vec<Chunk> {
         assert!(numbers.contains(&chunk.start_page) && numbers.contains(&chunk.end_page));
     }
     assert!(chunks.windows(2).all(|w| w[0].start_page <= w[1].start_page));
+    // Page-bounded search takes the chunks ending on or before a page as a prefix.
+    assert!(chunks.windows(2).all(|w| w[0].end_page <= w[1].end_page));
     check_coverage(pages, &chunks);
     chunks
 }

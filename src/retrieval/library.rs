@@ -11,7 +11,9 @@ use super::book::Book;
 use super::chunk::{chunk_pages, Chunk, ChunkSettings};
 use super::embed::Embedder;
 use super::index::{IndexSettings, VectorIndex};
+use super::page_bound::{eligible_prefix, ends_ascending};
 use super::pages::{pages_from_list, pages_from_text, Page};
+use super::scan::{quantized_top_k, scan_top_k, RERANK_FACTOR};
 use super::vector::{exact_top_k, normalize, Hit, VectorSet};
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
@@ -21,6 +23,10 @@ use crate::time::Clock;
 
 /// Books smaller than this are searched exactly and get no index.
 pub const INDEX_MIN_VECTORS: usize = 1024;
+
+/// An exact search over at least this many vectors scans their int8 copy
+/// and re-ranks its best candidates in f32; smaller ones scan f32 alone.
+pub const QUANTIZED_MIN_VECTORS: usize = 256;
 
 /// What a book is made from.
 #[derive(Debug, Clone, PartialEq)]
@@ -119,6 +125,28 @@ pub struct LoadedBook {
     pub index: Option<VectorIndex>,
     /// Where the index came from.
     pub index_source: IndexSource,
+    /// Whether the chunks' end pages never decrease (a page bound is then a prefix).
+    ends_ascending: bool,
+}
+
+impl LoadedBook {
+    /// A book ready to search (`vectors` in chunk order).
+    pub fn new(
+        book: Book,
+        chunks: Vec<Chunk>,
+        vectors: VectorSet,
+        index: Option<VectorIndex>,
+        index_source: IndexSource,
+    ) -> Self {
+        LoadedBook {
+            ends_ascending: ends_ascending(&chunks),
+            book,
+            chunks,
+            vectors,
+            index,
+            index_source,
+        }
+    }
 }
 
 /// Books, their vectors and the search over them.
@@ -227,13 +255,7 @@ impl Library {
         };
         self.loaded.borrow_mut().insert(
             book_id,
-            Rc::new(LoadedBook {
-                book: book.clone(),
-                chunks,
-                vectors,
-                index,
-                index_source: source,
-            }),
+            Rc::new(LoadedBook::new(book.clone(), chunks, vectors, index, source)),
         );
         Ok(book)
     }
@@ -335,13 +357,7 @@ impl Library {
                 }
             }
         };
-        let loaded = Rc::new(LoadedBook {
-            book,
-            chunks,
-            vectors,
-            index,
-            index_source,
-        });
+        let loaded = Rc::new(LoadedBook::new(book, chunks, vectors, index, index_source));
         self.loaded.borrow_mut().insert(id.to_owned(), loaded.clone());
         Ok(loaded)
     }
@@ -427,13 +443,29 @@ impl Library {
 }
 
 /// Top `k` of one book under a page bound: the index when it has enough
-/// eligible candidates, else an exact scan of the eligible chunks.
+/// eligible candidates, else an exact scan of the eligible chunks. These
+/// are a prefix of the chunks (found by binary search) unless the chunks'
+/// pages are out of order, when each is checked.
 pub fn search_book_vectors(loaded: &LoadedBook, query: &[f32], k: usize, max_page: Option<u32>) -> Vec<Hit> {
-    let eligible = |i: usize| max_page.is_none_or(|max| loaded.chunks[i].end_page <= max);
-    let eligible_count = match max_page {
-        None => loaded.chunks.len(),
-        Some(_) => (0..loaded.chunks.len()).filter(|&i| eligible(i)).count(),
+    let Some(count) = eligible_prefix(&loaded.chunks, loaded.ends_ascending, max_page) else {
+        return search_filtered(loaded, query, k, max_page);
     };
+    if let Some(index) = loaded.index.as_ref().filter(|_| count >= INDEX_MIN_VECTORS) {
+        if let Some(hits) = index.search(&loaded.vectors, query, k, |i| i < count) {
+            return hits;
+        }
+    }
+    if count >= QUANTIZED_MIN_VECTORS {
+        quantized_top_k(&loaded.vectors, query, k, count, RERANK_FACTOR)
+    } else {
+        scan_top_k(&loaded.vectors, query, k, count)
+    }
+}
+
+/// [`search_book_vectors`] for chunks whose pages are out of order.
+fn search_filtered(loaded: &LoadedBook, query: &[f32], k: usize, max_page: Option<u32>) -> Vec<Hit> {
+    let eligible = |i: usize| max_page.is_none_or(|max| loaded.chunks[i].end_page <= max);
+    let eligible_count = (0..loaded.chunks.len()).filter(|&i| eligible(i)).count();
     if let Some(index) = loaded
         .index
         .as_ref()

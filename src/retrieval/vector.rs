@@ -4,6 +4,8 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+use super::quantized::QuantizedSet;
+
 /// Dot product of two equally long vectors; SIMD in wasm builds with `simd128`.
 #[inline]
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
@@ -43,31 +45,38 @@ pub fn dot_scalar(a: &[f32], b: &[f32]) -> f32 {
 }
 
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
 fn dot_simd128(a: &[f32], b: &[f32]) -> f32 {
     use core::arch::wasm32::*;
     let n = a.len().min(b.len());
-    let blocks = n / 8;
-    let mut acc0 = f32x4_splat(0.0);
-    let mut acc1 = f32x4_splat(0.0);
-    for i in 0..blocks {
-        let base = i * 8;
-        // SAFETY: base + 8 <= n, so both 16-byte loads stay inside the slices; v128_load allows unaligned reads.
-        unsafe {
-            let a0 = v128_load(a.as_ptr().add(base) as *const v128);
-            let b0 = v128_load(b.as_ptr().add(base) as *const v128);
-            let a1 = v128_load(a.as_ptr().add(base + 4) as *const v128);
-            let b1 = v128_load(b.as_ptr().add(base + 4) as *const v128);
-            acc0 = f32x4_add(acc0, f32x4_mul(a0, b0));
-            acc1 = f32x4_add(acc1, f32x4_mul(a1, b1));
-        }
+    let (pa, pb) = (a.as_ptr(), b.as_ptr());
+    // SAFETY (every load below): i + 4 <= n, within both slices; v128_load reads unaligned.
+    let load = |p: *const f32, i: usize| unsafe { v128_load(p.add(i) as *const v128) };
+    let madd = |acc: v128, i: usize| f32x4_add(acc, f32x4_mul(load(pa, i), load(pb, i)));
+    let zero = f32x4_splat(0.0);
+    let (mut acc0, mut acc1, mut acc2, mut acc3) = (zero, zero, zero, zero);
+    let mut i = 0;
+    // Sixteen floats an iteration in four independent sums, unrolled by hand
+    // so that a size-optimised build keeps it.
+    while i + 16 <= n {
+        acc0 = madd(acc0, i);
+        acc1 = madd(acc1, i + 4);
+        acc2 = madd(acc2, i + 8);
+        acc3 = madd(acc3, i + 12);
+        i += 16;
     }
-    let acc = f32x4_add(acc0, acc1);
+    while i + 4 <= n {
+        acc0 = madd(acc0, i);
+        i += 4;
+    }
+    let acc = f32x4_add(f32x4_add(acc0, acc1), f32x4_add(acc2, acc3));
     let mut sum = f32x4_extract_lane::<0>(acc)
         + f32x4_extract_lane::<1>(acc)
         + f32x4_extract_lane::<2>(acc)
         + f32x4_extract_lane::<3>(acc);
-    for i in blocks * 8..n {
+    while i < n {
         sum += a[i] * b[i];
+        i += 1;
     }
     sum
 }
@@ -80,11 +89,13 @@ pub fn normalize(v: &mut [f32]) {
     }
 }
 
-/// Many vectors of one dimension, stored back to back.
+/// Many vectors of one dimension, stored back to back, with their int8
+/// copy (a quarter of the size) for the quantised first pass of a scan.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct VectorSet {
     dims: usize,
     data: Vec<f32>,
+    quantized: QuantizedSet,
 }
 
 impl VectorSet {
@@ -93,6 +104,7 @@ impl VectorSet {
         VectorSet {
             dims,
             data: Vec::new(),
+            quantized: QuantizedSet::new(dims),
         }
     }
 
@@ -102,13 +114,20 @@ impl VectorSet {
             dims > 0 && data.len() % dims == 0,
             "flat vector data must hold whole vectors"
         );
-        VectorSet { dims, data }
+        let mut quantized = QuantizedSet::new(dims);
+        data.chunks_exact(dims).for_each(|row| quantized.push(row));
+        VectorSet {
+            dims,
+            data,
+            quantized,
+        }
     }
 
     /// Appends a vector; its length must be `dims`.
     pub fn push(&mut self, vector: &[f32]) {
         assert_eq!(vector.len(), self.dims, "vector of the wrong dimension");
         self.data.extend_from_slice(vector);
+        self.quantized.push(vector);
     }
 
     /// The dimension.
@@ -134,6 +153,11 @@ impl VectorSet {
     /// The flat data.
     pub fn as_flat(&self) -> &[f32] {
         &self.data
+    }
+
+    /// The int8 copy, row for row.
+    pub fn quantized(&self) -> &QuantizedSet {
+        &self.quantized
     }
 }
 
