@@ -6,6 +6,8 @@
 #[path = "../tests/shared_fixtures/mod.rs"]
 mod shared_fixtures;
 
+#[path = "../tests/bench_support/figures.rs"]
+mod figures;
 #[path = "../tests/bench_support/retrieval.rs"]
 mod retrieval;
 

@@ -32,6 +32,8 @@ const ROWS = [
   ['Exact search', 'exact_p99_10000', 'exact top-10, f32, p99, 10,000 × 384', 'ms'],
   ['Exact search', 'exact_p50_53901', 'exact top-10, f32, p50, 53,901 × 384', 'ms', atMost(4.5, 'ms')],
   ['Exact search', 'exact_p99_53901', 'exact top-10, f32, p99, 53,901 × 384', 'ms'],
+  ['Exact search', 'int8_p50_10000', 'int8 scan + exact re-rank, top-10, p50, 10,000', 'ms'],
+  ['Exact search', 'int8_recall_10000', 'int8 + re-rank recall@10 against exact, 10,000', ''],
   ['Exact search', 'int8_p50_53901', 'int8 scan + exact re-rank, top-10, p50, 53,901', 'ms', fasterThan('exact_p50_53901', 3)],
   ['Exact search', 'int8_recall_53901', 'int8 + re-rank recall@10 against exact, 53,901', ''],
   ['ANN index', 'ann_build_10000', 'HNSW build, 10,000', 's'],

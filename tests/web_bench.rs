@@ -182,11 +182,15 @@ async fn retrieval_in_chromium() {
         vectors.len(),
         lectern::retrieval::scan::RERANK_FACTOR,
     );
+    let cold = now_ms() - start;
     report(format!(
-        "  cold start (open → read {} vectors, int8 copy made → first exact top-10): {:.0} ms (read {:.0} ms)",
+        "  cold start (open → read {} vectors, int8 copy made → first exact top-10): {cold:.0} ms (read {read:.0} ms)",
         vectors.len(),
-        now_ms() - start,
-        read
+    ));
+    report(figures::figure(
+        &format!("cold_start_{}", vectors.len()),
+        "chromium",
+        cold,
     ));
     assert_eq!(hits.len(), 10);
     store.close();

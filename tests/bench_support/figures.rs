@@ -8,3 +8,12 @@
 pub fn figure(id: &str, env: &str, value: f64) -> String {
     format!("FIGURE {id} {env} {value}")
 }
+
+/// The environment a benchmark runs in: the wasm build runs only in Chromium.
+pub fn env() -> &'static str {
+    if cfg!(target_arch = "wasm32") {
+        "chromium"
+    } else {
+        "native"
+    }
+}

@@ -4,6 +4,7 @@
 //! filtered heap scan, scalar), int8 recall, memory.
 #![allow(dead_code)]
 
+use super::figures::{env, figure};
 use lectern::retrieval::index::{IndexSettings, VectorIndex};
 use lectern::retrieval::quantized::QuantizedSet;
 use lectern::retrieval::scan::{quantized_top_k, scan_top_k, RERANK_FACTOR};
@@ -100,8 +101,12 @@ pub fn run_exact(
     lines.push(format!(
         "  exact search f32 (prefix scan, simd dot): p50 {p50:.2} ms, p99 {p99:.2} ms"
     ));
+    lines.push(figure(&format!("exact_p50_{n}"), env(), p50));
+    lines.push(figure(&format!("exact_p99_{n}"), env(), p99));
     let (p50, p99, found) = timed(queries, now, |q| quantized_top_k(corpus, q, 10, n, RERANK_FACTOR));
     let (found, same) = recall(&exact, &found);
+    lines.push(figure(&format!("int8_p50_{n}"), env(), p50));
+    lines.push(figure(&format!("int8_recall_{n}"), env(), found));
     lines.push(format!(
         "  exact search int8 + f32 re-rank of {}: p50 {p50:.2} ms, p99 {p99:.2} ms, recall@10 {found:.4}, {same}/{} lists identical",
         10 * RERANK_FACTOR,
