@@ -4,7 +4,9 @@
 // columns, and the date; then puts the same tables into the README between
 // `<!-- bench:begin -->` and `<!-- bench:end -->`.
 //
-//   node scripts/bench-results.mjs <log> [--out bench/RESULTS.md] [--readme README.md]
+//   node scripts/bench-results.mjs <log>... [--out bench/RESULTS.md] [--readme README.md]
+//
+// With several logs, a later log's figure replaces an earlier one's.
 
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -102,11 +104,11 @@ export function tables(all) {
 
 function main() {
   const args = process.argv.slice(2);
-  const log = args[0];
   const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
   const out = option('--out', 'bench/RESULTS.md');
   const readme = option('--readme', 'README.md');
-  const all = readFigures(readFileSync(log, 'utf8'));
+  const logs = args.filter((arg, i) => !arg.startsWith('--') && !args[i - 1]?.startsWith('--'));
+  const all = readFigures(logs.map((log) => readFileSync(log, 'utf8')).join('\n'));
   const date = new Date().toISOString().slice(0, 10);
   const machine = `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.arch()}`;
   const body = tables(all);

@@ -3,6 +3,8 @@
 # and in headless Chromium. Every figure line goes to bench/last-run.log, and
 # scripts/bench-results.mjs writes bench/RESULTS.md (each figure beside its
 # target) and the README's figures block from it.
+#
+#   BENCH_EXACT_ONLY=1 npm run bench    no index builds (exact search only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test
@@ -17,7 +19,7 @@ run_all() {
   cargo bench --bench sse_throughput 2>/dev/null | grep -v '^\s*$'
 
   printf '\n== Retrieval, native\n'
-  cargo bench --bench retrieval 2>/dev/null | grep -v '^\s*$'
+  cargo bench --bench retrieval -- ${BENCH_EXACT_ONLY:+exact} 2>/dev/null | grep -v '^\s*$'
 
   printf '\n== Context per step and the agent loop, native\n'
   cargo bench --bench context 2>/dev/null | grep -v '^\s*$'
@@ -29,7 +31,7 @@ run_all() {
   LECTERN_FIXTURES_DIR="$fixtures" node tests/mock-server/server.mjs --port 0 >"$server_log" 2>&1 &
   server=$!
   for _ in $(seq 100); do grep -q '^MOCK_URL=' "$server_log" && break; sleep 0.1; done
-  WASM_BINDGEN_TEST_TIMEOUT=900 LECTERN_FIXTURES_URL="$(sed -n 's/^MOCK_URL=//p' "$server_log")/fixtures" \
+  LECTERN_BENCH_EXACT_ONLY=${BENCH_EXACT_ONLY:-} WASM_BINDGEN_TEST_TIMEOUT=900 LECTERN_FIXTURES_URL="$(sed -n 's/^MOCK_URL=//p' "$server_log")/fixtures" \
     CHROMEDRIVER="$(command -v chromedriver)" \
     cargo test --release --target wasm32-unknown-unknown --test web_bench -- --include-ignored --nocapture 2>/dev/null \
     | grep -E 'FIGURE|MB/s|throughput|Retrieval|corpus|vectors|exact|int8|HNSW|snapshot|cold start|IndexedDB|[Cc]ontext|[Aa]gent loop|append|load 1,000|SKIPPED' || true
