@@ -13,6 +13,10 @@ cargo bench --bench retrieval 2>/dev/null | grep -v '^\s*$'
 printf '\n== Context per step, native\n'
 cargo bench --bench context 2>/dev/null | grep -v '^\s*$'
 
+printf '\n== addBook of 1.3 MB: the page'"'"'s longest task, with the worker and in the page (headless Chromium)\n'
+bash scripts/build.sh >/dev/null
+node benches/longtask.mjs "$(cd .. && pwd)/shared/fixtures/books/chesterton-thursday.txt"
+
 printf '\n== SSE parse throughput, retrieval and context per step, wasm in headless Chromium\n'
 fixtures="$(cd .. && pwd)/shared/fixtures"
 log=$(mktemp)

@@ -245,6 +245,12 @@ export const withBooks: LecternOptions = {
   },
 };
 
+export const inThePage: LecternOptions = { provider: withBooks.provider, worker: false };
+export const workerElsewhere: LecternOptions = {
+  provider: withBooks.provider,
+  workerUrl: new URL('/assets/lectern_worker.js', 'https://example.org'),
+};
+
 export const customEmbedder: LecternOptions = {
   provider: withBooks.provider,
   embedder: { kind: 'custom', model: 'all-MiniLM-L6-v2', embed: async (texts) => texts.map(() => new Float32Array(384)) },

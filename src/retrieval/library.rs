@@ -8,16 +8,20 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use super::book::Book;
-use super::chunk::{chunk_pages, Chunk, ChunkSettings};
+use super::chunk::{Chunk, ChunkSettings};
 use super::embed::Embedder;
 use super::index::{IndexSettings, VectorIndex};
-use super::pages::{pages_from_list, pages_from_text, Page};
+use super::pages::Page;
+use super::prepare::{prepare_book, Pace, PreparedBook, Unpaced};
 use super::vector::{exact_top_k, normalize, Hit, VectorSet};
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 use crate::ids::new_id;
 use crate::storage::BookStore;
 use crate::time::Clock;
+
+/// An index with its snapshot bytes (what is stored).
+pub type BuiltIndex = (VectorIndex, Vec<u8>);
 
 /// Books smaller than this are searched exactly and get no index.
 pub const INDEX_MIN_VECTORS: usize = 1024;
@@ -168,48 +172,81 @@ impl Library {
         progress: &dyn Fn(IngestProgress),
         cancel: &CancelToken,
     ) -> Result<Book> {
-        let title = new.title.trim().to_owned();
-        if title.is_empty() {
-            return Err(Error::config("a book needs a title"));
-        }
-        let pages = match new.source {
-            BookSource::Text(text) => pages_from_text(&text, self.chunking.page_chars),
-            BookSource::Pages(pages) => pages_from_list(pages),
-            BookSource::Prepared(pages) => pages,
-            BookSource::Epub(bytes) => super::epub::pages_from_epub(&bytes, self.chunking.page_chars)?,
-        };
-        if pages.iter().all(|p| p.text.trim().is_empty()) {
-            return Err(Error::config("the book has no text"));
-        }
-        let book_id = new_id(self.clock.now_ms());
-        let report = |phase, done, total| {
+        self.add_book_paced(new, progress, cancel, &Unpaced).await
+    }
+
+    /// [`Library::add_book`], awaiting `pace` between units of work.
+    pub async fn add_book_paced(
+        &self,
+        new: NewBook,
+        progress: &dyn Fn(IngestProgress),
+        cancel: &CancelToken,
+        pace: &dyn Pace,
+    ) -> Result<Book> {
+        let id = self.new_book_id();
+        let prepared = prepare_book(
+            id,
+            new,
+            &self.chunking,
+            self.embedder.as_ref(),
+            progress,
+            cancel,
+            pace,
+        )
+        .await?;
+        let report = |done| {
             progress(IngestProgress {
-                book_id: book_id.clone(),
-                phase,
+                book_id: prepared.id.clone(),
+                phase: "indexing",
                 done,
-                total,
+                total: 1,
             })
         };
-        report("chunking", 0, pages.len());
-        let chunks = chunk_pages(&pages, &self.chunking);
-        report("chunking", pages.len(), pages.len());
-
-        let texts: Vec<String> = chunks.iter().map(|c| c.text.clone()).collect();
-        let vectors = self.embed_all(&texts, &report, cancel).await?;
-        report("embedding", texts.len(), texts.len());
+        report(0);
+        pace.pause().await;
+        let index = self.build_index(&prepared.vectors);
+        report(1);
         cancel.check()?;
+        self.store_prepared(prepared, index, cancel).await
+    }
 
-        report("indexing", 0, 1);
-        let index = (vectors.len() >= INDEX_MIN_VECTORS).then(|| VectorIndex::build(&vectors, self.indexing));
-        let snapshot = index.as_ref().map(VectorIndex::to_snapshot);
-        report("indexing", 1, 1);
+    /// A new, time-ordered book id.
+    pub fn new_book_id(&self) -> String {
+        new_id(self.clock.now_ms())
+    }
+
+    /// How chunks are cut.
+    pub fn chunking(&self) -> &ChunkSettings {
+        &self.chunking
+    }
+
+    /// The HNSW index of `vectors` and its snapshot, if there are enough vectors for one.
+    pub fn build_index(&self, vectors: &VectorSet) -> Option<BuiltIndex> {
+        build_index(vectors, self.indexing)
+    }
+
+    /// Stores a prepared book with its index and the index's snapshot in one
+    /// atomic write, then keeps it loaded. Nothing is written once `cancel` tripped.
+    pub async fn store_prepared(
+        &self,
+        prepared: PreparedBook,
+        index: Option<BuiltIndex>,
+        cancel: &CancelToken,
+    ) -> Result<Book> {
         cancel.check()?;
-
-        let book = Book {
-            id: book_id.clone(),
+        let PreparedBook {
+            id,
             title,
-            author: new.author.filter(|a| !a.trim().is_empty()),
-            page_count: pages.last().map_or(0, |p| p.number),
+            author,
+            page_count,
+            chunks,
+            vectors,
+        } = prepared;
+        let book = Book {
+            id: id.clone(),
+            title,
+            author,
+            page_count,
             chunk_count: chunks.len() as u32,
             current_page: 1,
             embedder: self.embedder.model().to_owned(),
@@ -217,64 +254,24 @@ impl Library {
             chapters: chapters_of(&chunks),
             created_at: self.clock.now_ms(),
         };
+        let (index, snapshot) = index.unzip();
         self.store
             .put_book(&book, &chunks, &vectors, snapshot.as_deref())
             .await?;
-        let source = if index.is_some() {
+        let index_source = if index.is_some() {
             IndexSource::Built
         } else {
             IndexSource::None
         };
-        self.loaded.borrow_mut().insert(
-            book_id,
-            Rc::new(LoadedBook {
-                book: book.clone(),
-                chunks,
-                vectors,
-                index,
-                index_source: source,
-            }),
-        );
+        let loaded = LoadedBook {
+            book: book.clone(),
+            chunks,
+            vectors,
+            index,
+            index_source,
+        };
+        self.loaded.borrow_mut().insert(id, Rc::new(loaded));
         Ok(book)
-    }
-
-    /// Embeds `texts` in the embedder's batches, normalised, reporting each
-    /// batch; a wrong count or a dimension change is an error.
-    async fn embed_all(
-        &self,
-        texts: &[String],
-        report: &dyn Fn(&'static str, usize, usize),
-        cancel: &CancelToken,
-    ) -> Result<VectorSet> {
-        let mut vectors: Option<VectorSet> = None;
-        let batch = self.embedder.batch_size().max(1);
-        for (i, slice) in texts.chunks(batch).enumerate() {
-            cancel.check()?;
-            report("embedding", i * batch, texts.len());
-            let embedded = cancel.run(self.embedder.embed(slice, cancel)).await?;
-            if embedded.len() != slice.len() {
-                return Err(Error::protocol(format!(
-                    "the embedder returned {} vectors for {} texts",
-                    embedded.len(),
-                    slice.len()
-                )));
-            }
-            for mut vector in embedded {
-                let set = vectors.get_or_insert_with(|| VectorSet::new(vector.len()));
-                if vector.len() != set.dims() || vector.is_empty() {
-                    return Err(Error::EmbedderMismatch {
-                        message: format!(
-                            "the embedder changed dimension from {} to {}",
-                            set.dims(),
-                            vector.len()
-                        ),
-                    });
-                }
-                normalize(&mut vector);
-                set.push(&vector);
-            }
-        }
-        vectors.ok_or_else(|| Error::config("the book has no text"))
     }
 
     /// Every book, oldest first.
@@ -444,6 +441,15 @@ pub fn search_book_vectors(loaded: &LoadedBook, query: &[f32], k: usize, max_pag
         }
     }
     exact_top_k(&loaded.vectors, query, k, eligible)
+}
+
+/// The HNSW index of `vectors` and its snapshot, if there are enough vectors for one.
+pub fn build_index(vectors: &VectorSet, settings: IndexSettings) -> Option<BuiltIndex> {
+    (vectors.len() >= INDEX_MIN_VECTORS).then(|| {
+        let index = VectorIndex::build(vectors, settings);
+        let snapshot = index.to_snapshot();
+        (index, snapshot)
+    })
 }
 
 fn chapters_of(chunks: &[Chunk]) -> Vec<String> {

@@ -16,6 +16,8 @@ pub mod library;
 pub mod markup;
 pub mod openai_embedder;
 pub mod pages;
+pub mod prepare;
+pub mod prepared_wire;
 pub mod search_tool;
 pub mod sentences;
 pub mod snapshot;

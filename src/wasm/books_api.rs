@@ -6,12 +6,15 @@ use js_sys::{Function, Object, Promise, Reflect, Uint8Array};
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
-use super::js::{from_js, string_arg, to_js};
+use super::ingest_worker::IngestError;
+use super::js::{error_to_js, from_js, string_arg, to_js};
 use super::js_embedder::JsEmbedder;
 use super::lectern::{Inner, Lectern};
+use super::panic_guard::guarded_promise;
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 use crate::http::FetchTransport;
+use crate::retrieval::book::Book;
 use crate::retrieval::config::EmbedderConfig;
 use crate::retrieval::embed::Embedder;
 use crate::retrieval::hashed::HashedEmbedder;
@@ -70,7 +73,7 @@ struct PlainNewBook {
 }
 
 /// Reads `addBook`'s input: exactly one of `text`, `pages` or `epub`.
-fn read_new_book(input: JsValue) -> Result<NewBook> {
+pub(super) fn read_new_book(input: JsValue) -> Result<NewBook> {
     if !input.is_object() {
         return Err(Error::config("addBook needs { title, text | pages | epub }"));
     }
@@ -100,6 +103,41 @@ fn read_new_book(input: JsValue) -> Result<NewBook> {
     })
 }
 
+/// `addBook`: reads the input and options, then lets the instance's
+/// ingestion run it; progress goes to `onProgress` and `onEvent`.
+async fn add_book(
+    inner: &Rc<Inner>,
+    book: JsValue,
+    options: Option<JsValue>,
+) -> std::result::Result<Book, IngestError> {
+    inner.ensure_open()?;
+    let library = library(inner)?;
+    let new = read_new_book(book)?;
+    let cancel = CancelToken::new();
+    let mut on_progress: Option<Function> = None;
+    let mut signal = JsValue::UNDEFINED;
+    if let Some(options) = options.filter(|o| o.is_object()) {
+        on_progress = Reflect::get(&options, &"onProgress".into())
+            .ok()
+            .and_then(|f| f.dyn_into().ok());
+        signal = Reflect::get(&options, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
+        super::send_options::link_signal(&signal, &cancel)?;
+    }
+    let events = inner.clone();
+    let progress = Closure::<dyn Fn(JsValue)>::new(move |value: JsValue| {
+        if let Some(callback) = &on_progress {
+            let _ = callback.call1(&JsValue::NULL, &value);
+        }
+        let _ = Reflect::set(&value, &"type".into(), &"ingestProgress".into());
+        events.emit_raw(&value);
+    });
+    let progress: &Function = progress.as_ref().unchecked_ref();
+    inner
+        .ingestion
+        .add_book(&library, new, progress, &cancel, &signal)
+        .await
+}
+
 /// The instance's library of books.
 fn library(inner: &Inner) -> Result<Rc<Library>> {
     inner
@@ -112,31 +150,18 @@ fn library(inner: &Inner) -> Result<Rc<Library>> {
 #[wasm_bindgen]
 impl Lectern {
     /// Adds a book: `{ title, author?, text | pages | epub }`, with
-    /// `{ onProgress?, signal? }`. Resolves with the stored `Book`.
+    /// `{ onProgress?, signal? }`. Resolves with the stored `Book`. The work
+    /// runs in Lectern's worker where it can, else in the page, paced.
     #[wasm_bindgen(js_name = addBook, unchecked_return_type = "Promise<Book>")]
     pub fn add_book(&self, book: NewBookInput, options: Option<AddBookOptionsInput>) -> Promise {
-        self.call(|this| async move {
-            let library = library(&this)?;
-            let new = read_new_book(book.into())?;
-            let cancel = CancelToken::new();
-            let mut on_progress: Option<Function> = None;
-            if let Some(options) = options.map(JsValue::from).filter(|o| o.is_object()) {
-                on_progress = Reflect::get(&options, &"onProgress".into())
-                    .ok()
-                    .and_then(|f| f.dyn_into().ok());
-                let signal = Reflect::get(&options, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
-                super::send_options::link_signal(&signal, &cancel)?;
+        let inner = self.inner.clone();
+        guarded_promise(async move {
+            let added = add_book(&inner, book.into(), options.map(JsValue::from)).await;
+            match added {
+                Ok(book) => to_js(&book).map_err(|e| error_to_js(&e)),
+                Err(IngestError::Lectern(error)) => Err(error_to_js(&error)),
+                Err(IngestError::Js(error)) => Err(error),
             }
-            let report = |progress: crate::retrieval::library::IngestProgress| {
-                if let Ok(value) = to_js(&progress) {
-                    if let Some(callback) = &on_progress {
-                        let _ = callback.call1(&JsValue::NULL, &value);
-                    }
-                    let _ = Reflect::set(&value, &"type".into(), &"ingestProgress".into());
-                    this.emit_raw(&value);
-                }
-            };
-            library.add_book(new, &report, &cancel).await
         })
     }
 
