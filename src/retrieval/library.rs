@@ -107,6 +107,8 @@ pub enum IndexSource {
     None,
     /// Built now.
     Built,
+    /// Being built (in the ingestion worker): searched exactly until it is ready.
+    Building,
     /// Read from the stored snapshot.
     Snapshot,
 }
@@ -258,10 +260,10 @@ impl Library {
         self.store
             .put_book(&book, &chunks, &vectors, snapshot.as_deref())
             .await?;
-        let index_source = if index.is_some() {
-            IndexSource::Built
-        } else {
-            IndexSource::None
+        let index_source = match &index {
+            Some(_) => IndexSource::Built,
+            None if vectors.len() >= INDEX_MIN_VECTORS => IndexSource::Building,
+            None => IndexSource::None,
         };
         let loaded = LoadedBook {
             book: book.clone(),
@@ -272,6 +274,43 @@ impl Library {
         };
         self.loaded.borrow_mut().insert(id, Rc::new(loaded));
         Ok(book)
+    }
+
+    /// Gives a loaded book whose index was [`IndexSource::Building`] the
+    /// index of `snapshot` (built elsewhere): saves it, then searches with it.
+    /// False (and nothing kept) if the book is no longer loaded and waiting,
+    /// i.e. it was deleted meanwhile; an error for a snapshot that is not its.
+    pub async fn attach_snapshot(&self, id: &str, snapshot: &[u8]) -> Result<bool> {
+        let waiting = self
+            .loaded
+            .borrow()
+            .get(id)
+            .filter(|b| b.index_source == IndexSource::Building)
+            .map(|b| b.vectors.len());
+        let Some(count) = waiting else {
+            return Ok(false);
+        };
+        let index = VectorIndex::from_snapshot(snapshot, count)?;
+        self.store.put_index_snapshot(id, snapshot).await?;
+        let Some(book) = self.loaded.borrow_mut().remove(id) else {
+            // Deleted while the snapshot was written: delete again, snapshot and all.
+            self.store.delete_book(id).await?;
+            return Ok(false);
+        };
+        let book = Rc::try_unwrap(book).unwrap_or_else(|shared| LoadedBook {
+            book: shared.book.clone(),
+            chunks: shared.chunks.clone(),
+            vectors: shared.vectors.clone(),
+            index: None,
+            index_source: IndexSource::Building,
+        });
+        let loaded = LoadedBook {
+            index: Some(index),
+            index_source: IndexSource::Built,
+            ..book
+        };
+        self.loaded.borrow_mut().insert(id.to_owned(), Rc::new(loaded));
+        Ok(true)
     }
 
     /// Every book, oldest first.

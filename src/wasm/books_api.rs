@@ -123,6 +123,7 @@ async fn add_book(
         signal = Reflect::get(&options, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
         super::send_options::link_signal(&signal, &cancel)?;
     }
+    // Owned by JS: the worker still reports `indexing` after `addBook` resolved.
     let events = inner.clone();
     let progress = Closure::<dyn Fn(JsValue)>::new(move |value: JsValue| {
         if let Some(callback) = &on_progress {
@@ -131,10 +132,10 @@ async fn add_book(
         let _ = Reflect::set(&value, &"type".into(), &"ingestProgress".into());
         events.emit_raw(&value);
     });
-    let progress: &Function = progress.as_ref().unchecked_ref();
+    let progress: Function = progress.into_js_value().unchecked_into();
     inner
         .ingestion
-        .add_book(&library, new, progress, &cancel, &signal)
+        .add_book(&library, new, &progress, &cancel, &signal)
         .await
 }
 
@@ -199,8 +200,9 @@ impl Lectern {
     }
 
     /// How a book's vector index came to be in this session: `none` (searched
-    /// exactly), `built`, or `snapshot` (read back, not rebuilt). Loads the book.
-    #[wasm_bindgen(js_name = indexSource, unchecked_return_type = "Promise<'none' | 'built' | 'snapshot'>")]
+    /// exactly), `building` (in the worker; searched exactly meanwhile),
+    /// `built`, or `snapshot` (read back, not rebuilt). Loads the book.
+    #[wasm_bindgen(js_name = indexSource, unchecked_return_type = "Promise<'none' | 'building' | 'built' | 'snapshot'>")]
     pub fn index_source(
         &self,
         #[wasm_bindgen(js_name = "bookId", unchecked_param_type = "string")] book_id: JsValue,
@@ -210,6 +212,7 @@ impl Lectern {
             Ok(match loaded.index_source {
                 IndexSource::None => "none",
                 IndexSource::Built => "built",
+                IndexSource::Building => "building",
                 IndexSource::Snapshot => "snapshot",
             })
         })

@@ -4,6 +4,7 @@
 //! start — in the page, yielding to the event loop between slices.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 
 use js_sys::{Array, Float32Array, Function, Object, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
@@ -14,8 +15,7 @@ use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 use crate::retrieval::book::Book;
 use crate::retrieval::chunk::ChunkSettings;
-use crate::retrieval::index::VectorIndex;
-use crate::retrieval::library::{BookSource, BuiltIndex, IngestProgress, Library, NewBook};
+use crate::retrieval::library::{BookSource, IngestProgress, Library, NewBook};
 use crate::retrieval::prepare::PreparedBook;
 use crate::retrieval::prepared_wire::decode_prepared;
 use crate::retrieval::vector::VectorSet;
@@ -28,7 +28,8 @@ extern "C" {
     #[wasm_bindgen(constructor)]
     fn new(url: Option<String>, module: JsValue) -> IngestWorker;
 
-    /// Resolves with the job's result, `null` if the worker cannot start.
+    /// Resolves with the prepared book (its `indexed` promise then resolves
+    /// with the index snapshot or `null`), `null` if the worker cannot start.
     #[wasm_bindgen(method)]
     fn run(
         this: &IngestWorker,
@@ -92,7 +93,7 @@ impl Ingestion {
     /// all of it here, paced. `progress` is the JS form of `report`.
     pub async fn add_book(
         &self,
-        library: &Library,
+        library: &Rc<Library>,
         new: NewBook,
         progress: &Function,
         cancel: &CancelToken,
@@ -106,8 +107,16 @@ impl Ingestion {
             let outcome = cancel.run(async { Ok(JsFuture::from(promise).await) }).await?;
             let result = outcome.map_err(IngestError::Js)?;
             if !result.is_null() && !result.is_undefined() {
-                let (prepared, index) = read_result(&result)?;
-                return Ok(library.store_prepared(prepared, index, cancel).await?);
+                let prepared = read_result(&result)?;
+                let book = library.store_prepared(prepared, None, cancel).await?;
+                let indexed = Reflect::get(&result, &"indexed".into()).unwrap_or(JsValue::UNDEFINED);
+                if let Ok(indexed) = indexed.dyn_into::<Promise>() {
+                    let (library, id) = (library.clone(), book.id.clone());
+                    wasm_bindgen_futures::spawn_local(async move {
+                        let _ = attach_snapshot(&library, &id, indexed).await;
+                    });
+                }
+                return Ok(book);
             }
         }
         let report = |p: IngestProgress| {
@@ -172,8 +181,17 @@ fn set(object: &Object, key: &str, value: &JsValue) {
     let _ = Reflect::set(object, &key.into(), value);
 }
 
-/// The prepared book and its index from the worker's result.
-fn read_result(result: &JsValue) -> Result<(PreparedBook, Option<BuiltIndex>)> {
+/// Saves and uses the index the worker built for a stored book, once it comes.
+async fn attach_snapshot(library: &Library, id: &str, indexed: Promise) -> Result<()> {
+    let snapshot = JsFuture::from(indexed).await.unwrap_or(JsValue::NULL);
+    if let Ok(snapshot) = snapshot.dyn_into::<Uint8Array>() {
+        library.attach_snapshot(id, &snapshot.to_vec()).await?;
+    }
+    Ok(())
+}
+
+/// The prepared book from the worker's result.
+fn read_result(result: &JsValue) -> Result<PreparedBook> {
     let get = |key: &str| Reflect::get(result, &key.into()).unwrap_or(JsValue::UNDEFINED);
     let malformed = || Error::protocol("the ingestion worker sent a malformed result");
     let book: Uint8Array = get("book").dyn_into().map_err(|_| malformed())?;
@@ -183,17 +201,5 @@ fn read_result(result: &JsValue) -> Result<(PreparedBook, Option<BuiltIndex>)> {
     if flat.len() % dims != 0 {
         return Err(malformed());
     }
-    let prepared = decode_prepared(&book.to_vec(), VectorSet::from_flat(dims, flat))?;
-    let snapshot = get("snapshot");
-    let index = if snapshot.is_undefined() {
-        None
-    } else {
-        let bytes = snapshot
-            .dyn_into::<Uint8Array>()
-            .map_err(|_| malformed())?
-            .to_vec();
-        let index = VectorIndex::from_snapshot(&bytes, prepared.vectors.len())?;
-        Some((index, bytes))
-    };
-    Ok((prepared, index))
+    decode_prepared(&book.to_vec(), VectorSet::from_flat(dims, flat))
 }

@@ -6,7 +6,7 @@ use js_sys::{Float32Array, Function, Object, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use super::books_api::{embedder_for, read_new_book};
-use super::js::{error_to_js, from_js, to_js};
+use super::js::{describe_js, error_to_js, from_js, to_js};
 use super::panic_guard::{self, guarded_promise};
 use super::send_options::link_signal;
 use crate::cancel::CancelToken;
@@ -15,18 +15,26 @@ use crate::retrieval::chunk::ChunkSettings;
 use crate::retrieval::config::EmbedderConfig;
 use crate::retrieval::index::IndexSettings;
 use crate::retrieval::library::{build_index, IngestProgress};
-use crate::retrieval::prepare::{prepare_book, Unpaced};
+use crate::retrieval::prepare::{prepare_book, PreparedBook, Unpaced};
 use crate::retrieval::prepared_wire::encode_prepared;
 
 /// Runs one ingestion job in the worker: `job` is `{ bookId, book, embedder
 /// (JSON text), chunking, embedOnPage }`; `embed` stands in for a custom
-/// embedder (it asks the page). Resolves with `{ book: Uint8Array, vectors:
-/// Float32Array, dims, snapshot?: Uint8Array }`.
+/// embedder (it asks the page). Once chunked and embedded, calls `prepared`
+/// with `{ book: Uint8Array, vectors: Float32Array, dims }`, then builds the
+/// index: resolves with its snapshot (`Uint8Array`), or `undefined` for a
+/// book too small for one.
 #[wasm_bindgen(js_name = "__lecternIngest", skip_typescript)]
-pub fn ingest_job(job: JsValue, on_progress: Function, embed: Option<Function>, signal: JsValue) -> Promise {
+pub fn ingest_job(
+    job: JsValue,
+    on_progress: Function,
+    embed: Option<Function>,
+    signal: JsValue,
+    prepared: Function,
+) -> Promise {
     panic_guard::install();
     guarded_promise(async move {
-        run_job(job, on_progress, embed, signal)
+        run_job(job, on_progress, embed, signal, prepared)
             .await
             .map_err(|error| error_to_js(&error))
     })
@@ -41,6 +49,7 @@ async fn run_job(
     on_progress: Function,
     embed: Option<Function>,
     signal: JsValue,
+    on_prepared: Function,
 ) -> Result<JsValue> {
     let id = field(&job, "bookId")
         .as_string()
@@ -61,6 +70,9 @@ async fn run_job(
         }
     };
     let prepared = prepare_book(id, new, &chunking, embedder.as_ref(), &report, &cancel, &Unpaced).await?;
+    on_prepared
+        .call1(&JsValue::NULL, &prepared_message(&prepared)?)
+        .map_err(|e| Error::protocol(format!("the worker could not send the book: {}", describe_js(&e))))?;
     let indexing = |done| {
         report(IngestProgress {
             book_id: prepared.id.clone(),
@@ -73,19 +85,18 @@ async fn run_job(
     let index = build_index(&prepared.vectors, IndexSettings::default());
     indexing(1);
     cancel.check()?;
+    Ok(index.map_or(JsValue::UNDEFINED, |(_, snapshot)| {
+        Uint8Array::from(snapshot.as_slice()).into()
+    }))
+}
 
+/// `{ book: Uint8Array, vectors: Float32Array, dims }`: what the page stores.
+fn prepared_message(prepared: &PreparedBook) -> Result<JsValue> {
     let result = Object::new();
-    let book = Uint8Array::from(encode_prepared(&prepared)?.as_slice());
+    let book = Uint8Array::from(encode_prepared(prepared)?.as_slice());
     let vectors = Float32Array::from(prepared.vectors.as_flat());
     let _ = Reflect::set(&result, &"book".into(), &book);
     let _ = Reflect::set(&result, &"vectors".into(), &vectors);
     let _ = Reflect::set(&result, &"dims".into(), &(prepared.vectors.dims() as u32).into());
-    if let Some((_, snapshot)) = index {
-        let _ = Reflect::set(
-            &result,
-            &"snapshot".into(),
-            &Uint8Array::from(snapshot.as_slice()),
-        );
-    }
     Ok(result.into())
 }

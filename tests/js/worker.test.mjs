@@ -76,6 +76,13 @@ async function lecternPage({ withoutWorker = false } = {}) {
             `The ${words[(p + s) % 10]} met the ${words[(p * 7 + s * 3) % 10]} near paragraph ${p} sentence ${s}.`,
           ).join(' '),
         ).join('\n\n');
+      window.until = async (check, what) => {
+        for (let i = 0; i < 600; i += 1) {
+          if (await check()) return;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        throw new Error(`timed out waiting for ${what}`);
+      };
       window.ticks = () => {
         let count = 0;
         let running = true;
@@ -103,7 +110,14 @@ async function addBothWays(page, extra) {
     for (const worker of [true, false]) {
       const lectern = await window.open({ dbName: `same-${worker}-${Math.random()}`, worker, ...extra });
       const phases = new Set();
-      const book = await lectern.addBook({ title: 'Same', text }, { onProgress: (p) => phases.add(p.phase) });
+      let indexed = false;
+      const onProgress = (p) => {
+        phases.add(p.phase);
+        indexed ||= p.phase === 'indexing' && p.done === p.total;
+      };
+      const book = await lectern.addBook({ title: 'Same', text }, { onProgress });
+      // The worker reports `indexing` once the book is stored (it may come after addBook resolves).
+      await window.until(() => indexed, 'the indexing progress');
       const hits = await lectern.search('anarchist harbour sunday', { k: 8 });
       results[worker] = {
         book: { ...book, id: undefined, createdAt: undefined },
@@ -123,7 +137,7 @@ test('addBook runs in the worker and gives what the in-page path gives', async (
   const messages = both.workers[0].messages;
   assert.equal(messages[0], 'ready');
   assert.ok(messages.filter((m) => m === 'progress').length >= 3, `progress came from the worker: ${messages}`);
-  assert.ok(messages.includes('done'), 'the worker sent the result');
+  assert.ok(messages.includes('prepared'), 'the worker sent the book');
   assert.ok(both.workers[0].terminated, 'close() stopped the worker');
   assert.deepEqual(both.true.book, both.false.book);
   assert.ok(both.true.book.chunkCount > 50);
@@ -155,22 +169,39 @@ test('the page keeps running while the worker ingests, and in-page ingestion yie
   await page.close();
 });
 
-test('a big book is indexed in the worker and its snapshot read back after a reopen', async () => {
+test('a big book is searched exactly while the worker indexes it, then with its index, read back after a reopen', async () => {
   const { page } = await lecternPage();
   const out = await page.evaluate(async () => {
     const options = { dbName: 'big', embedder: { kind: 'hashed', dimensions: 64 }, retrieval: { chunkChars: 100, overlapChars: 0 } };
     let lectern = await window.open(options);
     const book = await lectern.addBook({ title: 'Big', text: window.book(1200) });
+    const first = await lectern.indexSource(book.id);
+    const early = await lectern.search('marquis balloon', { k: 3 });
+    await window.until(async () => (await lectern.indexSource(book.id)) === 'built', 'the index');
     const built = await lectern.indexSource(book.id);
+    const late = await lectern.search('marquis balloon', { k: 3 });
     await lectern.close();
     lectern = await window.open(options);
     const reopened = await lectern.indexSource(book.id);
     const hits = await lectern.search('marquis balloon', { k: 3 });
     await lectern.close();
-    return { chunks: book.chunkCount, built, reopened, hits: hits.length, messages: window.workers[0].messages };
+    return {
+      chunks: book.chunkCount,
+      first,
+      built,
+      reopened,
+      early: early.map((h) => h.ordinal),
+      late: late.map((h) => h.ordinal),
+      hits: hits.length,
+      messages: window.workers[0].messages,
+    };
   });
   assert.ok(out.chunks >= 1024, `${out.chunks} chunks`);
+  assert.ok(['building', 'built'].includes(out.first), out.first);
+  assert.equal(out.early.length, 3, 'searchable as soon as addBook resolved');
+  assert.equal(out.late.length, 3);
   assert.equal(out.built, 'built');
+  assert.ok(out.messages.indexOf('prepared') < out.messages.indexOf('done'), `${out.messages}`);
   assert.equal(out.reopened, 'snapshot');
   assert.equal(out.hits, 3);
   assert.ok(out.messages.includes('done'));
@@ -231,7 +262,7 @@ test('an OpenAI-compatible embedder is fetched from the worker, not the page', a
   assert.equal(out.book.embedder, 'mock-embed');
   assert.equal(out.book.dimensions, 64);
   assert.equal(out.embeddedOnPage, 0, 'the book was not embedded by the page');
-  assert.ok(out.messages.includes('done'));
+  assert.ok(out.messages.includes('prepared'));
   assert.equal(out.hits, 2);
   await page.close();
 });

@@ -7,7 +7,8 @@
 //               { type: 'cancel', id } · { type: 'embedded', requestId, vectors | error }
 // Messages out: { type: 'ready' } · { type: 'failed', message } ·
 //               { type: 'progress', id, progress } · { type: 'embed', id, requestId, texts } ·
-//               { type: 'done', id, result } (buffers transferred) · { type: 'error', id, error }
+//               { type: 'prepared', id, result } (chunks and vectors, buffers transferred) ·
+//               { type: 'done', id, snapshot? } (the index, transferred) · { type: 'error', id, error }
 import init, { __lecternIngest } from './lectern.js';
 
 const jobs = new Map(); // id -> AbortController
@@ -51,11 +52,11 @@ async function run(id, job) {
   jobs.set(id, controller);
   const progress = (p) => self.postMessage({ type: 'progress', id, progress: p });
   const embed = job.embedOnPage ? embedThroughPage(id) : undefined;
+  const prepared = (result) =>
+    self.postMessage({ type: 'prepared', id, result }, [result.book.buffer, result.vectors.buffer]);
   try {
-    const result = await __lecternIngest(job, progress, embed, controller.signal);
-    const transfer = [result.book.buffer, result.vectors.buffer];
-    if (result.snapshot) transfer.push(result.snapshot.buffer);
-    self.postMessage({ type: 'done', id, result }, transfer);
+    const snapshot = await __lecternIngest(job, progress, embed, controller.signal, prepared);
+    self.postMessage({ type: 'done', id, snapshot }, snapshot ? [snapshot.buffer] : []);
   } catch (error) {
     self.postMessage({ type: 'error', id, error: describe(error) });
   } finally {

@@ -81,8 +81,11 @@ export class IngestWorker {
   }
 
   /**
-   * Runs one job in the worker: resolves with its result, rejects with its
-   * error, or resolves `null` when the worker cannot start (ingest in the page then).
+   * Runs one job in the worker: resolves with the prepared book as soon as
+   * it is chunked and embedded (`result.indexed` then resolves with the
+   * index snapshot, or `null` if there is none or it never comes), rejects
+   * with the job's error, or resolves `null` when the worker cannot start
+   * (ingest in the page then).
    */
   async run(job, transfer, onProgress, embed, signal) {
     if (!(await this.start())) return null;
@@ -95,7 +98,7 @@ export class IngestWorker {
         signal?.removeEventListener('abort', onAbort);
         this.jobs.delete(id);
       };
-      this.jobs.set(id, { resolve, reject, onProgress, embed, done });
+      this.jobs.set(id, { resolve, reject, onProgress, embed, done, indexed: null });
       this.worker.postMessage({ type: 'ingest', id, job }, transfer);
     });
   }
@@ -105,7 +108,8 @@ export class IngestWorker {
     const job = this.jobs.get(id);
     if (!job) return;
     job.done();
-    job.reject(new DOMException('aborted', 'AbortError'));
+    if (job.indexed) job.indexed(null);
+    else job.reject(new DOMException('aborted', 'AbortError'));
     if (this.jobs.size === 0) this.reset();
     else this.worker?.postMessage({ type: 'cancel', id });
   }
@@ -120,20 +124,26 @@ export class IngestWorker {
       case 'embed':
         this.embed(job, message);
         break;
+      case 'prepared':
+        message.result.indexed = new Promise((resolve) => {
+          job.indexed = resolve;
+        });
+        job.resolve(message.result);
+        break;
       case 'done':
         job.done();
-        job.resolve(message.result);
+        job.indexed?.(message.snapshot ?? null);
         break;
       case 'error':
         job.done();
-        job.reject(rebuild(message.error));
+        if (job.indexed) job.indexed(null);
+        else job.reject(rebuild(message.error));
         break;
     }
   }
 
   /** Answers the worker's request for embeddings with the page's `embed` (vectors copied and transferred). */
   async embed(job, { requestId, texts }) {
-    let answer;
     try {
       const vectors = await job.embed(texts);
       const copies = Array.isArray(vectors)
@@ -142,8 +152,7 @@ export class IngestWorker {
       const transfer = Array.isArray(copies)
         ? copies.filter((v) => v instanceof Float32Array).map((v) => v.buffer)
         : [];
-      answer = { message: { type: 'embedded', requestId, vectors: copies }, transfer };
-      this.worker?.postMessage(answer.message, answer.transfer);
+      this.worker?.postMessage({ type: 'embedded', requestId, vectors: copies }, transfer);
     } catch (error) {
       this.worker?.postMessage({ type: 'embedded', requestId, error: describe(error) });
     }
@@ -155,7 +164,8 @@ export class IngestWorker {
     error.name = 'InternalError';
     for (const job of [...this.jobs.values()]) {
       job.done();
-      job.reject(error);
+      if (job.indexed) job.indexed(null);
+      else job.reject(error);
     }
     this.reset();
   }
