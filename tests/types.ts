@@ -226,7 +226,7 @@ export async function reading(lectern: Lectern, text: string): Promise<string> {
   );
   await lectern.setCurrentPage(book.id, 12);
   const hits: SearchResult[] = await lectern.search('Who is Sunday?', { bookIds: [book.id], k: 5, maxPage: 12 });
-  const source: 'none' | 'built' | 'snapshot' = await lectern.indexSource(book.id);
+  const source: 'none' | 'building' | 'built' | 'snapshot' = await lectern.indexSource(book.id);
   const conversation = await lectern.createConversation({ title: 'Reading', bookId: book.id });
   for await (const event of lectern.stream(conversation.id, 'Who is Sunday?')) {
     if (event.type === 'toolResult' && event.details) console.log(event.details);

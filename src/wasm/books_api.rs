@@ -2,10 +2,10 @@
 
 use std::rc::Rc;
 
-use js_sys::{Function, Object, Promise, Reflect, Uint8Array};
-use serde::Deserialize;
+use js_sys::{Function, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 
+use super::book_input::read_book_input;
 use super::ingest_worker::IngestError;
 use super::js::{error_to_js, from_js, string_arg, to_js};
 use super::js_embedder::JsEmbedder;
@@ -18,7 +18,7 @@ use crate::retrieval::book::Book;
 use crate::retrieval::config::EmbedderConfig;
 use crate::retrieval::embed::Embedder;
 use crate::retrieval::hashed::HashedEmbedder;
-use crate::retrieval::library::{BookSource, IndexSource, Library, NewBook, SearchOptions};
+use crate::retrieval::library::{IndexSource, Library, NewBook, SearchOptions};
 use crate::retrieval::openai_embedder::OpenAiEmbedder;
 use crate::time::BrowserClock;
 
@@ -60,47 +60,9 @@ pub fn embedder_for(config: &EmbedderConfig, embed: Option<Function>) -> Result<
     })
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct PlainNewBook {
-    title: String,
-    #[serde(default)]
-    author: Option<String>,
-    #[serde(default)]
-    text: Option<String>,
-    #[serde(default)]
-    pages: Option<Vec<String>>,
-}
-
 /// Reads `addBook`'s input: exactly one of `text`, `pages` or `epub`.
 pub(super) fn read_new_book(input: JsValue) -> Result<NewBook> {
-    if !input.is_object() {
-        return Err(Error::config("addBook needs { title, text | pages | epub }"));
-    }
-    let copy = Object::assign(&Object::new(), input.unchecked_ref());
-    let epub = Reflect::get(&copy, &"epub".into()).unwrap_or(JsValue::UNDEFINED);
-    let _ = Reflect::delete_property(&copy, &"epub".into());
-    let plain: PlainNewBook = from_js(copy.into(), "addBook input")?;
-    let epub = if epub.is_undefined() || epub.is_null() {
-        None
-    } else {
-        Some(
-            epub.dyn_into::<Uint8Array>()
-                .map_err(|_| Error::config("epub must be a Uint8Array of the file's bytes"))?
-                .to_vec(),
-        )
-    };
-    let source = match (plain.text, plain.pages, epub) {
-        (Some(text), None, None) => BookSource::Text(text),
-        (None, Some(pages), None) => BookSource::Pages(pages),
-        (None, None, Some(bytes)) => BookSource::Epub(bytes),
-        _ => return Err(Error::config("give exactly one of text, pages or epub")),
-    };
-    Ok(NewBook {
-        title: plain.title,
-        author: plain.author,
-        source,
-    })
+    Ok(read_book_input(input)?.into_new_book())
 }
 
 /// `addBook`: reads the input and options, then lets the instance's
@@ -112,7 +74,7 @@ async fn add_book(
 ) -> std::result::Result<Book, IngestError> {
     inner.ensure_open()?;
     let library = library(inner)?;
-    let new = read_new_book(book)?;
+    let new = read_book_input(book)?;
     let cancel = CancelToken::new();
     let mut on_progress: Option<Function> = None;
     let mut signal = JsValue::UNDEFINED;

@@ -10,12 +10,13 @@ use js_sys::{Array, Float32Array, Function, Object, Promise, Reflect, Uint8Array
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
+use super::book_input::{BookInput, SourceInput};
 use super::browser_pace::BrowserPace;
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 use crate::retrieval::book::Book;
 use crate::retrieval::chunk::ChunkSettings;
-use crate::retrieval::library::{BookSource, IngestProgress, Library, NewBook};
+use crate::retrieval::library::{IngestProgress, Library};
 use crate::retrieval::prepare::PreparedBook;
 use crate::retrieval::prepared_wire::decode_prepared;
 use crate::retrieval::vector::VectorSet;
@@ -94,7 +95,7 @@ impl Ingestion {
     pub async fn add_book(
         &self,
         library: &Rc<Library>,
-        new: NewBook,
+        new: BookInput,
         progress: &Function,
         cancel: &CancelToken,
         signal: &JsValue,
@@ -125,7 +126,7 @@ impl Ingestion {
             }
         };
         Ok(library
-            .add_book_paced(new, &report, cancel, &BrowserPace::new())
+            .add_book_paced(new.into_new_book(), &report, cancel, &BrowserPace::new())
             .await?)
     }
 
@@ -137,8 +138,10 @@ impl Ingestion {
             .unchecked_into()
     }
 
-    /// The job message for `new` and the buffers it transfers.
-    fn job(&self, id: &str, new: &NewBook, chunking: &ChunkSettings) -> Result<(JsValue, Array)> {
+    /// The job message for `new` and the buffers it transfers (the text is
+    /// passed as the same JS string; EPUB bytes are copied, so the caller's
+    /// buffer is not detached).
+    fn job(&self, id: &str, new: &BookInput, chunking: &ChunkSettings) -> Result<(JsValue, Array)> {
         let transfer = Array::new();
         let book = Object::new();
         set(&book, "title", &new.title.as_str().into());
@@ -146,18 +149,12 @@ impl Ingestion {
             set(&book, "author", &author.as_str().into());
         }
         match &new.source {
-            BookSource::Text(text) => set(&book, "text", &text.as_str().into()),
-            BookSource::Pages(pages) => {
-                let list: Array = pages.iter().map(|p| JsValue::from_str(p)).collect();
-                set(&book, "pages", &list);
-            }
-            BookSource::Epub(bytes) => {
-                let copy = Uint8Array::from(bytes.as_slice());
+            SourceInput::Text(text) => set(&book, "text", text),
+            SourceInput::Pages(pages) => set(&book, "pages", pages),
+            SourceInput::Epub(bytes) => {
+                let copy = bytes.slice(0, bytes.length());
                 transfer.push(&copy.buffer());
                 set(&book, "epub", &copy);
-            }
-            BookSource::Prepared(_) => {
-                return Err(Error::config("prepared pages cannot cross to the worker"))
             }
         }
         let job = Object::new();

@@ -6,6 +6,7 @@
 
 mod approval_options;
 mod approvals_api;
+mod book_input;
 mod books_api;
 mod browser_pace;
 mod call;
