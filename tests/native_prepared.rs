@@ -3,14 +3,16 @@
 //! then the index's snapshot attached — or the snapshot dropped when the book
 //! was deleted meanwhile.
 
+#![cfg(not(target_arch = "wasm32"))]
+
 use std::rc::Rc;
 
 use futures::executor::block_on;
 use lectern::cancel::CancelToken;
 use lectern::retrieval::chunk::ChunkSettings;
 use lectern::retrieval::hashed::HashedEmbedder;
-use lectern::retrieval::index::IndexSettings;
-use lectern::retrieval::library::{build_index, BookSource, IndexSource, Library, NewBook, SearchOptions};
+use lectern::retrieval::index::{build_index, IndexSettings};
+use lectern::retrieval::library::{BookSource, IndexSource, Library, NewBook, SearchOptions};
 use lectern::retrieval::prepare::{prepare_book, Unpaced};
 use lectern::storage::{BookStore, MemoryStore};
 use lectern::time::ManualClock;

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::book::Book;
 use super::chunk::{Chunk, ChunkSettings};
 use super::embed::Embedder;
-use super::index::{IndexSettings, VectorIndex};
+use super::index::{build_index, BuiltIndex, IndexSettings, VectorIndex};
 use super::pages::Page;
 use super::prepare::{prepare_book, Pace, PreparedBook, Unpaced};
 use super::vector::{exact_top_k, normalize, Hit, VectorSet};
@@ -19,9 +19,6 @@ use crate::error::{Error, Result};
 use crate::ids::new_id;
 use crate::storage::BookStore;
 use crate::time::Clock;
-
-/// An index with its snapshot bytes (what is stored).
-pub type BuiltIndex = (VectorIndex, Vec<u8>);
 
 /// Books smaller than this are searched exactly and get no index.
 pub const INDEX_MIN_VECTORS: usize = 1024;
@@ -480,15 +477,6 @@ pub fn search_book_vectors(loaded: &LoadedBook, query: &[f32], k: usize, max_pag
         }
     }
     exact_top_k(&loaded.vectors, query, k, eligible)
-}
-
-/// The HNSW index of `vectors` and its snapshot, if there are enough vectors for one.
-pub fn build_index(vectors: &VectorSet, settings: IndexSettings) -> Option<BuiltIndex> {
-    (vectors.len() >= INDEX_MIN_VECTORS).then(|| {
-        let index = VectorIndex::build(vectors, settings);
-        let snapshot = index.to_snapshot();
-        (index, snapshot)
-    })
 }
 
 fn chapters_of(chunks: &[Chunk]) -> Vec<String> {

@@ -13,8 +13,8 @@ use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 use crate::retrieval::chunk::ChunkSettings;
 use crate::retrieval::config::EmbedderConfig;
-use crate::retrieval::index::IndexSettings;
-use crate::retrieval::library::{build_index, IngestProgress};
+use crate::retrieval::index::{build_index, IndexSettings};
+use crate::retrieval::library::IngestProgress;
 use crate::retrieval::prepare::{prepare_book, PreparedBook, Unpaced};
 use crate::retrieval::prepared_wire::encode_prepared;
 
