@@ -24,6 +24,9 @@ run_all() {
   printf '\n== Context per step and the agent loop, native\n'
   cargo bench --bench context 2>/dev/null | grep -v '^\s*$'
 
+  printf '\n== addBook of 1.3 MB: the page'"'"'s longest task, with the worker and in the page (headless Chromium)\n'
+  node benches/longtask.mjs "$(cd .. && pwd)/shared/fixtures/books/chesterton-thursday.txt"
+
   printf '\n== SSE parse throughput, retrieval, context per step and the agent loop, wasm in headless Chromium\n'
   local fixtures server_log server
   fixtures="$(cd .. && pwd)/shared/fixtures"

@@ -226,7 +226,7 @@ export async function reading(lectern: Lectern, text: string): Promise<string> {
   );
   await lectern.setCurrentPage(book.id, 12);
   const hits: SearchResult[] = await lectern.search('Who is Sunday?', { bookIds: [book.id], k: 5, maxPage: 12 });
-  const source: 'none' | 'built' | 'snapshot' = await lectern.indexSource(book.id);
+  const source: 'none' | 'building' | 'built' | 'snapshot' = await lectern.indexSource(book.id);
   const conversation = await lectern.createConversation({ title: 'Reading', bookId: book.id });
   for await (const event of lectern.stream(conversation.id, 'Who is Sunday?')) {
     if (event.type === 'toolResult' && event.details) console.log(event.details);
@@ -243,6 +243,12 @@ export const withBooks: LecternOptions = {
   onEvent: (event) => {
     if (event.type === 'ingestProgress') console.log(event.phase, event.done, event.total);
   },
+};
+
+export const inThePage: LecternOptions = { provider: withBooks.provider, worker: false };
+export const workerElsewhere: LecternOptions = {
+  provider: withBooks.provider,
+  workerUrl: new URL('/assets/lectern_worker.js', 'https://example.org'),
 };
 
 export const customEmbedder: LecternOptions = {

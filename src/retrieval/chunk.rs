@@ -59,6 +59,7 @@ impl Default for ChunkSettings {
 }
 
 /// A sentence with where it is.
+#[derive(Clone)]
 struct Sentence {
     text: String,
     /// Its length in characters.
@@ -88,59 +89,13 @@ fn pieces(text: &str, limit: usize) -> Vec<&str> {
     }
 }
 
-/// The sentences of `pages` in order, whitespace collapsed, none longer than
-/// `limit` characters; chapter headings are sentences that start chapters.
-fn sentences(pages: &[Page], limit: usize) -> Vec<Sentence> {
-    let mut sentences = Vec::new();
-    let mut chapter: Option<String> = None;
-    let mut push = |text: String, page: u32, chapter: &Option<String>| {
-        let chars = text.chars().count();
-        if chars <= limit {
-            let chapter = chapter.clone();
-            sentences.push(Sentence {
-                text,
-                chars,
-                page,
-                chapter,
-            });
-            return;
-        }
-        for piece in pieces(&text, limit) {
-            sentences.push(Sentence {
-                text: piece.to_owned(),
-                chars: piece.chars().count(),
-                page,
-                chapter: chapter.clone(),
-            });
-        }
-    };
-    for page in pages {
-        if page.chapter.is_some() {
-            chapter = page.chapter.clone();
-        }
-        for paragraph in page.text.split("\n\n") {
-            let mut body = paragraph.trim_start();
-            if let Some(first_line) = body.lines().next().filter(|l| chapter_heading(l)) {
-                body = &body[first_line.len()..];
-                chapter = Some(first_line.trim().to_owned());
-                push(first_line.trim().to_owned(), page.number, &chapter);
-            }
-            for sentence in split_sentences(body) {
-                let text = sentence.split_whitespace().collect::<Vec<_>>().join(" ");
-                push(text, page.number, &chapter);
-            }
-        }
-    }
-    sentences
-}
-
 /// Characters of `sentences` joined by single spaces, plus one.
-fn joined_size(sentences: &[&Sentence]) -> usize {
+fn joined_size(sentences: &[Sentence]) -> usize {
     sentences.iter().map(|s| s.chars + 1).sum()
 }
 
 /// Keeps the last sentences of a finished chunk, up to `overlap` characters.
-fn carry_over(current: &mut Vec<&Sentence>, overlap: usize) {
+fn carry_over(current: &mut Vec<Sentence>, overlap: usize) {
     let mut carried = 0;
     let keep = current
         .iter()
@@ -159,37 +114,115 @@ fn carry_over(current: &mut Vec<&Sentence>, overlap: usize) {
 /// with the previous one's last sentences up to `overlap_chars`, as far as
 /// they fit and are of the same chapter.
 pub fn chunk_pages(pages: &[Page], settings: &ChunkSettings) -> Vec<Chunk> {
-    let limit = settings.chunk_chars.max(1);
-    let sentences = sentences(pages, limit);
-    let mut chunks = Vec::new();
-    let mut current: Vec<&Sentence> = Vec::new();
-    let mut fresh = 0; // sentences in `current` not carried over from the previous chunk
-    for sentence in &sentences {
-        let new_chapter = current
-            .last()
-            .is_some_and(|last| last.chapter != sentence.chapter);
-        if fresh > 0 && (new_chapter || joined_size(&current) + sentence.chars > limit) {
-            chunks.push(make_chunk(chunks.len() as u32, &current));
-            carry_over(&mut current, settings.overlap_chars);
-            fresh = 0;
-        }
-        if new_chapter {
-            current.clear();
-        }
-        // Carried sentences give way to a new one that would not fit beside them.
-        while !current.is_empty() && joined_size(&current) + sentence.chars > limit {
-            current.remove(0);
-        }
-        current.push(sentence);
-        fresh += 1;
-    }
-    if fresh > 0 {
-        chunks.push(make_chunk(chunks.len() as u32, &current));
-    }
-    chunks
+    let mut chunker = Chunker::new(settings);
+    pages.iter().for_each(|page| chunker.push_page(page));
+    chunker.finish()
 }
 
-fn make_chunk(ordinal: u32, sentences: &[&Sentence]) -> Chunk {
+/// [`chunk_pages`] a page at a time, so that long books can be cut in steps.
+pub struct Chunker {
+    limit: usize,
+    overlap: usize,
+    chunks: Vec<Chunk>,
+    /// The chunk being filled: carried-over sentences, then fresh ones.
+    current: Vec<Sentence>,
+    /// Sentences in `current` not carried over from the previous chunk.
+    fresh: usize,
+    /// The chapter the text is in.
+    chapter: Option<String>,
+}
+
+impl Chunker {
+    /// A chunker with no text yet.
+    pub fn new(settings: &ChunkSettings) -> Self {
+        Chunker {
+            limit: settings.chunk_chars.max(1),
+            overlap: settings.overlap_chars,
+            chunks: Vec::new(),
+            current: Vec::new(),
+            fresh: 0,
+            chapter: None,
+        }
+    }
+
+    /// Adds the sentences of the next page (whitespace collapsed, none longer
+    /// than the limit; chapter headings are sentences that start chapters).
+    pub fn push_page(&mut self, page: &Page) {
+        if page.chapter.is_some() {
+            self.chapter = page.chapter.clone();
+        }
+        for paragraph in page.text.split("\n\n") {
+            let mut body = paragraph.trim_start();
+            if let Some(first_line) = body.lines().next().filter(|l| chapter_heading(l)) {
+                body = &body[first_line.len()..];
+                self.chapter = Some(first_line.trim().to_owned());
+                self.push_text(first_line.trim().to_owned(), page.number);
+            }
+            for sentence in split_sentences(body) {
+                let text = sentence.split_whitespace().collect::<Vec<_>>().join(" ");
+                self.push_text(text, page.number);
+            }
+        }
+    }
+
+    /// Adds one sentence, cut into pieces if it is longer than the limit.
+    fn push_text(&mut self, text: String, page: u32) {
+        let chars = text.chars().count();
+        if chars <= self.limit {
+            let chapter = self.chapter.clone();
+            self.push_sentence(Sentence {
+                text,
+                chars,
+                page,
+                chapter,
+            });
+            return;
+        }
+        for piece in pieces(&text, self.limit) {
+            let chapter = self.chapter.clone();
+            self.push_sentence(Sentence {
+                text: piece.to_owned(),
+                chars: piece.chars().count(),
+                page,
+                chapter,
+            });
+        }
+    }
+
+    fn push_sentence(&mut self, sentence: Sentence) {
+        let limit = self.limit;
+        let new_chapter = self
+            .current
+            .last()
+            .is_some_and(|last| last.chapter != sentence.chapter);
+        if self.fresh > 0 && (new_chapter || joined_size(&self.current) + sentence.chars > limit) {
+            self.chunks
+                .push(make_chunk(self.chunks.len() as u32, &self.current));
+            carry_over(&mut self.current, self.overlap);
+            self.fresh = 0;
+        }
+        if new_chapter {
+            self.current.clear();
+        }
+        // Carried sentences give way to a new one that would not fit beside them.
+        while !self.current.is_empty() && joined_size(&self.current) + sentence.chars > limit {
+            self.current.remove(0);
+        }
+        self.current.push(sentence);
+        self.fresh += 1;
+    }
+
+    /// The chunks of every page pushed.
+    pub fn finish(mut self) -> Vec<Chunk> {
+        if self.fresh > 0 {
+            self.chunks
+                .push(make_chunk(self.chunks.len() as u32, &self.current));
+        }
+        self.chunks
+    }
+}
+
+fn make_chunk(ordinal: u32, sentences: &[Sentence]) -> Chunk {
     let text = sentences
         .iter()
         .map(|s| s.text.as_str())

@@ -14,6 +14,11 @@ pub trait Embedder {
     fn batch_size(&self) -> usize {
         64
     }
+    /// Whether it computes on this thread (no I/O): then a paced ingestion
+    /// gives it small batches, so that one call stays short.
+    fn is_local(&self) -> bool {
+        false
+    }
     /// One vector per text, in order.
     fn embed<'a>(
         &'a self,

@@ -135,6 +135,10 @@ impl Embedder for HashedEmbedder {
         256
     }
 
+    fn is_local(&self) -> bool {
+        true
+    }
+
     fn embed<'a>(
         &'a self,
         texts: &'a [String],

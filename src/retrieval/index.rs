@@ -9,9 +9,23 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
 use super::hnsw::{HnswGraph, UPPER_LINKS, ZERO_LINKS};
+use super::library::INDEX_MIN_VECTORS;
 use super::snapshot;
 use super::vector::{dot, Hit, VectorSet};
 use crate::error::Result;
+
+/// An index with its snapshot bytes (what is stored).
+pub type BuiltIndex = (VectorIndex, Vec<u8>);
+
+/// The HNSW index of `vectors` and its snapshot, if there are enough vectors
+/// for one ([`INDEX_MIN_VECTORS`]).
+pub fn build_index(vectors: &VectorSet, settings: IndexSettings) -> Option<BuiltIndex> {
+    (vectors.len() >= INDEX_MIN_VECTORS).then(|| {
+        let index = VectorIndex::build(vectors, settings);
+        let snapshot = index.to_snapshot();
+        (index, snapshot)
+    })
+}
 
 /// How the index is built.
 #[derive(Debug, Clone, Copy, PartialEq)]

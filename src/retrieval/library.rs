@@ -8,11 +8,12 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use super::book::Book;
-use super::chunk::{chunk_pages, Chunk, ChunkSettings};
+use super::chunk::{Chunk, ChunkSettings};
 use super::embed::Embedder;
-use super::index::{IndexSettings, VectorIndex};
+use super::index::{build_index, BuiltIndex, IndexSettings, VectorIndex};
 use super::page_bound::{eligible_prefix, ends_ascending};
-use super::pages::{pages_from_list, pages_from_text, Page};
+use super::pages::Page;
+use super::prepare::{prepare_book, Pace, PreparedBook, Unpaced};
 use super::scan::{quantized_top_k, scan_top_k, RERANK_FACTOR};
 use super::vector::{exact_top_k, normalize, Hit, VectorSet};
 use crate::cancel::CancelToken;
@@ -109,6 +110,8 @@ pub enum IndexSource {
     None,
     /// Built now.
     Built,
+    /// Being built (in the ingestion worker): searched exactly until it is ready.
+    Building,
     /// Read from the stored snapshot.
     Snapshot,
 }
@@ -196,48 +199,81 @@ impl Library {
         progress: &dyn Fn(IngestProgress),
         cancel: &CancelToken,
     ) -> Result<Book> {
-        let title = new.title.trim().to_owned();
-        if title.is_empty() {
-            return Err(Error::config("a book needs a title"));
-        }
-        let pages = match new.source {
-            BookSource::Text(text) => pages_from_text(&text, self.chunking.page_chars),
-            BookSource::Pages(pages) => pages_from_list(pages),
-            BookSource::Prepared(pages) => pages,
-            BookSource::Epub(bytes) => super::epub::pages_from_epub(&bytes, self.chunking.page_chars)?,
-        };
-        if pages.iter().all(|p| p.text.trim().is_empty()) {
-            return Err(Error::config("the book has no text"));
-        }
-        let book_id = new_id(self.clock.now_ms());
-        let report = |phase, done, total| {
+        self.add_book_paced(new, progress, cancel, &Unpaced).await
+    }
+
+    /// [`Library::add_book`], awaiting `pace` between units of work.
+    pub async fn add_book_paced(
+        &self,
+        new: NewBook,
+        progress: &dyn Fn(IngestProgress),
+        cancel: &CancelToken,
+        pace: &dyn Pace,
+    ) -> Result<Book> {
+        let id = self.new_book_id();
+        let prepared = prepare_book(
+            id,
+            new,
+            &self.chunking,
+            self.embedder.as_ref(),
+            progress,
+            cancel,
+            pace,
+        )
+        .await?;
+        let report = |done| {
             progress(IngestProgress {
-                book_id: book_id.clone(),
-                phase,
+                book_id: prepared.id.clone(),
+                phase: "indexing",
                 done,
-                total,
+                total: 1,
             })
         };
-        report("chunking", 0, pages.len());
-        let chunks = chunk_pages(&pages, &self.chunking);
-        report("chunking", pages.len(), pages.len());
-
-        let texts: Vec<String> = chunks.iter().map(|c| c.text.clone()).collect();
-        let vectors = self.embed_all(&texts, &report, cancel).await?;
-        report("embedding", texts.len(), texts.len());
+        report(0);
+        pace.pause().await;
+        let index = self.build_index(&prepared.vectors);
+        report(1);
         cancel.check()?;
+        self.store_prepared(prepared, index, cancel).await
+    }
 
-        report("indexing", 0, 1);
-        let index = (vectors.len() >= INDEX_MIN_VECTORS).then(|| VectorIndex::build(&vectors, self.indexing));
-        let snapshot = index.as_ref().map(VectorIndex::to_snapshot);
-        report("indexing", 1, 1);
+    /// A new, time-ordered book id.
+    pub fn new_book_id(&self) -> String {
+        new_id(self.clock.now_ms())
+    }
+
+    /// How chunks are cut.
+    pub fn chunking(&self) -> &ChunkSettings {
+        &self.chunking
+    }
+
+    /// The HNSW index of `vectors` and its snapshot, if there are enough vectors for one.
+    pub fn build_index(&self, vectors: &VectorSet) -> Option<BuiltIndex> {
+        build_index(vectors, self.indexing)
+    }
+
+    /// Stores a prepared book with its index and the index's snapshot in one
+    /// atomic write, then keeps it loaded. Nothing is written once `cancel` tripped.
+    pub async fn store_prepared(
+        &self,
+        prepared: PreparedBook,
+        index: Option<BuiltIndex>,
+        cancel: &CancelToken,
+    ) -> Result<Book> {
         cancel.check()?;
-
-        let book = Book {
-            id: book_id.clone(),
+        let PreparedBook {
+            id,
             title,
-            author: new.author.filter(|a| !a.trim().is_empty()),
-            page_count: pages.last().map_or(0, |p| p.number),
+            author,
+            page_count,
+            chunks,
+            vectors,
+        } = prepared;
+        let book = Book {
+            id: id.clone(),
+            title,
+            author,
+            page_count,
             chunk_count: chunks.len() as u32,
             current_page: 1,
             embedder: self.embedder.model().to_owned(),
@@ -245,58 +281,53 @@ impl Library {
             chapters: chapters_of(&chunks),
             created_at: self.clock.now_ms(),
         };
+        let (index, snapshot) = index.unzip();
         self.store
             .put_book(&book, &chunks, &vectors, snapshot.as_deref())
             .await?;
-        let source = if index.is_some() {
-            IndexSource::Built
-        } else {
-            IndexSource::None
+        let index_source = match &index {
+            Some(_) => IndexSource::Built,
+            None if vectors.len() >= INDEX_MIN_VECTORS => IndexSource::Building,
+            None => IndexSource::None,
         };
-        self.loaded.borrow_mut().insert(
-            book_id,
-            Rc::new(LoadedBook::new(book.clone(), chunks, vectors, index, source)),
-        );
+        let loaded = LoadedBook::new(book.clone(), chunks, vectors, index, index_source);
+        self.loaded.borrow_mut().insert(id, Rc::new(loaded));
         Ok(book)
     }
 
-    /// Embeds `texts` in the embedder's batches, normalised, reporting each
-    /// batch; a wrong count or a dimension change is an error.
-    async fn embed_all(
-        &self,
-        texts: &[String],
-        report: &dyn Fn(&'static str, usize, usize),
-        cancel: &CancelToken,
-    ) -> Result<VectorSet> {
-        let mut vectors: Option<VectorSet> = None;
-        let batch = self.embedder.batch_size().max(1);
-        for (i, slice) in texts.chunks(batch).enumerate() {
-            cancel.check()?;
-            report("embedding", i * batch, texts.len());
-            let embedded = cancel.run(self.embedder.embed(slice, cancel)).await?;
-            if embedded.len() != slice.len() {
-                return Err(Error::protocol(format!(
-                    "the embedder returned {} vectors for {} texts",
-                    embedded.len(),
-                    slice.len()
-                )));
-            }
-            for mut vector in embedded {
-                let set = vectors.get_or_insert_with(|| VectorSet::new(vector.len()));
-                if vector.len() != set.dims() || vector.is_empty() {
-                    return Err(Error::EmbedderMismatch {
-                        message: format!(
-                            "the embedder changed dimension from {} to {}",
-                            set.dims(),
-                            vector.len()
-                        ),
-                    });
-                }
-                normalize(&mut vector);
-                set.push(&vector);
-            }
-        }
-        vectors.ok_or_else(|| Error::config("the book has no text"))
+    /// Gives a loaded book whose index was [`IndexSource::Building`] the
+    /// index of `snapshot` (built elsewhere): saves it, then searches with it.
+    /// False (and nothing kept) if the book is no longer loaded and waiting,
+    /// i.e. it was deleted meanwhile; an error for a snapshot that is not its.
+    pub async fn attach_snapshot(&self, id: &str, snapshot: &[u8]) -> Result<bool> {
+        let waiting = self
+            .loaded
+            .borrow()
+            .get(id)
+            .filter(|b| b.index_source == IndexSource::Building)
+            .map(|b| b.vectors.len());
+        let Some(count) = waiting else {
+            return Ok(false);
+        };
+        let index = VectorIndex::from_snapshot(snapshot, count)?;
+        self.store.put_index_snapshot(id, snapshot).await?;
+        let Some(book) = self.loaded.borrow_mut().remove(id) else {
+            // Deleted while the snapshot was written: delete again, snapshot and all.
+            self.store.delete_book(id).await?;
+            return Ok(false);
+        };
+        let book = Rc::try_unwrap(book).unwrap_or_else(|shared| {
+            let (book, chunks, vectors) =
+                (shared.book.clone(), shared.chunks.clone(), shared.vectors.clone());
+            LoadedBook::new(book, chunks, vectors, None, IndexSource::Building)
+        });
+        let loaded = LoadedBook {
+            index: Some(index),
+            index_source: IndexSource::Built,
+            ..book
+        };
+        self.loaded.borrow_mut().insert(id.to_owned(), Rc::new(loaded));
+        Ok(true)
     }
 
     /// Every book, oldest first.

@@ -17,6 +17,8 @@ pub mod markup;
 pub mod openai_embedder;
 pub mod page_bound;
 pub mod pages;
+pub mod prepare;
+pub mod prepared_wire;
 pub mod quantized;
 pub mod scan;
 pub mod search_tool;

@@ -2,20 +2,23 @@
 
 use std::rc::Rc;
 
-use js_sys::{Function, Object, Promise, Reflect, Uint8Array};
-use serde::Deserialize;
+use js_sys::{Function, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::js::{from_js, string_arg, to_js};
+use super::book_input::read_book_input;
+use super::ingest_worker::IngestError;
+use super::js::{error_to_js, from_js, string_arg, to_js};
 use super::js_embedder::JsEmbedder;
 use super::lectern::{Inner, Lectern};
+use super::panic_guard::guarded_promise;
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 use crate::http::FetchTransport;
+use crate::retrieval::book::Book;
 use crate::retrieval::config::EmbedderConfig;
 use crate::retrieval::embed::Embedder;
 use crate::retrieval::hashed::HashedEmbedder;
-use crate::retrieval::library::{BookSource, IndexSource, Library, NewBook, SearchOptions};
+use crate::retrieval::library::{IndexSource, Library, NewBook, SearchOptions};
 use crate::retrieval::openai_embedder::OpenAiEmbedder;
 use crate::time::BrowserClock;
 
@@ -57,47 +60,45 @@ pub fn embedder_for(config: &EmbedderConfig, embed: Option<Function>) -> Result<
     })
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct PlainNewBook {
-    title: String,
-    #[serde(default)]
-    author: Option<String>,
-    #[serde(default)]
-    text: Option<String>,
-    #[serde(default)]
-    pages: Option<Vec<String>>,
+/// Reads `addBook`'s input: exactly one of `text`, `pages` or `epub`.
+pub(super) fn read_new_book(input: JsValue) -> Result<NewBook> {
+    Ok(read_book_input(input)?.into_new_book())
 }
 
-/// Reads `addBook`'s input: exactly one of `text`, `pages` or `epub`.
-fn read_new_book(input: JsValue) -> Result<NewBook> {
-    if !input.is_object() {
-        return Err(Error::config("addBook needs { title, text | pages | epub }"));
+/// `addBook`: reads the input and options, then lets the instance's
+/// ingestion run it; progress goes to `onProgress` and `onEvent`.
+async fn add_book(
+    inner: &Rc<Inner>,
+    book: JsValue,
+    options: Option<JsValue>,
+) -> std::result::Result<Book, IngestError> {
+    inner.ensure_open()?;
+    let library = library(inner)?;
+    let new = read_book_input(book)?;
+    let cancel = CancelToken::new();
+    let mut on_progress: Option<Function> = None;
+    let mut signal = JsValue::UNDEFINED;
+    if let Some(options) = options.filter(|o| o.is_object()) {
+        on_progress = Reflect::get(&options, &"onProgress".into())
+            .ok()
+            .and_then(|f| f.dyn_into().ok());
+        signal = Reflect::get(&options, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
+        super::send_options::link_signal(&signal, &cancel)?;
     }
-    let copy = Object::assign(&Object::new(), input.unchecked_ref());
-    let epub = Reflect::get(&copy, &"epub".into()).unwrap_or(JsValue::UNDEFINED);
-    let _ = Reflect::delete_property(&copy, &"epub".into());
-    let plain: PlainNewBook = from_js(copy.into(), "addBook input")?;
-    let epub = if epub.is_undefined() || epub.is_null() {
-        None
-    } else {
-        Some(
-            epub.dyn_into::<Uint8Array>()
-                .map_err(|_| Error::config("epub must be a Uint8Array of the file's bytes"))?
-                .to_vec(),
-        )
-    };
-    let source = match (plain.text, plain.pages, epub) {
-        (Some(text), None, None) => BookSource::Text(text),
-        (None, Some(pages), None) => BookSource::Pages(pages),
-        (None, None, Some(bytes)) => BookSource::Epub(bytes),
-        _ => return Err(Error::config("give exactly one of text, pages or epub")),
-    };
-    Ok(NewBook {
-        title: plain.title,
-        author: plain.author,
-        source,
-    })
+    // Owned by JS: the worker still reports `indexing` after `addBook` resolved.
+    let events = inner.clone();
+    let progress = Closure::<dyn Fn(JsValue)>::new(move |value: JsValue| {
+        if let Some(callback) = &on_progress {
+            let _ = callback.call1(&JsValue::NULL, &value);
+        }
+        let _ = Reflect::set(&value, &"type".into(), &"ingestProgress".into());
+        events.emit_raw(&value);
+    });
+    let progress: Function = progress.into_js_value().unchecked_into();
+    inner
+        .ingestion
+        .add_book(&library, new, &progress, &cancel, &signal)
+        .await
 }
 
 /// The instance's library of books.
@@ -112,31 +113,18 @@ fn library(inner: &Inner) -> Result<Rc<Library>> {
 #[wasm_bindgen]
 impl Lectern {
     /// Adds a book: `{ title, author?, text | pages | epub }`, with
-    /// `{ onProgress?, signal? }`. Resolves with the stored `Book`.
+    /// `{ onProgress?, signal? }`. Resolves with the stored `Book`. The work
+    /// runs in Lectern's worker where it can, else in the page, paced.
     #[wasm_bindgen(js_name = addBook, unchecked_return_type = "Promise<Book>")]
     pub fn add_book(&self, book: NewBookInput, options: Option<AddBookOptionsInput>) -> Promise {
-        self.call(|this| async move {
-            let library = library(&this)?;
-            let new = read_new_book(book.into())?;
-            let cancel = CancelToken::new();
-            let mut on_progress: Option<Function> = None;
-            if let Some(options) = options.map(JsValue::from).filter(|o| o.is_object()) {
-                on_progress = Reflect::get(&options, &"onProgress".into())
-                    .ok()
-                    .and_then(|f| f.dyn_into().ok());
-                let signal = Reflect::get(&options, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
-                super::send_options::link_signal(&signal, &cancel)?;
+        let inner = self.inner.clone();
+        guarded_promise(async move {
+            let added = add_book(&inner, book.into(), options.map(JsValue::from)).await;
+            match added {
+                Ok(book) => to_js(&book).map_err(|e| error_to_js(&e)),
+                Err(IngestError::Lectern(error)) => Err(error_to_js(&error)),
+                Err(IngestError::Js(error)) => Err(error),
             }
-            let report = |progress: crate::retrieval::library::IngestProgress| {
-                if let Ok(value) = to_js(&progress) {
-                    if let Some(callback) = &on_progress {
-                        let _ = callback.call1(&JsValue::NULL, &value);
-                    }
-                    let _ = Reflect::set(&value, &"type".into(), &"ingestProgress".into());
-                    this.emit_raw(&value);
-                }
-            };
-            library.add_book(new, &report, &cancel).await
         })
     }
 
@@ -174,8 +162,9 @@ impl Lectern {
     }
 
     /// How a book's vector index came to be in this session: `none` (searched
-    /// exactly), `built`, or `snapshot` (read back, not rebuilt). Loads the book.
-    #[wasm_bindgen(js_name = indexSource, unchecked_return_type = "Promise<'none' | 'built' | 'snapshot'>")]
+    /// exactly), `building` (in the worker; searched exactly meanwhile),
+    /// `built`, or `snapshot` (read back, not rebuilt). Loads the book.
+    #[wasm_bindgen(js_name = indexSource, unchecked_return_type = "Promise<'none' | 'building' | 'built' | 'snapshot'>")]
     pub fn index_source(
         &self,
         #[wasm_bindgen(js_name = "bookId", unchecked_param_type = "string")] book_id: JsValue,
@@ -185,6 +174,7 @@ impl Lectern {
             Ok(match loaded.index_source {
                 IndexSource::None => "none",
                 IndexSource::Built => "built",
+                IndexSource::Building => "building",
                 IndexSource::Snapshot => "snapshot",
             })
         })

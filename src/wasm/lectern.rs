@@ -10,6 +10,7 @@ use wasm_bindgen::prelude::*;
 use super::books_api::embedder_for;
 use super::custom_provider::JsFunctionModel;
 use super::event_stream::{async_iterable, EventQueue};
+use super::ingest_worker::Ingestion;
 use super::js::{error_to_js, from_js, string_arg, to_js};
 use super::js_tool::JsTool;
 use super::mention_resolver::JsMentionResolver;
@@ -54,6 +55,8 @@ pub(super) struct Inner {
     on_event: Option<Function>,
     pub(super) friendly_errors: bool,
     closed: Cell<bool>,
+    /// Where `addBook` runs: Lectern's worker, or the page.
+    pub(super) ingestion: Ingestion,
 }
 
 impl Inner {
@@ -212,6 +215,12 @@ impl Lectern {
                 }
             };
             let model = model_for(&options.provider, callbacks.provider_call)?;
+            let ingestion = Ingestion::new(
+                options.worker,
+                options.worker_url.clone(),
+                options.embedder_json.clone(),
+                callbacks.embed.clone(),
+            );
             let embedder = embedder_for(&options.embedder, callbacks.embed)?;
             let library = Rc::new(Library::new(
                 books,
@@ -245,6 +254,7 @@ impl Lectern {
                     on_event: callbacks.on_event,
                     friendly_errors: options.friendly_errors,
                     closed: Cell::new(false),
+                    ingestion,
                 }),
             })
         };
@@ -451,6 +461,7 @@ impl Lectern {
         let inner = self.inner.clone();
         promise(async move {
             if !inner.closed.replace(true) {
+                inner.ingestion.close();
                 if let Some(db) = &inner.database {
                     db.close();
                 }

@@ -6,10 +6,13 @@
 
 mod approval_options;
 mod approvals_api;
+mod book_input;
 mod books_api;
+mod browser_pace;
 mod call;
 mod custom_provider;
 mod event_stream;
+mod ingest_worker;
 pub mod js;
 mod js_embedder;
 mod js_tool;
@@ -23,6 +26,7 @@ mod storage_api;
 mod test_support;
 mod typescript;
 mod web_locks;
+mod worker_entry;
 
 pub use custom_provider::JsFunctionModel;
 pub use lectern::Lectern;

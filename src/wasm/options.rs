@@ -75,6 +75,15 @@ pub struct OpenOptions {
     /// Characters of one tool result the model reads (default 50,000).
     #[serde(default = "default_max_tool_result_chars")]
     pub max_tool_result_chars: usize,
+    /// Ingest books in Lectern's Web Worker (default true; false: in the page, paced).
+    #[serde(default = "default_true")]
+    pub worker: bool,
+    /// Where the worker script is, if not `lectern_worker.js` beside `lectern.js`.
+    #[serde(default)]
+    pub worker_url: Option<String>,
+    /// `embedder` as JSON text without `embed` (what the worker gets).
+    #[serde(skip)]
+    pub embedder_json: String,
 }
 
 fn default_true() -> bool {
@@ -188,7 +197,13 @@ pub fn read_options(options: &JsValue) -> Result<(OpenOptions, Callbacks)> {
             .map_err(|_| Error::config("provider.call must be a function"))?;
         let _ = Reflect::set(&copy, &"provider".into(), &provider);
     }
-    let parsed: OpenOptions = from_js(copy.into(), "Lectern.open options")?;
+    let embedder_json =
+        js_sys::JSON::stringify(&Reflect::get(&copy, &"embedder".into()).unwrap_or(JsValue::UNDEFINED))
+            .ok()
+            .and_then(|text| text.as_string())
+            .unwrap_or_else(|| r#"{"kind":"hashed"}"#.to_owned());
+    let mut parsed: OpenOptions = from_js(copy.into(), "Lectern.open options")?;
+    parsed.embedder_json = embedder_json;
     parsed.provider.validate()?;
     if parsed.db_name.as_deref() == Some("") {
         return Err(Error::config("dbName must not be empty"));

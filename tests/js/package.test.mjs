@@ -42,3 +42,21 @@ test('scripts/sizes.mjs measures every shipped file, and the module stays in its
   const wasm = sizes.rows.find((row) => row.file === 'pkg/lectern_bg.wasm');
   assert.ok(wasm.gzip <= WASM_GZIP_BUDGET, `lectern_bg.wasm is ${wasm.gzip} bytes gzip, over ${WASM_GZIP_BUDGET}`);
 });
+
+test('the worker file ships, and the URL the page side starts it from finds it', async () => {
+  const { readdirSync, existsSync } = await import('node:fs');
+  const pkg = new URL('../../pkg/', import.meta.url);
+  const hosts = readdirSync(new URL('snippets/', pkg), { recursive: true })
+    .filter((p) => p.endsWith('worker_host.js'))
+    .map((p) => new URL(`snippets/${p}`, pkg));
+  assert.equal(hosts.length, 1, 'one worker_host.js among the snippets');
+  const source = readFileSync(hosts[0], 'utf8');
+  const literal = source.match(/new Worker\(new URL\('([^']+)', import\.meta\.url\)/);
+  assert.ok(literal, 'the bundler-visible pattern new Worker(new URL(literal, import.meta.url))');
+  const target = new URL(literal[1], hosts[0]);
+  assert.equal(target.href, new URL('lectern_worker.js', pkg).href);
+  assert.ok(existsSync(target), 'pkg/lectern_worker.js exists');
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  assert.ok(manifest.files.includes('pkg/lectern_worker.js'));
+  assert.match(read('lectern_worker.js'), /from '\.\/lectern\.js'/);
+});

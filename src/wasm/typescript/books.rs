@@ -63,11 +63,11 @@ export type NewBook = { title: string; author?: string } & (
 /** Options of `addBook`. */
 export interface AddBookOptions {
   onProgress?: (progress: IngestProgress) => void;
-  /** Aborting it stops ingestion; nothing of the book is stored. */
+  /** Aborting it before `addBook` resolves stops ingestion and nothing of the book is stored; later, it stops only the worker's index build (the book stays, searched exactly). */
   signal?: AbortSignal;
 }
 
-/** Where ingestion is. */
+/** Where ingestion is. In Lectern's worker, `indexing` comes after `addBook` resolved (the book is stored and searched exactly while its index builds). */
 export interface IngestProgress {
   bookId: string;
   phase: 'chunking' | 'embedding' | 'indexing';

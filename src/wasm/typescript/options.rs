@@ -64,6 +64,10 @@ export interface LecternOptions {
   embedder?: EmbedderConfig;
   /** How books are cut and how book conversations retrieve. */
   retrieval?: RetrievalSettings;
+  /** Ingest books (`addBook`) in Lectern's own module Worker (default true); `false`: in the page, yielding to the event loop every ~10 ms (the HNSW build of a big book still blocks). Without `Worker`, or when the worker cannot start, Lectern ingests in the page. */
+  worker?: boolean;
+  /** Where the worker script is, if not `lectern_worker.js` beside `lectern.js` (e.g. a URL your bundler or server gives it). */
+  workerUrl?: string | URL;
   /** Which tool calls need a person's approval (default: every tool runs without asking). */
   approvals?: ApprovalOptions;
   /** Characters of one tool result the model reads (default 50,000): the rest is cut with a note (`[truncated: 50,000 of 812,345 characters shown]`); the tool-call record keeps it whole. */

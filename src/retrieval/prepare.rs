@@ -1,0 +1,159 @@
+//! Making a book ready to store, without touching storage: pages, chunks
+//! and vectors. The same code runs in the page, natively, and in Lectern's
+//! ingestion Web Worker; a [`Pace`] lets it hand the thread back now and then.
+
+use futures::future::{ready, LocalBoxFuture};
+
+use super::chunk::{Chunk, ChunkSettings, Chunker};
+use super::embed::Embedder;
+use super::library::{BookSource, IngestProgress, NewBook};
+use super::pages::{pages_from_list, pages_from_text, Page};
+use super::vector::{normalize, VectorSet};
+use crate::cancel::CancelToken;
+use crate::error::{Error, Result};
+
+/// Pages chunked between two calls of [`Pace::pause`].
+const PAGES_PER_STEP: usize = 4;
+
+/// Lets long work yield: `pause` is awaited between units of work and
+/// decides itself whether to give the thread back.
+pub trait Pace {
+    /// Yields to the event loop if the work has run long enough.
+    fn pause(&self) -> LocalBoxFuture<'_, ()>;
+    /// The most texts a local (synchronous) embedder gets in one call, so
+    /// that one call stays short; `None`: its own batch size.
+    fn local_batch(&self) -> Option<usize> {
+        None
+    }
+}
+
+/// Never yields: native code and the worker, where nothing else waits.
+pub struct Unpaced;
+
+impl Pace for Unpaced {
+    fn pause(&self) -> LocalBoxFuture<'_, ()> {
+        Box::pin(ready(()))
+    }
+}
+
+/// A book cut and embedded, not yet stored.
+pub struct PreparedBook {
+    /// Its id, chosen before the work began (progress reports carry it).
+    pub id: String,
+    /// Title, trimmed and non-empty.
+    pub title: String,
+    /// Author, if one was given.
+    pub author: Option<String>,
+    /// The number of its last page.
+    pub page_count: u32,
+    /// Its chunks, in order.
+    pub chunks: Vec<Chunk>,
+    /// Their unit vectors, in chunk order.
+    pub vectors: VectorSet,
+}
+
+/// The pages of `source`.
+fn pages_of(source: BookSource, page_chars: usize) -> Result<Vec<Page>> {
+    Ok(match source {
+        BookSource::Text(text) => pages_from_text(&text, page_chars),
+        BookSource::Pages(pages) => pages_from_list(pages),
+        BookSource::Prepared(pages) => pages,
+        BookSource::Epub(bytes) => super::epub::pages_from_epub(&bytes, page_chars)?,
+    })
+}
+
+/// Pages, chunks and vectors of `new`, reporting `chunking` and `embedding`
+/// progress under `id`; `Aborted` once `cancel` trips.
+pub async fn prepare_book(
+    id: String,
+    new: NewBook,
+    chunking: &ChunkSettings,
+    embedder: &dyn Embedder,
+    progress: &dyn Fn(IngestProgress),
+    cancel: &CancelToken,
+    pace: &dyn Pace,
+) -> Result<PreparedBook> {
+    let title = new.title.trim().to_owned();
+    if title.is_empty() {
+        return Err(Error::config("a book needs a title"));
+    }
+    let pages = pages_of(new.source, chunking.page_chars)?;
+    if pages.iter().all(|p| p.text.trim().is_empty()) {
+        return Err(Error::config("the book has no text"));
+    }
+    let report = |phase, done, total| {
+        progress(IngestProgress {
+            book_id: id.clone(),
+            phase,
+            done,
+            total,
+        })
+    };
+    let mut chunker = Chunker::new(chunking);
+    for (i, step) in pages.chunks(PAGES_PER_STEP).enumerate() {
+        report("chunking", i * PAGES_PER_STEP, pages.len());
+        step.iter().for_each(|page| chunker.push_page(page));
+        pace.pause().await;
+        cancel.check()?;
+    }
+    let chunks = chunker.finish();
+    report("chunking", pages.len(), pages.len());
+
+    let texts: Vec<String> = chunks.iter().map(|c| c.text.clone()).collect();
+    let vectors = embed_all(embedder, &texts, &report, cancel, pace).await?;
+    report("embedding", texts.len(), texts.len());
+    cancel.check()?;
+    Ok(PreparedBook {
+        id,
+        title,
+        author: new.author.filter(|a| !a.trim().is_empty()),
+        page_count: pages.last().map_or(0, |p| p.number),
+        chunks,
+        vectors,
+    })
+}
+
+/// Embeds `texts` in the embedder's batches (smaller for a local embedder
+/// when `pace` asks), normalised, reporting each batch; a wrong count or a
+/// dimension change is an error.
+async fn embed_all(
+    embedder: &dyn Embedder,
+    texts: &[String],
+    report: &dyn Fn(&'static str, usize, usize),
+    cancel: &CancelToken,
+    pace: &dyn Pace,
+) -> Result<VectorSet> {
+    let mut vectors: Option<VectorSet> = None;
+    let mut batch = embedder.batch_size().max(1);
+    if embedder.is_local() {
+        batch = pace.local_batch().map_or(batch, |most| batch.min(most.max(1)));
+    }
+    for (i, slice) in texts.chunks(batch).enumerate() {
+        cancel.check()?;
+        report("embedding", i * batch, texts.len());
+        let embedded = cancel.run(embedder.embed(slice, cancel)).await?;
+        if embedded.len() != slice.len() {
+            return Err(Error::protocol(format!(
+                "the embedder returned {} vectors for {} texts",
+                embedded.len(),
+                slice.len()
+            )));
+        }
+        for mut vector in embedded {
+            let set = vectors.get_or_insert_with(|| VectorSet::new(vector.len()));
+            if vector.len() != set.dims() || vector.is_empty() {
+                return Err(Error::EmbedderMismatch {
+                    message: format!(
+                        "the embedder changed dimension from {} to {}",
+                        set.dims(),
+                        vector.len()
+                    ),
+                });
+            }
+            normalize(&mut vector);
+            set.push(&vector);
+        }
+        pace.pause().await;
+    }
+    vectors.ok_or_else(|| Error::config("the book has no text"))
+}

@@ -1,0 +1,115 @@
+//! A prepared book as bytes, to cross from the ingestion worker to the page:
+//! its record fields and chunks in postcard (one transferable buffer, not a
+//! JSON string per chunk); its vectors cross separately as one `Float32Array`.
+
+use serde::{Deserialize, Serialize};
+
+use super::chunk::Chunk;
+use super::prepare::PreparedBook;
+use super::vector::VectorSet;
+use crate::error::{Error, Result};
+
+#[derive(Serialize, Deserialize)]
+struct WireChunk {
+    text: String,
+    start_page: u32,
+    end_page: u32,
+    chapter: Option<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct WireBook {
+    id: String,
+    title: String,
+    author: Option<String>,
+    page_count: u32,
+    chunks: Vec<WireChunk>,
+}
+
+/// Everything of `prepared` but its vectors, as bytes.
+pub fn encode_prepared(prepared: &PreparedBook) -> Result<Vec<u8>> {
+    let wire = WireBook {
+        id: prepared.id.clone(),
+        title: prepared.title.clone(),
+        author: prepared.author.clone(),
+        page_count: prepared.page_count,
+        chunks: prepared
+            .chunks
+            .iter()
+            .map(|c| WireChunk {
+                text: c.text.clone(),
+                start_page: c.start_page,
+                end_page: c.end_page,
+                chapter: c.chapter.clone(),
+            })
+            .collect(),
+    };
+    postcard::to_allocvec(&wire).map_err(|e| Error::protocol(format!("cannot encode a prepared book: {e}")))
+}
+
+/// The prepared book `bytes` (from [`encode_prepared`]) and `vectors` describe;
+/// a `ProtocolError` if they are malformed or do not belong together.
+pub fn decode_prepared(bytes: &[u8], vectors: VectorSet) -> Result<PreparedBook> {
+    let wire: WireBook = postcard::from_bytes(bytes)
+        .map_err(|e| Error::protocol(format!("the ingestion worker sent a malformed book: {e}")))?;
+    if wire.chunks.len() != vectors.len() || wire.chunks.is_empty() {
+        return Err(Error::protocol(format!(
+            "the ingestion worker sent {} chunks with {} vectors",
+            wire.chunks.len(),
+            vectors.len()
+        )));
+    }
+    let chunks = wire
+        .chunks
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| Chunk {
+            ordinal: i as u32,
+            text: c.text,
+            start_page: c.start_page,
+            end_page: c.end_page,
+            chapter: c.chapter,
+        })
+        .collect();
+    Ok(PreparedBook {
+        id: wire.id,
+        title: wire.title,
+        author: wire.author,
+        page_count: wire.page_count,
+        chunks,
+        vectors,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_prepared_book_survives_the_round_trip() {
+        let mut vectors = VectorSet::new(2);
+        vectors.push(&[1.0, 0.0]);
+        vectors.push(&[0.0, 1.0]);
+        let chunk = |i: u32, chapter: Option<&str>| Chunk {
+            ordinal: i,
+            text: format!("passage {i} — 日本語 🎉"),
+            start_page: i + 1,
+            end_page: i + 2,
+            chapter: chapter.map(str::to_owned),
+        };
+        let prepared = PreparedBook {
+            id: "b1".into(),
+            title: "T".into(),
+            author: None,
+            page_count: 3,
+            chunks: vec![chunk(0, None), chunk(1, Some("CHAPTER I"))],
+            vectors: vectors.clone(),
+        };
+        let bytes = encode_prepared(&prepared).unwrap();
+        let back = decode_prepared(&bytes, vectors.clone()).unwrap();
+        assert_eq!(back.chunks, prepared.chunks);
+        assert_eq!((back.id.as_str(), back.page_count), ("b1", 3));
+        assert!(decode_prepared(&bytes[..bytes.len() / 2], vectors).is_err());
+        assert!(decode_prepared(&bytes, VectorSet::new(2)).is_err());
+    }
+}

@@ -1,0 +1,202 @@
+//! Where `addBook` does its work: in Lectern's own module Worker
+//! (`lectern_worker.js`, started on the first book, stopped by `close()`),
+//! or — without Workers, with `worker: false`, or when the worker cannot
+//! start — in the page, yielding to the event loop between slices.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::{Array, Float32Array, Function, Object, Promise, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use super::book_input::{BookInput, SourceInput};
+use super::browser_pace::BrowserPace;
+use crate::cancel::CancelToken;
+use crate::error::{Error, Result};
+use crate::retrieval::book::Book;
+use crate::retrieval::chunk::ChunkSettings;
+use crate::retrieval::library::{IngestProgress, Library};
+use crate::retrieval::prepare::PreparedBook;
+use crate::retrieval::prepared_wire::decode_prepared;
+use crate::retrieval::vector::VectorSet;
+
+#[wasm_bindgen(module = "/src/wasm/js/worker_host.js")]
+extern "C" {
+    /// The page's handle on the ingestion worker.
+    type IngestWorker;
+
+    #[wasm_bindgen(constructor)]
+    fn new(url: Option<String>, module: JsValue) -> IngestWorker;
+
+    /// Resolves with the prepared book (its `indexed` promise then resolves
+    /// with the index snapshot or `null`), `null` if the worker cannot start.
+    #[wasm_bindgen(method)]
+    fn run(
+        this: &IngestWorker,
+        job: &JsValue,
+        transfer: &Array,
+        on_progress: &Function,
+        embed: Option<Function>,
+        signal: &JsValue,
+    ) -> Promise;
+
+    #[wasm_bindgen(method)]
+    fn terminate(this: &IngestWorker);
+}
+
+/// What an ingestion needs besides the book, and the worker it owns.
+pub struct Ingestion {
+    /// Whether to try the worker (option `worker`, default true).
+    use_worker: bool,
+    /// Option `workerUrl`: where the worker script is, if not beside `lectern.js`.
+    worker_url: Option<String>,
+    /// The embedder's options as JSON (without `embed`), for the worker.
+    embedder_json: String,
+    /// A custom embedder's function: the worker asks the page to call it.
+    embed: Option<Function>,
+    worker: RefCell<Option<IngestWorker>>,
+}
+
+/// A failure to hand to JS: Lectern's own error, or one the worker sent
+/// (already a JS `Error` of the right name and fields).
+pub enum IngestError {
+    /// An error of this side.
+    Lectern(Error),
+    /// An error as the worker reported it.
+    Js(JsValue),
+}
+
+impl From<Error> for IngestError {
+    fn from(error: Error) -> Self {
+        IngestError::Lectern(error)
+    }
+}
+
+impl Ingestion {
+    /// Ingestion as the open options describe it.
+    pub fn new(
+        use_worker: bool,
+        worker_url: Option<String>,
+        embedder_json: String,
+        embed: Option<Function>,
+    ) -> Self {
+        Ingestion {
+            use_worker,
+            worker_url,
+            embedder_json,
+            embed,
+            worker: RefCell::new(None),
+        }
+    }
+
+    /// Adds `new` to `library`: prepared in the worker and stored here, or
+    /// all of it here, paced. `progress` is the JS form of `report`.
+    pub async fn add_book(
+        &self,
+        library: &Rc<Library>,
+        new: BookInput,
+        progress: &Function,
+        cancel: &CancelToken,
+        signal: &JsValue,
+    ) -> std::result::Result<Book, IngestError> {
+        if self.use_worker {
+            let id = library.new_book_id();
+            let job = self.job(&id, &new, library.chunking())?;
+            let worker = self.worker();
+            let promise = worker.run(&job.0, &job.1, progress, self.embed.clone(), signal);
+            let outcome = cancel.run(async { Ok(JsFuture::from(promise).await) }).await?;
+            let result = outcome.map_err(IngestError::Js)?;
+            if !result.is_null() && !result.is_undefined() {
+                let prepared = read_result(&result)?;
+                let book = library.store_prepared(prepared, None, cancel).await?;
+                let indexed = Reflect::get(&result, &"indexed".into()).unwrap_or(JsValue::UNDEFINED);
+                if let Ok(indexed) = indexed.dyn_into::<Promise>() {
+                    let (library, id) = (library.clone(), book.id.clone());
+                    wasm_bindgen_futures::spawn_local(async move {
+                        let _ = attach_snapshot(&library, &id, indexed).await;
+                    });
+                }
+                return Ok(book);
+            }
+        }
+        let report = |p: IngestProgress| {
+            if let Ok(value) = super::js::to_js(&p) {
+                let _ = progress.call1(&JsValue::NULL, &value);
+            }
+        };
+        Ok(library
+            .add_book_paced(new.into_new_book(), &report, cancel, &BrowserPace::new())
+            .await?)
+    }
+
+    /// The worker, made (not yet started) on first use.
+    fn worker(&self) -> IngestWorker {
+        let mut slot = self.worker.borrow_mut();
+        slot.get_or_insert_with(|| IngestWorker::new(self.worker_url.clone(), wasm_bindgen::module()))
+            .clone()
+            .unchecked_into()
+    }
+
+    /// The job message for `new` and the buffers it transfers (the text is
+    /// passed as the same JS string; EPUB bytes are copied, so the caller's
+    /// buffer is not detached).
+    fn job(&self, id: &str, new: &BookInput, chunking: &ChunkSettings) -> Result<(JsValue, Array)> {
+        let transfer = Array::new();
+        let book = Object::new();
+        set(&book, "title", &new.title.as_str().into());
+        if let Some(author) = &new.author {
+            set(&book, "author", &author.as_str().into());
+        }
+        match &new.source {
+            SourceInput::Text(text) => set(&book, "text", text),
+            SourceInput::Pages(pages) => set(&book, "pages", pages),
+            SourceInput::Epub(bytes) => {
+                let copy = bytes.slice(0, bytes.length());
+                transfer.push(&copy.buffer());
+                set(&book, "epub", &copy);
+            }
+        }
+        let job = Object::new();
+        set(&job, "bookId", &id.into());
+        set(&job, "book", &book);
+        set(&job, "embedder", &self.embedder_json.as_str().into());
+        set(&job, "chunking", &super::js::to_js(chunking)?);
+        set(&job, "embedOnPage", &self.embed.is_some().into());
+        Ok((job.into(), transfer))
+    }
+
+    /// Stops the worker, if one runs.
+    pub fn close(&self) {
+        if let Some(worker) = self.worker.borrow_mut().take() {
+            worker.terminate();
+        }
+    }
+}
+
+fn set(object: &Object, key: &str, value: &JsValue) {
+    let _ = Reflect::set(object, &key.into(), value);
+}
+
+/// Saves and uses the index the worker built for a stored book, once it comes.
+async fn attach_snapshot(library: &Library, id: &str, indexed: Promise) -> Result<()> {
+    let snapshot = JsFuture::from(indexed).await.unwrap_or(JsValue::NULL);
+    if let Ok(snapshot) = snapshot.dyn_into::<Uint8Array>() {
+        library.attach_snapshot(id, &snapshot.to_vec()).await?;
+    }
+    Ok(())
+}
+
+/// The prepared book from the worker's result.
+fn read_result(result: &JsValue) -> Result<PreparedBook> {
+    let get = |key: &str| Reflect::get(result, &key.into()).unwrap_or(JsValue::UNDEFINED);
+    let malformed = || Error::protocol("the ingestion worker sent a malformed result");
+    let book: Uint8Array = get("book").dyn_into().map_err(|_| malformed())?;
+    let flat: Float32Array = get("vectors").dyn_into().map_err(|_| malformed())?;
+    let dims = get("dims").as_f64().filter(|d| *d >= 1.0).ok_or_else(malformed)? as usize;
+    let flat = flat.to_vec();
+    if flat.len() % dims != 0 {
+        return Err(malformed());
+    }
+    decode_prepared(&book.to_vec(), VectorSet::from_flat(dims, flat))
+}

@@ -1,0 +1,90 @@
+// Lectern's ingestion worker: the page's Lectern starts it (a module Worker)
+// and hands it books to cut, embed and index, so that the page never freezes.
+// Shipped beside lectern.js; it loads the same wasm (the page sends its
+// compiled WebAssembly.Module, so nothing is downloaded or compiled twice).
+//
+// Messages in:  { type: 'init', module? } · { type: 'ingest', id, job } ·
+//               { type: 'cancel', id } · { type: 'embedded', requestId, vectors | error }
+// Messages out: { type: 'ready' } · { type: 'failed', message } ·
+//               { type: 'progress', id, progress } · { type: 'embed', id, requestId, texts } ·
+//               { type: 'prepared', id, result } (chunks and vectors, buffers transferred) ·
+//               { type: 'done', id, snapshot? } (the index, transferred) · { type: 'error', id, error }
+import init, { __lecternIngest } from './lectern.js';
+
+const jobs = new Map(); // id -> AbortController
+const embeds = new Map(); // requestId -> { resolve, reject }
+let nextRequest = 1;
+
+/** A thrown value as plain data the page turns back into the same `Error`. */
+function describe(error) {
+  const fields = {};
+  if (error !== null && typeof error === 'object') {
+    for (const [key, value] of Object.entries(error)) {
+      try {
+        fields[key] = structuredClone(value);
+      } catch {
+        // a field that cannot cross is left out
+      }
+    }
+  }
+  return { name: error?.name ?? 'Error', message: error?.message ?? String(error), fields };
+}
+
+/** The error the page described, rebuilt. */
+function rebuild({ name, message, fields }) {
+  const error = new Error(message);
+  error.name = name;
+  return Object.assign(error, fields);
+}
+
+/** The custom embedder's stand-in: asks the page to embed `texts`. */
+function embedThroughPage(id) {
+  return (texts) =>
+    new Promise((resolve, reject) => {
+      const requestId = nextRequest++;
+      embeds.set(requestId, { resolve, reject });
+      self.postMessage({ type: 'embed', id, requestId, texts });
+    });
+}
+
+async function run(id, job) {
+  const controller = new AbortController();
+  jobs.set(id, controller);
+  const progress = (p) => self.postMessage({ type: 'progress', id, progress: p });
+  const embed = job.embedOnPage ? embedThroughPage(id) : undefined;
+  const prepared = (result) =>
+    self.postMessage({ type: 'prepared', id, result }, [result.book.buffer, result.vectors.buffer]);
+  try {
+    const snapshot = await __lecternIngest(job, progress, embed, controller.signal, prepared);
+    self.postMessage({ type: 'done', id, snapshot }, snapshot ? [snapshot.buffer] : []);
+  } catch (error) {
+    self.postMessage({ type: 'error', id, error: describe(error) });
+  } finally {
+    jobs.delete(id);
+  }
+}
+
+self.onmessage = (event) => {
+  const message = event.data;
+  switch (message.type) {
+    case 'init':
+      init(message.module ? { module_or_path: message.module } : undefined).then(
+        () => self.postMessage({ type: 'ready' }),
+        (error) => self.postMessage({ type: 'failed', message: String(error) }),
+      );
+      break;
+    case 'ingest':
+      run(message.id, message.job);
+      break;
+    case 'cancel':
+      jobs.get(message.id)?.abort();
+      break;
+    case 'embedded': {
+      const waiting = embeds.get(message.requestId);
+      embeds.delete(message.requestId);
+      if (message.error) waiting?.reject(rebuild(message.error));
+      else waiting?.resolve(message.vectors);
+      break;
+    }
+  }
+};

@@ -1,0 +1,184 @@
+// The page's side of Lectern's ingestion worker (lectern_worker.js, shipped
+// at the package root beside lectern.js): starts it on the first book, hands
+// it jobs, answers its requests for embeddings from the page's `embed`, and
+// says when it cannot start so that Lectern ingests in the page instead.
+// wasm-bindgen copies this file to pkg/snippets/lectern-<hash>/src/wasm/js/:
+// the worker's URL below climbs back to pkg/ (a literal, for bundlers).
+
+const START_TIMEOUT_MS = 20000;
+
+/** The error the worker described, rebuilt as the same `Error`. */
+function rebuild({ name, message, fields }) {
+  const error = new Error(message);
+  error.name = name;
+  return Object.assign(error, fields);
+}
+
+function describe(error) {
+  return { name: error?.name ?? 'Error', message: error?.message ?? String(error), fields: {} };
+}
+
+function startWorker(url) {
+  const options = { type: 'module', name: 'lectern-ingest' };
+  if (url) return new Worker(url, options);
+  return new Worker(new URL('../../../../../lectern_worker.js', import.meta.url), options);
+}
+
+export class IngestWorker {
+  /** `url`: where the worker script is (default: beside lectern.js); `module`: the compiled wasm. */
+  constructor(url, module) {
+    this.url = url ?? undefined;
+    this.module = module;
+    this.worker = null;
+    this.starting = null;
+    this.unavailable = false;
+    this.jobs = new Map();
+    this.nextId = 1;
+  }
+
+  /** Resolves `true` once the worker is ready, `false` if it cannot start (it is not tried again). */
+  start() {
+    if (this.unavailable) return Promise.resolve(false);
+    this.starting ??= new Promise((resolve) => {
+      let worker;
+      try {
+        worker = startWorker(this.url);
+      } catch {
+        this.unavailable = true;
+        resolve(false);
+        return;
+      }
+      let ready = false;
+      const fail = () => {
+        clearTimeout(timer);
+        worker.terminate();
+        this.unavailable = true;
+        this.starting = null;
+        resolve(false);
+      };
+      const timer = setTimeout(fail, START_TIMEOUT_MS);
+      worker.onerror = (event) => {
+        event.preventDefault?.();
+        if (ready) this.lost(event.message ?? 'error');
+        else fail();
+      };
+      worker.onmessage = (event) => {
+        const message = event.data;
+        if (message.type === 'ready') {
+          ready = true;
+          clearTimeout(timer);
+          this.worker = worker;
+          resolve(true);
+        } else if (message.type === 'failed') {
+          fail();
+        } else {
+          this.receive(message);
+        }
+      };
+      worker.postMessage({ type: 'init', module: this.module });
+    });
+    return this.starting;
+  }
+
+  /**
+   * Runs one job in the worker: resolves with the prepared book as soon as
+   * it is chunked and embedded (`result.indexed` then resolves with the
+   * index snapshot, or `null` if there is none or it never comes), rejects
+   * with the job's error, or resolves `null` when the worker cannot start
+   * (ingest in the page then).
+   */
+  async run(job, transfer, onProgress, embed, signal) {
+    if (!(await this.start())) return null;
+    if (signal?.aborted) throw new DOMException('aborted', 'AbortError');
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => this.cancel(id);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const done = () => {
+        signal?.removeEventListener('abort', onAbort);
+        this.jobs.delete(id);
+      };
+      this.jobs.set(id, { resolve, reject, onProgress, embed, done, indexed: null });
+      this.worker.postMessage({ type: 'ingest', id, job }, transfer);
+    });
+  }
+
+  /** Stops a job: the worker itself when nothing else runs in it (it restarts on the next book). */
+  cancel(id) {
+    const job = this.jobs.get(id);
+    if (!job) return;
+    job.done();
+    if (job.indexed) job.indexed(null);
+    else job.reject(new DOMException('aborted', 'AbortError'));
+    if (this.jobs.size === 0) this.reset();
+    else this.worker?.postMessage({ type: 'cancel', id });
+  }
+
+  receive(message) {
+    const job = this.jobs.get(message.id);
+    if (!job) return;
+    switch (message.type) {
+      case 'progress':
+        job.onProgress(message.progress);
+        break;
+      case 'embed':
+        this.embed(job, message);
+        break;
+      case 'prepared':
+        message.result.indexed = new Promise((resolve) => {
+          job.indexed = resolve;
+        });
+        job.resolve(message.result);
+        break;
+      case 'done':
+        job.done();
+        job.indexed?.(message.snapshot ?? null);
+        break;
+      case 'error':
+        job.done();
+        if (job.indexed) job.indexed(null);
+        else job.reject(rebuild(message.error));
+        break;
+    }
+  }
+
+  /** Answers the worker's request for embeddings with the page's `embed` (vectors copied and transferred). */
+  async embed(job, { requestId, texts }) {
+    try {
+      const vectors = await job.embed(texts);
+      const copies = Array.isArray(vectors)
+        ? vectors.map((v) => (v instanceof Float32Array ? v.slice() : v))
+        : vectors;
+      const transfer = Array.isArray(copies)
+        ? copies.filter((v) => v instanceof Float32Array).map((v) => v.buffer)
+        : [];
+      this.worker?.postMessage({ type: 'embedded', requestId, vectors: copies }, transfer);
+    } catch (error) {
+      this.worker?.postMessage({ type: 'embedded', requestId, error: describe(error) });
+    }
+  }
+
+  /** The worker died after it started: its jobs fail, the next book starts a new one. */
+  lost(reason) {
+    const error = new Error(`the ingestion worker stopped: ${reason}`);
+    error.name = 'InternalError';
+    for (const job of [...this.jobs.values()]) {
+      job.done();
+      if (job.indexed) job.indexed(null);
+      else job.reject(error);
+    }
+    this.reset();
+  }
+
+  /** Stops the worker. */
+  terminate() {
+    for (const id of [...this.jobs.keys()]) this.cancel(id);
+    this.reset();
+  }
+
+  reset() {
+    this.worker?.terminate();
+    this.worker = null;
+    this.starting = null;
+  }
+}

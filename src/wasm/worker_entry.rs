@@ -1,0 +1,102 @@
+//! The Rust half of Lectern's ingestion worker (`lectern_worker.js`): one job
+//! in (the book, the embedder's settings, the chunking), the prepared book
+//! out as transferable buffers. Not part of the public API.
+
+use js_sys::{Float32Array, Function, Object, Promise, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+
+use super::books_api::{embedder_for, read_new_book};
+use super::js::{describe_js, error_to_js, from_js, to_js};
+use super::panic_guard::{self, guarded_promise};
+use super::send_options::link_signal;
+use crate::cancel::CancelToken;
+use crate::error::{Error, Result};
+use crate::retrieval::chunk::ChunkSettings;
+use crate::retrieval::config::EmbedderConfig;
+use crate::retrieval::index::{build_index, IndexSettings};
+use crate::retrieval::library::IngestProgress;
+use crate::retrieval::prepare::{prepare_book, PreparedBook, Unpaced};
+use crate::retrieval::prepared_wire::encode_prepared;
+
+/// Runs one ingestion job in the worker: `job` is `{ bookId, book, embedder
+/// (JSON text), chunking, embedOnPage }`; `embed` stands in for a custom
+/// embedder (it asks the page). Once chunked and embedded, calls `prepared`
+/// with `{ book: Uint8Array, vectors: Float32Array, dims }`, then builds the
+/// index: resolves with its snapshot (`Uint8Array`), or `undefined` for a
+/// book too small for one.
+#[wasm_bindgen(js_name = "__lecternIngest", skip_typescript)]
+pub fn ingest_job(
+    job: JsValue,
+    on_progress: Function,
+    embed: Option<Function>,
+    signal: JsValue,
+    prepared: Function,
+) -> Promise {
+    panic_guard::install();
+    guarded_promise(async move {
+        run_job(job, on_progress, embed, signal, prepared)
+            .await
+            .map_err(|error| error_to_js(&error))
+    })
+}
+
+fn field(job: &JsValue, name: &str) -> JsValue {
+    Reflect::get(job, &name.into()).unwrap_or(JsValue::UNDEFINED)
+}
+
+async fn run_job(
+    job: JsValue,
+    on_progress: Function,
+    embed: Option<Function>,
+    signal: JsValue,
+    on_prepared: Function,
+) -> Result<JsValue> {
+    let id = field(&job, "bookId")
+        .as_string()
+        .ok_or_else(|| Error::config("an ingestion job needs a bookId"))?;
+    let new = read_new_book(field(&job, "book"))?;
+    let embedder_json = field(&job, "embedder")
+        .as_string()
+        .ok_or_else(|| Error::config("an ingestion job needs its embedder"))?;
+    let config: EmbedderConfig =
+        serde_json::from_str(&embedder_json).map_err(|e| Error::config(format!("invalid embedder: {e}")))?;
+    let chunking: ChunkSettings = from_js(field(&job, "chunking"), "chunking")?;
+    let embedder = embedder_for(&config, embed)?;
+    let cancel = CancelToken::new();
+    link_signal(&signal, &cancel)?;
+    let report = |progress: IngestProgress| {
+        if let Ok(value) = to_js(&progress) {
+            let _ = on_progress.call1(&JsValue::NULL, &value);
+        }
+    };
+    let prepared = prepare_book(id, new, &chunking, embedder.as_ref(), &report, &cancel, &Unpaced).await?;
+    on_prepared
+        .call1(&JsValue::NULL, &prepared_message(&prepared)?)
+        .map_err(|e| Error::protocol(format!("the worker could not send the book: {}", describe_js(&e))))?;
+    let indexing = |done| {
+        report(IngestProgress {
+            book_id: prepared.id.clone(),
+            phase: "indexing",
+            done,
+            total: 1,
+        })
+    };
+    indexing(0);
+    let index = build_index(&prepared.vectors, IndexSettings::default());
+    indexing(1);
+    cancel.check()?;
+    Ok(index.map_or(JsValue::UNDEFINED, |(_, snapshot)| {
+        Uint8Array::from(snapshot.as_slice()).into()
+    }))
+}
+
+/// `{ book: Uint8Array, vectors: Float32Array, dims }`: what the page stores.
+fn prepared_message(prepared: &PreparedBook) -> Result<JsValue> {
+    let result = Object::new();
+    let book = Uint8Array::from(encode_prepared(prepared)?.as_slice());
+    let vectors = Float32Array::from(prepared.vectors.as_flat());
+    let _ = Reflect::set(&result, &"book".into(), &book);
+    let _ = Reflect::set(&result, &"vectors".into(), &vectors);
+    let _ = Reflect::set(&result, &"dims".into(), &(prepared.vectors.dims() as u32).into());
+    Ok(result.into())
+}

@@ -1,0 +1,326 @@
+// Ingestion in Lectern's Web Worker, in headless Chromium on a plain page that
+// imports the built package: addBook runs in the worker (its messages are
+// seen, the page keeps ticking), gives the same chunks and vectors as the
+// in-page path, asks the page for custom embeddings, fetches OpenAI-compatible
+// embeddings from the worker, stores nothing when aborted, and falls back to
+// paced in-page work with `worker: false`, without Worker, or when the worker
+// cannot start.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startDemo } from '../../scripts/serve.mjs';
+import { launchChromium } from './browser.mjs';
+
+let demo;
+let browser;
+
+before(async () => {
+  demo = await startDemo({ port: 0, chunkDelayMs: 0 });
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+  await demo?.close();
+});
+
+/**
+ * A page of the demo's origin with Lectern imported and helpers on `window`:
+ * `open(options)`, `attempt(work)`, `book(paragraphs)` (deterministic text),
+ * `ticks()` (counts `setTimeout(0)` turns until stopped), and a `Worker`
+ * that records every worker started, its messages' types and terminations.
+ */
+async function lecternPage({ withoutWorker = false } = {}) {
+  const page = await browser.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  await page.goto(`${demo.url}blank`);
+  await page.evaluate(
+    async ({ baseUrl, withoutWorker }) => {
+      window.workers = [];
+      if (withoutWorker) {
+        delete window.Worker;
+      } else {
+        const Native = window.Worker;
+        window.Worker = class extends Native {
+          constructor(url, options) {
+            super(url, options);
+            const record = { url: String(url), messages: [], terminated: false };
+            window.workers.push(record);
+            this.addEventListener('message', (e) => record.messages.push(e.data.type));
+            this.addEventListener('error', () => record.messages.push('error-event'));
+            const terminate = this.terminate.bind(this);
+            this.terminate = () => {
+              record.terminated = true;
+              terminate();
+            };
+          }
+        };
+      }
+      const { default: init, Lectern } = await import('/pkg/lectern.js');
+      await init();
+      window.Lectern = Lectern;
+      window.baseUrl = baseUrl;
+      window.open = (options) =>
+        Lectern.open({ provider: { kind: 'openai', baseUrl, model: 'mock', apiKey: 'k' }, ...options });
+      window.attempt = async (work) => {
+        try {
+          return { ok: await work() };
+        } catch (e) {
+          return { error: { name: e.name, message: e.message } };
+        }
+      };
+      const words = 'lantern harbour anarchist poet sunday council garden balloon duel marquis'.split(' ');
+      window.book = (paragraphs) =>
+        Array.from({ length: paragraphs }, (_, p) =>
+          Array.from({ length: 6 }, (_, s) =>
+            `The ${words[(p + s) % 10]} met the ${words[(p * 7 + s * 3) % 10]} near paragraph ${p} sentence ${s}.`,
+          ).join(' '),
+        ).join('\n\n');
+      window.until = async (check, what) => {
+        for (let i = 0; i < 600; i += 1) {
+          if (await check()) return;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        throw new Error(`timed out waiting for ${what}`);
+      };
+      window.ticks = () => {
+        let count = 0;
+        let running = true;
+        const tick = () => {
+          count += 1;
+          if (running) setTimeout(tick, 0);
+        };
+        setTimeout(tick, 0);
+        return () => {
+          running = false;
+          return count;
+        };
+      };
+    },
+    { baseUrl: `${demo.mockUrl}/v1`, withoutWorker },
+  );
+  return { page, problems };
+}
+
+/** Adds the same text with and without the worker; returns both books, searches and the worker records. */
+async function addBothWays(page, extra) {
+  return page.evaluate(async (extra) => {
+    const text = window.book(400);
+    const results = {};
+    for (const worker of [true, false]) {
+      const lectern = await window.open({ dbName: `same-${worker}-${Math.random()}`, worker, ...extra });
+      const phases = new Set();
+      let indexed = false;
+      const onProgress = (p) => {
+        phases.add(p.phase);
+        indexed ||= p.phase === 'indexing' && p.done === p.total;
+      };
+      const book = await lectern.addBook({ title: 'Same', text }, { onProgress });
+      // The worker reports `indexing` once the book is stored (it may come after addBook resolves).
+      await window.until(() => indexed, 'the indexing progress');
+      const hits = await lectern.search('anarchist harbour sunday', { k: 8 });
+      results[worker] = {
+        book: { ...book, id: undefined, createdAt: undefined },
+        hits: hits.map(({ bookId, ...rest }) => rest),
+        phases: [...phases],
+      };
+      await lectern.close();
+    }
+    return { ...results, workers: window.workers };
+  }, extra ?? {});
+}
+
+test('addBook runs in the worker and gives what the in-page path gives', async () => {
+  const { page, problems } = await lecternPage();
+  const both = await addBothWays(page);
+  assert.equal(both.workers.length, 1, 'one worker was started (for the worker: true instance only)');
+  const messages = both.workers[0].messages;
+  assert.equal(messages[0], 'ready');
+  assert.ok(messages.filter((m) => m === 'progress').length >= 3, `progress came from the worker: ${messages}`);
+  assert.ok(messages.includes('prepared'), 'the worker sent the book');
+  assert.ok(both.workers[0].terminated, 'close() stopped the worker');
+  assert.deepEqual(both.true.book, both.false.book);
+  assert.ok(both.true.book.chunkCount > 50);
+  assert.deepEqual(both.true.hits, both.false.hits, 'same chunks and vectors: the same results and scores');
+  assert.deepEqual(both.true.phases, ['chunking', 'embedding', 'indexing']);
+  assert.deepEqual(both.false.phases, ['chunking', 'embedding', 'indexing']);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('the page keeps running while the worker ingests, and in-page ingestion yields', async () => {
+  const { page } = await lecternPage();
+  const ticks = await page.evaluate(async () => {
+    const text = window.book(3000);
+    const out = {};
+    for (const worker of [true, false]) {
+      const lectern = await window.open({ worker });
+      await lectern.addBook({ title: 'warm-up', text: 'A short book. It has two sentences.' });
+      const stop = window.ticks();
+      await lectern.addBook({ title: 'Long', text });
+      out[worker] = stop();
+      await lectern.close();
+    }
+    return out;
+  });
+  // Without yielding, ingestion is one long task and the timer turns only a few times.
+  assert.ok(ticks.true >= 20, `the page's timer turned ${ticks.true} times while the worker ingested`);
+  assert.ok(ticks.false >= 20, `the page's timer turned ${ticks.false} times during paced in-page ingestion`);
+  await page.close();
+});
+
+test('a big book is searched exactly while the worker indexes it, then with its index, read back after a reopen', async () => {
+  const { page } = await lecternPage();
+  const out = await page.evaluate(async () => {
+    const options = { dbName: 'big', embedder: { kind: 'hashed', dimensions: 64 }, retrieval: { chunkChars: 100, overlapChars: 0 } };
+    let lectern = await window.open(options);
+    const book = await lectern.addBook({ title: 'Big', text: window.book(1200) });
+    const first = await lectern.indexSource(book.id);
+    const early = await lectern.search('marquis balloon', { k: 3 });
+    await window.until(async () => (await lectern.indexSource(book.id)) === 'built', 'the index');
+    const built = await lectern.indexSource(book.id);
+    const late = await lectern.search('marquis balloon', { k: 3 });
+    await lectern.close();
+    lectern = await window.open(options);
+    const reopened = await lectern.indexSource(book.id);
+    const hits = await lectern.search('marquis balloon', { k: 3 });
+    await lectern.close();
+    return {
+      chunks: book.chunkCount,
+      first,
+      built,
+      reopened,
+      early: early.map((h) => h.ordinal),
+      late: late.map((h) => h.ordinal),
+      hits: hits.length,
+      messages: window.workers[0].messages,
+    };
+  });
+  assert.ok(out.chunks >= 1024, `${out.chunks} chunks`);
+  assert.ok(['building', 'built'].includes(out.first), out.first);
+  assert.equal(out.early.length, 3, 'searchable as soon as addBook resolved');
+  assert.equal(out.late.length, 3);
+  assert.equal(out.built, 'built');
+  assert.ok(out.messages.indexOf('prepared') < out.messages.indexOf('done'), `${out.messages}`);
+  assert.equal(out.reopened, 'snapshot');
+  assert.equal(out.hits, 3);
+  assert.ok(out.messages.includes('done'));
+  await page.close();
+});
+
+test('a custom embedder on the page is called by the worker, with the in-page result', async () => {
+  const { page } = await lecternPage();
+  const result = await page.evaluate(async () => {
+    window.embedCalls = 0;
+    const embed = async (texts) => {
+      window.embedCalls += 1;
+      return texts.map((t) => {
+        const v = new Float32Array(16);
+        for (const w of t.toLowerCase().split(/\W+/)) v[(w.length * 7 + w.charCodeAt(0)) % 16] += 1;
+        return v;
+      });
+    };
+    const failing = await window.open({
+      embedder: { kind: 'custom', model: 'page', embed: async () => { throw new Error('no model here'); } },
+    });
+    const failed = await window.attempt(() => failing.addBook({ title: 'F', text: window.book(5) }));
+    await failing.close();
+    const text = window.book(200);
+    const hits = {};
+    for (const worker of [true, false]) {
+      const lectern = await window.open({ worker, embedder: { kind: 'custom', model: 'page', embed, batchSize: 16 } });
+      await lectern.addBook({ title: 'C', text });
+      hits[worker] = (await lectern.search('poet garden', { k: 5 })).map(({ bookId, ...r }) => r);
+      await lectern.close();
+    }
+    return { failed, calls: window.embedCalls, hits, messages: window.workers.map((w) => w.messages) };
+  });
+  assert.equal(result.failed.error.name, 'ToolError');
+  assert.match(result.failed.error.message, /no model here/);
+  assert.ok(result.calls > 2, `embed was called ${result.calls} times`);
+  assert.deepEqual(result.hits.true, result.hits.false);
+  assert.ok(result.messages.flat().includes('embed'), 'the worker asked the page to embed');
+  await page.close();
+});
+
+test('an OpenAI-compatible embedder is fetched from the worker, not the page', async () => {
+  const { page } = await lecternPage();
+  const out = await page.evaluate(async () => {
+    const pageFetches = [];
+    const nativeFetch = window.fetch;
+    window.fetch = (input, init) => {
+      pageFetches.push(String(input instanceof Request ? input.url : input));
+      return nativeFetch(input, init);
+    };
+    const lectern = await window.open({ embedder: { kind: 'openai', baseUrl: window.baseUrl, model: 'mock-embed', apiKey: 'k', batchSize: 32 } });
+    const book = await lectern.addBook({ title: 'O', text: window.book(100) });
+    const embeddedOnPage = pageFetches.filter((u) => u.endsWith('/embeddings')).length;
+    const hits = await lectern.search('lantern duel', { k: 2 });
+    await lectern.close();
+    return { book, embeddedOnPage, hits: hits.length, messages: window.workers[0].messages };
+  });
+  assert.equal(out.book.embedder, 'mock-embed');
+  assert.equal(out.book.dimensions, 64);
+  assert.equal(out.embeddedOnPage, 0, 'the book was not embedded by the page');
+  assert.ok(out.messages.includes('prepared'));
+  assert.equal(out.hits, 2);
+  await page.close();
+});
+
+test('aborting stores nothing and stops the worker; the next book starts a new one', async () => {
+  const { page } = await lecternPage();
+  const out = await page.evaluate(async () => {
+    const lectern = await window.open({ dbName: 'abort' });
+    const controller = new AbortController();
+    const failed = await window.attempt(() =>
+      lectern.addBook(
+        { title: 'Aborted', text: window.book(3000) },
+        { signal: controller.signal, onProgress: (p) => p.phase === 'embedding' && controller.abort() },
+      ),
+    );
+    const afterAbort = await lectern.books();
+    const terminated = window.workers[0].terminated;
+    const added = await lectern.addBook({ title: 'Next', text: window.book(10) });
+    const titles = (await lectern.books()).map((b) => b.title);
+    await lectern.close();
+    return { failed, afterAbort, terminated, titles, workers: window.workers.length, added: added.title };
+  });
+  assert.equal(out.failed.error.name, 'AbortError');
+  assert.deepEqual(out.afterAbort, []);
+  assert.equal(out.terminated, true);
+  assert.deepEqual(out.titles, ['Next']);
+  assert.equal(out.workers, 2);
+  await page.close();
+});
+
+test('worker: false, no Worker, and a worker that cannot start all ingest in the page', async () => {
+  const { page, problems } = await lecternPage();
+  const out = await page.evaluate(async () => {
+    const chunkCounts = [];
+    const off = await window.open({ worker: false });
+    chunkCounts.push((await off.addBook({ title: 'Off', text: window.book(50) })).chunkCount);
+    await off.close();
+    const startedWhenOff = window.workers.length;
+    const missing = await window.open({ workerUrl: '/no-such-worker.js' });
+    chunkCounts.push((await missing.addBook({ title: 'Missing', text: window.book(50) })).chunkCount);
+    chunkCounts.push((await missing.addBook({ title: 'Again', text: window.book(50) })).chunkCount);
+    await missing.close();
+    return { chunkCounts, startedWhenOff, workers: window.workers };
+  });
+  assert.equal(out.startedWhenOff, 0, 'worker: false starts no worker');
+  assert.equal(out.workers.length, 1, 'the missing worker was tried once, not for every book');
+  assert.ok(out.workers[0].messages.includes('error-event'));
+  assert.ok(out.chunkCounts.every((n) => n > 0 && n === out.chunkCounts[0]), `${out.chunkCounts}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+
+  const bare = await lecternPage({ withoutWorker: true });
+  const title = await bare.page.evaluate(async () => {
+    const lectern = await window.open({});
+    const book = await lectern.addBook({ title: 'No Worker here', text: window.book(20) });
+    await lectern.close();
+    return book.title;
+  });
+  assert.equal(title, 'No Worker here');
+  await bare.page.close();
+});
