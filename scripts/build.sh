@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 cargo build --release --target wasm32-unknown-unknown --lib
 rm -rf pkg
 wasm-bindgen --target web --weak-refs --out-dir pkg --out-name lectern \
-  target/wasm32-unknown-unknown/release/lectern.wasm
+  "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/lectern.wasm"
 # The ingestion worker's entry, beside lectern.js (it imports ./lectern.js).
 cp src/wasm/js/lectern_worker.js pkg/lectern_worker.js
 # binaryen from npm: Debian's wasm-opt (108) corrupts wasm-bindgen's externref table.
