@@ -3,6 +3,7 @@
 
 pub mod book;
 pub mod breaks;
+pub mod built_graph;
 pub mod chunk;
 pub mod config;
 pub mod embed;
@@ -12,6 +13,7 @@ pub mod fuzz_entry;
 pub mod hashed;
 pub mod hnsw;
 pub mod index;
+pub mod index_distance;
 pub mod library;
 pub mod markup;
 pub mod openai_embedder;
@@ -19,5 +21,7 @@ pub mod pages;
 pub mod search_tool;
 pub mod sentences;
 pub mod snapshot;
+#[cfg(test)]
+mod test_vectors;
 pub mod vector;
 pub mod zip;
