@@ -19,7 +19,11 @@ use crate::ids::new_id;
 use crate::storage::BookStore;
 use crate::time::Clock;
 
-/// Books smaller than this are searched exactly and get no index.
+/// Books smaller than this are searched exactly and get no index. Measured
+/// (`cargo bench --bench retrieval`, MiniLM vectors, k = 10, p50, native):
+/// exact 0.024 ms against the index's 0.032 ms at 512 vectors, 0.052 against
+/// 0.050 at 1,024, 0.090 against 0.054 at 2,048, 0.48 against 0.11 at 8,192:
+/// the index starts to win at about 1,024.
 pub const INDEX_MIN_VECTORS: usize = 1024;
 
 /// What a book is made from.
