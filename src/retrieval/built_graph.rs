@@ -64,7 +64,11 @@ pub(super) fn graph_of(hnsw: &Hnsw<Node<'_>>, zero_links: usize, upper_links: us
     HnswGraph {
         ids: built.points,
         zero: Layer::from_slots(&zero, BUILT_ZERO_LINKS, zero_links),
-        upper: built.layers.iter().map(|layer| slots(layer, upper_links)).collect(),
+        upper: built
+            .layers
+            .iter()
+            .map(|layer| slots(layer, upper_links))
+            .collect(),
     }
 }
 

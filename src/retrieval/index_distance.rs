@@ -149,7 +149,11 @@ mod tests {
         assert_eq!(q.len(), 2);
         assert_eq!(q.bytes(), 2 * 385 + 8);
         let (ca, cb) = (q.get(0).0, q.get(1).0);
-        let scalar: i32 = ca.iter().zip(cb).map(|(&x, &y)| i32::from(x) * i32::from(y)).sum();
+        let scalar: i32 = ca
+            .iter()
+            .zip(cb)
+            .map(|(&x, &y)| i32::from(x) * i32::from(y))
+            .sum();
         assert_eq!(dot_i8(ca, cb), scalar);
         assert!((dot_quantised(q.get(0), q.get(1)) - dot(&a, &b)).abs() < 0.01);
         assert!((dot_quantised(q.get(0), q.get(0)) - 1.0).abs() < 0.01);

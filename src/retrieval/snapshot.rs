@@ -234,7 +234,10 @@ mod tests {
         let mut old = bytes.clone();
         old[8] = 1;
         let err = decode(&old, 3).unwrap_err().to_string();
-        assert!(err.contains("version 1"), "a version 1 snapshot is rebuilt: {err}");
+        assert!(
+            err.contains("version 1"),
+            "a version 1 snapshot is rebuilt: {err}"
+        );
         let mut flipped = bytes.clone();
         let last = flipped.len() - 5;
         flipped[last] ^= 0x01;
