@@ -119,7 +119,7 @@ pub fn run_index(
         mib(snapshot.len())
     ));
     let exact_p50 = exact_p50(corpus, queries, now);
-    for ef in [settings.ef_search, 48, 64, 128] {
+    for ef in [settings.ef_search, 64, 96, 160] {
         index.set_ef_search(ef);
         let (p50, p99, recall) = query_index(&index, corpus, queries, exact_lists, now);
         lines.push(format!(
