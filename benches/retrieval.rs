@@ -31,4 +31,7 @@ fn main() {
             println!("{line}");
         }
     }
+    for line in retrieval::run_crossover(&all, &[512, 1_024, 2_048, 4_096, 8_192], &now) {
+        println!("{line}");
+    }
 }

@@ -160,7 +160,7 @@ fn an_index_rebuilt_at_load_is_saved_for_the_next_open() {
         let saved = block_on(store.index_snapshot(&book.id)).unwrap();
         let saved = saved.unwrap_or_else(|| panic!("{case}: the rebuilt index is saved"));
         assert!(
-            saved.starts_with(b"LCTNHNSW\x01\0\0\0") && Some(saved.as_slice()) != snapshot,
+            saved.starts_with(b"LCTNHNSW\x02\0\0\0") && Some(saved.as_slice()) != snapshot,
             "{case}: the rebuilt index is saved in the current format"
         );
 

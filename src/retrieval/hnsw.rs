@@ -1,41 +1,97 @@
 //! Lectern's own HNSW graph: the layers and the id mapping of an index built
 //! by `instant-distance`, without the vectors (they stay in the book's
-//! [`VectorSet`], stored once), and the search over it.
+//! [`super::vector::VectorSet`], stored once), and the search over it.
 //!
 //! The search is the one `instant-distance` 0.6 runs (greedy descent through
-//! the upper layers with one candidate, then `ef_search` candidates on layer
-//! zero); a test checks that both answer alike on the same graph.
+//! the upper layers with one candidate, then `ef` candidates on layer zero;
+//! a test checks that both answer alike on the same graph), with two
+//! additions: a [`Scratch`] reused from query to query, and a filter on
+//! layer zero (ineligible nodes are walked through but never kept, as
+//! hnswlib filters), so a page-bounded search still finds `ef` eligible nodes.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
-use super::vector::{dot, VectorSet};
-
-/// Links per node on the upper layers (`M` of the paper and of `instant-distance`).
-pub const UPPER_LINKS: usize = 32;
-/// Links per node on layer zero (`2 M`).
-pub const ZERO_LINKS: usize = 2 * UPPER_LINKS;
-/// An empty link slot; a node's links end at the first one.
+/// An empty link slot in `instant-distance`'s fixed-width link arrays.
 pub const NO_LINK: u32 = u32::MAX;
 
-/// An HNSW graph over a vector set. Nodes are numbered in insertion order
-/// (node 0 is the entry point, on every layer); layer `l` holds nodes
-/// `0..upper[l - 1].len() / UPPER_LINKS`.
+/// The links of one layer, packed: node `i`'s links are
+/// `links[offsets[i]..offsets[i + 1]]`, nearest-chosen first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layer {
+    /// `len() + 1` offsets into `links`, from 0.
+    pub offsets: Vec<u32>,
+    /// Every node's links, back to back.
+    pub links: Vec<u32>,
+}
+
+impl Default for Layer {
+    fn default() -> Self {
+        Layer {
+            offsets: vec![0],
+            links: Vec::new(),
+        }
+    }
+}
+
+impl Layer {
+    /// A layer from fixed-width slots (`width` per node, links first, then
+    /// `NO_LINK`), keeping each node's first `keep` links.
+    pub fn from_slots(slots: &[u32], width: usize, keep: usize) -> Layer {
+        let mut layer = Layer::default();
+        for node in slots.chunks(width) {
+            layer.push(node.iter().take_while(|&&n| n != NO_LINK).take(keep).copied());
+        }
+        layer
+    }
+
+    /// Appends a node with these links.
+    pub fn push(&mut self, links: impl IntoIterator<Item = u32>) {
+        self.links.extend(links);
+        self.offsets.push(self.links.len() as u32);
+    }
+
+    /// How many nodes.
+    pub fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// Whether it has none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The links of `node`.
+    pub fn of(&self, node: u32) -> &[u32] {
+        let node = node as usize;
+        &self.links[self.offsets[node] as usize..self.offsets[node + 1] as usize]
+    }
+
+    /// The bytes it holds.
+    pub fn bytes(&self) -> usize {
+        (self.offsets.len() + self.links.len()) * 4
+    }
+}
+
+/// An HNSW graph. Nodes are numbered in insertion order (node 0 is the
+/// entry point, on every layer); layer `l` holds nodes `0..upper[l - 1].len()`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HnswGraph {
     /// Each node's position in the vector set.
     pub ids: Vec<u32>,
-    /// Layer zero: `ZERO_LINKS` slots per node, links first, then `NO_LINK`.
-    pub zero: Vec<u32>,
-    /// The upper layers, lowest first: `UPPER_LINKS` slots per node.
-    pub upper: Vec<Vec<u32>>,
+    /// Layer zero.
+    pub zero: Layer,
+    /// The upper layers, lowest first.
+    pub upper: Vec<Layer>,
 }
 
 /// A node met by a search, with its distance to the query.
 #[derive(Debug, Clone, Copy)]
-struct Candidate {
-    distance: f32,
-    node: u32,
+pub struct Candidate {
+    /// Distance to the query (smaller is nearer).
+    pub distance: f32,
+    /// The node.
+    pub node: u32,
 }
 
 /// Compares distances like `ordered-float` does (NaN above everything).
@@ -67,59 +123,121 @@ impl PartialEq for Candidate {
 
 impl Eq for Candidate {}
 
-/// The state of one search (paper, algorithm 2).
-struct Search<'a> {
-    graph: &'a HnswGraph,
-    vectors: &'a VectorSet,
-    query: &'a [f32],
-    visited: Vec<bool>,
+/// The memory of a search, kept from one query to the next so a query does
+/// not allocate it anew: the visited set (a byte per node, stamped: a new stamp
+/// clears it), the candidate heap and the result list.
+#[derive(Debug, Clone, Default)]
+pub struct Scratch {
+    visited: Vec<u8>,
+    stamp: u8,
     candidates: BinaryHeap<Reverse<Candidate>>,
     /// Nearest first, at most `ef`.
     nearest: Vec<Candidate>,
-    ef: usize,
+    /// Distances computed by the last search.
+    pub distances: usize,
+    /// Whether the last search stopped at its distance budget.
+    pub exhausted: bool,
 }
 
-impl Search<'_> {
-    fn push(&mut self, node: u32) {
-        let seen = &mut self.visited[node as usize];
-        if *seen {
-            return;
+impl Scratch {
+    /// Forgets every visit (a new stamp), for `nodes` nodes.
+    fn forget(&mut self, nodes: usize) {
+        if self.visited.len() != nodes {
+            self.visited.clear();
+            self.visited.resize(nodes, 0);
+            self.stamp = 0;
         }
-        *seen = true;
-        let vector = self.vectors.get(self.graph.ids[node as usize] as usize);
-        let new = Candidate {
-            distance: 1.0 - dot(vector, self.query),
-            node,
-        };
-        let at = self.nearest.binary_search(&new).unwrap_or_else(|at| at);
-        if at < self.ef {
-            self.nearest.insert(at, new);
-            self.candidates.push(Reverse(new));
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.visited.iter_mut().for_each(|v| *v = 0);
+            self.stamp = 1;
         }
     }
 
-    /// Searches one layer whose nodes have `width` link slots each.
-    fn layer(&mut self, links: &[u32], width: usize) {
-        while let Some(Reverse(candidate)) = self.candidates.pop() {
-            let furthest = self.nearest.last().map(|f| f.distance);
-            if furthest.is_some_and(|f| compare(candidate.distance, f) == Ordering::Greater) {
+    /// Marks `node` visited; whether it was new.
+    fn visit(&mut self, node: u32) -> bool {
+        let slot = &mut self.visited[node as usize];
+        let new = *slot != self.stamp;
+        *slot = self.stamp;
+        new
+    }
+
+    /// The bytes it holds.
+    pub fn bytes(&self) -> usize {
+        self.visited.capacity() + (self.candidates.capacity() + self.nearest.capacity()) * 8
+    }
+}
+
+/// One search over one graph.
+struct Walk<'a, D, E> {
+    graph: &'a HnswGraph,
+    scratch: &'a mut Scratch,
+    distance: D,
+    eligible: E,
+    ef: usize,
+    budget: usize,
+}
+
+impl<D: FnMut(u32) -> f32, E: Fn(u32) -> bool> Walk<'_, D, E> {
+    /// Meets `node` (paper, algorithm 2, inner loop): a candidate if it is
+    /// among the `ef` nearest, kept if it is also eligible.
+    fn push(&mut self, node: u32, filtered: bool) {
+        if !self.scratch.visit(node) {
+            return;
+        }
+        self.scratch.distances += 1;
+        let new = Candidate {
+            distance: (self.distance)(self.graph.ids[node as usize]),
+            node,
+        };
+        let nearest = &mut self.scratch.nearest;
+        let at = nearest.binary_search(&new).unwrap_or_else(|at| at);
+        if at < self.ef {
+            self.scratch.candidates.push(Reverse(new));
+            if !filtered || (self.eligible)(self.graph.ids[node as usize]) {
+                nearest.insert(at, new);
+                nearest.truncate(self.ef);
+            }
+        }
+    }
+
+    /// Searches one layer.
+    fn layer(&mut self, layer: &Layer, filtered: bool) {
+        while let Some(Reverse(candidate)) = self.scratch.candidates.pop() {
+            let nearest = &self.scratch.nearest;
+            if nearest.len() >= self.ef
+                && compare(candidate.distance, nearest[nearest.len() - 1].distance) == Ordering::Greater
+            {
                 break;
             }
-            let start = candidate.node as usize * width;
-            for &node in links[start..start + width].iter().take_while(|&&n| n != NO_LINK) {
-                self.push(node);
+            if self.scratch.distances >= self.budget {
+                self.scratch.exhausted = true;
+                break;
             }
-            self.nearest.truncate(self.ef);
+            for &node in layer.of(candidate.node) {
+                self.push(node, filtered);
+            }
         }
     }
 
     /// Goes down a layer: the nearest found become the entry points.
     fn cull(&mut self) {
-        self.candidates = self.nearest.iter().map(|&c| Reverse(c)).collect();
-        self.visited.iter_mut().for_each(|v| *v = false);
-        for c in &self.nearest {
-            self.visited[c.node as usize] = true;
+        let scratch = &mut *self.scratch;
+        scratch.candidates.clear();
+        scratch.forget(self.graph.ids.len());
+        for i in 0..scratch.nearest.len() {
+            let c = scratch.nearest[i];
+            scratch.candidates.push(Reverse(c));
+            scratch.visit(c.node);
         }
+    }
+
+    /// Layer zero starts from the entry point the upper layers found, kept
+    /// as a result only if eligible.
+    fn enter_zero(&mut self) {
+        let eligible = &self.eligible;
+        let ids = &self.graph.ids;
+        self.scratch.nearest.retain(|c| eligible(ids[c.node as usize]));
     }
 }
 
@@ -134,33 +252,52 @@ impl HnswGraph {
         self.ids.is_empty()
     }
 
-    /// The (up to) `ef_search` nearest nodes to `query`, nearest first, as
-    /// (position in `vectors`, distance `1 - cosine`).
-    pub fn search(&self, vectors: &VectorSet, query: &[f32], ef_search: usize) -> Vec<(usize, f32)> {
+    /// The bytes it holds.
+    pub fn bytes(&self) -> usize {
+        self.ids.len() * 4 + self.zero.bytes() + self.upper.iter().map(Layer::bytes).sum::<usize>()
+    }
+
+    /// The (up to) `ef` nearest eligible nodes to a query, nearest first, as
+    /// (position, distance), with `distance(position)` the query's distance to
+    /// a vector. Only layer zero is filtered: the descent goes through any
+    /// node. The walk stops once it has computed `budget` distances (then
+    /// `scratch.exhausted` is set). Uses and leaves its state in `scratch`.
+    pub fn search(
+        &self,
+        scratch: &mut Scratch,
+        distance: impl FnMut(u32) -> f32,
+        (ef, budget): (usize, usize),
+        eligible: impl Fn(u32) -> bool,
+    ) -> Vec<(usize, f32)> {
+        scratch.forget(self.ids.len());
+        scratch.candidates.clear();
+        scratch.nearest.clear();
+        scratch.distances = 0;
+        scratch.exhausted = false;
         if self.ids.is_empty() {
             return Vec::new();
         }
-        let mut search = Search {
+        let mut walk = Walk {
             graph: self,
-            vectors,
-            query,
-            visited: vec![false; self.ids.len()],
-            candidates: BinaryHeap::new(),
-            nearest: Vec::new(),
+            scratch,
+            distance,
+            eligible,
             ef: 1,
+            budget,
         };
-        search.push(0);
-        for links in self.upper.iter().rev() {
-            search.ef = 1;
-            search.layer(links, UPPER_LINKS);
-            search.cull();
+        walk.push(0, false);
+        for layer in self.upper.iter().rev() {
+            walk.layer(layer, false);
+            walk.cull();
         }
-        search.ef = ef_search.max(1);
-        search.layer(&self.zero, ZERO_LINKS);
-        search
+        walk.ef = ef.max(1);
+        walk.enter_zero();
+        walk.layer(&self.zero, true);
+        let ids = &self.ids;
+        walk.scratch
             .nearest
             .iter()
-            .map(|c| (self.ids[c.node as usize] as usize, c.distance))
+            .map(|c| (ids[c.node as usize] as usize, c.distance))
             .collect()
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod book;
 pub mod breaks;
+pub mod built_graph;
 pub mod chunk;
 pub mod config;
 pub mod embed;
@@ -24,6 +25,8 @@ pub mod scan;
 pub mod search_tool;
 pub mod sentences;
 pub mod snapshot;
+#[cfg(test)]
+mod test_vectors;
 pub mod topk;
 pub mod vector;
 pub mod zip;

@@ -145,6 +145,16 @@ impl QuantizedSet {
         &self.scales
     }
 
+    /// Row `i`: its int8 values (a stride long, zero-padded) and its scale.
+    pub fn row(&self, i: usize) -> (&[i8], f32) {
+        (&self.data[i * self.stride..(i + 1) * self.stride], self.scales[i])
+    }
+
+    /// The bytes it holds.
+    pub fn bytes(&self) -> usize {
+        self.data.len() + self.scales.len() * 4
+    }
+
     /// A query in this set's int8 layout (its own scale is dropped: it
     /// scales every score alike and so does not change their order).
     pub fn quantize_query(&self, query: &[f32]) -> Vec<i8> {
@@ -152,6 +162,12 @@ impl QuantizedSet {
         quantize_into(query, &mut out);
         out
     }
+}
+
+/// The approximate dot product of two quantised rows, each with its scale.
+#[inline(always)]
+pub fn dot_rows(a: (&[i8], f32), b: (&[i8], f32)) -> f32 {
+    dot_i8(a.0, b.0) as f32 * a.1 * b.1
 }
 
 /// Integer dot product of two equally long int8 rows whose length is a

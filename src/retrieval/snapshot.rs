@@ -2,11 +2,12 @@
 //! mapping, never the vectors, which the vector store keeps) in bytes of our
 //! own, so what is stored does not depend on a dependency's private layout.
 //!
-//! Version 1:
+//! Version 2 (the bytes of version 1, whose graphs were built over `f32`
+//! distances with pruned links kept, far denser: they are rebuilt):
 //!
 //! ```text
 //! magic    8 bytes  "LCTNHNSW"
-//! version  u32 LE   1
+//! version  u32 LE   2
 //! body     LEB128 unsigned varints:
 //!          node count n, ef_search, upper layer count L,
 //!          the node count of each upper layer (lowest first),
@@ -20,13 +21,14 @@
 //! links within their layer, node 0 on every layer), so a snapshot that reads
 //! never makes a search panic; one that does not read is rebuilt by the caller.
 
-use super::hnsw::{HnswGraph, NO_LINK, UPPER_LINKS, ZERO_LINKS};
+use super::built_graph::{BUILT_UPPER_LINKS, BUILT_ZERO_LINKS};
+use super::hnsw::{HnswGraph, Layer};
 use crate::error::{Error, Result};
 
 /// The first bytes of every snapshot.
 pub const MAGIC: [u8; 8] = *b"LCTNHNSW";
 /// The version this code writes and reads.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// The snapshot of `graph`, searched with `ef_search`.
 pub fn encode(graph: &HnswGraph, ef_search: usize) -> Vec<u8> {
@@ -38,14 +40,14 @@ pub fn encode(graph: &HnswGraph, ef_search: usize) -> Vec<u8> {
     body.number(ef_search);
     body.number(graph.upper.len());
     for layer in &graph.upper {
-        body.number(layer.len() / UPPER_LINKS);
+        body.number(layer.len());
     }
     for &id in &graph.ids {
         body.number(id as usize);
     }
-    body.links(&graph.zero, ZERO_LINKS);
+    body.links(&graph.zero);
     for layer in &graph.upper {
-        body.links(layer, UPPER_LINKS);
+        body.links(layer);
     }
     let mut out = body.0;
     let crc = crc32(&out);
@@ -96,10 +98,10 @@ pub fn decode(bytes: &[u8], vector_count: usize) -> Result<(HnswGraph, usize)> {
     for _ in 0..nodes {
         ids.push(body.below(vector_count)? as u32);
     }
-    let zero = body.links(nodes, ZERO_LINKS, nodes)?;
+    let zero = body.links(nodes, BUILT_ZERO_LINKS, nodes)?;
     let mut upper = Vec::with_capacity(layer_count);
     for &size in &sizes {
-        upper.push(body.links(size, UPPER_LINKS, size)?);
+        upper.push(body.links(size, BUILT_UPPER_LINKS, size)?);
     }
     if !body.bytes.is_empty() {
         return Err(unreadable("trailing bytes"));
@@ -118,12 +120,12 @@ impl Writer {
         self.0.push(value as u8);
     }
 
-    /// Each node's links up to its first empty slot, after their count.
-    fn links(&mut self, slots: &[u32], width: usize) {
-        for node in slots.chunks(width) {
-            let count = node.iter().take_while(|&&n| n != NO_LINK).count();
-            self.number(count);
-            for &link in &node[..count] {
+    /// Each node's links after their count.
+    fn links(&mut self, layer: &Layer) {
+        for node in 0..layer.len() {
+            let links = layer.of(node as u32);
+            self.number(links.len());
+            for &link in links {
                 self.number(link as usize);
             }
         }
@@ -165,19 +167,21 @@ impl Reader<'_> {
         Ok(value)
     }
 
-    /// `nodes` nodes of `width` slots whose links are below `bound`.
-    fn links(&mut self, nodes: usize, width: usize, bound: usize) -> Result<Vec<u32>> {
-        let mut slots = vec![NO_LINK; nodes * width];
-        for node in slots.chunks_mut(width) {
+    /// `nodes` nodes of at most `width` links each, all below `bound`.
+    fn links(&mut self, nodes: usize, width: usize, bound: usize) -> Result<Layer> {
+        let mut layer = Layer::default();
+        for _ in 0..nodes {
             let count = self.number()?;
             if count > width {
                 return Err(Error::storage("the index snapshot is unreadable: too many links"));
             }
-            for slot in &mut node[..count] {
+            let mut links = [0u32; BUILT_ZERO_LINKS];
+            for slot in &mut links[..count] {
                 *slot = self.below(bound)? as u32;
             }
+            layer.push(links[..count].iter().copied());
         }
-        Ok(slots)
+        Ok(layer)
     }
 }
 
@@ -204,20 +208,17 @@ fn crc32(bytes: &[u8]) -> u32 {
 mod tests {
     use super::*;
 
+    fn layer(nodes: &[&[u32]]) -> Layer {
+        let mut layer = Layer::default();
+        nodes.iter().for_each(|links| layer.push(links.iter().copied()));
+        layer
+    }
+
     fn graph() -> HnswGraph {
-        let mut zero = vec![NO_LINK; 3 * ZERO_LINKS];
-        zero[0] = 1;
-        zero[1] = 2;
-        zero[ZERO_LINKS] = 0;
-        zero[2 * ZERO_LINKS] = 0;
-        zero[2 * ZERO_LINKS + 1] = 1;
-        let mut top = vec![NO_LINK; 2 * UPPER_LINKS];
-        top[0] = 1;
-        top[UPPER_LINKS] = 0;
         HnswGraph {
             ids: vec![2, 0, 1],
-            zero,
-            upper: vec![top],
+            zero: layer(&[&[1, 2], &[0], &[0, 1]]),
+            upper: vec![layer(&[&[1], &[0]])],
         }
     }
 
@@ -227,9 +228,16 @@ mod tests {
         assert_eq!(decode(&bytes, 3).unwrap(), (graph(), 100));
         assert!(decode(&bytes, 4).is_err(), "another vector count");
         let mut future = bytes.clone();
-        future[8] = 2;
+        future[8] = 3;
         let err = decode(&future, 3).unwrap_err().to_string();
-        assert!(err.contains("version 2"), "{err}");
+        assert!(err.contains("version 3"), "{err}");
+        let mut old = bytes.clone();
+        old[8] = 1;
+        let err = decode(&old, 3).unwrap_err().to_string();
+        assert!(
+            err.contains("version 1"),
+            "a version 1 snapshot is rebuilt: {err}"
+        );
         let mut flipped = bytes.clone();
         let last = flipped.len() - 5;
         flipped[last] ^= 0x01;
@@ -243,7 +251,7 @@ mod tests {
     #[test]
     fn out_of_range_links_are_refused_even_with_a_good_checksum() {
         let mut bad = graph();
-        bad.upper[0][0] = 2; // node 2 is not on the upper layer
+        bad.upper[0].links[0] = 2; // node 2 is not on the upper layer
         let bytes = encode(&bad, 100);
         assert!(decode(&bytes, 3)
             .unwrap_err()

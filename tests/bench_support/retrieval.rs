@@ -146,7 +146,9 @@ pub fn run_exact(
     (lines, exact_lists)
 }
 
-/// The index half: build, snapshot, query latency and recall against `exact_lists`.
+/// The index half: build, snapshot, query latency, recall against
+/// `exact_lists`, memory, and the speed-up over exact search timed in the
+/// same run, with the default settings and then at other `ef_search`.
 pub fn run_index(
     corpus: &VectorSet,
     queries: &VectorSet,
@@ -155,22 +157,79 @@ pub fn run_index(
 ) -> Vec<String> {
     let mut lines = Vec::new();
     let mib = |bytes: usize| bytes as f64 / 1048576.0;
+    let settings = IndexSettings::default();
+    let n = corpus.len();
     let start = now();
-    let index = VectorIndex::build(corpus, IndexSettings::default());
+    let index = VectorIndex::build(corpus, settings);
+    let build_ms = now() - start;
     lines.push(format!(
-        "  HNSW build (ef_construction 40): {:.0} ms",
-        now() - start
+        "  HNSW build (int8; ef_construction {}, heuristic {}, keep pruned {}, ml {:.3}): {build_ms:.0} ms",
+        settings.ef_construction, settings.heuristic, settings.keep_pruned, settings.ml,
     ));
+    lines.push(figure(&format!("ann_build_{n}"), env(), build_ms / 1000.0));
     let start = now();
     let snapshot = index.to_snapshot();
     let save = now() - start;
     let start = now();
-    let index = VectorIndex::from_snapshot(&snapshot, corpus.len()).expect("load");
+    let mut index = VectorIndex::from_snapshot(&snapshot, corpus.len()).expect("load");
     let load = now() - start;
     lines.push(format!(
         "  snapshot (graph and ids, no vectors): {:.2} MiB, encode {save:.0} ms, decode {load:.0} ms",
         mib(snapshot.len())
     ));
+    let exact_p50 = exact_p50(corpus, queries, now);
+    for ef in [settings.ef_search, 64, 96, 160] {
+        index.set_ef_search(ef);
+        let (p50, p99, recall) = query_index(&index, corpus, queries, exact_lists, now);
+        lines.push(format!(
+            "  HNSW query (ef {ef}{}): p50 {p50:.3} ms, p99 {p99:.3} ms, recall@10 {recall:.3}, {:.1}× exact (p50 {exact_p50:.3} ms)",
+            if ef == settings.ef_search { ", default" } else { "" },
+            exact_p50 / p50,
+        ));
+        if ef == settings.ef_search {
+            lines.push(figure(&format!("ann_p50_{n}"), env(), p50));
+            lines.push(figure(&format!("ann_p99_{n}"), env(), p99));
+            lines.push(figure(&format!("ann_recall_{n}"), env(), recall));
+            lines.push(figure(&format!("ann_speedup_{n}"), env(), exact_p50 / p50));
+        }
+    }
+    let vectors = corpus.len() * corpus.dims() * 4;
+    let int8 = corpus.quantized().bytes();
+    let ratio = (vectors + int8 + index.bytes()) as f64 / vectors as f64;
+    lines.push(format!(
+        "  memory: vectors {:.2} MiB (f32, held once) + their int8 copy {:.2} MiB (shared by exact search and the index) + index {:.2} MiB (graph {:.2} MiB, {:.1} links/node on layer zero; scratch {:.2} MiB) = {ratio:.3}× the vectors",
+        mib(vectors),
+        mib(int8),
+        mib(index.bytes()),
+        mib(index.graph().bytes()),
+        index.graph().zero.links.len() as f64 / index.graph().len().max(1) as f64,
+        mib(index.bytes() - index.graph().bytes()),
+    ));
+    lines.push(figure(&format!("ann_memory_{n}"), env(), ratio));
+    lines
+}
+
+/// Median exact search time over `queries` (the f32 prefix scan), timed now.
+fn exact_p50(corpus: &VectorSet, queries: &VectorSet, now: &dyn Fn() -> f64) -> f64 {
+    let mut timings: Vec<f64> = (0..queries.len())
+        .map(|q| {
+            let start = now();
+            std::hint::black_box(scan_top_k(corpus, queries.get(q), 10, corpus.len()));
+            now() - start
+        })
+        .collect();
+    timings.sort_by(f64::total_cmp);
+    percentile(&timings, 0.5)
+}
+
+/// Index query p50 and p99 (ms) and recall@10 against `exact_lists`.
+fn query_index(
+    index: &VectorIndex,
+    corpus: &VectorSet,
+    queries: &VectorSet,
+    exact_lists: &[Vec<usize>],
+    now: &dyn Fn() -> f64,
+) -> (f64, f64, f64) {
     let mut found = 0;
     let mut timings = Vec::new();
     for (q, exact) in exact_lists.iter().enumerate().take(queries.len()) {
@@ -182,11 +241,29 @@ pub fn run_index(
         found += hits.iter().filter(|h| exact.contains(&h.index)).count();
     }
     timings.sort_by(f64::total_cmp);
-    lines.push(format!(
-        "  HNSW query (ef_search 100): p50 {:.3} ms, p99 {:.3} ms, recall@10 {:.3}",
-        percentile(&timings, 0.5),
-        percentile(&timings, 0.99),
-        found as f64 / (queries.len() * 10) as f64
-    ));
+    let recall = found as f64 / (queries.len() * 10) as f64;
+    (percentile(&timings, 0.5), percentile(&timings, 0.99), recall)
+}
+
+/// Where the index starts to beat the exact scan: both timed on the first
+/// `n` vectors of `all` for growing `n` (each index built with the defaults).
+pub fn run_crossover(all: &VectorSet, sizes: &[usize], now: &dyn Fn() -> f64) -> Vec<String> {
+    let mut lines = vec!["crossover, k = 10 (p50 of 200 queries):".to_owned()];
+    for &n in sizes.iter().filter(|&&n| n < all.len()) {
+        let (corpus, queries) = corpus_and_queries(all, n);
+        let exact: Vec<Vec<usize>> = (0..queries.len())
+            .map(|q| {
+                let hits = exact_top_k(&corpus, queries.get(q), 10, |_| true);
+                hits.iter().map(|h| h.index).collect()
+            })
+            .collect();
+        let index = VectorIndex::build(&corpus, IndexSettings::default());
+        let exact_p50 = exact_p50(&corpus, &queries, now);
+        let (p50, _, recall) = query_index(&index, &corpus, &queries, &exact, now);
+        lines.push(format!(
+            "  {n:>6} vectors: exact {exact_p50:.3} ms, index {p50:.3} ms (recall@10 {recall:.3}), {:.2}×",
+            exact_p50 / p50
+        ));
+    }
     lines
 }
