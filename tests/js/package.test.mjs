@@ -5,8 +5,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 
-/** Bytes of gzip -9 (node's zlib) the release module may weigh. */
-const WASM_GZIP_BUDGET = 535_000;
+/** Bytes of gzip -9 (node's zlib) the release module may weigh: a guard against
+ * regressions, 2.5 % over the last measured 536,424 (with the ingestion worker's
+ * entry, the int8 scans and the int8 index added in issue 12), not the goal. */
+const WASM_GZIP_BUDGET = 550_000;
 
 const read = (name) => readFileSync(new URL(`../../pkg/${name}`, import.meta.url), 'utf8');
 
