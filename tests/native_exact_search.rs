@@ -12,27 +12,9 @@ use lectern::retrieval::library::{search_book_vectors, IndexSource, LoadedBook, 
 use lectern::retrieval::page_bound::ends_ascending;
 use lectern::retrieval::pages::pages_from_text;
 use lectern::retrieval::scan::{quantized_top_k, scan_top_k, RERANK_FACTOR};
-use lectern::retrieval::vector::{exact_top_k, normalize, Hit, VectorSet};
+use lectern::retrieval::test_vectors::random_set;
+use lectern::retrieval::vector::{exact_top_k, Hit, VectorSet};
 use shared_fixtures::{minilm, thursday};
-
-/// `n` random unit vectors (a fixed xorshift seed).
-fn random_set(n: usize, dims: usize, seed: u64) -> VectorSet {
-    let mut state = seed;
-    let mut set = VectorSet::new(dims);
-    for _ in 0..n {
-        let mut v: Vec<f32> = (0..dims)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
-            })
-            .collect();
-        normalize(&mut v);
-        set.push(&v);
-    }
-    set
-}
 
 /// A book of `vectors.len()` chunks; chunk `i` ends on page `end_page(i)`.
 fn book(vectors: VectorSet, end_page: impl Fn(usize) -> u32, indexed: bool) -> LoadedBook {

@@ -152,27 +152,7 @@ async fn retrieval_in_chromium() {
 
     // Cold start of an exact-searched book of every vector: open the database, read it, answer.
     let name = format!("bench-{}", js_sys::Date::now() as u64);
-    let chunks: Vec<lectern::retrieval::chunk::Chunk> = (0..full.len())
-        .map(|i| lectern::retrieval::chunk::Chunk {
-            ordinal: i as u32,
-            text: String::new(),
-            start_page: 1,
-            end_page: 1,
-            chapter: None,
-        })
-        .collect();
-    let book = lectern::retrieval::book::Book {
-        id: "bench".into(),
-        title: "bench".into(),
-        author: None,
-        page_count: 1,
-        chunk_count: full.len() as u32,
-        current_page: 1,
-        embedder: "minilm".into(),
-        dimensions: 384,
-        chapters: Vec::new(),
-        created_at: 0.0,
-    };
+    let (book, chunks) = bench_book(full.len());
     let store = IndexedDbStore::open(&name).await.unwrap();
     let start = now_ms();
     store.put_book(&book, &chunks, &full, None).await.unwrap();
@@ -212,7 +192,7 @@ async fn retrieval_in_chromium() {
 
 /// A book of `vectors` stored with its index snapshot, then opened cold:
 /// open the database, read the vectors and the snapshot, decode it, answer
-/// a top-10 through the index (which makes its int8 vectors then).
+/// a top-10 through the index.
 async fn cold_start_with_index(
     vectors: &lectern::retrieval::vector::VectorSet,
     queries: &lectern::retrieval::vector::VectorSet,
@@ -222,27 +202,7 @@ async fn cold_start_with_index(
     let snapshot = VectorIndex::build(vectors, IndexSettings::default()).to_snapshot();
     web_support::sleep(0).await;
     let name = format!("bench-index-{}", js_sys::Date::now() as u64);
-    let chunks: Vec<lectern::retrieval::chunk::Chunk> = (0..vectors.len())
-        .map(|i| lectern::retrieval::chunk::Chunk {
-            ordinal: i as u32,
-            text: String::new(),
-            start_page: 1,
-            end_page: 1,
-            chapter: None,
-        })
-        .collect();
-    let book = lectern::retrieval::book::Book {
-        id: "bench".into(),
-        title: "bench".into(),
-        author: None,
-        page_count: 1,
-        chunk_count: vectors.len() as u32,
-        current_page: 1,
-        embedder: "minilm".into(),
-        dimensions: 384,
-        chapters: Vec::new(),
-        created_at: 0.0,
-    };
+    let (book, chunks) = bench_book(vectors.len());
     let store = IndexedDbStore::open(&name).await.unwrap();
     store
         .put_book(&book, &chunks, vectors, Some(&snapshot))
@@ -302,4 +262,35 @@ async fn agent_loop_in_chromium() {
     store.close();
     drop(store);
     IndexedDbStore::delete_database(&name).await.unwrap();
+}
+
+/// A book record of `n` empty one-page chunks, to store `n` bench vectors under.
+fn bench_book(
+    n: usize,
+) -> (
+    lectern::retrieval::book::Book,
+    Vec<lectern::retrieval::chunk::Chunk>,
+) {
+    let chunks = (0..n)
+        .map(|i| lectern::retrieval::chunk::Chunk {
+            ordinal: i as u32,
+            text: String::new(),
+            start_page: 1,
+            end_page: 1,
+            chapter: None,
+        })
+        .collect();
+    let book = lectern::retrieval::book::Book {
+        id: "bench".into(),
+        title: "bench".into(),
+        author: None,
+        page_count: 1,
+        chunk_count: n as u32,
+        current_page: 1,
+        embedder: "minilm".into(),
+        dimensions: 384,
+        chapters: Vec::new(),
+        created_at: 0.0,
+    };
+    (book, chunks)
 }

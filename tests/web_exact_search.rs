@@ -5,29 +5,11 @@
 
 use lectern::retrieval::quantized::{dot_i8, quantize_into, stride_for, QuantizedSet};
 use lectern::retrieval::scan::{quantized_top_k, scan_top_k, RERANK_FACTOR};
-use lectern::retrieval::vector::{dot, dot_scalar, exact_top_k, normalize, VectorSet};
+use lectern::retrieval::test_vectors::random_set;
+use lectern::retrieval::vector::{dot, dot_scalar, exact_top_k};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-/// `n` random unit vectors (a fixed xorshift seed).
-fn random_set(n: usize, dims: usize, seed: u64) -> VectorSet {
-    let mut state = seed;
-    let mut set = VectorSet::new(dims);
-    for _ in 0..n {
-        let mut v: Vec<f32> = (0..dims)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
-            })
-            .collect();
-        normalize(&mut v);
-        set.push(&v);
-    }
-    set
-}
 
 /// `quantize_into` written the plain way.
 fn quantize_reference(vector: &[f32]) -> (Vec<i8>, f32) {

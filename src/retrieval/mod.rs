@@ -25,8 +25,7 @@ pub mod scan;
 pub mod search_tool;
 pub mod sentences;
 pub mod snapshot;
-#[cfg(test)]
-mod test_vectors;
+pub mod test_vectors;
 pub mod topk;
 pub mod vector;
 pub mod zip;

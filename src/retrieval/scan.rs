@@ -58,25 +58,8 @@ pub fn quantized_top_k(set: &VectorSet, query: &[f32], k: usize, count: usize, r
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::retrieval::vector::{exact_top_k, normalize};
-
-    /// `n` random unit vectors of `dims` (a fixed xorshift seed).
-    fn random_set(n: usize, dims: usize, seed: u64) -> VectorSet {
-        let mut state = seed;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f32 / (1u64 << 53) as f32 * 2.0 - 1.0
-        };
-        let mut set = VectorSet::new(dims);
-        for _ in 0..n {
-            let mut v: Vec<f32> = (0..dims).map(|_| next()).collect();
-            normalize(&mut v);
-            set.push(&v);
-        }
-        set
-    }
+    use crate::retrieval::test_vectors::random_set;
+    use crate::retrieval::vector::exact_top_k;
 
     #[test]
     fn the_prefix_scan_equals_the_filtered_scan() {

@@ -1,4 +1,5 @@
-//! Random unit vectors for the index tests.
+//! Random unit vectors, reproducible from a seed: for the tests of exact
+//! search and the index (here and in `tests/`).
 
 use super::vector::{normalize, VectorSet};
 
