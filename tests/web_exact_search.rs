@@ -18,8 +18,10 @@ fn quantize_reference(vector: &[f32]) -> (Vec<i8>, f32) {
     if largest == 0.0 || !largest.is_finite() {
         return (out, 0.0);
     }
+    // The same arithmetic as the scalar loop: one factor, then a multiply.
+    let factor = 127.0 / largest;
     for (q, x) in out.iter_mut().zip(vector) {
-        *q = (x * 127.0 / largest).round_ties_even() as i8;
+        *q = (x * factor).round_ties_even() as i8;
     }
     (out, largest / 127.0)
 }
