@@ -27,6 +27,9 @@ run_all() {
   printf '\n== addBook of 1.3 MB: the page'"'"'s longest task, with the worker and in the page (headless Chromium)\n'
   node benches/longtask.mjs "$(cd .. && pwd)/shared/fixtures/books/chesterton-thursday.txt"
 
+  printf '\n== The HNSW build of 53,901 MiniLM passages in the worker (headless Chromium)\n'
+  LECTERN_FIXTURES_DIR="$(cd .. && pwd)/shared/fixtures" node benches/worker_index.mjs
+
   printf '\n== SSE parse throughput, retrieval, context per step and the agent loop, wasm in headless Chromium\n'
   local fixtures server_log server
   fixtures="$(cd .. && pwd)/shared/fixtures"
