@@ -9,7 +9,7 @@ mod unicode_books;
 
 use lectern::retrieval::epub::{pages_from_epub, EpubLimits};
 use lectern::retrieval::fuzz_entry;
-use lectern::retrieval::zip::crc32;
+use lectern::retrieval::zip_writer::{write_zip, ZipEntry};
 use proptest::collection::vec;
 use proptest::prelude::*;
 
@@ -32,41 +32,16 @@ const LIMITS: EpubLimits = EpubLimits {
 
 /// A zip of `files` (deflated when `deflate`), with true CRCs and sizes.
 fn zip(files: &[(String, Vec<u8>)], deflate: bool) -> Vec<u8> {
-    let (mut out, mut central) = (Vec::new(), Vec::new());
-    for (name, content) in files {
-        let data = if deflate {
-            miniz_oxide::deflate::compress_to_vec(content, 6)
-        } else {
-            content.clone()
-        };
-        let mut fields = Vec::new();
-        fields.extend_from_slice(&(if deflate { 8u16 } else { 0 }).to_le_bytes());
-        fields.extend_from_slice(&[0; 4]);
-        fields.extend_from_slice(&crc32(content).to_le_bytes());
-        fields.extend_from_slice(&(data.len() as u32).to_le_bytes());
-        fields.extend_from_slice(&(content.len() as u32).to_le_bytes());
-        fields.extend_from_slice(&(name.len() as u16).to_le_bytes());
-        let offset = out.len() as u32;
-        out.extend_from_slice(&[0x50, 0x4b, 0x03, 0x04, 20, 0, 0, 0]);
-        out.extend_from_slice(&fields);
-        out.extend_from_slice(&[0, 0]);
-        out.extend_from_slice(name.as_bytes());
-        out.extend_from_slice(&data);
-        central.extend_from_slice(&[0x50, 0x4b, 0x01, 0x02, 20, 0, 20, 0, 0, 0]);
-        central.extend_from_slice(&fields);
-        central.extend_from_slice(&[0; 12]);
-        central.extend_from_slice(&offset.to_le_bytes());
-        central.extend_from_slice(name.as_bytes());
-    }
-    let cd_offset = out.len() as u32;
-    out.extend_from_slice(&central);
-    out.extend_from_slice(&[0x50, 0x4b, 0x05, 0x06, 0, 0, 0, 0]);
-    out.extend_from_slice(&(files.len() as u16).to_le_bytes());
-    out.extend_from_slice(&(files.len() as u16).to_le_bytes());
-    out.extend_from_slice(&(central.len() as u32).to_le_bytes());
-    out.extend_from_slice(&cd_offset.to_le_bytes());
-    out.extend_from_slice(&[0, 0]);
-    out
+    let entries: Vec<ZipEntry<'_>> = files
+        .iter()
+        .map(|(name, content)| ZipEntry {
+            name,
+            content,
+            deflate,
+            declared_size: None,
+        })
+        .collect();
+    write_zip(&entries)
 }
 
 /// An EPUB of `docs` (XHTML bodies) in spine order, with a nav naming each.

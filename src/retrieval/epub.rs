@@ -250,21 +250,7 @@ pub fn pages_from_epub_with_limits(
 mod tests {
     use super::*;
 
-    /// CRC-32 (IEEE), bit by bit: an oracle independent of the reader's table.
-    fn crc32_slow(data: &[u8]) -> u32 {
-        let mut crc = !0u32;
-        for &b in data {
-            crc ^= u32::from(b);
-            for _ in 0..8 {
-                crc = if crc & 1 == 1 {
-                    (crc >> 1) ^ 0xEDB8_8320
-                } else {
-                    crc >> 1
-                };
-            }
-        }
-        !crc
-    }
+    use crate::retrieval::zip_writer::{write_zip, ZipEntry};
 
     /// A zip of `files`, deflated or stored alternately.
     pub fn zip(files: &[(&str, &str)]) -> Vec<u8> {
@@ -272,46 +258,20 @@ mod tests {
         zip_bytes(&files)
     }
 
-    /// A zip of `(name, content, declared size)`: the declared size defaults to the real one.
+    /// A zip of `(name, content, declared size)`, deflated or stored
+    /// alternately: the declared size defaults to the real one.
     fn zip_bytes(files: &[(&str, &[u8], Option<u32>)]) -> Vec<u8> {
-        let mut out = Vec::new();
-        let mut central = Vec::new();
-        for (i, (name, content, declared)) in files.iter().enumerate() {
-            let deflate = i % 2 == 1;
-            let data = if deflate {
-                miniz_oxide::deflate::compress_to_vec(content, 6)
-            } else {
-                content.to_vec()
-            };
-            let offset = out.len() as u32;
-            let method: u16 = if deflate { 8 } else { 0 };
-            let mut fields = Vec::new();
-            fields.extend_from_slice(&method.to_le_bytes());
-            fields.extend_from_slice(&[0; 4]);
-            fields.extend_from_slice(&crc32_slow(content).to_le_bytes());
-            fields.extend_from_slice(&(data.len() as u32).to_le_bytes());
-            fields.extend_from_slice(&declared.unwrap_or(content.len() as u32).to_le_bytes());
-            fields.extend_from_slice(&(name.len() as u16).to_le_bytes());
-            out.extend_from_slice(&[0x50, 0x4b, 0x03, 0x04, 20, 0, 0, 0]);
-            out.extend_from_slice(&fields);
-            out.extend_from_slice(&[0, 0]);
-            out.extend_from_slice(name.as_bytes());
-            out.extend_from_slice(&data);
-            central.extend_from_slice(&[0x50, 0x4b, 0x01, 0x02, 20, 0, 20, 0, 0, 0]);
-            central.extend_from_slice(&fields);
-            central.extend_from_slice(&[0; 12]);
-            central.extend_from_slice(&offset.to_le_bytes());
-            central.extend_from_slice(name.as_bytes());
-        }
-        let cd_offset = out.len() as u32;
-        out.extend_from_slice(&central);
-        out.extend_from_slice(&[0x50, 0x4b, 0x05, 0x06, 0, 0, 0, 0]);
-        out.extend_from_slice(&(files.len() as u16).to_le_bytes());
-        out.extend_from_slice(&(files.len() as u16).to_le_bytes());
-        out.extend_from_slice(&(central.len() as u32).to_le_bytes());
-        out.extend_from_slice(&cd_offset.to_le_bytes());
-        out.extend_from_slice(&[0, 0]);
-        out
+        let entries: Vec<ZipEntry<'_>> = files
+            .iter()
+            .enumerate()
+            .map(|(i, &(name, content, declared_size))| ZipEntry {
+                name,
+                content,
+                deflate: i % 2 == 1,
+                declared_size,
+            })
+            .collect();
+        write_zip(&entries)
     }
 
     pub fn sample_epub() -> Vec<u8> {

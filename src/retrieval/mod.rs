@@ -29,3 +29,4 @@ pub mod test_vectors;
 pub mod topk;
 pub mod vector;
 pub mod zip;
+pub mod zip_writer;
