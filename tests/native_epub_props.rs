@@ -5,25 +5,15 @@
 //! `lectern::retrieval::fuzz_entry`. `PROPTEST_CASES` overrides the case counts.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod prop_config;
 mod unicode_books;
 
 use lectern::retrieval::epub::{pages_from_epub, EpubLimits};
 use lectern::retrieval::fuzz_entry;
 use lectern::retrieval::zip_writer::{write_zip, ZipEntry};
+use prop_config::config;
 use proptest::collection::vec;
 use proptest::prelude::*;
-
-fn config(cases: u32) -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(cases);
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
 
 const LIMITS: EpubLimits = EpubLimits {
     max_entry_bytes: 1 << 20,

@@ -5,25 +5,15 @@
 //! `cargo fuzz` harness calls too. `PROPTEST_CASES` overrides the case counts.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod prop_config;
+
 use lectern::retrieval::chunk::ChunkSettings;
 use lectern::retrieval::fuzz_entry;
 use lectern::retrieval::markup::{decode_entities, xhtml_text};
 use lectern::retrieval::pages::pages_from_list;
+use prop_config::config;
 use proptest::collection::vec;
 use proptest::prelude::*;
-
-/// `cases` unless `PROPTEST_CASES` says otherwise.
-fn config(cases: u32) -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(cases);
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
 
 /// Pieces of text from many scripts, with the characters that matter to
 /// cutting: spaces of every kind, terminators, quotes, joiners, marks.
