@@ -1,7 +1,7 @@
 //! The library: adding, listing and deleting books, and the one search path
 //! that `lectern.search` and the `search_book` tool share.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -111,10 +111,25 @@ pub struct SearchResult {
     pub score: f32,
 }
 
+/// Where a book's missing index is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexBuilds {
+    /// On the calling thread, when a book is added or loaded without a
+    /// usable snapshot (the default; native callers).
+    Here,
+    /// Elsewhere (the browser's ingestion worker): such a book is searched
+    /// exactly, [`IndexSource::Building`], until [`Library::attach_snapshot`]
+    /// gives it one or [`Library::forgo_index`] gives up.
+    Elsewhere,
+    /// Never: such a book is searched exactly ([`IndexSource::None`]); a
+    /// page without a worker, where one synchronous build would freeze it.
+    Never,
+}
+
 /// How a loaded book's index came to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IndexSource {
-    /// Too small for one: searched exactly.
+    /// None: searched exactly (too small for one, or none can be built).
     None,
     /// Built now.
     Built,
@@ -167,6 +182,7 @@ pub struct Library {
     clock: Rc<dyn Clock>,
     chunking: ChunkSettings,
     indexing: IndexSettings,
+    index_builds: Cell<IndexBuilds>,
     loaded: RefCell<HashMap<String, Rc<LoadedBook>>>,
 }
 
@@ -184,8 +200,19 @@ impl Library {
             clock,
             chunking,
             indexing: IndexSettings::default(),
+            index_builds: Cell::new(IndexBuilds::Here),
             loaded: RefCell::new(HashMap::new()),
         }
+    }
+
+    /// Where missing indexes are built from now on ([`IndexBuilds::Here`] by default).
+    pub fn set_index_builds(&self, builds: IndexBuilds) {
+        self.index_builds.set(builds);
+    }
+
+    /// Where missing indexes are built.
+    pub fn index_builds(&self) -> IndexBuilds {
+        self.index_builds.get()
     }
 
     /// Uses these index settings for books built from now on.
@@ -239,7 +266,10 @@ impl Library {
         };
         report(0);
         pace.pause().await;
-        let index = self.build_index(&prepared.vectors);
+        let index = match self.index_builds() {
+            IndexBuilds::Here => self.build_index(&prepared.vectors),
+            IndexBuilds::Elsewhere | IndexBuilds::Never => None,
+        };
         report(1);
         cancel.check()?;
         self.store_prepared(prepared, index, cancel).await
@@ -295,12 +325,37 @@ impl Library {
             .await?;
         let index_source = match &index {
             Some(_) => IndexSource::Built,
-            None if vectors.len() >= INDEX_MIN_VECTORS => IndexSource::Building,
-            None => IndexSource::None,
+            None => self.without_index(vectors.len()),
         };
         let loaded = LoadedBook::new(book.clone(), chunks, vectors, index, index_source);
         self.loaded.borrow_mut().insert(id, Rc::new(loaded));
         Ok(book)
+    }
+
+    /// The source of a book of `count` vectors with no usable index: built
+    /// elsewhere when it is big enough and someone can, else none.
+    fn without_index(&self, count: usize) -> IndexSource {
+        match self.index_builds() {
+            IndexBuilds::Elsewhere if count >= INDEX_MIN_VECTORS => IndexSource::Building,
+            _ => IndexSource::None,
+        }
+    }
+
+    /// Gives up a loaded book's [`IndexSource::Building`] index (its builder
+    /// cannot run): it is searched exactly, [`IndexSource::None`], until the
+    /// next load. False if the book was not waiting for one.
+    pub fn forgo_index(&self, id: &str) -> bool {
+        let mut loaded = self.loaded.borrow_mut();
+        if !loaded
+            .get(id)
+            .is_some_and(|b| b.index_source == IndexSource::Building)
+        {
+            return false;
+        }
+        if let Some(book) = loaded.remove(id) {
+            loaded.insert(id.to_owned(), Rc::new(with_index(book, None, IndexSource::None)));
+        }
+        true
     }
 
     /// Gives a loaded book whose index was [`IndexSource::Building`] the
@@ -324,16 +379,7 @@ impl Library {
             self.store.delete_book(id).await?;
             return Ok(false);
         };
-        let book = Rc::try_unwrap(book).unwrap_or_else(|shared| {
-            let (book, chunks, vectors) =
-                (shared.book.clone(), shared.chunks.clone(), shared.vectors.clone());
-            LoadedBook::new(book, chunks, vectors, None, IndexSource::Building)
-        });
-        let loaded = LoadedBook {
-            index: Some(index),
-            index_source: IndexSource::Built,
-            ..book
-        };
+        let loaded = with_index(book, Some(index), IndexSource::Built);
         self.loaded.borrow_mut().insert(id.to_owned(), Rc::new(loaded));
         Ok(true)
     }
@@ -373,7 +419,8 @@ impl Library {
     }
 
     /// The book ready to search: from memory, else from the store with its
-    /// index snapshot (built and saved if missing or unreadable).
+    /// index snapshot (if missing or unreadable: built and saved here, or
+    /// left to be built elsewhere, per [`IndexBuilds`]).
     pub async fn load(&self, id: &str) -> Result<Rc<LoadedBook>> {
         if let Some(loaded) = self.loaded.borrow().get(id) {
             return Ok(loaded.clone());
@@ -388,12 +435,13 @@ impl Library {
                 Some(Ok(index)) => (Some(index), IndexSource::Snapshot),
                 // No snapshot, or one of another version, format or book, or
                 // corrupt: rebuild (the stored vectors are the truth) and save
-                // it, so the next open reads it.
-                _ => {
+                // it, so the next open reads it — here, or elsewhere if so set.
+                _ if self.index_builds() == IndexBuilds::Here => {
                     let index = VectorIndex::build(&vectors, self.indexing);
                     self.store.put_index_snapshot(id, &index.to_snapshot()).await?;
                     (Some(index), IndexSource::Built)
                 }
+                _ => (None, self.without_index(vectors.len())),
             }
         };
         let loaded = Rc::new(LoadedBook::new(book, chunks, vectors, index, index_source));
@@ -515,6 +563,19 @@ fn search_filtered(loaded: &LoadedBook, query: &[f32], k: usize, max_page: Optio
         }
     }
     exact_top_k(&loaded.vectors, query, k, eligible)
+}
+
+/// `book` with this index: its content moved, or copied while a search still holds it.
+fn with_index(book: Rc<LoadedBook>, index: Option<VectorIndex>, index_source: IndexSource) -> LoadedBook {
+    let book = Rc::try_unwrap(book).unwrap_or_else(|shared| {
+        let (book, chunks, vectors) = (shared.book.clone(), shared.chunks.clone(), shared.vectors.clone());
+        LoadedBook::new(book, chunks, vectors, None, IndexSource::None)
+    });
+    LoadedBook {
+        index,
+        index_source,
+        ..book
+    }
 }
 
 fn chapters_of(chunks: &[Chunk]) -> Vec<String> {

@@ -4,6 +4,7 @@
 //! start — in the page, yielding to the event loop between slices.
 
 use std::cell::RefCell;
+use std::collections::HashSet;
 use std::rc::Rc;
 
 use js_sys::{Array, Float32Array, Function, Object, Promise, Reflect, Uint8Array};
@@ -16,7 +17,7 @@ use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 use crate::retrieval::book::Book;
 use crate::retrieval::chunk::ChunkSettings;
-use crate::retrieval::library::{IngestProgress, Library};
+use crate::retrieval::library::{IndexBuilds, IndexSource, IngestProgress, Library};
 use crate::retrieval::prepare::PreparedBook;
 use crate::retrieval::prepared_wire::decode_prepared;
 use crate::retrieval::vector::VectorSet;
@@ -41,8 +42,18 @@ extern "C" {
         signal: &JsValue,
     ) -> Promise;
 
+    /// Resolves with the snapshot of the index of `vectors` (transferred),
+    /// or `null` if there is none: too few vectors, the worker cannot start
+    /// or stopped.
+    #[wasm_bindgen(method)]
+    fn index(this: &IngestWorker, vectors: Float32Array, dims: u32) -> Promise;
+
     #[wasm_bindgen(method)]
     fn terminate(this: &IngestWorker);
+
+    /// Whether the worker was found unable to start (then it is not tried again).
+    #[wasm_bindgen(method, getter)]
+    fn unavailable(this: &IngestWorker) -> bool;
 }
 
 /// What an ingestion needs besides the book, and the worker it owns.
@@ -56,6 +67,8 @@ pub struct Ingestion {
     /// A custom embedder's function: the worker asks the page to call it.
     embed: Option<Function>,
     worker: RefCell<Option<IngestWorker>>,
+    /// Books whose index the worker is building.
+    indexing: RefCell<HashSet<String>>,
 }
 
 /// A failure to hand to JS: Lectern's own error, or one the worker sent
@@ -87,13 +100,26 @@ impl Ingestion {
             embedder_json,
             embed,
             worker: RefCell::new(None),
+            indexing: RefCell::new(HashSet::new()),
+        }
+    }
+
+    /// Where this page's missing indexes are built: in the worker, or — with
+    /// `worker: false` or no `Worker` — nowhere (one synchronous build would
+    /// freeze the page; exact search serves).
+    pub fn index_builds(&self) -> IndexBuilds {
+        let has_worker = Reflect::has(&js_sys::global(), &"Worker".into()).unwrap_or(false);
+        if self.use_worker && has_worker {
+            IndexBuilds::Elsewhere
+        } else {
+            IndexBuilds::Never
         }
     }
 
     /// Adds `new` to `library`: prepared in the worker and stored here, or
     /// all of it here, paced. `progress` is the JS form of `report`.
     pub async fn add_book(
-        &self,
+        self: &Rc<Self>,
         library: &Rc<Library>,
         new: BookInput,
         progress: &Function,
@@ -112,13 +138,19 @@ impl Ingestion {
                 let book = library.store_prepared(prepared, None, cancel).await?;
                 let indexed = Reflect::get(&result, &"indexed".into()).unwrap_or(JsValue::UNDEFINED);
                 if let Ok(indexed) = indexed.dyn_into::<Promise>() {
+                    self.indexing.borrow_mut().insert(book.id.clone());
                     let (library, id) = (library.clone(), book.id.clone());
+                    let this = self.clone();
                     wasm_bindgen_futures::spawn_local(async move {
-                        let _ = attach_snapshot(&library, &id, indexed).await;
+                        this.attach(&library, &id, indexed).await;
                     });
+                } else {
+                    library.forgo_index(&book.id);
                 }
                 return Ok(book);
             }
+            // The worker cannot start: no index is built in this page.
+            library.set_index_builds(IndexBuilds::Never);
         }
         let report = |p: IngestProgress| {
             if let Ok(value) = super::js::to_js(&p) {
@@ -128,6 +160,40 @@ impl Ingestion {
         Ok(library
             .add_book_paced(new.into_new_book(), &report, cancel, &BrowserPace::new())
             .await?)
+    }
+
+    /// Has the worker build the index of a loaded book that waits for one
+    /// ([`IndexSource::Building`]), once; the book is searched exactly meanwhile,
+    /// and without a worker for good.
+    pub async fn build_index(self: &Rc<Self>, library: &Rc<Library>, id: &str) {
+        let Ok(loaded) = library.load(id).await else {
+            return;
+        };
+        if loaded.index_source != IndexSource::Building || !self.indexing.borrow_mut().insert(id.to_owned()) {
+            return;
+        }
+        let vectors = Float32Array::from(loaded.vectors.as_flat());
+        let dims = loaded.vectors.dims() as u32;
+        drop(loaded);
+        let indexed = self.worker().index(vectors, dims);
+        self.attach(library, id, indexed).await;
+    }
+
+    /// Saves and uses the index the worker built for a stored book, once it
+    /// comes; if none comes, the book is searched exactly.
+    async fn attach(&self, library: &Library, id: &str, indexed: Promise) {
+        let snapshot = JsFuture::from(indexed).await.unwrap_or(JsValue::NULL);
+        self.indexing.borrow_mut().remove(id);
+        let attached = match snapshot.dyn_into::<Uint8Array>() {
+            Ok(snapshot) => library.attach_snapshot(id, &snapshot.to_vec()).await.is_ok(),
+            Err(_) => false,
+        };
+        if !attached {
+            library.forgo_index(id);
+        }
+        if self.worker.borrow().as_ref().is_some_and(|w| w.unavailable()) {
+            library.set_index_builds(IndexBuilds::Never);
+        }
     }
 
     /// The worker, made (not yet started) on first use.
@@ -176,15 +242,6 @@ impl Ingestion {
 
 fn set(object: &Object, key: &str, value: &JsValue) {
     let _ = Reflect::set(object, &key.into(), value);
-}
-
-/// Saves and uses the index the worker built for a stored book, once it comes.
-async fn attach_snapshot(library: &Library, id: &str, indexed: Promise) -> Result<()> {
-    let snapshot = JsFuture::from(indexed).await.unwrap_or(JsValue::NULL);
-    if let Ok(snapshot) = snapshot.dyn_into::<Uint8Array>() {
-        library.attach_snapshot(id, &snapshot.to_vec()).await?;
-    }
-    Ok(())
 }
 
 /// The prepared book from the worker's result.

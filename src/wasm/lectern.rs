@@ -56,7 +56,7 @@ pub(super) struct Inner {
     pub(super) friendly_errors: bool,
     closed: Cell<bool>,
     /// Where `addBook` runs: Lectern's worker, or the page.
-    pub(super) ingestion: Ingestion,
+    pub(super) ingestion: Rc<Ingestion>,
 }
 
 impl Inner {
@@ -215,12 +215,12 @@ impl Lectern {
                 }
             };
             let model = model_for(&options.provider, callbacks.provider_call)?;
-            let ingestion = Ingestion::new(
+            let ingestion = Rc::new(Ingestion::new(
                 options.worker,
                 options.worker_url.clone(),
                 options.embedder_json.clone(),
                 callbacks.embed.clone(),
-            );
+            ));
             let embedder = embedder_for(&options.embedder, callbacks.embed)?;
             let library = Rc::new(Library::new(
                 books,
@@ -228,13 +228,21 @@ impl Lectern {
                 Rc::new(BrowserClock),
                 options.retrieval.chunking(),
             ));
+            library.set_index_builds(ingestion.index_builds());
             // Read every book and its index snapshot now, off the critical path, so the
-            // first search after a reload neither waits for the read nor rebuilds an index.
-            let warming = library.clone();
+            // first search after a reload waits for neither; an index that was never
+            // finished is built in the worker meanwhile (never in the page).
+            let (warming, builder) = (library.clone(), ingestion.clone());
             wasm_bindgen_futures::spawn_local(async move {
-                if let Ok(all) = warming.books().await {
-                    for book in all {
-                        let _ = warming.load(&book.id).await;
+                let Ok(all) = warming.books().await else {
+                    return;
+                };
+                for book in all {
+                    if warming.load(&book.id).await.is_ok() {
+                        let (library, builder) = (warming.clone(), builder.clone());
+                        wasm_bindgen_futures::spawn_local(async move {
+                            builder.build_index(&library, &book.id).await;
+                        });
                     }
                 }
             });

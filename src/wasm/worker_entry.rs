@@ -17,6 +17,7 @@ use crate::retrieval::index::{build_index, IndexSettings};
 use crate::retrieval::library::IngestProgress;
 use crate::retrieval::prepare::{prepare_book, PreparedBook, Unpaced};
 use crate::retrieval::prepared_wire::encode_prepared;
+use crate::retrieval::vector::VectorSet;
 
 /// Runs one ingestion job in the worker: `job` is `{ bookId, book, embedder
 /// (JSON text), chunking, embedOnPage }`; `embed` stands in for a custom
@@ -85,6 +86,25 @@ async fn run_job(
     let index = build_index(&prepared.vectors, IndexSettings::default());
     indexing(1);
     cancel.check()?;
+    Ok(index.map_or(JsValue::UNDEFINED, |(_, snapshot)| {
+        Uint8Array::from(snapshot.as_slice()).into()
+    }))
+}
+
+/// Builds the index of the `dims`-dimensional `vectors` of a stored book
+/// whose index was never finished: its snapshot, or `undefined` for too few
+/// vectors.
+#[wasm_bindgen(js_name = "__lecternBuildIndex", skip_typescript)]
+pub fn build_index_job(vectors: Float32Array, dims: u32) -> std::result::Result<JsValue, JsValue> {
+    panic_guard::install();
+    panic_guard::check_js()?;
+    let flat = vectors.to_vec();
+    let dims = dims as usize;
+    if dims == 0 || flat.len() % dims != 0 {
+        let error = Error::protocol(format!("{} values are not rows of {dims}", flat.len()));
+        return Err(error_to_js(&error));
+    }
+    let index = build_index(&VectorSet::from_flat(dims, flat), IndexSettings::default());
     Ok(index.map_or(JsValue::UNDEFINED, |(_, snapshot)| {
         Uint8Array::from(snapshot.as_slice()).into()
     }))

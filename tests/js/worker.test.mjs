@@ -208,6 +208,73 @@ test('a big book is searched exactly while the worker indexes it, then with its 
   await page.close();
 });
 
+test('an index never finished is built in the worker at the next open, not in the page', async () => {
+  const { page } = await lecternPage();
+  const out = await page.evaluate(async () => {
+    const dbName = 'unfinished';
+    const options = { dbName, embedder: { kind: 'hashed', dimensions: 64 }, retrieval: { chunkChars: 100, overlapChars: 0 } };
+    let lectern = await window.open(options);
+    const book = await lectern.addBook({ title: 'Big', text: window.book(1200) });
+    await window.until(async () => (await lectern.indexSource(book.id)) === 'built', 'the index');
+    await lectern.close();
+    // As if the page had closed before the worker finished: the book is stored, its snapshot is not.
+    await new Promise((resolve, reject) => {
+      const request = indexedDB.open(dbName);
+      request.onerror = () => reject(request.error);
+      request.onsuccess = () => {
+        const db = request.result;
+        const tx = db.transaction('indexSnapshots', 'readwrite');
+        tx.objectStore('indexSnapshots').delete(book.id);
+        tx.oncomplete = () => (db.close(), resolve());
+        tx.onerror = () => reject(tx.error);
+      };
+    });
+    lectern = await window.open(options);
+    const first = await lectern.indexSource(book.id);
+    const early = await lectern.search('marquis balloon', { k: 3 });
+    await window.until(async () => (await lectern.indexSource(book.id)) === 'built', 'the rebuilt index');
+    const late = await lectern.search('marquis balloon', { k: 3 });
+    await lectern.close();
+    lectern = await window.open(options);
+    const reopened = await lectern.indexSource(book.id);
+    await lectern.close();
+    return { first, early: early.length, late: late.length, reopened, messages: window.workers.map((w) => w.messages) };
+  });
+  assert.equal(out.first, 'building', 'searched exactly while the worker builds it (the page built it before)');
+  assert.equal(out.early, 3);
+  assert.equal(out.late, 3);
+  assert.equal(out.reopened, 'snapshot', 'the rebuilt index was saved');
+  assert.equal(out.messages.length, 2, `one worker to add, one to rebuild: ${JSON.stringify(out.messages)}`);
+  assert.deepEqual(out.messages[1], ['ready', 'done'], 'the second worker only built the index');
+  await page.close();
+});
+
+test('without a worker, a big book gets no index (exact search) rather than a page-freezing build', async () => {
+  const { page } = await lecternPage({ withoutWorker: true });
+  const out = await page.evaluate(async () => {
+    const options = { dbName: 'no-worker', embedder: { kind: 'hashed', dimensions: 64 }, retrieval: { chunkChars: 100, overlapChars: 0 } };
+    const phases = [];
+    let lectern = await window.open(options);
+    const book = await lectern.addBook({ title: 'Big', text: window.book(1200) }, { onProgress: (p) => phases.push(p.phase) });
+    const source = await lectern.indexSource(book.id);
+    const hits = await lectern.search('marquis balloon', { k: 3, maxPage: 2 });
+    await lectern.close();
+    lectern = await window.open(options);
+    const reopened = await lectern.indexSource(book.id);
+    const again = await lectern.search('marquis balloon', { k: 3, maxPage: 2 });
+    await lectern.close();
+    return { chunks: book.chunkCount, source, reopened, hits, again, phases: [...new Set(phases)] };
+  });
+  assert.ok(out.chunks >= 1024, `${out.chunks} chunks`);
+  assert.equal(out.source, 'none', 'no HNSW build on the page (it was built there before)');
+  assert.deepEqual(out.phases, ['chunking', 'embedding', 'indexing'], 'the same phases, the last one empty');
+  assert.equal(out.reopened, 'none');
+  assert.equal(out.hits.length, 3);
+  assert.ok(out.hits.every((h) => h.endPage <= 2));
+  assert.deepEqual(out.again, out.hits);
+  await page.close();
+});
+
 test('a custom embedder on the page is called by the worker, with the in-page result', async () => {
   const { page } = await lecternPage();
   const result = await page.evaluate(async () => {

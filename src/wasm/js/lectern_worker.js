@@ -4,12 +4,13 @@
 // compiled WebAssembly.Module, so nothing is downloaded or compiled twice).
 //
 // Messages in:  { type: 'init', module? } · { type: 'ingest', id, job } ·
+//               { type: 'index', id, vectors, dims } (a stored book's unfinished index) ·
 //               { type: 'cancel', id } · { type: 'embedded', requestId, vectors | error }
 // Messages out: { type: 'ready' } · { type: 'failed', message } ·
 //               { type: 'progress', id, progress } · { type: 'embed', id, requestId, texts } ·
 //               { type: 'prepared', id, result } (chunks and vectors, buffers transferred) ·
 //               { type: 'done', id, snapshot? } (the index, transferred) · { type: 'error', id, error }
-import init, { __lecternIngest } from './lectern.js';
+import init, { __lecternBuildIndex, __lecternIngest } from './lectern.js';
 
 const jobs = new Map(); // id -> AbortController
 const embeds = new Map(); // requestId -> { resolve, reject }
@@ -64,6 +65,16 @@ async function run(id, job) {
   }
 }
 
+/** Builds the index of a stored book whose index was never finished. */
+function index(id, vectors, dims) {
+  try {
+    const snapshot = __lecternBuildIndex(vectors, dims);
+    self.postMessage({ type: 'done', id, snapshot }, snapshot ? [snapshot.buffer] : []);
+  } catch (error) {
+    self.postMessage({ type: 'error', id, error: describe(error) });
+  }
+}
+
 self.onmessage = (event) => {
   const message = event.data;
   switch (message.type) {
@@ -75,6 +86,9 @@ self.onmessage = (event) => {
       break;
     case 'ingest':
       run(message.id, message.job);
+      break;
+    case 'index':
+      index(message.id, message.vectors, message.dims);
       break;
     case 'cancel':
       jobs.get(message.id)?.abort();

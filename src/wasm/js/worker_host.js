@@ -103,6 +103,21 @@ export class IngestWorker {
     });
   }
 
+  /**
+   * Builds the index of a stored book's vectors (a `Float32Array`, transferred)
+   * in the worker: resolves with its snapshot, or `null` if there is none (too
+   * few vectors, the worker cannot start, failed or was stopped).
+   */
+  async index(vectors, dims) {
+    if (!(await this.start())) return null;
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      const done = () => this.jobs.delete(id);
+      this.jobs.set(id, { resolve, reject: resolve, done, indexed: resolve });
+      this.worker.postMessage({ type: 'index', id, vectors, dims }, [vectors.buffer]);
+    });
+  }
+
   /** Stops a job: the worker itself when nothing else runs in it (it restarts on the next book). */
   cancel(id) {
     const job = this.jobs.get(id);
