@@ -112,17 +112,21 @@ pub struct SearchResult {
 }
 
 /// Where a book's missing index is built.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum IndexBuilds {
     /// On the calling thread, when a book is added or loaded without a
-    /// usable snapshot (the default; native callers).
+    /// usable snapshot (the default natively; never in a browser, where one
+    /// synchronous build would freeze the page).
+    #[cfg(not(target_arch = "wasm32"))]
+    #[default]
     Here,
     /// Elsewhere (the browser's ingestion worker): such a book is searched
     /// exactly, [`IndexSource::Building`], until [`Library::attach_snapshot`]
     /// gives it one or [`Library::forgo_index`] gives up.
     Elsewhere,
     /// Never: such a book is searched exactly ([`IndexSource::None`]); a
-    /// page without a worker, where one synchronous build would freeze it.
+    /// page without a worker (the default in wasm).
+    #[cfg_attr(target_arch = "wasm32", default)]
     Never,
 }
 
@@ -200,12 +204,12 @@ impl Library {
             clock,
             chunking,
             indexing: IndexSettings::default(),
-            index_builds: Cell::new(IndexBuilds::Here),
+            index_builds: Cell::new(IndexBuilds::default()),
             loaded: RefCell::new(HashMap::new()),
         }
     }
 
-    /// Where missing indexes are built from now on ([`IndexBuilds::Here`] by default).
+    /// Where missing indexes are built from now on ([`IndexBuilds::default`] at first).
     pub fn set_index_builds(&self, builds: IndexBuilds) {
         self.index_builds.set(builds);
     }
@@ -266,10 +270,7 @@ impl Library {
         };
         report(0);
         pace.pause().await;
-        let index = match self.index_builds() {
-            IndexBuilds::Here => self.build_index(&prepared.vectors),
-            IndexBuilds::Elsewhere | IndexBuilds::Never => None,
-        };
+        let index = self.build_here(&prepared.vectors);
         report(1);
         cancel.check()?;
         self.store_prepared(prepared, index, cancel).await
@@ -330,6 +331,18 @@ impl Library {
         let loaded = LoadedBook::new(book.clone(), chunks, vectors, index, index_source);
         self.loaded.borrow_mut().insert(id, Rc::new(loaded));
         Ok(book)
+    }
+
+    /// The index of `vectors` and its snapshot, if indexes are built here and
+    /// there are enough vectors. (Not compiled into wasm, which never builds
+    /// on the calling thread: the page's module leaves the builder out.)
+    fn build_here(&self, vectors: &VectorSet) -> Option<BuiltIndex> {
+        #[cfg(not(target_arch = "wasm32"))]
+        if self.index_builds() == IndexBuilds::Here {
+            return self.build_index(vectors);
+        }
+        let _ = vectors;
+        None
     }
 
     /// The source of a book of `count` vectors with no usable index: built
@@ -436,12 +449,13 @@ impl Library {
                 // No snapshot, or one of another version, format or book, or
                 // corrupt: rebuild (the stored vectors are the truth) and save
                 // it, so the next open reads it — here, or elsewhere if so set.
-                _ if self.index_builds() == IndexBuilds::Here => {
-                    let index = VectorIndex::build(&vectors, self.indexing);
-                    self.store.put_index_snapshot(id, &index.to_snapshot()).await?;
-                    (Some(index), IndexSource::Built)
-                }
-                _ => (None, self.without_index(vectors.len())),
+                _ => match self.build_here(&vectors) {
+                    Some((index, snapshot)) => {
+                        self.store.put_index_snapshot(id, &snapshot).await?;
+                        (Some(index), IndexSource::Built)
+                    }
+                    None => (None, self.without_index(vectors.len())),
+                },
             }
         };
         let loaded = Rc::new(LoadedBook::new(book, chunks, vectors, index, index_source));

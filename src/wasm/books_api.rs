@@ -8,19 +8,12 @@ use wasm_bindgen::prelude::*;
 use super::book_input::read_book_input;
 use super::ingest_worker::IngestError;
 use super::js::{error_to_js, from_js, string_arg, to_js};
-use super::js_embedder::JsEmbedder;
 use super::lectern::{Inner, Lectern};
 use super::panic_guard::guarded_promise;
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
-use crate::http::FetchTransport;
 use crate::retrieval::book::Book;
-use crate::retrieval::config::EmbedderConfig;
-use crate::retrieval::embed::Embedder;
-use crate::retrieval::hashed::HashedEmbedder;
-use crate::retrieval::library::{IndexSource, Library, NewBook, SearchOptions};
-use crate::retrieval::openai_embedder::OpenAiEmbedder;
-use crate::time::BrowserClock;
+use crate::retrieval::library::{IndexSource, Library, SearchOptions};
 
 #[wasm_bindgen]
 extern "C" {
@@ -35,34 +28,6 @@ extern "C" {
     /// The options of `search`.
     #[wasm_bindgen(typescript_type = "SearchOptions")]
     pub type SearchOptionsInput;
-}
-
-/// The embedder `config` describes.
-pub fn embedder_for(config: &EmbedderConfig, embed: Option<Function>) -> Result<Rc<dyn Embedder>> {
-    Ok(match (config, embed) {
-        (EmbedderConfig::Hashed(s), _) => {
-            if !(16..=8192).contains(&s.dimensions) {
-                return Err(Error::config("embedder.dimensions must be within 16..=8192"));
-            }
-            Rc::new(HashedEmbedder::new(s.dimensions))
-        }
-        (EmbedderConfig::Openai(s), _) => Rc::new(OpenAiEmbedder::new(
-            s.clone(),
-            Rc::new(FetchTransport),
-            Rc::new(BrowserClock),
-        )),
-        (EmbedderConfig::Custom(s), Some(embed)) => {
-            Rc::new(JsEmbedder::new(embed, s.model.clone(), s.batch_size))
-        }
-        (EmbedderConfig::Custom(_), None) => {
-            return Err(Error::config("a custom embedder needs embedder.embed"))
-        }
-    })
-}
-
-/// Reads `addBook`'s input: exactly one of `text`, `pages` or `epub`.
-pub(super) fn read_new_book(input: JsValue) -> Result<NewBook> {
-    Ok(read_book_input(input)?.into_new_book())
 }
 
 /// `addBook`: reads the input and options, then lets the instance's
@@ -83,7 +48,7 @@ async fn add_book(
             .ok()
             .and_then(|f| f.dyn_into().ok());
         signal = Reflect::get(&options, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
-        super::send_options::link_signal(&signal, &cancel)?;
+        super::abort_signal::link_signal(&signal, &cancel)?;
     }
     // Owned by JS: the worker still reports `indexing` after `addBook` resolved.
     let events = inner.clone();

@@ -1,7 +1,9 @@
 //! Where `addBook` does its work: in Lectern's own module Worker
 //! (`lectern_worker.js`, started on the first book, stopped by `close()`),
 //! or — without Workers, with `worker: false`, or when the worker cannot
-//! start — in the page, yielding to the event loop between slices.
+//! start — in the page, yielding to the event loop between slices: there the
+//! host loads the ingestion module (`lectern_ingest.js`) into the page, or,
+//! in a module built with the `ingest` feature too, this module does it.
 
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -12,12 +14,11 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::book_input::{BookInput, SourceInput};
-use super::browser_pace::BrowserPace;
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 use crate::retrieval::book::Book;
 use crate::retrieval::chunk::ChunkSettings;
-use crate::retrieval::library::{IndexBuilds, IndexSource, IngestProgress, Library};
+use crate::retrieval::library::{IndexBuilds, IndexSource, Library};
 use crate::retrieval::prepare::PreparedBook;
 use crate::retrieval::prepared_wire::decode_prepared;
 use crate::retrieval::vector::VectorSet;
@@ -27,11 +28,13 @@ extern "C" {
     /// The page's handle on the ingestion worker.
     type IngestWorker;
 
+    /// `use_worker`: try the worker first; `in_page`: without one, run the
+    /// ingestion module in the page (else `run` resolves `null`).
     #[wasm_bindgen(constructor)]
-    fn new(url: Option<String>, module: JsValue) -> IngestWorker;
+    fn new(url: Option<String>, use_worker: bool, in_page: bool) -> IngestWorker;
 
     /// Resolves with the prepared book (its `indexed` promise then resolves
-    /// with the index snapshot or `null`), `null` if the worker cannot start.
+    /// with the index snapshot or `null`), `null` if it cannot run here.
     #[wasm_bindgen(method)]
     fn run(
         this: &IngestWorker,
@@ -54,6 +57,37 @@ extern "C" {
     /// Whether the worker was found unable to start (then it is not tried again).
     #[wasm_bindgen(method, getter)]
     fn unavailable(this: &IngestWorker) -> bool;
+}
+
+/// Whether this module has the ingestion code itself (feature `ingest`).
+const IN_MODULE: bool = cfg!(feature = "ingest");
+
+/// Ingests `new` here, paced (a module with the ingestion code).
+#[cfg(feature = "ingest")]
+async fn add_in_module(
+    library: &Library,
+    new: BookInput,
+    progress: &Function,
+    cancel: &CancelToken,
+) -> Result<Book> {
+    let report = |p: crate::retrieval::library::IngestProgress| {
+        if let Ok(value) = super::js::to_js(&p) {
+            let _ = progress.call1(&JsValue::NULL, &value);
+        }
+    };
+    let pace = super::browser_pace::BrowserPace::new();
+    library
+        .add_book_paced(new.into_new_book(), &report, cancel, &pace)
+        .await
+}
+
+/// The page's module has no ingestion code: the host ran the ingestion
+/// module and it could not.
+#[cfg(not(feature = "ingest"))]
+async fn add_in_module(_: &Library, _: BookInput, _: &Function, _: &CancelToken) -> Result<Book> {
+    Err(Error::protocol(
+        "the ingestion module (lectern_ingest.js) could not run in this page",
+    ))
 }
 
 /// What an ingestion needs besides the book, and the worker it owns.
@@ -126,40 +160,46 @@ impl Ingestion {
         cancel: &CancelToken,
         signal: &JsValue,
     ) -> std::result::Result<Book, IngestError> {
-        if self.use_worker {
+        if self.use_worker || !IN_MODULE {
             let id = library.new_book_id();
             let job = self.job(&id, &new, library.chunking())?;
             let worker = self.worker();
             let promise = worker.run(&job.0, &job.1, progress, self.embed.clone(), signal);
             let outcome = cancel.run(async { Ok(JsFuture::from(promise).await) }).await?;
             let result = outcome.map_err(IngestError::Js)?;
+            if worker.unavailable() {
+                // No worker: no index is built in this page.
+                library.set_index_builds(IndexBuilds::Never);
+            }
             if !result.is_null() && !result.is_undefined() {
-                let prepared = read_result(&result)?;
-                let book = library.store_prepared(prepared, None, cancel).await?;
-                let indexed = Reflect::get(&result, &"indexed".into()).unwrap_or(JsValue::UNDEFINED);
-                if let Ok(indexed) = indexed.dyn_into::<Promise>() {
-                    self.indexing.borrow_mut().insert(book.id.clone());
-                    let (library, id) = (library.clone(), book.id.clone());
-                    let this = self.clone();
-                    wasm_bindgen_futures::spawn_local(async move {
-                        this.attach(&library, &id, indexed).await;
-                    });
-                } else {
-                    library.forgo_index(&book.id);
-                }
-                return Ok(book);
+                return Ok(self.store(library, &result, cancel).await?);
             }
-            // The worker cannot start: no index is built in this page.
-            library.set_index_builds(IndexBuilds::Never);
         }
-        let report = |p: IngestProgress| {
-            if let Ok(value) = super::js::to_js(&p) {
-                let _ = progress.call1(&JsValue::NULL, &value);
-            }
-        };
-        Ok(library
-            .add_book_paced(new.into_new_book(), &report, cancel, &BrowserPace::new())
-            .await?)
+        Ok(add_in_module(library, new, progress, cancel).await?)
+    }
+
+    /// Stores the book the ingestion module prepared; its index, once the
+    /// worker sends it (none comes from a page).
+    async fn store(
+        self: &Rc<Self>,
+        library: &Rc<Library>,
+        result: &JsValue,
+        cancel: &CancelToken,
+    ) -> Result<Book> {
+        let prepared = read_result(result)?;
+        let book = library.store_prepared(prepared, None, cancel).await?;
+        let indexed = Reflect::get(result, &"indexed".into()).unwrap_or(JsValue::UNDEFINED);
+        if let Ok(indexed) = indexed.dyn_into::<Promise>() {
+            self.indexing.borrow_mut().insert(book.id.clone());
+            let (library, id) = (library.clone(), book.id.clone());
+            let this = self.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                this.attach(&library, &id, indexed).await;
+            });
+        } else {
+            library.forgo_index(&book.id);
+        }
+        Ok(book)
     }
 
     /// Has the worker build the index of a loaded book that waits for one
@@ -199,7 +239,7 @@ impl Ingestion {
     /// The worker, made (not yet started) on first use.
     fn worker(&self) -> IngestWorker {
         let mut slot = self.worker.borrow_mut();
-        slot.get_or_insert_with(|| IngestWorker::new(self.worker_url.clone(), wasm_bindgen::module()))
+        slot.get_or_insert_with(|| IngestWorker::new(self.worker_url.clone(), self.use_worker, !IN_MODULE))
             .clone()
             .unchecked_into()
     }

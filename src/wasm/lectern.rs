@@ -7,8 +7,8 @@ use std::rc::Rc;
 use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::books_api::embedder_for;
 use super::custom_provider::JsFunctionModel;
+use super::embedders::embedder_for;
 use super::event_stream::{async_iterable, EventQueue};
 use super::ingest_worker::Ingestion;
 use super::js::{error_to_js, from_js, string_arg, to_js};

@@ -1,32 +1,62 @@
 //! The JS boundary: the only module with `#[wasm_bindgen]`.
 //!
-//! [`Lectern`] is the class JS sees; [`js`] owns every value conversion and
-//! turns [`crate::Error`]s into real JS `Error`s; [`typescript`] holds the
-//! hand-written TypeScript types of the public API.
+//! One crate, two wasm modules, chosen by feature (both by default, as the
+//! crate's own browser tests use them):
+//! - `page`: [`Lectern`], the class the page sees; it never parses, embeds
+//!   a book or builds an index itself;
+//! - `ingest`: the ingestion module (`lectern_ingest.js`) that Lectern's
+//!   worker runs, or the page when there is no worker: pages, chunks,
+//!   embeddings and the index build ([`worker_entry`]).
+//!
+//! [`js`] owns every value conversion and turns [`crate::Error`]s into real
+//! JS `Error`s; [`typescript`] holds the hand-written TypeScript types.
 
-mod approval_options;
-mod approvals_api;
+mod abort_signal;
 mod book_input;
-mod books_api;
+#[cfg(feature = "ingest")]
 mod browser_pace;
-mod call;
-mod custom_provider;
-mod event_stream;
-mod ingest_worker;
+mod embedders;
 pub mod js;
 mod js_embedder;
-mod js_tool;
-mod lectern;
-mod mention_resolver;
-mod options;
 mod panic_guard;
+
+#[cfg(feature = "page")]
+mod approval_options;
+#[cfg(feature = "page")]
+mod approvals_api;
+#[cfg(feature = "page")]
+mod books_api;
+#[cfg(feature = "page")]
+mod call;
+#[cfg(feature = "page")]
+mod custom_provider;
+#[cfg(feature = "page")]
+mod event_stream;
+#[cfg(feature = "page")]
+mod ingest_worker;
+#[cfg(feature = "page")]
+mod js_tool;
+#[cfg(feature = "page")]
+mod lectern;
+#[cfg(feature = "page")]
+mod mention_resolver;
+#[cfg(feature = "page")]
+mod options;
+#[cfg(feature = "page")]
 mod send_options;
+#[cfg(feature = "page")]
 mod storage_api;
 #[cfg(feature = "test-support")]
 mod test_support;
+#[cfg(feature = "page")]
 mod typescript;
+#[cfg(feature = "page")]
 mod web_locks;
+
+#[cfg(feature = "ingest")]
 mod worker_entry;
 
+#[cfg(feature = "page")]
 pub use custom_provider::JsFunctionModel;
+#[cfg(feature = "page")]
 pub use lectern::Lectern;

@@ -3,8 +3,8 @@
 use js_sys::{Object, Reflect};
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
-use web_sys::AbortSignal;
 
+use super::abort_signal::link_signal;
 use super::js::{error_to_js, from_js, to_js};
 use crate::agent::{SendOptions, TurnError};
 use crate::cancel::CancelToken;
@@ -50,26 +50,6 @@ pub fn split_signal(input: &JsValue, what: &str) -> Result<(JsValue, CancelToken
     let _ = Reflect::delete_property(&copy, &"signal".into());
     link_signal(&signal, &cancel)?;
     Ok((copy.into(), cancel))
-}
-
-/// Trips `cancel` when `signal` (an `AbortSignal`, or nothing) aborts.
-pub fn link_signal(signal: &JsValue, cancel: &CancelToken) -> Result<()> {
-    if signal.is_undefined() || signal.is_null() {
-        return Ok(());
-    }
-    let signal: &AbortSignal = signal
-        .dyn_ref()
-        .ok_or_else(|| Error::config("options.signal must be an AbortSignal"))?;
-    if signal.aborted() {
-        cancel.cancel();
-    } else {
-        let token = cancel.clone();
-        let on_abort = Closure::once_into_js(move || token.cancel());
-        signal
-            .add_event_listener_with_callback("abort", on_abort.unchecked_ref())
-            .map_err(|_| Error::config("cannot listen to options.signal"))?;
-    }
-    Ok(())
 }
 
 /// The JS `Error` a failed turn rejects with: its kind's error, plus `steps`,

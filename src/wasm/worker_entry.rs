@@ -1,30 +1,35 @@
-//! The Rust half of Lectern's ingestion worker (`lectern_worker.js`): one job
-//! in (the book, the embedder's settings, the chunking), the prepared book
-//! out as transferable buffers. Not part of the public API.
+//! The ingestion module's entries (feature `ingest`), run by Lectern's worker
+//! (`lectern_worker.js`) or, without one, in the page: one job in (the book,
+//! the embedder's settings, the chunking), the prepared book out as
+//! transferable buffers; and an index built from stored vectors. Not part of
+//! the public API.
 
 use js_sys::{Float32Array, Function, Object, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
-use super::books_api::{embedder_for, read_new_book};
+use super::abort_signal::link_signal;
+use super::book_input::read_book_input;
+use super::browser_pace::BrowserPace;
+use super::embedders::embedder_for;
 use super::js::{describe_js, error_to_js, from_js, to_js};
 use super::panic_guard::{self, guarded_promise};
-use super::send_options::link_signal;
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 use crate::retrieval::chunk::ChunkSettings;
 use crate::retrieval::config::EmbedderConfig;
 use crate::retrieval::index::{build_index, IndexSettings};
 use crate::retrieval::library::IngestProgress;
-use crate::retrieval::prepare::{prepare_book, PreparedBook, Unpaced};
+use crate::retrieval::prepare::{prepare_book, Pace, PreparedBook, Unpaced};
 use crate::retrieval::prepared_wire::encode_prepared;
 use crate::retrieval::vector::VectorSet;
 
-/// Runs one ingestion job in the worker: `job` is `{ bookId, book, embedder
-/// (JSON text), chunking, embedOnPage }`; `embed` stands in for a custom
-/// embedder (it asks the page). Once chunked and embedded, calls `prepared`
-/// with `{ book: Uint8Array, vectors: Float32Array, dims }`, then builds the
-/// index: resolves with its snapshot (`Uint8Array`), or `undefined` for a
-/// book too small for one.
+/// Runs one ingestion job: `job` is `{ bookId, book, embedder (JSON text),
+/// chunking, embedOnPage, inPage? }`; `embed` is a custom embedder (in the
+/// worker, a stand-in that asks the page). Once chunked and embedded, calls
+/// `prepared` with `{ book: Uint8Array, vectors: Float32Array, dims }`, then
+/// builds the index: resolves with its snapshot (`Uint8Array`), or
+/// `undefined` for a book too small for one or `inPage` (which also paces
+/// the work).
 #[wasm_bindgen(js_name = "__lecternIngest", skip_typescript)]
 pub fn ingest_job(
     job: JsValue,
@@ -55,7 +60,7 @@ async fn run_job(
     let id = field(&job, "bookId")
         .as_string()
         .ok_or_else(|| Error::config("an ingestion job needs a bookId"))?;
-    let new = read_new_book(field(&job, "book"))?;
+    let new = read_book_input(field(&job, "book"))?.into_new_book();
     let embedder_json = field(&job, "embedder")
         .as_string()
         .ok_or_else(|| Error::config("an ingestion job needs its embedder"))?;
@@ -65,12 +70,16 @@ async fn run_job(
     let embedder = embedder_for(&config, embed)?;
     let cancel = CancelToken::new();
     link_signal(&signal, &cancel)?;
+    // In the page (no worker), the work yields to the event loop and builds no index.
+    let in_page = field(&job, "inPage").as_bool().unwrap_or(false);
+    let (paced, unpaced) = (BrowserPace::new(), Unpaced);
+    let pace: &dyn Pace = if in_page { &paced } else { &unpaced };
     let report = |progress: IngestProgress| {
         if let Ok(value) = to_js(&progress) {
             let _ = on_progress.call1(&JsValue::NULL, &value);
         }
     };
-    let prepared = prepare_book(id, new, &chunking, embedder.as_ref(), &report, &cancel, &Unpaced).await?;
+    let prepared = prepare_book(id, new, &chunking, embedder.as_ref(), &report, &cancel, pace).await?;
     on_prepared
         .call1(&JsValue::NULL, &prepared_message(&prepared)?)
         .map_err(|e| Error::protocol(format!("the worker could not send the book: {}", describe_js(&e))))?;
@@ -83,7 +92,10 @@ async fn run_job(
         })
     };
     indexing(0);
-    let index = build_index(&prepared.vectors, IndexSettings::default());
+    let index = match in_page {
+        true => None,
+        false => build_index(&prepared.vectors, IndexSettings::default()),
+    };
     indexing(1);
     cancel.check()?;
     Ok(index.map_or(JsValue::UNDEFINED, |(_, snapshot)| {

@@ -372,9 +372,12 @@ test('worker: false, no Worker, and a worker that cannot start all ingest in the
     chunkCounts.push((await missing.addBook({ title: 'Missing', text: window.book(50) })).chunkCount);
     chunkCounts.push((await missing.addBook({ title: 'Again', text: window.book(50) })).chunkCount);
     await missing.close();
-    return { chunkCounts, startedWhenOff, workers: window.workers };
+    const fetched = performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname);
+    return { chunkCounts, startedWhenOff, workers: window.workers, fetched };
   });
   assert.equal(out.startedWhenOff, 0, 'worker: false starts no worker');
+  assert.ok(out.fetched.includes('/pkg/lectern_ingest_bg.wasm'), 'the page loaded the ingestion module');
+  assert.equal(out.fetched.filter((p) => p === '/pkg/lectern_ingest_bg.wasm').length, 1, 'once');
   assert.equal(out.workers.length, 1, 'the missing worker was tried once, not for every book');
   assert.ok(out.workers[0].messages.includes('error-event'));
   assert.ok(out.chunkCounts.every((n) => n > 0 && n === out.chunkCounts[0]), `${out.chunkCounts}`);

@@ -1,16 +1,16 @@
 // Lectern's ingestion worker: the page's Lectern starts it (a module Worker)
 // and hands it books to cut, embed and index, so that the page never freezes.
-// Shipped beside lectern.js; it loads the same wasm (the page sends its
-// compiled WebAssembly.Module, so nothing is downloaded or compiled twice).
+// Shipped beside lectern.js; it runs the ingestion module, lectern_ingest.js
+// and its lectern_ingest_bg.wasm (which the page's module leaves out).
 //
-// Messages in:  { type: 'init', module? } · { type: 'ingest', id, job } ·
+// Messages in:  { type: 'init' } · { type: 'ingest', id, job } ·
 //               { type: 'index', id, vectors, dims } (a stored book's unfinished index) ·
 //               { type: 'cancel', id } · { type: 'embedded', requestId, vectors | error }
 // Messages out: { type: 'ready' } · { type: 'failed', message } ·
 //               { type: 'progress', id, progress } · { type: 'embed', id, requestId, texts } ·
 //               { type: 'prepared', id, result } (chunks and vectors, buffers transferred) ·
 //               { type: 'done', id, snapshot? } (the index, transferred) · { type: 'error', id, error }
-import init, { __lecternBuildIndex, __lecternIngest } from './lectern.js';
+import init, { __lecternBuildIndex, __lecternIngest } from './lectern_ingest.js';
 
 const jobs = new Map(); // id -> AbortController
 const embeds = new Map(); // requestId -> { resolve, reject }
@@ -79,7 +79,7 @@ self.onmessage = (event) => {
   const message = event.data;
   switch (message.type) {
     case 'init':
-      init(message.module ? { module_or_path: message.module } : undefined).then(
+      init().then(
         () => self.postMessage({ type: 'ready' }),
         (error) => self.postMessage({ type: 'failed', message: String(error) }),
       );

@@ -1,9 +1,10 @@
 // The page's side of Lectern's ingestion worker (lectern_worker.js, shipped
 // at the package root beside lectern.js): starts it on the first book, hands
-// it jobs, answers its requests for embeddings from the page's `embed`, and
-// says when it cannot start so that Lectern ingests in the page instead.
+// it jobs, answers its requests for embeddings from the page's `embed`; when
+// it cannot start (or with `worker: false`), runs the ingestion module
+// (lectern_ingest.js) in the page instead, paced, without an index.
 // wasm-bindgen copies this file to pkg/snippets/lectern-<hash>/src/wasm/js/:
-// the worker's URL below climbs back to pkg/ (a literal, for bundlers).
+// the URLs below climb back to pkg/ (literals, for bundlers).
 
 const START_TIMEOUT_MS = 20000;
 
@@ -18,6 +19,16 @@ function describe(error) {
   return { name: error?.name ?? 'Error', message: error?.message ?? String(error), fields: {} };
 }
 
+/** The ingestion module, loaded into the page (once) when there is no worker. */
+let ingestModule = null;
+function loadIngestModule() {
+  ingestModule ??= import('../../../../../lectern_ingest.js').then(async (module) => {
+    await module.default();
+    return module;
+  });
+  return ingestModule;
+}
+
 function startWorker(url) {
   const options = { type: 'module', name: 'lectern-ingest' };
   if (url) return new Worker(url, options);
@@ -25,10 +36,14 @@ function startWorker(url) {
 }
 
 export class IngestWorker {
-  /** `url`: where the worker script is (default: beside lectern.js); `module`: the compiled wasm. */
-  constructor(url, module) {
+  /**
+   * `url`: where the worker script is (default: beside lectern.js); `useWorker`:
+   * try the worker first; `inPage`: without one, run the ingestion module in the page.
+   */
+  constructor(url, useWorker, inPage) {
     this.url = url ?? undefined;
-    this.module = module;
+    this.useWorker = useWorker;
+    this.inPage = inPage;
     this.worker = null;
     this.starting = null;
     this.unavailable = false;
@@ -38,6 +53,7 @@ export class IngestWorker {
 
   /** Resolves `true` once the worker is ready, `false` if it cannot start (it is not tried again). */
   start() {
+    if (!this.useWorker) this.unavailable = true;
     if (this.unavailable) return Promise.resolve(false);
     this.starting ??= new Promise((resolve) => {
       let worker;
@@ -75,7 +91,7 @@ export class IngestWorker {
           this.receive(message);
         }
       };
-      worker.postMessage({ type: 'init', module: this.module });
+      worker.postMessage({ type: 'init' });
     });
     return this.starting;
   }
@@ -84,11 +100,11 @@ export class IngestWorker {
    * Runs one job in the worker: resolves with the prepared book as soon as
    * it is chunked and embedded (`result.indexed` then resolves with the
    * index snapshot, or `null` if there is none or it never comes), rejects
-   * with the job's error, or resolves `null` when the worker cannot start
-   * (ingest in the page then).
+   * with the job's error; without a worker, runs it in the page (no
+   * `indexed` then) or, if not `inPage`, resolves `null`.
    */
   async run(job, transfer, onProgress, embed, signal) {
-    if (!(await this.start())) return null;
+    if (!(await this.start())) return this.inPage ? this.runInPage(job, onProgress, embed, signal) : null;
     if (signal?.aborted) throw new DOMException('aborted', 'AbortError');
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -101,6 +117,16 @@ export class IngestWorker {
       this.jobs.set(id, { resolve, reject, onProgress, embed, done, indexed: null });
       this.worker.postMessage({ type: 'ingest', id, job }, transfer);
     });
+  }
+
+  /** [`run`] without a worker: the ingestion module in the page, paced, building no index. */
+  async runInPage(job, onProgress, embed, signal) {
+    const { __lecternIngest } = await loadIngestModule();
+    let prepared = null;
+    await __lecternIngest({ ...job, inPage: true }, onProgress, embed ?? undefined, signal, (result) => {
+      prepared = result;
+    });
+    return prepared;
   }
 
   /**
