@@ -125,6 +125,7 @@ async fn retrieval_in_chromium() {
     // of seconds in one synchronous call, which a busy machine's driver may give up on).
     if option_env!("LECTERN_BENCH_EXACT_ONLY").is_none_or(str::is_empty) {
         retrieval::run_index(&small, &queries, &exact, &now_ms)
+            .0
             .into_iter()
             .for_each(report);
         web_support::sleep(0).await;
@@ -135,6 +136,7 @@ async fn retrieval_in_chromium() {
         lines.into_iter().for_each(report);
         web_support::sleep(0).await;
         retrieval::run_index(&medium, &queries, &exact, &now_ms)
+            .0
             .into_iter()
             .for_each(report);
         web_support::sleep(0).await;
@@ -142,13 +144,13 @@ async fn retrieval_in_chromium() {
         web_support::sleep(0).await;
     }
     let (full, queries) = retrieval::corpus_and_queries(&all, all.len());
-    let (lines, _) = retrieval::run_exact(&full, &queries, &now_ms);
+    let (lines, exact) = retrieval::run_exact(&full, &queries, &now_ms);
     lines.into_iter().for_each(report);
-    report(format!(
-        "  HNSW at {}: not built in the browser (one synchronous build outlasts the driver, whose renderer timeout is 30 s; see the native figures)",
-        full.len()
-    ));
     web_support::sleep(0).await;
+    if option_env!("LECTERN_BENCH_EXACT_ONLY").is_none_or(str::is_empty) {
+        index_from_native_snapshot(&full, &queries, &exact).await;
+        crossover(&all).await;
+    }
 
     // Cold start of an exact-searched book of every vector: open the database, read it, answer.
     let name = format!("bench-{}", js_sys::Date::now() as u64);
@@ -188,6 +190,94 @@ async fn retrieval_in_chromium() {
     store.close();
     drop(store);
     IndexedDbStore::delete_database(&name).await.unwrap();
+}
+
+/// Query latency and recall of the index over every vector, loaded from the
+/// snapshot the native bench cached (`bench/cache/`, served by the mock
+/// server under `/cache`): one synchronous build of 53,901 outlasts the
+/// driver's renderer timeout (30 s), and the worker that builds it for
+/// `addBook` is timed by `benches/worker_index.mjs`.
+async fn index_from_native_snapshot(
+    full: &lectern::retrieval::vector::VectorSet,
+    queries: &lectern::retrieval::vector::VectorSet,
+    exact: &[Vec<usize>],
+) {
+    use lectern::retrieval::index::VectorIndex;
+    let name = retrieval::snapshot_name(full);
+    let Some(bytes) = cached_snapshot(&name).await else {
+        report(format!(
+            "SKIPPED: HNSW at {}: no cached snapshot {name} (LECTERN_BENCH_CACHE_URL serving bench/cache, written by `cargo bench --bench retrieval`)",
+            full.len()
+        ));
+        return;
+    };
+    let start = now_ms();
+    let index = match VectorIndex::from_snapshot(&bytes, full.len()) {
+        Ok(index) => index,
+        Err(error) => {
+            report(format!(
+                "SKIPPED: HNSW at {}: the cached snapshot {name} does not load: {error}",
+                full.len()
+            ));
+            return;
+        }
+    };
+    report(format!(
+        "  HNSW at {}: built natively by the retrieval bench, snapshot {name} ({:.2} MiB) decoded in {:.0} ms",
+        full.len(),
+        bytes.len() as f64 / 1048576.0,
+        now_ms() - start
+    ));
+    web_support::sleep(0).await;
+    retrieval::measure_index(index, full, queries, exact, &now_ms)
+        .into_iter()
+        .for_each(report);
+    web_support::sleep(0).await;
+}
+
+/// The snapshot `name` from the bench cache, if it is served.
+async fn cached_snapshot(name: &str) -> Option<Vec<u8>> {
+    let base = option_env!("LECTERN_BENCH_CACHE_URL")?;
+    let response = gloo_net::http::Request::get(&format!("{base}/{name}"))
+        .send()
+        .await
+        .ok()?;
+    if response.status() != 200 {
+        return None;
+    }
+    response.binary().await.ok()
+}
+
+/// Exact scan against index query p50 at each crossover size (builds of
+/// under a second or two each), yielding between sizes, then the summary line.
+async fn crossover(all: &lectern::retrieval::vector::VectorSet) {
+    report(format!(
+        "crossover, k = 10 (p50 of 200 queries; performance.now() resolution {:.3} ms):",
+        clock_resolution()
+    ));
+    let mut points = Vec::new();
+    for n in retrieval::CROSSOVER_SIZES {
+        if let Some(point) = retrieval::crossover_at(all, n, &now_ms) {
+            retrieval::crossover_lines(n, point).into_iter().for_each(report);
+            points.push((n, point));
+        }
+        web_support::sleep(0).await;
+    }
+    report(retrieval::crossover_table(&points));
+}
+
+/// The smallest step `performance.now()` takes (browsers coarsen it).
+fn clock_resolution() -> f64 {
+    let mut smallest = f64::INFINITY;
+    for _ in 0..20 {
+        let start = now_ms();
+        let mut next = now_ms();
+        while next == start {
+            next = now_ms();
+        }
+        smallest = smallest.min(next - start);
+    }
+    smallest
 }
 
 /// A book of `vectors` stored with its index snapshot, then opened cold:

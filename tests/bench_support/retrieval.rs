@@ -34,13 +34,40 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[at]
 }
 
-/// Runs the measurements and returns report lines; `now` reads a millisecond clock.
-pub fn run(corpus: &VectorSet, queries: &VectorSet, build_index: bool, now: &dyn Fn() -> f64) -> Vec<String> {
+/// Runs the measurements; returns report lines and, if it built one, the
+/// index's snapshot. `now` reads a millisecond clock.
+pub fn run(
+    corpus: &VectorSet,
+    queries: &VectorSet,
+    build_index: bool,
+    now: &dyn Fn() -> f64,
+) -> (Vec<String>, Option<Vec<u8>>) {
     let (mut lines, exact) = run_exact(corpus, queries, now);
-    if build_index {
-        lines.extend(run_index(corpus, queries, &exact, now));
+    if !build_index {
+        return (lines, None);
     }
-    lines
+    let (index_lines, snapshot) = run_index(corpus, queries, &exact, now);
+    lines.extend(index_lines);
+    (lines, Some(snapshot))
+}
+
+/// The file name under which the snapshot of the default-settings index of
+/// `corpus` is cached for the browser benchmark (`bench/cache/`): the corpus
+/// size and a digest of the settings and of every vector, so a snapshot is
+/// only ever loaded for the very vectors and settings it was built with.
+pub fn snapshot_name(corpus: &VectorSet) -> String {
+    let settings = format!("{:?}", IndexSettings::default());
+    let words = settings.bytes().map(u32::from);
+    let vectors = (0..corpus.len()).flat_map(|i| corpus.get(i).iter().map(|v| v.to_bits()));
+    let digest = fnv(words.chain(vectors));
+    format!("hnsw-{}x{}-{digest:016x}.snapshot", corpus.len(), corpus.dims())
+}
+
+/// FNV-1a (64-bit) over `words`: a digest to tell inputs or snapshots apart.
+fn fnv(words: impl Iterator<Item = u32>) -> u64 {
+    words.fold(0xcbf2_9ce4_8422_2325, |digest, word| {
+        (digest ^ u64::from(word)).wrapping_mul(0x100_0000_01b3)
+    })
 }
 
 /// p50 and p99 in milliseconds of `search` over every query, and its results.
@@ -146,15 +173,14 @@ pub fn run_exact(
     (lines, exact_lists)
 }
 
-/// The index half: build, snapshot, query latency, recall against
-/// `exact_lists`, memory, and the speed-up over exact search timed in the
-/// same run, with the default settings and then at other `ef_search`.
+/// The index half: build, snapshot, then [`measure_index`]; returns the
+/// report lines and the snapshot.
 pub fn run_index(
     corpus: &VectorSet,
     queries: &VectorSet,
     exact_lists: &[Vec<usize>],
     now: &dyn Fn() -> f64,
-) -> Vec<String> {
+) -> (Vec<String>, Vec<u8>) {
     let mut lines = Vec::new();
     let mib = |bytes: usize| bytes as f64 / 1048576.0;
     let settings = IndexSettings::default();
@@ -171,12 +197,31 @@ pub fn run_index(
     let snapshot = index.to_snapshot();
     let save = now() - start;
     let start = now();
-    let mut index = VectorIndex::from_snapshot(&snapshot, corpus.len()).expect("load");
+    let index = VectorIndex::from_snapshot(&snapshot, corpus.len()).expect("load");
     let load = now() - start;
     lines.push(format!(
-        "  snapshot (graph and ids, no vectors): {:.2} MiB, encode {save:.0} ms, decode {load:.0} ms",
-        mib(snapshot.len())
+        "  snapshot (graph and ids, no vectors): {:.2} MiB, encode {save:.0} ms, decode {load:.0} ms, digest {:016x}",
+        mib(snapshot.len()),
+        fnv(snapshot.iter().map(|&b| u32::from(b)))
     ));
+    lines.extend(measure_index(index, corpus, queries, exact_lists, now));
+    (lines, snapshot)
+}
+
+/// Query latency, recall against `exact_lists`, memory, and the speed-up
+/// over exact search timed in the same run, of an index of `corpus`: with
+/// the default `ef_search`, then with others.
+pub fn measure_index(
+    mut index: VectorIndex,
+    corpus: &VectorSet,
+    queries: &VectorSet,
+    exact_lists: &[Vec<usize>],
+    now: &dyn Fn() -> f64,
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mib = |bytes: usize| bytes as f64 / 1048576.0;
+    let settings = IndexSettings::default();
+    let n = corpus.len();
     let exact_p50 = exact_p50(corpus, queries, now);
     for ef in [settings.ef_search, 64, 96, 160] {
         index.set_ef_search(ef);
@@ -245,25 +290,64 @@ fn query_index(
     (percentile(&timings, 0.5), percentile(&timings, 0.99), recall)
 }
 
-/// Where the index starts to beat the exact scan: both timed on the first
-/// `n` vectors of `all` for growing `n` (each index built with the defaults).
-pub fn run_crossover(all: &VectorSet, sizes: &[usize], now: &dyn Fn() -> f64) -> Vec<String> {
-    let mut lines = vec!["crossover, k = 10 (p50 of 200 queries):".to_owned()];
-    for &n in sizes.iter().filter(|&&n| n < all.len()) {
-        let (corpus, queries) = corpus_and_queries(all, n);
-        let exact: Vec<Vec<usize>> = (0..queries.len())
-            .map(|q| {
-                let hits = exact_top_k(&corpus, queries.get(q), 10, |_| true);
-                hits.iter().map(|h| h.index).collect()
-            })
-            .collect();
-        let index = VectorIndex::build(&corpus, IndexSettings::default());
-        let exact_p50 = exact_p50(&corpus, &queries, now);
-        let (p50, _, recall) = query_index(&index, &corpus, &queries, &exact, now);
-        lines.push(format!(
+/// The corpus sizes of the crossover measurement (where the index starts to win).
+pub const CROSSOVER_SIZES: [usize; 5] = [512, 1_024, 2_048, 4_096, 8_192];
+
+/// One crossover point: exact scan and index query p50 (ms) and the index's
+/// recall@10 on the first `n` vectors of `all` (200 held-out queries), the
+/// index built with the defaults; `None` if `all` has no more than `n`.
+pub fn crossover_at(all: &VectorSet, n: usize, now: &dyn Fn() -> f64) -> Option<(f64, f64, f64)> {
+    if n >= all.len() {
+        return None;
+    }
+    let (corpus, queries) = corpus_and_queries(all, n);
+    let exact: Vec<Vec<usize>> = (0..queries.len())
+        .map(|q| {
+            let hits = exact_top_k(&corpus, queries.get(q), 10, |_| true);
+            hits.iter().map(|h| h.index).collect()
+        })
+        .collect();
+    let index = VectorIndex::build(&corpus, IndexSettings::default());
+    let exact_p50 = exact_p50(&corpus, &queries, now);
+    let (p50, _, recall) = query_index(&index, &corpus, &queries, &exact, now);
+    Some((exact_p50, p50, recall))
+}
+
+/// The report line and figures of one crossover point (`exact_p50_<n>`,
+/// `ann_p50_<n>`, `ann_recall_<n>`, `ann_speedup_<n>`, as at 10,000).
+pub fn crossover_lines(n: usize, (exact_p50, p50, recall): (f64, f64, f64)) -> Vec<String> {
+    vec![
+        format!(
             "  {n:>6} vectors: exact {exact_p50:.3} ms, index {p50:.3} ms (recall@10 {recall:.3}), {:.2}×",
             exact_p50 / p50
-        ));
+        ),
+        figure(&format!("exact_p50_{n}"), env(), exact_p50),
+        figure(&format!("ann_p50_{n}"), env(), p50),
+        figure(&format!("ann_recall_{n}"), env(), recall),
+        figure(&format!("ann_speedup_{n}"), env(), exact_p50 / p50),
+    ]
+}
+
+/// The one-line summary of the crossover points: `n: exact/index p50 (speed-up)`.
+pub fn crossover_table(points: &[(usize, (f64, f64, f64))]) -> String {
+    let cells: Vec<String> = points
+        .iter()
+        .map(|(n, (exact, index, _))| format!("{n}: {exact:.3}/{index:.3} ms ({:.2}×)", exact / index))
+        .collect();
+    format!("crossover ({}), exact/index p50: {}", env(), cells.join(" | "))
+}
+
+/// Where the index starts to beat the exact scan: every [`CROSSOVER_SIZES`]
+/// point below the size of `all`, then the summary line.
+pub fn run_crossover(all: &VectorSet, now: &dyn Fn() -> f64) -> Vec<String> {
+    let mut lines = vec!["crossover, k = 10 (p50 of 200 queries):".to_owned()];
+    let mut points = Vec::new();
+    for n in CROSSOVER_SIZES {
+        if let Some(point) = crossover_at(all, n, now) {
+            lines.extend(crossover_lines(n, point));
+            points.push((n, point));
+        }
     }
+    lines.push(crossover_table(&points));
     lines
 }

@@ -12,6 +12,8 @@
 //                                                  client closed the connection before the
 //                                                  answer ended has `closedEarly: true`
 //   DELETE /__mock/SESSION                         forget the session
+//   GET  /fixtures/PATH, /cache/PATH               files under $LECTERN_FIXTURES_DIR and
+//                                                  $LECTERN_BENCH_CACHE_DIR (for benchmarks)
 // A session is any path-safe name; `/v1/...` without `/s/NAME` is session
 // "default". With nothing queued the model echoes the last user message.
 //
@@ -53,6 +55,26 @@ async function readBody(req) {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** URL prefixes served from the folder an environment variable names. */
+const STATIC_DIRS = [
+  ['/fixtures', 'LECTERN_FIXTURES_DIR'],
+  ['/cache', 'LECTERN_BENCH_CACHE_DIR'],
+];
+
+/** Answers with the file at `rest` (a URL path) under `dir`, a 404 if there is none. */
+async function serveFile(res, cors, json, dir, rest) {
+  const root = path.resolve(dir);
+  const file = path.resolve(root, '.' + decodeURIComponent(rest));
+  if (!file.startsWith(root + path.sep)) return json(403, { error: { message: 'outside the served folder' } });
+  try {
+    const bytes = await readFile(file);
+    res.writeHead(200, { 'content-type': 'application/octet-stream', ...cors });
+    return res.end(bytes);
+  } catch {
+    return json(404, { error: { message: `no file ${rest}` } });
+  }
+}
+
 function lastUserText(protocol, body) {
   const messages = Array.isArray(body?.messages) ? body.messages : [];
   for (let i = messages.length - 1; i >= 0; i--) {
@@ -88,17 +110,11 @@ export async function startMockServer({ port = 0, chunkDelayMs = 0 } = {}) {
         return res.end();
       }
       if (url.pathname === '/health') return json(200, { ok: true });
-      // Benchmarks read the shared fixtures through here (LECTERN_FIXTURES_DIR).
-      if (req.method === 'GET' && url.pathname.startsWith('/fixtures/') && process.env.LECTERN_FIXTURES_DIR) {
-        const root = path.resolve(process.env.LECTERN_FIXTURES_DIR);
-        const file = path.resolve(root, '.' + decodeURIComponent(url.pathname.slice('/fixtures'.length)));
-        if (!file.startsWith(root + path.sep)) return json(403, { error: { message: 'outside the fixtures' } });
-        try {
-          const bytes = await readFile(file);
-          res.writeHead(200, { 'content-type': 'application/octet-stream', ...cors });
-          return res.end(bytes);
-        } catch {
-          return json(404, { error: { message: `no fixture ${url.pathname}` } });
+      // Benchmarks read the shared fixtures (LECTERN_FIXTURES_DIR) and the
+      // index snapshots the native bench caches (LECTERN_BENCH_CACHE_DIR) through here.
+      for (const [prefix, dir] of STATIC_DIRS) {
+        if (req.method === 'GET' && url.pathname.startsWith(prefix + '/') && process.env[dir]) {
+          return serveFile(res, cors, json, process.env[dir], url.pathname.slice(prefix.length));
         }
       }
 
