@@ -24,6 +24,8 @@ use lectern::storage::{BookStore, MemoryStore};
 use lectern::time::ManualClock;
 use shared_fixtures::{minilm, thursday};
 
+/// A library that indexes books of 1,024 chunks or more (the default is
+/// 8,192), so that the Thursday fixture in small chunks is indexed.
 fn library(store: Rc<MemoryStore>, chunking: ChunkSettings) -> Library {
     Library::new(
         store,
@@ -31,6 +33,10 @@ fn library(store: Rc<MemoryStore>, chunking: ChunkSettings) -> Library {
         Rc::new(ManualClock::new(1.0e12)),
         chunking,
     )
+    .with_index_settings(IndexSettings {
+        min_vectors: 1024,
+        ..IndexSettings::default()
+    })
 }
 
 fn add(library: &Library, title: &str, source: BookSource) -> lectern::retrieval::book::Book {

@@ -47,6 +47,14 @@ const CHUNKING: ChunkSettings = ChunkSettings {
     page_chars: 2000,
 };
 
+/// Books of 1,024 chunks or more are indexed (the default is 8,192).
+fn indexing() -> IndexSettings {
+    IndexSettings {
+        min_vectors: 1024,
+        ..IndexSettings::default()
+    }
+}
+
 /// A library over `store` whose missing indexes are built as `builds` says.
 fn library_over(store: &Rc<MemoryStore>, builds: IndexBuilds) -> Library {
     let library = Library::new(
@@ -54,7 +62,8 @@ fn library_over(store: &Rc<MemoryStore>, builds: IndexBuilds) -> Library {
         Rc::new(HashedEmbedder::new(32)),
         Rc::new(ManualClock::new(1.0e12)),
         CHUNKING,
-    );
+    )
+    .with_index_settings(indexing());
     library.set_index_builds(builds);
     library
 }
@@ -102,7 +111,7 @@ fn a_book_is_searched_exactly_while_its_index_builds_then_with_it() {
     let (store, library, chunking) = setup();
     let book = prepared(&library, &chunking, 2300);
     assert!(book.vectors.len() >= 1024, "{} chunks", book.vectors.len());
-    let (_, snapshot) = build_index(&book.vectors, IndexSettings::default()).expect("big enough");
+    let (_, snapshot) = build_index(&book.vectors, indexing()).expect("big enough");
     let stored = block_on(library.store_prepared(book, None, &CancelToken::new())).expect("stores");
     let id = stored.id.clone();
     assert_eq!(
@@ -136,7 +145,7 @@ fn a_book_is_searched_exactly_while_its_index_builds_then_with_it() {
 fn a_snapshot_for_a_deleted_or_small_book_is_not_kept() {
     let (store, library, chunking) = setup();
     let book = prepared(&library, &chunking, 2300);
-    let (_, snapshot) = build_index(&book.vectors, IndexSettings::default()).expect("big enough");
+    let (_, snapshot) = build_index(&book.vectors, indexing()).expect("big enough");
     let id = block_on(library.store_prepared(book, None, &CancelToken::new()))
         .unwrap()
         .id;
@@ -159,7 +168,7 @@ fn a_snapshot_for_a_deleted_or_small_book_is_not_kept() {
 fn a_book_loaded_without_its_snapshot_waits_for_one_built_elsewhere() {
     let (store, library, chunking) = setup();
     let book = prepared(&library, &chunking, 2300);
-    let (_, snapshot) = build_index(&book.vectors, IndexSettings::default()).expect("big enough");
+    let (_, snapshot) = build_index(&book.vectors, indexing()).expect("big enough");
     let id = block_on(library.store_prepared(book, None, &CancelToken::new()))
         .unwrap()
         .id;

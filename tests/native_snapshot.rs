@@ -53,8 +53,10 @@ fn library(store: Rc<MemoryStore>) -> Library {
             page_chars: 2000,
         },
     )
-    // A smaller build effort keeps the several builds of these tests quick.
+    // A smaller build effort keeps the several builds of these tests quick;
+    // books of 1,024 chunks are indexed (the default is 8,192).
     .with_index_settings(IndexSettings {
+        min_vectors: 1024,
         ef_construction: 10,
         ..IndexSettings::default()
     })

@@ -239,7 +239,7 @@ export async function reading(lectern: Lectern, text: string): Promise<string> {
 export const withBooks: LecternOptions = {
   provider: { kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2' },
   embedder: { kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model: 'nomic-embed-text', batchSize: 32 },
-  retrieval: { strategy: 'alwaysRetrieve', chunkChars: 600, overlapChars: 100, pageChars: 1800 },
+  retrieval: { strategy: 'alwaysRetrieve', chunkChars: 600, overlapChars: 100, pageChars: 1800, indexMinChunks: 4096 },
   onEvent: (event) => {
     if (event.type === 'ingestProgress') console.log(event.phase, event.done, event.total);
   },

@@ -84,7 +84,7 @@ fn default_custom_batch() -> usize {
     32
 }
 
-/// `retrieval: { strategy?, chunkChars?, overlapChars?, pageChars? }`.
+/// `retrieval: { strategy?, chunkChars?, overlapChars?, pageChars?, indexMinChunks? }`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RetrievalSettings {
@@ -100,6 +100,11 @@ pub struct RetrievalSettings {
     /// Synthetic page size in characters (default 2000).
     #[serde(default = "default_page")]
     pub page_chars: usize,
+    /// Books of at least this many chunks get an HNSW index, and searches
+    /// over at least this many eligible chunks use it (default 8,192,
+    /// [`super::library::INDEX_MIN_VECTORS`]: where it starts to win in Chromium).
+    #[serde(default = "default_index_min")]
+    pub index_min_chunks: usize,
 }
 
 fn default_chunk() -> usize {
@@ -111,6 +116,9 @@ fn default_overlap() -> usize {
 fn default_page() -> usize {
     2000
 }
+fn default_index_min() -> usize {
+    super::library::INDEX_MIN_VECTORS
+}
 
 impl Default for RetrievalSettings {
     fn default() -> Self {
@@ -119,11 +127,20 @@ impl Default for RetrievalSettings {
             chunk_chars: default_chunk(),
             overlap_chars: default_overlap(),
             page_chars: default_page(),
+            index_min_chunks: default_index_min(),
         }
     }
 }
 
 impl RetrievalSettings {
+    /// The index settings: the defaults, with `index_min_chunks`.
+    pub fn indexing(&self) -> super::index::IndexSettings {
+        super::index::IndexSettings {
+            min_vectors: self.index_min_chunks,
+            ..Default::default()
+        }
+    }
+
     /// The chunking part.
     pub fn chunking(&self) -> super::chunk::ChunkSettings {
         super::chunk::ChunkSettings {

@@ -25,9 +25,9 @@ use crate::error::Result;
 pub type BuiltIndex = (VectorIndex, Vec<u8>);
 
 /// The HNSW index of `vectors` and its snapshot, if there are enough vectors
-/// for one ([`INDEX_MIN_VECTORS`]).
+/// for one ([`IndexSettings::min_vectors`]).
 pub fn build_index(vectors: &VectorSet, settings: IndexSettings) -> Option<BuiltIndex> {
-    (vectors.len() >= INDEX_MIN_VECTORS).then(|| {
+    (vectors.len() >= settings.min_vectors).then(|| {
         let index = VectorIndex::build(vectors, settings);
         let snapshot = index.to_snapshot();
         (index, snapshot)
@@ -37,6 +37,8 @@ pub fn build_index(vectors: &VectorSet, settings: IndexSettings) -> Option<Built
 /// How the index is built.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct IndexSettings {
+    /// Sets of fewer vectors get no index ([`INDEX_MIN_VECTORS`] by default).
+    pub min_vectors: usize,
     /// Candidate list size while building (quality vs build time).
     pub ef_construction: usize,
     /// Candidates examined per query (at least `k`); they are re-ranked exactly.
@@ -65,6 +67,7 @@ pub struct IndexSettings {
 impl Default for IndexSettings {
     fn default() -> Self {
         IndexSettings {
+            min_vectors: INDEX_MIN_VECTORS,
             ef_construction: 100,
             ef_search: 128,
             seed: 0x1ec7e4,

@@ -22,16 +22,15 @@ use crate::ids::new_id;
 use crate::storage::BookStore;
 use crate::time::Clock;
 
-/// Books smaller than this are searched exactly and get no index. Measured
-/// (`cargo bench --bench retrieval`: MiniLM vectors, k = 10, p50, native,
-/// the default ef 128), exact against index: 0.024 / 0.052 ms at 512
-/// vectors, 0.046 / 0.070 at 1,024, 0.090 / 0.088 at 2,048, 0.18 / 0.14 at
-/// 4,096, 0.36 / 0.17 at 8,192: the index starts to win at about 2,048, so
-/// the threshold is not lowered. It stays at 1,024 rather than rising to
-/// 2,048 because the tests' generated books (about 1,300 chunks) and the
-/// small-chunk Thursday rely on being indexed at this size; between the two
-/// the index costs at most 0.02 ms a query.
-pub const INDEX_MIN_VECTORS: usize = 1024;
+/// Books smaller than this get no index, and searches with fewer eligible
+/// chunks are exact (the default of [`IndexSettings::min_vectors`], option
+/// `retrieval.indexMinChunks`). Measured (`npm run bench`, MiniLM vectors,
+/// k = 10, p50, ef 128), exact against index in headless Chromium: 0.040 /
+/// 0.100 ms at 1,024 vectors, 0.080 / 0.135 at 2,048, 0.150 / 0.175 at
+/// 4,096, 0.320 / 0.220 at 8,192 (natively 0.043 / 0.070, 0.082 / 0.086,
+/// 0.161 / 0.109, 0.327 / 0.148): in the page the index starts to win at
+/// about 5,000 vectors, so smaller books are not worth its build and memory.
+pub const INDEX_MIN_VECTORS: usize = 8192;
 
 /// An exact search over at least this many vectors scans their int8 copy
 /// and re-ranks its best candidates in f32; smaller ones scan f32 alone.
@@ -157,6 +156,8 @@ pub struct LoadedBook {
     pub index_source: IndexSource,
     /// Whether the chunks' end pages never decrease (a page bound is then a prefix).
     ends_ascending: bool,
+    /// Searches with at least this many eligible chunks use the index.
+    index_min: usize,
 }
 
 impl LoadedBook {
@@ -175,6 +176,16 @@ impl LoadedBook {
             vectors,
             index,
             index_source,
+            index_min: INDEX_MIN_VECTORS,
+        }
+    }
+
+    /// Uses the index for searches with at least `min` eligible chunks
+    /// (default [`INDEX_MIN_VECTORS`]).
+    pub fn with_index_min(self, min: usize) -> Self {
+        LoadedBook {
+            index_min: min,
+            ..self
         }
     }
 }
@@ -286,6 +297,11 @@ impl Library {
         &self.chunking
     }
 
+    /// How indexes are built, and for which books.
+    pub fn indexing(&self) -> IndexSettings {
+        self.indexing
+    }
+
     /// The HNSW index of `vectors` and its snapshot, if there are enough vectors for one.
     pub fn build_index(&self, vectors: &VectorSet) -> Option<BuiltIndex> {
         build_index(vectors, self.indexing)
@@ -328,7 +344,8 @@ impl Library {
             Some(_) => IndexSource::Built,
             None => self.without_index(vectors.len()),
         };
-        let loaded = LoadedBook::new(book.clone(), chunks, vectors, index, index_source);
+        let loaded = LoadedBook::new(book.clone(), chunks, vectors, index, index_source)
+            .with_index_min(self.indexing.min_vectors);
         self.loaded.borrow_mut().insert(id, Rc::new(loaded));
         Ok(book)
     }
@@ -349,7 +366,7 @@ impl Library {
     /// elsewhere when it is big enough and someone can, else none.
     fn without_index(&self, count: usize) -> IndexSource {
         match self.index_builds() {
-            IndexBuilds::Elsewhere if count >= INDEX_MIN_VECTORS => IndexSource::Building,
+            IndexBuilds::Elsewhere if count >= self.indexing.min_vectors => IndexSource::Building,
             _ => IndexSource::None,
         }
     }
@@ -440,7 +457,7 @@ impl Library {
         }
         let book = self.book(id).await?;
         let (chunks, vectors) = self.store.book_content(id).await?;
-        let (index, index_source) = if vectors.len() < INDEX_MIN_VECTORS {
+        let (index, index_source) = if vectors.len() < self.indexing.min_vectors {
             (None, IndexSource::None)
         } else {
             let stored = self.store.index_snapshot(id).await?;
@@ -458,7 +475,10 @@ impl Library {
                 },
             }
         };
-        let loaded = Rc::new(LoadedBook::new(book, chunks, vectors, index, index_source));
+        let loaded = Rc::new(
+            LoadedBook::new(book, chunks, vectors, index, index_source)
+                .with_index_min(self.indexing.min_vectors),
+        );
         self.loaded.borrow_mut().insert(id.to_owned(), loaded.clone());
         Ok(loaded)
     }
@@ -551,7 +571,7 @@ pub fn search_book_vectors(loaded: &LoadedBook, query: &[f32], k: usize, max_pag
     let Some(count) = eligible_prefix(&loaded.chunks, loaded.ends_ascending, max_page) else {
         return search_filtered(loaded, query, k, max_page);
     };
-    if let Some(index) = loaded.index.as_ref().filter(|_| count >= INDEX_MIN_VECTORS) {
+    if let Some(index) = loaded.index.as_ref().filter(|_| count >= loaded.index_min) {
         if let Some(hits) = index.search(&loaded.vectors, query, k, |i| i < count) {
             return hits;
         }
@@ -570,7 +590,7 @@ fn search_filtered(loaded: &LoadedBook, query: &[f32], k: usize, max_page: Optio
     if let Some(index) = loaded
         .index
         .as_ref()
-        .filter(|_| eligible_count >= INDEX_MIN_VECTORS)
+        .filter(|_| eligible_count >= loaded.index_min)
     {
         if let Some(hits) = index.search(&loaded.vectors, query, k, eligible) {
             return hits;
@@ -583,7 +603,7 @@ fn search_filtered(loaded: &LoadedBook, query: &[f32], k: usize, max_page: Optio
 fn with_index(book: Rc<LoadedBook>, index: Option<VectorIndex>, index_source: IndexSource) -> LoadedBook {
     let book = Rc::try_unwrap(book).unwrap_or_else(|shared| {
         let (book, chunks, vectors) = (shared.book.clone(), shared.chunks.clone(), shared.vectors.clone());
-        LoadedBook::new(book, chunks, vectors, None, IndexSource::None)
+        LoadedBook::new(book, chunks, vectors, None, IndexSource::None).with_index_min(shared.index_min)
     });
     LoadedBook {
         index,

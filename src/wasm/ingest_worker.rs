@@ -17,7 +17,6 @@ use super::book_input::{BookInput, SourceInput};
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 use crate::retrieval::book::Book;
-use crate::retrieval::chunk::ChunkSettings;
 use crate::retrieval::library::{IndexBuilds, IndexSource, Library};
 use crate::retrieval::prepare::PreparedBook;
 use crate::retrieval::prepared_wire::decode_prepared;
@@ -49,7 +48,7 @@ extern "C" {
     /// or `null` if there is none: too few vectors, the worker cannot start
     /// or stopped.
     #[wasm_bindgen(method)]
-    fn index(this: &IngestWorker, vectors: Float32Array, dims: u32) -> Promise;
+    fn index(this: &IngestWorker, vectors: Float32Array, dims: u32, min_chunks: u32) -> Promise;
 
     #[wasm_bindgen(method)]
     fn terminate(this: &IngestWorker);
@@ -162,7 +161,7 @@ impl Ingestion {
     ) -> std::result::Result<Book, IngestError> {
         if self.use_worker || !IN_MODULE {
             let id = library.new_book_id();
-            let job = self.job(&id, &new, library.chunking())?;
+            let job = self.job(&id, &new, library)?;
             let worker = self.worker();
             let promise = worker.run(&job.0, &job.1, progress, self.embed.clone(), signal);
             let outcome = cancel.run(async { Ok(JsFuture::from(promise).await) }).await?;
@@ -215,7 +214,8 @@ impl Ingestion {
         let vectors = Float32Array::from(loaded.vectors.as_flat());
         let dims = loaded.vectors.dims() as u32;
         drop(loaded);
-        let indexed = self.worker().index(vectors, dims);
+        let min = library.indexing().min_vectors as u32;
+        let indexed = self.worker().index(vectors, dims, min);
         self.attach(library, id, indexed).await;
     }
 
@@ -247,7 +247,7 @@ impl Ingestion {
     /// The job message for `new` and the buffers it transfers (the text is
     /// passed as the same JS string; EPUB bytes are copied, so the caller's
     /// buffer is not detached).
-    fn job(&self, id: &str, new: &BookInput, chunking: &ChunkSettings) -> Result<(JsValue, Array)> {
+    fn job(&self, id: &str, new: &BookInput, library: &Library) -> Result<(JsValue, Array)> {
         let transfer = Array::new();
         let book = Object::new();
         set(&book, "title", &new.title.as_str().into());
@@ -267,7 +267,12 @@ impl Ingestion {
         set(&job, "bookId", &id.into());
         set(&job, "book", &book);
         set(&job, "embedder", &self.embedder_json.as_str().into());
-        set(&job, "chunking", &super::js::to_js(chunking)?);
+        set(&job, "chunking", &super::js::to_js(library.chunking())?);
+        set(
+            &job,
+            "indexMinChunks",
+            &(library.indexing().min_vectors as u32).into(),
+        );
         set(&job, "embedOnPage", &self.embed.is_some().into());
         Ok((job.into(), transfer))
     }

@@ -222,12 +222,15 @@ impl Lectern {
                 callbacks.embed.clone(),
             ));
             let embedder = embedder_for(&options.embedder, callbacks.embed)?;
-            let library = Rc::new(Library::new(
-                books,
-                embedder,
-                Rc::new(BrowserClock),
-                options.retrieval.chunking(),
-            ));
+            let library = Rc::new(
+                Library::new(
+                    books,
+                    embedder,
+                    Rc::new(BrowserClock),
+                    options.retrieval.chunking(),
+                )
+                .with_index_settings(options.retrieval.indexing()),
+            );
             library.set_index_builds(ingestion.index_builds());
             // Read every book and its index snapshot now, off the critical path, so the
             // first search after a reload waits for neither; an index that was never

@@ -236,5 +236,8 @@ pub fn read_options(options: &JsValue) -> Result<(OpenOptions, Callbacks)> {
             "retrieval needs chunkChars >= 100, overlapChars < chunkChars and pageChars >= 200",
         ));
     }
+    if r.index_min_chunks < 256 {
+        return Err(Error::config("retrieval.indexMinChunks must be at least 256"));
+    }
     Ok((parsed, callbacks))
 }

@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::retrieval::chunk::ChunkSettings;
 use crate::retrieval::config::EmbedderConfig;
 use crate::retrieval::index::{build_index, IndexSettings};
-use crate::retrieval::library::IngestProgress;
+use crate::retrieval::library::{IngestProgress, INDEX_MIN_VECTORS};
 use crate::retrieval::prepare::{prepare_book, Pace, PreparedBook, Unpaced};
 use crate::retrieval::prepared_wire::encode_prepared;
 use crate::retrieval::vector::VectorSet;
@@ -67,6 +67,12 @@ async fn run_job(
     let config: EmbedderConfig =
         serde_json::from_str(&embedder_json).map_err(|e| Error::config(format!("invalid embedder: {e}")))?;
     let chunking: ChunkSettings = from_js(field(&job, "chunking"), "chunking")?;
+    let index_settings = IndexSettings {
+        min_vectors: field(&job, "indexMinChunks")
+            .as_f64()
+            .map_or(INDEX_MIN_VECTORS, |n| n as usize),
+        ..IndexSettings::default()
+    };
     let embedder = embedder_for(&config, embed)?;
     let cancel = CancelToken::new();
     link_signal(&signal, &cancel)?;
@@ -94,7 +100,7 @@ async fn run_job(
     indexing(0);
     let index = match in_page {
         true => None,
-        false => build_index(&prepared.vectors, IndexSettings::default()),
+        false => build_index(&prepared.vectors, index_settings),
     };
     indexing(1);
     cancel.check()?;
@@ -104,10 +110,14 @@ async fn run_job(
 }
 
 /// Builds the index of the `dims`-dimensional `vectors` of a stored book
-/// whose index was never finished: its snapshot, or `undefined` for too few
-/// vectors.
+/// whose index was never finished: its snapshot, or `undefined` for fewer
+/// than `min_chunks` vectors.
 #[wasm_bindgen(js_name = "__lecternBuildIndex", skip_typescript)]
-pub fn build_index_job(vectors: Float32Array, dims: u32) -> std::result::Result<JsValue, JsValue> {
+pub fn build_index_job(
+    vectors: Float32Array,
+    dims: u32,
+    min_chunks: u32,
+) -> std::result::Result<JsValue, JsValue> {
     panic_guard::install();
     panic_guard::check_js()?;
     let flat = vectors.to_vec();
@@ -116,7 +126,11 @@ pub fn build_index_job(vectors: Float32Array, dims: u32) -> std::result::Result<
         let error = Error::protocol(format!("{} values are not rows of {dims}", flat.len()));
         return Err(error_to_js(&error));
     }
-    let index = build_index(&VectorSet::from_flat(dims, flat), IndexSettings::default());
+    let settings = IndexSettings {
+        min_vectors: min_chunks as usize,
+        ..IndexSettings::default()
+    };
+    let index = build_index(&VectorSet::from_flat(dims, flat), settings);
     Ok(index.map_or(JsValue::UNDEFINED, |(_, snapshot)| {
         Uint8Array::from(snapshot.as_slice()).into()
     }))

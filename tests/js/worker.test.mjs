@@ -172,7 +172,7 @@ test('the page keeps running while the worker ingests, and in-page ingestion yie
 test('a big book is searched exactly while the worker indexes it, then with its index, read back after a reopen', async () => {
   const { page } = await lecternPage();
   const out = await page.evaluate(async () => {
-    const options = { dbName: 'big', embedder: { kind: 'hashed', dimensions: 64 }, retrieval: { chunkChars: 100, overlapChars: 0 } };
+    const options = { dbName: 'big', embedder: { kind: 'hashed', dimensions: 64 }, retrieval: { chunkChars: 100, overlapChars: 0, indexMinChunks: 1024 } };
     let lectern = await window.open(options);
     const book = await lectern.addBook({ title: 'Big', text: window.book(1200) });
     const first = await lectern.indexSource(book.id);
@@ -212,7 +212,7 @@ test('an index never finished is built in the worker at the next open, not in th
   const { page } = await lecternPage();
   const out = await page.evaluate(async () => {
     const dbName = 'unfinished';
-    const options = { dbName, embedder: { kind: 'hashed', dimensions: 64 }, retrieval: { chunkChars: 100, overlapChars: 0 } };
+    const options = { dbName, embedder: { kind: 'hashed', dimensions: 64 }, retrieval: { chunkChars: 100, overlapChars: 0, indexMinChunks: 1024 } };
     let lectern = await window.open(options);
     const book = await lectern.addBook({ title: 'Big', text: window.book(1200) });
     await window.until(async () => (await lectern.indexSource(book.id)) === 'built', 'the index');
@@ -252,7 +252,7 @@ test('an index never finished is built in the worker at the next open, not in th
 test('without a worker, a big book gets no index (exact search) rather than a page-freezing build', async () => {
   const { page } = await lecternPage({ withoutWorker: true });
   const out = await page.evaluate(async () => {
-    const options = { dbName: 'no-worker', embedder: { kind: 'hashed', dimensions: 64 }, retrieval: { chunkChars: 100, overlapChars: 0 } };
+    const options = { dbName: 'no-worker', embedder: { kind: 'hashed', dimensions: 64 }, retrieval: { chunkChars: 100, overlapChars: 0, indexMinChunks: 1024 } };
     const phases = [];
     let lectern = await window.open(options);
     const book = await lectern.addBook({ title: 'Big', text: window.book(1200) }, { onProgress: (p) => phases.push(p.phase) });
@@ -263,8 +263,11 @@ test('without a worker, a big book gets no index (exact search) rather than a pa
     const reopened = await lectern.indexSource(book.id);
     const again = await lectern.search('marquis balloon', { k: 3, maxPage: 2 });
     await lectern.close();
-    return { chunks: book.chunkCount, source, reopened, hits, again, phases: [...new Set(phases)] };
+    const tooSmall = await window.attempt(() => window.open({ retrieval: { indexMinChunks: 10 } }));
+    return { chunks: book.chunkCount, source, reopened, hits, again, phases: [...new Set(phases)], tooSmall };
   });
+  assert.equal(out.tooSmall.error?.name, 'ConfigError');
+  assert.match(out.tooSmall.error.message, /indexMinChunks must be at least 256/);
   assert.ok(out.chunks >= 1024, `${out.chunks} chunks`);
   assert.equal(out.source, 'none', 'no HNSW build on the page (it was built there before)');
   assert.deepEqual(out.phases, ['chunking', 'embedding', 'indexing'], 'the same phases, the last one empty');

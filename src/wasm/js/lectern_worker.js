@@ -4,7 +4,7 @@
 // and its lectern_ingest_bg.wasm (which the page's module leaves out).
 //
 // Messages in:  { type: 'init' } · { type: 'ingest', id, job } ·
-//               { type: 'index', id, vectors, dims } (a stored book's unfinished index) ·
+//               { type: 'index', id, vectors, dims, minChunks } (a stored book's unfinished index) ·
 //               { type: 'cancel', id } · { type: 'embedded', requestId, vectors | error }
 // Messages out: { type: 'ready' } · { type: 'failed', message } ·
 //               { type: 'progress', id, progress } · { type: 'embed', id, requestId, texts } ·
@@ -66,9 +66,9 @@ async function run(id, job) {
 }
 
 /** Builds the index of a stored book whose index was never finished. */
-function index(id, vectors, dims) {
+function index(id, vectors, dims, minChunks) {
   try {
-    const snapshot = __lecternBuildIndex(vectors, dims);
+    const snapshot = __lecternBuildIndex(vectors, dims, minChunks);
     self.postMessage({ type: 'done', id, snapshot }, snapshot ? [snapshot.buffer] : []);
   } catch (error) {
     self.postMessage({ type: 'error', id, error: describe(error) });
@@ -88,7 +88,7 @@ self.onmessage = (event) => {
       run(message.id, message.job);
       break;
     case 'index':
-      index(message.id, message.vectors, message.dims);
+      index(message.id, message.vectors, message.dims, message.minChunks);
       break;
     case 'cancel':
       jobs.get(message.id)?.abort();

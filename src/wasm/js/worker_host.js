@@ -134,13 +134,13 @@ export class IngestWorker {
    * in the worker: resolves with its snapshot, or `null` if there is none (too
    * few vectors, the worker cannot start, failed or was stopped).
    */
-  async index(vectors, dims) {
+  async index(vectors, dims, minChunks) {
     if (!(await this.start())) return null;
     const id = this.nextId++;
     return new Promise((resolve) => {
       const done = () => this.jobs.delete(id);
       this.jobs.set(id, { resolve, reject: resolve, done, indexed: resolve });
-      this.worker.postMessage({ type: 'index', id, vectors, dims }, [vectors.buffer]);
+      this.worker.postMessage({ type: 'index', id, vectors, dims, minChunks }, [vectors.buffer]);
     });
   }
 

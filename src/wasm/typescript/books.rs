@@ -35,6 +35,8 @@ export interface RetrievalSettings {
   overlapChars?: number;
   /** Size of synthetic pages when the text has no page markers (default 2000). */
   pageChars?: number;
+  /** Books of at least this many chunks get an HNSW index (built in the worker), and searches over at least this many eligible chunks use it (default 8192, where the index starts to beat exact search in Chromium; at least 256). */
+  indexMinChunks?: number;
 }
 
 /** A stored book. */
