@@ -59,12 +59,17 @@ export function markdownTable({ rows, total }) {
 
 /** Figure lines for `npm run bench` (kilobytes of 1,000 bytes). */
 export function figureLines({ rows, total }) {
-  const wasm = rows.find((r) => r.file.endsWith('lectern_bg.wasm'));
+  const wasm = rows.find((r) => r.file === 'pkg/lectern_bg.wasm');
+  const ingest = rows.find((r) => r.file === 'pkg/lectern_ingest_bg.wasm');
+  // What a page fetches on load: the page's module and the JS it imports (not the types).
+  const onLoad = rows.filter((r) => /^pkg\/(lectern\.js|lectern_bg\.wasm|snippets\/.*\.js)$/.test(r.file));
   const kb = (n) => n / 1000;
   return [
     `FIGURE wasm_raw chromium ${kb(wasm.raw)}`,
     `FIGURE wasm_gzip chromium ${kb(wasm.gzip)}`,
     `FIGURE wasm_brotli chromium ${kb(wasm.brotli)}`,
+    `FIGURE ingest_wasm_gzip chromium ${kb(ingest.gzip)}`,
+    `FIGURE page_gzip chromium ${kb(onLoad.reduce((sum, r) => sum + r.gzip, 0))}`,
     `FIGURE package_gzip chromium ${kb(total.gzip)}`,
   ];
 }

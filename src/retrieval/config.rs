@@ -102,7 +102,7 @@ pub struct RetrievalSettings {
     pub page_chars: usize,
     /// Books of at least this many chunks get an HNSW index, and searches
     /// over at least this many eligible chunks use it (default 8,192,
-    /// [`super::library::INDEX_MIN_VECTORS`]: where it starts to win in Chromium).
+    /// [`super::loaded_book::INDEX_MIN_VECTORS`]: where it starts to win in Chromium).
     #[serde(default = "default_index_min")]
     pub index_min_chunks: usize,
 }
@@ -117,7 +117,7 @@ fn default_page() -> usize {
     2000
 }
 fn default_index_min() -> usize {
-    super::library::INDEX_MIN_VECTORS
+    super::loaded_book::INDEX_MIN_VECTORS
 }
 
 impl Default for RetrievalSettings {

@@ -15,7 +15,7 @@ use serde::{Serialize, Serializer};
 
 use super::built_graph::graph_of;
 use super::hnsw::{HnswGraph, Scratch};
-use super::library::INDEX_MIN_VECTORS;
+use super::loaded_book::INDEX_MIN_VECTORS;
 use super::quantized::{dot_rows, quantize_into, QuantizedSet};
 use super::snapshot;
 use super::vector::{dot, Hit, VectorSet};

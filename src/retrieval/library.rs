@@ -11,30 +11,18 @@ use super::book::Book;
 use super::chunk::{Chunk, ChunkSettings};
 use super::embed::Embedder;
 use super::index::{build_index, BuiltIndex, IndexSettings, VectorIndex};
-use super::page_bound::{eligible_prefix, ends_ascending};
+use super::loaded_book::with_index;
+pub use super::loaded_book::{
+    search_book_vectors, IndexSource, LoadedBook, INDEX_MIN_VECTORS, QUANTIZED_MIN_VECTORS,
+};
 use super::pages::Page;
 use super::prepare::{prepare_book, Pace, PreparedBook, Unpaced};
-use super::scan::{quantized_top_k, scan_top_k, RERANK_FACTOR};
-use super::vector::{exact_top_k, normalize, Hit, VectorSet};
+use super::vector::{normalize, VectorSet};
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 use crate::ids::new_id;
 use crate::storage::BookStore;
 use crate::time::Clock;
-
-/// Books smaller than this get no index, and searches with fewer eligible
-/// chunks are exact (the default of [`IndexSettings::min_vectors`], option
-/// `retrieval.indexMinChunks`). Measured (`npm run bench`, MiniLM vectors,
-/// k = 10, p50, ef 128), exact against index in headless Chromium: 0.040 /
-/// 0.100 ms at 1,024 vectors, 0.080 / 0.135 at 2,048, 0.150 / 0.175 at
-/// 4,096, 0.320 / 0.220 at 8,192 (natively 0.043 / 0.070, 0.082 / 0.086,
-/// 0.161 / 0.109, 0.327 / 0.148): in the page the index starts to win at
-/// about 5,000 vectors, so smaller books are not worth its build and memory.
-pub const INDEX_MIN_VECTORS: usize = 8192;
-
-/// An exact search over at least this many vectors scans their int8 copy
-/// and re-ranks its best candidates in f32; smaller ones scan f32 alone.
-pub const QUANTIZED_MIN_VECTORS: usize = 256;
 
 /// What a book is made from.
 #[derive(Debug, Clone, PartialEq)]
@@ -127,67 +115,6 @@ pub enum IndexBuilds {
     /// page without a worker (the default in wasm).
     #[cfg_attr(target_arch = "wasm32", default)]
     Never,
-}
-
-/// How a loaded book's index came to be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IndexSource {
-    /// None: searched exactly (too small for one, or none can be built).
-    None,
-    /// Built now.
-    Built,
-    /// Being built (in the ingestion worker): searched exactly until it is ready.
-    Building,
-    /// Read from the stored snapshot.
-    Snapshot,
-}
-
-/// A book in memory, ready to search.
-pub struct LoadedBook {
-    /// The record.
-    pub book: Book,
-    /// Its chunks.
-    pub chunks: Vec<Chunk>,
-    /// Their vectors, in chunk order.
-    pub vectors: VectorSet,
-    /// The HNSW index, if the book is big enough.
-    pub index: Option<VectorIndex>,
-    /// Where the index came from.
-    pub index_source: IndexSource,
-    /// Whether the chunks' end pages never decrease (a page bound is then a prefix).
-    ends_ascending: bool,
-    /// Searches with at least this many eligible chunks use the index.
-    index_min: usize,
-}
-
-impl LoadedBook {
-    /// A book ready to search (`vectors` in chunk order).
-    pub fn new(
-        book: Book,
-        chunks: Vec<Chunk>,
-        vectors: VectorSet,
-        index: Option<VectorIndex>,
-        index_source: IndexSource,
-    ) -> Self {
-        LoadedBook {
-            ends_ascending: ends_ascending(&chunks),
-            book,
-            chunks,
-            vectors,
-            index,
-            index_source,
-            index_min: INDEX_MIN_VECTORS,
-        }
-    }
-
-    /// Uses the index for searches with at least `min` eligible chunks
-    /// (default [`INDEX_MIN_VECTORS`]).
-    pub fn with_index_min(self, min: usize) -> Self {
-        LoadedBook {
-            index_min: min,
-            ..self
-        }
-    }
 }
 
 /// Books, their vectors and the search over them.
@@ -560,55 +487,6 @@ impl Library {
         });
         results.truncate(k);
         Ok(results)
-    }
-}
-
-/// Top `k` of one book under a page bound: the index when it has enough
-/// eligible candidates, else an exact scan of the eligible chunks. These
-/// are a prefix of the chunks (found by binary search) unless the chunks'
-/// pages are out of order, when each is checked.
-pub fn search_book_vectors(loaded: &LoadedBook, query: &[f32], k: usize, max_page: Option<u32>) -> Vec<Hit> {
-    let Some(count) = eligible_prefix(&loaded.chunks, loaded.ends_ascending, max_page) else {
-        return search_filtered(loaded, query, k, max_page);
-    };
-    if let Some(index) = loaded.index.as_ref().filter(|_| count >= loaded.index_min) {
-        if let Some(hits) = index.search(&loaded.vectors, query, k, |i| i < count) {
-            return hits;
-        }
-    }
-    if count >= QUANTIZED_MIN_VECTORS {
-        quantized_top_k(&loaded.vectors, query, k, count, RERANK_FACTOR)
-    } else {
-        scan_top_k(&loaded.vectors, query, k, count)
-    }
-}
-
-/// [`search_book_vectors`] for chunks whose pages are out of order.
-fn search_filtered(loaded: &LoadedBook, query: &[f32], k: usize, max_page: Option<u32>) -> Vec<Hit> {
-    let eligible = |i: usize| max_page.is_none_or(|max| loaded.chunks[i].end_page <= max);
-    let eligible_count = (0..loaded.chunks.len()).filter(|&i| eligible(i)).count();
-    if let Some(index) = loaded
-        .index
-        .as_ref()
-        .filter(|_| eligible_count >= loaded.index_min)
-    {
-        if let Some(hits) = index.search(&loaded.vectors, query, k, eligible) {
-            return hits;
-        }
-    }
-    exact_top_k(&loaded.vectors, query, k, eligible)
-}
-
-/// `book` with this index: its content moved, or copied while a search still holds it.
-fn with_index(book: Rc<LoadedBook>, index: Option<VectorIndex>, index_source: IndexSource) -> LoadedBook {
-    let book = Rc::try_unwrap(book).unwrap_or_else(|shared| {
-        let (book, chunks, vectors) = (shared.book.clone(), shared.chunks.clone(), shared.vectors.clone());
-        LoadedBook::new(book, chunks, vectors, None, IndexSource::None).with_index_min(shared.index_min)
-    });
-    LoadedBook {
-        index,
-        index_source,
-        ..book
     }
 }
 

@@ -14,6 +14,7 @@ pub mod hashed;
 pub mod hnsw;
 pub mod index;
 pub mod library;
+pub mod loaded_book;
 pub mod markup;
 pub mod openai_embedder;
 pub mod page_bound;
