@@ -106,6 +106,15 @@ fn prepared(
     .expect("prepares")
 }
 
+/// A big book stored without its index (as the worker's first message leaves
+/// it), and the snapshot of the index the worker would send.
+fn stored_without_index(library: &Library, chunking: &ChunkSettings) -> (String, Vec<u8>) {
+    let book = prepared(library, chunking, 2300);
+    let (_, snapshot) = build_index(&book.vectors, indexing()).expect("big enough");
+    let stored = block_on(library.store_prepared(book, None, &CancelToken::new())).expect("stores");
+    (stored.id, snapshot)
+}
+
 #[test]
 fn a_book_is_searched_exactly_while_its_index_builds_then_with_it() {
     let (store, library, chunking) = setup();
@@ -144,11 +153,7 @@ fn a_book_is_searched_exactly_while_its_index_builds_then_with_it() {
 #[test]
 fn a_snapshot_for_a_deleted_or_small_book_is_not_kept() {
     let (store, library, chunking) = setup();
-    let book = prepared(&library, &chunking, 2300);
-    let (_, snapshot) = build_index(&book.vectors, indexing()).expect("big enough");
-    let id = block_on(library.store_prepared(book, None, &CancelToken::new()))
-        .unwrap()
-        .id;
+    let (id, snapshot) = stored_without_index(&library, &chunking);
     block_on(library.delete_book(&id)).unwrap();
     assert!(!block_on(library.attach_snapshot(&id, &snapshot)).unwrap());
     assert!(block_on(store.index_snapshot(&id)).unwrap().is_none());
@@ -167,11 +172,7 @@ fn a_snapshot_for_a_deleted_or_small_book_is_not_kept() {
 #[test]
 fn a_book_loaded_without_its_snapshot_waits_for_one_built_elsewhere() {
     let (store, library, chunking) = setup();
-    let book = prepared(&library, &chunking, 2300);
-    let (_, snapshot) = build_index(&book.vectors, indexing()).expect("big enough");
-    let id = block_on(library.store_prepared(book, None, &CancelToken::new()))
-        .unwrap()
-        .id;
+    let (id, snapshot) = stored_without_index(&library, &chunking);
 
     // Reopened before the index came: not built on load, searched exactly, waiting.
     let reopened = library_over(&store, IndexBuilds::Elsewhere);
