@@ -1,5 +1,8 @@
-// Launches Debian's Chromium through playwright-core (no browser download).
+// Launches Debian's Chromium through playwright-core (no browser download),
+// and the demo server with it for a test file.
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
+import { startDemo } from '../../scripts/serve.mjs';
 
 export const CHROMIUM_FLAGS = [
   '--headless',
@@ -16,4 +19,22 @@ export function launchChromium() {
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     args: CHROMIUM_FLAGS,
   });
+}
+
+/**
+ * Starts the demo server (`scripts/serve.mjs`, on a free port, with `options`)
+ * and Chromium before the calling file's tests, and stops both after them.
+ * Returns the handle whose `demo` and `browser` are set once they started.
+ */
+export function demoAndChromium(options = {}) {
+  const running = { demo: null, browser: null };
+  before(async () => {
+    running.demo = await startDemo({ port: 0, ...options });
+    running.browser = await launchChromium();
+  });
+  after(async () => {
+    await running.browser?.close();
+    await running.demo?.close();
+  });
+  return running;
 }

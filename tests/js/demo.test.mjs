@@ -1,31 +1,19 @@
 // The demo page in headless Chromium: type a message, watch the reply stream
 // in, reload, and find the conversation still there.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
-import { startDemo } from '../../scripts/serve.mjs';
-import { launchChromium } from './browser.mjs';
+import { demoAndChromium } from './browser.mjs';
 
-let demo;
-let browser;
-
-before(async () => {
-  demo = await startDemo({ port: 0, chunkDelayMs: 40 });
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  await demo?.close();
-});
+const running = demoAndChromium({ chunkDelayMs: 40 });
 
 test('a typed message gets a reply that streams in and persists across a reload', async () => {
-  const page = await browser.newPage();
+  const page = await running.browser.newPage();
   const problems = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
 
-  await page.goto(demo.url);
+  await page.goto(running.demo.url);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
 
   // Record every length the assistant bubble passes through while streaming.
@@ -71,10 +59,10 @@ test('a typed message gets a reply that streams in and persists across a reload'
 });
 
 test('a tool call from the model runs the page\'s tool and shows in the chat', async () => {
-  const page = await browser.newPage();
-  await page.goto(demo.url);
+  const page = await running.browser.newPage();
+  await page.goto(running.demo.url);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
-  await fetch(`${demo.mockUrl}/__mock/default/script`, {
+  await fetch(`${running.demo.mockUrl}/__mock/default/script`, {
     method: 'POST',
     body: JSON.stringify({ turns: [{ toolCalls: [{ name: 'local_time', arguments: {} }] }, { text: 'It is time to read.' }] }),
   });
@@ -85,17 +73,17 @@ test('a tool call from the model runs the page\'s tool and shows in the chat', a
   });
   const toolLines = await page.$$eval('#log .message.tool', (items) => items.map((i) => i.textContent));
   assert.deepEqual(toolLines, ['Used local_time']);
-  const requests = await (await fetch(`${demo.mockUrl}/__mock/default/requests`)).json();
+  const requests = await (await fetch(`${running.demo.mockUrl}/__mock/default/requests`)).json();
   const toolMessage = requests.at(-1).body.messages.find((m) => m.role === 'tool');
   assert.match(toolMessage.content, /timeZone/);
   await page.close();
 });
 
 test('a server that refuses the key shows a typed error in the chat', async () => {
-  const page = await browser.newPage();
-  await page.goto(demo.url);
+  const page = await running.browser.newPage();
+  await page.goto(running.demo.url);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
-  await fetch(`${demo.mockUrl}/__mock/default/script`, {
+  await fetch(`${running.demo.mockUrl}/__mock/default/script`, {
     method: 'POST',
     body: JSON.stringify({ turns: [{ fault: { status: 401, body: { error: { message: 'bad key' } } } }] }),
   });
@@ -107,11 +95,11 @@ test('a server that refuses the key shows a typed error in the chat', async () =
 });
 
 test('a tool that needs approval waits across a reload and runs once with the reader\'s edit', async () => {
-  const page = await browser.newPage();
-  await page.goto(demo.url);
+  const page = await running.browser.newPage();
+  await page.goto(running.demo.url);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
   await page.click('#new-conversation');
-  await fetch(`${demo.mockUrl}/__mock/default/script`, {
+  await fetch(`${running.demo.mockUrl}/__mock/default/script`, {
     method: 'POST',
     body: JSON.stringify({
       turns: [
@@ -142,7 +130,7 @@ test('a tool that needs approval waits across a reload and runs once with the re
   assert.equal(await page.$$eval('#log .message.approval', (cards) => cards.length), 0);
   const notes = JSON.parse(await page.evaluate(() => localStorage.getItem('lectern-demo-notes')));
   assert.deepEqual(notes.map((n) => [n.title, n.text]), [['Syme', 'a poet and a detective']], 'the edited note, saved once');
-  const requests = await (await fetch(`${demo.mockUrl}/__mock/default/requests`)).json();
+  const requests = await (await fetch(`${running.demo.mockUrl}/__mock/default/requests`)).json();
   const call = requests.at(-1).body.messages.find((m) => m.tool_calls)?.tool_calls[0];
   assert.deepEqual(JSON.parse(call.function.arguments), { title: 'Syme', text: 'a poet and a detective' });
 

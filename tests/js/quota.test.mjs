@@ -3,23 +3,11 @@
 // turns sent until one fails. The failure is a typed StorageError with reason
 // 'quota', nothing of the failed write is left behind, and what was stored
 // before is intact.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startDemo } from '../../scripts/serve.mjs';
-import { launchChromium } from './browser.mjs';
+import { demoAndChromium } from './browser.mjs';
 
-let demo;
-let browser;
-
-before(async () => {
-  demo = await startDemo({ port: 0, chunkDelayMs: 0 });
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  await demo?.close();
-});
+const running = demoAndChromium({ chunkDelayMs: 0 });
 
 /** The origin's quota in the test, in bytes. */
 const QUOTA = 1_000_000;
@@ -30,12 +18,12 @@ const QUOTA = 1_000_000;
  * reads the quota when the database is first opened).
  */
 async function lecternPage(dbName, quota) {
-  const context = await browser.newContext();
+  const context = await running.browser.newContext();
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
-  await cdp.send('Storage.overrideQuotaForOrigin', { origin: new URL(demo.url).origin, quotaSize: quota });
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin: new URL(running.demo.url).origin, quotaSize: quota });
   // Any path of the origin will do; this one is a plain 404 text page.
-  await page.goto(`${demo.url}blank`);
+  await page.goto(`${running.demo.url}blank`);
   await page.evaluate(
     async ({ dbName, baseUrl }) => {
       const { default: init, Lectern } = await import('/pkg/lectern.js');
@@ -55,7 +43,7 @@ async function lecternPage(dbName, quota) {
         }
       };
     },
-    { dbName, baseUrl: `${demo.mockUrl}/v1` },
+    { dbName, baseUrl: `${running.demo.mockUrl}/v1` },
   );
   return { page, context };
 }

@@ -5,23 +5,11 @@
 // embeddings from the worker, stores nothing when aborted, and falls back to
 // paced in-page work with `worker: false`, without Worker, or when the worker
 // cannot start.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startDemo } from '../../scripts/serve.mjs';
-import { launchChromium } from './browser.mjs';
+import { demoAndChromium } from './browser.mjs';
 
-let demo;
-let browser;
-
-before(async () => {
-  demo = await startDemo({ port: 0, chunkDelayMs: 0 });
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  await demo?.close();
-});
+const running = demoAndChromium({ chunkDelayMs: 0 });
 
 /**
  * A page of the demo's origin with Lectern imported and helpers on `window`:
@@ -30,10 +18,10 @@ after(async () => {
  * that records every worker started, its messages' types and terminations.
  */
 async function lecternPage({ withoutWorker = false } = {}) {
-  const page = await browser.newPage();
+  const page = await running.browser.newPage();
   const problems = [];
   page.on('pageerror', (e) => problems.push(e.message));
-  await page.goto(`${demo.url}blank`);
+  await page.goto(`${running.demo.url}blank`);
   await page.evaluate(
     async ({ baseUrl, withoutWorker }) => {
       window.workers = [];
@@ -97,7 +85,7 @@ async function lecternPage({ withoutWorker = false } = {}) {
         };
       };
     },
-    { baseUrl: `${demo.mockUrl}/v1`, withoutWorker },
+    { baseUrl: `${running.demo.mockUrl}/v1`, withoutWorker },
   );
   return { page, problems };
 }
