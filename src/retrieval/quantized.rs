@@ -206,32 +206,40 @@ fn dot_i8_simd128(a: &[i8], b: &[i8]) -> i32 {
     let mut acc0 = i32x4_splat(0);
     let mut acc1 = i32x4_splat(0);
     let mut i = 0;
-    // Two products of values in -127..=127 sum to at most 32,258: they fit
-    // an i16 lane before widening.
-    let step = |acc: v128, i: usize| {
-        // SAFETY: i + 16 <= n, within both slices; v128_load reads unaligned.
-        let (x, y) = unsafe {
-            (
-                v128_load(pa.add(i) as *const v128),
-                v128_load(pb.add(i) as *const v128),
-            )
-        };
-        let pairs = i16x8_add(i16x8_extmul_low_i8x16(x, y), i16x8_extmul_high_i8x16(x, y));
-        i32x4_add(acc, i32x4_extadd_pairwise_i16x8(pairs))
-    };
+    // SAFETY (every step below): i + 16 <= n, within both slices.
     while i + 32 <= n {
-        acc0 = step(acc0, i);
-        acc1 = step(acc1, i + 16);
+        unsafe {
+            acc0 = dot_i8_step(acc0, pa.add(i), pb.add(i));
+            acc1 = dot_i8_step(acc1, pa.add(i + 16), pb.add(i + 16));
+        }
         i += 32;
     }
     if i < n {
-        acc0 = step(acc0, i);
+        acc0 = unsafe { dot_i8_step(acc0, pa.add(i), pb.add(i)) };
     }
     let acc = i32x4_add(acc0, acc1);
     i32x4_extract_lane::<0>(acc)
         + i32x4_extract_lane::<1>(acc)
         + i32x4_extract_lane::<2>(acc)
         + i32x4_extract_lane::<3>(acc)
+}
+
+/// `acc` plus the products of the sixteen int8 values at `x` and at `y`, in
+/// four i32 lanes. A function called directly, not a closure, and always
+/// inlined: a size-optimised build (`opt-level = "z"`) keeps a closure out
+/// of line, a call per sixteen bytes.
+///
+/// # Safety
+/// `x` and `y` must each point at sixteen readable bytes (`v128_load` reads unaligned).
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
+unsafe fn dot_i8_step(acc: core::arch::wasm32::v128, x: *const i8, y: *const i8) -> core::arch::wasm32::v128 {
+    use core::arch::wasm32::*;
+    let (x, y) = (v128_load(x as *const v128), v128_load(y as *const v128));
+    // Two products of values in -127..=127 sum to at most 32,258: they fit
+    // an i16 lane before widening.
+    let pairs = i16x8_add(i16x8_extmul_low_i8x16(x, y), i16x8_extmul_high_i8x16(x, y));
+    i32x4_add(acc, i32x4_extadd_pairwise_i16x8(pairs))
 }
 
 #[cfg(test)]

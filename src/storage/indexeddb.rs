@@ -217,14 +217,27 @@ fn turns_v3(db: &Database) -> std::result::Result<(), idb::Error> {
     Ok(())
 }
 
+/// A record as the JS object IndexedDB stores, through JSON text: the same
+/// plain objects, arrays, strings, numbers, booleans and `null`s a direct
+/// conversion makes (records hold no bytes, `Map`s or `undefined`; vectors and
+/// snapshots are typed arrays written apart), with one serializer in the wasm.
 pub(super) fn to_js<T: Serialize>(value: &T) -> Result<JsValue> {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| Error::storage_because(StorageReason::Data, format!("cannot encode record: {e}")))
+    let text = serde_json::to_string(value)
+        .map_err(|e| Error::storage_because(StorageReason::Data, format!("cannot encode record: {e}")))?;
+    js_sys::JSON::parse(&text)
+        .map_err(|_| Error::storage_because(StorageReason::Data, "cannot encode record as a JS object"))
 }
 
+/// A stored record back, through JSON text (one deserializer in the wasm,
+/// shared with the JS API's inputs).
 pub(super) fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T> {
-    serde_wasm_bindgen::from_value(value)
+    let text = js_sys::JSON::stringify(&value)
+        .ok()
+        .and_then(|text| text.as_string())
+        .ok_or_else(|| Error::storage_because(StorageReason::Data, "cannot decode record: not plain JSON"))?;
+    // Through a `Value`: its per-type deserializers are far smaller than the text parser's.
+    serde_json::from_str(&text)
+        .and_then(serde_json::from_value)
         .map_err(|e| Error::storage_because(StorageReason::Data, format!("cannot decode record: {e}")))
 }
 

@@ -7,10 +7,12 @@ use wasm_bindgen::{JsCast, JsValue};
 use crate::error::{Error, Result};
 
 /// Converts a Rust value to a plain JS value (objects, not `Map`s; numbers, not `BigInt`s).
+///
+/// Goes through JSON text (`JSON.parse`), so one serializer serves the wasm.
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue> {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| Error::config(format!("cannot convert a value for JS: {e}")))
+    let text = serde_json::to_string(value)
+        .map_err(|e| Error::config(format!("cannot convert a value for JS: {e}")))?;
+    js_sys::JSON::parse(&text).map_err(|_| Error::config("cannot convert a value for JS: not JSON"))
 }
 
 /// Converts a plain JS value from the host, naming `what` it was in the error.
