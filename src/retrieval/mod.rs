@@ -16,6 +16,7 @@ pub mod index;
 pub mod library;
 pub mod loaded_book;
 pub mod markup;
+pub mod minilm;
 pub mod openai_embedder;
 pub mod page_bound;
 pub mod pages;
