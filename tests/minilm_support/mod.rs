@@ -1,0 +1,98 @@
+//! The MiniLM check in Chromium, shared by `web_minilm` (a few hundred
+//! sentences in `npm test`) and `web_bench` (the 2,000, and speed):
+//! the model and vocabulary from the mock server's `/models` (the cache
+//! `scripts/fetch-minilm.sh` fills), the sentences and reference vectors
+//! from its `/fixtures` (`../shared`).
+#![allow(dead_code)]
+
+use lectern::retrieval::minilm::encoder::{Encoder, DIMS};
+use lectern::retrieval::minilm::tokenizer::Tokenizer;
+use lectern::retrieval::vector::dot;
+
+use crate::shared_fixtures::f16_to_f32;
+use crate::web_support;
+
+/// The body of `url`, if it answers 200.
+pub async fn fetch_bytes(url: &str) -> Option<Vec<u8>> {
+    let response = gloo_net::http::Request::get(url).send().await.ok()?;
+    if response.status() != 200 {
+        return None;
+    }
+    response.binary().await.ok()
+}
+
+/// The tokenizer and encoder, every sentence, and the reference vectors of
+/// the first `rows`; `None` (the caller skips) when a file is not served.
+pub async fn load(
+    models: &str,
+    fixtures: &str,
+    rows: usize,
+) -> Option<(Tokenizer, Encoder, Vec<String>, Vec<Vec<f32>>)> {
+    let vocab = fetch_bytes(&format!("{models}/vocab.txt")).await?;
+    let tokenizer = Tokenizer::from_vocab(&String::from_utf8(vocab).ok()?).expect("a BERT vocabulary");
+    let model = fetch_bytes(&format!("{models}/model.safetensors")).await?;
+    let encoder = Encoder::from_safetensors(&model).expect("the MiniLM weights");
+    drop(model);
+    let tsv = fetch_bytes(&format!("{fixtures}/embeddings/gutenberg-sentences.tsv")).await?;
+    let sentences = String::from_utf8(tsv)
+        .ok()?
+        .lines()
+        .map(|l| l.splitn(3, '\t').nth(2).unwrap_or("").to_owned())
+        .collect();
+    let f16 = fetch_bytes(&format!("{fixtures}/embeddings/gutenberg-minilm-384.f16")).await?;
+    let reference = f16
+        .chunks_exact(DIMS * 2)
+        .take(rows)
+        .map(|row| {
+            row.chunks_exact(2)
+                .map(|b| f16_to_f32(u16::from_le_bytes([b[0], b[1]])))
+                .collect()
+        })
+        .collect();
+    Some((tokenizer, encoder, sentences, reference))
+}
+
+/// What [`check`] found.
+pub struct Agreement {
+    /// Sentences embedded.
+    pub rows: usize,
+    /// The lowest cosine to the reference.
+    pub min: f32,
+    /// The mean cosine.
+    pub mean: f32,
+    /// Tokens encoded.
+    pub tokens: usize,
+    /// Milliseconds it took, tokenizing included.
+    pub ms: f64,
+}
+
+/// Embeds each sentence that has a reference vector and compares the two,
+/// yielding to the page between sentences (the driver gives up on a page
+/// busy for long).
+pub async fn check(
+    tokenizer: &Tokenizer,
+    encoder: &Encoder,
+    sentences: &[String],
+    reference: &[Vec<f32>],
+) -> Agreement {
+    let now = || js_sys::Date::now();
+    let (mut min, mut sum, mut tokens, mut ms) = (f32::MAX, 0.0, 0, 0.0);
+    let rows = sentences.len().min(reference.len());
+    for (sentence, expected) in sentences.iter().zip(reference) {
+        let start = now();
+        let ids = tokenizer.encode(sentence);
+        let cosine = dot(&encoder.embed(&ids).expect("embeds"), expected);
+        ms += now() - start;
+        tokens += ids.len();
+        min = min.min(cosine);
+        sum += cosine;
+        web_support::sleep(0).await;
+    }
+    Agreement {
+        rows,
+        min,
+        mean: sum / rows as f32,
+        tokens,
+        ms,
+    }
+}

@@ -1,0 +1,66 @@
+//! The MiniLM encoder against the reference: the first 2,000 sentences of
+//! the shared Gutenberg fixture, tokenized and encoded here, must each have
+//! a cosine of at least 0.999 to the stored all-MiniLM-L6-v2 vector
+//! (sentence-transformers' output). Needs the model (`LECTERN_MINILM_DIR`,
+//! from `scripts/fetch-minilm.sh`) and `../shared`; skipped with a message
+//! without them.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+mod shared_fixtures;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use lectern::retrieval::minilm::encoder::Encoder;
+use lectern::retrieval::minilm::tokenizer::Tokenizer;
+use lectern::retrieval::vector::dot;
+
+/// Sentences checked: 2,000 (the set) unless `LECTERN_MINILM_ROWS` says fewer.
+fn rows() -> usize {
+    std::env::var("LECTERN_MINILM_ROWS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(2000)
+        .min(2000)
+}
+
+#[test]
+fn the_first_2000_sentences_match_the_reference_vectors() {
+    let Some(dir) = std::env::var_os("LECTERN_MINILM_DIR").map(PathBuf::from) else {
+        eprintln!("SKIPPED: the MiniLM model needs LECTERN_MINILM_DIR (scripts/fetch-minilm.sh)");
+        return;
+    };
+    let (Some(reference), Some(fixtures)) =
+        (shared_fixtures::minilm(rows()), shared_fixtures::fixtures_dir())
+    else {
+        return;
+    };
+    let tsv =
+        std::fs::read_to_string(fixtures.join("embeddings/gutenberg-sentences.tsv")).expect("the sentences");
+    let sentences: Vec<&str> = tsv
+        .lines()
+        .take(rows())
+        .map(|l| l.splitn(3, '\t').nth(2).unwrap())
+        .collect();
+    let tokenizer = Tokenizer::from_vocab(&std::fs::read_to_string(dir.join("vocab.txt")).unwrap()).unwrap();
+    let encoder = Encoder::from_safetensors(&std::fs::read(dir.join("model.safetensors")).unwrap()).unwrap();
+
+    let started = Instant::now();
+    let (mut tokens, mut min, mut sum) = (0, f32::MAX, 0.0);
+    for (row, sentence) in sentences.iter().enumerate() {
+        let ids = tokenizer.encode(sentence);
+        tokens += ids.len();
+        let cosine = dot(&encoder.embed(&ids).unwrap(), reference.get(row));
+        assert!(cosine >= 0.999, "row {row}: cosine {cosine} ({sentence:?})");
+        min = min.min(cosine);
+        sum += cosine;
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    eprintln!(
+        "MiniLM natively: {} sentences, cosine to the reference min {min:.7} mean {:.7}; {tokens} tokens in {seconds:.1} s ({:.0} tokens/s, test profile)",
+        rows(),
+        sum / rows() as f32,
+        tokens as f64 / seconds
+    );
+}
