@@ -3,7 +3,8 @@
 //! a cosine of at least 0.999 to the stored all-MiniLM-L6-v2 vector
 //! (sentence-transformers' output). Needs the model (`LECTERN_MINILM_DIR`,
 //! from `scripts/fetch-minilm.sh`) and `../shared`; skipped with a message
-//! without them.
+//! without them. And a library searching with it: paraphrased questions
+//! that share no word with their passage find it, within a page bound.
 
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -12,9 +13,16 @@ mod shared_fixtures;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use futures::executor::block_on;
+use lectern::cancel::CancelToken;
+use lectern::retrieval::chunk::ChunkSettings;
+use lectern::retrieval::library::{BookSource, Library, NewBook, SearchOptions};
+use lectern::retrieval::minilm::embedder::MiniLmEmbedder;
 use lectern::retrieval::minilm::encoder::Encoder;
 use lectern::retrieval::minilm::tokenizer::Tokenizer;
 use lectern::retrieval::vector::dot;
+use lectern::storage::MemoryStore;
+use lectern::time::ManualClock;
 
 /// Sentences checked: 2,000 (the set) unless `LECTERN_MINILM_ROWS` says fewer.
 fn rows() -> usize {
@@ -62,5 +70,54 @@ fn the_first_2000_sentences_match_the_reference_vectors() {
         rows(),
         sum / rows() as f32,
         tokens as f64 / seconds
+    );
+}
+
+#[test]
+fn a_library_with_minilm_answers_paraphrases_within_the_page_bound() {
+    let Some(dir) = std::env::var_os("LECTERN_MINILM_DIR").map(PathBuf::from) else {
+        eprintln!("SKIPPED: the MiniLM model needs LECTERN_MINILM_DIR (scripts/fetch-minilm.sh)");
+        return;
+    };
+    let vocab = std::fs::read_to_string(dir.join("vocab.txt")).unwrap();
+    let embedder =
+        MiniLmEmbedder::new(&vocab, &std::fs::read(dir.join("model.safetensors")).unwrap()).unwrap();
+    let library = Library::new(
+        std::rc::Rc::new(MemoryStore::new()),
+        std::rc::Rc::new(embedder),
+        std::rc::Rc::new(ManualClock::new(1.0e12)),
+        // A chunk a page.
+        ChunkSettings {
+            chunk_chars: 100,
+            overlap_chars: 0,
+            page_chars: 2000,
+        },
+    );
+    let pages = [
+        "The ship left the harbour at dawn, its sails full of wind.",
+        "She baked bread every morning, kneading the dough by hand.",
+        "The detective examined the footprints beneath the broken window.",
+        "Snow covered the mountain village all winter long.",
+    ];
+    let new = NewBook {
+        title: "Four pages".into(),
+        author: None,
+        source: BookSource::Pages(pages.iter().map(|p| p.to_string()).collect()),
+    };
+    let book = block_on(library.add_book(new, &|_| {}, &CancelToken::new())).expect("adds");
+    let ask = |query: &str, max_page: Option<u32>| {
+        let options = SearchOptions {
+            book_ids: Some(vec![book.id.clone()]),
+            k: Some(1),
+            max_page,
+        };
+        block_on(library.search(query, &options, &CancelToken::new())).unwrap()[0].start_page
+    };
+    assert_eq!(ask("Who was looking for clues about the burglary?", None), 3);
+    assert_eq!(ask("Sailing out to sea early in the day", None), 1);
+    assert_eq!(ask("A cold place high in the hills", None), 4);
+    assert!(
+        ask("Who was looking for clues about the burglary?", Some(2)) <= 2,
+        "the page bound holds"
     );
 }

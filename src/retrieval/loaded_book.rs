@@ -11,7 +11,7 @@ use super::scan::{quantized_top_k, scan_top_k, RERANK_FACTOR};
 use super::vector::{exact_top_k, Hit, VectorSet};
 
 /// Books smaller than this get no index, and searches with fewer eligible
-/// chunks are exact (the default of [`IndexSettings::min_vectors`], option
+/// chunks are exact (the default of [`IndexSettings::min_vectors`](super::index::IndexSettings::min_vectors), option
 /// `retrieval.indexMinChunks`). Measured (`npm run bench`, MiniLM vectors,
 /// k = 10, p50, ef 128), exact against index in headless Chromium: 0.040 /
 /// 0.100 ms at 1,024 vectors, 0.080 / 0.135 at 2,048, 0.150 / 0.175 at

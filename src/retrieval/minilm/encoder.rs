@@ -1,5 +1,5 @@
 //! all-MiniLM-L6-v2's encoder: a 6-layer post-LN BERT (384 wide, 12 heads,
-//! exact GELU) whose token states are mean-pooled ([CLS] and [SEP] included)
+//! exact GELU) whose token states are mean-pooled (`[CLS]` and `[SEP]` included)
 //! and scaled to unit length — the sentence embedding sentence-transformers
 //! gives.
 

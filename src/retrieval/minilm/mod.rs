@@ -2,9 +2,11 @@
 //! tokenizer, matching the reference id for id
 //! (`tests/native_minilm_tokenizer.rs`), and its encoder on 4-lane kernels
 //! (simd128 in wasm), matching the reference vectors
-//! (`tests/native_minilm_encoder.rs`). Not yet wired into the embedders,
-//! the ingestion worker or the package.
+//! (`tests/native_minilm_encoder.rs`), behind the `Embedder` seam
+//! ([`embedder::MiniLmEmbedder`]). Not yet an `embedder` option of `Lectern`,
+//! nor run by the ingestion worker.
 
+pub mod embedder;
 pub mod encoder;
 mod lanes;
 pub mod linear;
