@@ -3,6 +3,7 @@
 //! and scaled to unit length — the sentence embedding sentence-transformers
 //! gives.
 
+use super::half::{f16_to_f32, f32_to_f16};
 use super::linear::{Linear, ROWS};
 use super::ops::{attend, gelu, layer_norm, AttentionScratch};
 use super::safetensors::Safetensors;
@@ -40,7 +41,8 @@ struct Layer {
 /// The model's weights, ready to encode.
 #[derive(Debug, Clone)]
 pub struct Encoder {
-    words: Vec<f32>,
+    /// The word-embedding table in half precision (`[VOCAB × DIMS]`).
+    words: Vec<u16>,
     positions: Vec<f32>,
     token_type: Vec<f32>,
     embedding_norm: Norm,
@@ -62,7 +64,11 @@ impl Encoder {
         let mut token_type = file.f32s(&format!("{embeddings}.token_type_embeddings.weight"), &[2, DIMS])?;
         token_type.truncate(DIMS);
         Ok(Encoder {
-            words: file.f32s(&format!("{embeddings}.word_embeddings.weight"), &[VOCAB, DIMS])?,
+            words: file
+                .f32s(&format!("{embeddings}.word_embeddings.weight"), &[VOCAB, DIMS])?
+                .into_iter()
+                .map(f32_to_f16)
+                .collect(),
             positions: file.f32s(
                 &format!("{embeddings}.position_embeddings.weight"),
                 &[POSITIONS, DIMS],
@@ -96,7 +102,7 @@ impl Encoder {
             let row = &mut x[i * DIMS..(i + 1) * DIMS];
             let position = &self.positions[i * DIMS..(i + 1) * DIMS];
             for (j, v) in row.iter_mut().enumerate() {
-                *v = word[j] + position[j] + self.token_type[j];
+                *v = f16_to_f32(word[j]) + position[j] + self.token_type[j];
             }
             layer_norm(row, &self.embedding_norm.weight, &self.embedding_norm.bias, EPS);
         }

@@ -8,6 +8,7 @@
 
 pub mod embedder;
 pub mod encoder;
+pub mod half;
 mod lanes;
 pub mod linear;
 pub mod ops;
