@@ -158,14 +158,19 @@ fn book() -> (Book, Vec<Chunk>) {
     (book, vec![chunk(0, Some("CHAPTER I")), chunk(1, None)])
 }
 
-/// Puts `records` into `store` of the database `name`, bypassing Lectern.
-async fn put_raw(name: &str, store: &str, records: &[JsValue]) {
-    let db = idb::Factory::new()
+/// The database `name`, opened directly (not through Lectern).
+async fn open_raw(name: &str) -> idb::Database {
+    idb::Factory::new()
         .unwrap()
         .open(name, None)
         .unwrap()
         .await
-        .unwrap();
+        .unwrap()
+}
+
+/// Puts `records` into `store` of the database `name`, bypassing Lectern.
+async fn put_raw(name: &str, store: &str, records: &[JsValue]) {
+    let db = open_raw(name).await;
     let tx = db.transaction(&[store], TransactionMode::ReadWrite).unwrap();
     let objects = tx.object_store(store).unwrap();
     for record in records {
@@ -177,12 +182,7 @@ async fn put_raw(name: &str, store: &str, records: &[JsValue]) {
 
 /// Every record of `store` in the database `name`, as JSON text, bypassing Lectern.
 async fn raw_texts(name: &str, store: &str) -> Vec<String> {
-    let db = idb::Factory::new()
-        .unwrap()
-        .open(name, None)
-        .unwrap()
-        .await
-        .unwrap();
+    let db = open_raw(name).await;
     let tx = db.transaction(&[store], TransactionMode::ReadOnly).unwrap();
     let all = tx
         .object_store(store)

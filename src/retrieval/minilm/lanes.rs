@@ -18,14 +18,6 @@ mod imp {
             F4(f32x4_splat(x))
         }
 
-        /// The two groups of four of `eight` (which must hold 8 floats).
-        #[inline(always)]
-        pub fn pair(eight: &[f32]) -> (F4, F4) {
-            let eight: &[f32; 8] = eight.try_into().expect("8 floats");
-            // SAFETY: both loads read within the 8 floats of `eight`.
-            unsafe { (F4::load(eight.as_ptr()), F4::load(eight.as_ptr().add(4))) }
-        }
-
         /// The four floats at `p` (unaligned).
         ///
         /// # Safety
@@ -72,14 +64,6 @@ mod imp {
         #[inline(always)]
         pub fn splat(x: f32) -> F4 {
             F4(unsafe { _mm_set1_ps(x) })
-        }
-
-        /// The two groups of four of `eight` (which must hold 8 floats).
-        #[inline(always)]
-        pub fn pair(eight: &[f32]) -> (F4, F4) {
-            let eight: &[f32; 8] = eight.try_into().expect("8 floats");
-            // SAFETY: both loads read within the 8 floats of `eight`.
-            unsafe { (F4::load(eight.as_ptr()), F4::load(eight.as_ptr().add(4))) }
         }
 
         /// The four floats at `p` (unaligned).
@@ -130,13 +114,6 @@ mod imp {
             F4([x; 4])
         }
 
-        /// The two groups of four of `eight` (which must hold 8 floats).
-        #[inline(always)]
-        pub fn pair(eight: &[f32]) -> (F4, F4) {
-            let e: &[f32; 8] = eight.try_into().expect("8 floats");
-            (F4([e[0], e[1], e[2], e[3]]), F4([e[4], e[5], e[6], e[7]]))
-        }
-
         /// The four floats at `p` (unaligned).
         ///
         /// # Safety
@@ -177,3 +154,13 @@ mod imp {
 }
 
 pub use imp::F4;
+
+impl F4 {
+    /// The two groups of four of `eight` (which must hold 8 floats).
+    #[inline(always)]
+    pub fn pair(eight: &[f32]) -> (F4, F4) {
+        let eight: &[f32; 8] = eight.try_into().expect("8 floats");
+        // SAFETY: both loads read within the 8 floats of `eight`.
+        unsafe { (F4::load(eight.as_ptr()), F4::load(eight.as_ptr().add(4))) }
+    }
+}
