@@ -33,10 +33,7 @@ fn library(store: Rc<MemoryStore>, chunking: ChunkSettings) -> Library {
         Rc::new(ManualClock::new(1.0e12)),
         chunking,
     )
-    .with_index_settings(IndexSettings {
-        min_vectors: 1024,
-        ..IndexSettings::default()
-    })
+    .with_index_settings(IndexSettings::with_min_vectors(1024))
 }
 
 fn add(library: &Library, title: &str, source: BookSource) -> lectern::retrieval::book::Book {

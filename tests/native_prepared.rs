@@ -49,10 +49,7 @@ const CHUNKING: ChunkSettings = ChunkSettings {
 
 /// Books of 1,024 chunks or more are indexed (the default is 8,192).
 fn indexing() -> IndexSettings {
-    IndexSettings {
-        min_vectors: 1024,
-        ..IndexSettings::default()
-    }
+    IndexSettings::with_min_vectors(1024)
 }
 
 /// A library over `store` whose missing indexes are built as `builds` says.

@@ -135,10 +135,7 @@ impl Default for RetrievalSettings {
 impl RetrievalSettings {
     /// The index settings: the defaults, with `index_min_chunks`.
     pub fn indexing(&self) -> super::index::IndexSettings {
-        super::index::IndexSettings {
-            min_vectors: self.index_min_chunks,
-            ..Default::default()
-        }
+        super::index::IndexSettings::with_min_vectors(self.index_min_chunks)
     }
 
     /// The chunking part.

@@ -80,6 +80,16 @@ impl Default for IndexSettings {
     }
 }
 
+impl IndexSettings {
+    /// The defaults, for sets of at least `min` vectors.
+    pub fn with_min_vectors(min: usize) -> Self {
+        IndexSettings {
+            min_vectors: min,
+            ..IndexSettings::default()
+        }
+    }
+}
+
 /// An HNSW index over the positions of a book's vector set.
 #[derive(Debug)]
 pub struct VectorIndex {

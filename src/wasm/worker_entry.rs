@@ -67,12 +67,9 @@ async fn run_job(
     let config: EmbedderConfig =
         serde_json::from_str(&embedder_json).map_err(|e| Error::config(format!("invalid embedder: {e}")))?;
     let chunking: ChunkSettings = from_js(field(&job, "chunking"), "chunking")?;
-    let index_settings = IndexSettings {
-        min_vectors: field(&job, "indexMinChunks")
-            .as_f64()
-            .map_or(INDEX_MIN_VECTORS, |n| n as usize),
-        ..IndexSettings::default()
-    };
+    let min_chunks = field(&job, "indexMinChunks").as_f64();
+    let index_settings =
+        IndexSettings::with_min_vectors(min_chunks.map_or(INDEX_MIN_VECTORS, |n| n as usize));
     let embedder = embedder_for(&config, embed)?;
     let cancel = CancelToken::new();
     link_signal(&signal, &cancel)?;
@@ -98,9 +95,10 @@ async fn run_job(
         })
     };
     indexing(0);
-    let index = match in_page {
-        true => None,
-        false => build_index(&prepared.vectors, index_settings),
+    let index = if in_page {
+        None
+    } else {
+        build_index(&prepared.vectors, index_settings)
     };
     indexing(1);
     cancel.check()?;
@@ -126,10 +124,7 @@ pub fn build_index_job(
         let error = Error::protocol(format!("{} values are not rows of {dims}", flat.len()));
         return Err(error_to_js(&error));
     }
-    let settings = IndexSettings {
-        min_vectors: min_chunks as usize,
-        ..IndexSettings::default()
-    };
+    let settings = IndexSettings::with_min_vectors(min_chunks as usize);
     let index = build_index(&VectorSet::from_flat(dims, flat), settings);
     Ok(index.map_or(JsValue::UNDEFINED, |(_, snapshot)| {
         Uint8Array::from(snapshot.as_slice()).into()
