@@ -13,10 +13,6 @@ mod minilm;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use lectern::retrieval::minilm::encoder::Encoder;
-use lectern::retrieval::minilm::tokenizer::Tokenizer;
-use lectern::retrieval::vector::dot;
-
 const ROWS: usize = 2000;
 
 fn main() {
@@ -31,29 +27,19 @@ fn main() {
     };
     let tsv =
         std::fs::read_to_string(fixtures.join("embeddings/gutenberg-sentences.tsv")).expect("sentences");
-    let sentences: Vec<String> = tsv
-        .lines()
-        .map(|l| l.splitn(3, '\t').nth(2).unwrap_or("").to_owned())
-        .collect();
-    let tokenizer =
-        Tokenizer::from_vocab(&std::fs::read_to_string(dir.join("vocab.txt")).expect("vocab")).unwrap();
-    let encoder =
-        Encoder::from_safetensors(&std::fs::read(dir.join("model.safetensors")).expect("model")).unwrap();
-    let (mut min, mut sum) = (f32::MAX, 0.0);
-    for (row, sentence) in sentences.iter().take(ROWS).enumerate() {
-        let cosine = dot(
-            &encoder.embed(&tokenizer.encode(sentence)).unwrap(),
-            reference.get(row),
-        );
-        min = min.min(cosine);
-        sum += cosine;
-    }
+    let sentences = minilm::sentences(&tsv);
+    let (tokenizer, encoder) = minilm::load(&dir);
+    let (cosines, _) = minilm::cosines(&tokenizer, &encoder, &sentences[..ROWS], &|row| {
+        reference.get(row)
+    });
+    let min = cosines.iter().copied().fold(f32::MAX, f32::min);
+    let mean = cosines.iter().sum::<f32>() / ROWS as f32;
     let origin = Instant::now();
     let now = move || origin.elapsed().as_secs_f64() * 1000.0;
     let chunks = minilm::chunks(&sentences, 5000, 800, 100);
     let (speed, tokens) = minilm::speed(&tokenizer, &encoder, &chunks, &now);
     println!("MiniLM, native (one thread)");
-    for line in minilm::report(ROWS, min, sum / ROWS as f32, speed, tokens, chunks.len()) {
+    for line in minilm::report(ROWS, min, mean, speed, tokens, chunks.len()) {
         println!("{line}");
     }
 }

@@ -80,14 +80,7 @@ fn sse_throughput_in_chromium() {
 /// Fetches the MiniLM fixture vectors through the mock server (`npm run bench` serves them).
 async fn fixture_vectors() -> Option<lectern::retrieval::vector::VectorSet> {
     let base = option_env!("LECTERN_FIXTURES_URL")?;
-    let response = gloo_net::http::Request::get(&format!("{base}/embeddings/gutenberg-minilm-384.f16"))
-        .send()
-        .await
-        .ok()?;
-    if response.status() != 200 {
-        return None;
-    }
-    let bytes = response.binary().await.ok()?;
+    let bytes = web_support::fetch_bytes(&format!("{base}/embeddings/gutenberg-minilm-384.f16")).await?;
     let rows = bytes.len() / (384 * 2);
     // Decode through a lookup table, a slice at a time, yielding in between:
     // the driver gives up on a page busy for ~15 s.
@@ -273,14 +266,7 @@ async fn index_from_native_snapshot(
 /// The snapshot `name` from the bench cache, if it is served.
 async fn cached_snapshot(name: &str) -> Option<Vec<u8>> {
     let base = option_env!("LECTERN_BENCH_CACHE_URL")?;
-    let response = gloo_net::http::Request::get(&format!("{base}/{name}"))
-        .send()
-        .await
-        .ok()?;
-    if response.status() != 200 {
-        return None;
-    }
-    response.binary().await.ok()
+    web_support::fetch_bytes(&format!("{base}/{name}")).await
 }
 
 /// Exact scan against index query p50 at each crossover size (builds of

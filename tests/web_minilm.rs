@@ -5,6 +5,10 @@
 //! (`scripts/fetch-minilm.sh` found none) or no `../shared` fixtures.
 #![cfg(target_arch = "wasm32")]
 
+#[path = "bench_support/figures.rs"]
+mod figures;
+#[path = "bench_support/minilm.rs"]
+mod minilm_bench;
 mod minilm_support;
 mod shared_fixtures;
 mod web_support;

@@ -6,8 +6,48 @@
 
 use lectern::retrieval::minilm::encoder::Encoder;
 use lectern::retrieval::minilm::tokenizer::Tokenizer;
+use lectern::retrieval::vector::dot;
 
 use super::figures::{env, figure};
+
+/// The sentences of the shared fixture's `gutenberg-sentences.tsv` (`row, book, sentence`).
+pub fn sentences(tsv: &str) -> Vec<String> {
+    tsv.lines()
+        .map(|l| l.splitn(3, '\t').nth(2).unwrap_or("").to_owned())
+        .collect()
+}
+
+/// The tokenizer and encoder from the folder `scripts/fetch-minilm.sh` fills
+/// (natively: the browser benchmark fetches them).
+pub fn load(dir: &std::path::Path) -> (Tokenizer, Encoder) {
+    let vocab = std::fs::read_to_string(dir.join("vocab.txt")).expect("vocab.txt");
+    let model = std::fs::read(dir.join("model.safetensors")).expect("model.safetensors");
+    (
+        Tokenizer::from_vocab(&vocab).expect("a BERT vocabulary"),
+        Encoder::from_safetensors(&model).expect("the MiniLM weights"),
+    )
+}
+
+/// Each sentence's cosine to its reference vector (`reference(i)` for
+/// `sentences[i]`), and the tokens encoded.
+pub fn cosines<'r>(
+    tokenizer: &Tokenizer,
+    encoder: &Encoder,
+    sentences: &[String],
+    reference: &dyn Fn(usize) -> &'r [f32],
+) -> (Vec<f32>, usize) {
+    let mut tokens = 0;
+    let cosines = sentences
+        .iter()
+        .enumerate()
+        .map(|(i, sentence)| {
+            let ids = tokenizer.encode(sentence);
+            tokens += ids.len();
+            dot(&encoder.embed(&ids).expect("embeds"), reference(i))
+        })
+        .collect();
+    (cosines, tokens)
+}
 
 /// Consecutive sentences from `from` on, packed into `count` chunks of at
 /// most `chars` characters (joined by spaces).

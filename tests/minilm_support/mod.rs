@@ -7,19 +7,10 @@
 
 use lectern::retrieval::minilm::encoder::{Encoder, DIMS};
 use lectern::retrieval::minilm::tokenizer::Tokenizer;
-use lectern::retrieval::vector::dot;
 
+use crate::minilm_bench::{cosines as cosines_of, sentences};
 use crate::shared_fixtures::f16_to_f32;
-use crate::web_support;
-
-/// The body of `url`, if it answers 200.
-pub async fn fetch_bytes(url: &str) -> Option<Vec<u8>> {
-    let response = gloo_net::http::Request::get(url).send().await.ok()?;
-    if response.status() != 200 {
-        return None;
-    }
-    response.binary().await.ok()
-}
+use crate::web_support::{self, fetch_bytes};
 
 /// The tokenizer and encoder, every sentence, and the reference vectors of
 /// the first `rows`; `None` (the caller skips) when a file is not served.
@@ -34,11 +25,7 @@ pub async fn load(
     let encoder = Encoder::from_safetensors(&model).expect("the MiniLM weights");
     drop(model);
     let tsv = fetch_bytes(&format!("{fixtures}/embeddings/gutenberg-sentences.tsv")).await?;
-    let sentences = String::from_utf8(tsv)
-        .ok()?
-        .lines()
-        .map(|l| l.splitn(3, '\t').nth(2).unwrap_or("").to_owned())
-        .collect();
+    let sentences = sentences(&String::from_utf8(tsv).ok()?);
     let f16 = fetch_bytes(&format!("{fixtures}/embeddings/gutenberg-minilm-384.f16")).await?;
     let reference = f16
         .chunks_exact(DIMS * 2)
@@ -67,7 +54,7 @@ pub struct Agreement {
 }
 
 /// Embeds each sentence that has a reference vector and compares the two,
-/// yielding to the page between sentences (the driver gives up on a page
+/// yielding to the page every ten sentences (the driver gives up on a page
 /// busy for long).
 pub async fn check(
     tokenizer: &Tokenizer,
@@ -75,23 +62,20 @@ pub async fn check(
     sentences: &[String],
     reference: &[Vec<f32>],
 ) -> Agreement {
-    let now = || js_sys::Date::now();
-    let (mut min, mut sum, mut tokens, mut ms) = (f32::MAX, 0.0, 0, 0.0);
     let rows = sentences.len().min(reference.len());
-    for (sentence, expected) in sentences.iter().zip(reference) {
-        let start = now();
-        let ids = tokenizer.encode(sentence);
-        let cosine = dot(&encoder.embed(&ids).expect("embeds"), expected);
-        ms += now() - start;
-        tokens += ids.len();
-        min = min.min(cosine);
-        sum += cosine;
+    let (mut cosines, mut tokens, mut ms) = (Vec::with_capacity(rows), 0, 0.0);
+    for (start, slice) in (0..rows).step_by(10).zip(sentences[..rows].chunks(10)) {
+        let began = js_sys::Date::now();
+        let (found, count) = cosines_of(tokenizer, encoder, slice, &|i| &reference[start + i]);
+        ms += js_sys::Date::now() - began;
+        cosines.extend(found);
+        tokens += count;
         web_support::sleep(0).await;
     }
     Agreement {
         rows,
-        min,
-        mean: sum / rows as f32,
+        min: cosines.iter().copied().fold(f32::MAX, f32::min),
+        mean: cosines.iter().sum::<f32>() / rows as f32,
         tokens,
         ms,
     }

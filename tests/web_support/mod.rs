@@ -130,6 +130,15 @@ fn describe(value: &JsValue) -> String {
     }
 }
 
+/// The body of `url` (a GET), if it answers 200.
+pub async fn fetch_bytes(url: &str) -> Option<Vec<u8>> {
+    let response = Request::get(url).send().await.ok()?;
+    if response.status() != 200 {
+        return None;
+    }
+    response.binary().await.ok()
+}
+
 /// Resolves after `ms` milliseconds.
 pub async fn sleep(ms: i32) {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
