@@ -4,6 +4,7 @@
 pub mod book;
 pub mod breaks;
 pub mod built_graph;
+pub mod bundle;
 pub mod chunk;
 pub mod config;
 pub mod embed;
