@@ -180,7 +180,14 @@ impl Lectern {
             } else {
                 return Err(Error::config("importBook needs a Uint8Array or an ArrayBuffer"));
             };
-            library(&inner)?.import_book(&bytes).await
+            let library = library(&inner)?;
+            let book = library.import_book(&bytes).await?;
+            // A big book shipped without its index gets one from the worker, never the page.
+            let (ingestion, id) = (inner.ingestion.clone(), book.id.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                ingestion.build_index(&library, &id).await;
+            });
+            Ok(book)
         })
     }
 
