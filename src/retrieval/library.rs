@@ -498,13 +498,13 @@ impl Library {
         let book = self.book(id).await?;
         let (chunks, vectors) = self.store.book_content(id).await?;
         let snapshot = self.store.index_snapshot(id).await?;
-        encode_bundle(&BookBundle {
+        Ok(encode_bundle(&BookBundle {
             book,
             chunks,
             vectors: Some(vectors),
             lexical: None,
             snapshot,
-        })
+        }))
     }
 
     /// Stores the book of an [`Library::export_book`] bundle under its own

@@ -1,5 +1,8 @@
-//! Cooperative ingestion in the page (no Worker): yields to the event loop
-//! once work has run for [`SLICE_MS`], so that no task runs much longer.
+//! Cooperative ingestion: yields to the event loop once work has run for a
+//! slice — in the page (no Worker) so that no task runs much longer than
+//! [`SLICE_MS`], in the worker every [`WORKER_SLICE_MS`] so that the page's
+//! other messages to it (a query to embed, a cancel) are not kept waiting
+//! for a whole book.
 
 use std::cell::Cell;
 
@@ -8,8 +11,11 @@ use futures::future::LocalBoxFuture;
 use crate::retrieval::prepare::Pace;
 use crate::time::{BrowserClock, Clock};
 
-/// Work between two yields, in milliseconds (under a 16 ms frame).
+/// Work between two yields in the page, in milliseconds (under a 16 ms frame).
 const SLICE_MS: f64 = 10.0;
+
+/// Work between two yields in the worker, in milliseconds.
+const WORKER_SLICE_MS: f64 = 100.0;
 
 /// Texts the hashed embedder gets per call while paced (a few ms of work).
 const LOCAL_BATCH: usize = 8;
@@ -18,13 +24,26 @@ const LOCAL_BATCH: usize = 8;
 /// run in between (a `scheduler.yield()` continuation would go ahead of them).
 pub struct BrowserPace {
     since: Cell<f64>,
+    slice_ms: f64,
+    local_batch: Option<usize>,
 }
 
 impl BrowserPace {
-    /// A pace whose first slice starts now.
+    /// The page's pace, whose first slice starts now.
     pub fn new() -> Self {
         BrowserPace {
             since: Cell::new(js_sys::Date::now()),
+            slice_ms: SLICE_MS,
+            local_batch: Some(LOCAL_BATCH),
+        }
+    }
+
+    /// The worker's pace: longer slices, and a local embedder's own batches.
+    pub fn in_worker() -> Self {
+        BrowserPace {
+            slice_ms: WORKER_SLICE_MS,
+            local_batch: None,
+            ..BrowserPace::new()
         }
     }
 }
@@ -32,7 +51,7 @@ impl BrowserPace {
 impl Pace for BrowserPace {
     fn pause(&self) -> LocalBoxFuture<'_, ()> {
         Box::pin(async move {
-            if js_sys::Date::now() - self.since.get() < SLICE_MS {
+            if js_sys::Date::now() - self.since.get() < self.slice_ms {
                 return;
             }
             BrowserClock.sleep(0).await;
@@ -41,6 +60,6 @@ impl Pace for BrowserPace {
     }
 
     fn local_batch(&self) -> Option<usize> {
-        Some(LOCAL_BATCH)
+        self.local_batch
     }
 }

@@ -30,9 +30,9 @@ impl Embedder for WorkerEmbedder {
         MODEL
     }
 
-    /// Small batches: without a worker, each is computed in the page.
+    /// One text a call: without a worker, each is computed in the page.
     fn batch_size(&self) -> usize {
-        4
+        1
     }
 
     fn is_local(&self) -> bool {

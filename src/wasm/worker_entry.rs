@@ -22,7 +22,7 @@ use crate::retrieval::chunk::ChunkSettings;
 use crate::retrieval::config::EmbedderConfig;
 use crate::retrieval::index::{build_index, IndexSettings};
 use crate::retrieval::library::{IngestProgress, INDEX_MIN_VECTORS};
-use crate::retrieval::prepare::{prepare_book, Pace, PreparedBook, Unpaced};
+use crate::retrieval::prepare::{prepare_book, PreparedBook};
 use crate::retrieval::prepared_wire::encode_prepared;
 use crate::retrieval::vector::{normalize, VectorSet};
 
@@ -75,10 +75,14 @@ async fn run_job(
         IndexSettings::with_min_vectors(min_chunks.map_or(INDEX_MIN_VECTORS, |n| n as usize));
     let cancel = CancelToken::new();
     link_signal(&signal, &cancel)?;
-    // In the page (no worker), the work yields to the event loop and builds no index.
+    // In the page (no worker), the work yields often and builds no index; in the
+    // worker it yields now and then, so that a query to embed or a cancel gets in.
     let in_page = field(&job, "inPage").as_bool().unwrap_or(false);
-    let (paced, unpaced) = (BrowserPace::new(), Unpaced);
-    let pace: &dyn Pace = if in_page { &paced } else { &unpaced };
+    let pace = if in_page {
+        BrowserPace::new()
+    } else {
+        BrowserPace::in_worker()
+    };
     let report = |progress: IngestProgress| {
         if let Ok(value) = to_js(&progress) {
             let _ = on_progress.call1(&JsValue::NULL, &value);
@@ -91,7 +95,7 @@ async fn run_job(
             loading_progress(&id, &on_progress),
         ))
         .await?;
-    let prepared = prepare_book(id, new, &chunking, embedder.as_ref(), &report, &cancel, pace).await?;
+    let prepared = prepare_book(id, new, &chunking, embedder.as_ref(), &report, &cancel, &pace).await?;
     on_prepared
         .call1(&JsValue::NULL, &prepared_message(&prepared)?)
         .map_err(|e| Error::protocol(format!("the worker could not send the book: {}", describe_js(&e))))?;

@@ -156,3 +156,33 @@ test('a model URL that fails gives a typed error and stores nothing; the next go
   assert.equal(unknown.error?.name, 'ConfigError', 'vocabUrl is required');
   await context.close();
 });
+
+test('a search is answered while the worker embeds a book, not after it', { skip }, async () => {
+  const context = await running.browser.newContext();
+  const { page } = await minilmPage(context);
+  const order = await page.evaluate(async (pages) => {
+    const { Lectern } = await import('/pkg/lectern.js');
+    const lectern = await Lectern.open({
+      provider: { kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'mock', apiKey: 'k' },
+      embedder: { kind: 'minilm', modelUrl: '/models/model.safetensors', vocabUrl: '/models/vocab.txt' },
+      retrieval: { chunkChars: 400, overlapChars: 0 },
+    });
+    const small = await lectern.addBook({ title: 'Four pages', pages });
+    const long = Array.from({ length: 48 }, (_, i) =>
+      `Chapter ${i}. ` + 'The anarchists met at dawn in the square and argued about the council, the poet and the policeman. '.repeat(4),
+    );
+    const events = [];
+    let embedding = 0;
+    const adding = lectern
+      .addBook({ title: 'Long', pages: long }, { onProgress: (p) => { if (p.phase === 'embedding') embedding = p.done; } })
+      .then(() => events.push('added'));
+    while (embedding < 4) await new Promise((r) => setTimeout(r, 20));
+    await lectern.search('Who was looking for clues about the burglary?', { bookIds: [small.id], k: 1 });
+    events.push('searched');
+    await adding;
+    await lectern.close();
+    return events;
+  }, PAGES);
+  assert.deepEqual(order, ['searched', 'added']);
+  await context.close();
+});
