@@ -107,7 +107,9 @@ fn encode_book(book: &Book) -> Vec<u8> {
     out.string(&book.id);
     out.string(&book.title);
     out.optional(book.author.as_deref());
-    [book.page_count, book.chunk_count, book.current_page].map(|n| out.u32(n));
+    [book.page_count, book.chunk_count, book.current_page]
+        .into_iter()
+        .for_each(|n| out.u32(n));
     out.string(&book.embedder);
     out.u32(book.dimensions);
     out.u32(book.chapters.len() as u32);
