@@ -1,10 +1,13 @@
 //! Value conversion between Rust and JS, and errors as JS `Error` objects.
 
-use js_sys::{Object, Reflect};
+use std::borrow::Cow;
+
+use js_sys::{Object, Reflect, Uint8Array};
 use serde::{de::DeserializeOwned, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::error::{Error, Result};
+use crate::retrieval::minilm::safetensors::FileBytes;
 
 /// Converts a Rust value to a plain JS value (objects, not `Map`s; numbers, not `BigInt`s).
 ///
@@ -84,5 +87,28 @@ pub fn error_from_js(value: &JsValue) -> Error {
             body: text("body").unwrap_or(message),
         },
         _ => Error::protocol(describe_js(value)),
+    }
+}
+
+/// A file in a JS `Uint8Array` read through [`FileBytes`]: each range is
+/// copied into wasm memory only when read (a model's tensors one by one),
+/// never the whole file.
+pub struct JsBytes(Uint8Array);
+
+impl JsBytes {
+    /// Reads from `bytes`.
+    pub fn new(bytes: Uint8Array) -> Self {
+        JsBytes(bytes)
+    }
+}
+
+impl FileBytes for JsBytes {
+    fn len(&self) -> usize {
+        self.0.length() as usize
+    }
+
+    fn read(&self, start: usize, end: usize) -> Option<Cow<'_, [u8]>> {
+        (start <= end && end <= self.len())
+            .then(|| Cow::Owned(self.0.subarray(start as u32, end as u32).to_vec()))
     }
 }

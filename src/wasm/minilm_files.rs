@@ -10,7 +10,7 @@ use js_sys::{Function, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use super::js::describe_js;
+use super::js::{describe_js, JsBytes};
 use crate::error::{Error, Result};
 use crate::retrieval::config::MiniLmSettings;
 use crate::retrieval::minilm::embedder::MiniLmEmbedder;
@@ -56,15 +56,17 @@ pub async fn minilm(settings: &MiniLmSettings, on_bytes: OnBytes) -> Result<Rc<M
 }
 
 async fn load(settings: MiniLmSettings, on_bytes: OnBytes) -> Result<Rc<MiniLmEmbedder>> {
-    let vocab = fetch(&settings.vocab_url, settings.cache, None).await?;
+    let vocab = fetch(&settings.vocab_url, settings.cache, None).await?.to_vec();
     let vocab = String::from_utf8(vocab)
         .map_err(|_| Error::config(format!("{} is not UTF-8 text", settings.vocab_url)))?;
+    // The model stays in its JS buffer; its tensors are copied in one by one
+    // (wasm memory grows by the model, 67 MB, not by the file on top of it).
     let model = fetch(&settings.model_url, settings.cache, Some(on_bytes)).await?;
-    Ok(Rc::new(MiniLmEmbedder::new(&vocab, &model)?))
+    Ok(Rc::new(MiniLmEmbedder::from_file(&vocab, &JsBytes::new(model))?))
 }
 
-/// The bytes at `url`; progress to `on_bytes`, if given.
-async fn fetch(url: &str, use_cache: bool, on_bytes: Option<OnBytes>) -> Result<Vec<u8>> {
+/// The bytes at `url`, in a JS buffer; progress to `on_bytes`, if given.
+async fn fetch(url: &str, use_cache: bool, on_bytes: Option<OnBytes>) -> Result<Uint8Array> {
     let callback = Closure::<dyn Fn(f64, f64)>::new(move |done: f64, total: f64| {
         if let Some(report) = &on_bytes {
             report(done as u64, total as u64);
@@ -74,10 +76,9 @@ async fn fetch(url: &str, use_cache: bool, on_bytes: Option<OnBytes>) -> Result<
     let bytes = JsFuture::from(promise)
         .await
         .map_err(|error| fetch_error(url, &error))?;
-    let bytes: Uint8Array = bytes
+    bytes
         .dyn_into()
-        .map_err(|_| Error::protocol("the model file loader returned no bytes"))?;
-    Ok(bytes.to_vec())
+        .map_err(|_| Error::protocol("the model file loader returned no bytes"))
 }
 
 /// An HTTP error status as `Api`, anything else as `Connection`.

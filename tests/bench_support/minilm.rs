@@ -24,7 +24,7 @@ pub fn load(dir: &std::path::Path) -> (Tokenizer, Encoder) {
     let model = std::fs::read(dir.join("model.safetensors")).expect("model.safetensors");
     (
         Tokenizer::from_vocab(&vocab).expect("a BERT vocabulary"),
-        Encoder::from_safetensors(&model).expect("the MiniLM weights"),
+        Encoder::from_safetensors(&model.as_slice()).expect("the MiniLM weights"),
     )
 }
 

@@ -22,7 +22,7 @@ pub async fn load(
     let vocab = fetch_bytes(&format!("{models}/vocab.txt")).await?;
     let tokenizer = Tokenizer::from_vocab(&String::from_utf8(vocab).ok()?).expect("a BERT vocabulary");
     let model = fetch_bytes(&format!("{models}/model.safetensors")).await?;
-    let encoder = Encoder::from_safetensors(&model).expect("the MiniLM weights");
+    let encoder = Encoder::from_safetensors(&model.as_slice()).expect("the MiniLM weights");
     drop(model);
     let tsv = fetch_bytes(&format!("{fixtures}/embeddings/gutenberg-sentences.tsv")).await?;
     let sentences = sentences(&String::from_utf8(tsv).ok()?);

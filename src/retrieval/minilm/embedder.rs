@@ -4,6 +4,7 @@
 use futures::future::LocalBoxFuture;
 
 use super::encoder::Encoder;
+use super::safetensors::FileBytes;
 use super::tokenizer::Tokenizer;
 use crate::cancel::CancelToken;
 use crate::error::Result;
@@ -23,6 +24,12 @@ impl MiniLmEmbedder {
     /// The embedder of a `vocab.txt` and a `model.safetensors`; a `Config`
     /// error naming what is wrong with either.
     pub fn new(vocab: &str, safetensors: &[u8]) -> Result<Self> {
+        Self::from_file(vocab, &safetensors)
+    }
+
+    /// [`MiniLmEmbedder::new`] reading the model through [`FileBytes`], a
+    /// tensor at a time (the browser's fetched buffer, never copied whole).
+    pub fn from_file(vocab: &str, safetensors: &dyn FileBytes) -> Result<Self> {
         Ok(MiniLmEmbedder {
             tokenizer: Tokenizer::from_vocab(vocab)?,
             encoder: Encoder::from_safetensors(safetensors)?,

@@ -6,7 +6,7 @@
 use super::half::{f16_to_f32, f32_to_f16};
 use super::linear::{Linear, ROWS};
 use super::ops::{attend, gelu, layer_norm, AttentionScratch};
-use super::safetensors::Safetensors;
+use super::safetensors::{FileBytes, Safetensors};
 use crate::error::{Error, Result};
 
 /// The embedding's dimensions.
@@ -52,8 +52,8 @@ pub struct Encoder {
 impl Encoder {
     /// The encoder of a `model.safetensors` of all-MiniLM-L6-v2 (BERT names,
     /// f32); a `Config` error naming the first tensor that is not as expected.
-    pub fn from_safetensors(bytes: &[u8]) -> Result<Self> {
-        let file = Safetensors::parse(bytes)?;
+    pub fn from_safetensors(file: &dyn FileBytes) -> Result<Self> {
+        let file = Safetensors::parse(file)?;
         let norm = |prefix: &str| -> Result<Norm> {
             Ok(Norm {
                 weight: file.f32s(&format!("{prefix}.weight"), &[DIMS])?,
@@ -64,11 +64,11 @@ impl Encoder {
         let mut token_type = file.f32s(&format!("{embeddings}.token_type_embeddings.weight"), &[2, DIMS])?;
         token_type.truncate(DIMS);
         Ok(Encoder {
-            words: file
-                .f32s(&format!("{embeddings}.word_embeddings.weight"), &[VOCAB, DIMS])?
-                .into_iter()
-                .map(f32_to_f16)
-                .collect(),
+            words: file.converted(
+                &format!("{embeddings}.word_embeddings.weight"),
+                &[VOCAB, DIMS],
+                f32_to_f16,
+            )?,
             positions: file.f32s(
                 &format!("{embeddings}.position_embeddings.weight"),
                 &[POSITIONS, DIMS],
