@@ -14,9 +14,21 @@ use crate::retrieval::hashed::HashedEmbedder;
 use crate::retrieval::openai_embedder::OpenAiEmbedder;
 use crate::time::BrowserClock;
 
+/// The embedder `config` describes, if any (`kind: 'none'`, the default, has none).
+pub fn optional_embedder(
+    config: &EmbedderConfig,
+    embed: Option<Function>,
+) -> Result<Option<Rc<dyn Embedder>>> {
+    match config {
+        EmbedderConfig::None => Ok(None),
+        _ => embedder_for(config, embed).map(Some),
+    }
+}
+
 /// The embedder `config` describes.
 pub fn embedder_for(config: &EmbedderConfig, embed: Option<Function>) -> Result<Rc<dyn Embedder>> {
     Ok(match (config, embed) {
+        (EmbedderConfig::None, _) => return Err(Error::config("no embedder is configured")),
         (EmbedderConfig::Hashed(s), _) => {
             if !(16..=8192).contains(&s.dimensions) {
                 return Err(Error::config("embedder.dimensions must be within 16..=8192"));

@@ -8,7 +8,7 @@ use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::custom_provider::JsFunctionModel;
-use super::embedders::embedder_for;
+use super::embedders::optional_embedder;
 use super::event_stream::{async_iterable, EventQueue};
 use super::ingest_worker::Ingestion;
 use super::js::{error_to_js, from_js, string_arg, to_js};
@@ -221,9 +221,9 @@ impl Lectern {
                 options.embedder_json.clone(),
                 callbacks.embed.clone(),
             ));
-            let embedder = embedder_for(&options.embedder, callbacks.embed)?;
+            let embedder = optional_embedder(&options.embedder, callbacks.embed)?;
             let library = Rc::new(
-                Library::new(
+                Library::with_embedder(
                     books,
                     embedder,
                     Rc::new(BrowserClock),

@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 use super::abort_signal::link_signal;
 use super::book_input::read_book_input;
 use super::browser_pace::BrowserPace;
-use super::embedders::embedder_for;
+use super::embedders::optional_embedder;
 use super::js::{describe_js, error_to_js, from_js, to_js};
 use super::panic_guard::{self, guarded_promise};
 use crate::cancel::CancelToken;
@@ -70,7 +70,7 @@ async fn run_job(
     let min_chunks = field(&job, "indexMinChunks").as_f64();
     let index_settings =
         IndexSettings::with_min_vectors(min_chunks.map_or(INDEX_MIN_VECTORS, |n| n as usize));
-    let embedder = embedder_for(&config, embed)?;
+    let embedder = optional_embedder(&config, embed)?;
     let cancel = CancelToken::new();
     link_signal(&signal, &cancel)?;
     // In the page (no worker), the work yields to the event loop and builds no index.
@@ -82,7 +82,7 @@ async fn run_job(
             let _ = on_progress.call1(&JsValue::NULL, &value);
         }
     };
-    let prepared = prepare_book(id, new, &chunking, embedder.as_ref(), &report, &cancel, pace).await?;
+    let prepared = prepare_book(id, new, &chunking, embedder.as_deref(), &report, &cancel, pace).await?;
     on_prepared
         .call1(&JsValue::NULL, &prepared_message(&prepared)?)
         .map_err(|e| Error::protocol(format!("the worker could not send the book: {}", describe_js(&e))))?;
@@ -131,7 +131,8 @@ pub fn build_index_job(
     }))
 }
 
-/// `{ book: Uint8Array, vectors: Float32Array, dims }`: what the page stores.
+/// `{ book: Uint8Array, vectors: Float32Array, dims }`: what the page stores
+/// (the book's bytes hold its lexical index; no vectors, `dims` 0, without an embedder).
 fn prepared_message(prepared: &PreparedBook) -> Result<JsValue> {
     let result = Object::new();
     let book = Uint8Array::from(encode_prepared(prepared)?.as_slice());
