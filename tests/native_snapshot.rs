@@ -92,6 +92,7 @@ fn search(library: &Library, query: &str) -> Vec<SearchResult> {
         book_ids: None,
         k: Some(10),
         max_page: None,
+        mode: None,
     };
     block_on(library.search(query, &options, &CancelToken::new())).unwrap()
 }

@@ -59,7 +59,17 @@ fn embedders() {
     ));
     assert!(error::<EmbedderConfig>(r#"{"dimensions":64}"#).contains("missing field `kind`"));
     assert!(error::<EmbedderConfig>(r#"{"kind":"minilm"}"#)
-        .contains("unknown variant `minilm`, expected one of `hashed`, `openai`, `custom`"));
+        .contains("unknown variant `minilm`, expected one of `none`, `hashed`, `openai`, `custom`"));
+    assert_eq!(
+        parse::<EmbedderConfig>(r#"{"kind":"none"}"#).ok(),
+        Some(EmbedderConfig::None)
+    );
+    assert_eq!(
+        EmbedderConfig::default(),
+        EmbedderConfig::None,
+        "no embedder by default"
+    );
+    assert!(error::<EmbedderConfig>(r#"{"kind":"none","dimensions":3}"#).contains("unknown field"));
     assert!(error::<EmbedderConfig>(r#"{"kind":"hashed","dim":64}"#).contains("unknown field `dim`"));
     assert!(error::<EmbedderConfig>(r#"{"kind":"openai","model":"e"}"#).contains("missing field `baseUrl`"));
 }
