@@ -28,6 +28,9 @@ run_all() {
   echo "$minilm"
   cargo bench --bench minilm 2>/dev/null | grep -v '^\s*$'
 
+  printf '\n== Retrieval quality: chapter in the top 5 on the Thursday questions, native\n'
+  cargo bench --bench retrieval_quality 2>/dev/null | grep -v '^\s*$'
+
   printf '\n== Context per step and the agent loop, native\n'
   cargo bench --bench context 2>/dev/null | grep -v '^\s*$'
 
