@@ -16,6 +16,9 @@ use crate::error::{Error, Result};
 /// Pages chunked between two calls of [`Pace::pause`].
 const PAGES_PER_STEP: usize = 4;
 
+/// Chunks added to the lexical index between two calls of [`Pace::pause`].
+const CHUNKS_PER_STEP: usize = 64;
+
 /// Lets long work yield: `pause` is awaited between units of work and
 /// decides itself whether to give the thread back.
 pub trait Pace {
@@ -106,8 +109,12 @@ pub async fn prepare_book(
     if chunks.is_empty() {
         return Err(Error::config("the book has no text"));
     }
-    let lexical = LexicalIndex::build(chunks.iter().map(|c| c.text.as_str()));
-    pace.pause().await;
+    let mut lexical = LexicalIndex::default();
+    for step in chunks.chunks(CHUNKS_PER_STEP) {
+        step.iter().for_each(|chunk| lexical.push(&chunk.text));
+        pace.pause().await;
+        cancel.check()?;
+    }
     let vectors = match embedder {
         Some(embedder) => {
             let texts: Vec<String> = chunks.iter().map(|c| c.text.clone()).collect();

@@ -1,8 +1,6 @@
 //! How a search ranks passages: BM25 alone, vectors alone, or both fused by
 //! reciprocal rank (RRF), each under the page bound with a full top-k.
 
-use std::collections::HashMap;
-
 use serde::Deserialize;
 
 use super::loaded_book::{search_book_lexical, search_book_vectors, LoadedBook};
@@ -44,14 +42,22 @@ pub fn candidates(k: usize) -> usize {
 /// Fuses ranked lists (each best first, indexes unique within a list) into
 /// the top `k` by reciprocal rank, best first (ties by index).
 pub fn fuse(lists: &[&[Hit]], k: usize) -> Vec<Hit> {
-    let mut scores: HashMap<usize, f32> = HashMap::new();
+    let size = lists
+        .iter()
+        .flat_map(|l| l.iter())
+        .map(|h| h.index + 1)
+        .max()
+        .unwrap_or(0);
+    let mut scores = vec![0f32; size];
     for list in lists {
         for (rank, hit) in list.iter().enumerate() {
-            *scores.entry(hit.index).or_default() += 1.0 / (RRF_K + rank as f32 + 1.0);
+            scores[hit.index] += 1.0 / (RRF_K + rank as f32 + 1.0);
         }
     }
     let mut fused: Vec<Hit> = scores
         .into_iter()
+        .enumerate()
+        .filter(|&(_, score)| score > 0.0)
         .map(|(index, score)| Hit { index, score })
         .collect();
     fused.sort();

@@ -4,8 +4,6 @@
 //! would in the book cut there: no later chapter leaks into the results, nor
 //! into their order through the weights of the terms.
 
-use std::collections::HashMap;
-
 use super::index::LexicalIndex;
 use super::tokenize::terms;
 use crate::retrieval::vector::Hit;
@@ -37,19 +35,21 @@ impl Eligible<'_> {
 /// first (ties by position): every eligible chunk that holds a query term,
 /// up to `k`. Scores are BM25 sums (Lucene's non-negative IDF), > 0.
 pub fn search(index: &LexicalIndex, query: &str, k: usize, eligible: Eligible) -> Vec<Hit> {
-    let mut query_terms: HashMap<String, u32> = HashMap::new();
+    // Each distinct term with how often the query has it, in query order.
+    let mut query_terms: Vec<(String, u32)> = Vec::new();
     for term in terms(query) {
-        *query_terms.entry(term).or_default() += 1;
+        match query_terms.iter_mut().find(|(t, _)| *t == term) {
+            Some((_, times)) => *times += 1,
+            None => query_terms.push((term, 1)),
+        }
     }
     let (n, total_len) = statistics(index, &eligible);
     if k == 0 || n == 0 || query_terms.is_empty() {
         return Vec::new();
     }
     let avg_len = (total_len as f32 / n as f32).max(1.0);
-    let mut scores: HashMap<u32, f32> = HashMap::new();
-    let mut sorted_terms: Vec<(&String, &u32)> = query_terms.iter().collect();
-    sorted_terms.sort(); // a fixed order of float sums: the same scores every time
-    for (term, &times) in sorted_terms {
+    let mut scores = vec![0f32; index.len()];
+    for (term, times) in &query_terms {
         let Some(postings) = index.postings(term) else {
             continue;
         };
@@ -63,18 +63,18 @@ pub fn search(index: &LexicalIndex, query: &str, k: usize, eligible: Eligible) -
             .collect();
         let df = hits.len() as f32;
         let idf = (1.0 + (n as f32 - df + 0.5) / (df + 0.5)).ln();
+        let times = *times as f32;
         for p in hits {
             let tf = p.count as f32;
             let norm = 1.0 - B + B * index.length(p.chunk as usize) as f32 / avg_len;
-            *scores.entry(p.chunk).or_default() += times as f32 * idf * tf * (K1 + 1.0) / (tf + K1 * norm);
+            scores[p.chunk as usize] += times * idf * tf * (K1 + 1.0) / (tf + K1 * norm);
         }
     }
     let mut hits: Vec<Hit> = scores
         .into_iter()
-        .map(|(chunk, score)| Hit {
-            index: chunk as usize,
-            score,
-        })
+        .enumerate()
+        .filter(|&(_, score)| score > 0.0)
+        .map(|(index, score)| Hit { index, score })
         .collect();
     hits.sort();
     hits.truncate(k);

@@ -15,7 +15,7 @@
 //! ascending, counts of at least one, terms valid UTF-8 and unique); bytes
 //! that do not read are rebuilt from the chunks by the caller.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use super::index::{LexicalIndex, Posting};
 use super::tokenize::MAX_TERM_BYTES;
@@ -43,10 +43,8 @@ pub fn encode(index: &LexicalIndex) -> Vec<u8> {
     };
     number(&mut out, index.lengths.len() as u64);
     index.lengths.iter().for_each(|&l| number(&mut out, l.into()));
-    let mut terms: Vec<(&String, &Vec<Posting>)> = index.postings.iter().collect();
-    terms.sort_by(|a, b| a.0.cmp(b.0));
-    number(&mut out, terms.len() as u64);
-    for (term, postings) in terms {
+    number(&mut out, index.postings.len() as u64);
+    for (term, postings) in &index.postings {
         number(&mut out, term.len() as u64);
         out.extend_from_slice(term.as_bytes());
         number(&mut out, postings.len() as u64);
@@ -86,7 +84,7 @@ pub fn decode(bytes: &[u8], chunk_count: usize) -> Result<LexicalIndex> {
         .map(|_| reader.below(u32::MAX as u64 + 1).map(|l| l as u32))
         .collect::<Result<Vec<_>>>()?;
     let term_count = reader.below(body.len() as u64 + 1)? as usize;
-    let mut postings = HashMap::with_capacity(term_count);
+    let mut postings = BTreeMap::new();
     for _ in 0..term_count {
         let len = reader.below(MAX_TERM_BYTES as u64 + 1)? as usize;
         let term = std::str::from_utf8(reader.take(len)?).map_err(|_| bad("a term is not UTF-8"))?;

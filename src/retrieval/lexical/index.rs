@@ -1,7 +1,7 @@
 //! The inverted index of a book's chunks: for each term, the chunks it
 //! occurs in (ascending) with how often, and each chunk's length in terms.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use super::tokenize::terms;
 
@@ -17,8 +17,9 @@ pub struct Posting {
 /// Terms to postings, and chunk lengths: what BM25 reads.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LexicalIndex {
-    /// Each term's postings, chunks ascending.
-    pub(super) postings: HashMap<String, Vec<Posting>>,
+    /// Each term's postings, chunks ascending; terms in byte order (as
+    /// stored; a B-tree weighs less in the page's module than a hash map and a sort).
+    pub(super) postings: BTreeMap<String, Vec<Posting>>,
     /// Each chunk's length in terms, in chunk order.
     pub(super) lengths: Vec<u32>,
 }

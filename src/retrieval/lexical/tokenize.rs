@@ -6,8 +6,10 @@
 //!
 //! Hand-written rather than `unicode-segmentation`'s word breaks: the page
 //! module needs it (queries, and the index of a book stored before lexical
-//! search), and its UAX #29 tables cost more than these few rules use
-//! (README, "Package size"); BM25 needs terms, not the exact word boundaries.
+//! search). Measured (release build, node's gzip -9 of `lectern_bg.wasm`):
+//! UAX #29 words through `unicode-segmentation` 1.13 cost 9.3 KB more than
+//! these rules, which use only the `char` tables the module already has
+//! (the hashed embedder's); BM25 needs terms, not exact word boundaries.
 
 /// The longest term kept, in bytes (longer runs are cut at a char boundary):
 /// no real word is this long, and it bounds what one term costs to store.
