@@ -47,4 +47,6 @@ fn main() {
     {
         println!("{line}");
     }
+    let (bytes, chars) = lexical_eval::lexical_size(&text);
+    println!("stored lexical index: {bytes} bytes for {chars} characters of text");
 }

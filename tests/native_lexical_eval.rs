@@ -61,6 +61,8 @@ fn hit_rates_on_the_thursday_questions() {
     for line in lexical_eval::table(&evaluation) {
         println!("{line}");
     }
+    let (bytes, chars) = lexical_eval::lexical_size(&text);
+    println!("stored lexical index: {bytes} bytes for {chars} characters of text");
     let (hashed, bm25) = (evaluation.hashed, evaluation.bm25);
     assert!(
         bm25.named >= hashed.named,

@@ -207,3 +207,12 @@ pub fn figures(evaluation: &Evaluation) -> Vec<String> {
     add("hybrid", evaluation.hybrid);
     lines
 }
+
+/// The stored lexical index of the book (bytes) and the book's characters.
+pub fn lexical_size(text: &str) -> (usize, usize) {
+    let library = library(text, None);
+    let id = block_on(library.books()).expect("books")[0].id.clone();
+    let loaded = block_on(library.load(&id)).expect("loads");
+    let bytes = lectern::retrieval::lexical::encode::encode(&loaded.lexical).len();
+    (bytes, text.chars().count())
+}
