@@ -21,6 +21,17 @@ const fasterThan = (other, times, label) => ({
   gap: (v, env, all) => (all[other]?.[env] === undefined ? `${other} not measured` : `${fmt(all[other][env] / v)}× only`),
 });
 
+/** At least as high as the highest of other figures (in the same environment). */
+const atLeastFigures = (others, label) => ({
+  text: `≥ ${label}`,
+  met: (v, env, all) => others.every((o) => all[o]?.[env] !== undefined) && others.every((o) => v >= all[o][env]),
+  gap: (v, env, all) => {
+    const missing = others.filter((o) => all[o]?.[env] === undefined);
+    if (missing.length) return `${missing.join(', ')} not measured`;
+    return `${fmt(Math.max(...others.map((o) => all[o][env])) - v)} short`;
+  },
+});
+
 /** Every figure the benchmarks print, by section, in order. */
 const ROWS = [
   ['Providers', 'sse_parse', 'SSE parse, 10 MB OpenAI stream in 1,460 B chunks', 'MB/s'],
@@ -79,6 +90,13 @@ const ROWS = [
   ['MiniLM', 'minilm_model_load_fetched_ms', 'MiniLM model load in the worker, files fetched from the page\'s origin (90.9 MB)', 'ms'],
   ['MiniLM', 'minilm_model_load_cached_ms', 'MiniLM model load in the worker, files read from the Cache API', 'ms'],
   ['MiniLM', 'minilm_search_p50_ms', '`search()` end to end with MiniLM, the query embedded in the worker, p50', 'ms'],
+  // Chapter-in-top-5 hit rates on tests/fixtures/thursday-questions.json (issue 13's targets).
+  ...['named', 'paraphrased'].flatMap((half) => [
+    ['Retrieval quality', `top5_hashed_${half}`, `hashed vectors (the old default), ${half} questions, chapter in top 5`, ''],
+    ['Retrieval quality', `top5_bm25_${half}`, `BM25 (the new default), ${half} questions`, '', atLeastFigures([`top5_hashed_${half}`], 'hashed')],
+    ['Retrieval quality', `top5_minilm_${half}`, `MiniLM, ${half} questions`, ''],
+    ['Retrieval quality', `top5_hybrid_${half}`, `hybrid (BM25 + MiniLM, RRF k = 60), ${half} questions`, '', atLeastFigures([`top5_bm25_${half}`, `top5_minilm_${half}`], 'BM25 and MiniLM')],
+  ]),
   ['Ingestion', 'longtask_worker', 'longest main-thread task adding 1.3 MB of text (Worker)', 'ms', atMost(50, 'ms')],
   ['Ingestion', 'longtask_page', 'longest main-thread task adding 1.3 MB of text (no Worker)', 'ms', atMost(50, 'ms')],
   ['Package', 'wasm_raw', '`pkg/lectern_bg.wasm` (the page module), raw', 'KB'],

@@ -31,6 +31,9 @@ run_all() {
   printf '\n== MiniLM in the worker: the Thursday fixture (headless Chromium)\n'
   node benches/minilm_worker.mjs "$(cd .. && pwd)/shared/fixtures/books/chesterton-thursday.txt"
 
+  printf '\n== Retrieval quality: chapter in the top 5 on the Thursday questions, native\n'
+  cargo bench --bench retrieval_quality 2>/dev/null | grep -v '^\s*$'
+
   printf '\n== Context per step and the agent loop, native\n'
   cargo bench --bench context 2>/dev/null | grep -v '^\s*$'
 

@@ -55,6 +55,7 @@ fn search(
         book_ids: None,
         k: Some(k),
         max_page,
+        mode: None,
     };
     block_on(library.search(query, &options, &CancelToken::new())).expect("searches")
 }
@@ -290,6 +291,7 @@ fn deleting_a_book_removes_everything_of_it() {
         book_ids: Some(vec![gone.id.clone()]),
         k: None,
         max_page: None,
+        mode: None,
     };
     assert_eq!(
         block_on(library.search("street", &options, &CancelToken::new()))
@@ -361,6 +363,7 @@ fn bad_input_mismatched_embedders_and_aborts_leave_nothing_behind() {
         book_ids: Some(vec![book.id]),
         k: None,
         max_page: None,
+        mode: None,
     };
     let err = block_on(other.search("garden", &options, &CancelToken::new())).unwrap_err();
     assert_eq!(err.name(), "EmbedderMismatchError", "{err}");

@@ -11,18 +11,21 @@ use std::rc::Rc;
 use futures::executor::block_on;
 use lectern::cancel::CancelToken;
 use lectern::retrieval::chunk::ChunkSettings;
+use lectern::retrieval::embed::Embedder;
 use lectern::retrieval::hashed::HashedEmbedder;
 use lectern::retrieval::index::IndexSettings;
 use lectern::retrieval::library::{BookSource, IndexSource, Library, NewBook, SearchOptions};
 use lectern::storage::MemoryStore;
 use lectern::time::ManualClock;
 
-/// A library of the hashed embedder of `dims`, indexing books of 256 chunks or more.
+/// A library of the hashed embedder of `dims` (none for 0: lexical search
+/// only), indexing books of 256 chunks or more.
 fn library(dims: usize) -> (Library, Rc<MemoryStore>) {
     let store = Rc::new(MemoryStore::new());
-    let library = Library::new(
+    let embedder = (dims > 0).then(|| Rc::new(HashedEmbedder::new(dims)) as Rc<dyn Embedder>);
+    let library = Library::with_embedder(
         store.clone(),
-        Rc::new(HashedEmbedder::new(dims)),
+        embedder,
         Rc::new(ManualClock::new(1.0e12)),
         ChunkSettings {
             chunk_chars: 100,
@@ -62,6 +65,7 @@ fn search(library: &Library, id: &str) -> Vec<(u32, f32)> {
         book_ids: Some(vec![id.to_owned()]),
         k: Some(8),
         max_page: Some(30),
+        ..SearchOptions::default()
     };
     block_on(library.search("anarchist harbour", &options, &CancelToken::new()))
         .unwrap()
@@ -70,8 +74,8 @@ fn search(library: &Library, id: &str) -> Vec<(u32, f32)> {
         .collect()
 }
 
-fn exported() -> (Vec<u8>, String, Vec<(u32, f32)>) {
-    let (library, _) = library(64);
+fn exported(dims: usize) -> (Vec<u8>, String, Vec<(u32, f32)>) {
+    let (library, _) = library(dims);
     let new = NewBook {
         title: "Bundled".into(),
         author: Some("A. Writer".into()),
@@ -85,7 +89,7 @@ fn exported() -> (Vec<u8>, String, Vec<(u32, f32)>) {
 
 #[test]
 fn a_book_exported_and_imported_elsewhere_is_the_same_book() {
-    let (bundle, id, results) = exported();
+    let (bundle, id, results) = exported(64);
     let (other, _) = library(64);
     let book = block_on(other.import_book(&bundle)).unwrap();
     assert_eq!(book.id, id);
@@ -107,7 +111,7 @@ fn a_book_exported_and_imported_elsewhere_is_the_same_book() {
 
 #[test]
 fn a_bundle_that_cannot_be_imported_stores_nothing() {
-    let (bundle, id, _) = exported();
+    let (bundle, id, _) = exported(64);
     let (other, store) = library(32);
     let error = block_on(other.import_book(&bundle)).unwrap_err();
     assert_eq!(error.name(), "EmbedderMismatchError", "{error}");
@@ -121,4 +125,21 @@ fn a_bundle_that_cannot_be_imported_stores_nothing() {
     assert!(again.to_string().contains("already in the library"), "{again}");
     assert_eq!(block_on(same.books()).unwrap().len(), 1);
     let _ = (id, store);
+}
+
+#[test]
+fn a_book_without_vectors_travels_with_its_lexical_index() {
+    let (bundle, id, results) = exported(0);
+    let (other, _) = library(0);
+    let book = block_on(other.import_book(&bundle)).unwrap();
+    assert_eq!((book.embedder.as_str(), book.dimensions), ("none", 0));
+    assert_eq!(
+        search(&other, &id),
+        results,
+        "the same lexical results and scores"
+    );
+    assert_eq!(block_on(other.export_book(&id)).unwrap(), bundle, "byte for byte");
+    let (semantic, _) = library(64);
+    let error = block_on(semantic.import_book(&bundle)).unwrap_err();
+    assert_eq!(error.name(), "EmbedderMismatchError", "{error}");
 }

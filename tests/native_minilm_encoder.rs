@@ -108,6 +108,7 @@ fn a_library_with_minilm_answers_paraphrases_within_the_page_bound() {
             book_ids: Some(vec![book.id.clone()]),
             k: Some(1),
             max_page,
+            mode: None,
         };
         block_on(library.search(query, &options, &CancelToken::new())).unwrap()[0].start_page
     };

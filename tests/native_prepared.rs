@@ -76,6 +76,7 @@ fn options(id: &str) -> SearchOptions {
         book_ids: Some(vec![id.to_owned()]),
         k: Some(3),
         max_page: None,
+        mode: None,
     }
 }
 
@@ -95,7 +96,7 @@ fn prepared(
         id,
         new,
         chunking,
-        &embedder,
+        Some(&embedder),
         &|_| {},
         &CancelToken::new(),
         &Unpaced,
@@ -128,6 +129,7 @@ fn a_book_is_searched_exactly_while_its_index_builds_then_with_it() {
         book_ids: Some(vec![id.clone()]),
         k: Some(3),
         max_page: None,
+        mode: None,
     };
     let before = block_on(library.search("anarchist poet", &options, &CancelToken::new())).unwrap();
     assert_eq!(before.len(), 3);

@@ -66,7 +66,17 @@ fn embedders() {
         error::<EmbedderConfig>(r#"{"kind":"minilm","modelUrl":"m"}"#).contains("missing field `vocabUrl`")
     );
     assert!(error::<EmbedderConfig>(r#"{"kind":"bert"}"#)
-        .contains("unknown variant `bert`, expected one of `hashed`, `openai`, `custom`, `minilm`"));
+        .contains("unknown variant `bert`, expected one of `none`, `hashed`, `openai`, `custom`, `minilm`"));
+    assert_eq!(
+        parse::<EmbedderConfig>(r#"{"kind":"none"}"#).ok(),
+        Some(EmbedderConfig::None)
+    );
+    assert_eq!(
+        EmbedderConfig::default(),
+        EmbedderConfig::None,
+        "no embedder by default"
+    );
+    assert!(error::<EmbedderConfig>(r#"{"kind":"none","dimensions":3}"#).contains("unknown field"));
     assert!(error::<EmbedderConfig>(r#"{"kind":"hashed","dim":64}"#).contains("unknown field `dim`"));
     assert!(error::<EmbedderConfig>(r#"{"kind":"openai","model":"e"}"#).contains("missing field `baseUrl`"));
 }

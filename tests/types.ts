@@ -5,6 +5,7 @@ import init, {
   type Book,
   type IngestProgress,
   type SearchResult,
+  type SearchMode,
   type ConfigReport,
   type CacheScope,
   type FailedSend,
@@ -226,6 +227,9 @@ export async function reading(lectern: Lectern, text: string): Promise<string> {
   );
   await lectern.setCurrentPage(book.id, 12);
   const hits: SearchResult[] = await lectern.search('Who is Sunday?', { bookIds: [book.id], k: 5, maxPage: 12 });
+  const mode: SearchMode = book.dimensions > 0 ? 'hybrid' : 'lexical';
+  const ranked: SearchResult[] = await lectern.search('Who is Sunday?', { maxPage: 12, mode });
+  const lexical = await lectern.search('Syme', { mode: 'lexical' });
   const source: 'none' | 'building' | 'built' | 'snapshot' = await lectern.indexSource(book.id);
   const conversation = await lectern.createConversation({ title: 'Reading', bookId: book.id });
   for await (const event of lectern.stream(conversation.id, 'Who is Sunday?')) {
@@ -236,7 +240,7 @@ export async function reading(lectern: Lectern, text: string): Promise<string> {
   await lectern.deleteBook(book.id);
   const shipped: Book = await lectern.importBook(bundle.buffer as ArrayBuffer);
   await lectern.deleteBook(shipped.id);
-  return `${seen.length} ${hits.length} ${source} ${all.length}`;
+  return `${seen.length} ${hits.length} ${ranked.length} ${lexical.length} ${source} ${all.length}`;
 }
 
 export const withBooks: LecternOptions = {
@@ -247,6 +251,9 @@ export const withBooks: LecternOptions = {
     if (event.type === 'ingestProgress') console.log(event.phase, event.done, event.total);
   },
 };
+
+export const lexicalOnly: LecternOptions = { provider: withBooks.provider, embedder: { kind: 'none' } };
+export const hashedVectors: LecternOptions = { provider: withBooks.provider, embedder: { kind: 'hashed', dimensions: 512 } };
 
 export const inThePage: LecternOptions = { provider: withBooks.provider, worker: false };
 export const workerElsewhere: LecternOptions = {

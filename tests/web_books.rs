@@ -1,13 +1,15 @@
 //! Books in headless Chromium: ingestion into IndexedDB with progress, the
 //! page-bounded search, a big book searched exactly after a reopen (no worker here, so no index), book
-//! conversations through the mock model, deletion, and the embedders.
+//! conversations through the mock model, deletion, the embedders, and a book
+//! without an embedder searched lexically, its index read back from IndexedDB.
 #![cfg(target_arch = "wasm32")]
 
 mod unicode_books;
 mod web_support;
 
 use js_sys::{Function, Reflect};
-use lectern::storage::IndexedDbStore;
+use lectern::retrieval::lexical::{encode, LexicalIndex};
+use lectern::storage::{BookStore, IndexedDbStore};
 use serde_json::{json, Value};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
@@ -35,7 +37,8 @@ fn pages(n: usize) -> Vec<String> {
 async fn ingestion_search_bounds_and_a_reopen_without_a_worker() {
     let session = MockSession::new();
     let db = unique("books");
-    let options = json!({ "dbName": db, "provider": provider(&session), "retrieval": { "chunkChars": 100, "overlapChars": 0 } });
+    // The hashed embedder: this test is about vectors (the embedding phase, a full top-k of them).
+    let options = json!({ "dbName": db, "provider": provider(&session), "embedder": { "kind": "hashed" }, "retrieval": { "chunkChars": 100, "overlapChars": 0 } });
     let opened = open_with(options.clone()).await;
     let progress = js_sys::Array::new();
     let on_progress =
@@ -124,8 +127,11 @@ async fn japanese_chinese_arabic_emoji_and_no_break_space_books_ingest_and_searc
     let session = MockSession::new();
     let db = unique("unicode-books");
     let retrieval = json!({ "chunkChars": 100, "overlapChars": 40, "pageChars": 200 });
-    let opened =
-        open_with(json!({ "dbName": db, "provider": provider(&session), "retrieval": retrieval })).await;
+    let embedder = json!({ "kind": "hashed" });
+    let opened = open_with(
+        json!({ "dbName": db, "provider": provider(&session), "embedder": embedder, "retrieval": retrieval }),
+    )
+    .await;
     for book in unicode_books::books() {
         for kind in ["text", "epub"] {
             let input = js(json!({ "title": format!("{} ({kind})", book.name) }));
@@ -172,9 +178,7 @@ async fn a_book_conversation_gets_only_passages_up_to_the_readers_page() {
             { "text": "So far the book has not said." }
         ]))
         .await;
-    let opened = open_with(
-        json!({ "provider": provider(&session), "retrieval": { "chunkChars": 100, "overlapChars": 0 } }),
-    )
+    let opened = open_with(json!({ "provider": provider(&session), "embedder": { "kind": "hashed" }, "retrieval": { "chunkChars": 100, "overlapChars": 0 } }))
     .await;
     let book = to_json(
         &resolve(
@@ -298,7 +302,9 @@ async fn the_openai_embedder_and_a_custom_one_ingest_and_search() {
 async fn bad_books_are_typed_errors_and_store_nothing() {
     let session = MockSession::new();
     let db = unique("bad-books");
-    let opened = open_with(json!({ "dbName": db, "provider": provider(&session) })).await;
+    let opened =
+        open_with(json!({ "dbName": db, "provider": provider(&session), "embedder": { "kind": "hashed" } }))
+            .await;
     for (input, needle) in [
         (json!({ "title": "Empty", "text": "   " }), "no text"),
         (
@@ -356,5 +362,124 @@ async fn bad_books_are_typed_errors_and_store_nothing() {
     .await;
     assert_eq!(String::from(error.name()), "EmbedderMismatchError");
     resolve(other.lectern.close()).await;
+    IndexedDbStore::delete_database(&db).await.unwrap();
+}
+
+/// Pages for the lexical test: page `i` names a distinct keeper and, on even
+/// pages, the lighthouse; page 7 alone holds "kraken".
+fn lexical_pages() -> Vec<String> {
+    (1..=12)
+        .map(|i| match i {
+            7 => "A kraken rose beside the black rocks at night, and nobody on the island slept at all."
+                .to_owned(),
+            _ if i % 2 == 0 => {
+                format!("Keeper{i} lit the great lighthouse lamp at dusk, as every evening of that winter.")
+            }
+            _ => {
+                format!("Keeper{i} mended the torn nets on the shore, as every morning of that long winter.")
+            }
+        })
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn without_an_embedder_a_book_is_searched_lexically_from_its_stored_index() {
+    let session = MockSession::new();
+    let db = unique("lexical-books");
+    let options = json!({ "dbName": db, "provider": provider(&session), "retrieval": { "chunkChars": 100, "overlapChars": 0 } });
+    let opened = open_with(options.clone()).await;
+    let book = to_json(
+        &resolve(opened.lectern.add_book(
+            js(json!({ "title": "Shore", "pages": lexical_pages() })).unchecked_into(),
+            None,
+        ))
+        .await,
+    );
+    assert_eq!(
+        (book["embedder"].as_str(), book["dimensions"].as_u64()),
+        (Some("none"), Some(0))
+    );
+    assert_eq!(book["chunkCount"], 12);
+    let id = book["id"].as_str().unwrap().to_owned();
+    let search = |lectern: &lectern::wasm::Lectern, query: &str, options: Value| {
+        lectern.search(query.into(), Some(js(options).unchecked_into()))
+    };
+    for bound in [1u64, 5, 9, 12] {
+        let found = to_json(
+            &resolve(search(
+                &opened.lectern,
+                "lighthouse",
+                json!({ "k": 4, "maxPage": bound }),
+            ))
+            .await,
+        );
+        let found = found.as_array().unwrap();
+        assert_eq!(
+            found.len() as u64,
+            4.min(bound / 2),
+            "bound {bound}: every even page up to it, at most 4"
+        );
+        assert!(found
+            .iter()
+            .all(|r| r["endPage"].as_u64().unwrap() <= bound && r["score"].as_f64().unwrap() > 0.0));
+    }
+    for mode in ["semantic", "hybrid"] {
+        let error = reject(search(&opened.lectern, "lighthouse", json!({ "mode": mode }))).await;
+        assert_eq!(String::from(error.name()), "ConfigError", "{mode}");
+    }
+    resolve(opened.lectern.close()).await;
+
+    // Swap the stored index for one of other texts (the same chunk count): a reopened
+    // Lectern that finds "zebra" on page 3 read it from IndexedDB, not from the chunks.
+    let store = IndexedDbStore::open(&db).await.unwrap();
+    let stored = store
+        .lexical_index(&id)
+        .await
+        .unwrap()
+        .expect("stored with the book");
+    let (chunks, _) = store.book_content(&id).await.unwrap();
+    assert_eq!(
+        stored,
+        encode::encode(&LexicalIndex::build(chunks.iter().map(|c| c.text.as_str())))
+    );
+    let swapped: Vec<String> = (1..=12)
+        .map(|i| {
+            if i == 3 {
+                "zebra".into()
+            } else {
+                format!("other{i}")
+            }
+        })
+        .collect();
+    let swapped = encode::encode(&LexicalIndex::build(swapped.iter().map(String::as_str)));
+    store.put_lexical_index(&id, &swapped).await.unwrap();
+    store.close();
+    let reopened = open_with(options.clone()).await;
+    let found = to_json(&resolve(search(&reopened.lectern, "zebra", json!({ "k": 5 }))).await);
+    assert_eq!(found.as_array().unwrap().len(), 1);
+    assert_eq!(found[0]["startPage"], 3, "the stored index answered");
+    resolve(reopened.lectern.close()).await;
+
+    // A corrupt one is rebuilt from the chunks and saved.
+    let store = IndexedDbStore::open(&db).await.unwrap();
+    store
+        .put_lexical_index(&id, &stored[..stored.len() - 1])
+        .await
+        .unwrap();
+    store.close();
+    let again = open_with(options).await;
+    let found = to_json(&resolve(search(&again.lectern, "kraken", json!({ "maxPage": 12 }))).await);
+    assert_eq!(
+        (found.as_array().unwrap().len(), found[0]["startPage"].as_u64()),
+        (1, Some(7))
+    );
+    resolve(again.lectern.close()).await;
+    let store = IndexedDbStore::open(&db).await.unwrap();
+    assert_eq!(
+        store.lexical_index(&id).await.unwrap(),
+        Some(stored),
+        "rebuilt and saved"
+    );
+    store.close();
     IndexedDbStore::delete_database(&db).await.unwrap();
 }

@@ -268,7 +268,10 @@ async fn records_written_now_are_what_the_earlier_encoder_wrote() {
     let mut vectors = lectern::retrieval::vector::VectorSet::new(2);
     vectors.push(&[0.5, 1.0]);
     vectors.push(&[-2.0, 0.25]);
-    store.put_book(&book, &chunks, &vectors, None).await.unwrap();
+    store
+        .put_book(&book, &chunks, &vectors, None, None)
+        .await
+        .unwrap();
 
     let expected = |values: Vec<JsValue>| values.iter().map(text).collect::<Vec<_>>();
     let conversations = store.conversations().await.unwrap();

@@ -84,6 +84,7 @@ async fn database_is_created_at_the_current_schema_version() {
             "chunks",
             "conversations",
             "indexSnapshots",
+            "lexicalIndexes",
             "messages",
             "pendingTurns",
             "runs",
@@ -142,6 +143,11 @@ async fn a_version_1_database_is_upgraded_in_place() {
         "so do the turn stores"
     );
     assert!(store.tool_calls("old").await.unwrap().is_empty());
+    assert_eq!(
+        store.lexical_index("old").await.unwrap(),
+        None,
+        "and the lexical index store"
+    );
     store.close();
     drop(store);
     let db = factory.open(&name, None).unwrap().await.unwrap();

@@ -358,6 +358,7 @@ impl Agent {
             book_ids: Some(vec![book_id.clone()]),
             k: Some(5),
             max_page: Some(book.current_page),
+            mode: None,
         };
         let results = library.search(text, &options, cancel).await?;
         Ok(Some(format_passages(&results)))

@@ -2,6 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
+/// [`Book::embedder`] of a book ingested without an embedder: it has no
+/// vectors and is searched lexically (BM25) only.
+pub const NO_EMBEDDER: &str = "none";
+
 /// A stored book.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -19,9 +23,10 @@ pub struct Book {
     pub chunk_count: u32,
     /// The reader's page: `search_book` never returns text past it.
     pub current_page: u32,
-    /// The embedding model its vectors came from.
+    /// The embedding model its vectors came from, or [`NO_EMBEDDER`] for a
+    /// book searched lexically only.
     pub embedder: String,
-    /// The vectors' dimension.
+    /// The vectors' dimension (0 without vectors).
     pub dimensions: u32,
     /// Chapter titles in order, if the book has chapters.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

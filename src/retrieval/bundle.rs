@@ -293,6 +293,12 @@ fn check_counts(bundle: &BookBundle) -> Result<()> {
             book.current_page, book.page_count
         )));
     }
+    if bundle.vectors.is_none() && book.dimensions != 0 {
+        return Err(bad(format!(
+            "its record has {} dimensions but it holds no vectors",
+            book.dimensions
+        )));
+    }
     if let Some(vectors) = &bundle.vectors {
         if vectors.len() != bundle.chunks.len() || vectors.dims() != book.dimensions as usize {
             return Err(bad(format!(
@@ -352,6 +358,7 @@ mod tests {
         assert_eq!(encode_bundle(&decoded), bytes);
         let mut bare = bundle();
         (bare.vectors, bare.lexical, bare.snapshot) = (None, None, Some(vec![9; 5]));
+        bare.book.dimensions = 0;
         assert_eq!(decode_bundle(&encode_bundle(&bare)).unwrap(), bare);
     }
 

@@ -18,10 +18,13 @@ pub enum RetrievalStrategy {
     AlwaysRetrieve,
 }
 
-/// `embedder: { kind: ... }` (`'hashed'`, `'openai'`, `'custom'`, `'minilm'`;
-/// default: the built-in hashed embedder).
-#[derive(Debug, Clone, PartialEq)]
+/// `embedder: { kind: ... }` (`'none'`, `'hashed'`, `'openai'`, `'custom'`,
+/// `'minilm'`; default: none, books are searched lexically).
+#[derive(Debug, Clone, PartialEq, Default)]
 pub enum EmbedderConfig {
+    /// No embedder: books get no vectors and are searched with BM25 (the default).
+    #[default]
+    None,
     /// The offline hashed n-gram embedder.
     Hashed(HashedSettings),
     /// An OpenAI-compatible `/embeddings` endpoint.
@@ -36,20 +39,20 @@ impl<'de> Deserialize<'de> for EmbedderConfig {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let tagged = Tagged::read(deserializer, "kind")?;
         match tagged.tag.as_str() {
+            "none" => tagged.fields().map(|_: NoSettings| EmbedderConfig::None),
             "hashed" => tagged.fields().map(EmbedderConfig::Hashed),
             "openai" => tagged.fields().map(EmbedderConfig::Openai),
             "custom" => tagged.fields().map(EmbedderConfig::Custom),
             "minilm" => tagged.fields().map(EmbedderConfig::Minilm),
-            _ => Err(tagged.unknown(&["hashed", "openai", "custom", "minilm"])),
+            _ => Err(tagged.unknown(&["none", "hashed", "openai", "custom", "minilm"])),
         }
     }
 }
 
-impl Default for EmbedderConfig {
-    fn default() -> Self {
-        EmbedderConfig::Hashed(HashedSettings::default())
-    }
-}
+/// `{ kind: 'none' }` takes no other field.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoSettings {}
 
 /// Settings of the hashed embedder.
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -19,6 +19,12 @@ pub trait Embedder {
     fn is_local(&self) -> bool {
         false
     }
+    /// Whether its vectors capture meaning beyond shared words: then a
+    /// search is hybrid (BM25 and vectors fused) by default. The hashed
+    /// embedder's do not (a search with it stays semantic by default).
+    fn is_semantic(&self) -> bool {
+        true
+    }
     /// One vector per text, in order.
     fn embed<'a>(
         &'a self,

@@ -139,6 +139,10 @@ impl Embedder for HashedEmbedder {
         true
     }
 
+    fn is_semantic(&self) -> bool {
+        false
+    }
+
     fn embed<'a>(
         &'a self,
         texts: &'a [String],

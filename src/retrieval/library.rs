@@ -5,20 +5,24 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use super::book::Book;
+use super::book::{Book, NO_EMBEDDER};
 use super::bundle::{decode_bundle, encode_bundle, BookBundle};
 use super::chunk::{Chunk, ChunkSettings};
 use super::embed::Embedder;
 use super::index::{build_index, BuiltIndex, IndexSettings, VectorIndex};
+use super::lexical::{encode as lexical_bytes, LexicalIndex};
+pub use super::library_search::{SearchOptions, SearchResult};
 use super::loaded_book::with_index;
 pub use super::loaded_book::{
-    search_book_vectors, IndexSource, LoadedBook, INDEX_MIN_VECTORS, QUANTIZED_MIN_VECTORS,
+    search_book_lexical, search_book_vectors, IndexSource, LoadedBook, INDEX_MIN_VECTORS,
+    QUANTIZED_MIN_VECTORS,
 };
 use super::pages::Page;
 use super::prepare::{prepare_book, Pace, PreparedBook, Unpaced};
-use super::vector::{normalize, VectorSet};
+use super::search_mode::SearchMode;
+use super::vector::VectorSet;
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 use crate::ids::new_id;
@@ -63,42 +67,6 @@ pub struct IngestProgress {
     pub total: usize,
 }
 
-/// Options of a search.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct SearchOptions {
-    /// Only these books (default: all).
-    #[serde(default)]
-    pub book_ids: Option<Vec<String>>,
-    /// How many results (default 5).
-    #[serde(default)]
-    pub k: Option<usize>,
-    /// No result may end after this page.
-    #[serde(default)]
-    pub max_page: Option<u32>,
-}
-
-/// One search result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SearchResult {
-    /// The book.
-    pub book_id: String,
-    /// The chunk's position in the book.
-    pub ordinal: u32,
-    /// The passage.
-    pub text: String,
-    /// First page.
-    pub start_page: u32,
-    /// Last page.
-    pub end_page: u32,
-    /// Its chapter.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub chapter: Option<String>,
-    /// Cosine similarity to the query.
-    pub score: f32,
-}
-
 /// Where a book's missing index is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum IndexBuilds {
@@ -118,10 +86,10 @@ pub enum IndexBuilds {
     Never,
 }
 
-/// Books, their vectors and the search over them.
+/// Books, their vectors and lexical indexes, and the search over them.
 pub struct Library {
-    store: Rc<dyn BookStore>,
-    embedder: Rc<dyn Embedder>,
+    pub(super) store: Rc<dyn BookStore>,
+    pub(super) embedder: Option<Rc<dyn Embedder>>,
     clock: Rc<dyn Clock>,
     chunking: ChunkSettings,
     indexing: IndexSettings,
@@ -134,6 +102,22 @@ impl Library {
     pub fn new(
         store: Rc<dyn BookStore>,
         embedder: Rc<dyn Embedder>,
+        clock: Rc<dyn Clock>,
+        chunking: ChunkSettings,
+    ) -> Self {
+        Library::with_embedder(store, Some(embedder), clock, chunking)
+    }
+
+    /// A library over `store` without an embedder: its books get no
+    /// vectors and are searched lexically (BM25).
+    pub fn without_embedder(store: Rc<dyn BookStore>, clock: Rc<dyn Clock>, chunking: ChunkSettings) -> Self {
+        Library::with_embedder(store, None, clock, chunking)
+    }
+
+    /// A library over `store`, embedding with `embedder` if there is one.
+    pub fn with_embedder(
+        store: Rc<dyn BookStore>,
+        embedder: Option<Rc<dyn Embedder>>,
         clock: Rc<dyn Clock>,
         chunking: ChunkSettings,
     ) -> Self {
@@ -164,9 +148,21 @@ impl Library {
         self
     }
 
-    /// The embedding model books are ingested and searched with.
+    /// The embedding model books are ingested and searched with
+    /// ([`NO_EMBEDDER`] without one).
     pub fn embedder_model(&self) -> &str {
-        self.embedder.model()
+        self.embedder.as_deref().map_or(NO_EMBEDDER, |e| e.model())
+    }
+
+    /// How a search ranks without a `mode`: `hybrid` with a semantic
+    /// embedder, `semantic` with the hashed one (as before lexical search),
+    /// `lexical` without an embedder.
+    pub fn default_mode(&self) -> SearchMode {
+        match self.embedder.as_deref() {
+            Some(e) if e.is_semantic() => SearchMode::Hybrid,
+            Some(_) => SearchMode::Semantic,
+            None => SearchMode::Lexical,
+        }
     }
 
     /// Adds a book: pages, chunks, embeddings, index, then one atomic write.
@@ -193,7 +189,7 @@ impl Library {
             id,
             new,
             &self.chunking,
-            self.embedder.as_ref(),
+            self.embedder.as_deref(),
             progress,
             cancel,
             pace,
@@ -251,6 +247,7 @@ impl Library {
             page_count,
             chunks,
             vectors,
+            lexical,
         } = prepared;
         let book = Book {
             id: id.clone(),
@@ -259,20 +256,27 @@ impl Library {
             page_count,
             chunk_count: chunks.len() as u32,
             current_page: 1,
-            embedder: self.embedder.model().to_owned(),
+            embedder: self.embedder_model().to_owned(),
             dimensions: vectors.dims() as u32,
             chapters: chapters_of(&chunks),
             created_at: self.clock.now_ms(),
         };
         let (index, snapshot) = index.unzip();
+        let lexical_stored = lexical_bytes::encode(&lexical);
         self.store
-            .put_book(&book, &chunks, &vectors, snapshot.as_deref())
+            .put_book(
+                &book,
+                &chunks,
+                &vectors,
+                snapshot.as_deref(),
+                Some(&lexical_stored),
+            )
             .await?;
         let index_source = match &index {
             Some(_) => IndexSource::Built,
             None => self.without_index(vectors.len()),
         };
-        let loaded = LoadedBook::new(book.clone(), chunks, vectors, index, index_source)
+        let loaded = LoadedBook::with_lexical(book.clone(), chunks, vectors, lexical, (index, index_source))
             .with_index_min(self.indexing.min_vectors);
         self.loaded.borrow_mut().insert(id, Rc::new(loaded));
         Ok(book)
@@ -377,14 +381,23 @@ impl Library {
     }
 
     /// The book ready to search: from memory, else from the store with its
-    /// index snapshot (if missing or unreadable: built and saved here, or
-    /// left to be built elsewhere, per [`IndexBuilds`]).
+    /// lexical index (if missing or unreadable: built from its chunks and
+    /// saved) and its index snapshot (if missing or unreadable: built and
+    /// saved here, or left to be built elsewhere, per [`IndexBuilds`]).
     pub async fn load(&self, id: &str) -> Result<Rc<LoadedBook>> {
         if let Some(loaded) = self.loaded.borrow().get(id) {
             return Ok(loaded.clone());
         }
         let book = self.book(id).await?;
         let (chunks, vectors) = self.store.book_content(id).await?;
+        if book.dimensions > 0 && vectors.len() != chunks.len() {
+            return Err(Error::storage(format!(
+                "book {id} has {} vectors for {} chunks",
+                vectors.len(),
+                chunks.len()
+            )));
+        }
+        let lexical = self.load_lexical(id, &chunks).await?;
         let (index, index_source) = if vectors.len() < self.indexing.min_vectors {
             (None, IndexSource::None)
         } else {
@@ -404,132 +417,77 @@ impl Library {
             }
         };
         let loaded = Rc::new(
-            LoadedBook::new(book, chunks, vectors, index, index_source)
+            LoadedBook::with_lexical(book, chunks, vectors, lexical, (index, index_source))
                 .with_index_min(self.indexing.min_vectors),
         );
         self.loaded.borrow_mut().insert(id.to_owned(), loaded.clone());
         Ok(loaded)
     }
 
-    /// The `k` passages most like `query` among the chosen books, best first.
-    ///
-    /// With `max_page`, every result ends on or before it, and there are
-    /// exactly `min(k, eligible chunks)` of them: the index serves when it
-    /// holds enough eligible candidates, exact search otherwise.
-    pub async fn search(
-        &self,
-        query: &str,
-        options: &SearchOptions,
-        cancel: &CancelToken,
-    ) -> Result<Vec<SearchResult>> {
-        let k = options.k.unwrap_or(5);
-        if k == 0 || k > 100 {
-            return Err(Error::config(format!("k must be within 1..=100, got {k}")));
+    /// A stored book's lexical index: read, or — none stored (a book from
+    /// before lexical search), another version, or corrupt — built from its
+    /// chunks (the truth; it takes milliseconds) and saved.
+    async fn load_lexical(&self, id: &str, chunks: &[Chunk]) -> Result<LexicalIndex> {
+        let stored = self.store.lexical_index(id).await?;
+        if let Some(Ok(index)) = stored.map(|bytes| lexical_bytes::decode(&bytes, chunks.len())) {
+            return Ok(index);
         }
-        let ids = match &options.book_ids {
-            Some(ids) => ids.clone(),
-            None => self.books().await?.into_iter().map(|b| b.id).collect(),
-        };
-        let mut books = Vec::with_capacity(ids.len());
-        for id in &ids {
-            let loaded = self.load(id).await?;
-            if loaded.book.embedder != self.embedder.model() {
-                return Err(Error::EmbedderMismatch {
-                    message: format!(
-                        "book {id} was embedded with {:?}, but this Lectern embeds with {:?}",
-                        loaded.book.embedder,
-                        self.embedder.model()
-                    ),
-                });
-            }
-            books.push(loaded);
-        }
-        if books.is_empty() || query.trim().is_empty() {
-            return Ok(Vec::new());
-        }
-        let mut embedded = cancel
-            .run(self.embedder.embed(&[query.to_owned()], cancel))
+        let index = LexicalIndex::build(chunks.iter().map(|c| c.text.as_str()));
+        self.store
+            .put_lexical_index(id, &lexical_bytes::encode(&index))
             .await?;
-        let mut vector = embedded
-            .pop()
-            .ok_or_else(|| Error::protocol("the embedder returned no vector"))?;
-        normalize(&mut vector);
-
-        let mut results = Vec::new();
-        for loaded in &books {
-            if vector.len() != loaded.vectors.dims() {
-                return Err(Error::EmbedderMismatch {
-                    message: format!(
-                        "the query vector has {} dimensions, book {} has {}",
-                        vector.len(),
-                        loaded.book.id,
-                        loaded.vectors.dims()
-                    ),
-                });
-            }
-            let hits = search_book_vectors(loaded, &vector, k, options.max_page);
-            results.extend(hits.into_iter().map(|hit| {
-                let chunk = &loaded.chunks[hit.index];
-                SearchResult {
-                    book_id: loaded.book.id.clone(),
-                    ordinal: chunk.ordinal,
-                    text: chunk.text.clone(),
-                    start_page: chunk.start_page,
-                    end_page: chunk.end_page,
-                    chapter: chunk.chapter.clone(),
-                    score: hit.score,
-                }
-            }));
-        }
-        results.sort_by(|a, b| {
-            b.score
-                .total_cmp(&a.score)
-                .then_with(|| a.ordinal.cmp(&b.ordinal))
-        });
-        results.truncate(k);
-        Ok(results)
+        Ok(index)
     }
 }
 
 impl Library {
     /// The stored book `id` as one bundle ([`super::bundle`]): its record,
-    /// chunks, vectors and index snapshot; `NotFound` if there is none.
+    /// chunks, vectors (if it has any), lexical index and ANN snapshot;
+    /// `NotFound` if there is none.
     pub async fn export_book(&self, id: &str) -> Result<Vec<u8>> {
         let book = self.book(id).await?;
         let (chunks, vectors) = self.store.book_content(id).await?;
+        let lexical = lexical_bytes::encode(&self.load_lexical(id, &chunks).await?);
         let snapshot = self.store.index_snapshot(id).await?;
         Ok(encode_bundle(&BookBundle {
             book,
             chunks,
-            vectors: Some(vectors),
-            lexical: None,
+            vectors: (vectors.dims() > 0).then_some(vectors),
+            lexical: Some(lexical),
             snapshot,
         }))
     }
 
     /// Stores the book of an [`Library::export_book`] bundle under its own
     /// id, as it was exported. Checked first, nothing stored on failure: a
-    /// malformed bundle or index snapshot is a `ConfigError`, a book of
-    /// another embedder an `EmbedderMismatch`, a book already here a `ConfigError`.
+    /// malformed bundle, lexical index or ANN snapshot is a `ConfigError`, a
+    /// book of another embedder an `EmbedderMismatch`, a book already here a
+    /// `ConfigError`.
     pub async fn import_book(&self, bytes: &[u8]) -> Result<Book> {
         let bundle = decode_bundle(bytes)?;
         let book = bundle.book;
-        if book.embedder != self.embedder.model() {
+        if book.embedder != self.embedder_model() {
             return Err(Error::EmbedderMismatch {
                 message: format!(
                     "the bundle's book was embedded with {:?}, but this Lectern embeds with {:?}",
                     book.embedder,
-                    self.embedder.model()
+                    self.embedder_model()
                 ),
             });
         }
-        let vectors = bundle
-            .vectors
-            .ok_or_else(|| Error::config("the bundle's book has no vectors"))?;
+        let vectors = bundle.vectors.unwrap_or_else(|| VectorSet::new(0));
         if let Some(snapshot) = &bundle.snapshot {
             VectorIndex::from_snapshot(snapshot, vectors.len())
                 .map_err(|e| Error::config(format!("the bundle's index snapshot: {e}")))?;
         }
+        let lexical = match bundle.lexical {
+            Some(bytes) => lexical_bytes::decode(&bytes, bundle.chunks.len())
+                .map(|_| bytes)
+                .map_err(|e| Error::config(format!("the bundle's lexical index: {e}")))?,
+            None => lexical_bytes::encode(&LexicalIndex::build(
+                bundle.chunks.iter().map(|c| c.text.as_str()),
+            )),
+        };
         if self.store.book(&book.id).await?.is_some() {
             return Err(Error::config(format!(
                 "book {} is already in the library (delete it first to replace it)",
@@ -537,7 +495,13 @@ impl Library {
             )));
         }
         self.store
-            .put_book(&book, &bundle.chunks, &vectors, bundle.snapshot.as_deref())
+            .put_book(
+                &book,
+                &bundle.chunks,
+                &vectors,
+                bundle.snapshot.as_deref(),
+                Some(&lexical),
+            )
             .await?;
         Ok(book)
     }

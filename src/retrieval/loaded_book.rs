@@ -6,6 +6,8 @@ use std::rc::Rc;
 use super::book::Book;
 use super::chunk::Chunk;
 use super::index::VectorIndex;
+use super::lexical::bm25::{self, Eligible};
+use super::lexical::LexicalIndex;
 use super::page_bound::{eligible_prefix, ends_ascending};
 use super::scan::{quantized_top_k, scan_top_k, RERANK_FACTOR};
 use super::vector::{exact_top_k, Hit, VectorSet};
@@ -43,8 +45,10 @@ pub struct LoadedBook {
     pub book: Book,
     /// Its chunks.
     pub chunks: Vec<Chunk>,
-    /// Their vectors, in chunk order.
+    /// Their vectors, in chunk order (none for a book searched lexically only).
     pub vectors: VectorSet,
+    /// The inverted index of its chunks, for BM25.
+    pub lexical: LexicalIndex,
     /// The HNSW index, if the book is big enough.
     pub index: Option<VectorIndex>,
     /// Where the index came from.
@@ -56,7 +60,8 @@ pub struct LoadedBook {
 }
 
 impl LoadedBook {
-    /// A book ready to search (`vectors` in chunk order).
+    /// A book ready to search (`vectors` in chunk order), its lexical index
+    /// built from its chunks.
     pub fn new(
         book: Book,
         chunks: Vec<Chunk>,
@@ -64,11 +69,24 @@ impl LoadedBook {
         index: Option<VectorIndex>,
         index_source: IndexSource,
     ) -> Self {
+        let lexical = LexicalIndex::build(chunks.iter().map(|c| c.text.as_str()));
+        LoadedBook::with_lexical(book, chunks, vectors, lexical, (index, index_source))
+    }
+
+    /// A book ready to search with this lexical index (of `chunks`).
+    pub fn with_lexical(
+        book: Book,
+        chunks: Vec<Chunk>,
+        vectors: VectorSet,
+        lexical: LexicalIndex,
+        (index, index_source): (Option<VectorIndex>, IndexSource),
+    ) -> Self {
         LoadedBook {
             ends_ascending: ends_ascending(&chunks),
             book,
             chunks,
             vectors,
+            lexical,
             index,
             index_source,
             index_min: INDEX_MIN_VECTORS,
@@ -105,6 +123,19 @@ pub fn search_book_vectors(loaded: &LoadedBook, query: &[f32], k: usize, max_pag
     }
 }
 
+/// The top `k` chunks of one book by BM25 under a page bound: every eligible
+/// chunk holding a query term, up to `k`, ranked with the statistics of the
+/// eligible chunks alone (see [`bm25`]).
+pub fn search_book_lexical(loaded: &LoadedBook, query: &str, k: usize, max_page: Option<u32>) -> Vec<Hit> {
+    match eligible_prefix(&loaded.chunks, loaded.ends_ascending, max_page) {
+        Some(count) => bm25::search(&loaded.lexical, query, k, Eligible::Prefix(count)),
+        None => {
+            let eligible = |i: usize| max_page.is_none_or(|max| loaded.chunks[i].end_page <= max);
+            bm25::search(&loaded.lexical, query, k, Eligible::Filter(&eligible))
+        }
+    }
+}
+
 /// [`search_book_vectors`] for chunks whose pages are out of order.
 fn search_filtered(loaded: &LoadedBook, query: &[f32], k: usize, max_page: Option<u32>) -> Vec<Hit> {
     let eligible = |i: usize| max_page.is_none_or(|max| loaded.chunks[i].end_page <= max);
@@ -129,7 +160,9 @@ pub(super) fn with_index(
 ) -> LoadedBook {
     let book = Rc::try_unwrap(book).unwrap_or_else(|shared| {
         let (book, chunks, vectors) = (shared.book.clone(), shared.chunks.clone(), shared.vectors.clone());
-        LoadedBook::new(book, chunks, vectors, None, IndexSource::None).with_index_min(shared.index_min)
+        let lexical = shared.lexical.clone();
+        LoadedBook::with_lexical(book, chunks, vectors, lexical, (None, IndexSource::None))
+            .with_index_min(shared.index_min)
     });
     LoadedBook {
         index,

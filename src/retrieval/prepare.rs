@@ -1,11 +1,12 @@
-//! Making a book ready to store, without touching storage: pages, chunks
-//! and vectors. The same code runs in the page, natively, and in Lectern's
+//! Making a book ready to store, without touching storage: pages, chunks,
+//! their lexical index and vectors. The same code runs in the page, natively, and in Lectern's
 //! ingestion Web Worker; a [`Pace`] lets it hand the thread back now and then.
 
 use futures::future::{ready, LocalBoxFuture};
 
 use super::chunk::{Chunk, ChunkSettings, Chunker};
 use super::embed::Embedder;
+use super::lexical::LexicalIndex;
 use super::library::{BookSource, IngestProgress, NewBook};
 use super::pages::{pages_from_list, pages_from_text, Page};
 use super::vector::{normalize, VectorSet};
@@ -14,6 +15,9 @@ use crate::error::{Error, Result};
 
 /// Pages chunked between two calls of [`Pace::pause`].
 const PAGES_PER_STEP: usize = 4;
+
+/// Chunks added to the lexical index between two calls of [`Pace::pause`].
+const CHUNKS_PER_STEP: usize = 64;
 
 /// Lets long work yield: `pause` is awaited between units of work and
 /// decides itself whether to give the thread back.
@@ -48,8 +52,10 @@ pub struct PreparedBook {
     pub page_count: u32,
     /// Its chunks, in order.
     pub chunks: Vec<Chunk>,
-    /// Their unit vectors, in chunk order.
+    /// Their unit vectors, in chunk order (none, dimension 0, without an embedder).
     pub vectors: VectorSet,
+    /// The inverted index of their text, for BM25.
+    pub lexical: LexicalIndex,
 }
 
 /// The pages of `source`.
@@ -62,13 +68,14 @@ fn pages_of(source: BookSource, page_chars: usize) -> Result<Vec<Page>> {
     })
 }
 
-/// Pages, chunks and vectors of `new`, reporting `chunking` and `embedding`
-/// progress under `id`; `Aborted` once `cancel` trips.
+/// Pages, chunks, lexical index and vectors (with an embedder) of `new`,
+/// reporting `chunking` and `embedding` progress under `id`; `Aborted` once
+/// `cancel` trips.
 pub async fn prepare_book(
     id: String,
     new: NewBook,
     chunking: &ChunkSettings,
-    embedder: &dyn Embedder,
+    embedder: Option<&dyn Embedder>,
     progress: &dyn Fn(IngestProgress),
     cancel: &CancelToken,
     pace: &dyn Pace,
@@ -99,9 +106,24 @@ pub async fn prepare_book(
     let chunks = chunker.finish();
     report("chunking", pages.len(), pages.len());
 
-    let texts: Vec<String> = chunks.iter().map(|c| c.text.clone()).collect();
-    let vectors = embed_all(embedder, &texts, &report, cancel, pace).await?;
-    report("embedding", texts.len(), texts.len());
+    if chunks.is_empty() {
+        return Err(Error::config("the book has no text"));
+    }
+    let mut lexical = LexicalIndex::default();
+    for step in chunks.chunks(CHUNKS_PER_STEP) {
+        step.iter().for_each(|chunk| lexical.push(&chunk.text));
+        pace.pause().await;
+        cancel.check()?;
+    }
+    let vectors = match embedder {
+        Some(embedder) => {
+            let texts: Vec<String> = chunks.iter().map(|c| c.text.clone()).collect();
+            let vectors = embed_all(embedder, &texts, &report, cancel, pace).await?;
+            report("embedding", texts.len(), texts.len());
+            vectors
+        }
+        None => VectorSet::new(0),
+    };
     cancel.check()?;
     Ok(PreparedBook {
         id,
@@ -110,6 +132,7 @@ pub async fn prepare_book(
         page_count: pages.last().map_or(0, |p| p.number),
         chunks,
         vectors,
+        lexical,
     })
 }
 

@@ -1,10 +1,13 @@
 //! A prepared book as bytes, to cross from the ingestion worker to the page:
 //! its record fields and chunks in postcard (one transferable buffer, not a
-//! JSON string per chunk); its vectors cross separately as one `Float32Array`.
+//! JSON string per chunk) with its lexical index in its stored form; its
+//! vectors cross separately as one `Float32Array` (empty, dimension 0,
+//! without an embedder).
 
 use serde::{Deserialize, Serialize};
 
 use super::chunk::Chunk;
+use super::lexical::encode as lexical_bytes;
 use super::prepare::PreparedBook;
 use super::vector::VectorSet;
 use crate::error::{Error, Result};
@@ -24,6 +27,7 @@ struct WireBook {
     author: Option<String>,
     page_count: u32,
     chunks: Vec<WireChunk>,
+    lexical: Vec<u8>,
 }
 
 /// Everything of `prepared` but its vectors, as bytes.
@@ -43,6 +47,7 @@ pub fn encode_prepared(prepared: &PreparedBook) -> Result<Vec<u8>> {
                 chapter: c.chapter.clone(),
             })
             .collect(),
+        lexical: lexical_bytes::encode(&prepared.lexical),
     };
     postcard::to_allocvec(&wire).map_err(|e| Error::protocol(format!("cannot encode a prepared book: {e}")))
 }
@@ -52,13 +57,16 @@ pub fn encode_prepared(prepared: &PreparedBook) -> Result<Vec<u8>> {
 pub fn decode_prepared(bytes: &[u8], vectors: VectorSet) -> Result<PreparedBook> {
     let wire: WireBook = postcard::from_bytes(bytes)
         .map_err(|e| Error::protocol(format!("the ingestion worker sent a malformed book: {e}")))?;
-    if wire.chunks.len() != vectors.len() || wire.chunks.is_empty() {
+    let vectors_fit = wire.chunks.len() == vectors.len() || (vectors.dims() == 0 && vectors.is_empty());
+    if !vectors_fit || wire.chunks.is_empty() {
         return Err(Error::protocol(format!(
             "the ingestion worker sent {} chunks with {} vectors",
             wire.chunks.len(),
             vectors.len()
         )));
     }
+    let lexical = lexical_bytes::decode(&wire.lexical, wire.chunks.len())
+        .map_err(|e| Error::protocol(format!("the ingestion worker sent {e}")))?;
     let chunks = wire
         .chunks
         .into_iter()
@@ -78,6 +86,7 @@ pub fn decode_prepared(bytes: &[u8], vectors: VectorSet) -> Result<PreparedBook>
         page_count: wire.page_count,
         chunks,
         vectors,
+        lexical,
     })
 }
 
@@ -104,12 +113,16 @@ mod tests {
             page_count: 3,
             chunks: vec![chunk(0, None), chunk(1, Some("CHAPTER I"))],
             vectors: vectors.clone(),
+            lexical: crate::retrieval::lexical::LexicalIndex::build(["passage 0", "passage 1 日本語"]),
         };
         let bytes = encode_prepared(&prepared).unwrap();
         let back = decode_prepared(&bytes, vectors.clone()).unwrap();
         assert_eq!(back.chunks, prepared.chunks);
+        assert_eq!(back.lexical, prepared.lexical);
         assert_eq!((back.id.as_str(), back.page_count), ("b1", 3));
         assert!(decode_prepared(&bytes[..bytes.len() / 2], vectors).is_err());
         assert!(decode_prepared(&bytes, VectorSet::new(2)).is_err());
+        let lexical_only = decode_prepared(&bytes, VectorSet::new(0)).unwrap();
+        assert_eq!((lexical_only.vectors.dims(), lexical_only.chunks.len()), (0, 2));
     }
 }

@@ -77,6 +77,7 @@ impl Tool for SearchBookTool {
                 book_ids: Some(vec![book_id]),
                 k: Some(k),
                 max_page: Some(book.current_page),
+                mode: None,
             };
             let results = library
                 .search(&query, &options, &context.cancel)

@@ -1,5 +1,5 @@
 //! The book half of storage: books, their chunks, their vectors (compact,
-//! batched) and their index snapshots.
+//! batched), their index snapshots and their lexical indexes.
 
 use futures::future::LocalBoxFuture;
 
@@ -21,6 +21,7 @@ pub trait BookStore {
         chunks: &'a [Chunk],
         vectors: &'a VectorSet,
         index_snapshot: Option<&'a [u8]>,
+        lexical_index: Option<&'a [u8]>,
     ) -> LocalBoxFuture<'a, Result<()>>;
 
     /// The book with this id, if any.
@@ -41,6 +42,14 @@ pub trait BookStore {
     /// Saves (or replaces) a book's index snapshot; `NotFound` if the book does not exist.
     fn put_index_snapshot<'a>(&'a self, id: &'a str, snapshot: &'a [u8]) -> LocalBoxFuture<'a, Result<()>>;
 
-    /// Deletes a book with its chunks, vectors and index; `NotFound` if it does not exist.
+    /// A book's stored lexical index (bytes of `retrieval::lexical::encode`),
+    /// if the book exists and one was saved (books stored before lexical
+    /// search have none).
+    fn lexical_index<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Vec<u8>>>>;
+
+    /// Saves (or replaces) a book's lexical index; `NotFound` if the book does not exist.
+    fn put_lexical_index<'a>(&'a self, id: &'a str, bytes: &'a [u8]) -> LocalBoxFuture<'a, Result<()>>;
+
+    /// Deletes a book with its chunks, vectors and indexes; `NotFound` if it does not exist.
     fn delete_book<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>>;
 }

@@ -1,5 +1,6 @@
 //! [`BookStore`] for IndexedDB: chunks and vectors (`Float32Array`) in batches
-//! of [`VECTOR_BATCH`] per record, the index snapshot as one `Uint8Array`.
+//! of [`VECTOR_BATCH`] per record (none for a book without vectors), the
+//! index snapshot and the lexical index each as one `Uint8Array`.
 
 use futures::future::LocalBoxFuture;
 use idb::{Query, Transaction, TransactionMode};
@@ -9,7 +10,7 @@ use wasm_bindgen::{JsCast, JsValue};
 
 use super::indexeddb::{
     all_records, commit, finish, from_js, get_record, idb_error, owner_range, to_js, transaction,
-    write_transaction, IndexedDbStore, BOOKS, CHUNKS, INDEX_SNAPSHOTS, VECTORS,
+    write_transaction, IndexedDbStore, BOOKS, CHUNKS, INDEX_SNAPSHOTS, LEXICAL_INDEXES, VECTORS,
 };
 use super::{BookStore, VECTOR_BATCH};
 use crate::error::{Error, Result, StorageReason};
@@ -17,7 +18,7 @@ use crate::retrieval::book::Book;
 use crate::retrieval::chunk::Chunk;
 use crate::retrieval::vector::VectorSet;
 
-const ALL: [&str; 4] = [BOOKS, CHUNKS, VECTORS, INDEX_SNAPSHOTS];
+const ALL: [&str; 5] = [BOOKS, CHUNKS, VECTORS, INDEX_SNAPSHOTS, LEXICAL_INDEXES];
 
 /// Up to [`VECTOR_BATCH`] chunks of a book in one record: reading a book back
 /// takes a few hundred requests, not one per chunk.
@@ -52,6 +53,7 @@ async fn write_book(
     chunks: &[Chunk],
     vectors: &VectorSet,
     snapshot: Option<&[u8]>,
+    lexical: Option<&[u8]>,
 ) -> Result<()> {
     if exists(tx, BOOKS, &book.id).await? {
         return Err(Error::storage_because(
@@ -93,17 +95,20 @@ async fn write_book(
             .map_err(idb_error)?;
     }
     if let Some(bytes) = snapshot {
-        put_snapshot(tx, &book.id, bytes).await?;
+        put_bytes(tx, INDEX_SNAPSHOTS, &book.id, bytes).await?;
+    }
+    if let Some(bytes) = lexical {
+        put_bytes(tx, LEXICAL_INDEXES, &book.id, bytes).await?;
     }
     Ok(())
 }
 
-/// Writes (or replaces) the snapshot record `{ bookId, bytes: Uint8Array }`.
-async fn put_snapshot(tx: &Transaction, book_id: &str, bytes: &[u8]) -> Result<()> {
+/// Writes (or replaces) the record `{ bookId, bytes: Uint8Array }` of `store`.
+async fn put_bytes(tx: &Transaction, store: &str, book_id: &str, bytes: &[u8]) -> Result<()> {
     let record = Object::new();
     set(&record, "bookId", &book_id.into())?;
     set(&record, "bytes", &Uint8Array::from(bytes).into())?;
-    tx.object_store(INDEX_SNAPSHOTS)
+    tx.object_store(store)
         .map_err(idb_error)?
         .put(&record, None)
         .map_err(idb_error)?
@@ -119,10 +124,11 @@ impl BookStore for IndexedDbStore {
         chunks: &'a [Chunk],
         vectors: &'a VectorSet,
         index_snapshot: Option<&'a [u8]>,
+        lexical_index: Option<&'a [u8]>,
     ) -> LocalBoxFuture<'a, Result<()>> {
         Box::pin(async move {
             let (tx, guard) = write_transaction(&self.db, &ALL)?;
-            let outcome = write_book(&tx, book, chunks, vectors, index_snapshot).await;
+            let outcome = write_book(&tx, book, chunks, vectors, index_snapshot, lexical_index).await;
             finish(tx, guard, outcome).await
         })
     }
@@ -200,6 +206,10 @@ impl BookStore for IndexedDbStore {
                     })?;
                 flat.extend(data.to_vec());
             }
+            if dims == 0 && flat.is_empty() {
+                // A book searched lexically only: no vectors.
+                return Ok((chunks, VectorSet::new(0)));
+            }
             if dims == 0 || flat.len() != dims * chunks.len() {
                 return Err(Error::storage(format!(
                     "book {id} has {} vector values for {} chunks of dimension {dims}",
@@ -212,37 +222,19 @@ impl BookStore for IndexedDbStore {
     }
 
     fn index_snapshot<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Vec<u8>>>> {
-        Box::pin(async move {
-            let tx = transaction(&self.db, &[INDEX_SNAPSHOTS], TransactionMode::ReadOnly)?;
-            let store = tx.object_store(INDEX_SNAPSHOTS).map_err(idb_error)?;
-            let found = store
-                .get(JsValue::from_str(id))
-                .map_err(idb_error)?
-                .await
-                .map_err(idb_error)?;
-            let Some(record) = found else { return Ok(None) };
-            let bytes: Uint8Array = Reflect::get(&record, &"bytes".into())
-                .ok()
-                .and_then(|b| b.dyn_into().ok())
-                .ok_or_else(|| {
-                    Error::storage(format!("the index snapshot of book {id} is not a Uint8Array"))
-                })?;
-            Ok(Some(bytes.to_vec()))
-        })
+        Box::pin(read_bytes(self, INDEX_SNAPSHOTS, id, "index snapshot"))
+    }
+
+    fn lexical_index<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Vec<u8>>>> {
+        Box::pin(read_bytes(self, LEXICAL_INDEXES, id, "lexical index"))
+    }
+
+    fn put_lexical_index<'a>(&'a self, id: &'a str, bytes: &'a [u8]) -> LocalBoxFuture<'a, Result<()>> {
+        Box::pin(write_bytes(self, LEXICAL_INDEXES, id, bytes))
     }
 
     fn put_index_snapshot<'a>(&'a self, id: &'a str, snapshot: &'a [u8]) -> LocalBoxFuture<'a, Result<()>> {
-        Box::pin(async move {
-            let (tx, guard) = write_transaction(&self.db, &[BOOKS, INDEX_SNAPSHOTS])?;
-            let outcome = async {
-                if !exists(&tx, BOOKS, id).await? {
-                    return Err(Error::not_found("book", id));
-                }
-                put_snapshot(&tx, id, snapshot).await
-            }
-            .await;
-            finish(tx, guard, outcome).await
-        })
+        Box::pin(write_bytes(self, INDEX_SNAPSHOTS, id, snapshot))
     }
 
     fn delete_book<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
@@ -267,14 +259,47 @@ impl BookStore for IndexedDbStore {
                     .await
                     .map_err(idb_error)?;
             }
-            tx.object_store(INDEX_SNAPSHOTS)
-                .map_err(idb_error)?
-                .delete(key)
-                .map_err(idb_error)?
-                .await
-                .map_err(idb_error)?;
+            for store in [INDEX_SNAPSHOTS, LEXICAL_INDEXES] {
+                tx.object_store(store)
+                    .map_err(idb_error)?
+                    .delete(key.clone())
+                    .map_err(idb_error)?
+                    .await
+                    .map_err(idb_error)?;
+            }
             commit(tx).await?;
             Ok(())
         })
     }
+}
+
+/// The bytes of a book's record in `store` (`what` names it in errors), if any.
+async fn read_bytes(db: &IndexedDbStore, store: &str, id: &str, what: &str) -> Result<Option<Vec<u8>>> {
+    let tx = transaction(&db.db, &[store], TransactionMode::ReadOnly)?;
+    let found = tx
+        .object_store(store)
+        .map_err(idb_error)?
+        .get(JsValue::from_str(id))
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)?;
+    let Some(record) = found else { return Ok(None) };
+    let bytes: Uint8Array = Reflect::get(&record, &"bytes".into())
+        .ok()
+        .and_then(|b| b.dyn_into().ok())
+        .ok_or_else(|| Error::storage(format!("the {what} of book {id} is not a Uint8Array")))?;
+    Ok(Some(bytes.to_vec()))
+}
+
+/// Saves (or replaces) a book's record in `store`; `NotFound` without the book.
+async fn write_bytes(db: &IndexedDbStore, store: &str, id: &str, bytes: &[u8]) -> Result<()> {
+    let (tx, guard) = write_transaction(&db.db, &[BOOKS, store])?;
+    let outcome = async {
+        if !exists(&tx, BOOKS, id).await? {
+            return Err(Error::not_found("book", id));
+        }
+        put_bytes(&tx, store, id, bytes).await
+    }
+    .await;
+    finish(tx, guard, outcome).await
 }

@@ -28,6 +28,7 @@ pub(super) struct StoredBook {
     pub chunks: Vec<Chunk>,
     pub vectors: VectorSet,
     pub snapshot: Option<Vec<u8>>,
+    pub lexical: Option<Vec<u8>>,
 }
 
 #[derive(Debug, Default)]

@@ -16,6 +16,7 @@ impl BookStore for MemoryStore {
         chunks: &'a [Chunk],
         vectors: &'a VectorSet,
         index_snapshot: Option<&'a [u8]>,
+        lexical_index: Option<&'a [u8]>,
     ) -> LocalBoxFuture<'a, Result<()>> {
         let mut books = self.books.borrow_mut();
         let result = if books.contains_key(&book.id) {
@@ -31,6 +32,7 @@ impl BookStore for MemoryStore {
                     chunks: chunks.to_vec(),
                     vectors: vectors.clone(),
                     snapshot: index_snapshot.map(<[u8]>::to_vec),
+                    lexical: lexical_index.map(<[u8]>::to_vec),
                 },
             );
             Ok(())
@@ -83,6 +85,22 @@ impl BookStore for MemoryStore {
         let result = match self.books.borrow_mut().get_mut(id) {
             Some(stored) => {
                 stored.snapshot = Some(snapshot.to_vec());
+                Ok(())
+            }
+            None => Err(Error::not_found("book", id)),
+        };
+        Box::pin(async move { result })
+    }
+
+    fn lexical_index<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Vec<u8>>>> {
+        let found = self.books.borrow().get(id).and_then(|b| b.lexical.clone());
+        Box::pin(async move { Ok(found) })
+    }
+
+    fn put_lexical_index<'a>(&'a self, id: &'a str, bytes: &'a [u8]) -> LocalBoxFuture<'a, Result<()>> {
+        let result = match self.books.borrow_mut().get_mut(id) {
+            Some(stored) => {
+                stored.lexical = Some(bytes.to_vec());
                 Ok(())
             }
             None => Err(Error::not_found("book", id)),

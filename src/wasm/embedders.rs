@@ -14,9 +14,21 @@ use crate::retrieval::hashed::HashedEmbedder;
 use crate::retrieval::openai_embedder::OpenAiEmbedder;
 use crate::time::BrowserClock;
 
+/// The embedder `config` describes, if any (`kind: 'none'`, the default, has none).
+pub fn optional_embedder(
+    config: &EmbedderConfig,
+    embed: Option<Function>,
+) -> Result<Option<Rc<dyn Embedder>>> {
+    match config {
+        EmbedderConfig::None => Ok(None),
+        _ => embedder_for(config, embed).map(Some),
+    }
+}
+
 /// The embedder `config` describes.
 pub fn embedder_for(config: &EmbedderConfig, embed: Option<Function>) -> Result<Rc<dyn Embedder>> {
     Ok(match (config, embed) {
+        (EmbedderConfig::None, _) => return Err(Error::config("no embedder is configured")),
         (EmbedderConfig::Hashed(s), _) => {
             if !(16..=8192).contains(&s.dimensions) {
                 return Err(Error::config("embedder.dimensions must be within 16..=8192"));
@@ -42,16 +54,16 @@ pub fn embedder_for(config: &EmbedderConfig, embed: Option<Function>) -> Result<
     })
 }
 
-/// The embedder `config` describes, with MiniLM's files loaded first (in
-/// the ingestion module, which computes it), reporting their bytes.
+/// The embedder `config` describes, if any, with MiniLM's files loaded
+/// first (in the ingestion module, which computes it), reporting their bytes.
 #[cfg(feature = "ingest")]
 pub async fn loaded_embedder(
     config: &EmbedderConfig,
     embed: Option<Function>,
     on_bytes: super::minilm_files::OnBytes,
-) -> Result<Rc<dyn Embedder>> {
+) -> Result<Option<Rc<dyn Embedder>>> {
     match config {
-        EmbedderConfig::Minilm(settings) => Ok(super::minilm_files::minilm(settings, on_bytes).await?),
-        _ => embedder_for(config, embed),
+        EmbedderConfig::Minilm(settings) => Ok(Some(super::minilm_files::minilm(settings, on_bytes).await?)),
+        _ => optional_embedder(config, embed),
     }
 }

@@ -99,7 +99,9 @@ async fn add_in_module(_: &Library, _: BookInput, _: &Function, _: &CancelToken)
 async fn embed_in_module(embedder_json: &str, texts: &[String]) -> Result<Vec<Vec<f32>>> {
     let config =
         serde_json::from_str(embedder_json).map_err(|e| Error::config(format!("invalid embedder: {e}")))?;
-    let embedder = super::embedders::loaded_embedder(&config, None, Rc::new(|_, _| {})).await?;
+    let embedder = super::embedders::loaded_embedder(&config, None, Rc::new(|_, _| {}))
+        .await?
+        .ok_or_else(|| Error::config("no embedder is configured"))?;
     embedder.embed(texts, &CancelToken::new()).await
 }
 
@@ -346,10 +348,14 @@ fn read_result(result: &JsValue) -> Result<PreparedBook> {
     let malformed = || Error::protocol("the ingestion worker sent a malformed result");
     let book: Uint8Array = get("book").dyn_into().map_err(|_| malformed())?;
     let flat: Float32Array = get("vectors").dyn_into().map_err(|_| malformed())?;
-    let dims = get("dims").as_f64().filter(|d| *d >= 1.0).ok_or_else(malformed)? as usize;
+    let dims = get("dims").as_f64().filter(|d| *d >= 0.0).ok_or_else(malformed)? as usize;
     let flat = flat.to_vec();
-    if flat.len() % dims != 0 {
-        return Err(malformed());
-    }
-    decode_prepared(&book.to_vec(), VectorSet::from_flat(dims, flat))
+    let vectors = match dims {
+        // No embedder: a book searched lexically only.
+        0 if flat.is_empty() => VectorSet::new(0),
+        0 => return Err(malformed()),
+        _ if flat.len() % dims != 0 => return Err(malformed()),
+        _ => VectorSet::from_flat(dims, flat),
+    };
+    decode_prepared(&book.to_vec(), vectors)
 }

@@ -8,7 +8,7 @@ use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::custom_provider::JsFunctionModel;
-use super::embedders::embedder_for;
+use super::embedders::optional_embedder;
 use super::event_stream::{async_iterable, EventQueue};
 use super::ingest_worker::Ingestion;
 use super::js::{error_to_js, from_js, string_arg, to_js};
@@ -224,13 +224,15 @@ impl Lectern {
                 options.embedder_json.clone(),
                 callbacks.embed.clone(),
             ));
-            let embedder: Rc<dyn Embedder> = match &options.embedder {
+            let embedder = match &options.embedder {
                 // The model lives in the ingestion module; queries are embedded there.
-                EmbedderConfig::Minilm(_) => Rc::new(WorkerEmbedder::new(ingestion.clone())),
-                config => embedder_for(config, callbacks.embed)?,
+                EmbedderConfig::Minilm(_) => {
+                    Some(Rc::new(WorkerEmbedder::new(ingestion.clone())) as Rc<dyn Embedder>)
+                }
+                config => optional_embedder(config, callbacks.embed)?,
             };
             let library = Rc::new(
-                Library::new(
+                Library::with_embedder(
                     books,
                     embedder,
                     Rc::new(BrowserClock),

@@ -63,7 +63,7 @@ pub struct OpenOptions {
     /// Values for `{{variables}}` in prompts.
     #[serde(default)]
     pub prompt_variables: BTreeMap<String, String>,
-    /// The embedder for books (default: the offline hashed embedder).
+    /// The embedder for books (default: none; books are searched lexically).
     #[serde(default)]
     pub embedder: EmbedderConfig,
     /// How books are cut and how book conversations retrieve.
@@ -201,7 +201,7 @@ pub fn read_options(options: &JsValue) -> Result<(OpenOptions, Callbacks)> {
         js_sys::JSON::stringify(&Reflect::get(&copy, &"embedder".into()).unwrap_or(JsValue::UNDEFINED))
             .ok()
             .and_then(|text| text.as_string())
-            .unwrap_or_else(|| r#"{"kind":"hashed"}"#.to_owned());
+            .unwrap_or_else(|| r#"{"kind":"none"}"#.to_owned());
     let mut parsed: OpenOptions = from_js(copy.into(), "Lectern.open options")?;
     parsed.embedder_json = embedder_json;
     parsed.provider.validate()?;

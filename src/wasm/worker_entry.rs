@@ -95,7 +95,7 @@ async fn run_job(
             loading_progress(&id, &on_progress),
         ))
         .await?;
-    let prepared = prepare_book(id, new, &chunking, embedder.as_ref(), &report, &cancel, &pace).await?;
+    let prepared = prepare_book(id, new, &chunking, embedder.as_deref(), &report, &cancel, &pace).await?;
     on_prepared
         .call1(&JsValue::NULL, &prepared_message(&prepared)?)
         .map_err(|e| Error::protocol(format!("the worker could not send the book: {}", describe_js(&e))))?;
@@ -154,7 +154,9 @@ async fn embed_flat(embedder_json: &str, texts: JsValue) -> Result<JsValue> {
     let config: EmbedderConfig =
         serde_json::from_str(embedder_json).map_err(|e| Error::config(format!("invalid embedder: {e}")))?;
     let texts: Vec<String> = from_js(texts, "texts")?;
-    let embedder = loaded_embedder(&config, None, Rc::new(|_, _| {})).await?;
+    let embedder = loaded_embedder(&config, None, Rc::new(|_, _| {}))
+        .await?
+        .ok_or_else(|| Error::config("no embedder is configured"))?;
     let cancel = CancelToken::new();
     let mut flat = Vec::new();
     for batch in texts.chunks(embedder.batch_size().max(1)) {
@@ -190,7 +192,8 @@ pub fn build_index_job(
     }))
 }
 
-/// `{ book: Uint8Array, vectors: Float32Array, dims }`: what the page stores.
+/// `{ book: Uint8Array, vectors: Float32Array, dims }`: what the page stores
+/// (the book's bytes hold its lexical index; no vectors, `dims` 0, without an embedder).
 fn prepared_message(prepared: &PreparedBook) -> Result<JsValue> {
     let result = Object::new();
     let book = Uint8Array::from(encode_prepared(prepared)?.as_slice());

@@ -9,6 +9,7 @@ use std::future::Future;
 
 use futures::future::LocalBoxFuture;
 
+mod lexical;
 mod turns;
 
 use lectern::domain::{Conversation, Message, Role, ToolCall};
@@ -75,6 +76,13 @@ pub fn cases<S: Store + BookStore + 'static>() -> Vec<Case<S>> {
         ("an index snapshot is saved and replaced", |s| {
             Box::pin(snapshot_is_saved_and_replaced(s))
         }),
+        ("a book without vectors round-trips with its lexical index", |s| {
+            Box::pin(lexical::a_book_without_vectors_round_trips_with_its_lexical_index(s))
+        }),
+        (
+            "a lexical index is saved, replaced and deleted with its book",
+            |s| Box::pin(lexical::a_lexical_index_is_saved_replaced_and_deleted(s)),
+        ),
         (
             "commit writes messages, records and the paused turn together",
             |s| Box::pin(turns::commit_writes_all_parts_together(s)),
@@ -375,7 +383,7 @@ async fn book_round_trips(store: impl Store + BookStore) {
     let mut b = book("b1");
     b.chunk_count = chunks.len() as u32;
     store
-        .put_book(&b, &chunks, &vectors, Some(&[1, 2, 3, 250]))
+        .put_book(&b, &chunks, &vectors, Some(&[1, 2, 3, 250]), None)
         .await
         .expect("put");
     assert_eq!(store.book("b1").await.unwrap(), Some(b.clone()));
@@ -397,12 +405,12 @@ async fn book_round_trips(store: impl Store + BookStore) {
 async fn duplicate_book_is_refused(store: impl Store + BookStore) {
     let (chunks, vectors) = content(3);
     store
-        .put_book(&book("b1"), &chunks, &vectors, None)
+        .put_book(&book("b1"), &chunks, &vectors, None, None)
         .await
         .unwrap();
     let (more, more_vectors) = content(5);
     let err = store
-        .put_book(&book("b1"), &more, &more_vectors, None)
+        .put_book(&book("b1"), &more, &more_vectors, None, None)
         .await
         .expect_err("duplicate");
     assert_eq!(err.name(), "StorageError");
@@ -418,7 +426,7 @@ async fn duplicate_book_is_refused(store: impl Store + BookStore) {
 async fn update_book_keeps_content(store: impl Store + BookStore) {
     let (chunks, vectors) = content(4);
     store
-        .put_book(&book("b1"), &chunks, &vectors, None)
+        .put_book(&book("b1"), &chunks, &vectors, None, None)
         .await
         .unwrap();
     let mut moved = book("b1");
@@ -436,7 +444,7 @@ async fn delete_book_removes_everything(store: impl Store + BookStore) {
     for id in ["b1", "b2"] {
         let (chunks, vectors) = content(VECTOR_BATCH + 1);
         store
-            .put_book(&book(id), &chunks, &vectors, Some(&[9]))
+            .put_book(&book(id), &chunks, &vectors, Some(&[9]), None)
             .await
             .unwrap();
     }
@@ -458,7 +466,7 @@ async fn delete_book_removes_everything(store: impl Store + BookStore) {
 async fn snapshot_is_saved_and_replaced(store: impl Store + BookStore) {
     let (chunks, vectors) = content(3);
     store
-        .put_book(&book("b1"), &chunks, &vectors, None)
+        .put_book(&book("b1"), &chunks, &vectors, None, None)
         .await
         .unwrap();
     store.put_index_snapshot("b1", &[1, 2]).await.expect("save");

@@ -19,6 +19,7 @@ async function lecternPage() {
       Lectern.open({
         dbName,
         provider: { kind: 'openai', baseUrl, model: 'mock', apiKey: 'k' },
+        embedder: { kind: 'hashed' },
         retrieval: { chunkChars: 100, overlapChars: 0, indexMinChunks: 256 },
       });
     window.attempt = async (work) => {

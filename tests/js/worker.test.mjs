@@ -120,7 +120,7 @@ async function addBothWays(page, extra) {
 
 test('addBook runs in the worker and gives what the in-page path gives', async () => {
   const { page, problems } = await lecternPage();
-  const both = await addBothWays(page);
+  const both = await addBothWays(page, { embedder: { kind: 'hashed' } });
   assert.equal(both.workers.length, 1, 'one worker was started (for the worker: true instance only)');
   const messages = both.workers[0].messages;
   assert.equal(messages[0], 'ready');
@@ -136,13 +136,30 @@ test('addBook runs in the worker and gives what the in-page path gives', async (
   await page.close();
 });
 
+test('without an embedder, the worker and the page build the same lexical index', async () => {
+  const { page, problems } = await lecternPage();
+  const both = await addBothWays(page);
+  assert.equal(both.workers.length, 1);
+  assert.ok(both.workers[0].messages.includes('prepared'), 'the worker sent the book');
+  assert.deepEqual(both.true.book, both.false.book);
+  assert.equal(both.true.book.embedder, 'none');
+  assert.equal(both.true.book.dimensions, 0);
+  assert.ok(both.true.hits.length > 0);
+  assert.deepEqual(both.true.hits, both.false.hits, 'the same BM25 results and scores');
+  assert.deepEqual(both.true.phases, ['chunking', 'indexing'], 'nothing to embed');
+  assert.deepEqual(both.false.phases, ['chunking', 'indexing']);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('the page keeps running while the worker ingests, and in-page ingestion yields', async () => {
   const { page } = await lecternPage();
   const ticks = await page.evaluate(async () => {
     const text = window.book(3000);
     const out = {};
     for (const worker of [true, false]) {
-      const lectern = await window.open({ worker });
+      // The hashed embedder: the longest ingestion (without an embedder there is no embedding step).
+      const lectern = await window.open({ worker, embedder: { kind: 'hashed' } });
       await lectern.addBook({ title: 'warm-up', text: 'A short book. It has two sentences.' });
       const stop = window.ticks();
       await lectern.addBook({ title: 'Long', text });
@@ -328,7 +345,7 @@ test('an OpenAI-compatible embedder is fetched from the worker, not the page', a
 test('aborting stores nothing and stops the worker; the next book starts a new one', async () => {
   const { page } = await lecternPage();
   const out = await page.evaluate(async () => {
-    const lectern = await window.open({ dbName: 'abort' });
+    const lectern = await window.open({ dbName: 'abort', embedder: { kind: 'hashed' } });
     const controller = new AbortController();
     const failed = await window.attempt(() =>
       lectern.addBook(

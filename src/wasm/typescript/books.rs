@@ -4,8 +4,9 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
 const BOOKS: &'static str = r#"
-/** Which embedder turns book passages and queries into vectors. */
+/** Which embedder turns book passages and queries into vectors. Without one (`kind: 'none'`, the default), books get no vectors and are searched lexically (BM25). */
 export type EmbedderConfig =
+  | { kind: 'none' }
   | { kind: 'hashed'; dimensions?: number }
   | {
       kind: 'openai';
@@ -58,8 +59,9 @@ export interface Book {
   chunkCount: number;
   /** The reader's page: `search_book` never returns text past it. */
   currentPage: number;
-  /** The embedding model its vectors came from. */
+  /** The embedding model its vectors came from; `'none'` for a book ingested without an embedder (no vectors: searched lexically). */
   embedder: string;
+  /** The vectors' dimension; 0 without vectors. */
   dimensions: number;
   chapters?: string[];
   createdAt: number;
@@ -93,14 +95,24 @@ export interface IngestProgressEvent extends IngestProgress {
   type: 'ingestProgress';
 }
 
+/**
+ * How `search` ranks passages. `lexical`: BM25 over the passages' words (every book has its
+ * index). `semantic`: the embedder's vectors. `hybrid`: both lists fused by reciprocal rank.
+ * Default: `hybrid` with a semantic embedder (`openai`, `custom`), `semantic` with `hashed`,
+ * `lexical` without an embedder; `semantic` and `hybrid` without one are a `ConfigError`.
+ */
+export type SearchMode = 'lexical' | 'semantic' | 'hybrid';
+
 /** Options of `search`. */
 export interface SearchOptions {
   /** Only these books (default: all). */
   bookIds?: string[];
   /** Results wanted (default 5, at most 100). */
   k?: number;
-  /** No result ends after this page; there are exactly `min(k, eligible passages)` results. */
+  /** No result ends after this page; there are exactly `min(k, eligible passages)` results (`lexical`: eligible passages holding a query word). */
   maxPage?: number;
+  /** How to rank (default: see `SearchMode`). */
+  mode?: SearchMode;
 }
 
 /** A passage found by `search` or `search_book`. */
@@ -111,7 +123,7 @@ export interface SearchResult {
   startPage: number;
   endPage: number;
   chapter?: string;
-  /** Cosine similarity to the query. */
+  /** Higher is better. `lexical`: the BM25 score (> 0); `semantic`: cosine similarity to the query; `hybrid`: the reciprocal-rank-fusion score, the sum of 1 / (60 + rank) over the two lists (at most 2/61). */
   score: number;
 }
 "#;

@@ -1,0 +1,52 @@
+//! Retrieval quality natively: `cargo bench --bench retrieval_quality`.
+//! Chapter-in-top-5 hit rates on the fixed Thursday questions for hashed
+//! vectors, BM25, MiniLM and hybrid, on the named and the paraphrased half.
+//! Needs `../shared/fixtures` (and `LECTERN_MINILM_DIR` for the MiniLM and
+//! hybrid rows); says so without them.
+
+#[path = "../tests/shared_fixtures/mod.rs"]
+mod shared_fixtures;
+
+#[path = "../tests/bench_support/figures.rs"]
+mod figures;
+#[path = "../tests/bench_support/lexical_eval.rs"]
+mod lexical_eval;
+
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use lectern::retrieval::embed::Embedder;
+use lectern::retrieval::minilm::embedder::MiniLmEmbedder;
+
+fn main() {
+    let Some(text) = shared_fixtures::thursday() else {
+        println!("SKIPPED: retrieval quality needs ../shared/fixtures");
+        return;
+    };
+    let minilm: Option<Rc<dyn Embedder>> = match std::env::var_os("LECTERN_MINILM_DIR").map(PathBuf::from) {
+        Some(dir) => {
+            let vocab = std::fs::read_to_string(dir.join("vocab.txt")).expect("vocab.txt");
+            let weights = std::fs::read(dir.join("model.safetensors")).expect("model.safetensors");
+            Some(Rc::new(
+                MiniLmEmbedder::new(&vocab, &weights).expect("the MiniLM model"),
+            ))
+        }
+        None => {
+            println!("SKIPPED: the MiniLM and hybrid rows need LECTERN_MINILM_DIR (scripts/fetch-minilm.sh)");
+            None
+        }
+    };
+    let evaluation = lexical_eval::evaluate(&text, minilm);
+    println!(
+        "Retrieval quality, {} questions on the Thursday fixture",
+        lexical_eval::questions().len()
+    );
+    for line in lexical_eval::table(&evaluation)
+        .into_iter()
+        .chain(lexical_eval::figures(&evaluation))
+    {
+        println!("{line}");
+    }
+    let (bytes, chars) = lexical_eval::lexical_size(&text);
+    println!("stored lexical index: {bytes} bytes for {chars} characters of text");
+}

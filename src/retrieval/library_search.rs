@@ -1,0 +1,170 @@
+//! The one search path that `lectern.search`, the `search_book` tool and
+//! `alwaysRetrieve` share: lexical, semantic or hybrid, page-bounded.
+
+use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
+
+use super::embed::Embedder;
+use super::library::{Library, LoadedBook};
+use super::search_mode::{search_book, SearchMode};
+use super::vector::normalize;
+use crate::cancel::CancelToken;
+use crate::error::{Error, Result};
+
+/// Options of a search.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SearchOptions {
+    /// Only these books (default: all).
+    #[serde(default)]
+    pub book_ids: Option<Vec<String>>,
+    /// How many results (default 5).
+    #[serde(default)]
+    pub k: Option<usize>,
+    /// No result may end after this page.
+    #[serde(default)]
+    pub max_page: Option<u32>,
+    /// How to rank (default [`Library::default_mode`]).
+    #[serde(default)]
+    pub mode: Option<SearchMode>,
+}
+
+/// One search result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchResult {
+    /// The book.
+    pub book_id: String,
+    /// The chunk's position in the book.
+    pub ordinal: u32,
+    /// The passage.
+    pub text: String,
+    /// First page.
+    pub start_page: u32,
+    /// Last page.
+    pub end_page: u32,
+    /// Its chapter.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chapter: Option<String>,
+    /// Higher is better; what it is depends on the mode ([`SearchMode`]):
+    /// BM25 score (lexical), cosine similarity (semantic), reciprocal-rank
+    /// fusion score (hybrid).
+    pub score: f32,
+}
+
+impl Library {
+    /// The `k` passages that best match `query` among the chosen books, best
+    /// first, ranked as `options.mode` says ([`Library::default_mode`]).
+    ///
+    /// With `max_page`, every result ends on or before it, and there are
+    /// exactly `min(k, eligible chunks)` of them (lexically: of eligible
+    /// chunks holding a query term). `semantic` and `hybrid` need an
+    /// embedder (else a `ConfigError`) that embedded the books (else an
+    /// `EmbedderMismatch`); `lexical` searches any book.
+    pub async fn search(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+        cancel: &CancelToken,
+    ) -> Result<Vec<SearchResult>> {
+        let k = options.k.unwrap_or(5);
+        if k == 0 || k > 100 {
+            return Err(Error::config(format!("k must be within 1..=100, got {k}")));
+        }
+        let mode = options.mode.unwrap_or_else(|| self.default_mode());
+        let embedder = match mode {
+            SearchMode::Lexical => None,
+            _ => Some(self.embedder.as_deref().ok_or_else(|| {
+                Error::config(format!(
+                    "mode '{}' needs vectors, but this Lectern has no embedder (option embedder); use mode 'lexical'",
+                    mode.name()
+                ))
+            })?),
+        };
+        let books = self.books_to_search(options, embedder).await?;
+        if books.is_empty() || query.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        let vector = match embedder {
+            Some(embedder) => Some(self.query_vector(embedder, query, &books, cancel).await?),
+            None => None,
+        };
+        let mut results = Vec::new();
+        for loaded in &books {
+            let hits = search_book(loaded, query, vector.as_deref(), mode, k, options.max_page);
+            results.extend(hits.into_iter().map(|hit| {
+                let chunk = &loaded.chunks[hit.index];
+                SearchResult {
+                    book_id: loaded.book.id.clone(),
+                    ordinal: chunk.ordinal,
+                    text: chunk.text.clone(),
+                    start_page: chunk.start_page,
+                    end_page: chunk.end_page,
+                    chapter: chunk.chapter.clone(),
+                    score: hit.score,
+                }
+            }));
+        }
+        results.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| a.ordinal.cmp(&b.ordinal))
+        });
+        results.truncate(k);
+        Ok(results)
+    }
+
+    /// The chosen books, loaded; with an `embedder`, each must have been embedded by it.
+    async fn books_to_search(
+        &self,
+        options: &SearchOptions,
+        embedder: Option<&dyn Embedder>,
+    ) -> Result<Vec<Rc<LoadedBook>>> {
+        let ids = match &options.book_ids {
+            Some(ids) => ids.clone(),
+            None => self.books().await?.into_iter().map(|b| b.id).collect(),
+        };
+        let mut books = Vec::with_capacity(ids.len());
+        for id in &ids {
+            let loaded = self.load(id).await?;
+            if let Some(embedder) = embedder.filter(|e| loaded.book.embedder != e.model()) {
+                return Err(Error::EmbedderMismatch {
+                    message: format!(
+                        "book {id} was embedded with {:?}, but this Lectern embeds with {:?}",
+                        loaded.book.embedder,
+                        embedder.model()
+                    ),
+                });
+            }
+            books.push(loaded);
+        }
+        Ok(books)
+    }
+
+    /// `query`'s unit vector, of the books' dimension.
+    async fn query_vector(
+        &self,
+        embedder: &dyn Embedder,
+        query: &str,
+        books: &[Rc<LoadedBook>],
+        cancel: &CancelToken,
+    ) -> Result<Vec<f32>> {
+        let mut embedded = cancel.run(embedder.embed(&[query.to_owned()], cancel)).await?;
+        let mut vector = embedded
+            .pop()
+            .ok_or_else(|| Error::protocol("the embedder returned no vector"))?;
+        normalize(&mut vector);
+        if let Some(book) = books.iter().find(|b| b.vectors.dims() != vector.len()) {
+            return Err(Error::EmbedderMismatch {
+                message: format!(
+                    "the query vector has {} dimensions, book {} has {}",
+                    vector.len(),
+                    book.book.id,
+                    book.vectors.dims()
+                ),
+            });
+        }
+        Ok(vector)
+    }
+}

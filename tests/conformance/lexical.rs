@@ -1,0 +1,57 @@
+//! Conformance cases for lexical indexes: stored with their book, replaced,
+//! deleted with it; and a book without vectors.
+
+use lectern::retrieval::vector::VectorSet;
+use lectern::storage::{BookStore, Store};
+
+use super::{book, content};
+
+/// A book searched lexically only: no vectors, its lexical index stored with it.
+pub async fn a_book_without_vectors_round_trips_with_its_lexical_index(store: impl Store + BookStore) {
+    let (chunks, _) = content(lectern::storage::VECTOR_BATCH + 3);
+    let mut b = book("b1");
+    (b.embedder, b.dimensions, b.chunk_count) = ("none".into(), 0, chunks.len() as u32);
+    let lexical: Vec<u8> = (0..=255).chain(0..40).collect();
+    store
+        .put_book(&b, &chunks, &VectorSet::new(0), None, Some(&lexical))
+        .await
+        .expect("put");
+    let (got_chunks, got_vectors) = store.book_content("b1").await.expect("content");
+    assert_eq!(got_chunks, chunks);
+    assert_eq!((got_vectors.dims(), got_vectors.len()), (0, 0));
+    assert_eq!(store.lexical_index("b1").await.unwrap(), Some(lexical));
+    assert_eq!(store.index_snapshot("b1").await.unwrap(), None);
+}
+
+/// Saved apart (a book stored before lexical search gets one), replaced,
+/// refused for a missing book, deleted with its book.
+pub async fn a_lexical_index_is_saved_replaced_and_deleted(store: impl Store + BookStore) {
+    let (chunks, vectors) = content(3);
+    store
+        .put_book(&book("b1"), &chunks, &vectors, Some(&[5]), None)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.lexical_index("b1").await.unwrap(),
+        None,
+        "an old book has none"
+    );
+    store.put_lexical_index("b1", &[1, 2]).await.expect("save");
+    assert_eq!(store.lexical_index("b1").await.unwrap(), Some(vec![1, 2]));
+    store.put_lexical_index("b1", &[8; 500]).await.expect("replace");
+    assert_eq!(store.lexical_index("b1").await.unwrap(), Some(vec![8; 500]));
+    assert_eq!(
+        store.index_snapshot("b1").await.unwrap(),
+        Some(vec![5]),
+        "the snapshot stays"
+    );
+    let err = store.put_lexical_index("ghost", &[1]).await.unwrap_err();
+    assert_eq!(err.name(), "NotFoundError");
+    assert_eq!(
+        store.lexical_index("ghost").await.unwrap(),
+        None,
+        "nothing written"
+    );
+    store.delete_book("b1").await.unwrap();
+    assert_eq!(store.lexical_index("b1").await.unwrap(), None);
+}
