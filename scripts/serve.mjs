@@ -1,5 +1,7 @@
-// Serves the demo: www/ at /, the built package at /pkg/, and /config.json
-// naming the mock model server, which it starts too.
+// Serves the demo: www/ at /, the built package at /pkg/, /config.json
+// naming the mock model server, which it starts too, and /models/ the
+// all-MiniLM-L6-v2 files when LECTERN_MINILM_DIR names them
+// (scripts/fetch-minilm.sh).
 //
 //   node scripts/serve.mjs [--port 8080]     (PORT in the environment works too)
 import http from 'node:http';
@@ -30,7 +32,11 @@ async function serveFile(res, base, relative) {
     const info = await stat(path);
     const file = info.isDirectory() ? join(path, 'index.html') : path;
     const body = await readFile(file);
-    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+    res.writeHead(200, {
+      'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+      'content-length': body.length,
+      'cache-control': 'no-store',
+    });
     res.end(body);
   } catch {
     res.writeHead(404, { 'content-type': 'text/plain' }).end(`not found: ${relative}`);
@@ -46,6 +52,8 @@ export async function startDemo({ port = 0, chunkDelayMs = 40 } = {}) {
     if (path === '/config.json') {
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
       res.end(JSON.stringify({ mockBaseUrl: `${mock.url}/v1` }));
+    } else if (path.startsWith('/models/') && process.env.LECTERN_MINILM_DIR) {
+      await serveFile(res, resolve(process.env.LECTERN_MINILM_DIR), path.slice('/models/'.length));
     } else if (path.startsWith('/pkg/')) {
       await serveFile(res, join(root, 'pkg'), path.slice('/pkg/'.length));
     } else {

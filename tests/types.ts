@@ -293,6 +293,14 @@ export const customEmbedder: LecternOptions = {
   embedder: { kind: 'custom', model: 'all-MiniLM-L6-v2', embed: async (texts) => texts.map(() => new Float32Array(384)) },
 };
 
+export const offlineEmbedder: LecternOptions = {
+  provider: withBooks.provider,
+  embedder: { kind: 'minilm', modelUrl: '/models/model.safetensors', vocabUrl: '/models/vocab.txt', cache: true },
+  onEvent: (event) => {
+    if (event.type === 'ingestProgress' && event.phase === 'loading') console.log(`${event.done} of ${event.total} bytes`);
+  },
+};
+
 export const withApprovals: LecternOptions = {
   dbName: 'docs',
   provider: layered.provider,

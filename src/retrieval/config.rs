@@ -18,8 +18,8 @@ pub enum RetrievalStrategy {
     AlwaysRetrieve,
 }
 
-/// `embedder: { kind: ... }` (`'hashed'`, `'openai'`, `'custom'`; default: the
-/// built-in hashed embedder).
+/// `embedder: { kind: ... }` (`'hashed'`, `'openai'`, `'custom'`, `'minilm'`;
+/// default: the built-in hashed embedder).
 #[derive(Debug, Clone, PartialEq)]
 pub enum EmbedderConfig {
     /// The offline hashed n-gram embedder.
@@ -28,6 +28,8 @@ pub enum EmbedderConfig {
     Openai(OpenAiEmbedderSettings),
     /// A host function `(texts) => Promise<Float32Array[]>` (attached by the JS boundary).
     Custom(CustomEmbedderSettings),
+    /// all-MiniLM-L6-v2 computed in the ingestion module, from files the host serves.
+    Minilm(MiniLmSettings),
 }
 
 impl<'de> Deserialize<'de> for EmbedderConfig {
@@ -37,7 +39,8 @@ impl<'de> Deserialize<'de> for EmbedderConfig {
             "hashed" => tagged.fields().map(EmbedderConfig::Hashed),
             "openai" => tagged.fields().map(EmbedderConfig::Openai),
             "custom" => tagged.fields().map(EmbedderConfig::Custom),
-            _ => Err(tagged.unknown(&["hashed", "openai", "custom"])),
+            "minilm" => tagged.fields().map(EmbedderConfig::Minilm),
+            _ => Err(tagged.unknown(&["hashed", "openai", "custom", "minilm"])),
         }
     }
 }
@@ -82,6 +85,24 @@ pub struct CustomEmbedderSettings {
 
 fn default_custom_batch() -> usize {
     32
+}
+
+/// Settings of the built-in all-MiniLM-L6-v2 embedder: where its two files are.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MiniLmSettings {
+    /// URL of the model's `model.safetensors` (f32, 90 MB).
+    pub model_url: String,
+    /// URL of its `vocab.txt`.
+    pub vocab_url: String,
+    /// Keep the files in the Cache API (`lectern-models-v1`) and read them
+    /// from there next time (default true).
+    #[serde(default = "default_true")]
+    pub cache: bool,
+}
+
+fn default_true() -> bool {
+    true
 }
 
 /// `retrieval: { strategy?, chunkChars?, overlapChars?, pageChars?, indexMinChunks? }`.

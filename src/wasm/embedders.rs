@@ -34,5 +34,24 @@ pub fn embedder_for(config: &EmbedderConfig, embed: Option<Function>) -> Result<
         (EmbedderConfig::Custom(_), None) => {
             return Err(Error::config("a custom embedder needs embedder.embed"))
         }
+        (EmbedderConfig::Minilm(_), _) => {
+            return Err(Error::config(
+                "the MiniLM embedder runs in the ingestion module (loaded_embedder)",
+            ))
+        }
     })
+}
+
+/// The embedder `config` describes, with MiniLM's files loaded first (in
+/// the ingestion module, which computes it), reporting their bytes.
+#[cfg(feature = "ingest")]
+pub async fn loaded_embedder(
+    config: &EmbedderConfig,
+    embed: Option<Function>,
+    on_bytes: super::minilm_files::OnBytes,
+) -> Result<Rc<dyn Embedder>> {
+    match config {
+        EmbedderConfig::Minilm(settings) => Ok(super::minilm_files::minilm(settings, on_bytes).await?),
+        _ => embedder_for(config, embed),
+    }
 }

@@ -50,6 +50,11 @@ extern "C" {
     #[wasm_bindgen(method)]
     fn index(this: &IngestWorker, vectors: Float32Array, dims: u32, min_chunks: u32) -> Promise;
 
+    /// Resolves with the vectors of `texts` as one `Float32Array` (computed
+    /// where the model lives), or `null` if there is no worker and not `in_page`.
+    #[wasm_bindgen(method, js_name = embedTexts)]
+    fn embed_texts(this: &IngestWorker, embedder: &str, texts: &JsValue) -> Promise;
+
     #[wasm_bindgen(method)]
     fn terminate(this: &IngestWorker);
 
@@ -84,6 +89,24 @@ async fn add_in_module(
 /// module and it could not.
 #[cfg(not(feature = "ingest"))]
 async fn add_in_module(_: &Library, _: BookInput, _: &Function, _: &CancelToken) -> Result<Book> {
+    Err(Error::protocol(
+        "the ingestion module (lectern_ingest.js) could not run in this page",
+    ))
+}
+
+/// Embeds `texts` here (a module with the ingestion code).
+#[cfg(feature = "ingest")]
+async fn embed_in_module(embedder_json: &str, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+    let config =
+        serde_json::from_str(embedder_json).map_err(|e| Error::config(format!("invalid embedder: {e}")))?;
+    let embedder = super::embedders::loaded_embedder(&config, None, Rc::new(|_, _| {})).await?;
+    embedder.embed(texts, &CancelToken::new()).await
+}
+
+/// The page's module has no ingestion code: the host ran the ingestion
+/// module and it could not.
+#[cfg(not(feature = "ingest"))]
+async fn embed_in_module(_: &str, _: &[String]) -> Result<Vec<Vec<f32>>> {
     Err(Error::protocol(
         "the ingestion module (lectern_ingest.js) could not run in this page",
     ))
@@ -275,6 +298,34 @@ impl Ingestion {
         );
         set(&job, "embedOnPage", &self.embed.is_some().into());
         Ok((job.into(), transfer))
+    }
+
+    /// The unit vectors of `texts`, computed by the embedder in the
+    /// ingestion module (the worker's, or the page's without a worker).
+    pub async fn embed_texts(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        let worker = self.worker();
+        let promise = worker.embed_texts(&self.embedder_json, &super::js::to_js(texts)?);
+        let flat = JsFuture::from(promise)
+            .await
+            .map_err(|error| super::js::error_from_js(&error))?;
+        if flat.is_null() {
+            return embed_in_module(&self.embedder_json, texts).await;
+        }
+        let flat: Float32Array = flat
+            .dyn_into()
+            .map_err(|_| Error::protocol("the ingestion worker sent no vectors"))?;
+        let flat = flat.to_vec();
+        if texts.is_empty() || flat.len() % texts.len() != 0 {
+            return Err(Error::protocol(format!(
+                "the ingestion worker sent {} values for {} texts",
+                flat.len(),
+                texts.len()
+            )));
+        }
+        Ok(flat
+            .chunks(flat.len() / texts.len())
+            .map(<[f32]>::to_vec)
+            .collect())
     }
 
     /// Stops the worker, if one runs.

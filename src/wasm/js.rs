@@ -64,3 +64,25 @@ pub fn describe_js(value: &JsValue) -> String {
     }
     value.as_string().unwrap_or_else(|| format!("{value:?}"))
 }
+
+/// The Lectern error a JS `Error` made by [`error_to_js`] stands for (as the
+/// worker rebuilds them): the kinds a model load or an embedding can end
+/// with keep their kind; anything else is a `Protocol` error describing it.
+pub fn error_from_js(value: &JsValue) -> Error {
+    let text = |key: &str| Reflect::get(value, &key.into()).ok().and_then(|v| v.as_string());
+    let message = text("message").unwrap_or_else(|| describe_js(value));
+    match text("name").as_deref() {
+        Some("ConfigError") => Error::config(message),
+        Some("ConnectionError") => Error::connection(message),
+        Some("EmbedderMismatchError") => Error::EmbedderMismatch { message },
+        Some("AbortError") => Error::Aborted,
+        Some("ApiError") => Error::Api {
+            status: Reflect::get(value, &"status".into())
+                .ok()
+                .and_then(|s| s.as_f64())
+                .map_or(0, |s| s as u16),
+            body: text("body").unwrap_or(message),
+        },
+        _ => Error::protocol(describe_js(value)),
+    }
+}

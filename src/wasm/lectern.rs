@@ -18,12 +18,15 @@ use super::options::{read_options, OpenOptions};
 use super::panic_guard::{self, check_js, guarded_promise};
 use super::send_options::{read_send_options, turn_error_to_js};
 use super::web_locks::WebLocks;
+use super::worker_embedder::WorkerEmbedder;
 use crate::agent::{friendly_message, validate_config, Agent, SendOptions, TurnError, TurnResult};
 use crate::domain::NewConversation;
 use crate::error::{Error, Result, StorageReason};
 use crate::events::{Event, EventKind, EventSink};
 use crate::http::FetchTransport;
 use crate::provider::{provider_for, with_policy, CustomSettings, Model, ProviderConfig, ProviderKind};
+use crate::retrieval::config::EmbedderConfig;
+use crate::retrieval::embed::Embedder;
 use crate::retrieval::library::Library;
 use crate::storage::{
     BookStore, IndexedDbOptions, IndexedDbStore, MemoryStore, Store, DEFAULT_BLOCKED_TIMEOUT_MS,
@@ -221,7 +224,11 @@ impl Lectern {
                 options.embedder_json.clone(),
                 callbacks.embed.clone(),
             ));
-            let embedder = embedder_for(&options.embedder, callbacks.embed)?;
+            let embedder: Rc<dyn Embedder> = match &options.embedder {
+                // The model lives in the ingestion module; queries are embedded there.
+                EmbedderConfig::Minilm(_) => Rc::new(WorkerEmbedder::new(ingestion.clone())),
+                config => embedder_for(config, callbacks.embed)?,
+            };
             let library = Rc::new(
                 Library::new(
                     books,

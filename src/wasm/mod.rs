@@ -52,7 +52,11 @@ mod test_support;
 mod typescript;
 #[cfg(feature = "page")]
 mod web_locks;
+#[cfg(feature = "page")]
+mod worker_embedder;
 
+#[cfg(feature = "ingest")]
+mod minilm_files;
 #[cfg(feature = "ingest")]
 mod worker_entry;
 

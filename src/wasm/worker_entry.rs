@@ -4,14 +4,17 @@
 //! transferable buffers; and an index built from stored vectors. Not part of
 //! the public API.
 
+use std::rc::Rc;
+
 use js_sys::{Float32Array, Function, Object, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use super::abort_signal::link_signal;
 use super::book_input::read_book_input;
 use super::browser_pace::BrowserPace;
-use super::embedders::embedder_for;
+use super::embedders::loaded_embedder;
 use super::js::{describe_js, error_to_js, from_js, to_js};
+use super::minilm_files::OnBytes;
 use super::panic_guard::{self, guarded_promise};
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
@@ -21,7 +24,7 @@ use crate::retrieval::index::{build_index, IndexSettings};
 use crate::retrieval::library::{IngestProgress, INDEX_MIN_VECTORS};
 use crate::retrieval::prepare::{prepare_book, Pace, PreparedBook, Unpaced};
 use crate::retrieval::prepared_wire::encode_prepared;
-use crate::retrieval::vector::VectorSet;
+use crate::retrieval::vector::{normalize, VectorSet};
 
 /// Runs one ingestion job: `job` is `{ bookId, book, embedder (JSON text),
 /// chunking, embedOnPage, inPage? }`; `embed` is a custom embedder (in the
@@ -70,7 +73,6 @@ async fn run_job(
     let min_chunks = field(&job, "indexMinChunks").as_f64();
     let index_settings =
         IndexSettings::with_min_vectors(min_chunks.map_or(INDEX_MIN_VECTORS, |n| n as usize));
-    let embedder = embedder_for(&config, embed)?;
     let cancel = CancelToken::new();
     link_signal(&signal, &cancel)?;
     // In the page (no worker), the work yields to the event loop and builds no index.
@@ -82,6 +84,13 @@ async fn run_job(
             let _ = on_progress.call1(&JsValue::NULL, &value);
         }
     };
+    let embedder = cancel
+        .run(loaded_embedder(
+            &config,
+            embed,
+            loading_progress(&id, &on_progress),
+        ))
+        .await?;
     let prepared = prepare_book(id, new, &chunking, embedder.as_ref(), &report, &cancel, pace).await?;
     on_prepared
         .call1(&JsValue::NULL, &prepared_message(&prepared)?)
@@ -105,6 +114,52 @@ async fn run_job(
     Ok(index.map_or(JsValue::UNDEFINED, |(_, snapshot)| {
         Uint8Array::from(snapshot.as_slice()).into()
     }))
+}
+
+/// `loading` progress of the embedder's model files, in bytes, to `on_progress`.
+fn loading_progress(id: &str, on_progress: &Function) -> OnBytes {
+    let (id, on_progress) = (id.to_owned(), on_progress.clone());
+    Rc::new(move |done, total| {
+        let progress = IngestProgress {
+            book_id: id.clone(),
+            phase: "loading",
+            done: done as usize,
+            total: total as usize,
+        };
+        if let Ok(value) = to_js(&progress) {
+            let _ = on_progress.call1(&JsValue::NULL, &value);
+        }
+    })
+}
+
+/// Embeds `texts` (an array of strings) with the embedder `embedder_json`
+/// describes (loading its model first, once per module): resolves with
+/// their unit vectors as one `Float32Array`, a row per text. How the page
+/// embeds queries with an embedder that lives here.
+#[wasm_bindgen(js_name = "__lecternEmbed", skip_typescript)]
+pub fn embed_texts(embedder_json: String, texts: JsValue) -> Promise {
+    panic_guard::install();
+    guarded_promise(async move {
+        embed_flat(&embedder_json, texts)
+            .await
+            .map_err(|error| error_to_js(&error))
+    })
+}
+
+async fn embed_flat(embedder_json: &str, texts: JsValue) -> Result<JsValue> {
+    let config: EmbedderConfig =
+        serde_json::from_str(embedder_json).map_err(|e| Error::config(format!("invalid embedder: {e}")))?;
+    let texts: Vec<String> = from_js(texts, "texts")?;
+    let embedder = loaded_embedder(&config, None, Rc::new(|_, _| {})).await?;
+    let cancel = CancelToken::new();
+    let mut flat = Vec::new();
+    for batch in texts.chunks(embedder.batch_size().max(1)) {
+        for mut vector in embedder.embed(batch, &cancel).await? {
+            normalize(&mut vector);
+            flat.extend(vector);
+        }
+    }
+    Ok(Float32Array::from(flat.as_slice()).into())
 }
 
 /// Builds the index of the `dims`-dimensional `vectors` of a stored book

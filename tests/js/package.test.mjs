@@ -10,8 +10,9 @@ import { readFileSync } from 'node:fs';
  * ingestion code and the index builder live in the ingestion module since
  * issue 12), not the goal. */
 const WASM_GZIP_BUDGET = 432_000;
-/** The same for the ingestion module (last measured 196,160). */
-const INGEST_GZIP_BUDGET = 201_000;
+/** The same for the ingestion module (last measured 247,938: 196,160 before
+ * issue 13 added all-MiniLM-L6-v2's tokenizer, its tables and the encoder). */
+const INGEST_GZIP_BUDGET = 254_000;
 
 const read = (name) => readFileSync(new URL(`../../pkg/${name}`, import.meta.url), 'utf8');
 

@@ -5,12 +5,14 @@
 //
 // Messages in:  { type: 'init' } · { type: 'ingest', id, job } ·
 //               { type: 'index', id, vectors, dims, minChunks } (a stored book's unfinished index) ·
+//               { type: 'embedTexts', id, embedder, texts } (queries, with the model kept loaded here) ·
 //               { type: 'cancel', id } · { type: 'embedded', requestId, vectors | error }
 // Messages out: { type: 'ready' } · { type: 'failed', message } ·
 //               { type: 'progress', id, progress } · { type: 'embed', id, requestId, texts } ·
 //               { type: 'prepared', id, result } (chunks and vectors, buffers transferred) ·
-//               { type: 'done', id, snapshot? } (the index, transferred) · { type: 'error', id, error }
-import init, { __lecternBuildIndex, __lecternIngest } from './lectern_ingest.js';
+//               { type: 'done', id, snapshot? } (the index, transferred) ·
+//               { type: 'vectors', id, vectors } (a Float32Array, transferred) · { type: 'error', id, error }
+import init, { __lecternBuildIndex, __lecternEmbed, __lecternIngest } from './lectern_ingest.js';
 
 const jobs = new Map(); // id -> AbortController
 const embeds = new Map(); // requestId -> { resolve, reject }
@@ -75,6 +77,16 @@ function index(id, vectors, dims, minChunks) {
   }
 }
 
+/** Embeds `texts` (a search's query) with the embedder the page described. */
+async function embedTexts(id, embedder, texts) {
+  try {
+    const vectors = await __lecternEmbed(embedder, texts);
+    self.postMessage({ type: 'vectors', id, vectors }, [vectors.buffer]);
+  } catch (error) {
+    self.postMessage({ type: 'error', id, error: describe(error) });
+  }
+}
+
 self.onmessage = (event) => {
   const message = event.data;
   switch (message.type) {
@@ -89,6 +101,9 @@ self.onmessage = (event) => {
       break;
     case 'index':
       index(message.id, message.vectors, message.dims, message.minChunks);
+      break;
+    case 'embedTexts':
+      embedTexts(message.id, message.embedder, message.texts);
       break;
     case 'cancel':
       jobs.get(message.id)?.abort();

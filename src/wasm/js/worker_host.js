@@ -144,6 +144,26 @@ export class IngestWorker {
     });
   }
 
+  /**
+   * Embeds `texts` with the embedder `embedder` (its options as JSON text) in
+   * the worker, which keeps the model loaded: resolves with their vectors as
+   * one `Float32Array`, a row per text. Without a worker: in the page's
+   * ingestion module when `inPage`, else resolves `null`.
+   */
+  async embedTexts(embedder, texts) {
+    if (!(await this.start())) {
+      if (!this.inPage) return null;
+      const { __lecternEmbed } = await loadIngestModule();
+      return __lecternEmbed(embedder, texts);
+    }
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const done = () => this.jobs.delete(id);
+      this.jobs.set(id, { resolve, reject, done, indexed: null });
+      this.worker.postMessage({ type: 'embedTexts', id, embedder, texts });
+    });
+  }
+
   /** Stops a job: the worker itself when nothing else runs in it (it restarts on the next book). */
   cancel(id) {
     const job = this.jobs.get(id);
@@ -170,6 +190,10 @@ export class IngestWorker {
           job.indexed = resolve;
         });
         job.resolve(message.result);
+        break;
+      case 'vectors':
+        job.done();
+        job.resolve(message.vectors);
         break;
       case 'done':
         job.done();

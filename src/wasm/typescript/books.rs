@@ -23,6 +23,16 @@ export type EmbedderConfig =
       model: string;
       embed: (texts: string[]) => Promise<Float32Array[] | number[][]>;
       batchSize?: number;
+    }
+  | {
+      /** all-MiniLM-L6-v2 (384 dimensions) computed in Lectern's ingestion worker, offline once its files are cached. */
+      kind: 'minilm';
+      /** URL of the model's `model.safetensors` (f32, 90.9 MB). */
+      modelUrl: string;
+      /** URL of its `vocab.txt` (232 KB). */
+      vocabUrl: string;
+      /** Keep both files in the Cache API (`lectern-models-v1`) and read them from there next time (default true). */
+      cache?: boolean;
     };
 
 /** Book cutting and retrieval. */
@@ -79,7 +89,8 @@ export interface AddBookOptions {
 /** Where ingestion is. In Lectern's worker, `indexing` comes after `addBook` resolved (the book is stored and searched exactly while its index builds). */
 export interface IngestProgress {
   bookId: string;
-  phase: 'chunking' | 'embedding' | 'indexing';
+  /** `loading`: the embedder's model file, in bytes (`total` 0 while unknown); then chunks and the index. */
+  phase: 'loading' | 'chunking' | 'embedding' | 'indexing';
   done: number;
   total: number;
 }

@@ -1,0 +1,95 @@
+//! `embedder: { kind: 'minilm' }` in the ingestion module: its two files
+//! fetched (or read from the Cache API) with progress, the model built once
+//! per module and shared by every book and query after it.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use futures::future::{FutureExt, LocalBoxFuture, Shared};
+use js_sys::{Function, Promise, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use super::js::describe_js;
+use crate::error::{Error, Result};
+use crate::retrieval::config::MiniLmSettings;
+use crate::retrieval::minilm::embedder::MiniLmEmbedder;
+
+#[wasm_bindgen(module = "/src/wasm/js/model_files.js")]
+extern "C" {
+    /// The bytes at `url`, from the cache or fetched (and cached), with progress.
+    #[wasm_bindgen(js_name = fetchModelFile)]
+    fn fetch_model_file(url: &str, use_cache: bool, on_bytes: &Function) -> Promise;
+}
+
+/// Bytes of the model's files done and in all (0 while unknown).
+pub type OnBytes = Rc<dyn Fn(u64, u64)>;
+
+type Loading = Shared<LocalBoxFuture<'static, Result<Rc<MiniLmEmbedder>>>>;
+
+thread_local! {
+    /// The model being loaded or loaded, and the settings it is for.
+    static MODEL: RefCell<Option<(MiniLmSettings, Loading)>> = const { RefCell::new(None) };
+}
+
+/// The MiniLM embedder of `settings`: the one already loaded (or loading)
+/// for the same files, else loaded now, replacing it. A failed load is
+/// forgotten, so the next call tries again.
+pub async fn minilm(settings: &MiniLmSettings, on_bytes: OnBytes) -> Result<Rc<MiniLmEmbedder>> {
+    let loading = MODEL.with_borrow_mut(|slot| match slot {
+        Some((loaded, loading)) if loaded == settings => loading.clone(),
+        _ => {
+            let loading = load(settings.clone(), on_bytes).boxed_local().shared();
+            *slot = Some((settings.clone(), loading.clone()));
+            loading
+        }
+    });
+    let result = loading.await;
+    if result.is_err() {
+        MODEL.with_borrow_mut(|slot| {
+            if slot.as_ref().is_some_and(|(loaded, _)| loaded == settings) {
+                *slot = None;
+            }
+        });
+    }
+    result
+}
+
+async fn load(settings: MiniLmSettings, on_bytes: OnBytes) -> Result<Rc<MiniLmEmbedder>> {
+    let vocab = fetch(&settings.vocab_url, settings.cache, None).await?;
+    let vocab = String::from_utf8(vocab)
+        .map_err(|_| Error::config(format!("{} is not UTF-8 text", settings.vocab_url)))?;
+    let model = fetch(&settings.model_url, settings.cache, Some(on_bytes)).await?;
+    Ok(Rc::new(MiniLmEmbedder::new(&vocab, &model)?))
+}
+
+/// The bytes at `url`; progress to `on_bytes`, if given.
+async fn fetch(url: &str, use_cache: bool, on_bytes: Option<OnBytes>) -> Result<Vec<u8>> {
+    let callback = Closure::<dyn Fn(f64, f64)>::new(move |done: f64, total: f64| {
+        if let Some(report) = &on_bytes {
+            report(done as u64, total as u64);
+        }
+    });
+    let promise = fetch_model_file(url, use_cache, callback.as_ref().unchecked_ref());
+    let bytes = JsFuture::from(promise)
+        .await
+        .map_err(|error| fetch_error(url, &error))?;
+    let bytes: Uint8Array = bytes
+        .dyn_into()
+        .map_err(|_| Error::protocol("the model file loader returned no bytes"))?;
+    Ok(bytes.to_vec())
+}
+
+/// An HTTP error status as `Api`, anything else as `Connection`.
+fn fetch_error(url: &str, error: &JsValue) -> Error {
+    let status = Reflect::get(error, &"status".into())
+        .ok()
+        .and_then(|s| s.as_f64());
+    match status {
+        Some(status) => Error::Api {
+            status: status as u16,
+            body: format!("the model file {url} could not be fetched"),
+        },
+        None => Error::connection(describe_js(error)),
+    }
+}

@@ -1,0 +1,49 @@
+//! The page's side of an embedder that lives in the ingestion module
+//! (`embedder: { kind: 'minilm' }`): queries are embedded where the model is
+//! loaded — Lectern's worker, or the page's ingestion module without one —
+//! so that the page neither downloads nor holds a second copy of it.
+
+use std::rc::Rc;
+
+use futures::future::LocalBoxFuture;
+
+use super::ingest_worker::Ingestion;
+use crate::cancel::CancelToken;
+use crate::error::Result;
+use crate::retrieval::embed::Embedder;
+use crate::retrieval::minilm::embedder::MODEL;
+
+/// all-MiniLM-L6-v2, computed by the ingestion module.
+pub struct WorkerEmbedder {
+    ingestion: Rc<Ingestion>,
+}
+
+impl WorkerEmbedder {
+    /// Embeds through `ingestion`'s worker.
+    pub fn new(ingestion: Rc<Ingestion>) -> Self {
+        WorkerEmbedder { ingestion }
+    }
+}
+
+impl Embedder for WorkerEmbedder {
+    fn model(&self) -> &str {
+        MODEL
+    }
+
+    /// Small batches: without a worker, each is computed in the page.
+    fn batch_size(&self) -> usize {
+        4
+    }
+
+    fn is_local(&self) -> bool {
+        true
+    }
+
+    fn embed<'a>(
+        &'a self,
+        texts: &'a [String],
+        cancel: &'a CancelToken,
+    ) -> LocalBoxFuture<'a, Result<Vec<Vec<f32>>>> {
+        Box::pin(cancel.run(self.ingestion.embed_texts(texts)))
+    }
+}
