@@ -75,6 +75,10 @@ const ROWS = [
   ['ANN index', 'cold_start_53901', 'cold start: open → read 53,901 vectors (+ index) → first answer', 'ms', atMost(1000, 'ms')],
   ['MiniLM', 'minilm_cosine_min_2000', 'all-MiniLM-L6-v2 in Rust, lowest cosine to the reference on the first 2,000 sentences', 'cosine', atLeast(0.999)],
   ['MiniLM', 'minilm_tokens_per_s', 'all-MiniLM-L6-v2 in Rust, tokens/s on 800-character chunks, one thread', 'tokens/s', atLeast(400, 'tokens/s')],
+  ['MiniLM', 'minilm_thursday_worker_s', 'the Thursday fixture (320 KB) added with MiniLM in the worker: model from the Cache API + every chunk embedded', 's', atMost(240, 's')],
+  ['MiniLM', 'minilm_model_load_fetched_ms', 'MiniLM model load in the worker, files fetched from the page\'s origin (90.9 MB)', 'ms'],
+  ['MiniLM', 'minilm_model_load_cached_ms', 'MiniLM model load in the worker, files read from the Cache API', 'ms'],
+  ['MiniLM', 'minilm_search_p50_ms', '`search()` end to end with MiniLM, the query embedded in the worker, p50', 'ms'],
   // A local model (benches/local_model.mjs): wllama 3.8.1 running SmolLM2-135M-Instruct Q4_1 in Chromium.
   ['Local model', 'local_load_t1', 'wllama: load the 98 MB GGUF (from this origin), 1 thread', 's'],
   ['Local model', 'local_load_t2', 'wllama: load the 98 MB GGUF, 2 threads (COOP/COEP)', 's'],

@@ -28,6 +28,9 @@ run_all() {
   echo "$minilm"
   cargo bench --bench minilm 2>/dev/null | grep -v '^\s*$'
 
+  printf '\n== MiniLM in the worker: the Thursday fixture (headless Chromium)\n'
+  node benches/minilm_worker.mjs "$(cd .. && pwd)/shared/fixtures/books/chesterton-thursday.txt"
+
   printf '\n== Context per step and the agent loop, native\n'
   cargo bench --bench context 2>/dev/null | grep -v '^\s*$'
 

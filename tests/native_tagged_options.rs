@@ -58,8 +58,15 @@ fn embedders() {
         Ok(EmbedderConfig::Custom(_))
     ));
     assert!(error::<EmbedderConfig>(r#"{"dimensions":64}"#).contains("missing field `kind`"));
-    assert!(error::<EmbedderConfig>(r#"{"kind":"minilm"}"#)
-        .contains("unknown variant `minilm`, expected one of `hashed`, `openai`, `custom`"));
+    assert!(matches!(
+        parse::<EmbedderConfig>(r#"{"kind":"minilm","modelUrl":"/m/model.safetensors","vocabUrl":"/m/vocab.txt"}"#),
+        Ok(EmbedderConfig::Minilm(s)) if s.cache && s.vocab_url == "/m/vocab.txt"
+    ));
+    assert!(
+        error::<EmbedderConfig>(r#"{"kind":"minilm","modelUrl":"m"}"#).contains("missing field `vocabUrl`")
+    );
+    assert!(error::<EmbedderConfig>(r#"{"kind":"bert"}"#)
+        .contains("unknown variant `bert`, expected one of `hashed`, `openai`, `custom`, `minilm`"));
     assert!(error::<EmbedderConfig>(r#"{"kind":"hashed","dim":64}"#).contains("unknown field `dim`"));
     assert!(error::<EmbedderConfig>(r#"{"kind":"openai","model":"e"}"#).contains("missing field `baseUrl`"));
 }

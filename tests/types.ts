@@ -269,7 +269,10 @@ export async function reading(lectern: Lectern, text: string): Promise<string> {
     if (event.type === 'toolResult' && event.details) console.log(event.details);
   }
   const all: Book[] = await lectern.books();
+  const bundle: Uint8Array = await lectern.exportBook(book.id);
   await lectern.deleteBook(book.id);
+  const shipped: Book = await lectern.importBook(bundle.buffer as ArrayBuffer);
+  await lectern.deleteBook(shipped.id);
   return `${seen.length} ${hits.length} ${source} ${all.length}`;
 }
 

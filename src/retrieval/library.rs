@@ -8,6 +8,7 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use super::book::Book;
+use super::bundle::{decode_bundle, encode_bundle, BookBundle};
 use super::chunk::{Chunk, ChunkSettings};
 use super::embed::Embedder;
 use super::index::{build_index, BuiltIndex, IndexSettings, VectorIndex};
@@ -487,6 +488,58 @@ impl Library {
         });
         results.truncate(k);
         Ok(results)
+    }
+}
+
+impl Library {
+    /// The stored book `id` as one bundle ([`super::bundle`]): its record,
+    /// chunks, vectors and index snapshot; `NotFound` if there is none.
+    pub async fn export_book(&self, id: &str) -> Result<Vec<u8>> {
+        let book = self.book(id).await?;
+        let (chunks, vectors) = self.store.book_content(id).await?;
+        let snapshot = self.store.index_snapshot(id).await?;
+        encode_bundle(&BookBundle {
+            book,
+            chunks,
+            vectors: Some(vectors),
+            lexical: None,
+            snapshot,
+        })
+    }
+
+    /// Stores the book of an [`Library::export_book`] bundle under its own
+    /// id, as it was exported. Checked first, nothing stored on failure: a
+    /// malformed bundle or index snapshot is a `ConfigError`, a book of
+    /// another embedder an `EmbedderMismatch`, a book already here a `ConfigError`.
+    pub async fn import_book(&self, bytes: &[u8]) -> Result<Book> {
+        let bundle = decode_bundle(bytes)?;
+        let book = bundle.book;
+        if book.embedder != self.embedder.model() {
+            return Err(Error::EmbedderMismatch {
+                message: format!(
+                    "the bundle's book was embedded with {:?}, but this Lectern embeds with {:?}",
+                    book.embedder,
+                    self.embedder.model()
+                ),
+            });
+        }
+        let vectors = bundle
+            .vectors
+            .ok_or_else(|| Error::config("the bundle's book has no vectors"))?;
+        if let Some(snapshot) = &bundle.snapshot {
+            VectorIndex::from_snapshot(snapshot, vectors.len())
+                .map_err(|e| Error::config(format!("the bundle's index snapshot: {e}")))?;
+        }
+        if self.store.book(&book.id).await?.is_some() {
+            return Err(Error::config(format!(
+                "book {} is already in the library (delete it first to replace it)",
+                book.id
+            )));
+        }
+        self.store
+            .put_book(&book, &bundle.chunks, &vectors, bundle.snapshot.as_deref())
+            .await?;
+        Ok(book)
     }
 }
 

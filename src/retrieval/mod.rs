@@ -5,6 +5,7 @@ pub mod book;
 pub mod breaks;
 pub mod budget;
 pub mod built_graph;
+pub mod bundle;
 pub mod chunk;
 pub mod config;
 pub mod embed;

@@ -2,7 +2,7 @@
 
 use std::rc::Rc;
 
-use js_sys::{Function, Promise, Reflect};
+use js_sys::{Function, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use super::book_input::read_book_input;
@@ -142,6 +142,52 @@ impl Lectern {
                 IndexSource::Building => "building",
                 IndexSource::Snapshot => "snapshot",
             })
+        })
+    }
+
+    /// The stored book as one versioned binary bundle (record, chunks,
+    /// vectors, index snapshot) that `importBook` reads, here or elsewhere.
+    #[wasm_bindgen(js_name = exportBook, unchecked_return_type = "Promise<Uint8Array>")]
+    pub fn export_book(
+        &self,
+        #[wasm_bindgen(js_name = "bookId", unchecked_param_type = "string")] book_id: JsValue,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        guarded_promise(async move {
+            let bytes = async {
+                inner.ensure_open()?;
+                let id = string_arg(&book_id, "bookId")?;
+                library(&inner)?.export_book(&id).await
+            };
+            let bytes = bytes.await.map_err(|error| error_to_js(&error))?;
+            Ok(Uint8Array::from(bytes.as_slice()).into())
+        })
+    }
+
+    /// Stores the book of an `exportBook` bundle (a `Uint8Array` or
+    /// `ArrayBuffer`) as it was exported, id and reader's page included;
+    /// checked first, nothing stored on failure.
+    #[wasm_bindgen(js_name = importBook, unchecked_return_type = "Promise<Book>")]
+    pub fn import_book(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array | ArrayBuffer")] bundle: JsValue,
+    ) -> Promise {
+        self.call(|inner| async move {
+            let bytes = if let Some(bytes) = bundle.dyn_ref::<Uint8Array>() {
+                bytes.to_vec()
+            } else if let Some(buffer) = bundle.dyn_ref::<js_sys::ArrayBuffer>() {
+                Uint8Array::new(buffer).to_vec()
+            } else {
+                return Err(Error::config("importBook needs a Uint8Array or an ArrayBuffer"));
+            };
+            let library = library(&inner)?;
+            let book = library.import_book(&bytes).await?;
+            // A big book shipped without its index gets one from the worker, never the page.
+            let (ingestion, id) = (inner.ingestion.clone(), book.id.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                ingestion.build_index(&library, &id).await;
+            });
+            Ok(book)
         })
     }
 
