@@ -47,8 +47,9 @@ async function raw(model, params, prompts) {
         }
         answers.push({ firstMs: first, timings });
       }
+      const threads = wllama.getNumThreads();
       await wllama.exit();
-      return { loadMs, threads: wllama.getNumThreads?.() ?? null, answers };
+      return { loadMs, threads, answers };
     },
     { model, params, prompts },
   );
