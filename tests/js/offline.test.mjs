@@ -10,7 +10,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { launchChromium } from './browser.mjs';
+import { chromium } from 'playwright-core';
+import { CHROMIUM_FLAGS, launchChromium } from './browser.mjs';
 import { localFixtures, localMounts } from './local/fixtures.mjs';
 import { startIsolatedServer } from './local/isolated-server.mjs';
 
@@ -24,14 +25,22 @@ const OUTSIDE = 'https://huggingface.co/ggml-org/models/resolve/main/tinyllamas/
 
 test('a reading session with a local model and every other origin blocked', { skip: fixtures.skip, timeout: 300_000 }, async () => {
   const server = await startIsolatedServer(localMounts(fixtures));
-  const browser = await launchChromium();
+  // Belt and braces: no host name resolves either, whatever the routing sees.
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: [...CHROMIUM_FLAGS, '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
+  });
   try {
     const context = await browser.newContext();
     const origin = new URL(server.url).origin;
     const blocked = [];
+    const allowed = [];
     await context.route('**/*', (route) => {
       const url = new URL(route.request().url());
-      if (url.origin === origin) return route.continue();
+      if (url.origin === origin) {
+        allowed.push(url.pathname);
+        return route.continue();
+      }
       blocked.push(url.href);
       return route.abort('internetdisconnected');
     });
@@ -70,6 +79,10 @@ test('a reading session with a local model and every other origin blocked', { sk
 
     assert.deepEqual(problems, []);
     assert.deepEqual(blocked, [OUTSIDE], 'the session itself asked no other origin for anything');
+    // The routing saw the workers' requests too: MiniLM's weights are fetched by Lectern's worker.
+    for (const path of ['/minilm/model.safetensors', '/wllama/wasm/wllama.wasm', `/models/${fixtures.model.split('/').pop()}`]) {
+      assert.ok(allowed.includes(path), `${path} not seen by the routing: ${allowed.join(' ')}`);
+    }
     assert.ok(result.crossOriginIsolated, 'COOP/COEP: wllama may use threads');
     assert.ok(result.book.pageCount > READER_PAGE + 10, `${result.book.pageCount} pages`);
     const phases = result.progress.map((p) => p.phase);
