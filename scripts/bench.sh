@@ -43,6 +43,9 @@ run_all() {
   printf '\n== The HNSW build of 53,901 MiniLM passages in the worker (headless Chromium)\n'
   LECTERN_FIXTURES_DIR="$(cd .. && pwd)/shared/fixtures" node benches/worker_index.mjs
 
+  printf '\n== A local model: wllama + SmolLM2-135M in headless Chromium (COOP/COEP), and Lectern asking it\n'
+  node benches/local_model.mjs
+
   printf '\n== SSE parse throughput, retrieval, context per step and the agent loop, wasm in headless Chromium\n'
   local fixtures server_log server
   fixtures="$(cd .. && pwd)/shared/fixtures"

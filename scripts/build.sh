@@ -20,6 +20,9 @@ build_module page lectern
 build_module ingest lectern_ingest --no-typescript
 # The ingestion worker's entry, beside lectern.js (it imports ./lectern_ingest.js).
 cp src/wasm/js/lectern_worker.js pkg/lectern_worker.js
+# The wllama adapter (import 'lectern/wllama'): plain JS, no wasm.
+cp js/wllama.js pkg/lectern_wllama.js
+cp js/wllama.d.ts pkg/lectern_wllama.d.ts
 # binaryen from npm: Debian's wasm-opt (108) corrupts wasm-bindgen's externref table.
 wasm_opt=node_modules/.bin/wasm-opt
 for wasm in pkg/lectern_bg.wasm pkg/lectern_ingest_bg.wasm; do

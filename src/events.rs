@@ -85,6 +85,9 @@ pub enum EventKind {
         /// Cost in US dollars, where the model's price is known.
         #[serde(skip_serializing_if = "Option::is_none")]
         cost_usd: Option<f64>,
+        /// The provider reported no usage: the counts are Lectern's estimate
+        /// (four bytes a token).
+        estimated: bool,
     },
     /// A model call (step) ended.
     StepFinish {
@@ -171,6 +174,7 @@ mod tests {
                 output_tokens: 4,
                 cached_input_tokens: 0,
                 cost_usd: None,
+                estimated: false,
             },
         };
         let json = serde_json::to_value(&ev).unwrap();

@@ -28,6 +28,7 @@ import init, {
   type StorageReason,
   type StorageUsage,
 } from 'lectern';
+import { loadWllamaModel, wllamaProvider, type WllamaLike, type WllamaLoadProgress } from 'lectern/wllama';
 
 export async function readmeExample(port: number): Promise<void> {
   await init();
@@ -144,6 +145,42 @@ export const plainCustom: LecternOptions = {
     call: async () => ({ choices: [{ message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }] }),
   },
 };
+
+/** A local model in the page through the wllama adapter, with a retrieval budget. */
+export async function localModel(wllama: WllamaLike, bar: (progress: WllamaLoadProgress) => void): Promise<Lectern> {
+  const ready = loadWllamaModel(wllama, '/models/SmolLM2-135M-Instruct.Q4_1.gguf', {
+    n_ctx: 2048,
+    n_threads: 2,
+    onProgress: (p) => (p.phase === 'download' ? bar(p) : p.phase === 'ready' ? console.log(p.loadMs) : undefined),
+  });
+  return Lectern.open({
+    provider: wllamaProvider(wllama, { model: 'smollm2-135m', ready, maxTokens: 64, timeouts: { idleMs: 30000 } }),
+    retrieval: { strategy: 'alwaysRetrieve', maxContextTokens: 300 },
+    onEvent: (ev) => {
+      if (ev.type === 'tokenUsage' && ev.estimated) console.log('estimated', ev.inputTokens);
+    },
+  });
+}
+
+export const localServer: LecternOptions = {
+  provider: { kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2', local: true },
+  limits: { turnTimeoutMs: 300000 },
+};
+
+export const customWithSignal: LecternOptions = {
+  provider: {
+    kind: 'custom',
+    local: true,
+    call: async (request, { signal }) => {
+      const response = await fetch('/local-model', { method: 'POST', body: JSON.stringify(request), signal });
+      return response.json();
+    },
+  },
+};
+
+export function usageNote(usage: Usage): string {
+  return usage.estimated ? `~${usage.inputTokens} (estimated)` : `${usage.inputTokens}`;
+}
 
 export async function abortable(lectern: Lectern, id: string): Promise<string> {
   const controller = new AbortController();

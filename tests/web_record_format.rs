@@ -100,6 +100,7 @@ fn pending() -> PendingTurn {
                     input_tokens: 12,
                     output_tokens: 3,
                     cached_input_tokens: 0,
+                    estimated: false,
                 },
                 records: vec![record(7)],
                 user_id: Some("u1".into()),

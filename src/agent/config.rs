@@ -88,6 +88,31 @@ fn default_tool_timeout() -> u64 {
     10_000
 }
 
+/// `limits.turnTimeoutMs` when the provider is local (`provider.local: true`)
+/// and the host set none: 10 minutes, since a model on the reader's CPU may
+/// take minutes over a long prompt (the default 30 s suits a server).
+pub const LOCAL_TURN_TIMEOUT_MS: u64 = 600_000;
+
+impl RunLimits {
+    /// The limits from the host's `limits` object (or none), with the local
+    /// defaults where `local` and the host set nothing.
+    pub fn resolve(given: Option<serde_json::Value>, local: bool) -> crate::error::Result<RunLimits> {
+        use crate::error::Error;
+        let mut object = match given {
+            None | Some(serde_json::Value::Null) => serde_json::Map::new(),
+            Some(serde_json::Value::Object(object)) => object,
+            Some(other) => return Err(Error::config(format!("limits must be an object, got {other}"))),
+        };
+        if local {
+            object
+                .entry("turnTimeoutMs")
+                .or_insert(LOCAL_TURN_TIMEOUT_MS.into());
+        }
+        serde_json::from_value(serde_json::Value::Object(object))
+            .map_err(|e| Error::config(format!("invalid limits: {e}")))
+    }
+}
+
 impl Default for RunLimits {
     fn default() -> Self {
         RunLimits {
@@ -127,6 +152,9 @@ pub struct AgentConfig {
     pub prices: PriceTable,
     /// How book conversations retrieve passages.
     pub retrieval: RetrievalStrategy,
+    /// `retrieval.maxContextTokens`: the most tokens of passages one retrieval
+    /// adds to the prompt (none: no limit).
+    pub max_context_tokens: Option<usize>,
     /// Which tool calls need a person's approval.
     pub approvals: ApprovalConfig,
     /// Characters of one tool result the model reads (default 50,000); the
@@ -149,6 +177,7 @@ impl Default for AgentConfig {
             prompt_variables: BTreeMap::new(),
             prices: PriceTable::default(),
             retrieval: RetrievalStrategy::default(),
+            max_context_tokens: None,
             approvals: ApprovalConfig::default(),
             max_tool_result_chars: DEFAULT_MAX_RESULT_CHARS,
         }
@@ -283,5 +312,40 @@ fn check_tool_result_cap(config: &AgentConfig, errors: &mut Vec<String>, warning
                 max / 4
             ));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_local_provider_gets_a_longer_turn_unless_the_host_set_one() {
+        assert_eq!(RunLimits::resolve(None, false).unwrap(), RunLimits::default());
+        assert_eq!(RunLimits::default().turn_timeout_ms, 30_000);
+        let local = RunLimits::resolve(None, true).unwrap();
+        assert_eq!(local.turn_timeout_ms, LOCAL_TURN_TIMEOUT_MS);
+        assert_eq!(local.tool_timeout_ms, RunLimits::default().tool_timeout_ms);
+        let set =
+            RunLimits::resolve(Some(json!({"turnTimeoutMs": 45_000, "maxIterations": 3})), true).unwrap();
+        assert_eq!((set.turn_timeout_ms, set.max_iterations), (45_000, 3));
+        let other = RunLimits::resolve(Some(json!({"maxToolCalls": 2})), true).unwrap();
+        assert_eq!(
+            (other.turn_timeout_ms, other.max_tool_calls),
+            (LOCAL_TURN_TIMEOUT_MS, 2)
+        );
+    }
+
+    #[test]
+    fn bad_limits_are_config_errors() {
+        let unknown = RunLimits::resolve(Some(json!({"turnTimeout": 5})), true).unwrap_err();
+        assert_eq!(unknown.name(), "ConfigError");
+        assert!(unknown.to_string().contains("turnTimeout"), "{unknown}");
+        let not_object = RunLimits::resolve(Some(json!(5)), false).unwrap_err();
+        assert!(
+            not_object.to_string().contains("limits must be an object"),
+            "{not_object}"
+        );
     }
 }

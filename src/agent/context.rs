@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Deserializer};
 
+pub use crate::domain::estimate_tokens;
 use crate::domain::{Message, Role};
 use crate::error::Result;
 use crate::storage::Store;
@@ -73,12 +74,7 @@ impl Default for ContextStrategy {
     }
 }
 
-/// A rough token count: four characters a token, plus a little per message.
-pub fn estimate_tokens(text: &str) -> usize {
-    text.len().div_ceil(4)
-}
-
-fn message_tokens(message: &Message) -> usize {
+pub(super) fn message_tokens(message: &Message) -> usize {
     4 + estimate_tokens(&message.content)
         + message
             .tool_calls

@@ -29,6 +29,7 @@ mod state;
 mod system_prompt;
 mod tool_step;
 mod turn;
+mod usage_estimate;
 
 pub use crate::domain::{
     RunError, RunRecord, RunStatus, ToolCallRecord, TurnOverrides, TurnState, TurnUsage,
@@ -44,6 +45,7 @@ pub use mentions::MentionResolver;
 pub use result::{TurnError, TurnResult, TurnStatus};
 pub use system_prompt::{iso_date, system_message, SystemInputs};
 pub use turn::SendOptions;
+pub use usage_estimate::{estimated_usage, usage_or_estimate};
 
 /// Runs conversations against one model and one store.
 pub struct Agent {
@@ -81,8 +83,9 @@ impl Agent {
 
     /// Gives book conversations their library, and registers `search_book`.
     pub fn with_library(mut self, library: Rc<Library>) -> Result<Self> {
-        self.tools
-            .register(Rc::new(SearchBookTool::new(library.clone())))?;
+        self.tools.register(Rc::new(
+            SearchBookTool::new(library.clone()).with_budget(self.config.max_context_tokens),
+        ))?;
         self.library = Some(library);
         Ok(self)
     }

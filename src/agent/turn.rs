@@ -9,6 +9,7 @@ use futures::StreamExt;
 use super::cut_step::OpenStep;
 use super::system_prompt::{iso_date, system_message, SystemInputs};
 use super::tool_step::StepEnd;
+use super::usage_estimate::usage_or_estimate;
 use super::{
     read_window, Agent, RetrievalStrategy, TurnError, TurnGuard, TurnOverrides, TurnResult, TurnState,
     TurnStatus,
@@ -20,6 +21,7 @@ use crate::error::{Error, Result};
 use crate::events::{Event, EventKind, EventSink};
 use crate::ids::new_id;
 use crate::provider::{Accumulator, FinishReason, ModelRequest, ModelResponse, StreamPart};
+use crate::retrieval::budget::within_budget;
 use crate::retrieval::library::SearchOptions;
 use crate::retrieval::search_tool::{format_passages, SEARCH_BOOK};
 use crate::time::within;
@@ -217,16 +219,17 @@ impl Agent {
                 .await?;
             let offered: Vec<String> = request.tools.iter().map(|t| t.name.clone()).collect();
             let response = self.call_model(scope, &request, state).await?;
-            if let Some(step_usage) = response.usage {
-                state.usage.add(&step_usage);
-                let cost_usd = self.config.prices.cost_usd(self.model.model_name(), &step_usage);
-                scope.emit(|| EventKind::TokenUsage {
-                    input_tokens: step_usage.input_tokens,
-                    output_tokens: step_usage.output_tokens,
-                    cached_input_tokens: step_usage.cached_input_tokens,
-                    cost_usd,
-                });
-            }
+            // A provider that reports no usage gets an estimate, marked as such.
+            let step_usage = usage_or_estimate(&request, &response);
+            state.usage.add(&step_usage);
+            let cost_usd = self.config.prices.cost_usd(self.model.model_name(), &step_usage);
+            scope.emit(|| EventKind::TokenUsage {
+                input_tokens: step_usage.input_tokens,
+                output_tokens: step_usage.output_tokens,
+                cached_input_tokens: step_usage.cached_input_tokens,
+                cost_usd,
+                estimated: step_usage.estimated,
+            });
             scope.emit(|| EventKind::StepFinish {
                 step,
                 finish_reason: finish_reason_name(response.finish_reason.as_ref()),
@@ -361,6 +364,7 @@ impl Agent {
             mode: None,
         };
         let results = library.search(text, &options, cancel).await?;
+        let results = within_budget(results, self.config.max_context_tokens);
         Ok(Some(format_passages(&results)))
     }
 

@@ -24,4 +24,4 @@ pub use run::{RunError, RunRecord, RunStatus};
 pub use tool::{ToolCall, ToolDefinition};
 pub use tool_record::{Decision, ToolCallRecord};
 pub use turn_state::{TurnOverrides, TurnState};
-pub use usage::{TurnUsage, Usage};
+pub use usage::{estimate_tokens, TurnUsage, Usage};

@@ -13,14 +13,29 @@ pub struct Usage {
     /// Prompt tokens served from the provider's cache.
     #[serde(default)]
     pub cached_input_tokens: u64,
+    /// Whether (part of) these counts were estimated by Lectern because the
+    /// provider reported none (four characters a token); absent when false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub estimated: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !value
+}
+
+/// A rough token count: four bytes of UTF-8 a token (about four characters of
+/// English, one or two CJK characters).
+pub fn estimate_tokens(text: &str) -> usize {
+    text.len().div_ceil(4)
 }
 
 impl Usage {
-    /// Adds another call's usage to this one.
+    /// Adds another call's usage to this one; the sum is estimated if either was.
     pub fn add(&mut self, other: &Usage) {
         self.input_tokens += other.input_tokens;
         self.output_tokens += other.output_tokens;
         self.cached_input_tokens += other.cached_input_tokens;
+        self.estimated |= other.estimated;
     }
 }
 
@@ -37,6 +52,10 @@ pub struct TurnUsage {
     /// Cost in US dollars, where known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// Whether some of the counts were estimated (a provider that reported no
+    /// usage); absent when false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub estimated: bool,
 }
 
 impl From<Usage> for TurnUsage {
@@ -46,6 +65,7 @@ impl From<Usage> for TurnUsage {
             output_tokens: usage.output_tokens,
             cached_input_tokens: usage.cached_input_tokens,
             cost_usd: None,
+            estimated: usage.estimated,
         }
     }
 }

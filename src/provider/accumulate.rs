@@ -103,6 +103,7 @@ mod tests {
                 input_tokens: 5,
                 output_tokens: 7,
                 cached_input_tokens: 0,
+                estimated: false,
             }),
         ];
         let stream: PartStream = Box::pin(futures::stream::iter(parts.into_iter().map(Ok)));

@@ -6,6 +6,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use super::anthropic::AnthropicSettings;
+use super::local::apply_local_defaults;
 use super::openai::OpenAiSettings;
 use super::policy::CallPolicy;
 use super::pricing::Price;
@@ -22,6 +23,10 @@ pub struct ProviderConfig {
     pub policy: CallPolicy,
     /// Price overrides per model, in US dollars per million tokens.
     pub prices: BTreeMap<String, Price>,
+    /// `local: true`: the model runs on the reader's device (wllama in the
+    /// page, a local server), so it gets the local defaults of
+    /// [`super::local`] and of the run limits.
+    pub local: bool,
 }
 
 /// The server a provider talks to, by `kind` (`'openai'`, `'anthropic'`, `'custom'`).
@@ -93,9 +98,26 @@ impl<'de> Deserialize<'de> for ProviderConfig {
             }
             None => BTreeMap::new(),
         };
+        let local = match object.remove("local") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(local)) => local,
+            Some(other) => {
+                return Err(D::Error::custom(format!(
+                    "local must be true or false, got {other}"
+                )))
+            }
+        };
+        if local {
+            apply_local_defaults(&mut policy);
+        }
         let policy: CallPolicy = serde_json::from_value(Value::Object(policy)).map_err(D::Error::custom)?;
         let kind: ProviderKind = serde_json::from_value(Value::Object(object)).map_err(D::Error::custom)?;
-        Ok(ProviderConfig { kind, policy, prices })
+        Ok(ProviderConfig {
+            kind,
+            policy,
+            prices,
+            local,
+        })
     }
 }
 
@@ -180,6 +202,39 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(config.policy.max_retries, 2);
+    }
+
+    #[test]
+    fn a_local_provider_gets_the_local_defaults_where_nothing_is_set() {
+        let parse = |json: &str| serde_json::from_str::<ProviderConfig>(json).unwrap();
+        let remote = parse(r#"{"kind":"custom"}"#);
+        assert!(!remote.local);
+        assert_eq!(
+            (remote.policy.max_retries, remote.policy.timeouts.first_chunk_ms),
+            (2, Some(120_000))
+        );
+        let local = parse(r#"{"kind":"custom","local":true}"#);
+        assert!(local.local);
+        assert_eq!(local.policy.max_retries, 0);
+        assert_eq!(local.policy.timeouts.first_chunk_ms, Some(600_000));
+        assert_eq!(local.policy.timeouts.idle_ms, Some(60_000));
+        let overridden = parse(
+            r#"{"kind":"openai","baseUrl":"http://127.0.0.1:1/v1","model":"m","local":true,"maxRetries":1,"timeouts":{"firstChunkMs":5000,"idleMs":null}}"#,
+        );
+        assert!(overridden.local);
+        assert_eq!(overridden.policy.max_retries, 1);
+        assert_eq!(
+            (
+                overridden.policy.timeouts.first_chunk_ms,
+                overridden.policy.timeouts.idle_ms
+            ),
+            (Some(5000), None)
+        );
+        let partly = parse(r#"{"kind":"custom","local":true,"timeouts":{"totalMs":900000}}"#);
+        assert_eq!(partly.policy.timeouts.first_chunk_ms, Some(600_000));
+        assert_eq!(partly.policy.timeouts.total_ms, Some(900_000));
+        let err = serde_json::from_str::<ProviderConfig>(r#"{"kind":"custom","local":"yes"}"#).unwrap_err();
+        assert!(err.to_string().contains("local must be true or false"), "{err}");
     }
 
     #[test]

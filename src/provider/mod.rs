@@ -18,6 +18,7 @@ mod factory;
 mod guarded;
 mod http_error;
 pub mod http_model;
+pub mod local;
 pub mod openai;
 mod policy;
 mod pricing;

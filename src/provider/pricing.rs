@@ -102,6 +102,7 @@ mod tests {
             input_tokens: input,
             output_tokens: output,
             cached_input_tokens: cached,
+            estimated: false,
         }
     }
 

@@ -60,7 +60,7 @@ impl ScriptedTurn {
         self.usage = Some(Usage {
             input_tokens,
             output_tokens,
-            cached_input_tokens: 0,
+            ..Usage::default()
         });
         self
     }

@@ -129,6 +129,11 @@ pub struct RetrievalSettings {
     /// [`super::loaded_book::INDEX_MIN_VECTORS`]: where it starts to win in Chromium).
     #[serde(default = "default_index_min")]
     pub index_min_chunks: usize,
+    /// The most tokens (estimated, four bytes a token) of passages one
+    /// retrieval adds to the prompt — the `alwaysRetrieve` system message, a
+    /// `search_book` result — best first and at least one (default: no limit).
+    #[serde(default)]
+    pub max_context_tokens: Option<usize>,
 }
 
 fn default_chunk() -> usize {
@@ -152,6 +157,7 @@ impl Default for RetrievalSettings {
             overlap_chars: default_overlap(),
             page_chars: default_page(),
             index_min_chunks: default_index_min(),
+            max_context_tokens: None,
         }
     }
 }

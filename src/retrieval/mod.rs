@@ -3,6 +3,7 @@
 
 pub mod book;
 pub mod breaks;
+pub mod budget;
 pub mod built_graph;
 pub mod bundle;
 pub mod chunk;

@@ -6,6 +6,7 @@ use std::rc::Rc;
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Value};
 
+use super::budget::within_budget;
 use super::library::{Library, SearchOptions, SearchResult};
 use crate::domain::ToolDefinition;
 use crate::tool::{Tool, ToolContext, ToolResult};
@@ -32,6 +33,7 @@ pub fn format_passages(results: &[SearchResult]) -> String {
 pub struct SearchBookTool {
     library: Rc<Library>,
     definition: ToolDefinition,
+    max_context_tokens: Option<usize>,
 }
 
 impl SearchBookTool {
@@ -54,7 +56,14 @@ impl SearchBookTool {
                     "additionalProperties": false
                 }),
             },
+            max_context_tokens: None,
         }
+    }
+
+    /// Caps each result at `max_context_tokens` of passages ([`within_budget`]).
+    pub fn with_budget(mut self, max_context_tokens: Option<usize>) -> Self {
+        self.max_context_tokens = max_context_tokens;
+        self
     }
 }
 
@@ -65,6 +74,7 @@ impl Tool for SearchBookTool {
 
     fn execute(&self, arguments: Value, context: ToolContext) -> LocalBoxFuture<'static, ToolResult> {
         let library = self.library.clone();
+        let budget = self.max_context_tokens;
         Box::pin(async move {
             let book_id = context
                 .book_id
@@ -83,6 +93,7 @@ impl Tool for SearchBookTool {
                 .search(&query, &options, &context.cancel)
                 .await
                 .map_err(|e| e.to_string())?;
+            let results = within_budget(results, budget);
             Ok(json!({
                 "text": format_passages(&results),
                 "query": query,

@@ -1,9 +1,10 @@
 //! A model served by a host JS function speaking the OpenAI format, so WebLLM,
 //! a proxy or a test double plugs in without a server.
 //!
-//! The function gets an OpenAI chat-completions request object and returns
-//! (or resolves with) either a `chat.completion` object or an async iterable
-//! of `chat.completion.chunk` objects.
+//! The function gets an OpenAI chat-completions request object and `{ signal }`
+//! (an `AbortSignal` that aborts when the call is cancelled, times out or is
+//! given up), and returns (or resolves with) either a `chat.completion` object
+//! or an async iterable of `chat.completion.chunk` objects.
 
 use std::collections::BTreeMap;
 
@@ -12,6 +13,7 @@ use js_sys::{Function, Promise, Reflect, Symbol};
 use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
+use web_sys::AbortController;
 
 use super::js::{describe_js, to_js};
 use crate::cancel::CancelToken;
@@ -85,14 +87,39 @@ async fn await_js(value: JsValue, cancel: &CancelToken) -> Result<JsValue> {
         .await
 }
 
+/// Aborts the call's signal when dropped: an answer given up (a timeout, a
+/// dropped stream) stops the host's work — a local model stops generating.
+/// Once the answer was read to the end, aborting changes nothing.
+struct AbortOnDrop(AbortController);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// The second argument of the host's function: `{ signal }`, aborted on
+/// cancellation and when the returned guard is dropped.
+fn call_options(cancel: &CancelToken) -> Result<(JsValue, AbortOnDrop)> {
+    let controller =
+        AbortController::new().map_err(|_| Error::config("this browser has no AbortController"))?;
+    let options = js_sys::Object::new();
+    Reflect::set(&options, &"signal".into(), &controller.signal())
+        .map_err(|_| Error::config("cannot build the custom provider's options"))?;
+    let on_cancel = controller.clone();
+    cancel.on_cancel(move || on_cancel.abort());
+    Ok((options.into(), AbortOnDrop(controller)))
+}
+
 /// Reads an async iterator of chunks into parts, one `next()` at a time.
-fn chunk_stream(iterator: JsValue, cancel: CancelToken) -> PartStream {
+fn chunk_stream(iterator: JsValue, cancel: CancelToken, guard: AbortOnDrop) -> PartStream {
     struct State {
         iterator: JsValue,
         decoder: ChunkDecoder,
         queue: std::collections::VecDeque<Result<StreamPart>>,
         ended: bool,
         cancel: CancelToken,
+        _guard: AbortOnDrop,
     }
     let state = State {
         iterator,
@@ -100,6 +127,7 @@ fn chunk_stream(iterator: JsValue, cancel: CancelToken) -> PartStream {
         queue: Default::default(),
         ended: false,
         cancel,
+        _guard: guard,
     };
     Box::pin(futures::stream::unfold(state, |mut s| async move {
         loop {
@@ -163,15 +191,16 @@ impl Model for JsFunctionModel {
         let body = request_body(&self.settings, request);
         let cancel = cancel.clone();
         Box::pin(async move {
+            let (options, guard) = call_options(&cancel)?;
             let returned = self
                 .function
-                .call1(&JsValue::NULL, &to_js(&body)?)
+                .call2(&JsValue::NULL, &to_js(&body)?, &options)
                 .map_err(|e| thrown(&e))?;
             let value = await_js(returned, &cancel).await?;
             let async_iterator = Reflect::get(&value, &Symbol::async_iterator()).ok();
             if let Some(open) = async_iterator.and_then(|f| f.dyn_into::<Function>().ok()) {
                 let iterator = open.call0(&value).map_err(|e| thrown(&e))?;
-                return Ok(chunk_stream(iterator, cancel));
+                return Ok(chunk_stream(iterator, cancel, guard));
             }
             let json = to_json(&value)?;
             let parts = parts_from_response(&json.to_string())?;

@@ -39,9 +39,10 @@ pub struct OpenOptions {
     /// Shorthand for `toolShell.allowedTools`.
     #[serde(default)]
     pub allowed_tools: Option<Vec<String>>,
-    /// Run limits.
+    /// Run limits, as given: [`RunLimits::resolve`] fills in the defaults (a
+    /// local provider's turn limit is longer).
     #[serde(default)]
-    pub limits: RunLimits,
+    pub limits: Option<serde_json::Value>,
     /// Which history the model sees (default `{ strategy: 'fullHistory', maxMessages: 50 }`).
     #[serde(default)]
     pub context: ContextStrategy,
@@ -102,7 +103,7 @@ impl OpenOptions {
                 "give allowedTools or toolShell.allowedTools, not both",
             ));
         }
-        let limits = &self.limits;
+        let limits = RunLimits::resolve(self.limits.clone(), self.provider.local)?;
         if limits.max_iterations == 0 || limits.turn_timeout_ms == 0 || limits.tool_timeout_ms == 0 {
             return Err(Error::config(
                 "limits.maxIterations, turnTimeoutMs and toolTimeoutMs must be at least 1",
@@ -127,7 +128,7 @@ impl OpenOptions {
             persona: self.persona.clone(),
             model_profile: self.model_profile.clone(),
             tool_shell,
-            limits: self.limits.clone(),
+            limits,
             context: self.context,
             parallel_tool_calls: self.parallel_tool_calls,
             redact_arguments: self.redact_arguments.clone(),
@@ -135,6 +136,7 @@ impl OpenOptions {
             prompt_variables: self.prompt_variables.clone(),
             prices: PriceTable::new(self.provider.prices.clone()),
             retrieval: self.retrieval.strategy,
+            max_context_tokens: self.retrieval.max_context_tokens,
             approvals: self.approvals.config(policy_functions)?,
             max_tool_result_chars: self.max_tool_result_chars,
         })
@@ -234,6 +236,11 @@ pub fn read_options(options: &JsValue) -> Result<(OpenOptions, Callbacks)> {
     if r.chunk_chars < 100 || r.overlap_chars >= r.chunk_chars || r.page_chars < 200 {
         return Err(Error::config(
             "retrieval needs chunkChars >= 100, overlapChars < chunkChars and pageChars >= 200",
+        ));
+    }
+    if r.max_context_tokens == Some(0) {
+        return Err(Error::config(
+            "retrieval.maxContextTokens must be at least 1 (leave it out for no limit)",
         ));
     }
     if r.index_min_chunks < 256 {

@@ -8,8 +8,10 @@ import { readFileSync } from 'node:fs';
 /** Bytes of gzip -9 (node's zlib) the page's module may weigh: a guard against
  * regressions, about 2.5 % over the last measured 421,368 (opt-level "z"; the
  * ingestion code and the index builder live in the ingestion module since
- * issue 12), not the goal. */
-const WASM_GZIP_BUDGET = 432_000;
+ * issue 12), not the goal. Raised by 8,000 for issue 13's local providers
+ * (`local`, `maxContextTokens`, estimated usage, the custom provider's signal:
+ * 438,033 measured, 431,5xx without them). */
+const WASM_GZIP_BUDGET = 440_000;
 /** The same for the ingestion module (last measured 247,938: 196,160 before
  * issue 13 added all-MiniLM-L6-v2's tokenizer, its tables and the encoder). */
 const INGEST_GZIP_BUDGET = 254_000;

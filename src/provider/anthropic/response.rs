@@ -91,6 +91,7 @@ pub(super) fn usage_from(usage: &Value) -> Usage {
         input_tokens: number("input_tokens") + cached + number("cache_creation_input_tokens"),
         output_tokens: number("output_tokens"),
         cached_input_tokens: cached,
+        estimated: false,
     }
 }
 
@@ -129,7 +130,8 @@ mod tests {
             StreamPart::Usage(Usage {
                 input_tokens: 100,
                 output_tokens: 5,
-                cached_input_tokens: 90
+                cached_input_tokens: 90,
+                estimated: false,
             })
         );
         assert_eq!(parts[5], StreamPart::Finish(FinishReason::ToolCalls));

@@ -79,6 +79,7 @@ pub(super) fn usage_from(usage: &Value) -> Usage {
         input_tokens: number(usage.get("prompt_tokens")),
         output_tokens: number(usage.get("completion_tokens")),
         cached_input_tokens: number(usage.pointer("/prompt_tokens_details/cached_tokens")),
+        estimated: false,
     }
 }
 

@@ -48,6 +48,13 @@ export interface RetrievalSettings {
   pageChars?: number;
   /** Books of at least this many chunks get an HNSW index (built in the worker), and searches over at least this many eligible chunks use it (default 8192, where the index starts to beat exact search in Chromium; at least 256). */
   indexMinChunks?: number;
+  /**
+   * The most tokens of passages one retrieval adds to the prompt — the `alwaysRetrieve` system
+   * message, a `search_book` result — estimated at four bytes of text a token: the best passages
+   * that fit, always at least one. Default: no limit. Small local models read prompts slowly:
+   * ~300 keeps the first token within seconds. At least 1 (else a `ConfigError`).
+   */
+  maxContextTokens?: number;
 }
 
 /** A stored book. */

@@ -45,6 +45,8 @@ export interface TokenUsageEvent extends EventBase {
   outputTokens: number;
   cachedInputTokens: number;
   costUsd?: number;
+  /** The provider reported no usage: the counts are Lectern's estimate (four bytes of text a token). */
+  estimated: boolean;
 }
 /** The turn paused: these calls wait for a decision (`send` resolves `awaitingApproval`). */
 export interface ApprovalRequestedEvent extends EventBase { type: 'approvalRequested'; calls: PendingCall[]; expiresAt: number; }

@@ -6,6 +6,12 @@ use wasm_bindgen::prelude::*;
 const PROVIDERS: &'static str = r#"
 /** Retries, rate limits and timeouts; every provider kind takes them. */
 export interface CallPolicyConfig {
+  /**
+   * The model runs on the reader's device (wllama in the page, a local server): defaults that
+   * suit it where nothing is set — `timeouts.firstChunkMs` 600 s, `maxRetries` 0, and
+   * `limits.turnTimeoutMs` 600 s. `lectern/wllama`'s `wllamaProvider` sets it.
+   */
+  local?: boolean;
   /** Retries after the first attempt for 429, 408, 5xx and connection failures (default 2). Never after the first streamed part. */
   maxRetries?: number;
   /** Exponential backoff with jitter; a server's Retry-After wins, capped at `maxRetryAfterMs`. */
@@ -72,7 +78,7 @@ export interface CustomProviderConfig extends CallPolicyConfig {
    * object or an async iterable of `chat.completion.chunk` objects. Throw an error with a numeric
    * `status` to report an HTTP-like failure (429 with `retryAfterMs` is retried).
    */
-  call: (request: ChatCompletionRequest) =>
+  call: (request: ChatCompletionRequest, options: CustomCallOptions) =>
     | ChatCompletion
     | AsyncIterable<ChatCompletionChunk>
     | Promise<ChatCompletion | AsyncIterable<ChatCompletionChunk>>;
@@ -80,6 +86,12 @@ export interface CustomProviderConfig extends CallPolicyConfig {
   model?: string;
   /** Whether requests ask for a stream (`stream: true`); default `true`. */
   stream?: boolean;
+}
+
+/** The second argument of a custom provider's `call`. */
+export interface CustomCallOptions {
+  /** Aborted when the call is cancelled, times out or its answer is given up: stop the work. */
+  signal: AbortSignal;
 }
 
 /** Which model provider to use. */

@@ -82,6 +82,8 @@ export interface Usage {
   outputTokens: number;
   cachedInputTokens: number;
   costUsd?: number;
+  /** Present (`true`) when some counts were estimated because the provider reported none. */
+  estimated?: true;
 }
 
 /** What `send` and `resolveApprovals` resolve with: an answer, or a turn paused for approval. */

@@ -1,0 +1,84 @@
+//! Usage for a provider that reports none (a local model, a custom function):
+//! estimated from the request and the answer, four bytes a token, and marked
+//! `estimated` so a host does not take it for the provider's count.
+
+use super::context::message_tokens;
+use crate::domain::{estimate_tokens, Usage};
+use crate::provider::{ModelRequest, ModelResponse};
+
+/// The provider's usage for this call, or an estimate when it reported none.
+pub fn usage_or_estimate(request: &ModelRequest, response: &ModelResponse) -> Usage {
+    response
+        .usage
+        .unwrap_or_else(|| estimated_usage(request, response))
+}
+
+/// Prompt tokens: system message, messages and tool definitions; output
+/// tokens: the answer's text and tool calls.
+pub fn estimated_usage(request: &ModelRequest, response: &ModelResponse) -> Usage {
+    let system = request.system.as_deref().map_or(0, |s| 4 + estimate_tokens(s));
+    let messages: usize = request.messages.iter().map(message_tokens).sum();
+    let tools: usize = request
+        .tools
+        .iter()
+        .map(|t| {
+            8 + estimate_tokens(&t.name)
+                + estimate_tokens(&t.description)
+                + estimate_tokens(&t.parameters.to_string())
+        })
+        .sum();
+    let calls: usize = response
+        .tool_calls
+        .iter()
+        .map(|c| 4 + estimate_tokens(&c.name) + estimate_tokens(&c.arguments))
+        .sum();
+    Usage {
+        input_tokens: (system + messages + tools) as u64,
+        output_tokens: (estimate_tokens(&response.text) + calls) as u64,
+        cached_input_tokens: 0,
+        estimated: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(system: &str) -> ModelRequest {
+        ModelRequest {
+            system: Some(system.to_owned()),
+            ..ModelRequest::default()
+        }
+    }
+
+    #[test]
+    fn reported_usage_is_kept_as_it_is() {
+        let reported = Usage {
+            input_tokens: 7,
+            output_tokens: 2,
+            ..Usage::default()
+        };
+        let response = ModelResponse {
+            text: "a long answer that would be estimated otherwise".into(),
+            tool_calls: Vec::new(),
+            usage: Some(reported),
+            finish_reason: None,
+        };
+        assert_eq!(usage_or_estimate(&request("sys"), &response), reported);
+    }
+
+    #[test]
+    fn missing_usage_is_estimated_and_marked() {
+        let response = ModelResponse {
+            text: "x".repeat(40),
+            tool_calls: Vec::new(),
+            usage: None,
+            finish_reason: None,
+        };
+        let usage = usage_or_estimate(&request(&"y".repeat(400)), &response);
+        assert_eq!(
+            (usage.input_tokens, usage.output_tokens, usage.estimated),
+            (104, 10, true)
+        );
+    }
+}

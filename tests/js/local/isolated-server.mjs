@@ -1,0 +1,77 @@
+// A static server for the local-model tests and bench: one origin, cross-origin isolated
+// (COOP/COEP headers, so wllama can use threads), serving each mount's directory.
+//
+//   const server = await startIsolatedServer({ '/pkg/': 'pkg', '/wllama/': '…/esm', '/': 'page-dir' });
+//   server.url; await server.close();
+import http from 'node:http';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.json': 'application/json',
+  '.wasm': 'application/wasm',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+export const ISOLATION_HEADERS = {
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-embedder-policy': 'require-corp',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
+async function serveFile(res, base, relative) {
+  const path = normalize(join(base, relative));
+  if (path !== base && !path.startsWith(base + sep)) {
+    res.writeHead(403, ISOLATION_HEADERS).end('forbidden');
+    return;
+  }
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) throw new Error('not a file');
+    res.writeHead(200, {
+      ...ISOLATION_HEADERS,
+      'content-type': TYPES[extname(path)] ?? 'application/octet-stream',
+      'content-length': info.size,
+      'cache-control': 'no-store',
+    });
+    createReadStream(path).pipe(res);
+  } catch {
+    res.writeHead(404, { ...ISOLATION_HEADERS, 'content-type': 'text/plain' }).end(`not found: ${relative}`);
+  }
+}
+
+/**
+ * Starts the server on 127.0.0.1 and a free port; `mounts` maps URL prefixes (ending in `/`)
+ * to directories, the longest prefix first. Resolves with `{ url, requests, close }`;
+ * `requests` counts the requests served.
+ */
+export async function startIsolatedServer(mounts) {
+  const entries = Object.entries(mounts)
+    .map(([prefix, dir]) => [prefix, resolve(dir)])
+    .sort((a, b) => b[0].length - a[0].length);
+  const handle = { url: '', requests: 0, close: null };
+  const server = http.createServer(async (req, res) => {
+    handle.requests += 1;
+    const path = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
+    const mount = entries.find(([prefix]) => path.startsWith(prefix));
+    if (!mount) {
+      res.writeHead(404, ISOLATION_HEADERS).end('no such mount');
+      return;
+    }
+    await serveFile(res, mount[1], path.slice(mount[0].length));
+  });
+  await new Promise((ok, fail) => {
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', ok);
+  });
+  handle.url = `http://127.0.0.1:${server.address().port}/`;
+  handle.close = async () => {
+    server.closeAllConnections?.();
+    await new Promise((ok) => server.close(ok));
+  };
+  return handle;
+}

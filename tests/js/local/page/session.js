@@ -1,0 +1,92 @@
+// In the page (served with COOP/COEP from one origin): a whole reading session with a local
+// model — wllama through Lectern's adapter, MiniLM in Lectern's worker, the Thursday book — used
+// by tests/js/offline.test.mjs. Every timing is performance.now() in the page.
+import { LoggerWithoutDebug, Wllama } from '/wllama/index.js';
+import init, { Lectern } from '/pkg/lectern.js';
+import { loadWllamaModel, wllamaProvider } from '/pkg/lectern_wllama.js';
+
+/** A wllama instance that never reaches for its CDN build, its model loading with `onProgress`. */
+export function startModel({ model, n_threads, n_batch, n_ctx, onProgress }) {
+  const wllama = new Wllama({ default: '/wllama/wasm/wllama.wasm' }, { logger: LoggerWithoutDebug, suppressNativeLog: true });
+  wllama.setCompat(null);
+  const ready = loadWllamaModel(wllama, new URL(model, location.href).href, {
+    n_threads,
+    n_batch,
+    n_ctx,
+    useCache: false,
+    onProgress,
+  });
+  return { wllama, ready };
+}
+
+/**
+ * Opens Lectern with the local model, adds the book, sets the reader's page, asks `question`
+ * with `alwaysRetrieve` and `maxContextTokens`; resolves with what happened and when.
+ * `embedder: 'default'` uses Lectern's default embedder instead of MiniLM; `chunkChars` sets
+ * the passage size; `systemPrompt` replaces the built-in prompt; `endBefore` cuts the book
+ * before that text (e.g. a chapter heading).
+ */
+export async function readingSession({ model, threads, maxContextTokens, readerPage, question, maxTokens, embedder = 'minilm', chunkChars, systemPrompt, endBefore }) {
+  const started = performance.now();
+  const progress = [];
+  const { wllama, ready } = startModel({
+    model,
+    n_threads: threads,
+    n_batch: 512,
+    n_ctx: 2048,
+    onProgress: (p) => progress.push({ ...p, at: performance.now() - started }),
+  });
+  await init();
+  const requests = [];
+  const provider = wllamaProvider(wllama, { model: 'smollm2-135m-instruct', ready, maxTokens, sampling: { temp: 0 } });
+  const call = provider.call;
+  provider.call = (request, options) => {
+    requests.push({ request, signal: options.signal instanceof AbortSignal, at: performance.now() });
+    return call(request, options);
+  };
+  const events = [];
+  const lectern = await Lectern.open({
+    dbName: `offline-${Math.random()}`,
+    provider,
+    ...(embedder === 'minilm'
+      ? { embedder: { kind: 'minilm', modelUrl: '/minilm/model.safetensors', vocabUrl: '/minilm/vocab.txt' } }
+      : {}),
+    retrieval: { strategy: 'alwaysRetrieve', maxContextTokens, ...(chunkChars ? { chunkChars, overlapChars: 50 } : {}) },
+    ...(systemPrompt ? { persona: { systemPrompt } } : {}),
+    onEvent: (ev) => events.push({ ...ev, at: performance.now() }),
+  });
+  const whole = await (await fetch('/books/chesterton-thursday.txt')).text();
+  const text = endBefore && whole.includes(endBefore) ? whole.slice(0, whole.indexOf(endBefore)) : whole;
+  const bookStarted = performance.now();
+  const book = await lectern.addBook({ title: 'The Man Who Was Thursday', author: 'G. K. Chesterton', text });
+  const bookMs = performance.now() - bookStarted;
+  await lectern.setCurrentPage(book.id, readerPage);
+  const conversation = await lectern.createConversation({ title: 'Reading', bookId: book.id });
+  await ready;
+  const asked = performance.now();
+  const reply = await lectern.send(conversation.id, question);
+  const finished = performance.now();
+  await lectern.close();
+  const multithread = wllama.isMultithread();
+  await wllama.exit();
+  const deltas = events.filter((e) => e.type === 'textDelta');
+  const usage = events.find((e) => e.type === 'tokenUsage');
+  const firstToken = deltas.length ? deltas[0].at - asked : null;
+  const generatingMs = deltas.length ? finished - deltas[0].at : 0;
+  return {
+    book: { pageCount: book.pageCount, chunkCount: book.chunkCount, ms: bookMs },
+    progress: progress.map(({ phase, loaded, total, loadMs }) => ({ phase, loaded, total, loadMs })),
+    loadMs: progress.find((p) => p.phase === 'ready')?.loadMs ?? null,
+    askedAtMs: asked - started,
+    system: requests[0]?.request.messages[0]?.content ?? '',
+    calls: requests.length,
+    signalPassed: requests.every((r) => r.signal),
+    answer: reply.text,
+    deltas: deltas.length,
+    usage,
+    firstTokenMs: firstToken,
+    tokensPerSecond: usage && generatingMs > 0 ? ((usage.outputTokens - 1) * 1000) / generatingMs : null,
+    multithread,
+    crossOriginIsolated: self.crossOriginIsolated,
+  };
+}

@@ -1,0 +1,138 @@
+// The wllama adapter (`lectern/wllama`, pkg/lectern_wllama.js) in Node against a stand-in wllama that
+// records what it was asked: the request Lectern sends becomes wllama's chat-completion parameters
+// (messages, tools, sampling, the abort signal), chunks stream through, usage comes from wllama's
+// timings when it reports none, calls wait for `ready`, and loading reports its progress.
+// The real wllama, in Chromium, is in offline.test.mjs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+
+const built = existsSync(new URL('../../pkg/lectern_wllama.js', import.meta.url));
+const skip = built ? false : 'SKIPPED: no pkg/ (bash scripts/build.sh)';
+if (skip) console.log(skip);
+const adapter = built ? await import('lectern/wllama') : null;
+
+/** A stand-in for a Wllama instance: answers with `chunks` (streamed) or `completion`. */
+function fakeWllama({ chunks = [], completion = null } = {}) {
+  const asked = [];
+  return {
+    asked,
+    async createChatCompletion(params) {
+      asked.push(params);
+      if (!params.stream) return completion;
+      return (async function* () {
+        for (const chunk of chunks) yield chunk;
+      })();
+    },
+    async loadModelFromUrl(url, params) {
+      asked.push({ url, params });
+      params.progressCallback({ loaded: 50, total: 100 });
+      params.progressCallback({ loaded: 100, total: 100 });
+    },
+  };
+}
+
+const delta = (content) => ({ choices: [{ index: 0, delta: { content }, finish_reason: null }] });
+const timings = { cache_n: 2, prompt_n: 60, predicted_n: 3 };
+
+async function collect(iterable) {
+  const out = [];
+  for await (const item of iterable) out.push(item);
+  return out;
+}
+
+test('the provider is a local custom provider; policy options pass through', { skip }, () => {
+  const provider = adapter.wllamaProvider(fakeWllama(), { model: 'smollm2', timeouts: { idleMs: 5000 } });
+  assert.equal(provider.kind, 'custom');
+  assert.equal(provider.local, true);
+  assert.equal(provider.model, 'smollm2');
+  assert.equal(provider.stream, true);
+  assert.deepEqual(provider.timeouts, { idleMs: 5000 });
+  assert.equal(typeof provider.call, 'function');
+  assert.throws(() => adapter.wllamaProvider({}), /needs a Wllama instance/);
+});
+
+test("Lectern's request becomes wllama's parameters, and the stream ends with usage from timings", { skip }, async () => {
+  const wllama = fakeWllama({ chunks: [delta('Sy'), delta('me.'), { ...delta(''), timings }] });
+  const provider = adapter.wllamaProvider(wllama, { maxTokens: 40, sampling: { top_k: 20 } });
+  const signal = new AbortController().signal;
+  const tools = [{ type: 'function', function: { name: 'search_book', description: 'd', parameters: { type: 'object' } } }];
+  const request = {
+    model: 'wllama',
+    messages: [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'search_book', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'No relevant passages found.' },
+    ],
+    tools,
+    tool_choice: 'auto',
+    temperature: 0.2,
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+  const chunks = await collect(await provider.call(request, { signal }));
+  const params = wllama.asked[0];
+  assert.equal(params.abortSignal, signal);
+  assert.equal(params.stream, true);
+  assert.equal(params.max_tokens, 40, 'maxTokens when Lectern sets none');
+  assert.equal(params.top_k, 20);
+  assert.equal(params.temperature, 0.2);
+  assert.deepEqual(params.tools, tools);
+  assert.equal(params.tool_choice, 'auto');
+  assert.equal(params.messages[1].content, '', 'wllama gets text, not null');
+  assert.deepEqual(params.messages[1].tool_calls, request.messages[1].tool_calls);
+  assert.equal(chunks.length, 4);
+  assert.deepEqual(chunks.at(-1), {
+    choices: [],
+    usage: { prompt_tokens: 62, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 2 } },
+  });
+});
+
+test('usage wllama reports itself is kept, and no usage is made up without timings', { skip }, async () => {
+  const usage = { prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 };
+  const reported = await collect(
+    await adapter.wllamaProvider(fakeWllama({ chunks: [delta('a'), { choices: [], usage, timings }] })).call(
+      { messages: [], stream: true, max_tokens: 5 },
+      {},
+    ),
+  );
+  assert.equal(reported.length, 2);
+  const bare = await collect(
+    await adapter.wllamaProvider(fakeWllama({ chunks: [delta('a')] })).call({ messages: [], stream: true }, {}),
+  );
+  assert.equal(bare.length, 1, 'Lectern estimates the usage then');
+});
+
+test('a whole answer gets its usage from timings too; calls wait for ready', { skip }, async () => {
+  let loaded = false;
+  const ready = new Promise((resolve) => setTimeout(() => resolve((loaded = true)), 20));
+  const completion = {
+    choices: [{ index: 0, message: { role: 'assistant', content: 'Hi.' }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    timings,
+  };
+  const wllama = fakeWllama({ completion });
+  const provider = adapter.wllamaProvider(wllama, { stream: false, ready });
+  const answer = await provider.call({ messages: [{ role: 'user', content: 'Hi' }], stream: false }, {});
+  assert.ok(loaded, 'the call waited for the model');
+  assert.equal(wllama.asked[0].stream, false);
+  assert.deepEqual(answer.usage.prompt_tokens, 62);
+  assert.equal(answer.choices[0].message.content, 'Hi.');
+});
+
+test('loadWllamaModel reports download, load and ready, and passes the load parameters', { skip }, async () => {
+  const wllama = fakeWllama();
+  const seen = [];
+  await adapter.loadWllamaModel(wllama, '/models/m.gguf', { n_ctx: 1024, n_threads: 1, onProgress: (p) => seen.push(p) });
+  assert.equal(wllama.asked[0].url, '/models/m.gguf');
+  assert.equal(wllama.asked[0].params.n_ctx, 1024);
+  assert.equal(wllama.asked[0].params.n_threads, 1);
+  assert.equal(wllama.asked[0].params.onProgress, undefined);
+  assert.deepEqual(seen.slice(0, 3), [
+    { phase: 'download', loaded: 50, total: 100 },
+    { phase: 'download', loaded: 100, total: 100 },
+    { phase: 'load' },
+  ]);
+  assert.equal(seen[3].phase, 'ready');
+  assert.ok(seen[3].loadMs >= 0);
+});
