@@ -95,7 +95,7 @@ const ROWS = [
     ['Retrieval quality', `top5_hashed_${half}`, `hashed vectors (the old default), ${half} questions, chapter in top 5`, ''],
     ['Retrieval quality', `top5_bm25_${half}`, `BM25 (the new default), ${half} questions`, '', atLeastFigures([`top5_hashed_${half}`], 'hashed')],
     ['Retrieval quality', `top5_minilm_${half}`, `MiniLM, ${half} questions`, ''],
-    ['Retrieval quality', `top5_hybrid_${half}`, `hybrid (BM25 + MiniLM, RRF k = 60), ${half} questions`, '', atLeastFigures([`top5_bm25_${half}`, `top5_minilm_${half}`], 'BM25 and MiniLM')],
+    ['Retrieval quality', `top5_hybrid_${half}`, `hybrid (BM25 × 0.3 + MiniLM, RRF k = 5), ${half} questions`, '', atLeastFigures([`top5_bm25_${half}`, `top5_minilm_${half}`], 'BM25 and MiniLM')],
   ]),
   // A local model (benches/local_model.mjs): wllama 3.8.1 running SmolLM2-135M-Instruct Q4_1 in Chromium.
   ['Local model', 'local_load_t1', 'wllama: load the 98 MB GGUF (from this origin), 1 thread', 's'],
