@@ -21,7 +21,7 @@ use lectern::retrieval::lexical::{encode, LexicalIndex};
 use lectern::retrieval::library::{
     search_book_lexical, BookSource, IndexSource, Library, LoadedBook, NewBook, SearchOptions, SearchResult,
 };
-use lectern::retrieval::search_mode::SearchMode;
+use lectern::retrieval::search_mode::{SearchMode, LEXICAL_WEIGHT, RRF_K};
 use lectern::retrieval::vector::VectorSet;
 use lectern::storage::{BookStore, MemoryStore};
 use lectern::time::ManualClock;
@@ -297,8 +297,9 @@ fn hybrid_is_page_bounded_with_a_full_top_k_and_fuses_by_rank() {
         assert!(hits.iter().all(|h| h.end_page <= 8));
         assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
         assert!(
-            hits.iter().all(|h| h.score > 0.0 && h.score <= 2.0 / 61.0 + 1e-6),
-            "RRF scores"
+            hits.iter()
+                .all(|h| h.score > 0.0 && h.score <= (LEXICAL_WEIGHT + 1.0) / (RRF_K + 1.0) + 1e-6),
+            "weighted RRF scores"
         );
     }
     let hybrid = search(&library, "Saffron Park sunset", 1, Some(8), None).unwrap();
