@@ -1,12 +1,15 @@
 // Serves the demo: www/ at /, the built package at /pkg/, /config.json
-// naming the mock model server, which it starts too, and /models/ the
+// naming the mock model server, which it starts too, /models/ the
 // all-MiniLM-L6-v2 files when LECTERN_MINILM_DIR names them
-// (scripts/fetch-minilm.sh).
+// (scripts/fetch-minilm.sh), and an in-browser model when LECTERN_SMOLLM2
+// names a GGUF (scripts/fetch-smollm2.sh): wllama's files at /wllama/, the
+// model at /local-model/, both named in /config.json as `localModel`.
 //
 //   node scripts/serve.mjs [--port 8080]     (PORT in the environment works too)
 import http from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
-import { extname, join, normalize, resolve, sep } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, dirname, extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startMockServer } from '../tests/mock-server/server.mjs';
 
@@ -43,15 +46,34 @@ async function serveFile(res, base, relative) {
   }
 }
 
-/** Starts the mock model server and the static server; resolves with their URLs and `close`. */
-export async function startDemo({ port = 0, chunkDelayMs = 40 } = {}) {
+/** wllama's browser files and the GGUF at `model`, if both are there. */
+function localModelFiles(model) {
+  const wllama = join(root, 'node_modules/@wllama/wllama/esm');
+  if (!model || !existsSync(model) || !existsSync(join(wllama, 'wasm/wllama.wasm'))) return null;
+  return { wllama, dir: dirname(model), name: basename(model) };
+}
+
+/**
+ * Starts the mock model server and the static server; resolves with their URLs and `close`.
+ * `localModel`: a GGUF to offer as the in-browser model (default: LECTERN_SMOLLM2).
+ */
+export async function startDemo({ port = 0, chunkDelayMs = 40, localModel = process.env.LECTERN_SMOLLM2 } = {}) {
   const mock = await startMockServer({ port: 0, chunkDelayMs });
+  const local = localModelFiles(localModel);
+  const config = {
+    mockBaseUrl: `${mock.url}/v1`,
+    ...(local ? { localModel: { url: `/local-model/${local.name}`, name: local.name.replace(/\.gguf$/i, '') } } : {}),
+  };
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url, 'http://localhost');
     const path = decodeURIComponent(url.pathname);
     if (path === '/config.json') {
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-      res.end(JSON.stringify({ mockBaseUrl: `${mock.url}/v1` }));
+      res.end(JSON.stringify(config));
+    } else if (local && path.startsWith('/wllama/')) {
+      await serveFile(res, local.wllama, path.slice('/wllama/'.length));
+    } else if (local && path === `/local-model/${local.name}`) {
+      await serveFile(res, local.dir, local.name);
     } else if (path.startsWith('/models/') && process.env.LECTERN_MINILM_DIR) {
       await serveFile(res, resolve(process.env.LECTERN_MINILM_DIR), path.slice('/models/'.length));
     } else if (path.startsWith('/pkg/')) {
@@ -68,6 +90,7 @@ export async function startDemo({ port = 0, chunkDelayMs = 40 } = {}) {
   return {
     url,
     mockUrl: mock.url,
+    localModel: local?.name ?? null,
     close: async () => {
       server.closeAllConnections?.();
       await new Promise((ok) => server.close(ok));
@@ -82,6 +105,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const demo = await startDemo({ port });
   console.log(`Mock model server: ${demo.mockUrl}/v1 (OpenAI-compatible, any model name, no key needed)`);
   console.log(`Lectern demo:      ${demo.url}`);
+  console.log(demo.localModel ? `In-browser model:  ${demo.localModel} (wllama)` : 'In-browser model:  none (scripts/fetch-smollm2.sh found none)');
   console.log('Press Ctrl+C to stop.');
   const stop = async () => {
     await demo.close();

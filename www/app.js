@@ -1,5 +1,6 @@
 // The demo page: one conversation with a streamed reply, a tool that asks the reader before it
-// runs (the approval survives a reload), and model settings.
+// runs (the approval survives a reload), and model settings — a remote server, the mock, or a
+// model running in this page (wllama through lectern/wllama) when the server offers one.
 import init, { Lectern } from '/pkg/lectern.js';
 
 const $ = (selector) => document.querySelector(selector);
@@ -12,10 +13,38 @@ const serverConfig = await fetch('/config.json')
   .catch(() => ({}));
 const mockSettings = { kind: 'openai', baseUrl: serverConfig.mockBaseUrl ?? '', model: 'mock', apiKey: '', stream: true, mock: true };
 
+// The in-browser model the server offers, if any (`npm start` fetches SmolLM2-135M-Instruct).
+const localModel = serverConfig.localModel ?? null;
+const localSettings = localModel && { kind: 'local', baseUrl: 'this page', model: localModel.name, stream: true };
+
 function loadSettings() {
   const saved = JSON.parse(localStorage.getItem(SETTINGS_KEY) ?? 'null');
   // The mock server's port changes between runs: only custom settings are kept.
+  if (saved?.kind === 'local') return localSettings ?? mockSettings;
   return saved && !saved.mock ? saved : mockSettings;
+}
+
+/** The running wllama, stopped when the settings change. */
+let wllama = null;
+
+/** A `custom` provider answering with the server's GGUF in this page; its load shows in the status line. */
+async function localProvider() {
+  const [{ LoggerWithoutDebug, Wllama }, { loadWllamaModel, wllamaProvider }] = await Promise.all([
+    import('/wllama/index.js'),
+    import('/pkg/lectern_wllama.js'),
+  ]);
+  wllama = new Wllama({ default: '/wllama/wasm/wllama.wasm' }, { logger: LoggerWithoutDebug, suppressNativeLog: true });
+  wllama.setCompat(null); // never fetch wllama's fallback build from its CDN
+  const ready = loadWllamaModel(wllama, new URL(localModel.url, location.href).href, {
+    n_threads: 1,
+    n_ctx: 2048,
+    useCache: false,
+    onProgress: ({ phase, loaded, total }) => {
+      const share = phase === 'download' && total ? ` ${Math.round((100 * loaded) / total)} %` : '';
+      $('#status').textContent = phase === 'ready' ? `${localModel.name} is ready, in this page` : `Loading ${localModel.name}: ${phase}${share}`;
+    },
+  });
+  return wllamaProvider(wllama, { model: localModel.name, ready, maxTokens: 200 });
 }
 
 let settings = loadSettings();
@@ -55,13 +84,18 @@ function onEvent(event) {
 
 async function openLectern() {
   if (lectern) await lectern.close();
-  const provider = {
-    kind: settings.kind ?? 'openai',
-    baseUrl: settings.baseUrl,
-    model: settings.model,
-    stream: settings.stream,
-    ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
-  };
+  await wllama?.exit();
+  wllama = null;
+  const provider =
+    settings.kind === 'local'
+      ? await localProvider()
+      : {
+          kind: settings.kind ?? 'openai',
+          baseUrl: settings.baseUrl,
+          model: settings.model,
+          stream: settings.stream,
+          ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+        };
   lectern = await Lectern.open({
     dbName: 'lectern-demo',
     provider,
@@ -217,11 +251,17 @@ async function send(text) {
 }
 
 function fillSettingsForm() {
+  if (settings.kind === 'local') return; // the form is for servers; the model in the page has no settings
   $('#kind').value = settings.kind ?? 'openai';
   $('#base-url').value = settings.baseUrl;
   $('#model').value = settings.model;
   $('#api-key').value = settings.apiKey ?? '';
   $('#stream').checked = settings.stream !== false;
+}
+
+/** What the status line says once Lectern is open with a server (the model in the page reports its load). */
+function using() {
+  return `Using ${settings.model} at ${settings.baseUrl}`;
 }
 
 async function applySettings(next) {
@@ -231,7 +271,7 @@ async function applySettings(next) {
   fillSettingsForm();
   try {
     await openLectern();
-    $('#status').textContent = `Using ${settings.model} at ${settings.baseUrl}`;
+    if (settings.kind !== 'local') $('#status').textContent = using();
   } catch (error) {
     $('#status').textContent = `${error.name}: ${error.message}`;
   }
@@ -262,6 +302,10 @@ $('#settings').addEventListener('submit', (event) => {
   });
 });
 $('#use-mock').addEventListener('click', () => applySettings(mockSettings));
+if (localSettings) {
+  $('#use-local').hidden = false;
+  $('#use-local').addEventListener('click', () => applySettings(localSettings));
+}
 $('#new-conversation').addEventListener('click', () => showConversation(null));
 
 await init();
@@ -269,7 +313,7 @@ fillSettingsForm();
 try {
   await openLectern();
   await showConversation(localStorage.getItem(CONVERSATION_KEY));
-  $('#status').textContent = `Using ${settings.model} at ${settings.baseUrl}`;
+  if (settings.kind !== 'local') $('#status').textContent = using();
   document.body.dataset.ready = 'true';
 } catch (error) {
   $('#status').textContent = `${error.name}: ${error.message}`;

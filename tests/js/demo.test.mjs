@@ -1,8 +1,12 @@
 // The demo page in headless Chromium: type a message, watch the reply stream
-// in, reload, and find the conversation still there.
+// in, reload, and find the conversation still there; and, when the server
+// offers one (scripts/fetch-smollm2.sh), the answer of the model in the page.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { startDemo } from '../../scripts/serve.mjs';
 import { demoAndChromium } from './browser.mjs';
 
 const running = demoAndChromium({ chunkDelayMs: 40 });
@@ -138,4 +142,44 @@ test('a tool that needs approval waits across a reload and runs once with the re
   await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
   assert.equal(await page.$$eval('#log .message.approval', (cards) => cards.length), 0, 'no approval left after a reload');
   await page.close();
+});
+
+test('the demo answers with the model in the page when the server offers one', { timeout: 300000 }, async (t) => {
+  const fetched = spawnSync('bash', ['scripts/fetch-smollm2.sh'], { encoding: 'utf8' }).stdout.trim().split('\n').pop() ?? '';
+  const model = fetched.startsWith('LECTERN_SMOLLM2=') ? fetched.slice('LECTERN_SMOLLM2='.length) : null;
+  if (!model || !existsSync('node_modules/@wllama/wllama/esm/wasm/wllama.wasm')) {
+    t.skip(model ? 'SKIPPED: @wllama/wllama is not installed' : fetched);
+    return;
+  }
+  const demo = await startDemo({ port: 0, chunkDelayMs: 0, localModel: model });
+  const page = await running.browser.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  try {
+    await page.goto(demo.url);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
+    await page.click('#settings-panel summary');
+    await page.click('#use-local');
+    await page.waitForFunction(() => /is ready, in this page/.test(document.querySelector('#status').textContent), null, {
+      timeout: 120000,
+    });
+    await page.fill('#message', 'Say hello in five words.');
+    await page.press('#message', 'Enter');
+    await page.waitForFunction(
+      () => {
+        const bubble = document.querySelector('#log .message.assistant:last-child');
+        return bubble && !bubble.classList.contains('streaming') && bubble.textContent.trim().length > 0;
+      },
+      null,
+      { timeout: 180000 },
+    );
+    const answer = await page.$eval('#log .message.assistant:last-child', (b) => ({ text: b.textContent, error: b.classList.contains('error') }));
+    assert.equal(answer.error, false, answer.text);
+    assert.match(await page.textContent('#status'), /tokens in/);
+    await page.screenshot({ path: '.test-artifacts/demo-local-model.png', fullPage: true });
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+    await demo.close();
+  }
 });
