@@ -8,7 +8,6 @@ use std::rc::Rc;
 use serde::Serialize;
 
 use super::book::{Book, NO_EMBEDDER};
-use super::bundle::{decode_bundle, encode_bundle, BookBundle};
 use super::chunk::{Chunk, ChunkSettings};
 use super::embed::Embedder;
 use super::index::{build_index, BuiltIndex, IndexSettings, VectorIndex};
@@ -427,7 +426,7 @@ impl Library {
     /// A stored book's lexical index: read, or — none stored (a book from
     /// before lexical search), another version, or corrupt — built from its
     /// chunks (the truth; it takes milliseconds) and saved.
-    async fn load_lexical(&self, id: &str, chunks: &[Chunk]) -> Result<LexicalIndex> {
+    pub(super) async fn load_lexical(&self, id: &str, chunks: &[Chunk]) -> Result<LexicalIndex> {
         let stored = self.store.lexical_index(id).await?;
         if let Some(Ok(index)) = stored.map(|bytes| lexical_bytes::decode(&bytes, chunks.len())) {
             return Ok(index);
@@ -437,73 +436,6 @@ impl Library {
             .put_lexical_index(id, &lexical_bytes::encode(&index))
             .await?;
         Ok(index)
-    }
-}
-
-impl Library {
-    /// The stored book `id` as one bundle ([`super::bundle`]): its record,
-    /// chunks, vectors (if it has any), lexical index and ANN snapshot;
-    /// `NotFound` if there is none.
-    pub async fn export_book(&self, id: &str) -> Result<Vec<u8>> {
-        let book = self.book(id).await?;
-        let (chunks, vectors) = self.store.book_content(id).await?;
-        let lexical = lexical_bytes::encode(&self.load_lexical(id, &chunks).await?);
-        let snapshot = self.store.index_snapshot(id).await?;
-        Ok(encode_bundle(&BookBundle {
-            book,
-            chunks,
-            vectors: (vectors.dims() > 0).then_some(vectors),
-            lexical: Some(lexical),
-            snapshot,
-        }))
-    }
-
-    /// Stores the book of an [`Library::export_book`] bundle under its own
-    /// id, as it was exported. Checked first, nothing stored on failure: a
-    /// malformed bundle, lexical index or ANN snapshot is a `ConfigError`, a
-    /// book of another embedder an `EmbedderMismatch`, a book already here a
-    /// `ConfigError`.
-    pub async fn import_book(&self, bytes: &[u8]) -> Result<Book> {
-        let bundle = decode_bundle(bytes)?;
-        let book = bundle.book;
-        if book.embedder != self.embedder_model() {
-            return Err(Error::EmbedderMismatch {
-                message: format!(
-                    "the bundle's book was embedded with {:?}, but this Lectern embeds with {:?}",
-                    book.embedder,
-                    self.embedder_model()
-                ),
-            });
-        }
-        let vectors = bundle.vectors.unwrap_or_else(|| VectorSet::new(0));
-        if let Some(snapshot) = &bundle.snapshot {
-            VectorIndex::from_snapshot(snapshot, vectors.len())
-                .map_err(|e| Error::config(format!("the bundle's index snapshot: {e}")))?;
-        }
-        let lexical = match bundle.lexical {
-            Some(bytes) => lexical_bytes::decode(&bytes, bundle.chunks.len())
-                .map(|_| bytes)
-                .map_err(|e| Error::config(format!("the bundle's lexical index: {e}")))?,
-            None => lexical_bytes::encode(&LexicalIndex::build(
-                bundle.chunks.iter().map(|c| c.text.as_str()),
-            )),
-        };
-        if self.store.book(&book.id).await?.is_some() {
-            return Err(Error::config(format!(
-                "book {} is already in the library (delete it first to replace it)",
-                book.id
-            )));
-        }
-        self.store
-            .put_book(
-                &book,
-                &bundle.chunks,
-                &vectors,
-                bundle.snapshot.as_deref(),
-                Some(&lexical),
-            )
-            .await?;
-        Ok(book)
     }
 }
 

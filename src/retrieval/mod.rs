@@ -17,6 +17,7 @@ pub mod hnsw;
 pub mod index;
 pub mod lexical;
 pub mod library;
+mod library_bundle;
 pub mod library_search;
 pub mod loaded_book;
 pub mod markup;
