@@ -32,6 +32,8 @@ async function lecternPage(dbName, quota) {
       window.lectern = await Lectern.open({
         dbName,
         provider: { kind: 'openai', baseUrl, model: 'mock', apiKey: 'k' },
+        // Vectors too (no embedder stores none), so that none of a failed book may be left.
+        embedder: { kind: 'hashed' },
         onEvent: (event) => window.events.push(event),
       });
       // Fails with the error's name, reason and message as data, so they cross to Node.
@@ -62,7 +64,7 @@ function bookText(seed, size) {
   return words.join(' ');
 }
 
-/** Every record's owner in the chunks and vectors stores, read straight from IndexedDB. */
+/** Every record's owner in the book stores, read straight from IndexedDB. */
 async function storedOwners(page, dbName) {
   return page.evaluate(async (name) => {
     const db = await new Promise((ok, fail) => {
@@ -80,6 +82,11 @@ async function storedOwners(page, dbName) {
       books: (await all('books')).map((b) => b.id),
       chunks: [...new Set((await all('chunks')).map((c) => c.bookId))],
       vectors: [...new Set((await all('vectors')).map((v) => v.bookId))],
+      lexical: await new Promise((ok, fail) => {
+        const request = db.transaction('lexicalIndexes').objectStore('lexicalIndexes').getAllKeys();
+        request.onsuccess = () => ok(request.result.map(String));
+        request.onerror = () => fail(request.error);
+      }),
       messages: (await all('messages')).length,
     };
     db.close();
@@ -128,6 +135,7 @@ test('past the quota, addBook and send reject with reason quota and leave nothin
   assert.deepEqual([...owners.books].sort(), kept);
   assert.deepEqual([...owners.chunks].sort(), kept, 'no chunks of the failed book');
   assert.deepEqual([...owners.vectors].sort(), kept, 'no vectors of the failed book');
+  assert.deepEqual([...owners.lexical].sort(), kept, 'no lexical index of the failed book');
   const hits = await page.evaluate((id) => lectern.search('small first book', { bookIds: [id], k: 1 }), early.bookId);
   assert.equal(hits[0].bookId, early.bookId, 'the early book is still searchable');
 
