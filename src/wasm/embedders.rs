@@ -67,3 +67,28 @@ pub async fn loaded_embedder(
         _ => optional_embedder(config, embed),
     }
 }
+
+/// The embedder options the page sent as JSON text; a `Config` error if they are not.
+#[cfg(feature = "ingest")]
+pub fn embedder_config(json: &str) -> Result<EmbedderConfig> {
+    serde_json::from_str(json).map_err(|e| Error::config(format!("invalid embedder: {e}")))
+}
+
+/// The unit vectors of `texts`, one per text, by the embedder the options
+/// `json` describe (loading MiniLM's files first, once per module): how a
+/// query is embedded where the model lives.
+#[cfg(feature = "ingest")]
+pub async fn embed_texts(json: &str, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+    let embedder = loaded_embedder(&embedder_config(json)?, None, Rc::new(|_, _| {}))
+        .await?
+        .ok_or_else(|| Error::config("no embedder is configured"))?;
+    let cancel = crate::cancel::CancelToken::new();
+    let mut vectors = Vec::with_capacity(texts.len());
+    for batch in texts.chunks(embedder.batch_size().max(1)) {
+        for mut vector in embedder.embed(batch, &cancel).await? {
+            crate::retrieval::vector::normalize(&mut vector);
+            vectors.push(vector);
+        }
+    }
+    Ok(vectors)
+}

@@ -97,12 +97,7 @@ async fn add_in_module(_: &Library, _: BookInput, _: &Function, _: &CancelToken)
 /// Embeds `texts` here (a module with the ingestion code).
 #[cfg(feature = "ingest")]
 async fn embed_in_module(embedder_json: &str, texts: &[String]) -> Result<Vec<Vec<f32>>> {
-    let config =
-        serde_json::from_str(embedder_json).map_err(|e| Error::config(format!("invalid embedder: {e}")))?;
-    let embedder = super::embedders::loaded_embedder(&config, None, Rc::new(|_, _| {}))
-        .await?
-        .ok_or_else(|| Error::config("no embedder is configured"))?;
-    embedder.embed(texts, &CancelToken::new()).await
+    super::embedders::embed_texts(embedder_json, texts).await
 }
 
 /// The page's module has no ingestion code: the host ran the ingestion

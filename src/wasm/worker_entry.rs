@@ -12,19 +12,18 @@ use wasm_bindgen::prelude::*;
 use super::abort_signal::link_signal;
 use super::book_input::read_book_input;
 use super::browser_pace::BrowserPace;
-use super::embedders::loaded_embedder;
+use super::embedders::{self, embedder_config, loaded_embedder};
 use super::js::{describe_js, error_to_js, from_js, to_js};
 use super::minilm_files::OnBytes;
 use super::panic_guard::{self, guarded_promise};
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 use crate::retrieval::chunk::ChunkSettings;
-use crate::retrieval::config::EmbedderConfig;
 use crate::retrieval::index::{build_index, IndexSettings};
 use crate::retrieval::library::{IngestProgress, INDEX_MIN_VECTORS};
 use crate::retrieval::prepare::{prepare_book, PreparedBook};
 use crate::retrieval::prepared_wire::encode_prepared;
-use crate::retrieval::vector::{normalize, VectorSet};
+use crate::retrieval::vector::VectorSet;
 
 /// Runs one ingestion job: `job` is `{ bookId, book, embedder (JSON text),
 /// chunking, embedOnPage, inPage? }`; `embed` is a custom embedder (in the
@@ -67,8 +66,7 @@ async fn run_job(
     let embedder_json = field(&job, "embedder")
         .as_string()
         .ok_or_else(|| Error::config("an ingestion job needs its embedder"))?;
-    let config: EmbedderConfig =
-        serde_json::from_str(&embedder_json).map_err(|e| Error::config(format!("invalid embedder: {e}")))?;
+    let config = embedder_config(&embedder_json)?;
     let chunking: ChunkSettings = from_js(field(&job, "chunking"), "chunking")?;
     let min_chunks = field(&job, "indexMinChunks").as_f64();
     let index_settings =
@@ -151,20 +149,8 @@ pub fn embed_texts(embedder_json: String, texts: JsValue) -> Promise {
 }
 
 async fn embed_flat(embedder_json: &str, texts: JsValue) -> Result<JsValue> {
-    let config: EmbedderConfig =
-        serde_json::from_str(embedder_json).map_err(|e| Error::config(format!("invalid embedder: {e}")))?;
     let texts: Vec<String> = from_js(texts, "texts")?;
-    let embedder = loaded_embedder(&config, None, Rc::new(|_, _| {}))
-        .await?
-        .ok_or_else(|| Error::config("no embedder is configured"))?;
-    let cancel = CancelToken::new();
-    let mut flat = Vec::new();
-    for batch in texts.chunks(embedder.batch_size().max(1)) {
-        for mut vector in embedder.embed(batch, &cancel).await? {
-            normalize(&mut vector);
-            flat.extend(vector);
-        }
-    }
+    let flat: Vec<f32> = embedders::embed_texts(embedder_json, &texts).await?.concat();
     Ok(Float32Array::from(flat.as_slice()).into())
 }
 
