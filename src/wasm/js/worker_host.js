@@ -29,10 +29,10 @@ function loadIngestModule() {
   return ingestModule;
 }
 
+// The options are written out in each call: Vite refuses a worker whose options are not a literal.
 function startWorker(url) {
-  const options = { type: 'module', name: 'lectern-ingest' };
-  if (url) return new Worker(url, options);
-  return new Worker(new URL('../../../../../lectern_worker.js', import.meta.url), options);
+  if (url) return new Worker(url, { type: 'module', name: 'lectern-ingest' });
+  return new Worker(new URL('../../../../../lectern_worker.js', import.meta.url), { type: 'module', name: 'lectern-ingest' });
 }
 
 export class IngestWorker {
