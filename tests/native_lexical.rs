@@ -172,6 +172,26 @@ fn clock() -> Rc<ManualClock> {
     Rc::new(ManualClock::new(1.0e12))
 }
 
+/// A library over `store` with the hashed embedder (searched semantically by default).
+fn hashed_library(store: &Rc<MemoryStore>) -> Library {
+    Library::new(
+        store.clone(),
+        Rc::new(HashedEmbedder::default()),
+        clock(),
+        small_chunks(),
+    )
+}
+
+/// A library over `store` whose embedder counts as semantic (hybrid by default).
+fn semantic_library(store: &Rc<MemoryStore>) -> Library {
+    Library::new(
+        store.clone(),
+        Rc::new(Semantic(HashedEmbedder::default())),
+        clock(),
+        small_chunks(),
+    )
+}
+
 fn small_chunks() -> ChunkSettings {
     ChunkSettings {
         chunk_chars: 200,
@@ -259,31 +279,16 @@ fn without_an_embedder_books_have_no_vectors_and_search_lexically() {
 #[test]
 fn default_modes_follow_the_embedder() {
     let store = Rc::new(MemoryStore::new());
-    let hashed = Library::new(
-        store.clone(),
-        Rc::new(HashedEmbedder::default()),
-        clock(),
-        small_chunks(),
-    );
+    let hashed = hashed_library(&store);
     assert_eq!(hashed.default_mode(), SearchMode::Semantic);
-    let semantic = Library::new(
-        store,
-        Rc::new(Semantic(HashedEmbedder::default())),
-        clock(),
-        small_chunks(),
-    );
+    let semantic = semantic_library(&store);
     assert_eq!(semantic.default_mode(), SearchMode::Hybrid);
 }
 
 #[test]
 fn hybrid_is_page_bounded_with_a_full_top_k_and_fuses_by_rank() {
     let store = Rc::new(MemoryStore::new());
-    let library = Library::new(
-        store,
-        Rc::new(Semantic(HashedEmbedder::default())),
-        clock(),
-        small_chunks(),
-    );
+    let library = semantic_library(&store);
     let book = add(&library);
     let chunks = chunks_of(&library, &book.id);
     let eligible = chunks.iter().filter(|c| c.end_page <= 8).count();
@@ -319,22 +324,12 @@ fn hybrid_is_page_bounded_with_a_full_top_k_and_fuses_by_rank() {
 #[test]
 fn lexical_mode_searches_a_book_of_another_embedder() {
     let store = Rc::new(MemoryStore::new());
-    let hashed = Library::new(
-        store.clone(),
-        Rc::new(HashedEmbedder::default()),
-        clock(),
-        small_chunks(),
-    );
+    let hashed = hashed_library(&store);
     add(&hashed);
     let none = Library::without_embedder(store.clone(), clock(), small_chunks());
     let found = search(&none, "bomb", 5, None, None).unwrap();
     assert!(!found.is_empty() && found.iter().all(|h| h.text.contains("bomb")));
-    let other = Library::new(
-        store,
-        Rc::new(Semantic(HashedEmbedder::default())),
-        clock(),
-        small_chunks(),
-    );
+    let other = semantic_library(&store);
     let err = search(&other, "bomb", 5, None, None).unwrap_err();
     assert_eq!(err.name(), "EmbedderMismatchError", "{err}");
     assert_eq!(
@@ -346,12 +341,7 @@ fn lexical_mode_searches_a_book_of_another_embedder() {
 #[test]
 fn a_book_stored_without_a_lexical_index_gets_one_built_and_saved() {
     let store = Rc::new(MemoryStore::new());
-    let library = Library::new(
-        store.clone(),
-        Rc::new(HashedEmbedder::default()),
-        clock(),
-        small_chunks(),
-    );
+    let library = hashed_library(&store);
     let book = add(&library);
     let (chunks, vectors) = block_on(store.book_content(&book.id)).unwrap();
     // The same book as a store from before lexical search holds it: no lexical index.
