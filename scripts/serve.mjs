@@ -7,44 +7,13 @@
 //
 //   node scripts/serve.mjs [--port 8080]     (PORT in the environment works too)
 import http from 'node:http';
-import { readFile, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { basename, dirname, extname, join, normalize, resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startMockServer } from '../tests/mock-server/server.mjs';
+import { serveFile } from './static.mjs';
 
 const root = resolve(fileURLToPath(import.meta.url), '../..');
-const TYPES = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.wasm': 'application/wasm',
-  '.ts': 'text/plain; charset=utf-8',
-  '.svg': 'image/svg+xml',
-};
-
-async function serveFile(res, base, relative) {
-  const path = normalize(join(base, relative));
-  if (path !== base && !path.startsWith(base + sep)) {
-    res.writeHead(403).end('forbidden');
-    return;
-  }
-  try {
-    const info = await stat(path);
-    const file = info.isDirectory() ? join(path, 'index.html') : path;
-    const body = await readFile(file);
-    res.writeHead(200, {
-      'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
-      'content-length': body.length,
-      'cache-control': 'no-store',
-    });
-    res.end(body);
-  } catch {
-    res.writeHead(404, { 'content-type': 'text/plain' }).end(`not found: ${relative}`);
-  }
-}
 
 /** wllama's browser files and the GGUF at `model`, if both are there. */
 function localModelFiles(model) {

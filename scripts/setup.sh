@@ -28,7 +28,7 @@ if [ "$have" != "$want" ]; then
   cargo install --force wasm-bindgen-cli --version "$want"
 fi
 
-if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/typescript ] || [ ! -d node_modules/binaryen ] || [ ! -d node_modules/@wllama/wllama ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/typescript ] || [ ! -d node_modules/binaryen ] || [ ! -d node_modules/@wllama/wllama ] || [ ! -d node_modules/vite ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing npm packages"
   npm ci --no-audit --no-fund
 fi
