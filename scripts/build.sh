@@ -18,6 +18,9 @@ build_module() { # <feature> <out-name> [wasm-bindgen flags…]
 }
 build_module page lectern
 build_module ingest lectern_ingest --no-typescript
+# wasm-bindgen's classes declare [Symbol.dispose]: name the lib that types it, so a consumer's
+# tsc with an ES2022 lib and skipLibCheck off accepts lectern.d.ts (tests/js/consumer.test.mjs).
+sed -i '1i /// <reference lib="esnext.disposable" />' pkg/lectern.d.ts
 # The ingestion worker's entry, beside lectern.js (it imports ./lectern_ingest.js).
 cp src/wasm/js/lectern_worker.js pkg/lectern_worker.js
 # The wllama adapter (import 'lectern/wllama'): plain JS, no wasm.
