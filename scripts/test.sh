@@ -45,5 +45,5 @@ step "4/5 TypeScript: tsc --noEmit --strict tests/types.ts against pkg/"
 npx --no-install tsc -p tests/tsconfig.json --noEmit --strict
 echo "types ok"
 
-step "5/5 JS tests: mock server wire formats, the demo page, the ingestion worker and the fault matrix in headless Chromium"
+step "5/5 JS tests: mock server wire formats, the package as a consumer installs it (Vite, a plain page, tsc), the widget, the reading site, the ingestion worker and the fault matrix in headless Chromium"
 node --test tests/js/
