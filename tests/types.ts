@@ -341,6 +341,17 @@ export async function approvals(lectern: Lectern, id: string): Promise<string> {
   return `${outcome.text} ${records.map((r) => `${r.name}:${r.decision}`).join(',')}`;
 }
 
+/** A widget handed an instance hears every turn's events, and retries a failed turn. */
+export async function subscribeAndRetry(lectern: Lectern, id: string): Promise<string> {
+  let text = '';
+  const unsubscribe: () => void = lectern.subscribe((event) => {
+    if (event.type === 'textDelta') text += event.text;
+  });
+  const outcome: SendOutcome = await lectern.retry(id, { signal: new AbortController().signal });
+  unsubscribe();
+  return outcome.status === 'completed' ? outcome.text : text;
+}
+
 export async function headless(lectern: Lectern): Promise<string> {
   const run: RunRecord = await lectern.runHeadless({ instruction: 'Summarise the inbox', tools: ['search'], maxIterations: 4, timeoutMs: 60_000 });
   const again: RunRecord = await lectern.run(run.runId);
