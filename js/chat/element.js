@@ -196,7 +196,13 @@ export class LecternChat extends HTMLElement {
     const key = `${this.#conversationId}`;
     if (this.#loadedFor === key) return;
     this.#loadedFor = key;
-    this.#loaded = this.#load().catch((error) => this.#failed(error));
+    this.#loaded = this.#load().catch((error) =>
+      this.#failed(error, () => {
+        this.#dropRetries();
+        this.#loadedFor = null;
+        this.#reload();
+      }),
+    );
   }
 
   async #load() {
@@ -348,10 +354,10 @@ export class LecternChat extends HTMLElement {
     this.#failed(error);
   }
 
-  /** Shows a failure with Retry (when retrying can help) and tells the host. */
-  #failed(error) {
+  /** Shows a failure with Retry (`again`, when retrying can help) and tells the host. */
+  #failed(error, again = () => this.#retry()) {
     const text = friendlyError(error);
-    const retry = retryable(error) && this.#conversationId ? () => this.#retry() : null;
+    const retry = retryable(error) && this.#conversationId ? again : null;
     this.#append(errorItem(text, error, retry));
     this.#announce(text);
     this.#scroll();

@@ -3,9 +3,12 @@
 const FRIENDLY = {
   AuthError: 'The model server refused the API key. Check it in Settings, then retry.',
   ConnectionError: 'Could not reach the model server. Check the connection and the base URL, then retry.',
-  RateLimitedError: 'The model server is busy (rate limit). Wait a moment, then retry.',
+  RateLimitError: 'The model server is busy (rate limit). Wait a moment, then retry.',
   TimeoutError: 'The answer took too long. Retry, or ask something shorter.',
-  ProviderError: 'The model server answered with an error. Retry in a moment.',
+  ApiError: 'The model server answered with an error. Retry in a moment.',
+  ProtocolError: 'The model server sent an answer Lectern could not read. Check the provider kind and base URL.',
+  ToolError: 'A tool failed. Retry in a moment.',
+  InternalError: 'Something broke inside the chat. Reload the page.',
   ConversationBusyError: 'Another tab is answering in this conversation. Retry when it is done.',
   ApprovalPendingError: 'A tool call is waiting for your decision above.',
   MaxIterationsError: 'The assistant took too many steps. Retry, or ask more precisely.',
@@ -24,5 +27,5 @@ export function friendlyError(error) {
 
 /** Whether `retry` can help after this error (it cannot after an abort or a pending approval). */
 export function retryable(error) {
-  return !['AbortError', 'ApprovalPendingError', 'ConfigError'].includes(error?.name);
+  return !['AbortError', 'ApprovalPendingError', 'ConfigError', 'InternalError', 'StorageError'].includes(error?.name);
 }

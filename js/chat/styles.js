@@ -22,6 +22,8 @@ a { color: var(--lectern-accent, #2563eb); }
 .tool-card pre, .approval-card pre { white-space: pre-wrap; margin: 0.25rem 0; max-height: 12rem; overflow: auto; }
 .approval-card { border-color: var(--lectern-accent, #2563eb); }
 .approval-card:focus { outline: 2px solid var(--lectern-accent, #2563eb); outline-offset: 2px; }
+.approval-card label { display: block; margin-top: 0.3rem; }
+.approval-card input.reason { width: 100%; font: inherit; }
 .approval-card textarea { width: 100%; font-family: ui-monospace, monospace; font-size: 0.9em; }
 .problem, .error { color: var(--lectern-error, #b91c1c); }
 .message.error { background: #fef2f2; }
