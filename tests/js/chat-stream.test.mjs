@@ -118,3 +118,42 @@ test('a tool call shows as a card with its arguments, result and duration', asyn
   assert.deepEqual(chat.problems, []);
   await chat.close();
 });
+
+test('the host API: lectern-send cancels, lectern-finish reports, working state shows, clear() starts anew', async () => {
+  const chat = await openChat(running);
+  const { page } = chat;
+  const ui = chatOf(page);
+  await page.evaluate(() => {
+    const element = document.querySelector('lectern-chat');
+    window.__finished = [];
+    element.addEventListener('lectern-send', (e) => e.detail.text.startsWith('/') && e.preventDefault());
+    document.body.addEventListener('lectern-finish', (e) => window.__finished.push(e.detail));
+  });
+  assert.equal(await page.evaluate(() => document.querySelector('lectern-chat').send('/help')), false, 'a cancelled send runs no turn');
+  assert.equal(await ui.user.count(), 0);
+  assert.equal((await chat.requests()).length, 0);
+
+  await page.evaluate(async () => {
+    const element = document.querySelector('lectern-chat');
+    await element.lectern.setWorkingState(element.conversationId, { chapter: 3, note: '<b>bold</b>' });
+  });
+  await ask(page, 'Where am I?');
+  await waitForAnswer(page, 'Mock reply to: Where am I?');
+  const finished = await page.evaluate(() => window.__finished);
+  assert.equal(finished.length, 1, 'lectern-finish bubbles out of the element once');
+  assert.equal(finished[0].text, 'Mock reply to: Where am I?');
+  assert.ok(finished[0].turnId && finished[0].usage.outputTokens > 0);
+  const working = ui.root.locator('details.working-state');
+  assert.equal(await working.isHidden(), false, 'show-working-state shows it');
+  assert.match(await working.locator('pre').textContent(), /"chapter": 3/);
+
+  const before = await page.evaluate(() => document.querySelector('lectern-chat').conversationId);
+  await page.evaluate(() => document.querySelector('lectern-chat').clear());
+  const after = await page.evaluate(() => document.querySelector('lectern-chat').conversationId);
+  assert.notEqual(after, before);
+  assert.equal(await ui.messages.count(), 0, 'a new, empty conversation');
+  const kept = await page.evaluate(async (id) => (await document.querySelector('lectern-chat').lectern.messages(id)).length, before);
+  assert.equal(kept, 2, 'the old conversation stays stored');
+  assert.deepEqual(chat.problems, []);
+  await chat.close();
+});
