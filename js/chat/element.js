@@ -351,18 +351,26 @@ export class LecternChat extends HTMLElement {
     }
     if (turn.message?.text) turn.message.end();
     else turn.message?.remove();
-    this.#failed(error);
+    const item = this.#failed(error);
+    // `retry` answers a trailing user message; after a tool step there is none: no Retry then.
+    const id = this.#conversationId;
+    this.#lectern
+      ?.messages(id)
+      .then((messages) => messages.at(-1)?.role !== 'user' && item.querySelector('button.retry')?.remove())
+      .catch(() => {});
   }
 
   /** Shows a failure with Retry (`again`, when retrying can help) and tells the host. */
   #failed(error, again = () => this.#retry()) {
     const text = friendlyError(error);
     const retry = retryable(error) && this.#conversationId ? again : null;
-    this.#append(errorItem(text, error, retry));
+    const item = errorItem(text, error, retry);
+    this.#append(item);
     this.#announce(text);
     this.#scroll();
     const detail = { conversationId: this.#conversationId, error: { name: error?.name ?? 'Error', message: String(error?.message ?? error) } };
     this.dispatchEvent(new CustomEvent('lectern-error', { detail, bubbles: true, composed: true }));
+    return item;
   }
 
   async #retry() {

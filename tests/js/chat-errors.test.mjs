@@ -114,3 +114,16 @@ test('the API key from the settings panel reaches the server and no storage of t
   assert.deepEqual(chat.problems, []);
   await chat.close();
 });
+
+test('a failure after a tool step offers no Retry (retry answers only a trailing user message)', async () => {
+  const chat = await openChat(running);
+  const { page } = chat;
+  await chat.script([{ toolCalls: [{ id: 'call_t', name: 'local_time', arguments: {} }] }, { fault: { status: 401 } }]);
+  const ui = chatOf(page);
+  await ask(page, 'What time is it?');
+  await ui.errors.first().waitFor();
+  await page.waitForFunction(() => !document.querySelector('lectern-chat').shadowRoot.querySelector('li.message.error button.retry'));
+  assert.equal(await ui.toolCards.count(), 1);
+  assert.match(await ui.errors.first().textContent(), /refused the API key/);
+  await chat.close();
+});
