@@ -162,6 +162,7 @@ export class LecternChat extends HTMLElement {
     const message = String(text ?? '').trim();
     if (!message || this.#turn || !this.#lectern) return false;
     await this.#loaded;
+    if (this.#turn) return false; // another send started meanwhile
     const conversationId = this.#conversationId;
     const allowed = this.dispatchEvent(new CustomEvent('lectern-send', { detail: { conversationId, text: message }, cancelable: true, bubbles: true, composed: true }));
     if (!allowed || !conversationId) return false;

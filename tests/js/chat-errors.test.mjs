@@ -127,3 +127,21 @@ test('a failure after a tool step offers no Retry (retry answers only a trailing
   assert.match(await ui.errors.first().textContent(), /refused the API key/);
   await chat.close();
 });
+
+test('key-storage="session" keeps the key in sessionStorage, and nowhere that outlives the tab', async () => {
+  const chat = await openChat(running);
+  const { page } = chat;
+  const KEY = 'sk-session-only-81c2';
+  await page.evaluate(() => document.querySelector('lectern-chat').setAttribute('key-storage', 'session'));
+  const settings = chatOf(page).root.locator('details.settings');
+  await settings.locator('summary').click();
+  await settings.locator('input[name="apiKey"]').fill(KEY);
+  await settings.locator('button[type="submit"]').click();
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
+  const where = await page.evaluate((key) => ({
+    session: Object.values(sessionStorage).filter((v) => v.includes(key)).length,
+    local: Object.values(localStorage).filter((v) => v.includes(key)).length,
+  }), KEY);
+  assert.deepEqual(where, { session: 1, local: 0 });
+  await chat.close();
+});
