@@ -12,19 +12,26 @@ use crate::error::{Error, Result};
 
 impl Library {
     /// The stored book `id` as one bundle ([`super::bundle`]): its record,
-    /// chunks, vectors (if it has any), lexical index and ANN snapshot;
+    /// chunks, vectors (if it has any), lexical index, ANN snapshot and pages;
     /// `NotFound` if there is none.
     pub async fn export_book(&self, id: &str) -> Result<Vec<u8>> {
         let book = self.book(id).await?;
         let (chunks, vectors) = self.store.book_content(id).await?;
         let lexical = lexical_bytes::encode(&self.load_lexical(id, &chunks).await?);
         let snapshot = self.store.index_snapshot(id).await?;
+        let mut pages = Vec::with_capacity(self.store.stored_page_count(id).await? as usize);
+        if pages.capacity() > 0 {
+            for number in 1..=book.page_count {
+                pages.extend(self.store.page(id, number).await?);
+            }
+        }
         Ok(encode_bundle(&BookBundle {
             book,
             chunks,
             vectors: (vectors.dims() > 0).then_some(vectors),
             lexical: Some(lexical),
             snapshot,
+            pages,
         }))
     }
 
@@ -71,6 +78,7 @@ impl Library {
                 &vectors,
                 bundle.snapshot.as_deref(),
                 Some(&lexical),
+                &bundle.pages,
             )
             .await?;
         Ok(book)

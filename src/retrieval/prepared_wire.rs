@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::chunk::Chunk;
 use super::lexical::encode as lexical_bytes;
+use super::pages::Page;
 use super::prepare::PreparedBook;
 use super::vector::VectorSet;
 use crate::error::{Error, Result};
@@ -28,6 +29,14 @@ struct WireBook {
     page_count: u32,
     chunks: Vec<WireChunk>,
     lexical: Vec<u8>,
+    pages: Vec<WirePage>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct WirePage {
+    number: u32,
+    text: String,
+    chapter: Option<String>,
 }
 
 /// Everything of `prepared` but its vectors, as bytes.
@@ -48,6 +57,15 @@ pub fn encode_prepared(prepared: &PreparedBook) -> Result<Vec<u8>> {
             })
             .collect(),
         lexical: lexical_bytes::encode(&prepared.lexical),
+        pages: prepared
+            .pages
+            .iter()
+            .map(|p| WirePage {
+                number: p.number,
+                text: p.text.clone(),
+                chapter: p.chapter.clone(),
+            })
+            .collect(),
     };
     postcard::to_allocvec(&wire).map_err(|e| Error::protocol(format!("cannot encode a prepared book: {e}")))
 }
@@ -87,6 +105,15 @@ pub fn decode_prepared(bytes: &[u8], vectors: VectorSet) -> Result<PreparedBook>
         chunks,
         vectors,
         lexical,
+        pages: wire
+            .pages
+            .into_iter()
+            .map(|p| Page {
+                number: p.number,
+                text: p.text,
+                chapter: p.chapter,
+            })
+            .collect(),
     })
 }
 
@@ -114,11 +141,17 @@ mod tests {
             chunks: vec![chunk(0, None), chunk(1, Some("CHAPTER I"))],
             vectors: vectors.clone(),
             lexical: crate::retrieval::lexical::LexicalIndex::build(["passage 0", "passage 1 日本語"]),
+            pages: vec![Page {
+                number: 3,
+                text: "page — 日本語".into(),
+                chapter: Some("CHAPTER I".into()),
+            }],
         };
         let bytes = encode_prepared(&prepared).unwrap();
         let back = decode_prepared(&bytes, vectors.clone()).unwrap();
         assert_eq!(back.chunks, prepared.chunks);
         assert_eq!(back.lexical, prepared.lexical);
+        assert_eq!(back.pages, prepared.pages);
         assert_eq!((back.id.as_str(), back.page_count), ("b1", 3));
         assert!(decode_prepared(&bytes[..bytes.len() / 2], vectors).is_err());
         assert!(decode_prepared(&bytes, VectorSet::new(2)).is_err());
