@@ -1,0 +1,73 @@
+// The reading site offline and installable: the first visit installs the service worker
+// (www/sw.js) and it takes control; Chromium finds the site installable (manifest, icons, a
+// worker with a fetch handler); a book is added; then the server is CLOSED and the context put
+// offline, and a reload still boots the site from the worker's cache, lists the book, shows its
+// page and answers with the demo model, which runs in the page.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { startDemo } from '../../scripts/serve.mjs';
+import { launchChromium } from './browser.mjs';
+
+test('after one visit the site installs, and works with the server gone and the network off', async () => {
+  const demo = await startDemo({ port: 0, localModel: null });
+  const browser = await launchChromium();
+  let serverUp = true;
+  try {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    await page.goto(demo.url);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30000 });
+    const cached = await page.evaluate(async () => {
+      const names = await caches.keys();
+      const shell = await caches.open(names.find((n) => n.startsWith('lectern-site-')));
+      return { names, urls: (await shell.keys()).map((r) => new URL(r.url).pathname) };
+    });
+    for (const url of ['/', '/app.js', '/pkg/lectern.js', '/pkg/lectern_bg.wasm', '/pkg/lectern_worker.js', '/manifest.webmanifest', '/icons/icon-512.png']) {
+      assert.ok(cached.urls.includes(url), `${url} is precached (${cached.urls.length} URLs)`);
+    }
+
+    const cdp = await context.newCDPSession(page);
+    const { installabilityErrors } = await cdp.send('Page.getInstallabilityErrors');
+    const errors = installabilityErrors.map((e) => e.errorId).filter((id) => id !== 'in-incognito');
+    assert.deepEqual(errors, [], 'Chromium finds the site installable');
+
+    await page.getByRole('button', { name: 'Open the sample book' }).click();
+    await page.waitForFunction(() => window.lecternSite.book !== null, null, { timeout: 60000 });
+    const book = await page.evaluate(() => window.lecternSite.book);
+    await page.waitForFunction(() => document.querySelector('#page-number').textContent.startsWith('Page 1 of'));
+    const firstPage = await page.textContent('#page-text');
+
+    await demo.close();
+    serverUp = false;
+    await context.setOffline(true);
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+    assert.equal(await page.textContent('#book-title'), book.title);
+    assert.equal(await page.textContent('#page-text'), firstPage, 'the page comes from IndexedDB, offline');
+    assert.equal(await page.$$eval('#books li', (rows) => rows.length), 1);
+    assert.match(await page.inputValue('#model-choice'), /^demo$/);
+
+    const question = `What about ${firstPage.match(/[A-Za-z]{7,}/g)[2]}?`;
+    const answer = await page.evaluate(async (question) => {
+      const { lectern, book } = window.lecternSite;
+      const conversation = (await lectern.conversations()).find((c) => c.bookId === book.id);
+      const outcome = await lectern.send(conversation.id, question);
+      const messages = await lectern.messages(conversation.id);
+      return { text: outcome.text, tools: messages.filter((m) => m.role === 'tool').length };
+    }, question);
+    assert.match(answer.text, /^Demo model \(no AI\)/);
+    assert.match(answer.text, /From pages? 1/, `it quotes page 1 (never past the reader's page): ${answer.text}`);
+    assert.equal(answer.tools, 1, 'it searched the book once');
+    await mkdir('.test-artifacts', { recursive: true });
+    await page.screenshot({ path: '.test-artifacts/site-offline.png', fullPage: true });
+    assert.deepEqual(problems, []);
+    await context.close();
+  } finally {
+    await browser.close();
+    if (serverUp) await demo.close();
+  }
+});
