@@ -128,7 +128,13 @@ async function boot() {
       }
     },
   });
-  await useModel(initialChoice(choices));
+  const first = initialChoice(choices);
+  await useModel(first).catch(async (error) => {
+    // The in-browser model (or a remembered choice) failed to start: the demo model always can.
+    console.warn(`${first.label}:`, error);
+    await useModel(choices.find((c) => c.id === 'demo'));
+    $('#model-status').textContent = `${first.label} failed (${error.message}); answering: Demo model (no AI)`;
+  });
   const books = await refreshLibrary();
   const saved = localStorage.getItem(BOOK_KEY);
   await openBook(books.find((b) => b.id === saved)?.id ?? books.at(-1)?.id ?? null);

@@ -2,10 +2,11 @@
 // (www/sw.js) and it takes control; Chromium finds the site installable (manifest, icons, a
 // worker with a fetch handler); a book is added; then the server is CLOSED and the context put
 // offline, and a reload still boots the site from the worker's cache, lists the book, shows its
-// page and answers with the demo model, which runs in the page.
+// page and answers with the demo model, which runs in the page. A changed shell is an update
+// that waits for the reader's "Reload", then replaces the old cache.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat, utimes } from 'node:fs/promises';
 import { startDemo } from '../../scripts/serve.mjs';
 import { launchChromium } from './browser.mjs';
 
@@ -69,5 +70,42 @@ test('after one visit the site installs, and works with the server gone and the 
   } finally {
     await browser.close();
     if (serverUp) await demo.close();
+  }
+});
+
+test('a changed shell waits for "Update ready — Reload", then replaces the old cache', async () => {
+  const demo = await startDemo({ port: 0, localModel: null });
+  const browser = await launchChromium();
+  const touched = new URL('../../www/site/progress.js', import.meta.url);
+  const { atime, mtime } = await stat(touched);
+  try {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(demo.url);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30000 });
+    const shells = () => page.evaluate(async () => (await caches.keys()).filter((n) => n.startsWith('lectern-site-')));
+    const [old] = await shells();
+    assert.ok(await page.isHidden('#update'), 'the first install offers no update');
+
+    await utimes(touched, atime, new Date(mtime.getTime() + 60_000)); // a rebuilt file: a new hash
+    await page.evaluate(() => {
+      window.__sameDocument = true;
+      return navigator.serviceWorker.getRegistration().then((r) => r.update());
+    });
+    await page.waitForSelector('#update', { state: 'visible', timeout: 30000 });
+    assert.equal(await page.evaluate(() => window.__sameDocument), true, 'nothing reloads by itself');
+
+    await Promise.all([page.waitForEvent('load', { timeout: 30000 }), page.getByRole('button', { name: 'Reload' }).click()]);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+    assert.equal(await page.evaluate(() => window.__sameDocument), undefined, 'the reload came');
+    const now = await shells();
+    assert.equal(now.length, 1, `one shell cache: ${now}`);
+    assert.notEqual(now[0], old, 'the new one');
+    await context.close();
+  } finally {
+    await utimes(touched, atime, mtime);
+    await browser.close();
+    await demo.close();
   }
 });

@@ -6,11 +6,13 @@ const $ = (selector) => document.querySelector(selector);
 export async function registerServiceWorker(isBusy) {
   if (!('serviceWorker' in navigator)) return;
   const registration = await navigator.serviceWorker.register('/sw.js', { scope: '/' });
+  let updating = false;
   const offer = (worker) => {
     if (!worker || !navigator.serviceWorker.controller) return; // the first install needs no reload
     $('#update').hidden = false;
     $('#update-reload').onclick = async () => {
       while (isBusy()) await new Promise((r) => setTimeout(r, 250));
+      updating = true;
       worker.postMessage('skipWaiting');
     };
   };
@@ -21,12 +23,10 @@ export async function registerServiceWorker(isBusy) {
       if (worker.state === 'installed') offer(worker);
     });
   });
-  let reloading = false;
-  const hadController = Boolean(navigator.serviceWorker.controller);
   navigator.serviceWorker.addEventListener('controllerchange', () => {
-    // The first visit's worker claiming the page is no update: no reload then.
-    if (!hadController || reloading) return;
-    reloading = true;
+    // Only the update the reader asked for reloads (the first visit's worker claiming the page does not).
+    if (!updating) return;
+    updating = false;
     location.reload();
   });
 }
