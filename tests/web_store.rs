@@ -153,7 +153,10 @@ async fn a_version_1_database_is_upgraded_in_place() {
     drop(store);
     let db = factory.open(&name, None).unwrap().await.unwrap();
     assert_eq!(db.version().unwrap(), lectern::storage::INDEXEDDB_SCHEMA_VERSION);
-    assert!(db.store_names().contains(&"pages".to_owned()), "the version-5 pages store exists");
+    assert!(
+        db.store_names().contains(&"pages".to_owned()),
+        "the version-5 pages store exists"
+    );
     db.close();
     IndexedDbStore::delete_database(&name).await.unwrap();
 }

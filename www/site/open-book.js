@@ -37,12 +37,12 @@ export function wireOpening({ open, openSample }) {
 
 /** The sample book the server offers: the Thursday fixture when present, else the short text in /samples/. */
 export async function sampleFile() {
-  for (const [url, title] of [
-    ['/samples/thursday.txt', 'The Man Who Was Thursday'],
-    ['/samples/sample.txt', 'The Sample'],
+  for (const [url, title, author] of [
+    ['/samples/thursday.txt', 'The Man Who Was Thursday', 'G. K. Chesterton'],
+    ['/samples/sample.txt', "A few of Aesop's Fables", 'Aesop'],
   ]) {
     const response = await fetch(url).catch(() => null);
-    if (response?.ok) return { title, text: await response.text() };
+    if (response?.ok) return { title, author, text: await response.text() };
   }
   throw new Error('the server offers no sample book');
 }
