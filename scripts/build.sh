@@ -23,6 +23,8 @@ cp src/wasm/js/lectern_worker.js pkg/lectern_worker.js
 # The wllama adapter (import 'lectern/wllama'): plain JS, no wasm.
 cp js/wllama.js pkg/lectern_wllama.js
 cp js/wllama.d.ts pkg/lectern_wllama.d.ts
+# The <lectern-chat> widget (import 'lectern/chat'): plain JS modules, no wasm.
+cp -r js/chat pkg/chat
 # binaryen from npm: Debian's wasm-opt (108) corrupts wasm-bindgen's externref table.
 wasm_opt=node_modules/.bin/wasm-opt
 for wasm in pkg/lectern_bg.wasm pkg/lectern_ingest_bg.wasm; do

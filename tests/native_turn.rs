@@ -322,3 +322,76 @@ fn empty_message_is_a_config_error_before_anything_is_written() {
         assert!(h.store.messages(&conv.id).await.unwrap().is_empty());
     });
 }
+
+#[test]
+fn retry_reruns_the_trailing_user_message_without_storing_it_again() {
+    futures::executor::block_on(async {
+        let h = harness(true);
+        h.transport.push(RecordedResponse::status(
+            401,
+            r#"{"error":{"message":"bad key"}}"#,
+        ));
+        h.transport.push(text_stream(&["Second", " try"]));
+        let conv = h
+            .agent
+            .create_conversation(NewConversation::default())
+            .await
+            .unwrap();
+        send(&h, &conv.id, "Hello", &EventSink::none()).await.unwrap_err();
+        let (sink, seen) = recording_sink();
+
+        let reply = h
+            .agent
+            .retry(&conv.id, &SendOptions::default(), &sink)
+            .await
+            .unwrap();
+
+        assert_eq!(reply.text, "Second try");
+        assert!(seen
+            .borrow()
+            .iter()
+            .any(|k| matches!(k, EventKind::TextDelta { text } if text == "Second")));
+        let messages = h.store.messages(&conv.id).await.unwrap();
+        let stored: Vec<(Role, &str)> = messages.iter().map(|m| (m.role, m.content.as_str())).collect();
+        assert_eq!(stored, [(Role::User, "Hello"), (Role::Assistant, "Second try")]);
+        let body = &h.transport.request_bodies()[1];
+        assert_eq!(
+            body["messages"],
+            serde_json::json!([
+                {"role": "system", "content": "You are a test."},
+                {"role": "user", "content": "Hello"}
+            ])
+        );
+    });
+}
+
+#[test]
+fn retry_without_a_trailing_user_message_is_a_config_error_and_writes_nothing() {
+    futures::executor::block_on(async {
+        let h = harness(true);
+        h.transport.push(text_stream(&["Done."]));
+        let conv = h
+            .agent
+            .create_conversation(NewConversation::default())
+            .await
+            .unwrap();
+        let empty = h
+            .agent
+            .retry(&conv.id, &SendOptions::default(), &EventSink::none())
+            .await
+            .unwrap_err();
+        assert_eq!(empty.error.name(), "ConfigError");
+        send(&h, &conv.id, "Hello", &EventSink::none()).await.unwrap();
+
+        let answered = h
+            .agent
+            .retry(&conv.id, &SendOptions::default(), &EventSink::none())
+            .await
+            .unwrap_err();
+
+        assert_eq!(answered.error.name(), "ConfigError");
+        assert!(answered.error.to_string().contains("not a user message"));
+        assert_eq!(h.store.messages(&conv.id).await.unwrap().len(), 2);
+        assert_eq!(h.transport.requests().len(), 1);
+    });
+}

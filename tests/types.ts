@@ -30,6 +30,7 @@ import init, {
   type StorageUsage,
 } from 'lectern';
 import { loadWllamaModel, wllamaProvider, type WllamaLike, type WllamaLoadProgress } from 'lectern/wllama';
+import { LecternChat, safeHref, type ChatMention, type LecternChatEventMap } from 'lectern/chat';
 
 export async function readmeExample(port: number): Promise<void> {
   await init();
@@ -343,6 +344,41 @@ export async function approvals(lectern: Lectern, id: string): Promise<string> {
   for (const turn of waiting) await lectern.cancelPending(turn.turnId);
   const records: ToolCallRecord[] = await lectern.toolCalls(id);
   return `${outcome.text} ${records.map((r) => `${r.name}:${r.decision}`).join(',')}`;
+}
+
+/** <lectern-chat>: typed by tag name, properties, methods and event details. */
+export async function chatWidget(lectern: Lectern): Promise<string | null> {
+  const chat: LecternChat | null = document.querySelector('lectern-chat');
+  if (!chat) return null;
+  const mentions: ChatMention[] = [{ type: 'person', id: 'syme', label: 'Gabriel Syme' }];
+  chat.lectern = lectern;
+  chat.mentions = mentions;
+  chat.conversationId = (await lectern.createConversation({ title: 'Widget' })).id;
+  chat.settings = { kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2', stream: true };
+  chat.addEventListener('lectern-finish', (event) => console.log(event.detail.turnId, event.detail.usage.inputTokens));
+  chat.addEventListener('lectern-settings-change', (event) => console.log(event.detail.apiKey.length));
+  chat.addEventListener('lectern-send', (event) => event.detail.text.startsWith('/') && event.preventDefault());
+  const approval: LecternChatEventMap['lectern-approval']['detail'] = { conversationId: '', turnId: '', calls: [] };
+  await chat.ready;
+  const sent: boolean = await chat.send('Hello');
+  chat.stop();
+  await chat.clear();
+  chat.focus();
+  const created = document.createElement('lectern-chat');
+  // @ts-expect-error: lectern must be a Lectern instance.
+  created.lectern = 'not an instance';
+  return `${sent} ${approval.calls.length} ${safeHref('https://example.org') ?? ''} ${chat instanceof LecternChat}`;
+}
+
+/** A widget handed an instance hears every turn's events, and retries a failed turn. */
+export async function subscribeAndRetry(lectern: Lectern, id: string): Promise<string> {
+  let text = '';
+  const unsubscribe: () => void = lectern.subscribe((event) => {
+    if (event.type === 'textDelta') text += event.text;
+  });
+  const outcome: SendOutcome = await lectern.retry(id, { signal: new AbortController().signal });
+  unsubscribe();
+  return outcome.status === 'completed' ? outcome.text : text;
 }
 
 export async function headless(lectern: Lectern): Promise<string> {

@@ -25,6 +25,7 @@ mod locks;
 mod mentions;
 pub mod prompts;
 mod result;
+mod retry;
 mod state;
 mod system_prompt;
 mod tool_step;

@@ -99,6 +99,17 @@ impl Agent {
             ))
             .into());
         }
+        self.run_turn(conversation_id, Some(text), options, events).await
+    }
+
+    /// A turn for `text` (stored first), or, with `None`, for the trailing user message (a retry).
+    pub(super) async fn run_turn(
+        &self,
+        conversation_id: &str,
+        text: Option<&str>,
+        options: &SendOptions,
+        events: &EventSink,
+    ) -> Result<TurnResult, TurnError> {
         let _turn = self.acquire(conversation_id).await?;
         let conversation = self
             .store
@@ -106,6 +117,10 @@ impl Agent {
             .await?
             .ok_or_else(|| Error::not_found("conversation", conversation_id))?;
         self.refuse_if_paused(conversation_id).await?;
+        let (text, store_user) = match text {
+            Some(text) => (text.to_owned(), true),
+            None => (self.trailing_user_text(conversation_id).await?, false),
+        };
         let user_id = options.user_id.clone().or_else(|| self.config.user_id.clone());
         let scope = TurnScope {
             conversation_id,
@@ -122,11 +137,13 @@ impl Agent {
         };
         let limit = self.turn_limit(&state);
         let outcome = within(&*self.clock, limit, async {
-            let now = self.clock.now_ms();
-            let user = Message::new(new_id(now), conversation_id, Role::User, text, now);
-            self.store.append_messages(vec![user]).await?;
+            if store_user {
+                let now = self.clock.now_ms();
+                let user = Message::new(new_id(now), conversation_id, Role::User, text.as_str(), now);
+                self.store.append_messages(vec![user]).await?;
+            }
             state.mentions = self.resolve_mentions(&options.mentions, scope.cancel).await?;
-            state.passages = self.retrieve_for_turn(&conversation, text, scope.cancel).await?;
+            state.passages = self.retrieve_for_turn(&conversation, &text, scope.cancel).await?;
             self.run_loop(&scope, conversation, &mut state).await
         })
         .await;

@@ -13,6 +13,7 @@ use super::event_stream::{async_iterable, EventQueue};
 use super::ingest_worker::Ingestion;
 use super::js::{error_to_js, from_js, string_arg, to_js};
 use super::js_tool::JsTool;
+use super::listeners::Listeners;
 use super::mention_resolver::JsMentionResolver;
 use super::options::{read_options, OpenOptions};
 use super::panic_guard::{self, check_js, guarded_promise};
@@ -55,7 +56,8 @@ pub(super) struct Inner {
     pub(super) agent: Agent,
     provider: ProviderConfig,
     database: Option<Rc<IndexedDbStore>>,
-    on_event: Option<Function>,
+    /// `onEvent` and the `subscribe`rs.
+    pub(super) listeners: Rc<Listeners>,
     pub(super) friendly_errors: bool,
     closed: Cell<bool>,
     /// Where `addBook` runs: Lectern's worker, or the page.
@@ -63,11 +65,9 @@ pub(super) struct Inner {
 }
 
 impl Inner {
-    /// Hands an event that belongs to no turn (`ingestProgress`) to `onEvent`.
+    /// Hands an event that belongs to no turn (`ingestProgress`) to the listeners.
     pub(super) fn emit_raw(&self, event: &JsValue) {
-        if let Some(callback) = &self.on_event {
-            let _ = callback.call1(&JsValue::NULL, event);
-        }
+        self.listeners.emit(event);
     }
 
     pub(super) fn ensure_open(&self) -> Result<()> {
@@ -87,18 +87,17 @@ impl Inner {
         Ok(())
     }
 
-    /// A sink that hands events to `onEvent` and to `also`, building nothing if neither listens.
+    /// A sink that hands events to the listeners (those subscribed when each
+    /// event comes, so one that subscribes mid-turn hears the rest) and to `also`.
     pub(super) fn sink(&self, also: Option<ExtraListener>) -> EventSink {
-        let callback = self.on_event.clone();
-        if callback.is_none() && also.is_none() {
-            return EventSink::none();
-        }
+        let listeners = self.listeners.clone();
         EventSink::new(move |event: Event| {
+            if listeners.is_empty() && also.is_none() {
+                return;
+            }
             if let Ok(value) = to_js(&event) {
-                if let Some(callback) = &callback {
-                    // A callback that throws must not break the turn.
-                    let _ = callback.call1(&JsValue::NULL, &value);
-                }
+                // A listener that throws must not break the turn.
+                listeners.emit(&value);
                 if let Some(also) = &also {
                     also(&value);
                 }
@@ -162,14 +161,14 @@ pub(super) fn turn_outcome(
     }
 }
 
-/// Opens the IndexedDB store; when another tab's upgrade closes it, `onEvent` gets `storageClosed`.
-async fn open_store(name: &str, options: &OpenOptions, on_event: Option<Function>) -> Result<IndexedDbStore> {
+/// Opens the IndexedDB store; when another tab's upgrade closes it, the listeners get `storageClosed`.
+async fn open_store(name: &str, options: &OpenOptions, listeners: Rc<Listeners>) -> Result<IndexedDbStore> {
     let settings = IndexedDbOptions {
         blocked_timeout_ms: options.blocked_timeout_ms.unwrap_or(DEFAULT_BLOCKED_TIMEOUT_MS),
         ..IndexedDbOptions::default()
     };
     let store = IndexedDbStore::open_with(name, &settings).await?;
-    if let Some(callback) = on_event {
+    {
         let db_name = name.to_owned();
         store.set_close_listener(Box::new(move |new_version| {
             let event = serde_json::json!({
@@ -179,7 +178,7 @@ async fn open_store(name: &str, options: &OpenOptions, on_event: Option<Function
                 "newVersion": new_version,
             });
             if let Ok(value) = to_js(&event) {
-                let _ = callback.call1(&JsValue::NULL, &value);
+                listeners.emit(&value);
             }
         }));
     }
@@ -207,9 +206,10 @@ impl Lectern {
         let opened = async {
             let (options, mut callbacks) = read_options(&options)?;
             let config = options.agent_config(std::mem::take(&mut callbacks.policy_functions))?;
+            let listeners = Rc::new(Listeners::with(callbacks.on_event.take()));
             let (store, books, database): (Rc<dyn Store>, Rc<dyn BookStore>, _) = match &options.db_name {
                 Some(name) => {
-                    let db = Rc::new(open_store(name, &options, callbacks.on_event.clone()).await?);
+                    let db = Rc::new(open_store(name, &options, listeners.clone()).await?);
                     (db.clone(), db.clone(), Some(db))
                 }
                 None => {
@@ -271,7 +271,7 @@ impl Lectern {
                     agent,
                     provider: options.provider,
                     database,
-                    on_event: callbacks.on_event,
+                    listeners,
                     friendly_errors: options.friendly_errors,
                     closed: Cell::new(false),
                     ingestion,

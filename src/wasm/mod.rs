@@ -39,13 +39,19 @@ mod js_tool;
 #[cfg(feature = "page")]
 mod lectern;
 #[cfg(feature = "page")]
+mod listeners;
+#[cfg(feature = "page")]
 mod mention_resolver;
 #[cfg(feature = "page")]
 mod options;
 #[cfg(feature = "page")]
+mod retry_api;
+#[cfg(feature = "page")]
 mod send_options;
 #[cfg(feature = "page")]
 mod storage_api;
+#[cfg(feature = "page")]
+mod subscribe_api;
 #[cfg(feature = "test-support")]
 mod test_support;
 #[cfg(feature = "page")]

@@ -1,0 +1,453 @@
+// <lectern-chat>: lifecycle, properties, methods, and the turn: send, stream, tools,
+// approvals, stop, errors with Retry. The pieces it shows live in their own modules.
+import { approvalCard } from './approval-card.js';
+import { h, prettyJson } from './dom.js';
+import { friendlyError, retryable } from './errors.js';
+import { MentionList } from './mentions.js';
+import { KeyStore, settingsPanel } from './settings.js';
+import { styleSheet } from './styles.js';
+import { toolCard } from './tool-card.js';
+import { StreamingMessage, assistantMessage, errorItem, markStopped, usageLine, userMessage } from './transcript.js';
+import { Usage } from './usage.js';
+
+/** Errors of a decision the engine refused before going on: shown in the card, which stays. */
+const DECISION_REFUSED = new Set(['InvalidArgumentsError', 'ConfigError', 'AlreadyResolvedError', 'ApprovalExpiredError', 'NotFoundError']);
+const PROPERTIES = ['lectern', 'conversationId', 'mentions', 'settings'];
+
+export class LecternChat extends HTMLElement {
+  static observedAttributes = ['conversation-id', 'placeholder', 'show-working-state', 'key-storage'];
+
+  #lectern = null;
+  #conversationId = null;
+  #mentionItems = [];
+  #settings = {};
+  #unsubscribe = null;
+  #turn = null;
+  #cards = new Map();
+  /** Arguments of the calls shown in approval cards, by call id. */
+  #asked = new Map();
+  #stepCost = undefined;
+  #session = new Usage();
+  #loaded = Promise.resolve();
+  #loadedFor = null;
+  #keys = new KeyStore(false);
+  #ui;
+
+  constructor() {
+    super();
+    const root = this.attachShadow({ mode: 'open' });
+    root.adoptedStyleSheets = [styleSheet()];
+    this.#ui = this.#view();
+    root.append(this.#ui.frame);
+  }
+
+  #view() {
+    const input = h('textarea', { id: 'input', part: 'input', rows: 2, placeholder: 'Ask something — Enter sends, Shift+Enter for a new line' });
+    const mentions = new MentionList(input, () => this.#mentionItems);
+    const send = h('button', { type: 'button', part: 'send', class: 'send', onclick: () => this.send(input.value) }, 'Send');
+    const stop = h('button', { type: 'button', part: 'stop', class: 'stop', hidden: true, onclick: () => this.stop() }, 'Stop');
+    input.addEventListener('keydown', (event) => this.#keydown(event, mentions));
+    input.addEventListener('input', () => mentions.update());
+    input.addEventListener('blur', () => mentions.close());
+    const settings = settingsPanel((value) => this.#saveSettings(value));
+    const transcript = h('ol', { part: 'transcript', class: 'transcript', role: 'log', 'aria-label': 'Conversation' });
+    const working = h('details', { part: 'working-state', class: 'working-state', hidden: true }, h('summary', {}, 'Working state'), h('pre'));
+    const total = h('span', { part: 'usage-total', class: 'total' });
+    const status = h('div', { role: 'status', class: 'visually-hidden', part: 'status' });
+    const frame = h('div', { class: 'frame', part: 'frame' },
+      settings.panel, working, transcript,
+      h('div', { part: 'composer', class: 'composer' }, h('label', { class: 'visually-hidden', for: 'input' }, 'Message'), mentions.list, input, send, stop),
+      h('div', { class: 'footer' }, total), status);
+    return { frame, input, mentions, send, stop, settings, transcript, working, total, status };
+  }
+
+  connectedCallback() {
+    for (const name of PROPERTIES) {
+      if (Object.prototype.hasOwnProperty.call(this, name)) {
+        const value = this[name];
+        delete this[name];
+        this[name] = value;
+      }
+    }
+    this.#subscribe();
+    this.#reload();
+  }
+
+  disconnectedCallback() {
+    this.#unsubscribe?.();
+    this.#unsubscribe = null;
+    // A move (disconnect, then connect again at once) must not kill the running turn.
+    queueMicrotask(() => {
+      if (!this.isConnected) this.#turn?.controller?.abort();
+    });
+  }
+
+  attributeChangedCallback(name, _old, value) {
+    if (name === 'conversation-id' && value !== this.#conversationId) this.conversationId = value;
+    else if (name === 'placeholder') this.#ui.input.placeholder = value ?? '';
+    else if (name === 'show-working-state') this.#showWorkingState();
+    else if (name === 'key-storage') this.#keys = new KeyStore(value === 'session');
+  }
+
+  /** The `Lectern` instance the chat talks to; setting it (again, after new settings) reloads. */
+  get lectern() {
+    return this.#lectern;
+  }
+  set lectern(value) {
+    this.#unsubscribe?.();
+    this.#unsubscribe = null;
+    this.#lectern = value ?? null;
+    this.#loadedFor = null;
+    this.#subscribe();
+    this.#reload();
+  }
+
+  /** The conversation shown; without one the chat creates one when it gets its `lectern`. */
+  get conversationId() {
+    return this.#conversationId;
+  }
+  set conversationId(value) {
+    const id = value ? String(value) : null;
+    if (id === this.#conversationId) return;
+    this.#conversationId = id;
+    this.#loadedFor = null;
+    this.#reload();
+  }
+
+  /** `[{ type, id, label }]` offered after `@` in the input. */
+  get mentions() {
+    return this.#mentionItems;
+  }
+  set mentions(value) {
+    this.#mentionItems = Array.isArray(value) ? value : [];
+  }
+
+  /** `{ kind, baseUrl, model, stream }` shown in the settings panel (the key is never read from here). */
+  get settings() {
+    return { ...this.#settings };
+  }
+  set settings(value) {
+    const { apiKey: _ignored, ...rest } = value ?? {};
+    this.#settings = rest;
+    this.#ui.settings.fill(rest, this.#keys.get());
+  }
+
+  /** Resolves once the history of the current conversation is shown. */
+  get ready() {
+    return this.#loaded;
+  }
+
+  /** Focuses the message input. */
+  focus(options) {
+    this.#ui.input.focus(options);
+  }
+
+  /** Starts a new conversation (on the same book, if any); the old one stays stored. */
+  async clear() {
+    if (!this.#lectern) return;
+    this.stop();
+    const current = (await this.#lectern.conversations()).find((c) => c.id === this.#conversationId);
+    const created = await this.#lectern.createConversation(current?.bookId ? { bookId: current.bookId } : {});
+    this.conversationId = created.id;
+    await this.#loaded;
+  }
+
+  /** Aborts the running turn; what streamed stays. */
+  stop() {
+    this.#turn?.controller?.abort();
+  }
+
+  /** Sends `text` as the user; resolves with whether a turn ran. */
+  async send(text) {
+    const message = String(text ?? '').trim();
+    if (!message || this.#turn || !this.#lectern) return false;
+    await this.#loaded;
+    if (this.#turn) return false; // another send started meanwhile
+    const conversationId = this.#conversationId;
+    const allowed = this.dispatchEvent(new CustomEvent('lectern-send', { detail: { conversationId, text: message }, cancelable: true, bubbles: true, composed: true }));
+    if (!allowed || !conversationId) return false;
+    const mentions = this.#ui.mentions.take(message);
+    this.#ui.input.value = '';
+    this.#dropRetries();
+    this.#append(userMessage(message));
+    const options = mentions.length ? { mentions } : {};
+    await this.#runTurn((signal) => this.#lectern.send(conversationId, message, { ...options, signal }));
+    return true;
+  }
+
+  #keydown(event, mentions) {
+    if (mentions.keydown(event)) return;
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      this.send(this.#ui.input.value);
+    } else if (event.key === 'Escape' && this.#turn) {
+      event.preventDefault();
+      this.stop();
+    }
+  }
+
+  #subscribe() {
+    if (this.#unsubscribe || !this.#lectern || !this.isConnected) return;
+    this.#unsubscribe = this.#lectern.subscribe((event) => this.#onEvent(event));
+  }
+
+  /** Shows the conversation's history, tool calls and pending approvals (once per lectern + conversation). */
+  #reload() {
+    if (!this.isConnected || !this.#lectern) return;
+    const key = `${this.#conversationId}`;
+    if (this.#loadedFor === key) return;
+    this.#loadedFor = key;
+    this.#loaded = this.#load().catch((error) =>
+      this.#failed(error, () => {
+        this.#dropRetries();
+        this.#loadedFor = null;
+        this.#reload();
+      }),
+    );
+  }
+
+  async #load() {
+    const lectern = this.#lectern;
+    this.#ui.transcript.setAttribute('aria-busy', 'true');
+    if (!this.#conversationId) {
+      this.#conversationId = (await lectern.createConversation({ title: 'Chat' })).id;
+      this.#loadedFor = this.#conversationId;
+    }
+    const id = this.#conversationId;
+    const [messages, records, pending] = await Promise.all([lectern.messages(id), lectern.toolCalls(id), lectern.pendingApprovals(id)]);
+    if (lectern !== this.#lectern || id !== this.#conversationId) return;
+    this.#session = new Usage();
+    this.#cards.clear();
+    this.#ui.total.textContent = '';
+    const recorded = new Map(records.map((r) => [r.id, r]));
+    const items = [];
+    for (const message of messages) {
+      if (message.role === 'user') items.push(userMessage(message.content));
+      else if (message.role === 'assistant') {
+        if (message.content) items.push(assistantMessage(message.content, { interrupted: message.interrupted }));
+        for (const call of message.toolCalls ?? []) {
+          const record = recorded.get(call.id);
+          if (!record || record.decision === 'pending') continue;
+          const { card, update } = toolCard({ callId: call.id, toolName: call.name, arguments: record.arguments });
+          update(record);
+          items.push(card);
+        }
+      }
+    }
+    for (const turn of pending) {
+      for (const call of turn.calls) this.#asked.set(call.callId, call.arguments);
+      items.push(this.#approvalCard(turn.turnId, turn.calls));
+    }
+    this.#ui.transcript.replaceChildren(...items);
+    this.#ui.transcript.setAttribute('aria-busy', 'false');
+    this.#scroll();
+    await this.#showWorkingState();
+  }
+
+  #onEvent(event) {
+    if (!event || event.conversationId !== this.#conversationId) return;
+    const turn = this.#turn ?? (this.#turn = { controller: null, message: null, usage: new Usage(), passive: true });
+    switch (event.type) {
+      case 'textDelta':
+        if (!turn.message) {
+          turn.message = new StreamingMessage();
+          this.#append(turn.message.item);
+        }
+        turn.message.append(event.text);
+        this.#scroll();
+        break;
+      case 'tokenUsage':
+        turn.usage.add(event);
+        this.#stepCost = event.costUsd;
+        break;
+      case 'toolInvocation': {
+        if (turn.message?.text) turn.message.end();
+        else turn.message?.remove();
+        turn.message = null;
+        const { card, update } = toolCard({ callId: event.callId, toolName: event.toolName, arguments: event.arguments, costUsd: this.#stepCost });
+        this.#cards.set(event.callId, update);
+        this.#append(card);
+        break;
+      }
+      case 'toolResult': {
+        // A rejected call never ran (no toolInvocation): its card comes with its result.
+        if (!this.#cards.has(event.callId)) {
+          const { card, update } = toolCard({ callId: event.callId, toolName: event.toolName, arguments: this.#asked.get(event.callId) ?? '' });
+          this.#cards.set(event.callId, update);
+          this.#append(card);
+        }
+        this.#cards.get(event.callId)(event);
+        break;
+      }
+      case 'approvalRequested':
+        if (turn.passive) {
+          if (turn.message?.text) turn.message.end();
+          else turn.message?.remove();
+          this.#turn = null;
+          this.#showApproval(event.turnId, event.calls, false);
+        }
+        break;
+      case 'finish':
+      case 'error':
+        if (turn.passive) {
+          turn.message?.end(event.type === 'finish' ? event.text : undefined);
+          this.#turn = null;
+        }
+        break;
+    }
+  }
+
+  /** Runs one turn (`start(signal)` returns its promise) and shows what came of it. */
+  async #runTurn(start, { refused } = {}) {
+    const controller = new AbortController();
+    const turn = { controller, message: null, usage: new Usage(), passive: false };
+    this.#turn = turn;
+    this.#busy(true);
+    let outcome = null;
+    let error = null;
+    try {
+      outcome = await start(controller.signal);
+      if (outcome && outcome.success === false) error = outcome.error;
+    } catch (thrown) {
+      error = thrown;
+    }
+    this.#turn = null;
+    this.#busy(false);
+    if (error && refused?.(error)) {
+      turn.message?.remove();
+      return;
+    }
+    this.#session.addAll(turn.usage);
+    this.#ui.total.textContent = this.#session.inputTokens || this.#session.outputTokens ? `This session: ${this.#session}` : '';
+    if (error) this.#showFailure(turn, error);
+    else if (outcome.status === 'awaitingApproval') this.#awaiting(turn, outcome);
+    else this.#finished(turn, outcome);
+    await this.#showWorkingState();
+  }
+
+  #finished(turn, outcome) {
+    if (turn.message) turn.message.end(outcome.text);
+    else this.#append(assistantMessage(outcome.text));
+    this.#append(usageLine(String(turn.usage)));
+    this.#announce('Answer complete');
+    this.#scroll();
+    const detail = { conversationId: this.#conversationId, turnId: outcome.turnId, text: outcome.text, usage: outcome.usage };
+    this.dispatchEvent(new CustomEvent('lectern-finish', { detail, bubbles: true, composed: true }));
+  }
+
+  #awaiting(turn, outcome) {
+    if (turn.message?.text) turn.message.end();
+    else turn.message?.remove();
+    this.#showApproval(outcome.turnId, outcome.pending, true);
+  }
+
+  #showFailure(turn, error) {
+    if (error?.name === 'AbortError') {
+      if (turn.message?.text) {
+        turn.message.end();
+        markStopped(turn.message.item);
+      } else turn.message?.remove();
+      this.#announce('Stopped');
+      return;
+    }
+    if (turn.message?.text) turn.message.end();
+    else turn.message?.remove();
+    const item = this.#failed(error);
+    // `retry` answers a trailing user message; after a tool step there is none: no Retry then.
+    const id = this.#conversationId;
+    this.#lectern
+      ?.messages(id)
+      .then((messages) => messages.at(-1)?.role !== 'user' && item.querySelector('button.retry')?.remove())
+      .catch(() => {});
+  }
+
+  /** Shows a failure with Retry (`again`, when retrying can help) and tells the host. */
+  #failed(error, again = () => this.#retry()) {
+    const text = friendlyError(error);
+    const retry = retryable(error) && this.#conversationId ? again : null;
+    const item = errorItem(text, error, retry);
+    this.#append(item);
+    this.#announce(text);
+    this.#scroll();
+    const detail = { conversationId: this.#conversationId, error: { name: error?.name ?? 'Error', message: String(error?.message ?? error) } };
+    this.dispatchEvent(new CustomEvent('lectern-error', { detail, bubbles: true, composed: true }));
+    return item;
+  }
+
+  async #retry() {
+    if (this.#turn || !this.#lectern) return;
+    const id = this.#conversationId;
+    this.#dropRetries();
+    await this.#runTurn((signal) => this.#lectern.retry(id, { signal }));
+  }
+
+  #dropRetries() {
+    for (const item of this.#ui.transcript.querySelectorAll('[data-role="error"]')) item.remove();
+  }
+
+  #approvalCard(turnId, calls) {
+    const card = approvalCard({ turnId, calls }, (decision) => this.#decide(card, turnId, decision));
+    return card;
+  }
+
+  /** (Re)shows the card of a paused turn; `byUser`: the user's own turn, so the card takes focus. */
+  #showApproval(turnId, calls, byUser) {
+    for (const old of this.#ui.transcript.querySelectorAll('.approval-card')) if (old.dataset.turnId === turnId) old.remove();
+    for (const call of calls) this.#asked.set(call.callId, call.arguments);
+    const card = this.#approvalCard(turnId, calls);
+    this.#append(card);
+    this.#scroll();
+    this.#announce(`Needs your approval: ${calls.map((c) => c.toolName).join(', ')}`);
+    this.dispatchEvent(new CustomEvent('lectern-approval', { detail: { conversationId: this.#conversationId, turnId, calls }, bubbles: true, composed: true }));
+    if (byUser) card.focus();
+  }
+
+  async #decide(card, turnId, decision) {
+    if (this.#turn) throw Object.assign(new Error('wait for the running answer to end'), { name: 'Busy' });
+    let refusal = null;
+    await this.#runTurn((signal) => this.#lectern.resolveApprovals(turnId, [decision], { signal }), {
+      refused: (error) => DECISION_REFUSED.has(error?.name) && (refusal = error),
+    });
+    if (refusal) throw refusal;
+    card.remove();
+    if (!this.#ui.transcript.querySelector('.approval-card')) this.focus();
+  }
+
+  async #showWorkingState() {
+    const box = this.#ui.working;
+    if (!this.hasAttribute('show-working-state') || !this.#lectern || !this.#conversationId) {
+      box.hidden = true;
+      return;
+    }
+    const state = await this.#lectern.workingState(this.#conversationId).catch(() => null);
+    box.hidden = state == null;
+    box.querySelector('pre').textContent = state == null ? '' : prettyJson(state);
+  }
+
+  #saveSettings(value) {
+    this.#keys.set(value.apiKey);
+    const { apiKey: _key, ...rest } = value;
+    this.#settings = rest;
+    this.dispatchEvent(new CustomEvent('lectern-settings-change', { detail: { ...value }, bubbles: true, composed: true }));
+  }
+
+  #busy(on) {
+    this.#ui.send.disabled = on;
+    this.#ui.stop.hidden = !on;
+    this.toggleAttribute('busy', on);
+  }
+
+  #append(item) {
+    this.#ui.transcript.append(item);
+  }
+
+  #scroll() {
+    const log = this.#ui.transcript;
+    log.scrollTop = log.scrollHeight;
+  }
+
+  /** One short line for screen readers (never token text). */
+  #announce(line) {
+    this.#ui.status.textContent = line;
+  }
+}

@@ -1,0 +1,159 @@
+// <lectern-chat> on www/chat.html: a streamed answer rendered as Markdown, one
+// announcer line per turn, aria-busy true → false, usage readouts, the answer
+// still there after a reload; Stop keeps the partial answer; a tool card.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { demoAndChromium } from './browser.mjs';
+import { ask, chatOf, openChat, screenshot, transcript, waitForAnswer, waitIdle } from './chat-support.mjs';
+
+const running = demoAndChromium({ chunkDelayMs: 5 });
+
+const WORDS = Array.from({ length: 24 }, (_, i) => `word${i}`).join(' ');
+
+test('an answer streams in as Markdown, is announced once, and persists across a reload', async () => {
+  const chat = await openChat(running);
+  const { page } = chat;
+  await chat.script([{ text: `**Syme** is a poet.\n\n- one\n- two\n\n\`\`\`\ncode <b>\n\`\`\`\n\n${WORDS}`, chunkDelayMs: 15 }]);
+  await page.evaluate(() => {
+    const root = document.querySelector('lectern-chat').shadowRoot;
+    window.__lengths = [];
+    window.__busy = [];
+    window.__announced = [];
+    new MutationObserver(() => {
+      const items = root.querySelectorAll('li.message.assistant');
+      const last = items[items.length - 1];
+      if (last) {
+        window.__lengths.push(last.querySelector('.body').textContent.length);
+        const busy = last.getAttribute('aria-busy');
+        if (window.__busy.at(-1) !== busy) window.__busy.push(busy);
+      }
+    }).observe(root.querySelector('[role="log"]'), { childList: true, subtree: true, characterData: true, attributes: true });
+    const status = root.querySelector('[role="status"]');
+    new MutationObserver(() => window.__announced.push(status.textContent)).observe(status, { childList: true, characterData: true, subtree: true });
+  });
+
+  await ask(page, 'Who is Syme?');
+  const answer = `Syme is a poet.onetwocode <b>${WORDS}`;
+  await waitForAnswer(page, answer);
+
+  const ui = chatOf(page);
+  const lengths = await page.evaluate(() => window.__lengths);
+  const partial = [...new Set(lengths)].filter((n) => n > 0 && n < answer.length);
+  assert.ok(partial.length >= 3, `the answer should appear piece by piece, saw ${JSON.stringify(lengths)}`);
+  assert.deepEqual(await page.evaluate(() => window.__busy), ['true', 'false']);
+  assert.deepEqual(await page.evaluate(() => window.__announced), ['Answer complete'], 'one line for the turn, no token text');
+  const last = ui.assistant.last();
+  assert.equal(await last.locator('strong').first().textContent(), 'Syme');
+  assert.deepEqual(await last.locator('ul li').allTextContents(), ['one', 'two']);
+  assert.equal(await last.locator('pre code').textContent(), 'code <b>');
+  assert.equal(await last.locator('b').count(), 0, 'raw HTML stays text');
+  assert.match(await ui.usage.last().textContent(), /\d+ in · ≈?\d+ out tokens · \$\d/);
+  assert.match(await ui.root.locator('.total').textContent(), /^This session: .*\d+ in/);
+  await screenshot(page, 'chat-stream');
+
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
+  assert.deepEqual(await transcript(page), [
+    ['user', 'Who is Syme?'],
+    ['assistant', answer],
+  ]);
+  assert.deepEqual(chat.problems, []);
+  await chat.close();
+});
+
+test('Stop aborts the turn and keeps the partial answer, marked stopped, also after a reload', async () => {
+  const chat = await openChat(running);
+  const { page } = chat;
+  const long = Array.from({ length: 80 }, (_, i) => `slow${i}`).join(' ');
+  await chat.script([{ text: long, chunkDelayMs: 60 }]);
+  const ui = chatOf(page);
+  await ask(page, 'Tell me a long story');
+  await page.waitForFunction(() => {
+    const body = document.querySelector('lectern-chat').shadowRoot.querySelector('li.message.assistant .body');
+    return body && body.textContent.length > 20;
+  });
+  await ui.stop.click();
+  await waitIdle(page);
+
+  const last = ui.assistant.last();
+  const kept = await last.locator('.body').textContent();
+  assert.ok(kept.length > 20 && kept.length < long.length && long.startsWith(kept.trim()), `partial answer kept: ${kept}`);
+  assert.match(await last.getAttribute('class'), /interrupted/);
+  assert.equal(await last.getAttribute('aria-busy'), 'false');
+  assert.equal(await ui.status.textContent(), 'Stopped');
+  assert.equal(await ui.stop.isHidden(), true);
+  const requests = await chat.requests();
+  assert.equal(requests.at(-1).closedEarly, true, 'the model request was cut');
+  await screenshot(page, 'chat-stop');
+
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
+  const again = ui.assistant.last();
+  assert.match(await again.getAttribute('class'), /interrupted/);
+  assert.ok((await again.locator('.body').textContent()).startsWith(kept.trim().slice(0, 10)));
+  await chat.close();
+});
+
+test('a tool call shows as a card with its arguments, result and duration', async () => {
+  const chat = await openChat(running);
+  const { page } = chat;
+  await chat.script([{ toolCalls: [{ id: 'call_t', name: 'local_time', arguments: {} }] }, { text: 'It is time to read.' }]);
+  await ask(page, 'What time is it?');
+  await waitForAnswer(page, 'It is time to read.');
+  const ui = chatOf(page);
+  assert.equal(await ui.toolCards.count(), 1);
+  const card = ui.toolCards.first();
+  assert.equal(await card.getAttribute('data-tool'), 'local_time');
+  assert.match(await card.locator('summary').textContent(), /local_time — done · \d+ ms · step \$\d/);
+  await card.locator('summary').click();
+  assert.match(await card.locator('.result pre').textContent(), /timeZone/);
+  const requests = await chat.requests();
+  assert.match(requests.at(-1).body.messages.find((m) => m.role === 'tool').content, /timeZone/);
+  await screenshot(page, 'chat-tool-card');
+
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
+  assert.equal(await ui.toolCards.count(), 1, 'the card is rebuilt from the stored records');
+  assert.match(await ui.toolCards.first().locator('summary').textContent(), /local_time — done · \d+ ms/);
+  assert.deepEqual(chat.problems, []);
+  await chat.close();
+});
+
+test('the host API: lectern-send cancels, lectern-finish reports, working state shows, clear() starts anew', async () => {
+  const chat = await openChat(running);
+  const { page } = chat;
+  const ui = chatOf(page);
+  await page.evaluate(() => {
+    const element = document.querySelector('lectern-chat');
+    window.__finished = [];
+    element.addEventListener('lectern-send', (e) => e.detail.text.startsWith('/') && e.preventDefault());
+    document.body.addEventListener('lectern-finish', (e) => window.__finished.push(e.detail));
+  });
+  assert.equal(await page.evaluate(() => document.querySelector('lectern-chat').send('/help')), false, 'a cancelled send runs no turn');
+  assert.equal(await ui.user.count(), 0);
+  assert.equal((await chat.requests()).length, 0);
+
+  await page.evaluate(async () => {
+    const element = document.querySelector('lectern-chat');
+    await element.lectern.setWorkingState(element.conversationId, { chapter: 3, note: '<b>bold</b>' });
+  });
+  await ask(page, 'Where am I?');
+  await waitForAnswer(page, 'Mock reply to: Where am I?');
+  const finished = await page.evaluate(() => window.__finished);
+  assert.equal(finished.length, 1, 'lectern-finish bubbles out of the element once');
+  assert.equal(finished[0].text, 'Mock reply to: Where am I?');
+  assert.ok(finished[0].turnId && finished[0].usage.outputTokens > 0);
+  const working = ui.root.locator('details.working-state');
+  assert.equal(await working.isHidden(), false, 'show-working-state shows it');
+  assert.match(await working.locator('pre').textContent(), /"chapter": 3/);
+
+  const before = await page.evaluate(() => document.querySelector('lectern-chat').conversationId);
+  await page.evaluate(() => document.querySelector('lectern-chat').clear());
+  const after = await page.evaluate(() => document.querySelector('lectern-chat').conversationId);
+  assert.notEqual(after, before);
+  assert.equal(await ui.messages.count(), 0, 'a new, empty conversation');
+  const kept = await page.evaluate(async (id) => (await document.querySelector('lectern-chat').lectern.messages(id)).length, before);
+  assert.equal(kept, 2, 'the old conversation stays stored');
+  assert.deepEqual(chat.problems, []);
+  await chat.close();
+});
