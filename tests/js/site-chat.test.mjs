@@ -32,7 +32,7 @@ async function ask(page, question) {
     });
     window.__observer.observe(root, { childList: true, subtree: true, characterData: true });
   });
-  await chat.getByLabel('Message').fill(question);
+  await chat.getByRole('combobox', { name: 'Message' }).fill(question);
   await chat.getByRole('button', { name: 'Send' }).click();
   const answer = chat.locator('[data-role="assistant"]').nth(before);
   await answer.waitFor({ timeout: 10000 });
@@ -74,6 +74,34 @@ test('a question in the bound chat streams a quoted answer that never reads past
   assert.match(late.text, /Zanzibar chart/, late.text);
   await mkdir('.test-artifacts', { recursive: true });
   await page.screenshot({ path: '.test-artifacts/site-chat.png', fullPage: true });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("the chat's settings reopen the site's Lectern on that endpoint; the Model menu goes back", async () => {
+  const context = await running.browser.newContext({ serviceWorkers: 'block' });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  await page.goto(running.demo.url);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  await page.getByLabel('Open a book').setInputFiles({ name: 'Keeper.txt', mimeType: 'text/plain', buffer: Buffer.from(PAGES.join('\f')) });
+  await page.waitForFunction(() => document.querySelector('#page-number').textContent === 'Page 1 of 6');
+
+  const chat = page.locator('#chat');
+  await chat.getByText('Model settings').click();
+  await chat.getByLabel('Base URL').fill(`${running.demo.mockUrl}/v1`);
+  await chat.getByLabel('Model', { exact: true }).fill('mock-endpoint');
+  await chat.getByRole('button', { name: 'Save' }).click();
+  await page.waitForFunction(() => document.querySelector('#model-choice').value === 'custom', null, { timeout: 10000 });
+  assert.match(await page.textContent('#model-choice option[value="custom"]'), /mock-endpoint/);
+  const viaEndpoint = await ask(page, 'Hello endpoint');
+  assert.match(viaEndpoint.text, /Mock reply to: Hello endpoint/);
+
+  await page.selectOption('#model-choice', 'demo');
+  await page.waitForFunction(() => document.querySelector('#model-status').textContent === 'Answering: Demo model (no AI)');
+  const viaDemo = await ask(page, 'lighthouse');
+  assert.match(viaDemo.text, /^Demo model \(no AI\)/);
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -2,7 +2,7 @@
 // search_book returned (pages named, long passages cut at a word), and says when nothing was found.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { demoAnswer, demoProvider } from '../../www/site/demo-model.js';
+import { demoAnswer, demoProvider, excerpt } from '../../www/site/demo-model.js';
 
 const result = '[Pages 3-3]\nThe keeper found the «chart» — 日本語 too.\n\n[Pages 4-5]\n' + 'Long passage word '.repeat(40);
 
@@ -45,4 +45,14 @@ test('asked a question it calls search_book; given the result it streams the ans
   await assert.rejects(async () => {
     for await (const _ of stream);
   });
+});
+
+test('a long passage is quoted around the first word of the question it contains', () => {
+  const filler = 'The tide came in and went out again. '.repeat(20);
+  const text = `${filler}On that page the keeper found the Zanzibar chart. ${filler}`;
+  const quote = excerpt(text, 'Where is the zanzibar chart?');
+  assert.match(quote, /^… .*the Zanzibar chart\. .* …$/);
+  assert.ok(quote.length < 340, `${quote.length} characters`);
+  assert.ok(!/^… \S*[a-z]The/.test(quote) && /^… (The|tide|came|in|and|went|out|again\.) /.test(quote), `starts at a word: ${quote.slice(0, 30)}`);
+  assert.equal(excerpt('Short text.', 'nothing here'), 'Short text.');
 });

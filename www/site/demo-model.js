@@ -32,14 +32,26 @@ function passages(result) {
     .map(([, from, to, text]) => ({ pages: from === to ? `page ${from}` : `pages ${from}–${to}`, text }));
 }
 
+/** About QUOTE_CHARS of `text` around the rarest word of `question` it contains, cut at words. */
+export function excerpt(text, question) {
+  const lower = text.toLowerCase();
+  const words = [...new Set(question.toLowerCase().match(/\p{L}[\p{L}\p{N}'’-]{3,}/gu) ?? [])];
+  const found = words
+    .map((word) => ({ word, at: lower.indexOf(word), count: lower.split(word).length - 1 }))
+    .filter((w) => w.at >= 0)
+    .sort((a, b) => a.count - b.count || b.word.length - a.word.length);
+  let start = found.length ? Math.max(0, found[0].at - 80) : 0;
+  if (start > 0) start = text.indexOf(' ', start) + 1 || start; // at a word
+  let quote = text.slice(start);
+  if (quote.length > QUOTE_CHARS) quote = `${quote.slice(0, QUOTE_CHARS).replace(/\s+\S*$/, '')} …`;
+  return start > 0 ? `… ${quote}` : quote;
+}
+
 /** The answer: the question's best passages quoted, or why there are none. */
 export function demoAnswer(question, result) {
   const found = passages(result).slice(0, 2);
   if (!found.length) return `Demo model (no AI): the book has no passage about “${question}” up to your page.`;
-  const quotes = found.map(({ pages, text }) => {
-    const cut = text.length > QUOTE_CHARS ? `${text.slice(0, QUOTE_CHARS).replace(/\s+\S*$/, '')} …` : text;
-    return `From ${pages}:\n\n> ${cut.replace(/\s*\n+\s*/g, ' ')}`;
-  });
+  const quotes = found.map(({ pages, text }) => `From ${pages}:\n\n> ${excerpt(text, question).replace(/\s*\n+\s*/g, ' ')}`);
   return `Demo model (no AI) — what the book says about “${question}”, up to your page:\n\n${quotes.join('\n\n')}`;
 }
 
