@@ -9,8 +9,8 @@ const result = '[Pages 3-3]\nThe keeper found the «chart» — 日本語 too.\n
 test('the answer quotes each passage with its pages, long ones cut at a word', () => {
   const text = demoAnswer('chart', result);
   assert.match(text, /^Demo model \(no AI\)/);
-  assert.match(text, /From page 3:\n\n> The keeper found the «chart» — 日本語 too\./);
-  assert.match(text, /From pages 4–5:\n\n> Long passage word .* …$/);
+  assert.match(text, /\*\*From page 3:\*\* “The keeper found the «chart» — 日本語 too\.”/);
+  assert.match(text, /\*\*From pages 4–5:\*\* “Long passage word .* …”$/);
   assert.ok(!/Long passage wor …|Long passage w …/.test(text), 'cut between words, not inside one');
   assert.match(demoAnswer('nothing', 'No relevant passages found.'), /no passage about “nothing” up to your page/);
 });

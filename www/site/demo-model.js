@@ -51,7 +51,7 @@ export function excerpt(text, question) {
 export function demoAnswer(question, result) {
   const found = passages(result).slice(0, 2);
   if (!found.length) return `Demo model (no AI): the book has no passage about “${question}” up to your page.`;
-  const quotes = found.map(({ pages, text }) => `From ${pages}:\n\n> ${excerpt(text, question).replace(/\s*\n+\s*/g, ' ')}`);
+  const quotes = found.map(({ pages, text }) => `**From ${pages}:** “${excerpt(text, question).replace(/\s*\n+\s*/g, ' ')}”`);
   return `Demo model (no AI) — what the book says about “${question}”, up to your page:\n\n${quotes.join('\n\n')}`;
 }
 
