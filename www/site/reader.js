@@ -6,6 +6,7 @@ const $ = (selector) => document.querySelector(selector);
 export function createReader(getLectern, { onError, onTurn = () => {} }) {
   let book = null;
   let busy = Promise.resolve();
+  const welcome = $('#page-text').textContent.trim().replace(/\s+/g, ' ');
 
   async function render(number) {
     const page = await getLectern().page(book.id, number);
@@ -51,7 +52,7 @@ export function createReader(getLectern, { onError, onTurn = () => {} }) {
       book = next;
       $('#book-title').textContent = next ? next.title : 'No book open';
       if (!next) {
-        $('#page-text').textContent = '';
+        $('#page-text').textContent = welcome;
         $('#chapter').textContent = '';
         $('#page-number').textContent = '';
         $('#prev-page').disabled = $('#next-page').disabled = true;
