@@ -92,7 +92,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const port = Number(i >= 0 ? process.argv[i + 1] : process.env.PORT ?? 8080);
   const demo = await startDemo({ port });
   console.log(`Mock model server: ${demo.mockUrl}/v1 (OpenAI-compatible, any model name, no key needed)`);
-  console.log(`Lectern demo:      ${demo.url}`);
+  console.log(`Reading site:      ${demo.url}  (the chat widget alone: ${demo.url}chat.html)`);
   console.log(demo.localModel ? `In-browser model:  ${demo.localModel} (wllama)` : 'In-browser model:  none (scripts/fetch-smollm2.sh found none)');
   console.log('Press Ctrl+C to stop.');
   const stop = async () => {
