@@ -131,6 +131,17 @@ test('dropped .txt and .epub books: switch between them (the chat follows), dele
   await page.waitForFunction(() => document.querySelectorAll('#books li').length === 1);
   assert.deepEqual(await page.$$eval('#books li', (rows) => rows.map((r) => r.dataset.bookId)), [fables]);
   await page.waitForFunction(() => document.querySelector('#book-title').textContent === 'two fables');
+  await drop(page, { name: 'notes.pdf', type: 'application/pdf', bytes: Buffer.from('%PDF-1.4') });
+  await page.waitForFunction(() => /neither a \.txt nor an \.epub/.test(document.querySelector('#library-error').textContent));
+  const errors = await page.evaluate(async (id) => {
+    const { lectern } = window.lecternSite;
+    const nameOf = (p) => p.then(() => 'resolved', (e) => `${e.name}: ${e.message}`);
+    return [await nameOf(lectern.page('no-such-book', 1)), await nameOf(lectern.page(id, 0)), await nameOf(lectern.page(id, 4)), await nameOf(lectern.page(id, 1.5))];
+  }, fables);
+  assert.match(errors[0], /^NotFoundError/);
+  assert.match(errors[1], /^ConfigError: page must be a whole number from 1/);
+  assert.match(errors[2], /^ConfigError: page must be within 1..=3, got 4/);
+  assert.match(errors[3], /^ConfigError/);
   const left = await page.evaluate(async () => ({
     books: (await window.lecternSite.lectern.books()).length,
     conversations: (await window.lecternSite.lectern.conversations()).map((c) => c.bookId),
