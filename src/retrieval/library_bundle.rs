@@ -19,12 +19,7 @@ impl Library {
         let (chunks, vectors) = self.store.book_content(id).await?;
         let lexical = lexical_bytes::encode(&self.load_lexical(id, &chunks).await?);
         let snapshot = self.store.index_snapshot(id).await?;
-        let mut pages = Vec::with_capacity(self.store.stored_page_count(id).await? as usize);
-        if pages.capacity() > 0 {
-            for number in 1..=book.page_count {
-                pages.extend(self.store.page(id, number).await?);
-            }
-        }
+        let pages = self.store.book_pages(id).await?;
         Ok(encode_bundle(&BookBundle {
             book,
             chunks,

@@ -20,7 +20,7 @@ impl Library {
         if let Some(page) = self.store.page(id, number).await? {
             return Ok(page);
         }
-        if self.store.stored_page_count(id).await? == 0 {
+        if self.store.book_pages(id).await?.is_empty() {
             return Err(Error::storage_because(
                 StorageReason::Data,
                 format!(

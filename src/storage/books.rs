@@ -30,9 +30,9 @@ pub trait BookStore {
     /// Page `number` of book `id`, if stored; `NotFound` if the book does not exist.
     fn page<'a>(&'a self, id: &'a str, number: u32) -> LocalBoxFuture<'a, Result<Option<Page>>>;
 
-    /// How many pages of book `id` are stored (0 for a book stored before
-    /// pages were kept); `NotFound` if the book does not exist.
-    fn stored_page_count<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<u32>>;
+    /// Every stored page of book `id`, in order (none for a book stored
+    /// before pages were kept); `NotFound` if the book does not exist.
+    fn book_pages<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Page>>>;
 
     /// The book with this id, if any.
     fn book<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Book>>>;

@@ -266,18 +266,23 @@ impl BookStore for IndexedDbStore {
         })
     }
 
-    fn stored_page_count<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<u32>> {
+    fn book_pages<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Page>>> {
         Box::pin(async move {
             let tx = transaction(&self.db, &[BOOKS, PAGES], TransactionMode::ReadOnly)?;
             if !exists(&tx, BOOKS, id).await? {
                 return Err(Error::not_found("book", id));
             }
-            tx.object_store(PAGES)
+            let records = tx
+                .object_store(PAGES)
                 .map_err(idb_error)?
-                .count(Some(owner_range(id)?))
+                .get_all(Some(owner_range(id)?), None)
                 .map_err(idb_error)?
                 .await
-                .map_err(idb_error)
+                .map_err(idb_error)?;
+            records
+                .into_iter()
+                .map(|record| from_js::<PageRecord>(record).map(|r| r.page))
+                .collect()
         })
     }
 

@@ -87,9 +87,9 @@ impl BookStore for MemoryStore {
         Box::pin(async move { result })
     }
 
-    fn stored_page_count<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<u32>> {
+    fn book_pages<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Page>>> {
         let result = match self.books.borrow().get(id) {
-            Some(stored) => Ok(stored.pages.len() as u32),
+            Some(stored) => Ok(stored.pages.clone()),
             None => Err(Error::not_found("book", id)),
         };
         Box::pin(async move { result })
