@@ -16,7 +16,6 @@ const chat = $('#chat');
 let lectern = null;
 let choices = [];
 let custom = null; // the widget's settings: this page's memory only
-let busy = false;
 
 const showError = (error) => {
   $('#library-error').textContent = error ? `${error.name ?? 'Error'}: ${error.message}` : '';
@@ -110,8 +109,6 @@ async function boot() {
     fillChoices(config);
     await useModel(choices.find((c) => c.id === 'custom'));
   });
-  chat.addEventListener('lectern-send', () => (busy = true));
-  for (const end of ['lectern-finish', 'lectern-error', 'lectern-approval']) chat.addEventListener(end, () => (busy = false));
   wireOpening({
     open: async (file) => {
       try {
@@ -139,7 +136,8 @@ async function boot() {
   const saved = localStorage.getItem(BOOK_KEY);
   await openBook(books.find((b) => b.id === saved)?.id ?? books.at(-1)?.id ?? null);
   document.body.dataset.ready = 'true';
-  registerServiceWorker(() => busy).catch((error) => console.warn('service worker:', error));
+  // A turn runs while the widget carries its `busy` attribute (set for every turn, stopped ones too).
+  registerServiceWorker(() => chat.hasAttribute('busy')).catch((error) => console.warn('service worker:', error));
 }
 
 /** For tests and the console: the open instance and book. */

@@ -79,7 +79,7 @@ test('after one visit the site installs, and works with the server gone and the 
   }
 });
 
-test('a changed shell waits for "Update ready — Reload", then replaces the old cache', async () => {
+test('a changed shell waits for "Update ready — Reload", never reloads mid-turn, then replaces the old cache', async () => {
   const demo = await startDemo({ port: 0, localModel: null });
   const browser = await launchChromium();
   const touched = new URL('../../www/site/progress.js', import.meta.url);
@@ -102,9 +102,22 @@ test('a changed shell waits for "Update ready — Reload", then replaces the old
     await page.waitForSelector('#update', { state: 'visible', timeout: 30000 });
     assert.equal(await page.evaluate(() => window.__sameDocument), true, 'nothing reloads by itself');
 
+    // Reload asked for mid-turn: the page reloads only once the answer is complete.
+    const text = Array.from({ length: 3 }, (_, i) => `Page ${i + 1}: the lighthouse keeper. ${'The tide came in and went out. '.repeat(30)}`).join('\f');
+    await page.getByLabel('Open a book').setInputFiles({ name: 'Keeper.txt', mimeType: 'text/plain', buffer: Buffer.from(text) });
+    await page.waitForFunction(() => document.querySelector('#page-number').textContent === 'Page 1 of 3');
+    await page.evaluate(() =>
+      addEventListener('pagehide', () => sessionStorage.setItem('busyAtUnload', String(document.querySelector('#chat').hasAttribute('busy')))),
+    );
+    const chat = page.locator('#chat');
+    await chat.getByRole('combobox', { name: 'Message' }).fill('lighthouse keeper');
+    await chat.getByRole('button', { name: 'Send' }).click();
+    await page.waitForSelector('#chat[busy]');
     await Promise.all([page.waitForEvent('load', { timeout: 30000 }), page.getByRole('button', { name: 'Reload' }).click()]);
     await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
     assert.equal(await page.evaluate(() => window.__sameDocument), undefined, 'the reload came');
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('busyAtUnload')), 'false', 'not mid-turn');
+    await page.waitForFunction(() => /^Demo model \(no AI\)/.test(document.querySelector('#chat').shadowRoot.querySelector('[data-role="assistant"]')?.textContent ?? ''));
     const now = await shells();
     assert.equal(now.length, 1, `one shell cache: ${now}`);
     assert.notEqual(now[0], old, 'the new one');
