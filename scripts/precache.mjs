@@ -20,7 +20,7 @@ const shipped = (path) => /\.(js|wasm)$/.test(path) && !path.endsWith('.d.ts');
 export async function shellUrls(root, { wllama = null, thursday = false } = {}) {
   const www = (await files(join(root, 'www'))).filter((p) => p !== 'sw.js').map((p) => `/${p}`);
   const pkg = (await files(join(root, 'pkg'))).filter(shipped).map((p) => `/pkg/${p}`);
-  const local = wllama ? (await files(wllama)).map((p) => `/wllama/${p}`) : [];
+  const local = wllama ? (await files(wllama)).filter(shipped).map((p) => `/wllama/${p}`) : [];
   return ['/', ...www, ...pkg, ...local, ...(thursday ? ['/samples/thursday.txt'] : [])];
 }
 
