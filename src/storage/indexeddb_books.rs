@@ -22,13 +22,26 @@ use crate::retrieval::vector::VectorSet;
 
 const ALL: [&str; 6] = [BOOKS, CHUNKS, VECTORS, INDEX_SNAPSHOTS, LEXICAL_INDEXES, PAGES];
 
-/// One page of a book, as its record.
+/// One page of a book, as its record `{ bookId, number, text, chapter? }`
+/// (fields spelt out: `serde(flatten)` costs the page's module kilobytes).
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct PageRecord {
     book_id: String,
-    #[serde(flatten)]
-    page: Page,
+    number: u32,
+    text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    chapter: Option<String>,
+}
+
+impl PageRecord {
+    fn page(self) -> Page {
+        Page {
+            number: self.number,
+            text: self.text,
+            chapter: self.chapter,
+        }
+    }
 }
 
 /// Up to [`VECTOR_BATCH`] chunks of a book in one record: reading a book back
@@ -116,7 +129,9 @@ async fn write_book(
     for page in pages {
         let record = PageRecord {
             book_id: book.id.clone(),
-            page: page.clone(),
+            number: page.number,
+            text: page.text.clone(),
+            chapter: page.chapter.clone(),
         };
         page_store
             .add(&to_js(&record)?, None)
@@ -261,7 +276,7 @@ impl BookStore for IndexedDbStore {
                 .await
                 .map_err(idb_error)?;
             found
-                .map(|record| from_js::<PageRecord>(record).map(|r| r.page))
+                .map(|record| from_js::<PageRecord>(record).map(PageRecord::page))
                 .transpose()
         })
     }
@@ -281,7 +296,7 @@ impl BookStore for IndexedDbStore {
                 .map_err(idb_error)?;
             records
                 .into_iter()
-                .map(|record| from_js::<PageRecord>(record).map(|r| r.page))
+                .map(|record| from_js::<PageRecord>(record).map(PageRecord::page))
                 .collect()
         })
     }
