@@ -29,14 +29,9 @@ struct WireBook {
     page_count: u32,
     chunks: Vec<WireChunk>,
     lexical: Vec<u8>,
-    pages: Vec<WirePage>,
-}
-
-#[derive(Serialize, Deserialize)]
-struct WirePage {
-    number: u32,
-    text: String,
-    chapter: Option<String>,
+    /// The pages, each as a chunk whose start and end page are its number
+    /// (one wire type for both keeps the page's module smaller).
+    pages: Vec<WireChunk>,
 }
 
 /// Everything of `prepared` but its vectors, as bytes.
@@ -60,9 +55,10 @@ pub fn encode_prepared(prepared: &PreparedBook) -> Result<Vec<u8>> {
         pages: prepared
             .pages
             .iter()
-            .map(|p| WirePage {
-                number: p.number,
+            .map(|p| WireChunk {
                 text: p.text.clone(),
+                start_page: p.number,
+                end_page: p.number,
                 chapter: p.chapter.clone(),
             })
             .collect(),
@@ -109,7 +105,7 @@ pub fn decode_prepared(bytes: &[u8], vectors: VectorSet) -> Result<PreparedBook>
             .pages
             .into_iter()
             .map(|p| Page {
-                number: p.number,
+                number: p.start_page,
                 text: p.text,
                 chapter: p.chapter,
             })

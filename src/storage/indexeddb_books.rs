@@ -22,28 +22,6 @@ use crate::retrieval::vector::VectorSet;
 
 const ALL: [&str; 6] = [BOOKS, CHUNKS, VECTORS, INDEX_SNAPSHOTS, LEXICAL_INDEXES, PAGES];
 
-/// One page of a book, as its record `{ bookId, number, text, chapter? }`
-/// (fields spelt out: `serde(flatten)` costs the page's module kilobytes).
-#[derive(Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct PageRecord {
-    book_id: String,
-    number: u32,
-    text: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    chapter: Option<String>,
-}
-
-impl PageRecord {
-    fn page(self) -> Page {
-        Page {
-            number: self.number,
-            text: self.text,
-            chapter: self.chapter,
-        }
-    }
-}
-
 /// Up to [`VECTOR_BATCH`] chunks of a book in one record: reading a book back
 /// takes a few hundred requests, not one per chunk.
 #[derive(Serialize, Deserialize)]
@@ -127,19 +105,43 @@ async fn write_book(
     }
     let page_store = tx.object_store(PAGES).map_err(idb_error)?;
     for page in pages {
-        let record = PageRecord {
-            book_id: book.id.clone(),
-            number: page.number,
-            text: page.text.clone(),
-            chapter: page.chapter.clone(),
-        };
         page_store
-            .add(&to_js(&record)?, None)
+            .add(&page_record(&book.id, page)?, None)
             .map_err(idb_error)?
             .await
             .map_err(idb_error)?;
     }
     Ok(())
+}
+
+/// A page's record `{ bookId, number, text, chapter? }`, built field by field
+/// (a serde round trip through JSON text costs the page's module kilobytes).
+fn page_record(book_id: &str, page: &Page) -> Result<JsValue> {
+    let record = Object::new();
+    set(&record, "bookId", &book_id.into())?;
+    set(&record, "number", &JsValue::from(page.number))?;
+    set(&record, "text", &page.text.as_str().into())?;
+    if let Some(chapter) = &page.chapter {
+        set(&record, "chapter", &chapter.as_str().into())?;
+    }
+    Ok(record.into())
+}
+
+/// The page a record of [`page_record`] holds; a `StorageError` (data) if it is no such record.
+fn page_of(record: &JsValue) -> Result<Page> {
+    let field = |name: &str| Reflect::get(record, &name.into()).unwrap_or(JsValue::UNDEFINED);
+    let number = field("number").as_f64().filter(|n| *n >= 1.0 && n.fract() == 0.0);
+    match (number, field("text").as_string()) {
+        (Some(number), Some(text)) => Ok(Page {
+            number: number as u32,
+            text,
+            chapter: field("chapter").as_string(),
+        }),
+        _ => Err(Error::storage_because(
+            StorageReason::Data,
+            "a stored page is malformed",
+        )),
+    }
 }
 
 /// Writes (or replaces) the record `{ bookId, bytes: Uint8Array }` of `store`.
@@ -275,9 +277,7 @@ impl BookStore for IndexedDbStore {
                 .map_err(idb_error)?
                 .await
                 .map_err(idb_error)?;
-            found
-                .map(|record| from_js::<PageRecord>(record).map(PageRecord::page))
-                .transpose()
+            found.map(|record| page_of(&record)).transpose()
         })
     }
 
@@ -294,10 +294,7 @@ impl BookStore for IndexedDbStore {
                 .map_err(idb_error)?
                 .await
                 .map_err(idb_error)?;
-            records
-                .into_iter()
-                .map(|record| from_js::<PageRecord>(record).map(PageRecord::page))
-                .collect()
+            records.into_iter().map(|record| page_of(&record)).collect()
         })
     }
 
