@@ -3,17 +3,23 @@
 // all-MiniLM-L6-v2 files when LECTERN_MINILM_DIR names them
 // (scripts/fetch-minilm.sh), and an in-browser model when LECTERN_SMOLLM2
 // names a GGUF (scripts/fetch-smollm2.sh): wllama's files at /wllama/, the
-// model at /local-model/, both named in /config.json as `localModel`.
+// model at /local-model/, both named in /config.json as `localModel`. For the reading site's
+// service worker: /precache.json (the app shell's URLs and their hash) and /sw.js with that hash
+// written above it (a changed shell is a changed worker); /samples/thursday.txt is the Thursday
+// fixture from ../shared when present (else www/samples/ has a short public-domain text).
 //
 //   node scripts/serve.mjs [--port 8080]     (PORT in the environment works too)
 import http from 'node:http';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startMockServer } from '../tests/mock-server/server.mjs';
 import { serveFile } from './static.mjs';
+import { shellHash, shellUrls } from './precache.mjs';
 
 const root = resolve(fileURLToPath(import.meta.url), '../..');
+const thursday = resolve(root, '../shared/fixtures/books/chesterton-thursday.txt');
 
 /** wllama's browser files and the GGUF at `model`, if both are there. */
 function localModelFiles(model) {
@@ -39,6 +45,19 @@ export async function startDemo({ port = 0, chunkDelayMs = 40, localModel = proc
     if (path === '/config.json') {
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
       res.end(JSON.stringify(config));
+    } else if (path === '/precache.json' || path === '/sw.js') {
+      const urls = await shellUrls(root, { wllama: local?.wllama, thursday: existsSync(thursday) });
+      const hash = await shellHash(root, urls, { wllama: local?.wllama, thursday });
+      if (path === '/precache.json') {
+        res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+        res.end(JSON.stringify({ hash, urls }));
+      } else {
+        const body = `self.SHELL_HASH = '${hash}';\n${await readFile(join(root, 'www/sw.js'), 'utf8')}`;
+        res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' });
+        res.end(body);
+      }
+    } else if (path === '/samples/thursday.txt' && existsSync(thursday)) {
+      await serveFile(res, dirname(thursday), basename(thursday));
     } else if (local && path.startsWith('/wllama/')) {
       await serveFile(res, local.wllama, path.slice('/wllama/'.length));
     } else if (local && path === `/local-model/${local.name}`) {
@@ -73,7 +92,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const port = Number(i >= 0 ? process.argv[i + 1] : process.env.PORT ?? 8080);
   const demo = await startDemo({ port });
   console.log(`Mock model server: ${demo.mockUrl}/v1 (OpenAI-compatible, any model name, no key needed)`);
-  console.log(`Lectern demo:      ${demo.url}`);
+  console.log(`Reading site:      ${demo.url}  (the chat widget alone: ${demo.url}chat.html)`);
   console.log(demo.localModel ? `In-browser model:  ${demo.localModel} (wllama)` : 'In-browser model:  none (scripts/fetch-smollm2.sh found none)');
   console.log('Press Ctrl+C to stop.');
   const stop = async () => {

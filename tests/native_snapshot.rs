@@ -101,7 +101,7 @@ fn search(library: &Library, query: &str) -> Vec<SearchResult> {
 fn store_with_snapshot(from: &MemoryStore, book: &Book, snapshot: Option<&[u8]>) -> Rc<MemoryStore> {
     let (chunks, vectors) = block_on(from.book_content(&book.id)).unwrap();
     let store = Rc::new(MemoryStore::new());
-    block_on(store.put_book(book, &chunks, &vectors, snapshot, None)).unwrap();
+    block_on(store.put_book(book, &chunks, &vectors, snapshot, None, &[])).unwrap();
     store
 }
 

@@ -3,6 +3,7 @@
 import init, {
   Lectern,
   type Book,
+  type BookPage,
   type IngestProgress,
   type SearchResult,
   type SearchMode,
@@ -264,6 +265,9 @@ export async function reading(lectern: Lectern, text: string): Promise<string> {
     { onProgress: (p) => seen.push(p), signal: controller.signal },
   );
   await lectern.setCurrentPage(book.id, 12);
+  const shown: BookPage = await lectern.page(book.id, 12);
+  const heading: string = `${shown.number}: ${shown.chapter ?? ''} ${shown.text.slice(0, 40)}`;
+  console.log(heading);
   const hits: SearchResult[] = await lectern.search('Who is Sunday?', { bookIds: [book.id], k: 5, maxPage: 12 });
   const mode: SearchMode = book.dimensions > 0 ? 'hybrid' : 'lexical';
   const ranked: SearchResult[] = await lectern.search('Who is Sunday?', { maxPage: 12, mode });

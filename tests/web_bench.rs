@@ -185,7 +185,10 @@ async fn retrieval_in_chromium() {
     let (book, chunks) = bench_book(full.len());
     let store = IndexedDbStore::open(&name).await.unwrap();
     let start = now_ms();
-    store.put_book(&book, &chunks, &full, None, None).await.unwrap();
+    store
+        .put_book(&book, &chunks, &full, None, None, &[])
+        .await
+        .unwrap();
     report(format!(
         "  IndexedDB write of {} vectors and chunks: {:.0} ms",
         full.len(),
@@ -316,7 +319,7 @@ async fn cold_start_with_index(
     let (book, chunks) = bench_book(vectors.len());
     let store = IndexedDbStore::open(&name).await.unwrap();
     store
-        .put_book(&book, &chunks, vectors, Some(&snapshot), None)
+        .put_book(&book, &chunks, vectors, Some(&snapshot), None, &[])
         .await
         .unwrap();
     store.close();

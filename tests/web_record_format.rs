@@ -270,7 +270,7 @@ async fn records_written_now_are_what_the_earlier_encoder_wrote() {
     vectors.push(&[0.5, 1.0]);
     vectors.push(&[-2.0, 0.25]);
     store
-        .put_book(&book, &chunks, &vectors, None, None)
+        .put_book(&book, &chunks, &vectors, None, None, &[])
         .await
         .unwrap();
 

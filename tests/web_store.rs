@@ -86,6 +86,7 @@ async fn database_is_created_at_the_current_schema_version() {
             "indexSnapshots",
             "lexicalIndexes",
             "messages",
+            "pages",
             "pendingTurns",
             "runs",
             "toolCalls",
@@ -152,6 +153,10 @@ async fn a_version_1_database_is_upgraded_in_place() {
     drop(store);
     let db = factory.open(&name, None).unwrap().await.unwrap();
     assert_eq!(db.version().unwrap(), lectern::storage::INDEXEDDB_SCHEMA_VERSION);
+    assert!(
+        db.store_names().contains(&"pages".to_owned()),
+        "the version-5 pages store exists"
+    );
     db.close();
     IndexedDbStore::delete_database(&name).await.unwrap();
 }

@@ -11,23 +11,29 @@
 //! - `CHNK`: per chunk, its start and end page, text and optional chapter
 //!   (ordinals are positions);
 //! - `VECT` (if it has vectors): dimensions and row count, then the `f32`s;
-//! - `LEXI` (if any): the lexical index; `HNSW` (if any): the ANN snapshot —
+//! - `LEXI` (if any): the lexical index; `HNSW` (if any): the ANN snapshot;
+//! - `PAGE` (version 2 only): per page, its number, text and optional chapter —
 //!
 //! and last the CRC-32 of everything before it. Decoding checks all of it: a
 //! bundle that is cut, altered, of another version or whose parts disagree
-//! is a `ConfigError` saying which. (Hand-written rather than serde: the
+//! is a `ConfigError` saying which. A book without stored pages (stored
+//! before Lectern kept them) is written as version 1, byte for byte what
+//! earlier Lectern wrote; version 1 bundles are read as books without pages. (Hand-written rather than serde: the
 //! page's module is 3.5 KB gzip lighter for it.)
 
 use super::book::Book;
 use super::chunk::Chunk;
+use super::pages::Page;
 use super::vector::VectorSet;
 use super::zip::crc32;
 use crate::error::{Error, Result};
 
 /// The bundle's first bytes.
 pub const MAGIC: &[u8; 8] = b"LCTNBOOK";
-/// The version this Lectern writes and reads.
-pub const VERSION: u32 = 1;
+/// The newest version this Lectern writes and reads (it reads 1 as well).
+pub const VERSION: u32 = 2;
+/// The version of a bundle without pages.
+const VERSION_WITHOUT_PAGES: u32 = 1;
 
 /// Everything of a stored book.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,6 +48,8 @@ pub struct BookBundle {
     pub lexical: Option<Vec<u8>>,
     /// Its ANN index snapshot, if it has one.
     pub snapshot: Option<Vec<u8>>,
+    /// Its pages, in order (none for a book stored before pages were kept).
+    pub pages: Vec<Page>,
 }
 
 fn bad(why: impl std::fmt::Display) -> Error {
@@ -78,7 +86,11 @@ impl Writer {
 /// The bundle as bytes.
 pub fn encode_bundle(bundle: &BookBundle) -> Vec<u8> {
     let mut out = Writer(MAGIC.to_vec());
-    out.u32(VERSION);
+    out.u32(if bundle.pages.is_empty() {
+        VERSION_WITHOUT_PAGES
+    } else {
+        VERSION
+    });
     out.section(b"META", &encode_book(&bundle.book));
     out.section(b"CHNK", &encode_chunks(&bundle.chunks));
     if let Some(vectors) = &bundle.vectors {
@@ -96,6 +108,15 @@ pub fn encode_bundle(bundle: &BookBundle) -> Vec<u8> {
     }
     if let Some(snapshot) = &bundle.snapshot {
         out.section(b"HNSW", snapshot);
+    }
+    if !bundle.pages.is_empty() {
+        let mut body = Writer::default();
+        for page in &bundle.pages {
+            body.u32(page.number);
+            body.string(&page.text);
+            body.optional(page.chapter.as_deref());
+        }
+        out.section(b"PAGE", &body.0);
     }
     let crc = crc32(&out.0);
     out.u32(crc);
@@ -192,9 +213,9 @@ pub fn decode_bundle(bytes: &[u8]) -> Result<BookBundle> {
     let mut reader = Reader::new(body);
     reader.take(8)?;
     let version = reader.u32()?;
-    if version != VERSION {
+    if version != VERSION && version != VERSION_WITHOUT_PAGES {
         return Err(Error::config(format!(
-            "this book bundle is version {version}; this Lectern reads version {VERSION}"
+            "this book bundle is version {version}; this Lectern reads versions 1 and {VERSION}"
         )));
     }
     if crc32(body) != Reader::new(crc).u32()? {
@@ -205,6 +226,10 @@ pub fn decode_bundle(bytes: &[u8]) -> Result<BookBundle> {
     let vectors = reader.section(b"VECT")?.map(read_vectors).transpose()?;
     let lexical = reader.section(b"LEXI")?.map(<[u8]>::to_vec);
     let snapshot = reader.section(b"HNSW")?.map(<[u8]>::to_vec);
+    let pages = match version {
+        VERSION => read_pages(required(reader.section(b"PAGE")?, "PAGE")?)?,
+        _ => Vec::new(),
+    };
     if !reader.done() {
         return Err(bad("unknown data after its sections"));
     }
@@ -214,6 +239,7 @@ pub fn decode_bundle(bytes: &[u8]) -> Result<BookBundle> {
         vectors,
         lexical,
         snapshot,
+        pages,
     };
     check_counts(&bundle)?;
     Ok(bundle)
@@ -264,6 +290,27 @@ fn read_chunks(bytes: &[u8]) -> Result<Vec<Chunk>> {
     Ok(chunks)
 }
 
+/// Pages with increasing numbers from 1.
+fn read_pages(bytes: &[u8]) -> Result<Vec<Page>> {
+    let mut r = Reader::new(bytes);
+    let mut pages: Vec<Page> = Vec::new();
+    while !r.done() {
+        let (number, text, chapter) = (r.u32()?, r.string()?, r.optional()?);
+        if number <= pages.last().map_or(0, |p| p.number) {
+            return Err(bad(format!("its page {number} is out of order")));
+        }
+        pages.push(Page {
+            number,
+            text,
+            chapter,
+        });
+    }
+    if pages.is_empty() {
+        return Err(bad("its PAGE section is empty"));
+    }
+    Ok(pages)
+}
+
 fn read_vectors(bytes: &[u8]) -> Result<VectorSet> {
     let mut r = Reader::new(bytes);
     let (dims, rows) = (r.u32()? as usize, r.u32()? as usize);
@@ -297,6 +344,12 @@ fn check_counts(bundle: &BookBundle) -> Result<()> {
         return Err(bad(format!(
             "its record has {} dimensions but it holds no vectors",
             book.dimensions
+        )));
+    }
+    if let Some(last) = bundle.pages.last().filter(|p| p.number != book.page_count) {
+        return Err(bad(format!(
+            "its record counts {} pages, its last page is {}",
+            book.page_count, last.number
         )));
     }
     if let Some(vectors) = &bundle.vectors {
@@ -347,6 +400,13 @@ mod tests {
             )),
             lexical: Some(vec![1, 2, 3]),
             snapshot: None,
+            pages: (1..=3)
+                .map(|n| Page {
+                    number: n,
+                    text: format!("Page {n}: «ünïcode» 日本語."),
+                    chapter: (n > 1).then(|| "Chapter II".to_owned()),
+                })
+                .collect(),
         }
     }
 
@@ -390,9 +450,29 @@ mod tests {
         wrong.book.dimensions = 8;
         let error = decode_bundle(&encode_bundle(&wrong)).unwrap_err();
         assert!(error.to_string().contains("3 vectors of 4 dimensions"), "{error}");
+        let mut wrong = bundle();
+        wrong.pages.pop();
+        let error = decode_bundle(&encode_bundle(&wrong)).unwrap_err();
+        assert!(
+            error.to_string().contains("counts 3 pages, its last page is 2"),
+            "{error}"
+        );
         let mut bytes = encode_bundle(&bundle());
-        bytes[8] = 2;
+        bytes[8] = 3;
         let error = decode_bundle(&bytes).unwrap_err();
-        assert!(error.to_string().contains("version 2"), "{error}");
+        assert!(error.to_string().contains("version 3"), "{error}");
+    }
+
+    #[test]
+    fn a_book_without_pages_is_a_version_1_bundle_as_before() {
+        let mut old = bundle();
+        old.pages.clear();
+        let bytes = encode_bundle(&old);
+        assert_eq!(u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]), 1);
+        assert!(!bytes.windows(4).any(|w| w == b"PAGE"));
+        assert_eq!(decode_bundle(&bytes).unwrap(), old);
+        let with_pages = encode_bundle(&bundle());
+        assert_eq!(with_pages[8], 2);
+        assert_eq!(decode_bundle(&with_pages).unwrap().pages.len(), 3);
     }
 }

@@ -247,6 +247,7 @@ impl Library {
             chunks,
             vectors,
             lexical,
+            pages,
         } = prepared;
         let book = Book {
             id: id.clone(),
@@ -269,6 +270,7 @@ impl Library {
                 &vectors,
                 snapshot.as_deref(),
                 Some(&lexical_stored),
+                &pages,
             )
             .await?;
         let index_source = match &index {

@@ -12,19 +12,21 @@ use crate::error::{Error, Result};
 
 impl Library {
     /// The stored book `id` as one bundle ([`super::bundle`]): its record,
-    /// chunks, vectors (if it has any), lexical index and ANN snapshot;
+    /// chunks, vectors (if it has any), lexical index, ANN snapshot and pages;
     /// `NotFound` if there is none.
     pub async fn export_book(&self, id: &str) -> Result<Vec<u8>> {
         let book = self.book(id).await?;
         let (chunks, vectors) = self.store.book_content(id).await?;
         let lexical = lexical_bytes::encode(&self.load_lexical(id, &chunks).await?);
         let snapshot = self.store.index_snapshot(id).await?;
+        let pages = self.store.book_pages(id).await?;
         Ok(encode_bundle(&BookBundle {
             book,
             chunks,
             vectors: (vectors.dims() > 0).then_some(vectors),
             lexical: Some(lexical),
             snapshot,
+            pages,
         }))
     }
 
@@ -71,6 +73,7 @@ impl Library {
                 &vectors,
                 bundle.snapshot.as_deref(),
                 Some(&lexical),
+                &bundle.pages,
             )
             .await?;
         Ok(book)

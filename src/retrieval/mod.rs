@@ -18,6 +18,7 @@ pub mod index;
 pub mod lexical;
 pub mod library;
 mod library_bundle;
+mod library_pages;
 pub mod library_search;
 pub mod loaded_book;
 pub mod markup;

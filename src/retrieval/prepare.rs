@@ -56,6 +56,8 @@ pub struct PreparedBook {
     pub vectors: VectorSet,
     /// The inverted index of their text, for BM25.
     pub lexical: LexicalIndex,
+    /// Its pages, each with its chapter (from the source, else from its chunks).
+    pub pages: Vec<Page>,
 }
 
 /// The pages of `source`.
@@ -130,10 +132,27 @@ pub async fn prepare_book(
         title,
         author: new.author.filter(|a| !a.trim().is_empty()),
         page_count: pages.last().map_or(0, |p| p.number),
+        pages: with_chapters(pages, &chunks),
         chunks,
         vectors,
         lexical,
     })
+}
+
+/// `pages`, each without a chapter of its own given the chapter of the first
+/// chunk that covers it (the chapter a heading on or before it opened).
+pub fn with_chapters(mut pages: Vec<Page>, chunks: &[Chunk]) -> Vec<Page> {
+    let mut at = 0;
+    for page in pages.iter_mut().filter(|p| p.chapter.is_none()) {
+        while at < chunks.len() && chunks[at].end_page < page.number {
+            at += 1;
+        }
+        page.chapter = chunks
+            .get(at)
+            .filter(|c| c.start_page <= page.number)
+            .and_then(|c| c.chapter.clone());
+    }
+    pages
 }
 
 /// Embeds `texts` in the embedder's batches (smaller for a local embedder

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::chunk::Chunk;
 use super::lexical::encode as lexical_bytes;
+use super::pages::Page;
 use super::prepare::PreparedBook;
 use super::vector::VectorSet;
 use crate::error::{Error, Result};
@@ -28,6 +29,9 @@ struct WireBook {
     page_count: u32,
     chunks: Vec<WireChunk>,
     lexical: Vec<u8>,
+    /// The pages, each as a chunk whose start and end page are its number
+    /// (one wire type for both keeps the page's module smaller).
+    pages: Vec<WireChunk>,
 }
 
 /// Everything of `prepared` but its vectors, as bytes.
@@ -48,6 +52,16 @@ pub fn encode_prepared(prepared: &PreparedBook) -> Result<Vec<u8>> {
             })
             .collect(),
         lexical: lexical_bytes::encode(&prepared.lexical),
+        pages: prepared
+            .pages
+            .iter()
+            .map(|p| WireChunk {
+                text: p.text.clone(),
+                start_page: p.number,
+                end_page: p.number,
+                chapter: p.chapter.clone(),
+            })
+            .collect(),
     };
     postcard::to_allocvec(&wire).map_err(|e| Error::protocol(format!("cannot encode a prepared book: {e}")))
 }
@@ -87,6 +101,15 @@ pub fn decode_prepared(bytes: &[u8], vectors: VectorSet) -> Result<PreparedBook>
         chunks,
         vectors,
         lexical,
+        pages: wire
+            .pages
+            .into_iter()
+            .map(|p| Page {
+                number: p.start_page,
+                text: p.text,
+                chapter: p.chapter,
+            })
+            .collect(),
     })
 }
 
@@ -114,11 +137,17 @@ mod tests {
             chunks: vec![chunk(0, None), chunk(1, Some("CHAPTER I"))],
             vectors: vectors.clone(),
             lexical: crate::retrieval::lexical::LexicalIndex::build(["passage 0", "passage 1 日本語"]),
+            pages: vec![Page {
+                number: 3,
+                text: "page — 日本語".into(),
+                chapter: Some("CHAPTER I".into()),
+            }],
         };
         let bytes = encode_prepared(&prepared).unwrap();
         let back = decode_prepared(&bytes, vectors.clone()).unwrap();
         assert_eq!(back.chunks, prepared.chunks);
         assert_eq!(back.lexical, prepared.lexical);
+        assert_eq!(back.pages, prepared.pages);
         assert_eq!((back.id.as_str(), back.page_count), ("b1", 3));
         assert!(decode_prepared(&bytes[..bytes.len() / 2], vectors).is_err());
         assert!(decode_prepared(&bytes, VectorSet::new(2)).is_err());

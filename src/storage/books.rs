@@ -1,11 +1,12 @@
 //! The book half of storage: books, their chunks, their vectors (compact,
-//! batched), their index snapshots and their lexical indexes.
+//! batched), their index snapshots, their lexical indexes and their pages.
 
 use futures::future::LocalBoxFuture;
 
 use crate::error::Result;
 use crate::retrieval::book::Book;
 use crate::retrieval::chunk::Chunk;
+use crate::retrieval::pages::Page;
 use crate::retrieval::vector::VectorSet;
 
 /// Vectors per stored batch.
@@ -14,7 +15,8 @@ pub const VECTOR_BATCH: usize = 256;
 /// Persistent books.
 pub trait BookStore {
     /// Saves a book with all its content in one atomic step: after a crash
-    /// either the whole book is there or none of it.
+    /// either the whole book is there or none of it. `pages` are the text
+    /// the reader shows (`Library::page`).
     fn put_book<'a>(
         &'a self,
         book: &'a Book,
@@ -22,7 +24,15 @@ pub trait BookStore {
         vectors: &'a VectorSet,
         index_snapshot: Option<&'a [u8]>,
         lexical_index: Option<&'a [u8]>,
+        pages: &'a [Page],
     ) -> LocalBoxFuture<'a, Result<()>>;
+
+    /// Page `number` of book `id`, if stored; `NotFound` if the book does not exist.
+    fn page<'a>(&'a self, id: &'a str, number: u32) -> LocalBoxFuture<'a, Result<Option<Page>>>;
+
+    /// Every stored page of book `id`, in order (none for a book stored
+    /// before pages were kept); `NotFound` if the book does not exist.
+    fn book_pages<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Page>>>;
 
     /// The book with this id, if any.
     fn book<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Book>>>;
@@ -50,6 +60,6 @@ pub trait BookStore {
     /// Saves (or replaces) a book's lexical index; `NotFound` if the book does not exist.
     fn put_lexical_index<'a>(&'a self, id: &'a str, bytes: &'a [u8]) -> LocalBoxFuture<'a, Result<()>>;
 
-    /// Deletes a book with its chunks, vectors and indexes; `NotFound` if it does not exist.
+    /// Deletes a book with its chunks, vectors, indexes and pages; `NotFound` if it does not exist.
     fn delete_book<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>>;
 }

@@ -4,7 +4,7 @@
 //! - `conversations`, keyed by `id`;
 //! - `messages`, keyed by `[conversationId, seq]` so one key range reads a
 //!   conversation in order and deletes it, with a unique `byId` index;
-//! - books, chunks, vectors, index snapshots and lexical indexes (see `indexeddb_books`);
+//! - books, chunks, vectors, index snapshots, lexical indexes and pages (see `indexeddb_books`);
 //! - paused turns, tool-call records and runs (see `indexeddb_turns`).
 //!
 //! Each method is one short transaction that awaits nothing but its own requests.
@@ -34,7 +34,7 @@ use crate::domain::{RunRecord, ToolCallRecord};
 use crate::error::{Error, Result, StorageReason};
 
 /// The schema version this code writes; [`upgrade`] brings older databases to it.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// Conversations, keyed by `id`.
 pub(super) const CONVERSATIONS: &str = "conversations";
@@ -56,6 +56,8 @@ pub(super) const VECTORS: &str = "vectors";
 pub(super) const INDEX_SNAPSHOTS: &str = "indexSnapshots";
 /// Lexical indexes (`Uint8Array`s), keyed by `bookId` (schema version 4).
 pub(super) const LEXICAL_INDEXES: &str = "lexicalIndexes";
+/// Pages `{ bookId, number, text, chapter? }`, keyed by `[bookId, number]` (schema version 5).
+pub(super) const PAGES: &str = "pages";
 
 /// Conversations and messages in a named IndexedDB database.
 ///
@@ -158,7 +160,7 @@ impl Drop for IndexedDbStore {
 type Step = fn(&Database) -> std::result::Result<(), idb::Error>;
 
 /// The schema steps: the step at index `i` brings a database to version `i + 1`.
-const STEPS: [Step; SCHEMA_VERSION as usize] = [conversations_v1, books_v2, turns_v3, lexical_v4];
+const STEPS: [Step; SCHEMA_VERSION as usize] = [conversations_v1, books_v2, turns_v3, lexical_v4, pages_v5];
 
 /// Applies every schema step after `old_version`, in order, inside the
 /// version-change transaction: an error aborts it and with it every step.
@@ -224,6 +226,14 @@ fn lexical_v4(db: &Database) -> std::result::Result<(), idb::Error> {
     let mut params = ObjectStoreParams::new();
     params.key_path(Some(KeyPath::new_single("bookId")));
     db.create_object_store(LEXICAL_INDEXES, params)?;
+    Ok(())
+}
+
+/// Books stored before it have no pages: `Library::page` asks to add them again.
+fn pages_v5(db: &Database) -> std::result::Result<(), idb::Error> {
+    let mut params = ObjectStoreParams::new();
+    params.key_path(Some(KeyPath::new_array(["bookId", "number"])));
+    db.create_object_store(PAGES, params)?;
     Ok(())
 }
 

@@ -1,6 +1,7 @@
 //! [`BookStore`] for IndexedDB: chunks and vectors (`Float32Array`) in batches
 //! of [`VECTOR_BATCH`] per record (none for a book without vectors), the
-//! index snapshot and the lexical index each as one `Uint8Array`.
+//! index snapshot and the lexical index each as one `Uint8Array`, and one
+//! record per page (the reader reads one page at a time).
 
 use futures::future::LocalBoxFuture;
 use idb::{Query, Transaction, TransactionMode};
@@ -10,15 +11,16 @@ use wasm_bindgen::{JsCast, JsValue};
 
 use super::indexeddb::{
     all_records, commit, finish, from_js, get_record, idb_error, owner_range, to_js, transaction,
-    write_transaction, IndexedDbStore, BOOKS, CHUNKS, INDEX_SNAPSHOTS, LEXICAL_INDEXES, VECTORS,
+    write_transaction, IndexedDbStore, BOOKS, CHUNKS, INDEX_SNAPSHOTS, LEXICAL_INDEXES, PAGES, VECTORS,
 };
 use super::{BookStore, VECTOR_BATCH};
 use crate::error::{Error, Result, StorageReason};
 use crate::retrieval::book::Book;
 use crate::retrieval::chunk::Chunk;
+use crate::retrieval::pages::Page;
 use crate::retrieval::vector::VectorSet;
 
-const ALL: [&str; 5] = [BOOKS, CHUNKS, VECTORS, INDEX_SNAPSHOTS, LEXICAL_INDEXES];
+const ALL: [&str; 6] = [BOOKS, CHUNKS, VECTORS, INDEX_SNAPSHOTS, LEXICAL_INDEXES, PAGES];
 
 /// Up to [`VECTOR_BATCH`] chunks of a book in one record: reading a book back
 /// takes a few hundred requests, not one per chunk.
@@ -54,6 +56,7 @@ async fn write_book(
     vectors: &VectorSet,
     snapshot: Option<&[u8]>,
     lexical: Option<&[u8]>,
+    pages: &[Page],
 ) -> Result<()> {
     if exists(tx, BOOKS, &book.id).await? {
         return Err(Error::storage_because(
@@ -100,7 +103,45 @@ async fn write_book(
     if let Some(bytes) = lexical {
         put_bytes(tx, LEXICAL_INDEXES, &book.id, bytes).await?;
     }
+    let page_store = tx.object_store(PAGES).map_err(idb_error)?;
+    for page in pages {
+        page_store
+            .add(&page_record(&book.id, page)?, None)
+            .map_err(idb_error)?
+            .await
+            .map_err(idb_error)?;
+    }
     Ok(())
+}
+
+/// A page's record `{ bookId, number, text, chapter? }`, built field by field
+/// (a serde round trip through JSON text costs the page's module kilobytes).
+fn page_record(book_id: &str, page: &Page) -> Result<JsValue> {
+    let record = Object::new();
+    set(&record, "bookId", &book_id.into())?;
+    set(&record, "number", &JsValue::from(page.number))?;
+    set(&record, "text", &page.text.as_str().into())?;
+    if let Some(chapter) = &page.chapter {
+        set(&record, "chapter", &chapter.as_str().into())?;
+    }
+    Ok(record.into())
+}
+
+/// The page a record of [`page_record`] holds; a `StorageError` (data) if it is no such record.
+fn page_of(record: &JsValue) -> Result<Page> {
+    let field = |name: &str| Reflect::get(record, &name.into()).unwrap_or(JsValue::UNDEFINED);
+    let number = field("number").as_f64().filter(|n| *n >= 1.0 && n.fract() == 0.0);
+    match (number, field("text").as_string()) {
+        (Some(number), Some(text)) => Ok(Page {
+            number: number as u32,
+            text,
+            chapter: field("chapter").as_string(),
+        }),
+        _ => Err(Error::storage_because(
+            StorageReason::Data,
+            "a stored page is malformed",
+        )),
+    }
 }
 
 /// Writes (or replaces) the record `{ bookId, bytes: Uint8Array }` of `store`.
@@ -125,10 +166,11 @@ impl BookStore for IndexedDbStore {
         vectors: &'a VectorSet,
         index_snapshot: Option<&'a [u8]>,
         lexical_index: Option<&'a [u8]>,
+        pages: &'a [Page],
     ) -> LocalBoxFuture<'a, Result<()>> {
         Box::pin(async move {
             let (tx, guard) = write_transaction(&self.db, &ALL)?;
-            let outcome = write_book(&tx, book, chunks, vectors, index_snapshot, lexical_index).await;
+            let outcome = write_book(&tx, book, chunks, vectors, index_snapshot, lexical_index, pages).await;
             finish(tx, guard, outcome).await
         })
     }
@@ -221,6 +263,41 @@ impl BookStore for IndexedDbStore {
         })
     }
 
+    fn page<'a>(&'a self, id: &'a str, number: u32) -> LocalBoxFuture<'a, Result<Option<Page>>> {
+        Box::pin(async move {
+            let tx = transaction(&self.db, &[BOOKS, PAGES], TransactionMode::ReadOnly)?;
+            if !exists(&tx, BOOKS, id).await? {
+                return Err(Error::not_found("book", id));
+            }
+            let key = js_sys::Array::of2(&JsValue::from_str(id), &JsValue::from(number));
+            let found = tx
+                .object_store(PAGES)
+                .map_err(idb_error)?
+                .get(JsValue::from(key))
+                .map_err(idb_error)?
+                .await
+                .map_err(idb_error)?;
+            found.map(|record| page_of(&record)).transpose()
+        })
+    }
+
+    fn book_pages<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Page>>> {
+        Box::pin(async move {
+            let tx = transaction(&self.db, &[BOOKS, PAGES], TransactionMode::ReadOnly)?;
+            if !exists(&tx, BOOKS, id).await? {
+                return Err(Error::not_found("book", id));
+            }
+            let records = tx
+                .object_store(PAGES)
+                .map_err(idb_error)?
+                .get_all(Some(owner_range(id)?), None)
+                .map_err(idb_error)?
+                .await
+                .map_err(idb_error)?;
+            records.into_iter().map(|record| page_of(&record)).collect()
+        })
+    }
+
     fn index_snapshot<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Vec<u8>>>> {
         Box::pin(read_bytes(self, INDEX_SNAPSHOTS, id, "index snapshot"))
     }
@@ -251,7 +328,7 @@ impl BookStore for IndexedDbStore {
                 .map_err(idb_error)?
                 .await
                 .map_err(idb_error)?;
-            for store in [CHUNKS, VECTORS] {
+            for store in [CHUNKS, VECTORS, PAGES] {
                 tx.object_store(store)
                     .map_err(idb_error)?
                     .delete(owner_range(id)?)

@@ -29,6 +29,7 @@ pub(super) struct StoredBook {
     pub vectors: VectorSet,
     pub snapshot: Option<Vec<u8>>,
     pub lexical: Option<Vec<u8>>,
+    pub pages: Vec<crate::retrieval::pages::Page>,
 }
 
 #[derive(Debug, Default)]

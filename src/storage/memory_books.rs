@@ -7,6 +7,7 @@ use super::BookStore;
 use crate::error::{Error, Result, StorageReason};
 use crate::retrieval::book::Book;
 use crate::retrieval::chunk::Chunk;
+use crate::retrieval::pages::Page;
 use crate::retrieval::vector::VectorSet;
 
 impl BookStore for MemoryStore {
@@ -17,6 +18,7 @@ impl BookStore for MemoryStore {
         vectors: &'a VectorSet,
         index_snapshot: Option<&'a [u8]>,
         lexical_index: Option<&'a [u8]>,
+        pages: &'a [Page],
     ) -> LocalBoxFuture<'a, Result<()>> {
         let mut books = self.books.borrow_mut();
         let result = if books.contains_key(&book.id) {
@@ -33,6 +35,7 @@ impl BookStore for MemoryStore {
                     vectors: vectors.clone(),
                     snapshot: index_snapshot.map(<[u8]>::to_vec),
                     lexical: lexical_index.map(<[u8]>::to_vec),
+                    pages: pages.to_vec(),
                 },
             );
             Ok(())
@@ -73,6 +76,22 @@ impl BookStore for MemoryStore {
             .get(id)
             .map(|b| (b.chunks.clone(), b.vectors.clone()))
             .ok_or_else(|| Error::not_found("book", id));
+        Box::pin(async move { result })
+    }
+
+    fn page<'a>(&'a self, id: &'a str, number: u32) -> LocalBoxFuture<'a, Result<Option<Page>>> {
+        let result = match self.books.borrow().get(id) {
+            Some(stored) => Ok(stored.pages.iter().find(|p| p.number == number).cloned()),
+            None => Err(Error::not_found("book", id)),
+        };
+        Box::pin(async move { result })
+    }
+
+    fn book_pages<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Page>>> {
+        let result = match self.books.borrow().get(id) {
+            Some(stored) => Ok(stored.pages.clone()),
+            None => Err(Error::not_found("book", id)),
+        };
         Box::pin(async move { result })
     }
 

@@ -1,4 +1,4 @@
-//! The book methods of `Lectern`: addBook, books, deleteBook, setCurrentPage, search.
+//! The book methods of `Lectern`: addBook, books, deleteBook, setCurrentPage, page, search.
 
 use std::rc::Rc;
 
@@ -123,6 +123,25 @@ impl Lectern {
                 .filter(|p| p.fract() == 0.0 && *p >= 1.0 && *p <= u32::MAX as f64)
                 .ok_or_else(|| Error::config("page must be a whole number from 1"))?;
             library(&inner)?.set_current_page(&id, page as u32).await
+        })
+    }
+
+    /// Page `number` of a book, `{ number, text, chapter? }`, for a reader:
+    /// `NotFoundError` for an unknown book, `ConfigError` outside
+    /// `1..=pageCount`, `StorageError` (reason `data`) for a book stored
+    /// before pages were kept (add it again).
+    #[wasm_bindgen(unchecked_return_type = "Promise<BookPage>")]
+    pub fn page(
+        &self,
+        #[wasm_bindgen(js_name = "bookId", unchecked_param_type = "string")] book_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "number")] number: JsValue,
+    ) -> Promise {
+        self.call_with_id(book_id, "bookId", |inner, id| async move {
+            let number = number
+                .as_f64()
+                .filter(|p| p.fract() == 0.0 && *p >= 1.0 && *p <= u32::MAX as f64)
+                .ok_or_else(|| Error::config("page must be a whole number from 1"))?;
+            library(&inner)?.page(&id, number as u32).await
         })
     }
 

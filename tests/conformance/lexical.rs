@@ -13,7 +13,7 @@ pub async fn a_book_without_vectors_round_trips_with_its_lexical_index(store: im
     (b.embedder, b.dimensions, b.chunk_count) = ("none".into(), 0, chunks.len() as u32);
     let lexical: Vec<u8> = (0..=255).chain(0..40).collect();
     store
-        .put_book(&b, &chunks, &VectorSet::new(0), None, Some(&lexical))
+        .put_book(&b, &chunks, &VectorSet::new(0), None, Some(&lexical), &[])
         .await
         .expect("put");
     let (got_chunks, got_vectors) = store.book_content("b1").await.expect("content");
@@ -28,7 +28,7 @@ pub async fn a_book_without_vectors_round_trips_with_its_lexical_index(store: im
 pub async fn a_lexical_index_is_saved_replaced_and_deleted(store: impl Store + BookStore) {
     let (chunks, vectors) = content(3);
     store
-        .put_book(&book("b1"), &chunks, &vectors, Some(&[5]), None)
+        .put_book(&book("b1"), &chunks, &vectors, Some(&[5]), None, &[])
         .await
         .unwrap();
     assert_eq!(

@@ -10,6 +10,7 @@ use std::future::Future;
 use futures::future::LocalBoxFuture;
 
 mod lexical;
+mod pages;
 mod turns;
 
 use lectern::domain::{Conversation, Message, Role, ToolCall};
@@ -83,6 +84,12 @@ pub fn cases<S: Store + BookStore + 'static>() -> Vec<Case<S>> {
             "a lexical index is saved, replaced and deleted with its book",
             |s| Box::pin(lexical::a_lexical_index_is_saved_replaced_and_deleted(s)),
         ),
+        ("pages are stored, read and deleted with their book", |s| {
+            Box::pin(pages::pages_are_stored_read_and_deleted_with_their_book(s))
+        }),
+        ("a refused book writes no pages", |s| {
+            Box::pin(pages::a_refused_book_writes_no_pages(s))
+        }),
         (
             "commit writes messages, records and the paused turn together",
             |s| Box::pin(turns::commit_writes_all_parts_together(s)),
@@ -383,7 +390,7 @@ async fn book_round_trips(store: impl Store + BookStore) {
     let mut b = book("b1");
     b.chunk_count = chunks.len() as u32;
     store
-        .put_book(&b, &chunks, &vectors, Some(&[1, 2, 3, 250]), None)
+        .put_book(&b, &chunks, &vectors, Some(&[1, 2, 3, 250]), None, &[])
         .await
         .expect("put");
     assert_eq!(store.book("b1").await.unwrap(), Some(b.clone()));
@@ -405,12 +412,12 @@ async fn book_round_trips(store: impl Store + BookStore) {
 async fn duplicate_book_is_refused(store: impl Store + BookStore) {
     let (chunks, vectors) = content(3);
     store
-        .put_book(&book("b1"), &chunks, &vectors, None, None)
+        .put_book(&book("b1"), &chunks, &vectors, None, None, &[])
         .await
         .unwrap();
     let (more, more_vectors) = content(5);
     let err = store
-        .put_book(&book("b1"), &more, &more_vectors, None, None)
+        .put_book(&book("b1"), &more, &more_vectors, None, None, &[])
         .await
         .expect_err("duplicate");
     assert_eq!(err.name(), "StorageError");
@@ -426,7 +433,7 @@ async fn duplicate_book_is_refused(store: impl Store + BookStore) {
 async fn update_book_keeps_content(store: impl Store + BookStore) {
     let (chunks, vectors) = content(4);
     store
-        .put_book(&book("b1"), &chunks, &vectors, None, None)
+        .put_book(&book("b1"), &chunks, &vectors, None, None, &[])
         .await
         .unwrap();
     let mut moved = book("b1");
@@ -444,7 +451,7 @@ async fn delete_book_removes_everything(store: impl Store + BookStore) {
     for id in ["b1", "b2"] {
         let (chunks, vectors) = content(VECTOR_BATCH + 1);
         store
-            .put_book(&book(id), &chunks, &vectors, Some(&[9]), None)
+            .put_book(&book(id), &chunks, &vectors, Some(&[9]), None, &[])
             .await
             .unwrap();
     }
@@ -466,7 +473,7 @@ async fn delete_book_removes_everything(store: impl Store + BookStore) {
 async fn snapshot_is_saved_and_replaced(store: impl Store + BookStore) {
     let (chunks, vectors) = content(3);
     store
-        .put_book(&book("b1"), &chunks, &vectors, None, None)
+        .put_book(&book("b1"), &chunks, &vectors, None, None, &[])
         .await
         .unwrap();
     store.put_index_snapshot("b1", &[1, 2]).await.expect("save");

@@ -74,6 +74,16 @@ export interface Book {
   createdAt: number;
 }
 
+/** One page of a book, as `page(bookId, number)` returns it. */
+export interface BookPage {
+  /** 1-based page number. */
+  number: number;
+  /** The page's text, as the reader shows it. */
+  text: string;
+  /** Its chapter, if the book has chapters. */
+  chapter?: string;
+}
+
 /** Input of `addBook`: exactly one of `text` (pages from form feeds, `[[page N]]` markers, or about `pageChars`), `pages` or `epub`. */
 export type NewBook = { title: string; author?: string } & (
   | { text: string; pages?: never; epub?: never }

@@ -1,0 +1,64 @@
+// The reading site with no configuration when the server offers an in-browser model
+// (scripts/fetch-smollm2.sh): that model is the default, it loads in the page, and the chat
+// answers with it — no model server; then with the server closed and the network off, the
+// reloaded site (its service worker) loads the model from wllama's own cache and answers again.
+// Skipped when the model or wllama is not here.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { startDemo } from '../../scripts/serve.mjs';
+import { launchChromium } from './browser.mjs';
+
+test('the in-browser model is the default, answers in the chat, and again offline', { timeout: 300000 }, async (t) => {
+  const fetched = spawnSync('bash', ['scripts/fetch-smollm2.sh'], { encoding: 'utf8' }).stdout.trim().split('\n').pop() ?? '';
+  const model = fetched.startsWith('LECTERN_SMOLLM2=') ? fetched.slice('LECTERN_SMOLLM2='.length) : null;
+  if (!model || !existsSync('node_modules/@wllama/wllama/esm/wasm/wllama.wasm')) {
+    t.skip(model ? 'SKIPPED: @wllama/wllama is not installed' : fetched);
+    return;
+  }
+  const demo = await startDemo({ port: 0, localModel: model });
+  const browser = await launchChromium();
+  const context = await browser.newContext();
+  let serverUp = true;
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  try {
+    await page.goto(demo.url);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+    assert.equal(await page.inputValue('#model-choice'), 'local');
+    assert.match(await page.textContent('#model-choice option[value="local"]'), /^In-browser model \(SmolLM2/);
+    assert.deepEqual(await page.$$eval('#model-choice option', (o) => o.map((x) => x.value)), ['local', 'demo', 'mock']);
+    const chat = page.locator('#chat');
+    const answered = async () => {
+      const n = await chat.locator('[data-role="assistant"]').count();
+      await chat.getByRole('combobox', { name: 'Message' }).fill('Say hello in five words.');
+      await chat.getByRole('button', { name: 'Send' }).click();
+      await page.waitForFunction(() => /is ready, in this page/.test(document.querySelector('#model-status').textContent), null, { timeout: 120000 });
+      await page.waitForFunction((n) => {
+        const answers = document.querySelector('#chat').shadowRoot.querySelectorAll('[data-role="assistant"]');
+        return answers.length > n && answers[n].getAttribute('aria-busy') !== 'true' && answers[n].textContent.trim().length > 0;
+      }, n, { timeout: 180000 });
+      assert.equal(await chat.locator('[data-role="error"]').count(), 0, await chat.locator('[data-role="error"]').allTextContents().then(String));
+    };
+    await answered();
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 60000 });
+
+    await demo.close();
+    serverUp = false;
+    await context.setOffline(true);
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+    assert.equal(await page.inputValue('#model-choice'), 'local', 'still the default offline');
+    await answered();
+    await mkdir('.test-artifacts', { recursive: true });
+    await page.screenshot({ path: '.test-artifacts/site-local-model.png', fullPage: true });
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+    await browser.close();
+    if (serverUp) await demo.close();
+  }
+});
