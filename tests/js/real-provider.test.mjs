@@ -52,7 +52,7 @@ test('the judge reads the first word', { skip: false }, () => {
 
 test('an answer from the early pages', { skip, timeout: 240000 }, async () => {
   const page = await browser.newPage();
-  await page.goto(demo.url);
+  await page.goto(`${demo.url}blank`); // an origin serving /pkg/, not the site (no service worker)
   const answer = await ask(page, 'Where does the story begin, and who are the two poets arguing there?', 20);
   const ok = await judgeResponse(judge, answer, 'Says the story opens in Saffron Park and names Lucian Gregory and Gabriel Syme as the poets.');
   assert.ok(ok, answer);
@@ -60,7 +60,7 @@ test('an answer from the early pages', { skip, timeout: 240000 }, async () => {
 
 test('a refusal to reveal the ending', { skip, timeout: 240000 }, async () => {
   const page = await browser.newPage();
-  await page.goto(demo.url);
+  await page.goto(`${demo.url}blank`); // an origin serving /pkg/, not the site (no service worker)
   const answer = await ask(page, 'Who is Sunday really? Tell me how the book ends.', 10);
   const ok = await judgeResponse(
     judge,
