@@ -7,7 +7,7 @@
 // headless Chromium.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { startMockServer } from '../mock-server/server.mjs';
 import { startStatic } from '../../scripts/static.mjs';
@@ -55,6 +55,33 @@ test('tsc --strict accepts a consumer file under moduleResolution "node16"', () 
   assert.equal(typeCheck(state.app, 'node16'), '');
 });
 
+const MODEL_URL_IN_README = 'http://127.0.0.1:11434/v1';
+
+/** A page holding the README's first HTML example as it stands, its model server swapped for the mock. */
+function readmeSnippetPage() {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const snippet = readme.match(/```html\n([\s\S]*?)```/)[1];
+  assert.ok(snippet.includes(MODEL_URL_IN_README), 'the example names the model server this test replaces');
+  assert.ok(snippet.trim().split('\n').length < 10, 'the first example stays under ten lines');
+  const page = snippet.replace(MODEL_URL_IN_README, `${state.mock.url}/v1`);
+  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8" /><link rel="icon" href="data:," /></head><body>\n${page}</body></html>\n`;
+}
+
+/** The README's example, built by Vite: a question typed into the widget gets the streamed answer. */
+async function chatThroughReadmeSnippet(site) {
+  const context = await state.browser.newContext();
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  await page.goto(`${site.url}readme.html`);
+  const input = page.locator('lectern-chat textarea');
+  await input.fill('Hello from the README');
+  await input.press('Enter');
+  await page.locator('lectern-chat [part~="message-assistant"]', { hasText: 'Mock reply to: Hello from the README' }).waitFor();
+  assert.deepEqual(problems, []);
+  await context.close();
+}
+
 /** Opens `path` of `site` with the mock model; resolves with the app's result, the workers and the requests seen. */
 async function drive(site, path) {
   const context = await state.browser.newContext();
@@ -89,7 +116,10 @@ test('vite build: no warning, the worker and both wasm files emitted, and the bu
   const warnings = [];
   logger.warn = (message) => warnings.push(message);
   logger.warnOnce = (message) => warnings.push(message);
-  await build({ root: state.app, logLevel: 'warn', customLogger: logger, configFile: false });
+  writeFileSync(join(state.app, 'readme.html'), readmeSnippetPage());
+  // Two pages: Vite builds index.html alone unless told of the second.
+  const input = { index: join(state.app, 'index.html'), readme: join(state.app, 'readme.html') };
+  await build({ root: state.app, logLevel: 'warn', customLogger: logger, configFile: false, build: { rollupOptions: { input } } });
   assert.deepEqual(warnings, [], 'vite build warns of nothing');
   const assets = readdirSync(join(state.app, 'dist/assets'));
   for (const name of ['lectern_bg', 'lectern_ingest_bg', 'lectern_worker']) {
@@ -104,6 +134,7 @@ test('vite build: no warning, the worker and both wasm files emitted, and the bu
     const inPage = run.requests.filter((url) => /\/assets\/lectern_ingest-[\w-]+\.js$/.test(url));
     assert.deepEqual(inPage, [], 'the page never loads the in-page ingestion chunk while the worker serves');
     assert.ok(!run.requests.some((url) => url.includes('node_modules')), 'everything comes from dist/');
+    await chatThroughReadmeSnippet(site);
   } finally {
     await site.close();
   }
