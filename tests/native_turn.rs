@@ -53,6 +53,24 @@ fn harness(stream: bool) -> Harness {
     }))
 }
 
+/// Asserts the conversation's stored messages, role and content, in order.
+async fn assert_stored(h: &Harness, conversation: &str, expected: &[(Role, &str)]) {
+    let messages = h.store.messages(conversation).await.unwrap();
+    let stored: Vec<(Role, &str)> = messages.iter().map(|m| (m.role, m.content.as_str())).collect();
+    assert_eq!(stored, expected);
+}
+
+/// Asserts that request `index` sent the system prompt and the user's "Hello", nothing else.
+fn assert_sent_hello(h: &Harness, index: usize) {
+    assert_eq!(
+        h.transport.request_bodies()[index]["messages"],
+        serde_json::json!([
+            {"role": "system", "content": "You are a test."},
+            {"role": "user", "content": "Hello"}
+        ])
+    );
+}
+
 fn harness_with(provider: serde_json::Value) -> Harness {
     let config: ProviderConfig = serde_json::from_value(provider).unwrap();
     config.validate().unwrap();
@@ -136,9 +154,12 @@ fn streamed_reply_is_delivered_in_order_and_persisted() {
             .iter()
             .any(|k| matches!(k, EventKind::TokenUsage { input_tokens: 12, .. })));
 
-        let messages = h.store.messages(&conv.id).await.unwrap();
-        let stored: Vec<(Role, &str)> = messages.iter().map(|m| (m.role, m.content.as_str())).collect();
-        assert_eq!(stored, [(Role::User, "Hello"), (Role::Assistant, "Hello there")]);
+        assert_stored(
+            &h,
+            &conv.id,
+            &[(Role::User, "Hello"), (Role::Assistant, "Hello there")],
+        )
+        .await;
 
         let requests = h.transport.requests();
         assert_eq!(requests[0].url, "http://mock.test/v1/chat/completions");
@@ -149,13 +170,7 @@ fn streamed_reply_is_delivered_in_order_and_persisted() {
         let body = &h.transport.request_bodies()[0];
         assert_eq!(body["model"], "gpt-4o-mini");
         assert_eq!(body["stream_options"]["include_usage"], true);
-        assert_eq!(
-            body["messages"],
-            serde_json::json!([
-                {"role": "system", "content": "You are a test."},
-                {"role": "user", "content": "Hello"}
-            ])
-        );
+        assert_sent_hello(&h, 0);
     });
 }
 
@@ -351,17 +366,13 @@ fn retry_reruns_the_trailing_user_message_without_storing_it_again() {
             .borrow()
             .iter()
             .any(|k| matches!(k, EventKind::TextDelta { text } if text == "Second")));
-        let messages = h.store.messages(&conv.id).await.unwrap();
-        let stored: Vec<(Role, &str)> = messages.iter().map(|m| (m.role, m.content.as_str())).collect();
-        assert_eq!(stored, [(Role::User, "Hello"), (Role::Assistant, "Second try")]);
-        let body = &h.transport.request_bodies()[1];
-        assert_eq!(
-            body["messages"],
-            serde_json::json!([
-                {"role": "system", "content": "You are a test."},
-                {"role": "user", "content": "Hello"}
-            ])
-        );
+        assert_stored(
+            &h,
+            &conv.id,
+            &[(Role::User, "Hello"), (Role::Assistant, "Second try")],
+        )
+        .await;
+        assert_sent_hello(&h, 1);
     });
 }
 

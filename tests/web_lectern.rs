@@ -9,7 +9,9 @@ use lectern::wasm::Lectern;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
-use web_support::{js, json as to_json, open, reject, resolve, sleep, unique, MockSession};
+use web_support::{
+    js, json as to_json, open, reject, resolve, roles_and_contents, sleep, unique, MockSession,
+};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -82,12 +84,7 @@ async fn streamed_reply_arrives_in_order_and_survives_a_reopen() {
 
     let again = open(Some(&db), openai(&session, true)).await;
     let messages = to_json(&resolve(again.lectern.messages(conv_id.clone().into())).await);
-    let stored: Vec<(&str, &str)> = messages
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| (m["role"].as_str().unwrap(), m["content"].as_str().unwrap()))
-        .collect();
+    let stored = roles_and_contents(&messages);
     assert_eq!(stored, [("user", "Hello"), ("assistant", reply_text)]);
     let conversations = to_json(&resolve(again.lectern.conversations()).await);
     assert_eq!(conversations[0]["id"], conv_id.as_str());

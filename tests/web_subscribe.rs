@@ -14,8 +14,8 @@ use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 use web_support::{
-    conversation, js, json as to_json, open_with, openai_provider, register, reject, resolve, send, tool,
-    unique, MockSession, Opened,
+    conversation, js, json as to_json, open_with, openai_provider, register, reject, resolve,
+    roles_and_contents, send, tool, unique, MockSession, Opened,
 };
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -131,12 +131,7 @@ async fn retry_answers_the_failed_turn_once_and_refuses_when_nothing_waits() {
     assert_eq!(done["text"], "Now it works.");
     assert_eq!(deltas(&heard.borrow()), "Now it works.");
     let messages = to_json(&resolve(opened.lectern.messages(id.clone().into())).await);
-    let stored: Vec<(&str, &str)> = messages
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| (m["role"].as_str().unwrap(), m["content"].as_str().unwrap()))
-        .collect();
+    let stored = roles_and_contents(&messages);
     assert_eq!(stored, [("user", "Hello"), ("assistant", "Now it works.")]);
     let again = reject(opened.lectern.retry(id.clone().into(), None)).await;
     assert_eq!(again.name(), "ConfigError");

@@ -12,7 +12,8 @@ use lectern::storage::IndexedDbStore;
 use serde_json::json;
 use wasm_bindgen_test::*;
 use web_support::{
-    conversation, json as to_json, open_with, openai_provider, resolve, send, unique, MockSession,
+    conversation, json as to_json, open_with, openai_provider, resolve, roles_and_contents, send, unique,
+    MockSession,
 };
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -35,12 +36,7 @@ async fn two_tabs_sending_at_the_same_moment_take_turns() {
     assert_eq!(one.expect("tab a answered")["text"], "first answer");
     assert_eq!(two.expect("tab b answered")["text"], "second answer");
     let messages = to_json(&resolve(tab_b.lectern.messages(id.clone().into())).await);
-    let stored: Vec<(&str, &str)> = messages
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| (m["role"].as_str().unwrap(), m["content"].as_str().unwrap()))
-        .collect();
+    let stored = roles_and_contents(&messages);
     assert_eq!(
         stored,
         [

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { demoAndChromium } from './browser.mjs';
+import { openSite } from './site-support.mjs';
 
 const running = demoAndChromium({ localModel: null });
 
@@ -14,15 +15,6 @@ const running = demoAndChromium({ localModel: null });
 const pagedText = (name, count) =>
   Array.from({ length: count }, (_, i) => `${name} page ${i + 1} marker. The reader is on page ${i + 1} of ${name}.`).join('\f');
 
-async function openSite() {
-  const context = await running.browser.newContext({ serviceWorkers: 'block' });
-  const page = await context.newPage();
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  await page.goto(running.demo.url);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
-  return { context, page, problems };
-}
 
 const currentPage = (page) =>
   page.evaluate(async () => {
@@ -54,7 +46,7 @@ async function drop(page, { name, type, bytes }) {
 }
 
 test('a book opened with the picker shows its progress, then turns pages by button and by key', async () => {
-  const { context, page, problems } = await openSite();
+  const { context, page, problems } = await openSite(running);
   await page.evaluate(() => {
     window.__progress = [];
     new MutationObserver(() => window.__progress.push(document.querySelector('#progress-label').textContent)).observe(
@@ -94,7 +86,7 @@ test('a book opened with the picker shows its progress, then turns pages by butt
 });
 
 test('dropped .txt and .epub books: switch between them (the chat follows), delete one', async () => {
-  const { context, page, problems } = await openSite();
+  const { context, page, problems } = await openSite(running);
   await drop(page, { name: 'Dropped.txt', type: 'text/plain', bytes: Buffer.from(pagedText('Dropped', 6)) });
   await expectPage(page, 'Dropped', 1);
   const dropped = await page.evaluate(() => window.lecternSite.book.id);

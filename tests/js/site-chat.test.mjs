@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { demoAndChromium } from './browser.mjs';
+import { openSite } from './site-support.mjs';
 
 const running = demoAndChromium({ localModel: null });
 
@@ -44,12 +45,7 @@ async function ask(page, question) {
 }
 
 test('a question in the bound chat streams a quoted answer that never reads past the page', async () => {
-  const context = await running.browser.newContext({ serviceWorkers: 'block' });
-  const page = await context.newPage();
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  await page.goto(running.demo.url);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  const { context, page, problems } = await openSite(running);
   assert.equal(await page.inputValue('#model-choice'), 'demo', 'with no configuration and no local model: the demo model');
   await page.getByLabel('Open a book').setInputFiles({ name: 'Keeper.txt', mimeType: 'text/plain', buffer: Buffer.from(PAGES.join('\f')) });
   await page.waitForFunction(() => document.querySelector('#page-number').textContent === 'Page 1 of 6');
@@ -79,12 +75,7 @@ test('a question in the bound chat streams a quoted answer that never reads past
 });
 
 test("the chat's settings reopen the site's Lectern on that endpoint; the Model menu goes back", async () => {
-  const context = await running.browser.newContext({ serviceWorkers: 'block' });
-  const page = await context.newPage();
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  await page.goto(running.demo.url);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  const { context, page, problems } = await openSite(running);
   await page.getByLabel('Open a book').setInputFiles({ name: 'Keeper.txt', mimeType: 'text/plain', buffer: Buffer.from(PAGES.join('\f')) });
   await page.waitForFunction(() => document.querySelector('#page-number').textContent === 'Page 1 of 6');
 

@@ -237,3 +237,13 @@ pub async fn send(opened: &Opened, id: &str, text: &str) -> Result<Value, js_sys
         Err(error) => Err(error.dyn_into().unwrap()),
     }
 }
+
+/// `(role, content)` of each message in `messages()`' JSON, for comparing a conversation's record.
+pub fn roles_and_contents(messages: &Value) -> Vec<(&str, &str)> {
+    messages
+        .as_array()
+        .expect("messages() gives an array")
+        .iter()
+        .map(|m| (m["role"].as_str().unwrap(), m["content"].as_str().unwrap()))
+        .collect()
+}
