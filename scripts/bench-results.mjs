@@ -123,6 +123,7 @@ const ROWS = [
   ['Package', 'ingest_wasm_gzip', '`pkg/lectern_ingest_bg.wasm` (the ingestion module: worker, or loaded on demand), gzip -9', 'KB'],
   ['Package', 'page_gzip', 'what a page loads before its first book (page module, its JS and snippets), gzip -9', 'KB'],
   ['Package', 'package_gzip', 'every shipped file, gzip -9', 'KB'],
+  ['Package', 'chat_gzip', '`<lectern-chat>` (`pkg/chat/*.js`, each file gzip -9, summed)', 'KB'],
 ];
 
 function fmt(value) {

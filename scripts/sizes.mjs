@@ -63,6 +63,7 @@ export function figureLines({ rows, total }) {
   const ingest = rows.find((r) => r.file === 'pkg/lectern_ingest_bg.wasm');
   // What a page fetches on load: the page's module and the JS it imports (not the types).
   const onLoad = rows.filter((r) => /^pkg\/(lectern\.js|lectern_bg\.wasm|snippets\/.*\.js)$/.test(r.file));
+  const chat = rows.filter((r) => /^pkg\/chat\/.*\.js$/.test(r.file));
   const kb = (n) => n / 1000;
   return [
     `FIGURE wasm_raw chromium ${kb(wasm.raw)}`,
@@ -71,6 +72,7 @@ export function figureLines({ rows, total }) {
     `FIGURE ingest_wasm_gzip chromium ${kb(ingest.gzip)}`,
     `FIGURE page_gzip chromium ${kb(onLoad.reduce((sum, r) => sum + r.gzip, 0))}`,
     `FIGURE package_gzip chromium ${kb(total.gzip)}`,
+    `FIGURE chat_gzip chromium ${kb(chat.reduce((sum, r) => sum + r.gzip, 0))}`,
   ];
 }
 
