@@ -15,7 +15,7 @@ const DECISION_REFUSED = new Set(['InvalidArgumentsError', 'ConfigError', 'Alrea
 const PROPERTIES = ['lectern', 'conversationId', 'mentions', 'settings'];
 
 export class LecternChat extends HTMLElement {
-  static observedAttributes = ['conversation-id', 'placeholder', 'show-working-state', 'key-storage'];
+  static observedAttributes = ['conversation-id', 'placeholder', 'show-working-state', 'show-settings', 'key-storage'];
 
   #lectern = null;
   #conversationId = null;
@@ -50,6 +50,8 @@ export class LecternChat extends HTMLElement {
     input.addEventListener('input', () => mentions.update());
     input.addEventListener('blur', () => mentions.close());
     const settings = settingsPanel((value) => this.#saveSettings(value));
+    // Shown only for a host that handles lectern-settings-change (attribute show-settings).
+    settings.panel.hidden = true;
     const transcript = h('ol', { part: 'transcript', class: 'transcript', role: 'log', 'aria-label': 'Conversation' });
     const working = h('details', { part: 'working-state', class: 'working-state', hidden: true }, h('summary', {}, 'Working state'), h('pre'));
     const total = h('span', { part: 'usage-total', class: 'total' });
@@ -86,6 +88,7 @@ export class LecternChat extends HTMLElement {
     if (name === 'conversation-id' && value !== this.#conversationId) this.conversationId = value;
     else if (name === 'placeholder') this.#ui.input.placeholder = value ?? '';
     else if (name === 'show-working-state') this.#showWorkingState();
+    else if (name === 'show-settings') this.#ui.settings.panel.hidden = value === null;
     else if (name === 'key-storage') this.#keys = new KeyStore(value === 'session');
   }
 

@@ -75,6 +75,9 @@ async function chatThroughReadmeSnippet(site) {
   page.on('pageerror', (error) => problems.push(error.message));
   await page.goto(`${site.url}readme.html`);
   const input = page.locator('lectern-chat textarea');
+  await input.waitFor();
+  // Without show-settings no host reopens Lectern on new settings, so the panel is not offered.
+  assert.equal(await page.locator('lectern-chat [part~="settings"]').isVisible(), false, 'no settings panel');
   await input.fill('Hello from the README');
   await input.press('Enter');
   await page.locator('lectern-chat [part~="message-assistant"]', { hasText: 'Mock reply to: Hello from the README' }).waitFor();
