@@ -14,6 +14,13 @@ import { Usage } from './usage.js';
 const DECISION_REFUSED = new Set(['InvalidArgumentsError', 'ConfigError', 'AlreadyResolvedError', 'ApprovalExpiredError', 'NotFoundError']);
 const PROPERTIES = ['lectern', 'conversationId', 'mentions', 'settings'];
 
+/** The most recent conversation bound to no book, so a reload shows the same chat; else a new one. */
+async function latestOrNewConversation(lectern) {
+  const unbound = (await lectern.conversations()).filter((c) => !c.bookId);
+  const latest = unbound.reduce((a, b) => (b.createdAt > a.createdAt ? b : a), unbound[0]);
+  return latest?.id ?? (await lectern.createConversation({ title: 'Chat' })).id;
+}
+
 export class LecternChat extends HTMLElement {
   static observedAttributes = ['conversation-id', 'placeholder', 'show-working-state', 'show-settings', 'key-storage'];
 
@@ -213,7 +220,7 @@ export class LecternChat extends HTMLElement {
     const lectern = this.#lectern;
     this.#ui.transcript.setAttribute('aria-busy', 'true');
     if (!this.#conversationId) {
-      this.#conversationId = (await lectern.createConversation({ title: 'Chat' })).id;
+      this.#conversationId = await latestOrNewConversation(lectern);
       this.#loadedFor = this.#conversationId;
     }
     const id = this.#conversationId;
