@@ -373,7 +373,7 @@ export class LecternChat extends HTMLElement {
 
   /** Shows a failure with Retry (`again`, when retrying can help) and tells the host. */
   #failed(error, again = () => this.#retry()) {
-    const text = friendlyError(error);
+    const text = friendlyError(error, this.hasAttribute('show-settings'));
     const retry = retryable(error) && this.#conversationId ? again : null;
     const item = errorItem(text, error, retry);
     this.#append(item);

@@ -1,7 +1,7 @@
 // Friendly text for a failed turn, by the typed error's name (see the README's Errors).
 
 const FRIENDLY = {
-  AuthError: 'The model server refused the API key. Check it in Settings, then retry.',
+  AuthError: 'The model server refused the API key. Check the key, then retry.',
   ConnectionError: 'Could not reach the model server. Check the connection and the base URL, then retry.',
   RateLimitError: 'The model server is busy (rate limit). Wait a moment, then retry.',
   TimeoutError: 'The answer took too long. Retry, or ask something shorter.',
@@ -17,9 +17,10 @@ const FRIENDLY = {
   ConfigError: 'The chat is not set up correctly: ',
 };
 
-/** One line for people; the error's own message only where it helps (configuration). */
-export function friendlyError(error) {
+/** One line for people; the error's own message only where it helps (configuration). `settings`: the panel is shown. */
+export function friendlyError(error, settings = false) {
   const name = String(error?.name ?? 'Error');
+  if (name === 'AuthError' && settings) return 'The model server refused the API key. Check it in Model settings, then retry.';
   const known = FRIENDLY[name];
   if (known && known.endsWith(': ')) return known + String(error?.message ?? '');
   return known ?? `Something went wrong (${name}). Retry in a moment.`;

@@ -20,7 +20,7 @@ test('401: a friendly message, lectern-error, and Retry that answers without a d
   await ask(page, 'Is my key fine?');
   await ui.errors.first().waitFor();
   assert.equal(await ui.errors.first().getAttribute('data-error'), 'AuthError');
-  assert.match(await ui.errors.first().textContent(), /refused the API key/);
+  assert.match(await ui.errors.first().textContent(), /refused the API key\. Check it in Model settings/);
   assert.match(await ui.status.textContent(), /refused the API key/);
   assert.deepEqual(await page.evaluate(() => window.__errors.map((e) => e.name)), ['AuthError']);
   await screenshot(page, 'chat-error');
