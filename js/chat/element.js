@@ -33,6 +33,8 @@ export class LecternChat extends HTMLElement {
   #cards = new Map();
   /** Arguments of the calls shown in approval cards, by call id. */
   #asked = new Map();
+  /** The last send's options (its mentions), given to `retry` again: mentions are not stored. */
+  #lastSendOptions = {};
   #stepCost = undefined;
   #session = new Usage();
   #loaded = Promise.resolve();
@@ -104,6 +106,8 @@ export class LecternChat extends HTMLElement {
     return this.#lectern;
   }
   set lectern(value) {
+    if ((value ?? null) === this.#lectern) return;
+    this.#leaveTurn();
     this.#unsubscribe?.();
     this.#unsubscribe = null;
     this.#lectern = value ?? null;
@@ -119,6 +123,7 @@ export class LecternChat extends HTMLElement {
   set conversationId(value) {
     const id = value ? String(value) : null;
     if (id === this.#conversationId) return;
+    this.#leaveTurn();
     this.#conversationId = id;
     this.#loadedFor = null;
     this.#reload();
@@ -181,6 +186,7 @@ export class LecternChat extends HTMLElement {
     this.#dropRetries();
     this.#append(userMessage(message));
     const options = mentions.length ? { mentions } : {};
+    this.#lastSendOptions = options;
     await this.#runTurn((signal) => this.#lectern.send(conversationId, message, { ...options, signal }));
     return true;
   }
@@ -228,6 +234,7 @@ export class LecternChat extends HTMLElement {
     if (lectern !== this.#lectern || id !== this.#conversationId) return;
     this.#session = new Usage();
     this.#cards.clear();
+    this.#asked.clear();
     this.#ui.total.textContent = '';
     const recorded = new Map(records.map((r) => [r.id, r]));
     const items = [];
@@ -307,6 +314,16 @@ export class LecternChat extends HTMLElement {
     }
   }
 
+  /** Stops the running turn of the conversation being left; it shows nothing more here. */
+  #leaveTurn() {
+    const turn = this.#turn;
+    if (!turn) return;
+    turn.left = true;
+    turn.controller?.abort();
+    this.#turn = null;
+    this.#busy(false);
+  }
+
   /** Runs one turn (`start(signal)` returns its promise) and shows what came of it. */
   async #runTurn(start, { refused } = {}) {
     const controller = new AbortController();
@@ -321,6 +338,7 @@ export class LecternChat extends HTMLElement {
     } catch (thrown) {
       error = thrown;
     }
+    if (turn.left) return;
     this.#turn = null;
     this.#busy(false);
     if (error && refused?.(error)) {
@@ -388,7 +406,7 @@ export class LecternChat extends HTMLElement {
     if (this.#turn || !this.#lectern) return;
     const id = this.#conversationId;
     this.#dropRetries();
-    await this.#runTurn((signal) => this.#lectern.retry(id, { signal }));
+    await this.#runTurn((signal) => this.#lectern.retry(id, { ...this.#lastSendOptions, signal }));
   }
 
   #dropRetries() {

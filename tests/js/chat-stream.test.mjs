@@ -94,6 +94,37 @@ test('Stop aborts the turn and keeps the partial answer, marked stopped, also af
   await chat.close();
 });
 
+test('another conversation set mid-turn stops the old turn, which shows nothing there; the new one answers', async () => {
+  const chat = await openChat(running);
+  const { page } = chat;
+  const long = Array.from({ length: 60 }, (_, i) => `old${i}`).join(' ');
+  await chat.script([{ text: long, chunkDelayMs: 30 }, { text: 'Fresh answer.' }]);
+  const ui = chatOf(page);
+  await ask(page, 'A long story, please');
+  await page.waitForFunction(() => {
+    const body = document.querySelector('lectern-chat').shadowRoot.querySelector('li.message.assistant .body');
+    return body && body.textContent.length > 10;
+  });
+  const oldId = await page.evaluate(async () => {
+    const chat = document.querySelector('lectern-chat');
+    const left = chat.conversationId;
+    chat.conversationId = (await chat.lectern.createConversation({ title: 'Other' })).id;
+    await chat.ready;
+    return left;
+  });
+  await waitIdle(page);
+  await page.waitForTimeout(300); // the old turn's end, had it gone on
+  assert.equal(await ui.messages.count(), 0, `the new conversation is empty: ${await transcript(page)}`);
+  await ask(page, 'Something new');
+  await waitForAnswer(page, 'Fresh answer.');
+  assert.doesNotMatch(JSON.stringify(await transcript(page)), /old\d/, `nothing of the old answer: ${JSON.stringify(await transcript(page))}`);
+  assert.equal(await ui.usage.count(), 1, 'one usage line: the new answer\'s, none of the old turn');
+  const stored = await page.evaluate((id) => document.querySelector('lectern-chat').lectern.messages(id), oldId);
+  const partial = stored.findLast((m) => m.role === 'assistant')?.content ?? '';
+  assert.ok(partial.length < long.length, `the old turn was stopped, its answer cut: ${partial.length} of ${long.length}`);
+  await chat.close();
+});
+
 test('a tool call shows as a card with its arguments, result and duration', async () => {
   const chat = await openChat(running);
   const { page } = chat;
