@@ -20,7 +20,7 @@ let custom = null; // the widget's settings: this page's memory only
 const showError = (error) => {
   $('#library-error').textContent = error ? `${error.name ?? 'Error'}: ${error.message}` : '';
 };
-const reader = createReader(() => lectern, { onError: showError, onTurn: () => refreshLibrary() });
+const reader = createReader(() => lectern, { onError: showError });
 
 /** The conversation of `book` (one a book, created on first use). */
 async function conversationOf(book) {

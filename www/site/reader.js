@@ -3,7 +3,7 @@
 const $ = (selector) => document.querySelector(selector);
 
 /** A reader over `getLectern()`'s books; `show(book)` opens one at its current page. */
-export function createReader(getLectern, { onError, onTurn = () => {} }) {
+export function createReader(getLectern, { onError }) {
   let book = null;
   let busy = Promise.resolve();
   const welcome = $('#page-text').textContent.trim().replace(/\s+/g, ' ');
@@ -23,7 +23,6 @@ export function createReader(getLectern, { onError, onTurn = () => {} }) {
     try {
       book = await getLectern().setCurrentPage(book.id, number);
       await render(number);
-      onTurn(book);
     } catch (error) {
       onError(error);
     }
@@ -47,23 +46,30 @@ export function createReader(getLectern, { onError, onTurn = () => {} }) {
     event.preventDefault();
   });
 
+  /** Shows `next` at its current page (or the welcome text without one). */
+  async function open(next) {
+    book = next;
+    $('#book-title').textContent = next ? next.title : 'No book open';
+    if (!next) {
+      $('#page-text').textContent = welcome;
+      $('#chapter').textContent = '';
+      $('#page-number').textContent = '';
+      $('#prev-page').disabled = $('#next-page').disabled = true;
+      return;
+    }
+    try {
+      await render(next.currentPage);
+    } catch (error) {
+      $('#page-text').textContent = '';
+      onError(error);
+    }
+  }
+
   return {
-    async show(next) {
-      book = next;
-      $('#book-title').textContent = next ? next.title : 'No book open';
-      if (!next) {
-        $('#page-text').textContent = welcome;
-        $('#chapter').textContent = '';
-        $('#page-number').textContent = '';
-        $('#prev-page').disabled = $('#next-page').disabled = true;
-        return;
-      }
-      try {
-        await render(next.currentPage);
-      } catch (error) {
-        $('#page-text').textContent = '';
-        onError(error);
-      }
+    /** Opens `next`, queued behind the page turns already asked for, so none lands on the new book. */
+    show(next) {
+      busy = busy.then(() => open(next));
+      return busy;
     },
     get book() {
       return book;
