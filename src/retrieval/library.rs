@@ -370,12 +370,7 @@ impl Library {
     /// Moves the reader to `page` (1..=pageCount).
     pub async fn set_current_page(&self, id: &str, page: u32) -> Result<Book> {
         let mut book = self.book(id).await?;
-        if page == 0 || page > book.page_count {
-            return Err(Error::config(format!(
-                "page must be within 1..={}, got {page}",
-                book.page_count
-            )));
-        }
+        check_page_number(&book, page)?;
         book.current_page = page;
         self.store.update_book(&book).await?;
         Ok(book)
@@ -449,4 +444,15 @@ fn chapters_of(chunks: &[Chunk]) -> Vec<String> {
         }
     }
     chapters
+}
+
+/// A `ConfigError` unless `page` is within the book's `1..=page_count`.
+pub(super) fn check_page_number(book: &Book, page: u32) -> Result<()> {
+    if page == 0 || page > book.page_count {
+        return Err(Error::config(format!(
+            "page must be within 1..={}, got {page}",
+            book.page_count
+        )));
+    }
+    Ok(())
 }

@@ -1,6 +1,6 @@
 //! A stored book's pages, one at a time, for a reader.
 
-use super::library::Library;
+use super::library::{check_page_number, Library};
 use super::pages::Page;
 use crate::error::{Error, Result, StorageReason};
 
@@ -10,16 +10,14 @@ impl Library {
     /// page markers skipped), a `StorageError` (reason `data`) asking to add
     /// the book again if it was stored before Lectern kept pages.
     pub async fn page(&self, id: &str, number: u32) -> Result<Page> {
+        // The page first: a reader's turn costs one read; the book only explains a miss.
+        if number > 0 {
+            if let Some(page) = self.store.page(id, number).await? {
+                return Ok(page);
+            }
+        }
         let book = self.book(id).await?;
-        if number == 0 || number > book.page_count {
-            return Err(Error::config(format!(
-                "page must be within 1..={}, got {number}",
-                book.page_count
-            )));
-        }
-        if let Some(page) = self.store.page(id, number).await? {
-            return Ok(page);
-        }
+        check_page_number(&book, number)?;
         if self.store.book_pages(id).await?.is_empty() {
             return Err(Error::storage_because(
                 StorageReason::Data,

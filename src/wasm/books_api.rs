@@ -118,11 +118,7 @@ impl Lectern {
         #[wasm_bindgen(unchecked_param_type = "number")] page: JsValue,
     ) -> Promise {
         self.call_with_id(book_id, "bookId", |inner, id| async move {
-            let page = page
-                .as_f64()
-                .filter(|p| p.fract() == 0.0 && *p >= 1.0 && *p <= u32::MAX as f64)
-                .ok_or_else(|| Error::config("page must be a whole number from 1"))?;
-            library(&inner)?.set_current_page(&id, page as u32).await
+            library(&inner)?.set_current_page(&id, page_number(&page)?).await
         })
     }
 
@@ -137,11 +133,7 @@ impl Lectern {
         #[wasm_bindgen(unchecked_param_type = "number")] number: JsValue,
     ) -> Promise {
         self.call_with_id(book_id, "bookId", |inner, id| async move {
-            let number = number
-                .as_f64()
-                .filter(|p| p.fract() == 0.0 && *p >= 1.0 && *p <= u32::MAX as f64)
-                .ok_or_else(|| Error::config("page must be a whole number from 1"))?;
-            library(&inner)?.page(&id, number as u32).await
+            library(&inner)?.page(&id, page_number(&number)?).await
         })
     }
 
@@ -231,4 +223,13 @@ impl Lectern {
                 .await
         })
     }
+}
+
+/// A page number from JS: a whole number from 1, else a `ConfigError`.
+fn page_number(value: &JsValue) -> Result<u32> {
+    value
+        .as_f64()
+        .filter(|p| p.fract() == 0.0 && *p >= 1.0 && *p <= u32::MAX as f64)
+        .map(|p| p as u32)
+        .ok_or_else(|| Error::config("page must be a whole number from 1"))
 }
