@@ -5,7 +5,8 @@ import init, { Lectern } from '/pkg/lectern.js';
 import { renderLibrary } from './site/library.js';
 import { bookInput, sampleFile, wireOpening } from './site/open-book.js';
 import { startProgress } from './site/progress.js';
-import { initialChoice, modelChoices, rememberChoice, stopLocal } from './site/provider.js';
+import { stopLocalModel } from './site/local-model.js';
+import { initialChoice, modelChoices, rememberChoice } from './site/provider.js';
 import { createReader } from './site/reader.js';
 import { registerServiceWorker } from './site/sw-register.js';
 
@@ -79,7 +80,7 @@ async function addBook(input) {
 async function useModel(choice) {
   $('#model-status').textContent = `Starting ${choice.label}…`;
   if (lectern) await lectern.close();
-  await stopLocal();
+  await stopLocalModel();
   lectern = await Lectern.open({ dbName: 'lectern-site', provider: await choice.provider() });
   rememberChoice(choice.id);
   $('#model-choice').value = choice.id;

@@ -3,10 +3,10 @@
 // page when the server offers one, and two tools: local_time, and save_note, which asks first.
 import init, { Lectern } from '/pkg/lectern.js';
 import '/pkg/chat/index.js';
+import { localModelProvider, stopLocalModel } from './site/local-model.js';
 
 const $ = (selector) => document.querySelector(selector);
 const chat = $('#chat');
-const CONVERSATION_KEY = 'lectern-chat-conversation';
 const NOTES_KEY = 'lectern-chat-notes';
 
 const serverConfig = await fetch('/config.json')
@@ -32,29 +32,7 @@ const MENTIONS = [
 chat.mentions = MENTIONS.map(({ type, id, label }) => ({ type, id, label }));
 const resolveMention = ({ type, id }) => MENTIONS.find((m) => m.type === type && m.id === id)?.text ?? `(unknown ${type} ${id})`;
 
-/** The running wllama, stopped when the settings change. */
-let wllama = null;
 let lectern = null;
-
-/** A `custom` provider answering with the server's GGUF in this page; its load shows in the label. */
-async function localProvider() {
-  const [{ LoggerWithoutDebug, Wllama }, { loadWllamaModel, wllamaProvider }] = await Promise.all([
-    import('/wllama/index.js'),
-    import('/pkg/lectern_wllama.js'),
-  ]);
-  wllama = new Wllama({ default: '/wllama/wasm/wllama.wasm' }, { logger: LoggerWithoutDebug, suppressNativeLog: true });
-  wllama.setCompat(null); // never fetch wllama's fallback build from its CDN
-  const ready = loadWllamaModel(wllama, new URL(localModel.url, location.href).href, {
-    n_threads: 1,
-    n_ctx: 2048,
-    useCache: false,
-    onProgress: ({ phase, loaded, total }) => {
-      const share = phase === 'download' && total ? ` ${Math.round((100 * loaded) / total)} %` : '';
-      $('#model-label').textContent = phase === 'ready' ? `${localModel.name} is ready, in this page` : `Loading ${localModel.name}: ${phase}${share}`;
-    },
-  });
-  return wllamaProvider(wllama, { model: localModel.name, ready, maxTokens: 200 });
-}
 
 function registerTools(instance) {
   instance.registerTool({
@@ -86,11 +64,10 @@ async function use(settings, apiKey = '') {
   document.body.dataset.ready = 'false';
   chat.lectern = null;
   await lectern?.close();
-  await wllama?.exit();
-  wllama = null;
+  await stopLocalModel();
   const provider =
     settings.kind === 'local'
-      ? await localProvider()
+      ? await localModelProvider(localModel, { status: $('#model-label'), useCache: false })
       : { kind: settings.kind, baseUrl: settings.baseUrl, model: settings.model, stream: settings.stream, ...(apiKey ? { apiKey } : {}) };
   // Made-up prices for the mock, so the chat's cost readout shows something.
   if (settings === mockSettings) provider.prices = { mock: { inputPerMTok: 1, outputPerMTok: 4 } };
@@ -100,12 +77,9 @@ async function use(settings, apiKey = '') {
     chat.settings = settings;
     $('#model-label').textContent = settings === mockSettings ? 'Using the mock model server (it echoes you)' : `Using ${settings.model} at ${settings.baseUrl}`;
   }
-  const remembered = sessionStorage.getItem(CONVERSATION_KEY);
-  const known = remembered && (await lectern.conversations()).some((c) => c.id === remembered);
-  chat.conversationId = known ? remembered : null;
+  // No conversation named: the widget shows the most recent one (clear() starts the next).
   chat.lectern = lectern;
   await chat.ready;
-  sessionStorage.setItem(CONVERSATION_KEY, chat.conversationId);
   document.body.dataset.ready = 'true';
 }
 
@@ -127,10 +101,7 @@ if (localModel) {
   $('#use-local').hidden = false;
   $('#use-local').addEventListener('click', () => safely(() => use({ kind: 'local' })));
 }
-$('#new-conversation').addEventListener('click', async () => {
-  await chat.clear();
-  sessionStorage.setItem(CONVERSATION_KEY, chat.conversationId);
-});
+$('#new-conversation').addEventListener('click', () => chat.clear());
 
 await init();
 await safely(() => use(mockSettings));

@@ -3,6 +3,7 @@
 // any endpoint set in the chat widget's settings are one choice away. No API key is ever stored:
 // settings from the widget live in this page's memory only.
 import { demoProvider } from './demo-model.js';
+import { localModelProvider } from './local-model.js';
 
 const CHOICE_KEY = 'lectern-site-model';
 
@@ -10,7 +11,7 @@ const CHOICE_KEY = 'lectern-site-model';
 export function modelChoices(config, custom) {
   const choices = [];
   if (config.localModel) {
-    choices.push({ id: 'local', label: `In-browser model (${config.localModel.name})`, provider: () => localProvider(config.localModel) });
+    choices.push({ id: 'local', label: `In-browser model (${config.localModel.name})`, provider: () => localModelProvider(config.localModel, { status: document.querySelector('#model-status') }) });
   }
   choices.push({ id: 'demo', label: 'Demo model (no AI)', provider: async () => demoProvider() });
   if (config.mockBaseUrl) {
@@ -46,36 +47,4 @@ export function initialChoice(choices) {
 /** Remembers the picked choice (its id only). */
 export function rememberChoice(id) {
   if (id !== 'custom') localStorage.setItem(CHOICE_KEY, id);
-}
-
-/** The running wllama, stopped when the model changes. */
-let wllama = null;
-
-/** Stops the in-browser model, if one runs. */
-export async function stopLocal() {
-  await wllama?.exit();
-  wllama = null;
-}
-
-/** A `custom` provider answering with the server's GGUF in this page (wllama through lectern/wllama). */
-async function localProvider(model) {
-  const [{ LoggerWithoutDebug, Wllama }, { loadWllamaModel, wllamaProvider }] = await Promise.all([
-    import('/wllama/index.js'),
-    import('/pkg/lectern_wllama.js'),
-  ]);
-  const status = document.querySelector('#model-status');
-  wllama = new Wllama(
-    { default: '/wllama/wasm/wllama.wasm' },
-    { logger: LoggerWithoutDebug, suppressNativeLog: true, allowOffline: true },
-  );
-  wllama.setCompat?.(null); // never fetch wllama's fallback build from its CDN
-  const ready = loadWllamaModel(wllama, new URL(model.url, location.href).href, {
-    n_threads: 1,
-    n_ctx: 2048,
-    onProgress: ({ phase, loaded, total }) => {
-      const share = phase === 'download' && total ? ` ${Math.round((100 * loaded) / total)} %` : '';
-      status.textContent = phase === 'ready' ? `${model.name} is ready, in this page` : `Loading ${model.name}: ${phase}${share}`;
-    },
-  });
-  return wllamaProvider(wllama, { model: model.name, ready, maxTokens: 200 });
 }
