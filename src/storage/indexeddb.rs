@@ -291,6 +291,20 @@ pub(super) async fn all_records<T: DeserializeOwned>(db: &Database, store: &str)
     values.into_iter().map(from_js).collect()
 }
 
+/// Every record of `store` keyed `[owner_id, n]` (a conversation's messages, a book's chunks), in key order, within `tx`.
+pub(super) async fn owned_records(
+    tx: &idb::Transaction,
+    store: &str,
+    owner_id: &str,
+) -> Result<Vec<JsValue>> {
+    tx.object_store(store)
+        .map_err(idb_error)?
+        .get_all(Some(owner_range(owner_id)?), None)
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)
+}
+
 /// The key range covering every `[id, n]` key of one owner (a conversation's messages, a book's chunks).
 pub(super) fn owner_range(owner_id: &str) -> Result<Query> {
     let lower = Array::of2(&JsValue::from_str(owner_id), &JsValue::from_f64(0.0));
@@ -414,12 +428,7 @@ impl Store for IndexedDbStore {
             if !conversation_exists(&conversations, conversation_id).await? {
                 return Err(Error::not_found("conversation", conversation_id));
             }
-            let store = tx.object_store(MESSAGES).map_err(idb_error)?;
-            let values = store
-                .get_all(Some(owner_range(conversation_id)?), None)
-                .map_err(idb_error)?
-                .await
-                .map_err(idb_error)?;
+            let values = owned_records(&tx, MESSAGES, conversation_id).await?;
             values.into_iter().map(from_js).collect()
         })
     }

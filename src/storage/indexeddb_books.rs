@@ -10,8 +10,9 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::indexeddb::{
-    all_records, commit, finish, from_js, get_record, idb_error, owner_range, to_js, transaction,
-    write_transaction, IndexedDbStore, BOOKS, CHUNKS, INDEX_SNAPSHOTS, LEXICAL_INDEXES, PAGES, VECTORS,
+    all_records, commit, finish, from_js, get_record, idb_error, owned_records, owner_range, to_js,
+    transaction, write_transaction, IndexedDbStore, BOOKS, CHUNKS, INDEX_SNAPSHOTS, LEXICAL_INDEXES, PAGES,
+    VECTORS,
 };
 use super::{BookStore, VECTOR_BATCH};
 use crate::error::{Error, Result, StorageReason};
@@ -215,24 +216,12 @@ impl BookStore for IndexedDbStore {
             if !exists(&tx, BOOKS, id).await? {
                 return Err(Error::not_found("book", id));
             }
-            let records = tx
-                .object_store(CHUNKS)
-                .map_err(idb_error)?
-                .get_all(Some(owner_range(id)?), None)
-                .map_err(idb_error)?
-                .await
-                .map_err(idb_error)?;
+            let records = owned_records(&tx, CHUNKS, id).await?;
             let mut chunks: Vec<Chunk> = Vec::new();
             for record in records {
                 chunks.extend(from_js::<ChunkBatch>(record)?.chunks);
             }
-            let batches = tx
-                .object_store(VECTORS)
-                .map_err(idb_error)?
-                .get_all(Some(owner_range(id)?), None)
-                .map_err(idb_error)?
-                .await
-                .map_err(idb_error)?;
+            let batches = owned_records(&tx, VECTORS, id).await?;
             let mut dims = 0usize;
             let mut flat = Vec::new();
             for batch in batches {
@@ -287,13 +276,7 @@ impl BookStore for IndexedDbStore {
             if !exists(&tx, BOOKS, id).await? {
                 return Err(Error::not_found("book", id));
             }
-            let records = tx
-                .object_store(PAGES)
-                .map_err(idb_error)?
-                .get_all(Some(owner_range(id)?), None)
-                .map_err(idb_error)?
-                .await
-                .map_err(idb_error)?;
+            let records = owned_records(&tx, PAGES, id).await?;
             records.into_iter().map(|record| page_of(&record)).collect()
         })
     }

@@ -10,8 +10,8 @@ use wasm_bindgen::JsValue;
 
 use super::indexeddb::{
     all_records, append_in, commit as commit_tx, conversation_exists, finish, from_js, get_record, idb_error,
-    owner_range, to_js, transaction, write_transaction, CONVERSATIONS, MESSAGES, PENDING_TURNS, RUNS,
-    TOOL_CALLS,
+    owned_records, owner_range, to_js, transaction, write_transaction, CONVERSATIONS, MESSAGES,
+    PENDING_TURNS, RUNS, TOOL_CALLS,
 };
 use super::{check_revision, TurnWrite};
 use crate::approval::PendingTurn;
@@ -107,13 +107,7 @@ pub(super) async fn tool_calls(db: &Database, conversation_id: &str) -> Result<V
     if !conversation_exists(&conversations, conversation_id).await? {
         return Err(Error::not_found("conversation", conversation_id));
     }
-    let values = tx
-        .object_store(TOOL_CALLS)
-        .map_err(idb_error)?
-        .get_all(Some(owner_range(conversation_id)?), None)
-        .map_err(idb_error)?
-        .await
-        .map_err(idb_error)?;
+    let values = owned_records(&tx, TOOL_CALLS, conversation_id).await?;
     values.into_iter().map(from_js).collect()
 }
 
