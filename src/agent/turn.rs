@@ -2,28 +2,18 @@
 //! tools it asks for, loop until it answers, persist every step as it happens.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
-
-use futures::StreamExt;
 
 use super::cut_step::OpenStep;
-use super::system_prompt::{iso_date, system_message, SystemInputs};
 use super::tool_step::StepEnd;
 use super::usage_estimate::usage_or_estimate;
-use super::{
-    read_window, Agent, RetrievalStrategy, TurnError, TurnGuard, TurnOverrides, TurnResult, TurnState,
-    TurnStatus,
-};
+use super::{Agent, TurnError, TurnGuard, TurnOverrides, TurnResult, TurnState, TurnStatus};
 use crate::approval::PendingCall;
 use crate::cancel::CancelToken;
 use crate::domain::{Conversation, Mention, Message, Role};
 use crate::error::{Error, Result};
 use crate::events::{Event, EventKind, EventSink};
 use crate::ids::new_id;
-use crate::provider::{Accumulator, FinishReason, ModelRequest, ModelResponse, StreamPart};
-use crate::retrieval::budget::within_budget;
-use crate::retrieval::library::SearchOptions;
-use crate::retrieval::search_tool::{format_passages, SEARCH_BOOK};
+use crate::provider::FinishReason;
 use crate::time::within;
 
 /// The longest user message accepted, in characters.
@@ -301,134 +291,6 @@ impl Agent {
             resolved.push((mention.clone(), content));
         }
         Ok(resolved)
-    }
-
-    /// The request for the next model call: system message, history window, tools.
-    async fn build_request(
-        &self,
-        scope: &TurnScope<'_>,
-        conversation: &Conversation,
-        state: &TurnState,
-        tools_left: bool,
-    ) -> Result<ModelRequest> {
-        let book = match (&conversation.book_id, &self.library) {
-            (Some(id), Some(library)) => Some(library.book(id).await?),
-            _ => None,
-        };
-        let system = system_message(
-            &self.config,
-            &SystemInputs {
-                conversation,
-                user_id: state.user_id.as_deref(),
-                mentions: &state.mentions,
-                date: iso_date(self.clock.now_ms()),
-                book: book.as_ref(),
-                passages: state.passages.as_deref(),
-            },
-        )?;
-        // A bounded read of the newest messages: a step costs the window, not the conversation.
-        let window = read_window(
-            &*self.store,
-            scope.conversation_id,
-            self.config.context,
-            super::estimate_tokens(&system),
-        )
-        .await?;
-        let book_tools = book.is_some() && self.config.retrieval == RetrievalStrategy::ToolUse;
-        let always_retrieve = book.is_some() && self.config.retrieval == RetrievalStrategy::AlwaysRetrieve;
-        let tools = if tools_left && !always_retrieve {
-            let chosen = |name: &str| {
-                state
-                    .overrides
-                    .tools
-                    .as_ref()
-                    .is_none_or(|names| names.iter().any(|n| n == name))
-            };
-            self.tools.definitions(|name| {
-                self.config.offers(name) && chosen(name) && (name != SEARCH_BOOK || book_tools)
-            })
-        } else {
-            Vec::new()
-        };
-        Ok(ModelRequest {
-            system: Some(system),
-            messages: window,
-            tools,
-            temperature: self.config.temperature(),
-            max_tokens: None,
-        })
-    }
-
-    /// With `alwaysRetrieve`, the passages of the conversation's book for the
-    /// user's message, bounded by the reader's page.
-    async fn retrieve_for_turn(
-        &self,
-        conversation: &Conversation,
-        text: &str,
-        cancel: &CancelToken,
-    ) -> Result<Option<String>> {
-        let (Some(book_id), Some(library)) = (&conversation.book_id, &self.library) else {
-            return Ok(None);
-        };
-        if self.config.retrieval != RetrievalStrategy::AlwaysRetrieve {
-            return Ok(None);
-        }
-        let book = library.book(book_id).await?;
-        let options = SearchOptions {
-            book_ids: Some(vec![book_id.clone()]),
-            k: Some(5),
-            max_page: Some(book.current_page),
-            mode: None,
-        };
-        let results = library.search(text, &options, cancel).await?;
-        let results = within_budget(results, self.config.max_context_tokens);
-        Ok(Some(format_passages(&results)))
-    }
-
-    /// Streams one model call, forwarding text and tool-call pieces as events.
-    /// On failure, the text streamed so far is kept in `state`.
-    async fn call_model(
-        &self,
-        scope: &TurnScope<'_>,
-        request: &ModelRequest,
-        state: &mut TurnState,
-    ) -> Result<ModelResponse> {
-        state.partial_text = None;
-        let mut parts = self.model.stream(request, scope.cancel).await?;
-        let mut answer = Accumulator::new();
-        let mut calls: HashMap<usize, (String, String)> = HashMap::new();
-        while let Some(part) = parts.next().await {
-            let part = match part {
-                Ok(part) => part,
-                Err(error) => {
-                    state.partial_text = Some(answer.text().to_owned()).filter(|t| !t.is_empty());
-                    return Err(error);
-                }
-            };
-            match &part {
-                StreamPart::TextDelta(text) => scope.emit(|| EventKind::TextDelta { text: text.clone() }),
-                StreamPart::ToolCallStart { index, id, name } => {
-                    calls.insert(*index, (id.clone(), name.clone()));
-                }
-                StreamPart::ToolCallDelta { index, arguments } if scope.events.is_listening() => {
-                    let known = calls.get(index);
-                    scope.emit(|| EventKind::ToolCallDelta {
-                        index: *index,
-                        call_id: known.map(|(id, _)| id.clone()),
-                        tool_name: known.map(|(_, name)| name.clone()),
-                        arguments_delta: if self.config.redact_arguments.is_empty() {
-                            arguments.clone()
-                        } else {
-                            // Fragments cannot be redacted field by field: hide them.
-                            String::new()
-                        },
-                    });
-                }
-                _ => {}
-            }
-            answer.push(&part);
-        }
-        Ok(answer.finish())
     }
 
     async fn finish(&self, scope: &TurnScope<'_>, text: String, state: &mut TurnState) -> Result<TurnResult> {
