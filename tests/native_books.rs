@@ -3,6 +3,7 @@
 //! deletion, embedder mismatch, abort, and book conversations.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod book_agent;
 mod shared_fixtures;
 mod unicode_books;
 
@@ -373,35 +374,18 @@ fn book_agent(
     strategy: RetrievalStrategy,
     turns: Vec<ScriptedTurn>,
 ) -> (Agent, Rc<ScriptedModel>, Rc<Library>, String, Rc<MemoryStore>) {
-    let store = Rc::new(MemoryStore::new());
-    let clock = Rc::new(ManualClock::new(1.0e12));
-    let chunking = ChunkSettings {
-        chunk_chars: 100,
-        overlap_chars: 0,
-        page_chars: 2000,
-    };
-    let library = Rc::new(Library::new(
-        store.clone(),
-        Rc::new(HashedEmbedder::default()),
-        clock.clone(),
-        chunking,
-    ));
-    let pages = vec![
-        "Syme met the poet Gregory in the garden of Saffron Park.".to_string(),
-        "Gregory took Syme to a secret meeting under a tavern.".to_string(),
-        "The twist: Sunday was never what he seemed, and Syme was a policeman all along.".to_string(),
-    ];
-    let book = add(&library, "Thursday", BookSource::Pages(pages));
-    block_on(library.set_current_page(&book.id, 2)).unwrap();
-    let model = Rc::new(ScriptedModel::new(turns));
     let config = AgentConfig {
         retrieval: strategy,
         ..AgentConfig::default()
     };
-    let agent = Agent::new(store.clone(), model.clone(), clock, config)
-        .with_library(library.clone())
-        .unwrap();
-    (agent, model, library, book.id, store)
+    let built = book_agent::book_agent(config, book_agent::thursday_pages(), 2, turns);
+    (
+        built.agent,
+        built.model,
+        built.library,
+        built.book_id,
+        built.store,
+    )
 }
 
 #[test]

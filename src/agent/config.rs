@@ -294,6 +294,27 @@ pub fn validate_config(
     }
 }
 
+/// The `validateConfig` warning for an instance with books whose custom
+/// prompt (persona text or a template the host gave) lacks `{{book_context}}`:
+/// the reading rules are then added after it rather than placed by it.
+pub fn book_context_warning(config: &AgentConfig) -> Option<String> {
+    let (what, text) = match &config.persona.system_prompt {
+        Some(text) => ("persona.systemPrompt".to_owned(), text.as_str()),
+        None if config.prompts.is_built_in(config.prompt_name()) => return None,
+        None => (
+            format!("prompt {:?}", config.prompt_name()),
+            config.prompts.template(config.prompt_name()).ok()?,
+        ),
+    };
+    let placed = super::prompts::placeholders(text).any(|name| name == "book_context");
+    (!placed).then(|| {
+        format!(
+            "{what} has no {{{{book_context}}}}: in book conversations the reading rules (answer only up to the \
+             reader's page) are added after it"
+        )
+    })
+}
+
 /// `maxToolResultChars`: at least 1; small values and values past the token
 /// budget (four characters a token) are likely mistakes.
 fn check_tool_result_cap(config: &AgentConfig, errors: &mut Vec<String>, warnings: &mut Vec<String>) {

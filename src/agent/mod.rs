@@ -39,7 +39,10 @@ pub use crate::domain::{
 };
 pub use crate::retrieval::config::RetrievalStrategy;
 pub use approvals::REJECTED;
-pub use config::{validate_config, AgentConfig, ConfigReport, ModelProfile, Persona, RunLimits, ToolShell};
+pub use config::{
+    book_context_warning, validate_config, AgentConfig, ConfigReport, ModelProfile, Persona, RunLimits,
+    ToolShell,
+};
 pub use context::{estimate_tokens, history_window, read_window, ContextStrategy};
 pub use friendly::friendly_message;
 pub use headless::{HeadlessRequest, DEFAULT_RUN_TIMEOUT_MS};

@@ -58,6 +58,13 @@ impl PromptLibrary {
         })
     }
 
+    /// Whether `name` is a shipped template the host did not replace.
+    pub fn is_built_in(&self, name: &str) -> bool {
+        BUILT_IN
+            .iter()
+            .any(|(built_in, text)| *built_in == name && self.templates.get(name).is_some_and(|t| t == text))
+    }
+
     /// The template `name` with its variables filled.
     pub fn render(&self, name: &str, variables: &BTreeMap<String, String>) -> Result<String> {
         Ok(fill(self.template(name)?, variables))
@@ -88,6 +95,14 @@ pub fn fill(template: &str, variables: &BTreeMap<String, String>) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// The names of the `{{ name }}` placeholders of a template, trimmed, in order.
+pub fn placeholders(template: &str) -> impl Iterator<Item = &str> {
+    template
+        .split("{{")
+        .skip(1)
+        .filter_map(|after| after.split_once("}}").map(|(name, _)| name.trim()))
 }
 
 #[cfg(test)]

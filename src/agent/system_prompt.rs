@@ -53,10 +53,8 @@ pub fn system_message(config: &AgentConfig, inputs: &SystemInputs<'_>) -> Result
     if let Some(user) = inputs.user_id {
         variables.insert("user_id".into(), user.to_owned());
     }
-    variables.insert(
-        "book_context".into(),
-        inputs.book.map(book_context).unwrap_or_default(),
-    );
+    let rules = inputs.book.map(book_context);
+    variables.insert("book_context".into(), rules.clone().unwrap_or_default());
     if let Some(book) = inputs.book {
         variables.insert("book_title".into(), book.title.clone());
         variables.insert("current_page".into(), book.current_page.to_string());
@@ -69,6 +67,10 @@ pub fn system_message(config: &AgentConfig, inputs: &SystemInputs<'_>) -> Result
     // An empty {{book_context}} leaves a blank paragraph behind.
     while text.contains("\n\n\n") {
         text = text.replace("\n\n\n", "\n\n");
+    }
+    // The reading rules cannot be dropped by a prompt that leaves them out.
+    if let Some(rules) = rules.filter(|rules| !text.contains(rules.as_str())) {
+        text.push_str(&format!("\n\n## Reading rules\n\n{rules}\n"));
     }
     if let (Some(passages), Some(book)) = (inputs.passages, inputs.book) {
         text.push_str(&format!(

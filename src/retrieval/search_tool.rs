@@ -14,6 +14,9 @@ use crate::tool::{Tool, ToolContext, ToolResult};
 /// The tool's name.
 pub const SEARCH_BOOK: &str = "search_book";
 
+/// Passages returned when the model gives no `top_k`.
+pub const DEFAULT_TOP_K: usize = 5;
+
 /// What the tool answers when nothing qualifies.
 pub const NO_PASSAGES: &str = "No relevant passages found.";
 
@@ -50,7 +53,7 @@ impl SearchBookTool {
                     "type": "object",
                     "properties": {
                         "query": { "type": "string", "minLength": 1, "description": "What to look for" },
-                        "top_k": { "type": "integer", "minimum": 1, "maximum": 20, "description": "How many passages (default 5)" }
+                        "top_k": { "type": "integer", "minimum": 1, "maximum": 20, "default": DEFAULT_TOP_K, "description": "How many passages (default 5)" }
                     },
                     "required": ["query"],
                     "additionalProperties": false
@@ -81,7 +84,7 @@ impl Tool for SearchBookTool {
                 .clone()
                 .ok_or_else(|| "This conversation is not about a book.".to_owned())?;
             let query = arguments["query"].as_str().unwrap_or_default().to_owned();
-            let k = arguments["top_k"].as_u64().unwrap_or(5) as usize;
+            let k = arguments["top_k"].as_u64().unwrap_or(DEFAULT_TOP_K as u64) as usize;
             let book = library.book(&book_id).await.map_err(|e| e.to_string())?;
             let options = SearchOptions {
                 book_ids: Some(vec![book_id]),

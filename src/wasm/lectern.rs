@@ -20,7 +20,9 @@ use super::panic_guard::{self, check_js, guarded_promise};
 use super::send_options::{read_send_options, turn_error_to_js};
 use super::web_locks::WebLocks;
 use super::worker_embedder::WorkerEmbedder;
-use crate::agent::{friendly_message, validate_config, Agent, SendOptions, TurnError, TurnResult};
+use crate::agent::{
+    book_context_warning, friendly_message, validate_config, Agent, SendOptions, TurnError, TurnResult,
+};
 use crate::domain::NewConversation;
 use crate::error::{Error, Result, StorageReason};
 use crate::events::{Event, EventKind, EventSink};
@@ -467,11 +469,11 @@ impl Lectern {
     #[wasm_bindgen(js_name = validateConfig, unchecked_return_type = "ConfigReport")]
     pub fn validate_config(&self) -> std::result::Result<JsValue, JsValue> {
         check_js()?;
-        let report = validate_config(
-            &self.inner.provider,
-            self.inner.agent.config(),
-            self.inner.agent.tools(),
-        );
+        let config = self.inner.agent.config();
+        let mut report = validate_config(&self.inner.provider, config, self.inner.agent.tools());
+        if self.inner.agent.library().is_some() {
+            report.warnings.extend(book_context_warning(config));
+        }
         to_js(&report).map_err(|e| error_to_js(&e))
     }
 
