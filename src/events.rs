@@ -110,6 +110,14 @@ pub enum EventKind {
         /// The full answer text.
         text: String,
     },
+    /// Something the host should know that does not stop the turn.
+    Warning {
+        /// What kind: `contextOverflow` (the request is larger than
+        /// `modelProfile.contextLength` even with only the latest message).
+        code: String,
+        /// A human-readable description.
+        message: String,
+    },
     /// The turn failed.
     Error {
         /// The error's JS name, e.g. `RateLimitError`.

@@ -88,21 +88,15 @@ impl Harness {
         self.agent.register_tool(Rc::new(tool)).unwrap();
     }
 
-    fn event_types(&self) -> Vec<&'static str> {
+    fn event_types(&self) -> Vec<String> {
         self.events
             .borrow()
             .iter()
-            .map(|e| match e {
-                EventKind::StepStart { .. } => "stepStart",
-                EventKind::TextDelta { .. } => "textDelta",
-                EventKind::ToolCallDelta { .. } => "toolCallDelta",
-                EventKind::ToolInvocation { .. } => "toolInvocation",
-                EventKind::ToolResult { .. } => "toolResult",
-                EventKind::TokenUsage { .. } => "tokenUsage",
-                EventKind::StepFinish { .. } => "stepFinish",
-                EventKind::ApprovalRequested { .. } => "approvalRequested",
-                EventKind::Finish { .. } => "finish",
-                EventKind::Error { .. } => "error",
+            .map(|e| {
+                serde_json::to_value(e).unwrap()["type"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
             })
             .collect()
     }

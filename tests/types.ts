@@ -68,6 +68,8 @@ export function describeEvent(event: LecternEvent): string {
       return `waiting for ${event.calls.map((c) => `${c.toolName}#${c.callId}`).join(', ')} until ${event.expiresAt}`;
     case 'finish':
       return event.text;
+    case 'warning':
+      return `warning ${event.code}: ${event.message}`;
     case 'error':
       return `${event.name}: ${event.message}`;
     default: {
@@ -188,7 +190,7 @@ export async function abortable(lectern: Lectern, id: string): Promise<string> {
   const controller = new AbortController();
   setTimeout(() => controller.abort(), 1000);
   try {
-    return (await lectern.send(id, 'Tell me a long story', { signal: controller.signal })).text;
+    return (await lectern.send(id, 'Tell me a long story', { signal: controller.signal, maxOutputTokens: 400 })).text;
   } catch (error) {
     const e = error as LecternError;
     if (e.name === 'AbortError' || e.name === 'ConnectionError') return e.partialText ?? '';
@@ -242,8 +244,8 @@ export async function friendly(lectern: Lectern, id: string): Promise<string> {
 
 export const layered: LecternOptions = {
   provider: { kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2' },
-  persona: { prompt: 'librarian', temperature: 0.2, tools: ['weather'] },
-  modelProfile: { contextLength: 8192, temperature: 0.7 },
+  persona: { prompt: 'librarian', temperature: 0.2, tools: ['weather'], maxOutputTokens: 800 },
+  modelProfile: { contextLength: 8192, temperature: 0.7, maxOutputTokens: 1024 },
   allowedTools: ['weather', 'search'],
   limits: { maxIterations: 5, maxToolCalls: 8, turnTimeoutMs: 60000, toolTimeoutMs: 5000, lockWaitMs: 2000 },
   context: { strategy: 'tokenBudget', maxTokens: 6000 },

@@ -30,6 +30,9 @@ pub struct Persona {
     /// The tools this persona uses (default: every allowed tool).
     #[serde(default)]
     pub tools: Option<Vec<String>>,
+    /// The most tokens one answer may have; wins over the model profile's.
+    #[serde(default)]
+    pub max_output_tokens: Option<u32>,
 }
 
 /// What the model can take.
@@ -42,6 +45,9 @@ pub struct ModelProfile {
     /// Default sampling temperature for this model.
     #[serde(default)]
     pub temperature: Option<f32>,
+    /// The most tokens one answer may have; wins over the provider's `maxTokens`.
+    #[serde(default)]
+    pub max_output_tokens: Option<u32>,
 }
 
 /// Which tools may be offered at all.
@@ -190,6 +196,15 @@ impl AgentConfig {
         self.persona.temperature.or(self.model_profile.temperature)
     }
 
+    /// The `max_tokens` sent: the turn's (`send`), then the persona's, then the
+    /// model profile's; `None` leaves it to the provider's setting and default.
+    pub fn max_output_tokens(&self, overrides: &crate::domain::TurnOverrides) -> Option<u32> {
+        overrides
+            .max_output_tokens
+            .or(self.persona.max_output_tokens)
+            .or(self.model_profile.max_output_tokens)
+    }
+
     /// Whether a tool may be offered: allowed by the tool shell and used by the persona.
     pub fn offers(&self, tool: &str) -> bool {
         let listed =
@@ -278,6 +293,7 @@ pub fn validate_config(
         },
     }
     check_tool_result_cap(config, &mut errors, &mut warnings);
+    check_output_tokens(config, &mut errors);
     if let ContextStrategy::TokenBudget { max_tokens } = config.context {
         if let Some(window) = config.model_profile.context_length {
             if max_tokens > window {
@@ -291,6 +307,24 @@ pub fn validate_config(
         valid: errors.is_empty(),
         errors,
         warnings,
+    }
+}
+
+/// `maxOutputTokens` of the persona and the model profile: at least 1, and
+/// less than `modelProfile.contextLength` (the prompt needs room too).
+fn check_output_tokens(config: &AgentConfig, errors: &mut Vec<String>) {
+    for (layer, max) in [
+        ("persona", config.persona.max_output_tokens),
+        ("modelProfile", config.model_profile.max_output_tokens),
+    ] {
+        let Some(max) = max else { continue };
+        if max == 0 {
+            errors.push(format!("{layer}.maxOutputTokens must be at least 1"));
+        } else if let Some(window) = config.model_profile.context_length.filter(|w| max as usize >= *w) {
+            errors.push(format!(
+                "{layer}.maxOutputTokens ({max}) must be less than modelProfile.contextLength ({window})"
+            ));
+        }
     }
 }
 

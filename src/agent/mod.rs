@@ -18,6 +18,7 @@ use crate::tool::{Tool, ToolCache, ToolRegistry};
 mod approvals;
 mod config;
 mod context;
+mod context_room;
 mod cut_step;
 mod friendly;
 mod headless;

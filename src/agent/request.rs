@@ -1,12 +1,14 @@
 //! The request for each model call of a turn: system message, history window,
 //! tools, and the passages `alwaysRetrieve` adds.
 
+use super::context_room::{default_output_reserve, definitions_tokens, fit_window, Overflow};
 use super::system_prompt::{iso_date, system_message, SystemInputs};
 use super::turn::TurnScope;
 use super::{read_window, Agent, RetrievalStrategy, TurnState};
 use crate::cancel::CancelToken;
-use crate::domain::Conversation;
+use crate::domain::{estimate_tokens, Conversation, ToolDefinition};
 use crate::error::Result;
+use crate::events::EventKind;
 use crate::provider::ModelRequest;
 use crate::retrieval::budget::within_budget;
 use crate::retrieval::library::SearchOptions;
@@ -36,36 +38,55 @@ impl Agent {
                 passages: state.passages.as_deref(),
             },
         )?;
+        let book_tools = book.is_some() && self.config.retrieval == RetrievalStrategy::ToolUse;
+        let always_retrieve = book.is_some() && self.config.retrieval == RetrievalStrategy::AlwaysRetrieve;
+        let tools = if tools_left && !always_retrieve {
+            self.offered_tools(state, book_tools)
+        } else {
+            Vec::new()
+        };
+        let fixed_tokens = estimate_tokens(&system) + definitions_tokens(&tools);
         // A bounded read of the newest messages: a step costs the window, not the conversation.
         let window = read_window(
             &*self.store,
             scope.conversation_id,
             self.config.context,
-            super::estimate_tokens(&system),
+            fixed_tokens,
         )
         .await?;
-        let book_tools = book.is_some() && self.config.retrieval == RetrievalStrategy::ToolUse;
-        let always_retrieve = book.is_some() && self.config.retrieval == RetrievalStrategy::AlwaysRetrieve;
-        let tools = if tools_left && !always_retrieve {
-            let chosen = |name: &str| {
-                state
-                    .overrides
-                    .tools
-                    .as_ref()
-                    .is_none_or(|names| names.iter().any(|n| n == name))
-            };
-            self.tools.definitions(|name| {
-                self.config.offers(name) && chosen(name) && (name != SEARCH_BOOK || book_tools)
-            })
-        } else {
-            Vec::new()
+        let max_tokens = self.config.max_output_tokens(&state.overrides);
+        let messages = match self.config.model_profile.context_length {
+            Some(length) => {
+                let reserve = max_tokens.map_or_else(|| default_output_reserve(length), |n| n as usize);
+                let (window, overflow) = fit_window(window, length, reserve, fixed_tokens);
+                if let Some(overflow) = overflow {
+                    scope.emit(|| overflow_warning(overflow));
+                }
+                window
+            }
+            None => window,
         };
         Ok(ModelRequest {
             system: Some(system),
-            messages: window,
+            messages,
             tools,
             temperature: self.config.temperature(),
-            max_tokens: None,
+            max_tokens,
+        })
+    }
+
+    /// The tools offered to the model this step: registered, allowed by the
+    /// configuration and the turn, `search_book` only in a book conversation.
+    fn offered_tools(&self, state: &TurnState, book_tools: bool) -> Vec<ToolDefinition> {
+        let chosen = |name: &str| {
+            state
+                .overrides
+                .tools
+                .as_ref()
+                .is_none_or(|names| names.iter().any(|n| n == name))
+        };
+        self.tools.definitions(|name| {
+            self.config.offers(name) && chosen(name) && (name != SEARCH_BOOK || book_tools)
         })
     }
 
@@ -93,5 +114,17 @@ impl Agent {
         let results = library.search(text, &options, cancel).await?;
         let results = within_budget(results, self.config.max_context_tokens);
         Ok(Some(format_passages(&results)))
+    }
+}
+
+/// The `warning` event of a request larger than the model's window.
+fn overflow_warning(overflow: Overflow) -> EventKind {
+    EventKind::Warning {
+        code: "contextOverflow".into(),
+        message: format!(
+            "this request needs about {} tokens (answer room included) but modelProfile.contextLength is {}: \
+             it is sent with only the latest message, and the model may refuse or cut it",
+            overflow.needed, overflow.context_length
+        ),
     }
 }

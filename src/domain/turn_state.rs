@@ -17,6 +17,10 @@ pub struct TurnOverrides {
     pub max_iterations: Option<u32>,
     /// Time allowed for this turn, instead of the configured limit.
     pub turn_timeout_ms: Option<u64>,
+    /// The most tokens each answer of this turn may have (`send`'s
+    /// `maxOutputTokens`), over the persona's and the model profile's.
+    #[serde(default)]
+    pub max_output_tokens: Option<u32>,
 }
 
 /// The turn so far: counters, usage, tool-call records, and the inputs of its system message.

@@ -1,4 +1,4 @@
-//! `send(id, text, { signal?, userId?, mentions? })`, and failed turns as JS errors.
+//! `send(id, text, { signal?, userId?, mentions?, maxOutputTokens? })`, and failed turns as JS errors.
 
 use js_sys::{Object, Reflect};
 use serde::Deserialize;
@@ -18,6 +18,8 @@ struct PlainSendOptions {
     user_id: Option<String>,
     #[serde(default)]
     mentions: Vec<Mention>,
+    #[serde(default)]
+    max_output_tokens: Option<u32>,
 }
 
 /// Reads `send`'s options.
@@ -33,6 +35,10 @@ pub fn read_send_options(input: Option<JsValue>) -> Result<SendOptions> {
     let plain: PlainSendOptions = from_js(rest, "send options")?;
     options.user_id = plain.user_id;
     options.mentions = plain.mentions;
+    if plain.max_output_tokens == Some(0) {
+        return Err(Error::config("send options: maxOutputTokens must be at least 1"));
+    }
+    options.overrides.max_output_tokens = plain.max_output_tokens;
     Ok(options)
 }
 

@@ -13,14 +13,18 @@ export interface Persona {
   temperature?: number;
   /** The tools this persona uses (default: every allowed tool). */
   tools?: string[];
+  /** The most tokens one answer may have (`max_tokens`); wins over the model profile's. */
+  maxOutputTokens?: number;
 }
 
 /** The model-profile layer. */
 export interface ModelProfile {
-  /** Context window in tokens. */
+  /** Context window in tokens: each request's history is cut to fit it, after the system message, the tool definitions and the room kept for the answer (`maxOutputTokens`, else a quarter of the window up to 4,096). */
   contextLength?: number;
   /** Default temperature for this model. */
   temperature?: number;
+  /** The most tokens one answer may have (`max_tokens`); wins over the provider's `maxTokens`. */
+  maxOutputTokens?: number;
 }
 
 /** Limits of one turn; past one, the turn rejects with a typed error carrying what was done. */

@@ -12,6 +12,8 @@ export interface SendOptions {
   userId?: string;
   /** Items to resolve with `resolveMention` and show the model in this turn. */
   mentions?: Mention[];
+  /** The most tokens each answer of this turn may have; wins over the persona's and the model profile's. */
+  maxOutputTokens?: number;
 }
 
 /** With `friendlyErrors`, what a failed `send` or `resolveApprovals` resolves with. */

@@ -1,0 +1,153 @@
+//! What each request carries, through the JS API in headless Chromium: the
+//! answer's `max_tokens` from `send`, the persona and the model profile in
+//! both wire formats, `modelProfile.contextLength`'s `warning` event, and a
+//! book conversation's reading rules under a custom persona prompt.
+#![cfg(target_arch = "wasm32")]
+
+mod web_support;
+
+use serde_json::{json, Value};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use web_support::{
+    conversation, js, json as to_json, open_with, openai_provider, reject, resolve, MockSession,
+};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// Sends `text` with `options` (JSON) and returns the resolved value.
+async fn send_with(opened: &web_support::Opened, id: &str, text: &str, options: Value) -> Value {
+    let options = js(options).unchecked_into();
+    to_json(&resolve(opened.lectern.send(id.into(), text.into(), Some(options))).await)
+}
+
+#[wasm_bindgen_test]
+async fn max_output_tokens_reaches_both_wire_formats_in_order_of_precedence() {
+    let session = MockSession::new();
+    session
+        .script(json!([{ "text": "a" }, { "text": "b" }, { "text": "c" }]))
+        .await;
+    let opened = open_with(json!({
+        "provider": openai_provider(&session, json!({ "maxTokens": 900 })),
+        "modelProfile": { "maxOutputTokens": 300 }
+    }))
+    .await;
+    let id = conversation(&opened).await;
+    send_with(&opened, &id, "one", json!({ "maxOutputTokens": 120 })).await;
+    send_with(&opened, &id, "two", json!({})).await;
+    let zero = reject(opened.lectern.send(
+        id.clone().into(),
+        "three".into(),
+        Some(js(json!({ "maxOutputTokens": 0 })).unchecked_into()),
+    ))
+    .await;
+    assert_eq!(String::from(zero.name()), "ConfigError");
+    let bodies: Vec<Value> = session
+        .requests()
+        .await
+        .into_iter()
+        .map(|r| r["body"].clone())
+        .collect();
+    assert_eq!(bodies.len(), 2, "the refused send called no model");
+    assert_eq!(
+        (bodies[0]["max_tokens"].clone(), bodies[1]["max_tokens"].clone()),
+        (json!(120), json!(300))
+    );
+
+    let anthropic = MockSession::new();
+    anthropic.script(json!([{ "text": "a" }, { "text": "b" }])).await;
+    let provider =
+        json!({ "kind": "anthropic", "baseUrl": anthropic.base_url(), "model": "claude", "apiKey": "k" });
+    let opened =
+        open_with(json!({ "provider": provider.clone(), "persona": { "maxOutputTokens": 64 } })).await;
+    let id = conversation(&opened).await;
+    send_with(&opened, &id, "one", json!({})).await;
+    let plain = open_with(json!({ "provider": provider })).await;
+    let id = conversation(&plain).await;
+    send_with(&plain, &id, "two", json!({})).await;
+    let bodies: Vec<Value> = anthropic
+        .requests()
+        .await
+        .into_iter()
+        .map(|r| r["body"].clone())
+        .collect();
+    assert_eq!(
+        (bodies[0]["max_tokens"].clone(), bodies[1]["max_tokens"].clone()),
+        (json!(64), json!(4096))
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_request_past_the_context_length_is_sent_whole_with_a_warning_event() {
+    let session = MockSession::new();
+    session
+        .script(json!([{ "text": "first" }, { "text": "second" }]))
+        .await;
+    let opened = open_with(json!({
+        "provider": openai_provider(&session, json!({})),
+        "modelProfile": { "contextLength": 600, "maxOutputTokens": 100 }
+    }))
+    .await;
+    let id = conversation(&opened).await;
+    let long = "word ".repeat(400);
+    send_with(&opened, &id, &long, json!({})).await;
+    send_with(&opened, &id, "and now?", json!({})).await;
+    let requests = session.requests().await;
+    let first = requests[0]["body"]["messages"].as_array().unwrap().len();
+    assert_eq!(first, 2, "system + the long message, sent although too long");
+    let second: Vec<&str> = requests[1]["body"]["messages"].as_array().unwrap()[1..]
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(second, ["first", "and now?"], "the long message no longer fits");
+    let warnings: Vec<Value> = opened
+        .events
+        .borrow()
+        .iter()
+        .filter(|e| e["type"] == "warning")
+        .cloned()
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(warnings[0]["code"], "contextOverflow");
+    assert!(warnings[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("contextLength is 600"));
+}
+
+#[wasm_bindgen_test]
+async fn a_custom_persona_prompt_cannot_drop_the_reading_rules() {
+    let session = MockSession::new();
+    session.script(json!([{ "text": "Arr." }])).await;
+    let opened = open_with(json!({
+        "provider": openai_provider(&session, json!({})),
+        "persona": { "systemPrompt": "You are a pirate." },
+        "embedder": { "kind": "hashed" }
+    }))
+    .await;
+    let report = to_json(&opened.lectern.validate_config().unwrap());
+    assert!(
+        report["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("{{book_context}}")),
+        "{report}"
+    );
+    let book = js(
+        json!({ "title": "Thursday", "pages": ["Syme meets Gregory.", "The council.", "Sunday unmasked."] }),
+    );
+    let book = to_json(&resolve(opened.lectern.add_book(book.unchecked_into(), None)).await);
+    let book_id = book["id"].as_str().unwrap().to_owned();
+    resolve(opened.lectern.set_current_page(book_id.clone().into(), 1.into())).await;
+    let conv = js(json!({ "bookId": book_id }));
+    let conv = to_json(&resolve(opened.lectern.create_conversation(Some(conv.unchecked_into()))).await);
+    send_with(&opened, conv["id"].as_str().unwrap(), "Who is Sunday?", json!({})).await;
+    let system = session.requests().await[0]["body"]["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(system.starts_with("You are a pirate."), "{system}");
+    assert!(system.contains("## Reading rules"), "{system}");
+    assert!(system.contains("is on page 1 of 3"), "{system}");
+}
