@@ -86,7 +86,7 @@ pub enum EventKind {
         #[serde(skip_serializing_if = "Option::is_none")]
         cost_usd: Option<f64>,
         /// The provider reported no usage: the counts are Lectern's estimate
-        /// (four bytes a token).
+        /// (`domain::estimate_tokens`).
         estimated: bool,
     },
     /// A model call (step) ended.

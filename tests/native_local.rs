@@ -213,8 +213,13 @@ fn usage_events(turns: Vec<ScriptedTurn>) -> (Vec<(u64, u64, bool)>, lectern::do
             seen.borrow_mut().push((input_tokens, output_tokens, estimated));
         }
     });
-    let reply =
-        block_on(agent.send(&conversation.id, &"q".repeat(400), &SendOptions::default(), &sink)).unwrap();
+    let reply = block_on(agent.send(
+        &conversation.id,
+        &"question ".repeat(100),
+        &SendOptions::default(),
+        &sink,
+    ))
+    .unwrap();
     let events = events.borrow().clone();
     (events, reply.usage)
 }
@@ -225,11 +230,8 @@ fn usage_is_estimated_and_marked_when_the_provider_reports_none() {
     assert_eq!(events.len(), 1);
     let (input, output, estimated) = events[0];
     assert!(estimated);
-    assert!(
-        input >= 100,
-        "the 400-character question alone is 100 tokens: {input}"
-    );
-    assert_eq!(output, 25, "100 characters of answer");
+    assert!(input >= 100, "the 100-word question alone is 100 tokens: {input}");
+    assert_eq!(output, 20, "20 words of answer");
     assert!(usage.estimated && usage.input_tokens == input && usage.output_tokens == output);
     let json = serde_json::to_value(usage).unwrap();
     assert_eq!(json["estimated"], true);

@@ -143,7 +143,7 @@ fn windowed(context_length: usize, max_output: Option<u32>) -> AgentConfig {
     }
 }
 
-/// Four sends of about 250 tokens each; how many messages the last request carries.
+/// Four sends of 200 tokens each; how many messages the last request carries.
 fn last_window(config: AgentConfig, tools: usize) -> (usize, Vec<EventKind>) {
     let long = "word ".repeat(200);
     let sends: Vec<(&str, Option<u32>)> = (0..4).map(|_| (long.as_str(), None)).collect();
@@ -157,7 +157,7 @@ fn context_length_leaves_room_for_the_answer_and_counts_tool_definitions() {
     assert_eq!(last_window(AgentConfig::default(), 0).0, 7);
     let (roomy, _) = last_window(windowed(2_000, Some(100)), 0);
     assert_eq!(roomy, 7);
-    let (reserved, _) = last_window(windowed(2_000, Some(1_000)), 0);
+    let (reserved, _) = last_window(windowed(2_000, Some(1_500)), 0);
     let (tooled, _) = last_window(windowed(2_000, Some(100)), 12);
     assert!(reserved < roomy, "{reserved} < {roomy}");
     assert!(
@@ -165,8 +165,8 @@ fn context_length_leaves_room_for_the_answer_and_counts_tool_definitions() {
         "tool definitions take room too: {tooled} < {roomy}"
     );
     // No maxOutputTokens: a quarter of the window is kept for the answer.
-    let (quarter, _) = last_window(windowed(1_400, None), 0);
-    let (none_kept, _) = last_window(windowed(1_400, Some(1)), 0);
+    let (quarter, _) = last_window(windowed(1_100, None), 0);
+    let (none_kept, _) = last_window(windowed(1_100, Some(1)), 0);
     assert!(quarter < none_kept, "{quarter} < {none_kept}");
 }
 

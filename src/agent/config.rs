@@ -350,7 +350,7 @@ pub fn book_context_warning(config: &AgentConfig) -> Option<String> {
 }
 
 /// `maxToolResultChars`: at least 1; small values and values past the token
-/// budget (four characters a token) are likely mistakes.
+/// budget (about four characters a token) are likely mistakes.
 fn check_tool_result_cap(config: &AgentConfig, errors: &mut Vec<String>, warnings: &mut Vec<String>) {
     let max = config.max_tool_result_chars;
     if max == 0 {

@@ -257,7 +257,7 @@ mod tests {
 
     #[test]
     fn token_budget_trims_oldest_first_and_counts_the_system_prompt() {
-        let long = "x".repeat(400); // about 100 tokens
+        let long = "word ".repeat(100); // 100 tokens
         let history = [
             msg(Role::User, &long),
             msg(Role::Assistant, &long),

@@ -3,25 +3,12 @@
 //! answer, and the newest history goes in what is left.
 
 use super::context::{history_window, message_tokens, ContextStrategy};
-use crate::domain::{estimate_tokens, Message, ToolDefinition};
+use crate::domain::Message;
 
 /// Tokens kept for the answer when no `maxOutputTokens` is set: a quarter of
 /// the window, at most 4,096.
 pub fn default_output_reserve(context_length: usize) -> usize {
     (context_length / 4).min(4_096)
-}
-
-/// Estimated tokens of the tool definitions one request offers (name,
-/// description and JSON schema, plus a little framing each).
-pub fn definitions_tokens(tools: &[ToolDefinition]) -> usize {
-    tools
-        .iter()
-        .map(|tool| {
-            8 + estimate_tokens(&tool.name)
-                + estimate_tokens(&tool.description)
-                + estimate_tokens(&tool.parameters.to_string())
-        })
-        .sum()
 }
 
 /// A request that is larger than the window even with only the latest
@@ -61,17 +48,18 @@ mod tests {
     use super::*;
     use crate::domain::Role;
 
-    fn msg(role: Role, chars: usize) -> Message {
-        Message::new(String::new(), "c", role, "x".repeat(chars), 0.0)
+    /// A message of `words` one-token words.
+    fn msg(role: Role, words: usize) -> Message {
+        Message::new(String::new(), "c", role, "word ".repeat(words), 0.0)
     }
 
     #[test]
     fn the_window_shrinks_as_the_fixed_part_grows() {
         // Each message: 4 + 100 tokens.
         let history = vec![
-            msg(Role::User, 400),
-            msg(Role::Assistant, 400),
-            msg(Role::User, 400),
+            msg(Role::User, 100),
+            msg(Role::Assistant, 100),
+            msg(Role::User, 100),
         ];
         let (all, overflow) = fit_window(history.clone(), 1_000, 200, 100);
         assert_eq!((all.len(), overflow), (3, None));
@@ -91,14 +79,8 @@ mod tests {
     }
 
     #[test]
-    fn reserve_and_tool_sizes() {
+    fn the_answer_room_is_a_quarter_of_the_window_up_to_4096() {
         assert_eq!(default_output_reserve(2_048), 512);
         assert_eq!(default_output_reserve(200_000), 4_096);
-        let tool = ToolDefinition {
-            name: "abcd".into(),
-            description: "x".repeat(40),
-            parameters: serde_json::json!({}),
-        };
-        assert_eq!(definitions_tokens(&[tool.clone(), tool]), 2 * (8 + 1 + 10 + 1));
     }
 }

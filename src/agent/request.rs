@@ -1,12 +1,12 @@
 //! The request for each model call of a turn: system message, history window,
 //! tools, and the passages `alwaysRetrieve` adds.
 
-use super::context_room::{default_output_reserve, definitions_tokens, fit_window, Overflow};
+use super::context_room::{default_output_reserve, fit_window, Overflow};
 use super::system_prompt::{iso_date, system_message, SystemInputs};
 use super::turn::TurnScope;
 use super::{read_window, Agent, RetrievalStrategy, TurnState};
 use crate::cancel::CancelToken;
-use crate::domain::{estimate_tokens, Conversation, ToolDefinition};
+use crate::domain::{estimate_tokens, tool_definitions_tokens, Conversation, ToolDefinition};
 use crate::error::Result;
 use crate::events::EventKind;
 use crate::provider::ModelRequest;
@@ -45,7 +45,7 @@ impl Agent {
         } else {
             Vec::new()
         };
-        let fixed_tokens = estimate_tokens(&system) + definitions_tokens(&tools);
+        let fixed_tokens = estimate_tokens(&system) + tool_definitions_tokens(&tools);
         // A bounded read of the newest messages: a step costs the window, not the conversation.
         let window = read_window(
             &*self.store,

@@ -1,9 +1,9 @@
 //! Usage for a provider that reports none (a local model, a custom function):
-//! estimated from the request and the answer, four bytes a token, and marked
+//! estimated from the request and the answer ([`estimate_tokens`]), and marked
 //! `estimated` so a host does not take it for the provider's count.
 
 use super::context::message_tokens;
-use crate::domain::{estimate_tokens, Usage};
+use crate::domain::{estimate_tokens, tool_definitions_tokens, Usage};
 use crate::provider::{ModelRequest, ModelResponse};
 
 /// The provider's usage for this call, or an estimate when it reported none.
@@ -18,15 +18,7 @@ pub fn usage_or_estimate(request: &ModelRequest, response: &ModelResponse) -> Us
 pub fn estimated_usage(request: &ModelRequest, response: &ModelResponse) -> Usage {
     let system = request.system.as_deref().map_or(0, |s| 4 + estimate_tokens(s));
     let messages: usize = request.messages.iter().map(message_tokens).sum();
-    let tools: usize = request
-        .tools
-        .iter()
-        .map(|t| {
-            8 + estimate_tokens(&t.name)
-                + estimate_tokens(&t.description)
-                + estimate_tokens(&t.parameters.to_string())
-        })
-        .sum();
+    let tools = tool_definitions_tokens(&request.tools);
     let calls: usize = response
         .tool_calls
         .iter()
@@ -70,12 +62,12 @@ mod tests {
     #[test]
     fn missing_usage_is_estimated_and_marked() {
         let response = ModelResponse {
-            text: "x".repeat(40),
+            text: "word ".repeat(10),
             tool_calls: Vec::new(),
             usage: None,
             finish_reason: None,
         };
-        let usage = usage_or_estimate(&request(&"y".repeat(400)), &response);
+        let usage = usage_or_estimate(&request(&"word ".repeat(100)), &response);
         assert_eq!(
             (usage.input_tokens, usage.output_tokens, usage.estimated),
             (104, 10, true)

@@ -9,6 +9,7 @@ mod mention;
 mod message;
 mod paused_turn;
 mod run;
+mod tokens;
 mod tool;
 mod tool_record;
 mod turn_state;
@@ -21,7 +22,8 @@ pub use paused_turn::{
     ClaimedCall, PausedStep, PendingApproval, PendingCall, PendingStatus, PendingTurn, SettledCall,
 };
 pub use run::{RunError, RunRecord, RunStatus};
+pub use tokens::{estimate_tokens, tool_definitions_tokens};
 pub use tool::{ToolCall, ToolDefinition};
 pub use tool_record::{Decision, ToolCallRecord};
 pub use turn_state::{TurnOverrides, TurnState};
-pub use usage::{estimate_tokens, TurnUsage, Usage};
+pub use usage::{TurnUsage, Usage};

@@ -14,19 +14,13 @@ pub struct Usage {
     #[serde(default)]
     pub cached_input_tokens: u64,
     /// Whether (part of) these counts were estimated by Lectern because the
-    /// provider reported none (four characters a token); absent when false.
+    /// provider reported none (`estimate_tokens`); absent when false.
     #[serde(default, skip_serializing_if = "is_false")]
     pub estimated: bool,
 }
 
 fn is_false(value: &bool) -> bool {
     !value
-}
-
-/// A rough token count: four bytes of UTF-8 a token (about four characters of
-/// English, one or two CJK characters).
-pub fn estimate_tokens(text: &str) -> usize {
-    text.len().div_ceil(4)
 }
 
 impl Usage {

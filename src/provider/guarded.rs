@@ -56,15 +56,19 @@ impl GuardedModel {
     }
 }
 
-/// A rough token count for the rate limiter: four characters a token.
+/// The tokens a request may use, for the rate limiter: its estimated
+/// prompt plus the answer's limit.
 fn estimate_tokens(request: &ModelRequest) -> u64 {
-    let chars: usize = request.system.as_deref().map_or(0, str::len)
+    let prompt = request
+        .system
+        .as_deref()
+        .map_or(0, crate::domain::estimate_tokens)
         + request
             .messages
             .iter()
-            .map(|m| m.content.len() + 16)
+            .map(|m| 4 + crate::domain::estimate_tokens(&m.content))
             .sum::<usize>();
-    (chars / 4) as u64 + u64::from(request.max_tokens.unwrap_or(0))
+    prompt as u64 + u64::from(request.max_tokens.unwrap_or(0))
 }
 
 impl Model for GuardedModel {

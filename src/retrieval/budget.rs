@@ -36,11 +36,12 @@ pub fn within_budget(mut results: Vec<SearchResult>, max_tokens: Option<usize>) 
 mod tests {
     use super::*;
 
-    fn passage(ordinal: u32, chars: usize) -> SearchResult {
+    /// A passage of `words` one-token words.
+    fn passage(ordinal: u32, words: usize) -> SearchResult {
         SearchResult {
             book_id: "b".into(),
             ordinal,
-            text: "é".repeat(chars / 2),
+            text: "word ".repeat(words),
             start_page: 1,
             end_page: 2,
             chapter: None,
@@ -50,20 +51,20 @@ mod tests {
 
     #[test]
     fn passages_stop_at_the_budget_best_first() {
-        // Each passage: 800 bytes of text (200 tokens), a 3-token header, 1 for the gap.
-        let results: Vec<_> = (0..5).map(|i| passage(i, 800)).collect();
-        assert_eq!(passage_tokens(&results[0]), 204);
+        // Each passage: 200 tokens of text, a 7-token header, 1 for the gap.
+        let results: Vec<_> = (0..5).map(|i| passage(i, 200)).collect();
+        assert_eq!(passage_tokens(&results[0]), 208);
         let ordinals = |kept: Vec<SearchResult>| kept.iter().map(|r| r.ordinal).collect::<Vec<_>>();
         assert_eq!(ordinals(within_budget(results.clone(), None)), [0, 1, 2, 3, 4]);
-        assert_eq!(ordinals(within_budget(results.clone(), Some(408))), [0, 1]);
-        assert_eq!(ordinals(within_budget(results.clone(), Some(407))), [0]);
-        assert_eq!(ordinals(within_budget(results.clone(), Some(612))), [0, 1, 2]);
+        assert_eq!(ordinals(within_budget(results.clone(), Some(416))), [0, 1]);
+        assert_eq!(ordinals(within_budget(results.clone(), Some(415))), [0]);
+        assert_eq!(ordinals(within_budget(results.clone(), Some(624))), [0, 1, 2]);
         assert_eq!(ordinals(within_budget(results, Some(100_000))), [0, 1, 2, 3, 4]);
     }
 
     #[test]
     fn one_passage_is_kept_even_over_the_budget() {
-        let results = vec![passage(0, 800), passage(1, 10)];
+        let results = vec![passage(0, 200), passage(1, 3)];
         let kept = within_budget(results, Some(1));
         assert_eq!(kept.len(), 1);
         assert_eq!(kept[0].ordinal, 0);

@@ -129,7 +129,7 @@ pub struct RetrievalSettings {
     /// [`super::loaded_book::INDEX_MIN_VECTORS`]: where it starts to win in Chromium).
     #[serde(default = "default_index_min")]
     pub index_min_chunks: usize,
-    /// The most tokens (estimated, four bytes a token) of passages one
+    /// The most tokens (estimated: `domain::estimate_tokens`) of passages one
     /// retrieval adds to the prompt — the `alwaysRetrieve` system message, a
     /// `search_book` result — best first and at least one (default: no limit).
     #[serde(default)]

@@ -50,7 +50,7 @@ export interface RetrievalSettings {
   indexMinChunks?: number;
   /**
    * The most tokens of passages one retrieval adds to the prompt — the `alwaysRetrieve` system
-   * message, a `search_book` result — estimated at four bytes of text a token: the best passages
+   * message, a `search_book` result — by Lectern's token estimate (see the README): the best passages
    * that fit, always at least one. Default: no limit. Small local models read prompts slowly:
    * ~300 keeps the first token within seconds. At least 1 (else a `ConfigError`).
    */
