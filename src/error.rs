@@ -93,6 +93,22 @@ pub enum Error {
         /// The configured limit.
         limit: u32,
     },
+    /// The next model call would take the turn's or the conversation's usage
+    /// past its `budget` / `budgetPeriod`: the turn stopped before it.
+    #[error("the {scope}'s budget of {max} {limit} would be exceeded: {spent} spent, the next request needs about {next} more")]
+    #[serde(rename_all = "camelCase")]
+    BudgetExceeded {
+        /// `turn` or `conversation`.
+        scope: String,
+        /// `tokens` or `costUsd`.
+        limit: String,
+        /// The budget.
+        max: f64,
+        /// Spent so far (this turn, or the conversation's total).
+        spent: f64,
+        /// The next request's estimated input (tokens, or its cost).
+        next: f64,
+    },
     /// The model asked for more tool calls in one turn than allowed.
     #[error("the model asked for more than {limit} tool calls in one turn")]
     MaxToolCalls {
@@ -228,6 +244,7 @@ impl Error {
             Error::Timeout { .. } => "TimeoutError",
             Error::MaxIterations { .. } => "MaxIterationsError",
             Error::MaxToolCalls { .. } => "MaxToolCallsError",
+            Error::BudgetExceeded { .. } => "BudgetExceededError",
             Error::ConversationBusy { .. } => "ConversationBusyError",
             Error::EmbedderMismatch { .. } => "EmbedderMismatchError",
             Error::ApprovalPending { .. } => "ApprovalPendingError",

@@ -97,6 +97,19 @@ impl Store for CountingStore {
     fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<lectern::agent::RunRecord>>> {
         self.inner.runs()
     }
+    fn add_usage<'a>(
+        &'a self,
+        conversation_id: &'a str,
+        call: lectern::domain::CallUsage,
+    ) -> LocalBoxFuture<'a, Result<()>> {
+        self.inner.add_usage(conversation_id, call)
+    }
+    fn usage_totals<'a>(
+        &'a self,
+        conversation_id: &'a str,
+    ) -> LocalBoxFuture<'a, Result<lectern::domain::UsageTotals>> {
+        self.inner.usage_totals(conversation_id)
+    }
 }
 
 /// A small deterministic generator (xorshift).

@@ -21,6 +21,8 @@ import init, {
   type SendOutcome,
   type SendResult,
   type Usage,
+  type UsageTotals,
+  type Budget,
   type ApprovalDecision,
   type PendingApproval,
   type RunRecord,
@@ -89,6 +91,8 @@ export function describeError(error: unknown): string {
       return `HTTP ${e.status ?? 0}: ${e.body ?? ''}`;
     case 'NotFoundError':
       return `no ${e.what ?? 'record'} ${e.id ?? ''}`;
+    case 'BudgetExceededError':
+      return `${e.scope} budget of ${e.max} ${e.limit} reached after ${e.usage?.inputTokens ?? 0} input tokens (${e.spent} spent, ${e.next} next)`;
     default:
       return e.message;
   }
@@ -257,7 +261,16 @@ export const layered: LecternOptions = {
   promptVariables: { site: 'Lectern Books' },
   resolveMention: async (mention) => `Contents of ${mention.type} ${mention.id}`,
   maxToolResultChars: 20_000,
+  budget: { maxTokens: 20_000 },
+  budgetPeriod: { maxCostUsd: 2.5 },
 };
+
+export async function spent(lectern: Lectern, id: string): Promise<string> {
+  await lectern.send(id, 'Summarise chapter one', { budget: { maxTokens: 4_000, maxCostUsd: 0.05 } });
+  const totals: UsageTotals = await lectern.usage(id);
+  const budget: Budget = { maxTokens: totals.inputTokens + totals.outputTokens + 1_000 };
+  return `${totals.turns} turns, ${totals.costUsd ?? 'unknown'} USD, next limit ${budget.maxTokens}`;
+}
 
 export async function reading(lectern: Lectern, text: string): Promise<string> {
   const seen: IngestProgress[] = [];

@@ -90,6 +90,7 @@ async fn database_is_created_at_the_current_schema_version() {
             "pendingTurns",
             "runs",
             "toolCalls",
+            "usageTotals",
             "vectors"
         ]
     );

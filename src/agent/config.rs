@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::context::ContextStrategy;
 use super::prompts::{PromptLibrary, DEFAULT_PROMPT};
 use crate::approval::ApprovalConfig;
+use crate::domain::Budget;
 use crate::provider::{PriceTable, ProviderConfig, ProviderKind};
 use crate::retrieval::config::RetrievalStrategy;
 use crate::tool::{ToolRegistry, DEFAULT_MAX_RESULT_CHARS};
@@ -166,6 +167,10 @@ pub struct AgentConfig {
     /// Characters of one tool result the model reads (default 50,000); the
     /// rest is cut with a note, and the tool-call record keeps it whole.
     pub max_tool_result_chars: usize,
+    /// The spend limit of each turn (overridable per `send`).
+    pub budget: Budget,
+    /// The spend limit of each conversation over all its turns.
+    pub budget_period: Budget,
 }
 
 impl Default for AgentConfig {
@@ -186,6 +191,8 @@ impl Default for AgentConfig {
             max_context_tokens: None,
             approvals: ApprovalConfig::default(),
             max_tool_result_chars: DEFAULT_MAX_RESULT_CHARS,
+            budget: Budget::default(),
+            budget_period: Budget::default(),
         }
     }
 }
@@ -294,6 +301,20 @@ pub fn validate_config(
     }
     check_tool_result_cap(config, &mut errors, &mut warnings);
     check_output_tokens(config, &mut errors);
+    for (name, budget) in [
+        ("budget", &config.budget),
+        ("budgetPeriod", &config.budget_period),
+    ] {
+        if let Err(e) = budget.check_values(name) {
+            errors.push(e.to_string());
+        }
+        if budget.max_cost_usd.is_some() && config.prices.price(provider.model()).is_none() {
+            warnings.push(format!(
+                "{name}.maxCostUsd is set but model {:?} has no price in prices: the cost limit is not checked",
+                provider.model()
+            ));
+        }
+    }
     if let ContextStrategy::TokenBudget { max_tokens } = config.context {
         if let Some(window) = config.model_profile.context_length {
             if max_tokens > window {

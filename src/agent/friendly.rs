@@ -23,6 +23,7 @@ pub fn friendly_message(error: &Error) -> &'static str {
         Error::MaxIterations { .. } | Error::MaxToolCalls { .. } => {
             "The assistant could not finish this request. Please try a simpler question."
         }
+        Error::BudgetExceeded { .. } => "This conversation has reached its spending limit.",
         Error::ConversationBusy { .. } => "The assistant is still answering your previous message.",
         Error::NotFound { .. } => "This conversation no longer exists.",
         Error::ApprovalPending { .. } => "Please approve or reject the assistant's pending action first.",

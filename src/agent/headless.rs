@@ -161,6 +161,7 @@ fn settle_run(run: &mut RunRecord, outcome: std::result::Result<TurnResult, Turn
                 message: "the run paused for approval".into(),
             });
             run.tool_calls = result.tool_calls;
+            run.usage = result.usage;
             run.steps = result.steps;
         }
         Err(failure) => {
@@ -171,6 +172,7 @@ fn settle_run(run: &mut RunRecord, outcome: std::result::Result<TurnResult, Turn
             });
             run.text = failure.partial_text.unwrap_or_default();
             run.tool_calls = failure.tool_calls;
+            run.usage = failure.usage;
             run.steps = failure.steps;
         }
     }

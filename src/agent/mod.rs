@@ -16,6 +16,7 @@ use crate::time::Clock;
 use crate::tool::{Tool, ToolCache, ToolRegistry};
 
 mod approvals;
+mod budget;
 mod config;
 mod context;
 mod context_room;
@@ -33,10 +34,11 @@ mod state;
 mod system_prompt;
 mod tool_step;
 mod turn;
+mod usage_count;
 mod usage_estimate;
 
 pub use crate::domain::{
-    RunError, RunRecord, RunStatus, ToolCallRecord, TurnOverrides, TurnState, TurnUsage,
+    Budget, RunError, RunRecord, RunStatus, ToolCallRecord, TurnOverrides, TurnState, TurnUsage,
 };
 pub use crate::retrieval::config::RetrievalStrategy;
 pub use approvals::REJECTED;
@@ -197,5 +199,11 @@ impl Agent {
             .await?
             .ok_or_else(|| Error::not_found("conversation", conversation_id))?;
         Ok(conversation.working_state)
+    }
+
+    /// A conversation's usage over every model call of every turn (failed,
+    /// aborted and paused ones included); `NotFound` if it does not exist.
+    pub async fn usage(&self, conversation_id: &str) -> Result<crate::domain::UsageTotals> {
+        self.store.usage_totals(conversation_id).await
     }
 }

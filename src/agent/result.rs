@@ -19,6 +19,9 @@ pub struct TurnError {
     /// limit, its running calls answered interrupted and the others not run
     /// (their steps are persisted).
     pub tool_calls: Vec<ToolCallRecord>,
+    /// Tokens used before the failure (an aborted or broken-off call's
+    /// estimated, marked `estimated`), with their cost where known.
+    pub usage: TurnUsage,
 }
 
 impl From<Error> for TurnError {
@@ -28,6 +31,7 @@ impl From<Error> for TurnError {
             partial_text: None,
             steps: 0,
             tool_calls: Vec::new(),
+            usage: TurnUsage::default(),
         }
     }
 }

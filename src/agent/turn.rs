@@ -189,11 +189,14 @@ impl Agent {
             name: error.name().to_owned(),
             message: error.to_string(),
         });
+        let mut usage = crate::domain::TurnUsage::from(state.usage);
+        usage.cost_usd = self.config.prices.cost_usd(self.model.model_name(), &state.usage);
         Err(TurnError {
             error,
             partial_text: state.partial_text,
             steps: state.steps,
             tool_calls: state.records,
+            usage,
         })
     }
 
@@ -208,6 +211,15 @@ impl Agent {
             .overrides
             .max_iterations
             .unwrap_or(self.config.limits.max_iterations);
+        let period = self.period_start(scope.conversation_id, state).await?;
+        if self.cost_unchecked(state) {
+            scope.emit(|| EventKind::Warning {
+                code: "budgetUnpriced".into(),
+                message:
+                    "a maxCostUsd budget is set but the model has no price in prices: cost is not checked"
+                        .into(),
+            });
+        }
         loop {
             scope.cancel.check()?;
             if state.steps >= max_iterations {
@@ -215,21 +227,27 @@ impl Agent {
                     limit: max_iterations,
                 });
             }
-            state.steps += 1;
-            let step = state.steps;
-            scope.emit(|| EventKind::StepStart { step });
-
             // Once the tool-call budget is spent, no tools are offered: the model must answer.
             let tools_left = state.tool_calls < self.config.limits.max_tool_calls;
             let request = self
                 .build_request(scope, &conversation, state, tools_left)
                 .await?;
+            // Before the step counts: a turn stopped by its budget made no call.
+            self.check_budgets(state, &request, period.as_ref())?;
+            state.steps += 1;
+            let step = state.steps;
+            scope.emit(|| EventKind::StepStart { step });
             let offered: Vec<String> = request.tools.iter().map(|t| t.name.clone()).collect();
-            let response = self.call_model(scope, &request, state).await?;
+            let response = match self.call_model(scope, &request, state).await {
+                Ok(response) => response,
+                Err(error) => {
+                    self.count_failed_call(scope, &request, state, &error).await;
+                    return Err(error);
+                }
+            };
             // A provider that reports no usage gets an estimate, marked as such.
             let step_usage = usage_or_estimate(&request, &response);
-            state.usage.add(&step_usage);
-            let cost_usd = self.config.prices.cost_usd(self.model.model_name(), &step_usage);
+            let cost_usd = self.count_call(scope, state, step_usage).await;
             scope.emit(|| EventKind::TokenUsage {
                 input_tokens: step_usage.input_tokens,
                 output_tokens: step_usage.output_tokens,

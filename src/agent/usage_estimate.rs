@@ -13,19 +13,24 @@ pub fn usage_or_estimate(request: &ModelRequest, response: &ModelResponse) -> Us
         .unwrap_or_else(|| estimated_usage(request, response))
 }
 
-/// Prompt tokens: system message, messages and tool definitions; output
-/// tokens: the answer's text and tool calls.
-pub fn estimated_usage(request: &ModelRequest, response: &ModelResponse) -> Usage {
+/// The estimated prompt tokens of a request: system message, messages and
+/// tool definitions.
+pub fn request_tokens(request: &ModelRequest) -> usize {
     let system = request.system.as_deref().map_or(0, |s| 4 + estimate_tokens(s));
     let messages: usize = request.messages.iter().map(message_tokens).sum();
-    let tools = tool_definitions_tokens(&request.tools);
+    system + messages + tool_definitions_tokens(&request.tools)
+}
+
+/// Prompt tokens: [`request_tokens`]; output tokens: the answer's text and
+/// tool calls.
+pub fn estimated_usage(request: &ModelRequest, response: &ModelResponse) -> Usage {
     let calls: usize = response
         .tool_calls
         .iter()
         .map(|c| 4 + estimate_tokens(&c.name) + estimate_tokens(&c.arguments))
         .sum();
     Usage {
-        input_tokens: (system + messages + tools) as u64,
+        input_tokens: request_tokens(request) as u64,
         output_tokens: (estimate_tokens(&response.text) + calls) as u64,
         cached_input_tokens: 0,
         estimated: true,

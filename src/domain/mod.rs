@@ -4,6 +4,7 @@
 //! Everything here serialises camelCase, the shape JS sees. Storage, tools
 //! and retrieval share these records with the agent without depending on it.
 
+mod budget;
 mod conversation;
 mod mention;
 mod message;
@@ -14,7 +15,9 @@ mod tool;
 mod tool_record;
 mod turn_state;
 mod usage;
+mod usage_totals;
 
+pub use budget::Budget;
 pub use conversation::{Conversation, NewConversation};
 pub use mention::Mention;
 pub use message::{Message, Role};
@@ -27,3 +30,4 @@ pub use tool::{ToolCall, ToolDefinition};
 pub use tool_record::{Decision, ToolCallRecord};
 pub use turn_state::{TurnOverrides, TurnState};
 pub use usage::{TurnUsage, Usage};
+pub use usage_totals::{CallUsage, UsageTotals};

@@ -21,6 +21,9 @@ pub struct TurnOverrides {
     /// `maxOutputTokens`), over the persona's and the model profile's.
     #[serde(default)]
     pub max_output_tokens: Option<u32>,
+    /// The spend limit of this turn (`send`'s `budget`), instead of the configured one.
+    #[serde(default)]
+    pub budget: Option<super::Budget>,
 }
 
 /// The turn so far: counters, usage, tool-call records, and the inputs of its system message.

@@ -5,7 +5,8 @@
 //! - `messages`, keyed by `[conversationId, seq]` so one key range reads a
 //!   conversation in order and deletes it, with a unique `byId` index;
 //! - books, chunks, vectors, index snapshots, lexical indexes and pages (see `indexeddb_books`);
-//! - paused turns, tool-call records and runs (see `indexeddb_turns`).
+//! - paused turns, tool-call records and runs (see `indexeddb_turns`);
+//! - usage totals (see `indexeddb_usage`).
 //!
 //! Each method is one short transaction that awaits nothing but its own requests.
 
@@ -27,14 +28,15 @@ use super::indexeddb_turns::{self as turns, BY_CONVERSATION};
 pub(super) use super::indexeddb_tx::{
     commit, finish, idb_error, idb_error_while, transaction, write_transaction,
 };
+use super::indexeddb_usage::{self as usage, USAGE_TOTALS};
 use super::{Store, TurnWrite};
 use crate::approval::PendingTurn;
+use crate::domain::{CallUsage, RunRecord, ToolCallRecord, UsageTotals};
 use crate::domain::{Conversation, Message};
-use crate::domain::{RunRecord, ToolCallRecord};
 use crate::error::{Error, Result, StorageReason};
 
 /// The schema version this code writes; [`upgrade`] brings older databases to it.
-pub const SCHEMA_VERSION: u32 = 5;
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// Conversations, keyed by `id`.
 pub(super) const CONVERSATIONS: &str = "conversations";
@@ -160,7 +162,14 @@ impl Drop for IndexedDbStore {
 type Step = fn(&Database) -> std::result::Result<(), idb::Error>;
 
 /// The schema steps: the step at index `i` brings a database to version `i + 1`.
-const STEPS: [Step; SCHEMA_VERSION as usize] = [conversations_v1, books_v2, turns_v3, lexical_v4, pages_v5];
+const STEPS: [Step; SCHEMA_VERSION as usize] = [
+    conversations_v1,
+    books_v2,
+    turns_v3,
+    lexical_v4,
+    pages_v5,
+    usage::usage_v6,
+];
 
 /// Applies every schema step after `old_version`, in order, inside the
 /// version-change transaction: an error aborts it and with it every step.
@@ -388,7 +397,7 @@ impl Store for IndexedDbStore {
         Box::pin(async move {
             let tx = transaction(
                 &self.db,
-                &[CONVERSATIONS, MESSAGES, TOOL_CALLS, PENDING_TURNS],
+                &[CONVERSATIONS, MESSAGES, TOOL_CALLS, PENDING_TURNS, USAGE_TOTALS],
                 TransactionMode::ReadWrite,
             )?;
             let conversations = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
@@ -397,6 +406,7 @@ impl Store for IndexedDbStore {
                 return Err(Error::not_found("conversation", id));
             }
             turns::delete_turn_records(&tx, id).await?;
+            usage::delete_usage(&tx, id).await?;
             conversations
                 .delete(JsValue::from_str(id))
                 .map_err(idb_error)?
@@ -502,6 +512,14 @@ impl Store for IndexedDbStore {
 
     fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>> {
         Box::pin(turns::runs(&self.db))
+    }
+
+    fn add_usage<'a>(&'a self, conversation_id: &'a str, call: CallUsage) -> LocalBoxFuture<'a, Result<()>> {
+        Box::pin(usage::add_usage(&self.db, conversation_id, call))
+    }
+
+    fn usage_totals<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<UsageTotals>> {
+        Box::pin(usage::usage_totals(&self.db, conversation_id))
     }
 }
 

@@ -7,8 +7,8 @@ use futures::future::LocalBoxFuture;
 
 use super::{check_revision, Store, TurnWrite};
 use crate::approval::PendingTurn;
+use crate::domain::{CallUsage, RunRecord, ToolCallRecord, UsageTotals};
 use crate::domain::{Conversation, Message};
-use crate::domain::{RunRecord, ToolCallRecord};
 use crate::error::{Error, Result, StorageReason};
 use crate::retrieval::book::Book;
 use crate::retrieval::chunk::Chunk;
@@ -40,6 +40,7 @@ struct Inner {
     tool_calls: BTreeMap<String, BTreeMap<(String, u32), ToolCallRecord>>,
     pending: BTreeMap<String, PendingTurn>,
     runs: BTreeMap<String, RunRecord>,
+    usage: BTreeMap<String, UsageTotals>,
 }
 
 impl Inner {
@@ -148,6 +149,7 @@ impl Store for MemoryStore {
                 inner.messages.remove(id);
                 inner.tool_calls.remove(id);
                 inner.pending.retain(|_, turn| turn.conversation_id != id);
+                inner.usage.remove(id);
                 Ok(())
             }
             None => Err(Error::not_found("conversation", id)),
@@ -240,5 +242,28 @@ impl Store for MemoryStore {
     fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>> {
         let all: Vec<RunRecord> = self.inner.borrow().runs.values().cloned().collect();
         Box::pin(async move { Ok(all) })
+    }
+
+    fn add_usage<'a>(&'a self, conversation_id: &'a str, call: CallUsage) -> LocalBoxFuture<'a, Result<()>> {
+        let mut inner = self.inner.borrow_mut();
+        if inner.conversations.contains_key(conversation_id) {
+            inner
+                .usage
+                .entry(conversation_id.to_owned())
+                .or_insert_with(|| UsageTotals::empty(conversation_id))
+                .add(&call.usage, call.cost_usd, call.first_of_turn);
+        }
+        Box::pin(async move { Ok(()) })
+    }
+
+    fn usage_totals<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<UsageTotals>> {
+        let inner = self.inner.borrow();
+        let result = match inner.usage.get(conversation_id) {
+            Some(totals) => Ok(totals.clone()),
+            None => inner
+                .require(conversation_id)
+                .map(|_| UsageTotals::empty(conversation_id)),
+        };
+        Box::pin(async move { result })
     }
 }

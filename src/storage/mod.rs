@@ -7,8 +7,8 @@
 use futures::future::LocalBoxFuture;
 
 use crate::approval::PendingTurn;
+use crate::domain::{CallUsage, RunRecord, ToolCallRecord, UsageTotals};
 use crate::domain::{Conversation, Message};
-use crate::domain::{RunRecord, ToolCallRecord};
 use crate::error::{Error, Result};
 
 mod books;
@@ -22,6 +22,8 @@ mod indexeddb_open;
 mod indexeddb_turns;
 #[cfg(target_arch = "wasm32")]
 mod indexeddb_tx;
+#[cfg(target_arch = "wasm32")]
+mod indexeddb_usage;
 mod memory;
 mod memory_books;
 
@@ -96,6 +98,14 @@ pub trait Store {
 
     /// Every run, by run id (time-ordered: oldest first).
     fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>>;
+
+    /// Adds one model call's usage to its conversation's totals, read and
+    /// written in one transaction; nothing when the conversation is gone.
+    fn add_usage<'a>(&'a self, conversation_id: &'a str, call: CallUsage) -> LocalBoxFuture<'a, Result<()>>;
+
+    /// A conversation's usage totals (zeros before its first model call);
+    /// `NotFound` if it does not exist.
+    fn usage_totals<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<UsageTotals>>;
 }
 
 /// One step of a turn, written by [`Store::commit`] in one transaction.

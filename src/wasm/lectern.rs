@@ -465,6 +465,17 @@ impl Lectern {
         })
     }
 
+    /// A conversation's usage over all its turns: `{ conversationId, inputTokens, outputTokens, cachedInputTokens, costUsd?, estimated?, turns }`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<UsageTotals>")]
+    pub fn usage(
+        &self,
+        #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
+    ) -> Promise {
+        self.call_with_id(conversation_id, "conversationId", |inner, id| async move {
+            inner.agent.usage(&id).await
+        })
+    }
+
     /// Checks the configuration against the registered tools without calling any model.
     #[wasm_bindgen(js_name = validateConfig, unchecked_return_type = "ConfigReport")]
     pub fn validate_config(&self) -> std::result::Result<JsValue, JsValue> {

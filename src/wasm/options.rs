@@ -9,7 +9,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use super::approval_options::{take_policy_functions, ApprovalOptions};
 use super::js::from_js;
 use crate::agent::prompts::PromptLibrary;
-use crate::agent::{AgentConfig, ContextStrategy, ModelProfile, Persona, RunLimits, ToolShell};
+use crate::agent::{AgentConfig, Budget, ContextStrategy, ModelProfile, Persona, RunLimits, ToolShell};
 use crate::error::{Error, Result};
 use crate::provider::{PriceTable, ProviderConfig, ProviderKind};
 use crate::retrieval::config::{EmbedderConfig, RetrievalSettings};
@@ -76,6 +76,12 @@ pub struct OpenOptions {
     /// Characters of one tool result the model reads (default 50,000).
     #[serde(default = "default_max_tool_result_chars")]
     pub max_tool_result_chars: usize,
+    /// The spend limit of each turn (overridable per `send`).
+    #[serde(default)]
+    pub budget: Budget,
+    /// The spend limit of each conversation over all its turns.
+    #[serde(default)]
+    pub budget_period: Budget,
     /// Ingest books in Lectern's Web Worker (default true; false: in the page, paced).
     #[serde(default = "default_true")]
     pub worker: bool,
@@ -109,6 +115,8 @@ impl OpenOptions {
                 "limits.maxIterations, turnTimeoutMs and toolTimeoutMs must be at least 1",
             ));
         }
+        self.budget.check_values("budget")?;
+        self.budget_period.check_values("budgetPeriod")?;
         if self.max_tool_result_chars == 0 {
             return Err(Error::config("maxToolResultChars must be at least 1"));
         }
@@ -139,6 +147,8 @@ impl OpenOptions {
             max_context_tokens: self.retrieval.max_context_tokens,
             approvals: self.approvals.config(policy_functions)?,
             max_tool_result_chars: self.max_tool_result_chars,
+            budget: self.budget,
+            budget_period: self.budget_period,
         })
     }
 }

@@ -1,4 +1,4 @@
-//! `send(id, text, { signal?, userId?, mentions?, maxOutputTokens? })`, and failed turns as JS errors.
+//! `send(id, text, { signal?, userId?, mentions?, maxOutputTokens?, budget? })`, and failed turns as JS errors.
 
 use js_sys::{Object, Reflect};
 use serde::Deserialize;
@@ -8,7 +8,7 @@ use super::abort_signal::link_signal;
 use super::js::{error_to_js, from_js, to_js};
 use crate::agent::{SendOptions, TurnError};
 use crate::cancel::CancelToken;
-use crate::domain::Mention;
+use crate::domain::{Budget, Mention};
 use crate::error::{Error, Result};
 
 #[derive(Deserialize)]
@@ -20,6 +20,8 @@ struct PlainSendOptions {
     mentions: Vec<Mention>,
     #[serde(default)]
     max_output_tokens: Option<u32>,
+    #[serde(default)]
+    budget: Option<Budget>,
 }
 
 /// Reads `send`'s options.
@@ -39,6 +41,10 @@ pub fn read_send_options(input: Option<JsValue>) -> Result<SendOptions> {
         return Err(Error::config("send options: maxOutputTokens must be at least 1"));
     }
     options.overrides.max_output_tokens = plain.max_output_tokens;
+    if let Some(budget) = &plain.budget {
+        budget.check_values("send options: budget")?;
+    }
+    options.overrides.budget = plain.budget;
     Ok(options)
 }
 
@@ -59,8 +65,8 @@ pub fn split_signal(input: &JsValue, what: &str) -> Result<(JsValue, CancelToken
 }
 
 /// The JS `Error` a failed turn rejects with: its kind's error, plus `steps`,
-/// `toolCalls` (completed before the failure) and `partialText` (answer text
-/// streamed before it, if any).
+/// `toolCalls` (completed before the failure), `usage` (tokens used before
+/// it) and `partialText` (answer text streamed before it, if any).
 pub fn turn_error_to_js(failure: &TurnError) -> JsValue {
     let error = error_to_js(&failure.error);
     if let Some(text) = &failure.partial_text {
@@ -69,6 +75,9 @@ pub fn turn_error_to_js(failure: &TurnError) -> JsValue {
     let _ = Reflect::set(&error, &"steps".into(), &JsValue::from(failure.steps));
     if let Ok(calls) = to_js(&failure.tool_calls) {
         let _ = Reflect::set(&error, &"toolCalls".into(), &calls);
+    }
+    if let Ok(usage) = to_js(&failure.usage) {
+        let _ = Reflect::set(&error, &"usage".into(), &usage);
     }
     error
 }

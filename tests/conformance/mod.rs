@@ -12,6 +12,7 @@ use futures::future::LocalBoxFuture;
 mod lexical;
 mod pages;
 mod turns;
+mod usage;
 
 use lectern::domain::{Conversation, Message, Role, ToolCall};
 use lectern::error::{Error, StorageReason};
@@ -113,6 +114,12 @@ pub fn cases<S: Store + BookStore + 'static>() -> Vec<Case<S>> {
         ),
         ("runs round-trip, in (time-ordered) id order", |s| {
             Box::pin(turns::runs_round_trip(s))
+        }),
+        ("usage totals add up by conversation", |s| {
+            Box::pin(usage::usage_totals_add_up_by_conversation(s))
+        }),
+        ("usage totals need their conversation", |s| {
+            Box::pin(usage::usage_totals_need_their_conversation(s))
         }),
     ]
 }

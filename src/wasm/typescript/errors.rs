@@ -8,7 +8,7 @@ const ERRORS: &'static str = r#"
 export type LecternErrorName =
   | 'NotFoundError' | 'RateLimitError' | 'ConnectionError' | 'ApiError' | 'AuthError'
   | 'ProtocolError' | 'ToolError' | 'StorageError' | 'ConfigError' | 'AbortError'
-  | 'TimeoutError' | 'MaxIterationsError' | 'MaxToolCallsError' | 'ConversationBusyError'
+  | 'TimeoutError' | 'MaxIterationsError' | 'MaxToolCallsError' | 'BudgetExceededError' | 'ConversationBusyError'
   | 'EmbedderMismatchError' | 'ApprovalPendingError' | 'AlreadyResolvedError' | 'ApprovalExpiredError'
   | 'CallNotPendingError' | 'InvalidArgumentsError' | 'InternalError';
 
@@ -37,8 +37,8 @@ export interface LecternError extends Error {
   what?: string;
   /** The id that was not found (`NotFoundError`). */
   id?: string;
-  /** The limit that was hit (`MaxIterationsError`, `MaxToolCallsError`). */
-  limit?: number;
+  /** The limit that was hit (`MaxIterationsError`, `MaxToolCallsError`), or which one (`BudgetExceededError`: `tokens` or `costUsd`). */
+  limit?: number | 'tokens' | 'costUsd';
   /** The timeout that expired (`TimeoutError`). */
   afterMs?: number;
   /** On a failed `send`: answer text streamed before the failure (shown, not stored). */
@@ -63,6 +63,14 @@ export interface LecternError extends Error {
   tool?: string;
   /** Why storage failed (`StorageError`). */
   reason?: StorageReason;
+  /** Whose budget (`BudgetExceededError`): the `turn`'s or the `conversation`'s. */
+  scope?: 'turn' | 'conversation';
+  /** `BudgetExceededError`: the `max` of `tokens` or `costUsd`, what was `spent` in that scope, and the `next` request's estimated input (tokens or cost). */
+  max?: number;
+  spent?: number;
+  next?: number;
+  /** On a failed `send`: tokens used before the failure (an aborted or broken-off call estimated, `estimated: true`). */
+  usage?: Usage;
   /** The panic that stopped Lectern, and where (`InternalError`: every later call is refused; reload the page). */
   panic?: string;
 }

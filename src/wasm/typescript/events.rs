@@ -52,8 +52,8 @@ export interface TokenUsageEvent extends EventBase {
 export interface ApprovalRequestedEvent extends EventBase { type: 'approvalRequested'; calls: PendingCall[]; expiresAt: number; }
 /** The turn finished with this answer. */
 export interface FinishEvent extends EventBase { type: 'finish'; text: string; }
-/** Something worth knowing that does not stop the turn. `contextOverflow`: the request is larger than `modelProfile.contextLength` even with only the latest message; it is sent anyway. */
-export interface WarningEvent extends EventBase { type: 'warning'; code: 'contextOverflow'; message: string; }
+/** Something worth knowing that does not stop the turn. `contextOverflow`: the request is larger than `modelProfile.contextLength` even with only the latest message; it is sent anyway. `budgetUnpriced`: a `maxCostUsd` budget is set but the model has no price, so cost is not checked. */
+export interface WarningEvent extends EventBase { type: 'warning'; code: 'contextOverflow' | 'budgetUnpriced'; message: string; }
 /** The turn failed; `send` rejects with the same error. */
 export interface ErrorEvent extends EventBase { type: 'error'; name: LecternErrorName; message: string; }
 

@@ -14,6 +14,8 @@ export interface SendOptions {
   mentions?: Mention[];
   /** The most tokens each answer of this turn may have; wins over the persona's and the model profile's. */
   maxOutputTokens?: number;
+  /** This turn's spend limit, instead of `Lectern.open({ budget })`. */
+  budget?: Budget;
 }
 
 /** With `friendlyErrors`, what a failed `send` or `resolveApprovals` resolves with. */
@@ -74,6 +76,10 @@ export interface LecternOptions {
   approvals?: ApprovalOptions;
   /** Characters of one tool result the model reads (default 50,000): the rest is cut with a note (`[truncated: 50,000 of 812,345 characters shown]`); the tool-call record keeps it whole. */
   maxToolResultChars?: number;
+  /** The spend limit of each turn, checked before each model call (`BudgetExceededError`); `send`'s `budget` replaces it. */
+  budget?: Budget;
+  /** The spend limit of each conversation over all its turns (`usage(conversationId)`), checked before each model call. */
+  budgetPeriod?: Budget;
   /** Receives every event of every turn, in order, `ingestProgress` and `storageClosed`. A callback that throws does not break the turn. */
   onEvent?: (event: LecternEvent | IngestProgressEvent | StorageClosedEvent) => void;
 }

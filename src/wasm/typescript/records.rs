@@ -86,6 +86,19 @@ export interface Usage {
   estimated?: true;
 }
 
+/** A spend limit (`budget`, `budgetPeriod`, `send`'s `budget`): tokens (input + output) and/or US dollars (needs the model's price). */
+export interface Budget {
+  maxTokens?: number;
+  maxCostUsd?: number;
+}
+
+/** `usage(conversationId)`: every model call of every turn of a conversation — failed, aborted and paused ones included. */
+export interface UsageTotals extends Usage {
+  conversationId: string;
+  /** Turns that made at least one model call. */
+  turns: number;
+}
+
 /** What `send` and `resolveApprovals` resolve with: an answer, or a turn paused for approval. */
 export type SendResult = CompletedTurn | AwaitingApproval;
 

@@ -1,0 +1,56 @@
+//! Counting each model call's usage: into the turn's state and, as the call
+//! ends, into its conversation's stored totals (`usage(conversationId)`,
+//! `budgetPeriod`). A call cut off by an abort, a timeout or a broken stream
+//! is counted too, estimated: the provider may well bill it.
+
+use super::turn::TurnScope;
+use super::usage_estimate::request_tokens;
+use super::Agent;
+use crate::domain::{estimate_tokens, CallUsage, TurnState, Usage};
+use crate::error::Error;
+use crate::provider::ModelRequest;
+
+impl Agent {
+    /// Adds a finished call's usage to the turn and the conversation's
+    /// totals; returns its cost where the model has a price.
+    pub(super) async fn count_call(
+        &self,
+        scope: &TurnScope<'_>,
+        state: &mut TurnState,
+        usage: Usage,
+    ) -> Option<f64> {
+        state.usage.add(&usage);
+        let cost_usd = self.config.prices.cost_usd(self.model.model_name(), &usage);
+        let call = CallUsage {
+            usage,
+            cost_usd,
+            first_of_turn: state.steps == 1,
+        };
+        // Accounting only: a failed write must not fail the turn whose answer is on its way.
+        let _ = self.store.add_usage(scope.conversation_id, call).await;
+        cost_usd
+    }
+
+    /// Counts a call that failed after the request was sent, estimated from
+    /// the request and the text it streamed. An error answered before any
+    /// work (an HTTP error status, a refused connection) counts nothing.
+    pub(super) async fn count_failed_call(
+        &self,
+        scope: &TurnScope<'_>,
+        request: &ModelRequest,
+        state: &mut TurnState,
+        error: &Error,
+    ) {
+        let cut_off = matches!(error, Error::Aborted | Error::Timeout { .. }) || state.partial_text.is_some();
+        if !cut_off {
+            return;
+        }
+        let usage = Usage {
+            input_tokens: request_tokens(request) as u64,
+            output_tokens: state.partial_text.as_deref().map_or(0, estimate_tokens) as u64,
+            cached_input_tokens: 0,
+            estimated: true,
+        };
+        self.count_call(scope, state, usage).await;
+    }
+}
