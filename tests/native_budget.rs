@@ -1,6 +1,7 @@
 //! Spend limits and usage that is never lost: `budget` per turn (and per
 //! `send`), `budgetPeriod` per conversation, checked before each model call;
-//! failed and aborted turns keep their usage; `usage(conversationId)` totals.
+//! failed and aborted turns keep their usage; `usage(conversationId)` totals;
+//! `deleteAllConversations` (which takes the totals with it).
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::BTreeMap;
@@ -258,6 +259,46 @@ fn usage_of_an_unknown_conversation_is_not_found_and_deleting_clears_it() {
     send(&h, "hi", &SendOptions::default()).unwrap();
     assert_eq!(block_on(h.agent.usage(&h.conversation)).unwrap().tokens(), 7);
     block_on(h.store.delete_conversation(&h.conversation)).unwrap();
+    assert_eq!(
+        block_on(h.agent.usage(&h.conversation)).unwrap_err().name(),
+        "NotFoundError"
+    );
+}
+
+#[test]
+fn delete_all_conversations_waits_for_no_turn_and_keeps_nothing() {
+    let clock = ManualClock::with_timers(0.0);
+    let h = harness(
+        vec![
+            ScriptedTurn::text("a").with_usage(1, 1),
+            ScriptedTurn::text("slow").hanging(),
+        ],
+        AgentConfig::default(),
+        Rc::new(clock.clone()),
+    );
+    send(&h, "hi", &SendOptions::default()).unwrap();
+    let options = SendOptions::default();
+    let cancel = options.cancel.clone();
+    let none = EventSink::none();
+    let running = h.agent.send(&h.conversation, "go on", &options, &none);
+    let attempt = async {
+        clock.sleep(10).await;
+        let refused = h.agent.delete_all_conversations().await;
+        cancel.cancel();
+        refused
+    };
+    let (_, refused) = clock.drive(async { futures::join!(running, attempt) });
+    let Err(Error::ConversationBusy { conversation_id, .. }) = refused else {
+        panic!("{refused:?}")
+    };
+    assert_eq!(conversation_id, h.conversation);
+    assert_eq!(
+        block_on(h.store.messages(&h.conversation)).unwrap().len(),
+        4,
+        "nothing was deleted"
+    );
+    block_on(h.agent.delete_all_conversations()).unwrap();
+    assert!(block_on(h.agent.conversations()).unwrap().is_empty());
     assert_eq!(
         block_on(h.agent.usage(&h.conversation)).unwrap_err().name(),
         "NotFoundError"

@@ -87,6 +87,9 @@ impl Store for FullStore {
     ) -> LocalBoxFuture<'a, Result<()>> {
         self.inner.add_usage(conversation_id, call)
     }
+    fn delete_all_conversations(&self) -> LocalBoxFuture<'_, Result<()>> {
+        self.inner.delete_all_conversations()
+    }
     fn usage_totals<'a>(
         &'a self,
         conversation_id: &'a str,

@@ -268,6 +268,7 @@ export const layered: LecternOptions = {
 export async function spent(lectern: Lectern, id: string): Promise<string> {
   await lectern.send(id, 'Summarise chapter one', { budget: { maxTokens: 4_000, maxCostUsd: 0.05 } });
   const totals: UsageTotals = await lectern.usage(id);
+  if (totals.turns > 100) await lectern.deleteAllConversations();
   const budget: Budget = { maxTokens: totals.inputTokens + totals.outputTokens + 1_000 };
   return `${totals.turns} turns, ${totals.costUsd ?? 'unknown'} USD, next limit ${budget.maxTokens}`;
 }

@@ -1,7 +1,7 @@
 //! Spend limits and usage totals through the JS API in headless Chromium:
 //! `usage(conversationId)` after a reopen of IndexedDB, a `budgetPeriod`
 //! stopping the next turn with a `BudgetExceededError` that carries usage,
-//! and a `send` budget.
+//! a `send` budget, and `deleteAllConversations` keeping books.
 #![cfg(target_arch = "wasm32")]
 
 mod web_support;
@@ -112,4 +112,26 @@ async fn a_send_budget_stops_the_turn_after_a_tool_step_with_its_usage() {
     let bad = js(json!({ "budget": { "maxTokens": 0 } })).unchecked_into();
     let refused = reject(opened.lectern.send(id.into(), "again".into(), Some(bad))).await;
     assert_eq!(String::from(refused.name()), "ConfigError");
+}
+
+#[wasm_bindgen_test]
+async fn delete_all_conversations_empties_the_database_but_keeps_books() {
+    let session = MockSession::new();
+    session.script(json!([usage_turn("one", 3, 4)])).await;
+    let db = unique("delete-all");
+    let options = json!({ "dbName": db, "provider": openai_provider(&session, json!({})), "embedder": { "kind": "hashed" } });
+    let opened = open_with(options.clone()).await;
+    let id = conversation(&opened).await;
+    send(&opened, &id, "first").await.unwrap();
+    let book = js(json!({ "title": "Kept", "pages": ["A page."] })).unchecked_into();
+    resolve(opened.lectern.add_book(book, None)).await;
+    resolve(opened.lectern.delete_all_conversations()).await;
+    resolve(opened.lectern.close()).await;
+    let opened = open_with(options).await;
+    assert_eq!(to_json(&resolve(opened.lectern.conversations()).await), json!([]));
+    let gone = reject(opened.lectern.usage(id.into())).await;
+    assert_eq!(String::from(gone.name()), "NotFoundError");
+    let books = to_json(&resolve(opened.lectern.books()).await);
+    assert_eq!(books[0]["title"], "Kept");
+    resolve(opened.lectern.close()).await;
 }

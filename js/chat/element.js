@@ -36,7 +36,6 @@ export class LecternChat extends HTMLElement {
   /** The last send's options (its mentions), given to `retry` again: mentions are not stored. */
   #lastSendOptions = {};
   #stepCost = undefined;
-  #session = new Usage();
   #loaded = Promise.resolve();
   #loadedFor = null;
   #keys = new KeyStore(false);
@@ -232,7 +231,6 @@ export class LecternChat extends HTMLElement {
     const id = this.#conversationId;
     const [messages, records, pending] = await Promise.all([lectern.messages(id), lectern.toolCalls(id), lectern.pendingApprovals(id)]);
     if (lectern !== this.#lectern || id !== this.#conversationId) return;
-    this.#session = new Usage();
     this.#cards.clear();
     this.#asked.clear();
     this.#ui.total.textContent = '';
@@ -258,7 +256,7 @@ export class LecternChat extends HTMLElement {
     this.#ui.transcript.replaceChildren(...items);
     this.#ui.transcript.setAttribute('aria-busy', 'false');
     this.#scroll();
-    await this.#showWorkingState();
+    await Promise.all([this.#showWorkingState(), this.#showTotal()]);
   }
 
   #onEvent(event) {
@@ -345,8 +343,7 @@ export class LecternChat extends HTMLElement {
       turn.message?.remove();
       return;
     }
-    this.#session.addAll(turn.usage);
-    this.#ui.total.textContent = this.#session.inputTokens || this.#session.outputTokens ? `This session: ${this.#session}` : '';
+    this.#showTotal();
     if (error) this.#showFailure(turn, error);
     else if (outcome.status === 'awaitingApproval') this.#awaiting(turn, outcome);
     else this.#finished(turn, outcome);
@@ -450,6 +447,17 @@ export class LecternChat extends HTMLElement {
     const state = await this.#lectern.workingState(this.#conversationId).catch(() => null);
     box.hidden = state == null;
     box.querySelector('pre').textContent = state == null ? '' : prettyJson(state);
+  }
+
+  /** The conversation's stored usage totals (every turn, failed ones included), under the transcript. */
+  async #showTotal() {
+    const lectern = this.#lectern;
+    const id = this.#conversationId;
+    if (!lectern || !id) return;
+    const totals = await lectern.usage(id).catch(() => null);
+    if (lectern !== this.#lectern || id !== this.#conversationId) return;
+    const usage = totals && Usage.of(totals);
+    this.#ui.total.textContent = usage && (usage.inputTokens || usage.outputTokens) ? `This conversation: ${usage}` : '';
   }
 
   #saveSettings(value) {

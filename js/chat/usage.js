@@ -1,4 +1,4 @@
-// Token and cost readouts: one line per turn, and the conversation's sum for this session.
+// Token and cost readouts: one line per turn, and the conversation's stored totals.
 
 /** Sums of `tokenUsage` events. */
 export class Usage {
@@ -16,12 +16,11 @@ export class Usage {
     }
     if (event.estimated) this.estimated = true;
   }
-  addAll(other) {
-    this.inputTokens += other.inputTokens;
-    this.outputTokens += other.outputTokens;
-    this.costUsd += other.costUsd;
-    this.priced ||= other.priced;
-    this.estimated ||= other.estimated;
+  /** A readout of `lectern.usage(conversationId)`'s totals. */
+  static of(totals) {
+    const usage = new Usage();
+    usage.add(totals);
+    return usage;
   }
   /** "120 in · 30 out · $0.0004" (with "≈" when estimated). */
   toString() {

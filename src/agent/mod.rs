@@ -15,6 +15,7 @@ use crate::storage::Store;
 use crate::time::Clock;
 use crate::tool::{Tool, ToolCache, ToolRegistry};
 
+mod active_turns;
 mod approvals;
 mod budget;
 mod config;
@@ -66,6 +67,7 @@ pub struct Agent {
     cache: ToolCache,
     locks: Rc<dyn TurnLocks>,
     mentions: Option<Rc<dyn MentionResolver>>,
+    active: active_turns::ActiveTurns,
     library: Option<Rc<Library>>,
 }
 
@@ -87,6 +89,7 @@ impl Agent {
             locks: Rc::new(MemoryLocks::new()),
             mentions: None,
             library: None,
+            active: active_turns::ActiveTurns::default(),
         }
     }
 
@@ -199,6 +202,22 @@ impl Agent {
             .await?
             .ok_or_else(|| Error::not_found("conversation", conversation_id))?;
         Ok(conversation.working_state)
+    }
+
+    /// Deletes every conversation with its messages, tool-call records,
+    /// paused turns and usage totals, and every headless run, in one
+    /// transaction; books stay. `ConversationBusy` while this agent runs a
+    /// turn (nothing is deleted); a turn of another tab then fails `NotFound`.
+    pub async fn delete_all_conversations(&self) -> Result<()> {
+        if let Some(conversation_id) = self.active.any() {
+            return Err(Error::ConversationBusy {
+                conversation_id,
+                waited_ms: 0,
+            });
+        }
+        self.store.delete_all_conversations().await?;
+        self.cache.clear(None);
+        Ok(())
     }
 
     /// A conversation's usage over every model call of every turn (failed,

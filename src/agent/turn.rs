@@ -3,10 +3,11 @@
 
 use std::cell::RefCell;
 
+use super::active_turns::HeldTurn;
 use super::cut_step::OpenStep;
 use super::tool_step::StepEnd;
 use super::usage_estimate::usage_or_estimate;
-use super::{Agent, TurnError, TurnGuard, TurnOverrides, TurnResult, TurnState, TurnStatus};
+use super::{Agent, TurnError, TurnOverrides, TurnResult, TurnState, TurnStatus};
 use crate::approval::PendingCall;
 use crate::cancel::CancelToken;
 use crate::domain::{Conversation, Mention, Message, Role};
@@ -142,9 +143,9 @@ impl Agent {
 
     /// Waits for the conversation's turn lock, as long as `limits.lockWaitMs`
     /// allows; past that the request is withdrawn (`ConversationBusy`).
-    pub(super) async fn acquire(&self, conversation_id: &str) -> Result<TurnGuard> {
+    pub(super) async fn acquire(&self, conversation_id: &str) -> Result<HeldTurn> {
         let request = self.locks.lock(conversation_id);
-        match self.config.limits.lock_wait_ms {
+        let guard = match self.config.limits.lock_wait_ms {
             None => request.await,
             Some(wait) => match within(&*self.clock, Some(wait), request).await {
                 Err(Error::Timeout { .. }) => Err(Error::ConversationBusy {
@@ -153,7 +154,8 @@ impl Agent {
                 }),
                 other => other,
             },
-        }
+        }?;
+        Ok(self.active.hold(conversation_id, guard))
     }
 
     /// The time limit of a turn (or of a resumed turn's remaining steps).

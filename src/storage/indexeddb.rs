@@ -518,6 +518,29 @@ impl Store for IndexedDbStore {
         Box::pin(usage::add_usage(&self.db, conversation_id, call))
     }
 
+    fn delete_all_conversations(&self) -> LocalBoxFuture<'_, Result<()>> {
+        Box::pin(async move {
+            let stores = [
+                CONVERSATIONS,
+                MESSAGES,
+                TOOL_CALLS,
+                PENDING_TURNS,
+                USAGE_TOTALS,
+                RUNS,
+            ];
+            let tx = transaction(&self.db, &stores, TransactionMode::ReadWrite)?;
+            for name in stores {
+                tx.object_store(name)
+                    .map_err(idb_error)?
+                    .clear()
+                    .map_err(idb_error)?
+                    .await
+                    .map_err(idb_error)?;
+            }
+            commit(tx).await
+        })
+    }
+
     fn usage_totals<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<UsageTotals>> {
         Box::pin(usage::usage_totals(&self.db, conversation_id))
     }

@@ -256,6 +256,17 @@ impl Store for MemoryStore {
         Box::pin(async move { Ok(()) })
     }
 
+    fn delete_all_conversations(&self) -> LocalBoxFuture<'_, Result<()>> {
+        let mut inner = self.inner.borrow_mut();
+        inner.conversations.clear();
+        inner.messages.clear();
+        inner.tool_calls.clear();
+        inner.pending.clear();
+        inner.usage.clear();
+        inner.runs.clear();
+        Box::pin(async move { Ok(()) })
+    }
+
     fn usage_totals<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<UsageTotals>> {
         let inner = self.inner.borrow();
         let result = match inner.usage.get(conversation_id) {

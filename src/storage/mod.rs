@@ -103,6 +103,10 @@ pub trait Store {
     /// written in one transaction; nothing when the conversation is gone.
     fn add_usage<'a>(&'a self, conversation_id: &'a str, call: CallUsage) -> LocalBoxFuture<'a, Result<()>>;
 
+    /// Deletes every conversation, message, tool-call record, paused turn,
+    /// usage total and run in one transaction (books stay).
+    fn delete_all_conversations(&self) -> LocalBoxFuture<'_, Result<()>>;
+
     /// A conversation's usage totals (zeros before its first model call);
     /// `NotFound` if it does not exist.
     fn usage_totals<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<UsageTotals>>;

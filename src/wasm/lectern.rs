@@ -465,6 +465,14 @@ impl Lectern {
         })
     }
 
+    /// Deletes every conversation (messages, tool-call records, paused turns,
+    /// usage totals) and every headless run in one transaction; books stay.
+    /// `ConversationBusyError` while this instance runs a turn.
+    #[wasm_bindgen(js_name = deleteAllConversations, unchecked_return_type = "Promise<void>")]
+    pub fn delete_all_conversations(&self) -> Promise {
+        self.call(|inner| async move { inner.agent.delete_all_conversations().await })
+    }
+
     /// A conversation's usage over all its turns: `{ conversationId, inputTokens, outputTokens, cachedInputTokens, costUsd?, estimated?, turns }`.
     #[wasm_bindgen(unchecked_return_type = "Promise<UsageTotals>")]
     pub fn usage(

@@ -115,6 +115,9 @@ pub fn cases<S: Store + BookStore + 'static>() -> Vec<Case<S>> {
         ("runs round-trip, in (time-ordered) id order", |s| {
             Box::pin(turns::runs_round_trip(s))
         }),
+        ("deleting all conversations removes every record of them", |s| {
+            Box::pin(turns::deleting_all_conversations_removes_every_record(s))
+        }),
         ("usage totals add up by conversation", |s| {
             Box::pin(usage::usage_totals_add_up_by_conversation(s))
         }),

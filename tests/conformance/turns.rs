@@ -253,3 +253,43 @@ pub(super) async fn runs_round_trip(store: impl Store) {
     assert!(store.run("nope").await.unwrap().is_none());
     assert_eq!(store.runs().await.unwrap(), [run_record("r1", 10.0), done]);
 }
+
+/// Everything of every conversation goes in one step: messages, tool-call
+/// records, paused turns, usage totals and runs.
+pub async fn deleting_all_conversations_removes_every_record(store: impl Store) {
+    for id in ["c1", "c2"] {
+        store.create_conversation(&conversation(id)).await.unwrap();
+        let user = Message::new(format!("m-{id}"), id, Role::User, "hi", 1.0);
+        let write = TurnWrite {
+            messages: vec![user],
+            tool_calls: vec![record(id, "t1", 0)],
+            pending: Some(pending(&format!("p-{id}"), id, 2.0)),
+        };
+        store.commit(write).await.unwrap();
+    }
+    store.put_run(&run_record("r1", 1.0)).await.unwrap();
+    let usage = lectern::domain::CallUsage {
+        usage: lectern::domain::Usage::default(),
+        cost_usd: None,
+        first_of_turn: true,
+    };
+    store.add_usage("c1", usage).await.unwrap();
+    store.delete_all_conversations().await.unwrap();
+    assert!(store.conversations().await.unwrap().is_empty());
+    assert!(store.runs().await.unwrap().is_empty());
+    assert!(store.pending_turns(None).await.unwrap().is_empty());
+    assert!(store.pending_turn("p-c1").await.unwrap().is_none());
+    for id in ["c1", "c2"] {
+        assert!(matches!(store.messages(id).await, Err(Error::NotFound { .. })));
+        assert!(matches!(store.tool_calls(id).await, Err(Error::NotFound { .. })));
+        assert!(matches!(
+            store.usage_totals(id).await,
+            Err(Error::NotFound { .. })
+        ));
+    }
+    // A conversation made again with an old id starts empty.
+    store.create_conversation(&conversation("c1")).await.unwrap();
+    assert!(store.messages("c1").await.unwrap().is_empty());
+    assert!(store.tool_calls("c1").await.unwrap().is_empty());
+    assert_eq!(store.usage_totals("c1").await.unwrap().turns, 0);
+}

@@ -48,7 +48,9 @@ test('an answer streams in as Markdown, is announced once, and persists across a
   assert.equal(await last.locator('pre code').textContent(), 'code <b>');
   assert.equal(await last.locator('b').count(), 0, 'raw HTML stays text');
   assert.match(await ui.usage.last().textContent(), /\d+ in · ≈?\d+ out tokens · \$\d/);
-  assert.match(await ui.root.locator('.total').textContent(), /^This session: .*\d+ in/);
+  await page.waitForFunction(() => /^This conversation: /.test(document.querySelector('lectern-chat').shadowRoot.querySelector('.total').textContent));
+  const total = await ui.root.locator('.total').textContent();
+  assert.match(total, /^This conversation: .*\d+ in · ≈?\d+ out tokens · \$\d/);
   await screenshot(page, 'chat-stream');
 
   await page.reload();
@@ -57,6 +59,8 @@ test('an answer streams in as Markdown, is announced once, and persists across a
     ['user', 'Who is Syme?'],
     ['assistant', answer],
   ]);
+  await page.waitForFunction(() => /^This conversation: /.test(document.querySelector('lectern-chat').shadowRoot.querySelector('.total').textContent));
+  assert.equal(await ui.root.locator('.total').textContent(), total, 'the stored totals, after a reload too');
   assert.deepEqual(chat.problems, []);
   await chat.close();
 });
