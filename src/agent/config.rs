@@ -160,6 +160,10 @@ pub struct AgentConfig {
     /// Characters of one tool result the model reads (default 50,000); the
     /// rest is cut with a note, and the tool-call record keeps it whole.
     pub max_tool_result_chars: usize,
+    /// `showThinking`: emit `reasoningDelta` events and return stored
+    /// reasoning from `messages()` (default false: reasoning is kept only to
+    /// send back where the provider needs it).
+    pub show_thinking: bool,
 }
 
 impl Default for AgentConfig {
@@ -180,6 +184,7 @@ impl Default for AgentConfig {
             max_context_tokens: None,
             approvals: ApprovalConfig::default(),
             max_tool_result_chars: DEFAULT_MAX_RESULT_CHARS,
+            show_thinking: false,
         }
     }
 }

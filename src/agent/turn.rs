@@ -254,7 +254,7 @@ impl Agent {
             });
 
             if response.tool_calls.is_empty() {
-                return self.finish(scope, response.text, state).await;
+                return self.finish(scope, response, state).await;
             }
             match self
                 .run_tool_step(scope, conversation, response, &offered, state)
@@ -407,6 +407,9 @@ impl Agent {
             };
             match &part {
                 StreamPart::TextDelta(text) => scope.emit(|| EventKind::TextDelta { text: text.clone() }),
+                StreamPart::ReasoningDelta(text) if self.config.show_thinking => {
+                    scope.emit(|| EventKind::ReasoningDelta { text: text.clone() })
+                }
                 StreamPart::ToolCallStart { index, id, name } => {
                     calls.insert(*index, (id.clone(), name.clone()));
                 }
@@ -431,15 +434,21 @@ impl Agent {
         Ok(answer.finish())
     }
 
-    async fn finish(&self, scope: &TurnScope<'_>, text: String, state: &mut TurnState) -> Result<TurnResult> {
-        let now = self.clock.now_ms();
-        let answer = Message::new(
+    async fn finish(
+        &self,
+        scope: &TurnScope<'_>,
+        response: ModelResponse,
+        state: &mut TurnState,
+    ) -> Result<TurnResult> {
+        let (text, now) = (response.text, self.clock.now_ms());
+        let mut answer = Message::new(
             new_id(now),
             scope.conversation_id,
             Role::Assistant,
             text.clone(),
             now,
         );
+        answer.reasoning = response.reasoning;
         self.store.append_messages(vec![answer]).await?;
         scope.emit(|| EventKind::Finish { text: text.clone() });
         let cost = self.config.prices.cost_usd(self.model.model_name(), &state.usage);

@@ -63,6 +63,7 @@ mod tests {
             tool_calls: Vec::new(),
             usage: Some(reported),
             finish_reason: None,
+            reasoning: Vec::new(),
         };
         assert_eq!(usage_or_estimate(&request("sys"), &response), reported);
     }
@@ -74,6 +75,7 @@ mod tests {
             tool_calls: Vec::new(),
             usage: None,
             finish_reason: None,
+            reasoning: Vec::new(),
         };
         let usage = usage_or_estimate(&request(&"y".repeat(400)), &response);
         assert_eq!(

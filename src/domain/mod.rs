@@ -8,6 +8,7 @@ mod conversation;
 mod mention;
 mod message;
 mod paused_turn;
+mod reasoning;
 mod run;
 mod tool;
 mod tool_record;
@@ -20,6 +21,7 @@ pub use message::{Message, Role};
 pub use paused_turn::{
     ClaimedCall, PausedStep, PendingApproval, PendingCall, PendingStatus, PendingTurn, SettledCall,
 };
+pub use reasoning::{reasoning_text, ReasoningBlock};
 pub use run::{RunError, RunRecord, RunStatus};
 pub use tool::{ToolCall, ToolDefinition};
 pub use tool_record::{Decision, ToolCallRecord};

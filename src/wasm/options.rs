@@ -79,6 +79,9 @@ pub struct OpenOptions {
     /// Ingest books in Lectern's Web Worker (default true; false: in the page, paced).
     #[serde(default = "default_true")]
     pub worker: bool,
+    /// Emit `reasoningDelta` events and show stored reasoning in `messages()` (default false).
+    #[serde(default)]
+    pub show_thinking: bool,
     /// Where the worker script is, if not `lectern_worker.js` beside `lectern.js`.
     #[serde(default)]
     pub worker_url: Option<String>,
@@ -139,6 +142,7 @@ impl OpenOptions {
             max_context_tokens: self.retrieval.max_context_tokens,
             approvals: self.approvals.config(policy_functions)?,
             max_tool_result_chars: self.max_tool_result_chars,
+            show_thinking: self.show_thinking,
         })
     }
 }
