@@ -95,6 +95,7 @@ impl Harness {
             .map(|e| match e {
                 EventKind::StepStart { .. } => "stepStart",
                 EventKind::TextDelta { .. } => "textDelta",
+                EventKind::ReasoningDelta { .. } => "reasoningDelta",
                 EventKind::ToolCallDelta { .. } => "toolCallDelta",
                 EventKind::ToolInvocation { .. } => "toolInvocation",
                 EventKind::ToolResult { .. } => "toolResult",
