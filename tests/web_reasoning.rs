@@ -59,16 +59,25 @@ async fn anthropic_thinking_with_a_tool_goes_back_signed_and_first() {
     let session = MockSession::new();
     script(&session).await;
     let opened = open_with(json!({ "provider": anthropic(&session), "showThinking": true })).await;
-    register(&opened, tool("weather", json!({"type": "object"}), "return 'grey';", json!({})));
+    register(
+        &opened,
+        tool("weather", json!({"type": "object"}), "return 'grey';", json!({})),
+    );
     let id = conversation(&opened).await;
     let events = stream_events(&opened.lectern, &id).await;
     assert_eq!(events.last().unwrap()["type"], "finish", "{events:?}");
-    assert_eq!(reasoning_text(&events), "Oslo weather needs the tool.It said grey.");
+    assert_eq!(
+        reasoning_text(&events),
+        "Oslo weather needs the tool.It said grey."
+    );
 
     let requests = session.requests().await;
     assert_eq!(requests.len(), 2);
     let body = &requests[1]["body"];
-    assert_eq!(body["thinking"], json!({ "type": "enabled", "budget_tokens": 1024 }));
+    assert_eq!(
+        body["thinking"],
+        json!({ "type": "enabled", "budget_tokens": 1024 })
+    );
     assert!(body.get("temperature").is_none(), "no temperature with thinking");
     let ask = body["messages"]
         .as_array()
@@ -94,7 +103,10 @@ async fn anthropic_thinking_with_a_tool_goes_back_signed_and_first() {
         .map(|m| m.get("reasoning").cloned().unwrap_or(Value::Null))
         .collect();
     assert_eq!(reasoning[1][0]["signature"], "sig-oslo");
-    assert_eq!(reasoning[3], json!([{ "text": "It said grey.", "signature": "sig-2" }]));
+    assert_eq!(
+        reasoning[3],
+        json!([{ "text": "It said grey.", "signature": "sig-2" }])
+    );
 }
 
 #[wasm_bindgen_test]
@@ -102,7 +114,10 @@ async fn without_show_thinking_no_reasoning_is_shown() {
     let session = MockSession::new();
     script(&session).await;
     let opened = open_with(json!({ "provider": anthropic(&session) })).await;
-    register(&opened, tool("weather", json!({"type": "object"}), "return 'grey';", json!({})));
+    register(
+        &opened,
+        tool("weather", json!({"type": "object"}), "return 'grey';", json!({})),
+    );
     let id = conversation(&opened).await;
     let events = stream_events(&opened.lectern, &id).await;
     assert_eq!(events.last().unwrap()["type"], "finish", "{events:?}");
