@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use futures::executor::block_on;
 use futures::future::LocalBoxFuture;
-use lectern::agent::{validate_config, Agent, AgentConfig, SendOptions, TurnStatus};
+use lectern::agent::{validate_config, Agent, AgentConfig, RunLimits, SendOptions, TurnStatus};
 use lectern::approval::{ApprovalConfig, ApprovalDecision, ApprovalPolicy, DecisionKind, ToolPolicy};
 use lectern::cancel::CancelToken;
 use lectern::domain::{Message, NewConversation, ReasoningBlock, Role};
@@ -20,7 +20,7 @@ use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
 use lectern::provider::{accumulate, anthropic, openai, provider_for, Model, ModelRequest, ModelResponse};
 use lectern::provider::{ProviderConfig, ProviderKind};
 use lectern::storage::{MemoryStore, Store};
-use lectern::time::ManualClock;
+use lectern::time::{Clock, ManualClock};
 use lectern::tool::{FnTool, ToolRegistry, ToolResult};
 use serde_json::{json, Value};
 
@@ -363,4 +363,51 @@ fn validate_config_rejects_a_thinking_budget_out_of_range() {
             );
         }
     }
+}
+
+#[test]
+fn a_step_cut_off_by_the_turn_limit_keeps_its_reasoning() {
+    let clock = ManualClock::with_timers(1_700_000_000_000.0);
+    let store = Rc::new(MemoryStore::new());
+    let turns = vec![
+        ScriptedTurn::tools(&[("slow", "{}")]).with_reasoning(vec![block("Slow it is.", Some("sig-s"))])
+    ];
+    let model: Rc<dyn Model> = Rc::new(ScriptedModel::new(turns));
+    let config = AgentConfig {
+        limits: RunLimits {
+            turn_timeout_ms: 5_000,
+            tool_timeout_ms: 60_000,
+            ..RunLimits::default()
+        },
+        ..AgentConfig::default()
+    };
+    let agent = Agent::new(store.clone(), model, Rc::new(clock.clone()), config);
+    let sleeper = clock.clone();
+    let slow = FnTool::new(
+        "slow",
+        "a slow tool",
+        json!({"type": "object"}),
+        move |_: Value, _| {
+            let sleep = sleeper.sleep(10_000);
+            Box::pin(async move {
+                sleep.await;
+                Ok(json!("done"))
+            }) as LocalBoxFuture<'static, ToolResult>
+        },
+    );
+    agent.register_tool(Rc::new(slow)).unwrap();
+    let id = clock
+        .drive(agent.create_conversation(NewConversation::default()))
+        .unwrap()
+        .id;
+    let cut = clock
+        .drive(agent.send(&id, "go", &SendOptions::default(), &EventSink::none()))
+        .unwrap_err();
+    assert_eq!(cut.error.name(), "TimeoutError");
+    let stored = clock.drive(store.messages(&id)).unwrap();
+    let ask = stored
+        .iter()
+        .find(|m| !m.tool_calls.is_empty())
+        .expect("the cut step is stored");
+    assert_eq!(ask.reasoning, [block("Slow it is.", Some("sig-s"))]);
 }
