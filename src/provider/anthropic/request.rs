@@ -47,9 +47,15 @@ pub fn request_body(settings: &AnthropicSettings, request: &ModelRequest) -> Val
         }
         match turns.last_mut() {
             Some((last_role, last_blocks)) if *last_role == role => {
-                last_blocks.extend(blocks);
-                // A merged assistant turn still opens with its thinking, as the API requires.
-                last_blocks.sort_by_key(|b| !is_thinking(b));
+                for block in blocks {
+                    // A merged assistant turn still opens with its thinking, as the API requires.
+                    if is_thinking(&block) {
+                        let first_other = last_blocks.iter().take_while(|b| is_thinking(b)).count();
+                        last_blocks.insert(first_other, block);
+                    } else {
+                        last_blocks.push(block);
+                    }
+                }
             }
             _ => turns.push((role, blocks)),
         }
