@@ -133,11 +133,13 @@ fn assistant_blocks(message: &Message, replay: bool) -> Vec<Value> {
 
 /// The `thinking` or `redacted_thinking` block of a stored reasoning block the API would take back.
 fn thinking_block(block: &ReasoningBlock) -> Option<Value> {
-    if let Some(data) = &block.redacted {
-        return Some(json!({ "type": "redacted_thinking", "data": data }));
+    if !block.is_replayable() {
+        return None;
     }
-    let signature = block.signature.as_deref().filter(|s| !s.is_empty())?;
-    Some(json!({ "type": "thinking", "thinking": block.text, "signature": signature }))
+    Some(match (&block.redacted, &block.signature) {
+        (Some(data), _) => json!({ "type": "redacted_thinking", "data": data }),
+        (None, signature) => json!({ "type": "thinking", "thinking": block.text, "signature": signature }),
+    })
 }
 
 fn is_thinking(block: &Value) -> bool {
