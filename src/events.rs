@@ -34,6 +34,11 @@ pub enum EventKind {
         /// The new text.
         text: String,
     },
+    /// A piece of the model's reasoning ("thinking"), in order; sent only with `showThinking: true`.
+    ReasoningDelta {
+        /// The new reasoning text.
+        text: String,
+    },
     /// A piece of a tool call the model is writing.
     ToolCallDelta {
         /// Position of the call in this model response.

@@ -18,6 +18,7 @@ import init, {
   type LecternEvent,
   type LecternOptions,
   type Message,
+  type ReasoningBlock,
   type SendOutcome,
   type SendResult,
   type Usage,
@@ -54,6 +55,8 @@ export function describeEvent(event: LecternEvent): string {
   switch (event.type) {
     case 'textDelta':
       return `${event.conversationId}/${event.turnId}: ${event.text}`;
+    case 'reasoningDelta':
+      return `(thinking) ${event.text}`;
     case 'tokenUsage':
       return `${event.inputTokens} in, ${event.outputTokens} out, ${event.costUsd ?? 'unknown'} USD`;
     case 'stepStart':
@@ -134,6 +137,28 @@ export const anthropic: LecternOptions = {
     prices: { 'claude-sonnet-4-5': { inputPerMTok: 3, outputPerMTok: 15, cachedInputPerMTok: 0.3 } },
   },
 };
+
+/** Anthropic with extended thinking, shown to the reader; DeepSeek gets its reasoning back on tool calls. */
+export const thinking: LecternOptions = {
+  showThinking: true,
+  provider: { kind: 'anthropic', model: 'claude-sonnet-4-5', apiKey: 'sk-ant-...', maxTokens: 8192, thinking: { budgetTokens: 4096 } },
+};
+
+export const deepseek: LecternOptions = {
+  provider: {
+    kind: 'openai',
+    baseUrl: 'https://api.deepseek.com/v1',
+    model: 'deepseek-reasoner',
+    replayReasoning: true,
+    maxTokensParam: 'max_tokens',
+  },
+};
+
+export async function thoughtsOf(lectern: Lectern, conversationId: string): Promise<string[]> {
+  const messages = await lectern.messages(conversationId);
+  const blocks: ReasoningBlock[] = messages.flatMap((m) => m.reasoning ?? []);
+  return blocks.map((b) => (b.redacted !== undefined ? '(redacted)' : `${b.text} [${b.signature ?? 'unsigned'}]`));
+}
 
 export const custom: LecternOptions = {
   provider: {

@@ -88,6 +88,7 @@ fn pending() -> PendingTurn {
         revision: 0,
         step: PausedStep {
             text: "Writing.".into(),
+            reasoning: Vec::new(),
             calls: messages()[0].tool_calls.clone(),
             settled: Vec::new(),
             running: Vec::new(),

@@ -482,13 +482,15 @@ impl Agent {
     /// The stored form of a paused step once every call is settled.
     fn settled_step(&self, pending: &PendingTurn) -> Vec<Message> {
         let step = &pending.step;
-        step_messages(
+        let mut messages = step_messages(
             &pending.conversation_id,
             &step.text,
             &step.calls,
             &step.settled,
             &self.config.redact_arguments,
             self.clock.now_ms(),
-        )
+        );
+        messages[0].reasoning = step.reasoning.clone();
+        messages
     }
 }

@@ -171,6 +171,10 @@ pub struct AgentConfig {
     pub budget: Budget,
     /// The spend limit of each conversation over all its turns.
     pub budget_period: Budget,
+    /// `showThinking`: emit `reasoningDelta` events and return stored
+    /// reasoning from `messages()` (default false: reasoning is kept only to
+    /// send back where the provider needs it).
+    pub show_thinking: bool,
 }
 
 impl Default for AgentConfig {
@@ -193,6 +197,7 @@ impl Default for AgentConfig {
             max_tool_result_chars: DEFAULT_MAX_RESULT_CHARS,
             budget: Budget::default(),
             budget_period: Budget::default(),
+            show_thinking: false,
         }
     }
 }

@@ -15,7 +15,7 @@ use super::tool_step::{in_call_order, settled_of, stamp, step_messages};
 use super::turn::TurnScope;
 use super::{Agent, TurnState};
 use crate::approval::Decision;
-use crate::domain::ToolCall;
+use crate::domain::{ReasoningBlock, ToolCall};
 use crate::provider::ModelResponse;
 use crate::storage::TurnWrite;
 use crate::tool::ToolOutcome;
@@ -30,6 +30,7 @@ const CUT_BEFORE_START: &str = "Not run: the turn ran out of time before this ac
 /// A tool step whose calls are running: not stored yet.
 pub(super) struct OpenStep {
     text: String,
+    reasoning: Vec<ReasoningBlock>,
     calls: Vec<ToolCall>,
     started: Vec<String>,
     settled: Vec<ToolOutcome>,
@@ -45,6 +46,7 @@ impl OpenStep {
     ) -> Self {
         OpenStep {
             text: response.text.clone(),
+            reasoning: response.reasoning.clone(),
             calls: response.tool_calls.clone(),
             started: Vec::new(),
             settled,
@@ -101,7 +103,7 @@ impl Agent {
         }
         let outcomes = in_call_order(outcomes, &step.calls);
         let records = stamp(&outcomes, &scope.turn_id, state);
-        let messages = step_messages(
+        let mut messages = step_messages(
             scope.conversation_id,
             &step.text,
             &step.calls,
@@ -109,6 +111,7 @@ impl Agent {
             &self.config.redact_arguments,
             self.clock.now_ms(),
         );
+        messages[0].reasoning = step.reasoning;
         let write = TurnWrite {
             messages,
             tool_calls: records,

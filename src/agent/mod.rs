@@ -175,9 +175,13 @@ impl Agent {
         self.store.conversations().await
     }
 
-    /// The messages of a conversation, in order; `NotFound` if it does not exist.
+    /// The messages of a conversation, in order (reasoning only with `showThinking`); `NotFound` if it does not exist.
     pub async fn messages(&self, conversation_id: &str) -> Result<Vec<Message>> {
-        self.store.messages(conversation_id).await
+        let mut messages = self.store.messages(conversation_id).await?;
+        if !self.config.show_thinking {
+            messages.iter_mut().for_each(|m| m.reasoning.clear());
+        }
+        Ok(messages)
     }
 
     /// Replaces a conversation's working state (`null` clears it); shown to the model at every call.

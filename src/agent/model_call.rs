@@ -33,6 +33,9 @@ impl Agent {
             };
             match &part {
                 StreamPart::TextDelta(text) => scope.emit(|| EventKind::TextDelta { text: text.clone() }),
+                StreamPart::ReasoningDelta(text) if self.config.show_thinking => {
+                    scope.emit(|| EventKind::ReasoningDelta { text: text.clone() })
+                }
                 StreamPart::ToolCallStart { index, id, name } => {
                     calls.insert(*index, (id.clone(), name.clone()));
                 }

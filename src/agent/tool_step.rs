@@ -75,7 +75,7 @@ impl Agent {
         let settled = settled_of(&outcomes, self.config.max_tool_result_chars);
 
         if asks.is_empty() {
-            let messages = step_messages(
+            let mut messages = step_messages(
                 scope.conversation_id,
                 &response.text,
                 &response.tool_calls,
@@ -83,6 +83,7 @@ impl Agent {
                 redact,
                 self.clock.now_ms(),
             );
+            messages[0].reasoning = response.reasoning.clone();
             let write = TurnWrite {
                 messages,
                 tool_calls: records,
@@ -108,6 +109,7 @@ impl Agent {
             revision: state.paused_revision.map_or(0, |stored| stored + 1),
             step: PausedStep {
                 text: response.text,
+                reasoning: response.reasoning,
                 calls: response.tool_calls.clone(),
                 settled,
                 running: Vec::new(),

@@ -14,7 +14,7 @@ use crate::domain::{Conversation, Mention, Message, Role};
 use crate::error::{Error, Result};
 use crate::events::{Event, EventKind, EventSink};
 use crate::ids::new_id;
-use crate::provider::FinishReason;
+use crate::provider::{FinishReason, ModelResponse};
 use crate::time::within;
 
 /// The longest user message accepted, in characters.
@@ -264,7 +264,7 @@ impl Agent {
             });
 
             if response.tool_calls.is_empty() {
-                return self.finish(scope, response.text, state).await;
+                return self.finish(scope, response, state).await;
             }
             match self
                 .run_tool_step(scope, conversation, response, &offered, state)
@@ -313,15 +313,21 @@ impl Agent {
         Ok(resolved)
     }
 
-    async fn finish(&self, scope: &TurnScope<'_>, text: String, state: &mut TurnState) -> Result<TurnResult> {
-        let now = self.clock.now_ms();
-        let answer = Message::new(
+    async fn finish(
+        &self,
+        scope: &TurnScope<'_>,
+        response: ModelResponse,
+        state: &mut TurnState,
+    ) -> Result<TurnResult> {
+        let (text, now) = (response.text, self.clock.now_ms());
+        let mut answer = Message::new(
             new_id(now),
             scope.conversation_id,
             Role::Assistant,
             text.clone(),
             now,
         );
+        answer.reasoning = response.reasoning;
         self.store.append_messages(vec![answer]).await?;
         scope.emit(|| EventKind::Finish { text: text.clone() });
         let cost = self.config.prices.cost_usd(self.model.model_name(), &state.usage);

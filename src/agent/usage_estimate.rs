@@ -60,6 +60,7 @@ mod tests {
             tool_calls: Vec::new(),
             usage: Some(reported),
             finish_reason: None,
+            reasoning: Vec::new(),
         };
         assert_eq!(usage_or_estimate(&request("sys"), &response), reported);
     }
@@ -71,6 +72,7 @@ mod tests {
             tool_calls: Vec::new(),
             usage: None,
             finish_reason: None,
+            reasoning: Vec::new(),
         };
         let usage = usage_or_estimate(&request(&"word ".repeat(100)), &response);
         assert_eq!(

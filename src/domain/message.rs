@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::ToolCall;
+use super::{ReasoningBlock, ToolCall};
 
 /// Who a message comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -43,6 +43,10 @@ pub struct Message {
     /// Set on an assistant answer cut short by an abort: the text is what had streamed.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// An assistant message's reasoning, kept to send back where the provider
+    /// needs it; `messages()` shows it only with `showThinking`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasoning: Vec<ReasoningBlock>,
 }
 
 impl Message {
@@ -64,6 +68,7 @@ impl Message {
             tool_call_id: None,
             created_at,
             interrupted: false,
+            reasoning: Vec::new(),
         }
     }
 }
@@ -87,5 +92,13 @@ mod tests {
         assert_eq!(json["createdAt"], 5.0);
         assert!(json.get("toolCalls").is_none());
         assert!(json.get("toolCallId").is_none());
+        assert!(json.get("reasoning").is_none());
+    }
+
+    #[test]
+    fn a_message_stored_before_reasoning_existed_still_loads() {
+        let old = r#"{"id":"m","conversationId":"c","seq":1,"role":"assistant","content":"x","createdAt":1}"#;
+        let message: Message = serde_json::from_str(old).unwrap();
+        assert!(message.reasoning.is_empty());
     }
 }

@@ -9,6 +9,7 @@ mod conversation;
 mod mention;
 mod message;
 mod paused_turn;
+mod reasoning;
 mod run;
 mod tokens;
 mod tool;
@@ -24,6 +25,7 @@ pub use message::{Message, Role};
 pub use paused_turn::{
     ClaimedCall, PausedStep, PendingApproval, PendingCall, PendingStatus, PendingTurn, SettledCall,
 };
+pub use reasoning::{reasoning_text, ReasoningBlock};
 pub use run::{RunError, RunRecord, RunStatus};
 pub use tokens::{estimate_tokens, tool_definitions_tokens};
 pub use tool::{ToolCall, ToolDefinition};

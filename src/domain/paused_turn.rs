@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Decision, ToolCall, TurnState};
+use super::{Decision, ReasoningBlock, ToolCall, TurnState};
 
 /// A call waiting for a person's decision.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -97,6 +97,9 @@ pub struct ClaimedCall {
 pub struct PausedStep {
     /// The text the model wrote alongside its calls.
     pub text: String,
+    /// The model's reasoning in that response (sent back with the step where the provider needs it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasoning: Vec<ReasoningBlock>,
     /// Every call of the response, in order, with the arguments that run (edits applied).
     pub calls: Vec<ToolCall>,
     /// Calls already settled (run, denied, rejected), in the order they settled.

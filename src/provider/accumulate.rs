@@ -3,7 +3,7 @@
 use futures::StreamExt;
 
 use super::{ModelResponse, PartStream, StreamPart};
-use crate::domain::{ToolCall, Usage};
+use crate::domain::{ReasoningBlock, ToolCall, Usage};
 use crate::error::Result;
 
 /// Builds a [`ModelResponse`] part by part.
@@ -37,12 +37,34 @@ impl Accumulator {
                 }
             }
             StreamPart::ToolCallEnd { .. } => {}
+            StreamPart::ReasoningDelta(text) => self.open_reasoning().text.push_str(text),
+            StreamPart::ReasoningSignature(signature) => {
+                self.open_reasoning().signature = Some(signature.clone());
+            }
+            StreamPart::RedactedReasoning(data) => self.response.reasoning.push(ReasoningBlock {
+                redacted: Some(data.clone()),
+                ..ReasoningBlock::default()
+            }),
             StreamPart::Usage(usage) => {
                 let total = self.response.usage.get_or_insert_with(Usage::default);
                 total.add(usage);
             }
             StreamPart::Finish(reason) => self.response.finish_reason = Some(reason.clone()),
         }
+    }
+
+    /// The reasoning block being written: the last one, unless it is signed or
+    /// redacted (then a new one).
+    fn open_reasoning(&mut self) -> &mut ReasoningBlock {
+        let blocks = &mut self.response.reasoning;
+        if blocks
+            .last()
+            .is_none_or(|b| b.signature.is_some() || b.redacted.is_some())
+        {
+            blocks.push(ReasoningBlock::default());
+        }
+        let last = blocks.len() - 1;
+        &mut blocks[last]
     }
 
     /// The text received so far (kept when a stream breaks off).
@@ -117,5 +139,34 @@ mod tests {
         assert_eq!(calls, [("a", "{}"), ("b", "{\"q\":1}")]);
         assert_eq!(response.usage.unwrap().output_tokens, 7);
         assert_eq!(response.finish_reason, Some(FinishReason::ToolCalls));
+    }
+
+    #[test]
+    fn reasoning_blocks_end_at_their_signature_and_redacted_blocks_stand_alone() {
+        let parts = vec![
+            StreamPart::ReasoningDelta("Let me ".into()),
+            StreamPart::ReasoningDelta("think.".into()),
+            StreamPart::ReasoningSignature("sig1".into()),
+            StreamPart::RedactedReasoning("opaque".into()),
+            StreamPart::ReasoningDelta("More.".into()),
+            StreamPart::ReasoningSignature("sig2".into()),
+            StreamPart::TextDelta("Answer".into()),
+        ];
+        let stream: PartStream = Box::pin(futures::stream::iter(parts.into_iter().map(Ok)));
+        let response = futures::executor::block_on(accumulate(stream)).unwrap();
+        let block = |text: &str, signature: Option<&str>, redacted: Option<&str>| ReasoningBlock {
+            text: text.into(),
+            signature: signature.map(Into::into),
+            redacted: redacted.map(Into::into),
+        };
+        assert_eq!(
+            response.reasoning,
+            [
+                block("Let me think.", Some("sig1"), None),
+                block("", None, Some("opaque")),
+                block("More.", Some("sig2"), None),
+            ]
+        );
+        assert_eq!(response.text, "Answer");
     }
 }

@@ -139,6 +139,9 @@ impl ProviderConfig {
                 if s.max_tokens == 0 {
                     return Err(Error::config("provider.maxTokens must be at least 1"));
                 }
+                if let Some(problem) = s.thinking_problem() {
+                    return Err(Error::config(problem));
+                }
                 (Some(&s.base_url), &s.temperature, 1.0)
             }
             ProviderKind::Custom(_) => (None, &None, 2.0),
@@ -255,5 +258,18 @@ mod tests {
         let hot: ProviderConfig =
             serde_json::from_str(r#"{"kind":"anthropic","model":"m","temperature":1.5}"#).unwrap();
         assert!(hot.validate().unwrap_err().to_string().contains("temperature"));
+        for (thinking, message) in [
+            (r#"{"budgetTokens":1023}"#, "at least 1024"),
+            (r#"{"budgetTokens":4096}"#, "below provider.maxTokens (4096)"),
+        ] {
+            let json = format!(r#"{{"kind":"anthropic","model":"m","thinking":{thinking}}}"#);
+            let config: ProviderConfig = serde_json::from_str(&json).unwrap();
+            let err = config.validate().unwrap_err().to_string();
+            assert!(err.contains(message), "{err}");
+        }
+        let fine: ProviderConfig =
+            serde_json::from_str(r#"{"kind":"anthropic","model":"m","thinking":{"budgetTokens":1024}}"#)
+                .unwrap();
+        fine.validate().unwrap();
     }
 }

@@ -8,7 +8,7 @@ use futures::future::LocalBoxFuture;
 use futures::stream::LocalBoxStream;
 
 use crate::cancel::CancelToken;
-use crate::domain::{Message, ToolCall, ToolDefinition, Usage};
+use crate::domain::{Message, ReasoningBlock, ToolCall, ToolDefinition, Usage};
 use crate::error::Result;
 
 mod accumulate;
@@ -97,6 +97,12 @@ pub enum StreamPart {
         /// Which call.
         index: usize,
     },
+    /// More reasoning ("thinking") text, before the answer.
+    ReasoningDelta(String),
+    /// The signature of the reasoning block just streamed (Anthropic); it ends that block.
+    ReasoningSignature(String),
+    /// A whole redacted reasoning block: opaque data, sent back unchanged.
+    RedactedReasoning(String),
     /// Token usage for this call.
     Usage(Usage),
     /// The model stopped, for this reason.
@@ -121,6 +127,8 @@ pub struct ModelResponse {
     pub text: String,
     /// Tool calls, in the order the model made them.
     pub tool_calls: Vec<ToolCall>,
+    /// The model's reasoning, block by block.
+    pub reasoning: Vec<ReasoningBlock>,
     /// Token usage, if the provider reported it.
     pub usage: Option<Usage>,
     /// Why it stopped, if the provider said.

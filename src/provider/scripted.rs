@@ -9,7 +9,7 @@ use futures::StreamExt;
 
 use super::{FinishReason, Model, ModelRequest, PartStream, StreamPart};
 use crate::cancel::CancelToken;
-use crate::domain::Usage;
+use crate::domain::{ReasoningBlock, Usage};
 use crate::error::{Error, Result};
 
 /// One scripted answer.
@@ -25,6 +25,8 @@ pub struct ScriptedTurn {
     pub error: Option<Error>,
     /// Stream the text, then never finish (for timeout and abort tests).
     pub hang: bool,
+    /// Reasoning streamed before the answer (word by word, then its signature).
+    pub reasoning: Vec<ReasoningBlock>,
 }
 
 impl ScriptedTurn {
@@ -65,6 +67,12 @@ impl ScriptedTurn {
         self
     }
 
+    /// Adds reasoning blocks, streamed before the text.
+    pub fn with_reasoning(mut self, blocks: Vec<ReasoningBlock>) -> Self {
+        self.reasoning = blocks;
+        self
+    }
+
     /// Makes the answer stall after its text.
     pub fn hanging(mut self) -> Self {
         self.hang = true;
@@ -99,12 +107,31 @@ impl ScriptedModel {
     }
 }
 
+fn reasoning_parts(blocks: &[ReasoningBlock]) -> Vec<StreamPart> {
+    let mut parts = Vec::new();
+    for block in blocks {
+        if let Some(data) = &block.redacted {
+            parts.push(StreamPart::RedactedReasoning(data.clone()));
+            continue;
+        }
+        parts.extend(
+            block
+                .text
+                .split_inclusive(' ')
+                .map(|word| StreamPart::ReasoningDelta(word.to_owned())),
+        );
+        parts.extend(block.signature.clone().map(StreamPart::ReasoningSignature));
+    }
+    parts
+}
+
 fn parts_of(turn: ScriptedTurn, request_number: usize) -> Vec<StreamPart> {
-    let mut parts: Vec<StreamPart> = turn
-        .text
-        .split_inclusive(' ')
-        .map(|word| StreamPart::TextDelta(word.to_owned()))
-        .collect();
+    let mut parts = reasoning_parts(&turn.reasoning);
+    parts.extend(
+        turn.text
+            .split_inclusive(' ')
+            .map(|word| StreamPart::TextDelta(word.to_owned())),
+    );
     for (index, (name, arguments)) in turn.tool_calls.iter().enumerate() {
         parts.push(StreamPart::ToolCallStart {
             index,

@@ -41,6 +41,8 @@ impl JsFunctionModel {
                 temperature: None,
                 max_tokens: None,
                 tool_choice: None,
+                replay_reasoning: None,
+                max_tokens_param: None,
             },
         }
     }

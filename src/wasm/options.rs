@@ -85,6 +85,9 @@ pub struct OpenOptions {
     /// Ingest books in Lectern's Web Worker (default true; false: in the page, paced).
     #[serde(default = "default_true")]
     pub worker: bool,
+    /// Emit `reasoningDelta` events and show stored reasoning in `messages()` (default false).
+    #[serde(default)]
+    pub show_thinking: bool,
     /// Where the worker script is, if not `lectern_worker.js` beside `lectern.js`.
     #[serde(default)]
     pub worker_url: Option<String>,
@@ -149,6 +152,7 @@ impl OpenOptions {
             max_tool_result_chars: self.max_tool_result_chars,
             budget: self.budget,
             budget_period: self.budget_period,
+            show_thinking: self.show_thinking,
         })
     }
 }

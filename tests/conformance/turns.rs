@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use lectern::approval::{Decision, PausedStep, PendingCall, PendingStatus, PendingTurn};
-use lectern::domain::{Conversation, Message, Role, ToolCall};
+use lectern::domain::{Conversation, Message, ReasoningBlock, Role, ToolCall};
 use lectern::domain::{RunRecord, RunStatus, ToolCallRecord, TurnState};
 use lectern::error::Error;
 use lectern::storage::{Store, TurnWrite};
@@ -34,6 +34,11 @@ fn pending(turn_id: &str, conversation_id: &str, created_at: f64) -> PendingTurn
         revision: 0,
         step: PausedStep {
             text: "Let me write that.".into(),
+            reasoning: vec![ReasoningBlock {
+                text: "They asked for a file.".into(),
+                signature: Some("sig".into()),
+                redacted: None,
+            }],
             calls: vec![ToolCall {
                 id: "call_1".into(),
                 name: "write".into(),
@@ -72,14 +77,22 @@ fn run_record(run_id: &str, started_at: f64) -> RunRecord {
 
 pub(super) async fn commit_writes_all_parts_together(store: impl Store) {
     store.create_conversation(&conversation("c1")).await.unwrap();
+    let mut answer = Message::new("m2".into(), "c1", Role::Assistant, "", 2.0);
+    answer.reasoning = pending("t1", "c1", 10.0).step.reasoning;
     let write = TurnWrite {
-        messages: vec![Message::new("m1".into(), "c1", Role::User, "hi", 1.0)],
+        messages: vec![Message::new("m1".into(), "c1", Role::User, "hi", 1.0), answer],
         tool_calls: vec![record("c1", "t1", 0)],
         pending: Some(pending("t1", "c1", 10.0)),
     };
     let stored = store.commit(write).await.unwrap();
     assert_eq!(stored[0].seq, 0, "commit assigns seq like append");
-    assert_eq!(store.messages("c1").await.unwrap().len(), 1);
+    let messages = store.messages("c1").await.unwrap();
+    assert_eq!(messages.len(), 2);
+    assert_eq!(
+        messages[1].reasoning[0].signature.as_deref(),
+        Some("sig"),
+        "reasoning is kept"
+    );
     assert_eq!(store.tool_calls("c1").await.unwrap(), [record("c1", "t1", 0)]);
     assert_eq!(
         store.pending_turn("t1").await.unwrap(),

@@ -132,7 +132,7 @@ fn decode<D: EventDecoder + 'static>(pieces: &[&[u8]], decoder: D) -> (Vec<Strea
 /// call per start.
 pub fn check_parts(parts: &[StreamPart], input_len: usize, arguments_bound: usize) {
     let mut started = Vec::new();
-    let (mut text, mut arguments) = (0, 0);
+    let (mut text, mut arguments, mut reasoning) = (0, 0, 0);
     let mut accumulator = Accumulator::new();
     for part in parts {
         accumulator.push(part);
@@ -152,10 +152,17 @@ pub fn check_parts(parts: &[StreamPart], input_len: usize, arguments_bound: usiz
                     "the end of call {index}, which never started"
                 )
             }
+            StreamPart::ReasoningDelta(r)
+            | StreamPart::ReasoningSignature(r)
+            | StreamPart::RedactedReasoning(r) => reasoning += r.len(),
             StreamPart::Usage(_) | StreamPart::Finish(_) => {}
         }
     }
     assert!(text <= input_len, "{text} bytes of text from {input_len} bytes");
+    assert!(
+        reasoning <= input_len,
+        "{reasoning} bytes of reasoning from {input_len} bytes"
+    );
     assert!(arguments <= arguments_bound, "{arguments} bytes of arguments");
     let response = accumulator.finish();
     assert_eq!(response.tool_calls.len(), started.len());

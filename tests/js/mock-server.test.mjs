@@ -126,3 +126,30 @@ test('a request whose client gives up before the answer ends is marked closedEar
   }
   assert.deepEqual(recorded.map((r) => r.closedEarly ?? false), [true, false]);
 });
+
+test('reasoning: Anthropic signed thinking and redacted blocks, OpenAI reasoning_content or reasoning, streamed and whole', async () => {
+  const thinking = { text: 'Answer', reasoning: 'Think first.', signature: 'sig-1', redacted: 'opaque' };
+  await script('th', [thinking, thinking]);
+  const anthropic = { model: 'claude', max_tokens: 100, messages: [{ role: 'user', content: 'x' }] };
+  const streamed = events(await (await post('/s/th/v1/messages', { ...anthropic, stream: true })).text());
+  const deltas = streamed.filter((e) => e.data.index === 0 && e.event === 'content_block_delta').map((e) => e.data.delta);
+  assert.equal(deltas.filter((d) => d.type === 'thinking_delta').map((d) => d.thinking).join(''), 'Think first.');
+  assert.deepEqual(deltas.at(-1), { type: 'signature_delta', signature: 'sig-1' });
+  assert.deepEqual(streamed.find((e) => e.data.index === 1).data.content_block, { type: 'redacted_thinking', data: 'opaque' });
+  const whole = await (await post('/s/th/v1/messages', anthropic)).json();
+  assert.deepEqual(
+    whole.content.map((b) => b.type),
+    ['thinking', 'redacted_thinking', 'text'],
+  );
+  assert.equal(whole.content[0].signature, 'sig-1');
+
+  await script('rc', [{ text: 'Four', reasoning: '2+2' }, { text: 'Four', reasoning: '2+2', reasoningField: 'reasoning' }]);
+  const openai = { model: 'm', stream: true, messages: [{ role: 'user', content: 'x' }] };
+  const chunks = events(await (await post('/s/rc/v1/chat/completions', openai)).text());
+  const first = chunks.map((c) => c.data.choices?.[0]?.delta).filter((d) => d?.reasoning_content);
+  assert.equal(first.map((d) => d.reasoning_content).join(''), '2+2');
+  assert.equal(first[0].content, null);
+  const answer = await (await post('/s/rc/v1/chat/completions', { ...openai, stream: false })).json();
+  assert.equal(answer.choices[0].message.reasoning, '2+2');
+  assert.equal(answer.choices[0].message.content, 'Four');
+});

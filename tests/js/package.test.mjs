@@ -6,14 +6,16 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 
 /** Bytes of gzip -9 (node's zlib) the page's module may weigh: a guard against
- * regressions, about 1 % over the last measured 451,917, not the goal (300 KB).
+ * regressions, about 1 % over the last measured 456,999, not the goal (300 KB).
  * Issue 12 ended at 421,368; issue 13 added the worker-side MiniLM embedder
  * (+2.9 KB), lexical search and hybrid fusion (+7.7 KB), exportBook /
  * importBook (+4.4 KB), local providers, maxContextTokens and estimated usage
  * (+6.5 KB), ending at 442,919; issue 14 added subscribe and retry (+2.4 KB)
  * and page() with the pages stored beside the passages, in IndexedDB and in
- * bundles (+6.6 KB). */
-const WASM_GZIP_BUDGET = 456_000;
+ * bundles (+6.6 KB), ending at 450,796; issue 15's reasoning (thinking
+ * decoded, stored and sent back, reasoningDelta, thinking, replayReasoning and
+ * maxTokensParam settings) +6.2 KB. */
+const WASM_GZIP_BUDGET = 461_500;
 /** The same for the ingestion module (last measured 247,938: 196,160 before
  * issue 13 added all-MiniLM-L6-v2's tokenizer, its tables and the encoder). */
 const INGEST_GZIP_BUDGET = 254_000;

@@ -23,7 +23,10 @@ export function usageFor(turn, body) {
   const inputTokens = turn.usage?.inputTokens ?? Math.max(1, Math.ceil(JSON.stringify(body.messages ?? []).length / 4));
   const outputTokens =
     turn.usage?.outputTokens ??
-    Math.max(1, textDeltas(turn.text ?? '').length + (turn.toolCalls ?? []).length * 10);
+    Math.max(
+      1,
+      textDeltas(turn.text ?? '').length + textDeltas(turn.reasoning ?? '').length + (turn.toolCalls ?? []).length * 10,
+    );
   return { inputTokens, outputTokens };
 }
 

@@ -8,6 +8,9 @@ export function buildOpenAI(turn, body) {
   const calls = (turn.toolCalls ?? []).map((c, i) => ({ id: c.id ?? newId(`call_${i}_`), name: c.name, args: argumentsText(c) }));
   const finish = turn.finishReason ?? (calls.length ? 'tool_calls' : 'stop');
   const { inputTokens, outputTokens } = usageFor(turn, body);
+  // DeepSeek and LM Studio name it `reasoning_content`, Ollama and vLLM `reasoning`.
+  const field = turn.reasoningField ?? 'reasoning_content';
+  const reasoning = turn.reasoning ? { [field]: turn.reasoning } : {};
   const usage = { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: inputTokens + outputTokens };
 
   const whole = {
@@ -21,6 +24,7 @@ export function buildOpenAI(turn, body) {
         message: {
           role: 'assistant',
           content: turn.text ?? (calls.length ? null : ''),
+          ...reasoning,
           ...(calls.length
             ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } })) }
             : {}),
@@ -34,7 +38,10 @@ export function buildOpenAI(turn, body) {
   const chunk = (delta, finish_reason = null) =>
     sse({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason }] });
   const chunks = [chunk({ role: 'assistant', content: '' })];
-  for (const piece of textDeltas(turn.text ?? '')) chunks.push(chunk({ content: piece }));
+  // Reasoning pieces come with `content: null`, then the text with the reasoning field null, as real servers send them.
+  for (const piece of textDeltas(turn.reasoning ?? '')) chunks.push(chunk({ content: null, [field]: piece }));
+  const quiet = turn.reasoning ? { [field]: null } : {};
+  for (const piece of textDeltas(turn.text ?? '')) chunks.push(chunk({ content: piece, ...quiet }));
   calls.forEach((c, index) => {
     chunks.push(chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }));
     for (const part of fragments(c.args)) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: part } }] }));

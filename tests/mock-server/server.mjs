@@ -19,7 +19,11 @@
 // "default". With nothing queued the model echoes the last user message.
 //
 // Turn: { text?, toolCalls?: [{id?, name, arguments}], usage?: {inputTokens, outputTokens},
-//         delayMs?, chunkDelayMs?, fault? }
+//         reasoning?, signature?, redacted?, reasoningField?, delayMs?, chunkDelayMs?, fault? }
+// reasoning: thinking text sent before the answer: Anthropic a `thinking` block signed with
+//            `signature` (default derived from the text); OpenAI the `reasoningField` of the
+//            message or delta ('reasoning_content', the default, or 'reasoning')
+// redacted:  Anthropic only: the data of a `redacted_thinking` block after the thinking
 // fault: { status, retryAfter?, retryAfterMs?, body? }   answer with an HTTP error
 //        { dropAfterChunks: n }                          cut the connection mid-stream
 //        { malformedAt: n }                              send a broken chunk as chunk n

@@ -45,6 +45,41 @@ pub struct AnthropicSettings {
     /// The `anthropic-version` header; default `2023-06-01`.
     #[serde(default = "default_version")]
     pub anthropic_version: String,
+    /// Extended thinking: `{ budgetTokens }` (at least 1024, below `maxTokens`).
+    /// With it, `temperature` is not sent, and the turn's signed thinking
+    /// blocks go back with its tool calls, as the API requires.
+    #[serde(default)]
+    pub thinking: Option<ThinkingSettings>,
+}
+
+/// `thinking: { budgetTokens }` of an Anthropic provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ThinkingSettings {
+    /// Tokens the model may spend thinking (`budget_tokens`), part of `max_tokens`.
+    pub budget_tokens: u32,
+}
+
+/// The smallest thinking budget the API accepts.
+pub const MIN_THINKING_BUDGET: u32 = 1024;
+
+impl AnthropicSettings {
+    /// Why `thinking` cannot work with these settings, if it cannot.
+    pub fn thinking_problem(&self) -> Option<String> {
+        let budget = self.thinking?.budget_tokens;
+        if budget < MIN_THINKING_BUDGET {
+            Some(format!(
+                "provider.thinking.budgetTokens must be at least {MIN_THINKING_BUDGET}, got {budget}"
+            ))
+        } else if budget >= self.max_tokens {
+            Some(format!(
+                "provider.thinking.budgetTokens ({budget}) must be below provider.maxTokens ({})",
+                self.max_tokens
+            ))
+        } else {
+            None
+        }
+    }
 }
 
 fn default_base_url() -> String {

@@ -3,7 +3,7 @@
 use serde_json::{json, Map, Value};
 
 use super::AnthropicSettings;
-use crate::domain::{Message, Role};
+use crate::domain::{Message, ReasoningBlock, Role};
 use crate::provider::ModelRequest;
 
 /// Put first when the history window starts with an assistant turn, since the
@@ -23,7 +23,13 @@ pub fn request_body(settings: &AnthropicSettings, request: &ModelRequest) -> Val
         .into_iter()
         .collect();
     let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    for message in &request.messages {
+    // Thinking goes back only for the current cycle: answers after the last user message.
+    let cycle_start = request
+        .messages
+        .iter()
+        .rposition(|m| m.role == Role::User)
+        .map_or(0, |i| i + 1);
+    for (i, message) in request.messages.iter().enumerate() {
         let (role, blocks) = match message.role {
             Role::System => {
                 system.push(&message.content);
@@ -31,13 +37,26 @@ pub fn request_body(settings: &AnthropicSettings, request: &ModelRequest) -> Val
             }
             Role::User => ("user", vec![json!({ "type": "text", "text": message.content })]),
             Role::ToolResult => ("user", vec![tool_result_block(message)]),
-            Role::Assistant => ("assistant", assistant_blocks(message)),
+            Role::Assistant => {
+                let replay = settings.thinking.is_some() && i >= cycle_start;
+                ("assistant", assistant_blocks(message, replay))
+            }
         };
         if blocks.is_empty() {
             continue;
         }
         match turns.last_mut() {
-            Some((last_role, last_blocks)) if *last_role == role => last_blocks.extend(blocks),
+            Some((last_role, last_blocks)) if *last_role == role => {
+                for block in blocks {
+                    // A merged assistant turn still opens with its thinking, as the API requires.
+                    if is_thinking(&block) {
+                        let first_other = last_blocks.iter().take_while(|b| is_thinking(b)).count();
+                        last_blocks.insert(first_other, block);
+                    } else {
+                        last_blocks.push(block);
+                    }
+                }
+            }
             _ => turns.push((role, blocks)),
         }
     }
@@ -70,8 +89,17 @@ pub fn request_body(settings: &AnthropicSettings, request: &ModelRequest) -> Val
             .collect();
         body.insert("tools".into(), Value::Array(tools));
     }
-    if let Some(t) = request.temperature.or(settings.temperature) {
-        body.insert("temperature".into(), json!(t));
+    match settings.thinking {
+        Some(thinking) => {
+            // The API refuses `temperature` with thinking on.
+            let config = json!({ "type": "enabled", "budget_tokens": thinking.budget_tokens });
+            body.insert("thinking".into(), config);
+        }
+        None => {
+            if let Some(t) = request.temperature.or(settings.temperature) {
+                body.insert("temperature".into(), json!(t));
+            }
+        }
     }
     if settings.stream {
         body.insert("stream".into(), json!(true));
@@ -79,8 +107,15 @@ pub fn request_body(settings: &AnthropicSettings, request: &ModelRequest) -> Val
     Value::Object(body)
 }
 
-fn assistant_blocks(message: &Message) -> Vec<Value> {
-    let mut blocks = Vec::new();
+/// An assistant message's blocks: its signed and redacted thinking first (with
+/// `replay`; unsigned reasoning, as from another provider, is never sent), then
+/// its text, then its tool calls.
+fn assistant_blocks(message: &Message, replay: bool) -> Vec<Value> {
+    let mut blocks: Vec<Value> = if replay {
+        message.reasoning.iter().filter_map(thinking_block).collect()
+    } else {
+        Vec::new()
+    };
     if !message.content.is_empty() {
         blocks.push(json!({ "type": "text", "text": message.content }));
     }
@@ -96,6 +131,24 @@ fn assistant_blocks(message: &Message) -> Vec<Value> {
     blocks
 }
 
+/// The `thinking` or `redacted_thinking` block of a stored reasoning block the API would take back.
+fn thinking_block(block: &ReasoningBlock) -> Option<Value> {
+    if !block.is_replayable() {
+        return None;
+    }
+    Some(match (&block.redacted, &block.signature) {
+        (Some(data), _) => json!({ "type": "redacted_thinking", "data": data }),
+        (None, signature) => json!({ "type": "thinking", "thinking": block.text, "signature": signature }),
+    })
+}
+
+fn is_thinking(block: &Value) -> bool {
+    matches!(
+        block.get("type").and_then(Value::as_str),
+        Some("thinking" | "redacted_thinking")
+    )
+}
+
 fn tool_result_block(message: &Message) -> Value {
     json!({
         "type": "tool_result",
@@ -108,6 +161,7 @@ fn tool_result_block(message: &Message) -> Value {
 mod tests {
     use super::*;
     use crate::domain::{ToolCall, ToolDefinition};
+    use crate::provider::anthropic::ThinkingSettings;
 
     fn settings() -> AnthropicSettings {
         AnthropicSettings {
@@ -119,6 +173,7 @@ mod tests {
             temperature: None,
             max_tokens: 1024,
             anthropic_version: "2023-06-01".into(),
+            thinking: None,
         }
     }
 
@@ -189,6 +244,93 @@ mod tests {
         assert_eq!(body["messages"][0]["role"], "user");
         assert_eq!(body["messages"][1]["role"], "assistant");
         assert!(body.get("system").is_none());
+    }
+
+    fn thinking(text: &str, signature: Option<&str>) -> ReasoningBlock {
+        ReasoningBlock {
+            text: text.into(),
+            signature: signature.map(Into::into),
+            redacted: None,
+        }
+    }
+
+    fn call(id: &str) -> ToolCall {
+        ToolCall {
+            id: id.into(),
+            name: "a".into(),
+            arguments: "{}".into(),
+        }
+    }
+
+    #[test]
+    fn with_thinking_the_cycle_s_signed_blocks_open_its_assistant_turns() {
+        let mut old = msg(Role::Assistant, "old");
+        old.tool_calls = vec![call("t0")];
+        old.reasoning = vec![thinking("earlier", Some("s0"))];
+        let mut r0 = msg(Role::ToolResult, "r0");
+        r0.tool_call_id = Some("t0".into());
+        let mut ask = msg(Role::Assistant, "Let me look.");
+        ask.tool_calls = vec![call("t1")];
+        ask.reasoning = vec![
+            thinking("signed", Some("s1")),
+            thinking("unsigned", None),
+            ReasoningBlock {
+                redacted: Some("opaque".into()),
+                ..Default::default()
+            },
+        ];
+        let mut r1 = msg(Role::ToolResult, "r1");
+        r1.tool_call_id = Some("t1".into());
+        let request = ModelRequest {
+            messages: vec![msg(Role::User, "q0"), old, r0, msg(Role::User, "q1"), ask, r1],
+            temperature: Some(0.3),
+            ..Default::default()
+        };
+        let mut with = settings();
+        with.thinking = Some(ThinkingSettings { budget_tokens: 1024 });
+        let body = request_body(&with, &request);
+        assert_eq!(
+            body["thinking"],
+            json!({"type": "enabled", "budget_tokens": 1024})
+        );
+        assert!(body.get("temperature").is_none());
+        assert_eq!(
+            body["messages"][1]["content"][0]["type"], "text",
+            "earlier cycles send no thinking"
+        );
+        assert_eq!(
+            body["messages"][3]["content"],
+            json!([
+                {"type": "thinking", "thinking": "signed", "signature": "s1"},
+                {"type": "redacted_thinking", "data": "opaque"},
+                {"type": "text", "text": "Let me look."},
+                {"type": "tool_use", "id": "t1", "name": "a", "input": {}}
+            ])
+        );
+        let without = request_body(&settings(), &request);
+        assert_eq!(without["temperature"], json!(0.3f32));
+        assert_eq!(without["messages"][3]["content"][0]["type"], "text");
+    }
+
+    #[test]
+    fn merged_assistant_turns_still_open_with_thinking() {
+        let interrupted = msg(Role::Assistant, "partial");
+        let mut ask = msg(Role::Assistant, "");
+        ask.tool_calls = vec![call("t1")];
+        ask.reasoning = vec![thinking("why", Some("s"))];
+        let request = ModelRequest {
+            messages: vec![msg(Role::User, "q"), interrupted, ask],
+            ..Default::default()
+        };
+        let mut with = settings();
+        with.thinking = Some(ThinkingSettings { budget_tokens: 1024 });
+        let kinds: Vec<Value> = request_body(&with, &request)["messages"][1]["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["type"].clone())
+            .collect();
+        assert_eq!(kinds, [json!("thinking"), json!("text"), json!("tool_use")]);
     }
 
     #[test]

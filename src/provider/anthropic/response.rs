@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::stream::error_from;
+use super::stream::{error_from, reasoning_parts};
 use crate::domain::Usage;
 use crate::error::{Error, Result};
 use crate::provider::{FinishReason, StreamPart};
@@ -29,6 +29,7 @@ pub fn parts_from_message(body: &str) -> Result<Vec<StreamPart>> {
             Some("text") => {
                 parts.extend(StreamPart::text_field(block, "text"));
             }
+            Some("thinking" | "redacted_thinking") => reasoning_parts(block, &mut parts),
             Some("tool_use") => {
                 let id = block
                     .get("id")
@@ -135,6 +136,28 @@ mod tests {
             })
         );
         assert_eq!(parts[5], StreamPart::Finish(FinishReason::ToolCalls));
+    }
+
+    #[test]
+    fn thinking_and_redacted_blocks_become_reasoning_parts_in_order() {
+        let parts = parts_from_message(
+            r#"{"type":"message","role":"assistant","content":[
+                {"type":"thinking","thinking":"The user wants Oslo.","signature":"EqQBCgIYAhIM"},
+                {"type":"redacted_thinking","data":"EmwKAhgBEgy3va"},
+                {"type":"text","text":"Checking."},
+                {"type":"tool_use","id":"toolu_1","name":"weather","input":{}}],
+               "stop_reason":"tool_use"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            parts[..4],
+            [
+                StreamPart::ReasoningDelta("The user wants Oslo.".into()),
+                StreamPart::ReasoningSignature("EqQBCgIYAhIM".into()),
+                StreamPart::RedactedReasoning("EmwKAhgBEgy3va".into()),
+                StreamPart::TextDelta("Checking.".into()),
+            ]
+        );
     }
 
     #[test]

@@ -42,6 +42,26 @@ fn block_index(event: &Value) -> Result<usize> {
         .ok_or_else(|| Error::protocol(format!("content block event without an index: {event}")))
 }
 
+/// The string at `key` of `object`, unless it is missing, null or empty.
+fn string_field(object: &Value, key: &str) -> Option<String> {
+    object
+        .get(key)
+        .and_then(Value::as_str)
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
+}
+
+/// The parts of a `thinking` block (its text, then its signature) or of a
+/// `redacted_thinking` block (its opaque data), whole or as a stream opens it.
+pub(super) fn reasoning_parts(block: &Value, out: &mut Vec<StreamPart>) {
+    if block.get("type").and_then(Value::as_str) == Some("redacted_thinking") {
+        out.extend(string_field(block, "data").map(StreamPart::RedactedReasoning));
+        return;
+    }
+    out.extend(string_field(block, "thinking").map(StreamPart::ReasoningDelta));
+    out.extend(string_field(block, "signature").map(StreamPart::ReasoningSignature));
+}
+
 /// The typed error for an `error` event (or error body).
 pub fn error_from(error: &Value) -> Error {
     let kind = error.get("type").and_then(Value::as_str).unwrap_or("error");
@@ -91,18 +111,26 @@ impl EventDecoder {
             Some("text") => {
                 out.extend(StreamPart::text_field(block, "text"));
             }
+            Some("thinking" | "redacted_thinking") => reasoning_parts(block, out),
             _ => {}
         }
         Ok(())
     }
 
-    /// `content_block_delta`: more text, or a piece of a tool call's JSON arguments.
+    /// `content_block_delta`: more text or thinking, a thinking block's
+    /// signature, or a piece of a tool call's JSON arguments.
     fn block_delta(&mut self, data: &Value, out: &mut Vec<StreamPart>) -> Result<()> {
         let index = block_index(data)?;
         let delta = data.get("delta").unwrap_or(&Value::Null);
         match delta.get("type").and_then(Value::as_str) {
             Some("text_delta") => {
                 out.extend(StreamPart::text_field(delta, "text"));
+            }
+            Some("thinking_delta") => {
+                out.extend(string_field(delta, "thinking").map(StreamPart::ReasoningDelta));
+            }
+            Some("signature_delta") => {
+                out.extend(string_field(delta, "signature").map(StreamPart::ReasoningSignature));
             }
             Some("input_json_delta") => {
                 let call = self.tool_index(index).ok_or_else(|| {

@@ -43,6 +43,59 @@ pub struct OpenAiSettings {
     /// `tool_choice`, sent when tools are offered: `"auto"`, `"none"`, `"required"` or a function.
     #[serde(default)]
     pub tool_choice: Option<serde_json::Value>,
+    /// Send an assistant tool-call message's reasoning back as `reasoning_content`
+    /// (DeepSeek's thinking mode requires it); default: only for `api.deepseek.com`.
+    #[serde(default)]
+    pub replay_reasoning: Option<bool>,
+    /// The name of the token-limit field; default `max_completion_tokens` for
+    /// `api.openai.com` (its newer models refuse `max_tokens`), else `max_tokens`.
+    #[serde(default)]
+    pub max_tokens_param: Option<MaxTokensParam>,
+}
+
+/// `maxTokensParam`: which field carries the token limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum MaxTokensParam {
+    /// `max_tokens`, which local servers and most compatible APIs take.
+    #[serde(rename = "max_tokens")]
+    MaxTokens,
+    /// `max_completion_tokens`, OpenAI's current name.
+    #[serde(rename = "max_completion_tokens")]
+    MaxCompletionTokens,
+}
+
+impl OpenAiSettings {
+    /// The host of `base_url`, lower-cased (no scheme, port or path).
+    fn host(&self) -> String {
+        let rest = self
+            .base_url
+            .split_once("://")
+            .map_or(&*self.base_url, |(_, r)| r);
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+        let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+        host.split(':').next().unwrap_or_default().to_ascii_lowercase()
+    }
+
+    /// Whether tool-call messages carry their reasoning back (`replayReasoning`).
+    pub fn replays_reasoning(&self) -> bool {
+        self.replay_reasoning
+            .unwrap_or_else(|| self.host() == "api.deepseek.com")
+    }
+
+    /// The token-limit field's name (`maxTokensParam`).
+    pub fn max_tokens_field(&self) -> &'static str {
+        let param = self
+            .max_tokens_param
+            .unwrap_or(if self.host() == "api.openai.com" {
+                MaxTokensParam::MaxCompletionTokens
+            } else {
+                MaxTokensParam::MaxTokens
+            });
+        match param {
+            MaxTokensParam::MaxTokens => "max_tokens",
+            MaxTokensParam::MaxCompletionTokens => "max_completion_tokens",
+        }
+    }
 }
 
 fn default_true() -> bool {

@@ -3,7 +3,7 @@
 use serde_json::{json, Map, Value};
 
 use super::OpenAiSettings;
-use crate::domain::{Message, Role};
+use crate::domain::{reasoning_text, Message, Role};
 use crate::provider::ModelRequest;
 
 /// The JSON body for `POST /chat/completions`.
@@ -12,7 +12,8 @@ pub fn request_body(settings: &OpenAiSettings, request: &ModelRequest) -> Value 
     if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
         messages.push(json!({ "role": "system", "content": system }));
     }
-    messages.extend(request.messages.iter().map(message_json));
+    let replay = settings.replays_reasoning();
+    messages.extend(request.messages.iter().map(|m| message_json(m, replay)));
 
     let mut body = Map::new();
     body.insert("model".into(), json!(settings.model));
@@ -37,7 +38,7 @@ pub fn request_body(settings: &OpenAiSettings, request: &ModelRequest) -> Value 
         body.insert("temperature".into(), json!(t));
     }
     if let Some(n) = request.max_tokens.or(settings.max_tokens) {
-        body.insert("max_tokens".into(), json!(n));
+        body.insert(settings.max_tokens_field().into(), json!(n));
     }
     if settings.stream {
         body.insert("stream".into(), json!(true));
@@ -46,7 +47,9 @@ pub fn request_body(settings: &OpenAiSettings, request: &ModelRequest) -> Value 
     Value::Object(body)
 }
 
-fn message_json(message: &Message) -> Value {
+/// One message in the chat-completions shape; with `replay`, a tool-call
+/// message's reasoning goes back as `reasoning_content`.
+fn message_json(message: &Message, replay: bool) -> Value {
     match message.role {
         Role::System => json!({ "role": "system", "content": message.content }),
         Role::User => json!({ "role": "user", "content": message.content }),
@@ -64,7 +67,12 @@ fn message_json(message: &Message) -> Value {
             } else {
                 json!(message.content)
             };
-            json!({ "role": "assistant", "content": content, "tool_calls": calls })
+            let mut json = json!({ "role": "assistant", "content": content, "tool_calls": calls });
+            let reasoning = reasoning_text(&message.reasoning);
+            if replay && !reasoning.is_empty() {
+                json["reasoning_content"] = json!(reasoning);
+            }
+            json
         }
         Role::ToolResult => json!({
             "role": "tool",
@@ -78,6 +86,7 @@ fn message_json(message: &Message) -> Value {
 mod tests {
     use super::*;
     use crate::domain::{ToolCall, ToolDefinition};
+    use crate::provider::openai::MaxTokensParam;
 
     fn settings(stream: bool) -> OpenAiSettings {
         OpenAiSettings {
@@ -89,6 +98,8 @@ mod tests {
             temperature: Some(0.5),
             max_tokens: None,
             tool_choice: Some(json!("auto")),
+            replay_reasoning: None,
+            max_tokens_param: None,
         }
     }
 
@@ -131,6 +142,82 @@ mod tests {
                 "stream": true,
                 "stream_options": {"include_usage": true}
             })
+        );
+    }
+
+    #[test]
+    fn reasoning_goes_back_on_tool_call_messages_for_deepseek_or_when_asked() {
+        let mut ask = Message::new("2".into(), "c", Role::Assistant, "", 0.0);
+        ask.tool_calls = vec![ToolCall {
+            id: "call_1".into(),
+            name: "f".into(),
+            arguments: "{}".into(),
+        }];
+        ask.reasoning = vec![crate::domain::ReasoningBlock {
+            text: "I should call f.".into(),
+            ..Default::default()
+        }];
+        let mut answer = Message::new("4".into(), "c", Role::Assistant, "done", 0.0);
+        answer.reasoning = ask.reasoning.clone();
+        let request = ModelRequest {
+            messages: vec![ask, answer],
+            ..Default::default()
+        };
+        let sent = |settings: &OpenAiSettings| {
+            let body = request_body(settings, &request);
+            let m = &body["messages"];
+            (
+                m[0].get("reasoning_content").cloned(),
+                m[1].get("reasoning_content").cloned(),
+            )
+        };
+        let mut deepseek = settings(true);
+        deepseek.base_url = "https://API.deepseek.com/v1".into();
+        assert_eq!(sent(&deepseek), (Some(json!("I should call f.")), None));
+        assert_eq!(sent(&settings(true)), (None, None));
+        let mut asked = settings(true);
+        asked.replay_reasoning = Some(true);
+        assert_eq!(sent(&asked).0, Some(json!("I should call f.")));
+        deepseek.replay_reasoning = Some(false);
+        assert_eq!(sent(&deepseek), (None, None));
+    }
+
+    #[test]
+    fn the_token_limit_field_is_named_for_the_server() {
+        let request = ModelRequest {
+            max_tokens: Some(77),
+            ..Default::default()
+        };
+        let field = |base_url: &str, param: Option<MaxTokensParam>| {
+            let mut s = settings(false);
+            s.base_url = base_url.into();
+            s.max_tokens_param = param;
+            let body = request_body(&s, &request);
+            let names: Vec<&str> = ["max_tokens", "max_completion_tokens"]
+                .into_iter()
+                .filter(|k| body.get(*k) == Some(&json!(77)))
+                .collect();
+            names
+        };
+        assert_eq!(
+            field("https://api.openai.com/v1", None),
+            ["max_completion_tokens"]
+        );
+        assert_eq!(field("http://localhost:11434/v1", None), ["max_tokens"]);
+        assert_eq!(
+            field("https://example.com/api.openai.com/v1", None),
+            ["max_tokens"]
+        );
+        assert_eq!(
+            field("https://api.openai.com/v1", Some(MaxTokensParam::MaxTokens)),
+            ["max_tokens"]
+        );
+        assert_eq!(
+            field(
+                "http://127.0.0.1:8080/v1",
+                Some(MaxTokensParam::MaxCompletionTokens)
+            ),
+            ["max_completion_tokens"]
         );
     }
 

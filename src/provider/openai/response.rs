@@ -23,6 +23,7 @@ pub fn parts_from_response(body: &str) -> Result<Vec<StreamPart>> {
         .get("message")
         .ok_or_else(|| Error::protocol("response choice has no message"))?;
     let mut parts = Vec::new();
+    parts.extend(reasoning_delta(message));
     parts.extend(StreamPart::text_field(message, "content"));
     if let Some(calls) = message.get("tool_calls").and_then(Value::as_array) {
         for (index, call) in calls.iter().enumerate() {
@@ -59,6 +60,17 @@ pub fn parts_from_response(body: &str) -> Result<Vec<StreamPart>> {
         parts.push(StreamPart::Usage(usage_from(usage)));
     }
     Ok(parts)
+}
+
+/// The reasoning of a message or delta: `reasoning_content` (DeepSeek, LM
+/// Studio, llama.cpp) or `reasoning` (Ollama, vLLM, OpenRouter); either may be
+/// null or missing.
+pub(super) fn reasoning_delta(object: &Value) -> Option<StreamPart> {
+    ["reasoning_content", "reasoning"]
+        .iter()
+        .filter_map(|key| object.get(*key).and_then(Value::as_str))
+        .find(|t| !t.is_empty())
+        .map(|t| StreamPart::ReasoningDelta(t.to_owned()))
 }
 
 /// Maps an OpenAI `finish_reason`.
@@ -129,6 +141,23 @@ mod tests {
                 arguments: "{\"x\":1}".into()
             }
         );
+    }
+
+    #[test]
+    fn reasoning_under_either_name_comes_before_the_text() {
+        for key in ["reasoning_content", "reasoning"] {
+            let body = format!(
+                r#"{{"choices":[{{"message":{{"role":"assistant","content":"Four.","{key}":"2+2 is 4."}},"finish_reason":"stop"}}]}}"#
+            );
+            let parts = parts_from_response(&body).unwrap();
+            assert_eq!(parts[0], StreamPart::ReasoningDelta("2+2 is 4.".into()), "{key}");
+            assert_eq!(parts[1], StreamPart::TextDelta("Four.".into()), "{key}");
+        }
+        let parts = parts_from_response(
+            r#"{"choices":[{"message":{"content":"Hi","reasoning_content":null,"reasoning":null},"finish_reason":"stop"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(parts[0], StreamPart::TextDelta("Hi".into()));
     }
 
     #[test]

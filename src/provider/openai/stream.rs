@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::response::{finish_reason, usage_from};
+use super::response::{finish_reason, reasoning_delta, usage_from};
 use crate::error::{Error, Result};
 use crate::http::ByteStream;
 use crate::provider::sse::SseEvent;
@@ -54,6 +54,7 @@ impl ChunkDecoder {
 
     fn decode_choice(&mut self, choice: &Value, out: &mut Vec<StreamPart>) -> Result<()> {
         let delta = choice.get("delta").unwrap_or(&Value::Null);
+        out.extend(reasoning_delta(delta));
         out.extend(StreamPart::text_field(delta, "content"));
         if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
             for (position, call) in calls.iter().enumerate() {

@@ -14,6 +14,8 @@ export interface EventBase {
 export interface StepStartEvent extends EventBase { type: 'stepStart'; step: number; }
 /** A piece of the answer, in order, before `send` resolves. */
 export interface TextDeltaEvent extends EventBase { type: 'textDelta'; text: string; }
+/** A piece of the model's reasoning ("thinking"), in order, before its answer; only with `showThinking: true`. */
+export interface ReasoningDeltaEvent extends EventBase { type: 'reasoningDelta'; text: string; }
 /** A piece of a tool call the model is writing (empty `argumentsDelta` when arguments are redacted). */
 export interface ToolCallDeltaEvent extends EventBase {
   type: 'toolCallDelta';
@@ -61,6 +63,7 @@ export interface ErrorEvent extends EventBase { type: 'error'; name: LecternErro
 export type LecternEvent =
   | StepStartEvent
   | TextDeltaEvent
+  | ReasoningDeltaEvent
   | ToolCallDeltaEvent
   | ToolInvocationEvent
   | ToolResultEvent

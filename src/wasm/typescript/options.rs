@@ -56,6 +56,8 @@ export interface LecternOptions {
   friendlyErrors?: boolean;
   /** Argument fields (at any depth) hidden in events and stored records, e.g. `['password']`. */
   redactArguments?: string[];
+  /** Emit `reasoningDelta` events and include stored reasoning in `messages()` (default `false`). */
+  showThinking?: boolean;
   /** The tenant id every tool's `ctx.userId` carries; the model can never set it. */
   userId?: string;
   /** Prompt templates by name, replacing or adding to the built-in ones (`conversation_system_prompt`). */

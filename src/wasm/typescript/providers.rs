@@ -50,6 +50,10 @@ export interface OpenAIProviderConfig extends CallPolicyConfig {
   maxTokens?: number;
   /** Sent as `tool_choice` when tools are offered. */
   toolChoice?: 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
+  /** Send a tool-call message's reasoning back as `reasoning_content` (DeepSeek thinking mode needs it); default `true` only for `api.deepseek.com`. */
+  replayReasoning?: boolean;
+  /** The name of the token-limit field; default `'max_completion_tokens'` for `api.openai.com`, else `'max_tokens'`. */
+  maxTokensParam?: 'max_tokens' | 'max_completion_tokens';
 }
 
 /** Anthropic's Messages API (called from the browser with `anthropic-dangerous-direct-browser-access`). */
@@ -68,6 +72,8 @@ export interface AnthropicProviderConfig extends CallPolicyConfig {
   maxTokens?: number;
   /** The `anthropic-version` header; default `2023-06-01`. */
   anthropicVersion?: string;
+  /** Extended thinking: `budgetTokens` at least 1024 and below `maxTokens`. `temperature` is then not sent. */
+  thinking?: { budgetTokens: number };
 }
 
 /** A host function speaking the OpenAI format: WebLLM, a proxy, a test double. */

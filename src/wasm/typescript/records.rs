@@ -50,6 +50,18 @@ export interface Message {
   createdAt: number;
   /** On an answer cut short by an abort: the text is what had streamed. */
   interrupted?: boolean;
+  /** An assistant message's reasoning; `messages()` includes it only with `showThinking: true`. */
+  reasoning?: ReasoningBlock[];
+}
+
+/** One block of a model's reasoning. */
+export interface ReasoningBlock {
+  /** The reasoning text (empty for a redacted block). */
+  text: string;
+  /** Anthropic's signature over the block, which it needs to take the block back. */
+  signature?: string;
+  /** An Anthropic redacted block's opaque data. */
+  redacted?: string;
 }
 
 /** A tool call made during a turn and what came of it (arguments redacted as configured). */
