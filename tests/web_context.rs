@@ -89,7 +89,7 @@ async fn a_request_past_the_context_length_is_sent_whole_with_a_warning_event() 
     }))
     .await;
     let id = conversation(&opened).await;
-    let long = "word ".repeat(400);
+    let long = "word ".repeat(600);
     send_with(&opened, &id, &long, json!({})).await;
     send_with(&opened, &id, "and now?", json!({})).await;
     let requests = session.requests().await;
