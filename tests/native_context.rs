@@ -97,6 +97,12 @@ impl Store for CountingStore {
     fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<lectern::agent::RunRecord>>> {
         self.inner.runs()
     }
+    fn grants<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Vec<lectern::approval::Grant>>> {
+        self.inner.grants(id)
+    }
+    fn clear_grants<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
+        self.inner.clear_grants(id)
+    }
 }
 
 /// A small deterministic generator (xorshift).

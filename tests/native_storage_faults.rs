@@ -80,6 +80,12 @@ impl Store for FullStore {
     fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>> {
         self.inner.runs()
     }
+    fn grants<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Vec<lectern::approval::Grant>>> {
+        self.inner.grants(id)
+    }
+    fn clear_grants<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
+        self.inner.clear_grants(id)
+    }
 }
 
 struct Harness {

@@ -80,6 +80,7 @@ async fn database_is_created_at_the_current_schema_version() {
     assert_eq!(
         stores,
         [
+            "approvalGrants",
             "books",
             "chunks",
             "conversations",
@@ -156,6 +157,10 @@ async fn a_version_1_database_is_upgraded_in_place() {
     assert!(
         db.store_names().contains(&"pages".to_owned()),
         "the version-5 pages store exists"
+    );
+    assert!(
+        db.store_names().contains(&"approvalGrants".to_owned()),
+        "the version-6 grants store exists"
     );
     db.close();
     IndexedDbStore::delete_database(&name).await.unwrap();

@@ -113,6 +113,7 @@ impl Agent {
             messages,
             tool_calls: records,
             pending: None,
+            grants: std::mem::take(&mut state.new_grants),
         };
         if self.store.commit(write).await.is_err() {
             return;

@@ -67,6 +67,7 @@ impl Agent {
                 tools: request.tools.clone(),
                 max_iterations: request.max_iterations,
                 turn_timeout_ms: Some(request.timeout_ms),
+                ..TurnOverrides::default()
             },
             ..SendOptions::default()
         };

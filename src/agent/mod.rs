@@ -1,10 +1,12 @@
 //! The agent: conversations, tools, and the turn that calls the model, runs
 //! the tools it asks for and persists every step.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use serde_json::Value;
 
+use crate::approval::ApprovalConfig;
 use crate::domain::{Conversation, Message, NewConversation};
 use crate::error::{Error, Result};
 use crate::ids::new_id;
@@ -20,6 +22,7 @@ mod config;
 mod context;
 mod cut_step;
 mod friendly;
+mod grants;
 mod headless;
 mod locks;
 mod mentions;
@@ -36,7 +39,7 @@ pub use crate::domain::{
     RunError, RunRecord, RunStatus, ToolCallRecord, TurnOverrides, TurnState, TurnUsage,
 };
 pub use crate::retrieval::config::RetrievalStrategy;
-pub use approvals::REJECTED;
+pub use approvals::{MOVED_ON, REJECTED};
 pub use config::{validate_config, AgentConfig, ConfigReport, ModelProfile, Persona, RunLimits, ToolShell};
 pub use context::{estimate_tokens, history_window, read_window, ContextStrategy};
 pub use friendly::friendly_message;
@@ -59,6 +62,8 @@ pub struct Agent {
     locks: Rc<dyn TurnLocks>,
     mentions: Option<Rc<dyn MentionResolver>>,
     library: Option<Rc<Library>>,
+    /// The approval configuration in force: the configuration's, until `set_approvals`.
+    approvals: RefCell<Rc<ApprovalConfig>>,
 }
 
 impl Agent {
@@ -73,6 +78,7 @@ impl Agent {
             store,
             model,
             clock,
+            approvals: RefCell::new(Rc::new(config.approvals.clone())),
             config,
             tools: ToolRegistry::new(),
             cache: ToolCache::new(),
@@ -117,6 +123,17 @@ impl Agent {
     /// The configuration.
     pub fn config(&self) -> &AgentConfig {
         &self.config
+    }
+
+    /// The approval configuration in force (the configuration's, or the last `set_approvals`).
+    pub fn approvals(&self) -> Rc<ApprovalConfig> {
+        self.approvals.borrow().clone()
+    }
+
+    /// Replaces the approval configuration from the next tool step on, even
+    /// in a running turn (per agent, not stored).
+    pub fn set_approvals(&self, approvals: ApprovalConfig) {
+        *self.approvals.borrow_mut() = Rc::new(approvals);
     }
 
     /// The registered tools.

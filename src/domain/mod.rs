@@ -5,6 +5,7 @@
 //! and retrieval share these records with the agent without depending on it.
 
 mod conversation;
+mod grant;
 mod mention;
 mod message;
 mod paused_turn;
@@ -15,6 +16,7 @@ mod turn_state;
 mod usage;
 
 pub use conversation::{Conversation, NewConversation};
+pub use grant::Grant;
 pub use mention::Mention;
 pub use message::{Message, Role};
 pub use paused_turn::{
@@ -23,5 +25,5 @@ pub use paused_turn::{
 pub use run::{RunError, RunRecord, RunStatus};
 pub use tool::{ToolCall, ToolDefinition};
 pub use tool_record::{Decision, ToolCallRecord};
-pub use turn_state::{TurnOverrides, TurnState};
+pub use turn_state::{ApprovalOverrides, OnNewMessage, TurnOverrides, TurnState};
 pub use usage::{estimate_tokens, TurnUsage, Usage};

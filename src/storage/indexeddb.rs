@@ -5,7 +5,8 @@
 //! - `messages`, keyed by `[conversationId, seq]` so one key range reads a
 //!   conversation in order and deletes it, with a unique `byId` index;
 //! - books, chunks, vectors, index snapshots, lexical indexes and pages (see `indexeddb_books`);
-//! - paused turns, tool-call records and runs (see `indexeddb_turns`).
+//! - paused turns, tool-call records and runs (see `indexeddb_turns`);
+//! - "always allow" grants (see `indexeddb_grants`).
 //!
 //! Each method is one short transaction that awaits nothing but its own requests.
 
@@ -22,19 +23,20 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{IdbDatabase, IdbVersionChangeEvent};
 
+use super::indexeddb_grants::{self as grants, grants_v6, APPROVAL_GRANTS};
 use super::indexeddb_open::{open_database, IndexedDbOptions, Upgrade};
 use super::indexeddb_turns::{self as turns, BY_CONVERSATION};
 pub(super) use super::indexeddb_tx::{
     commit, finish, idb_error, idb_error_while, transaction, write_transaction,
 };
 use super::{Store, TurnWrite};
-use crate::approval::PendingTurn;
+use crate::approval::{Grant, PendingTurn};
 use crate::domain::{Conversation, Message};
 use crate::domain::{RunRecord, ToolCallRecord};
 use crate::error::{Error, Result, StorageReason};
 
 /// The schema version this code writes; [`upgrade`] brings older databases to it.
-pub const SCHEMA_VERSION: u32 = 5;
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// Conversations, keyed by `id`.
 pub(super) const CONVERSATIONS: &str = "conversations";
@@ -160,7 +162,14 @@ impl Drop for IndexedDbStore {
 type Step = fn(&Database) -> std::result::Result<(), idb::Error>;
 
 /// The schema steps: the step at index `i` brings a database to version `i + 1`.
-const STEPS: [Step; SCHEMA_VERSION as usize] = [conversations_v1, books_v2, turns_v3, lexical_v4, pages_v5];
+const STEPS: [Step; SCHEMA_VERSION as usize] = [
+    conversations_v1,
+    books_v2,
+    turns_v3,
+    lexical_v4,
+    pages_v5,
+    grants_v6,
+];
 
 /// Applies every schema step after `old_version`, in order, inside the
 /// version-change transaction: an error aborts it and with it every step.
@@ -388,7 +397,13 @@ impl Store for IndexedDbStore {
         Box::pin(async move {
             let tx = transaction(
                 &self.db,
-                &[CONVERSATIONS, MESSAGES, TOOL_CALLS, PENDING_TURNS],
+                &[
+                    CONVERSATIONS,
+                    MESSAGES,
+                    TOOL_CALLS,
+                    PENDING_TURNS,
+                    APPROVAL_GRANTS,
+                ],
                 TransactionMode::ReadWrite,
             )?;
             let conversations = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
@@ -397,6 +412,7 @@ impl Store for IndexedDbStore {
                 return Err(Error::not_found("conversation", id));
             }
             turns::delete_turn_records(&tx, id).await?;
+            grants::delete_grants_in(&tx, id).await?;
             conversations
                 .delete(JsValue::from_str(id))
                 .map_err(idb_error)?
@@ -502,6 +518,14 @@ impl Store for IndexedDbStore {
 
     fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>> {
         Box::pin(turns::runs(&self.db))
+    }
+
+    fn grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Grant>>> {
+        Box::pin(grants::grants(&self.db, conversation_id))
+    }
+
+    fn clear_grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
+        Box::pin(grants::clear_grants(&self.db, conversation_id))
     }
 }
 

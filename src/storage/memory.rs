@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use futures::future::LocalBoxFuture;
 
 use super::{check_revision, Store, TurnWrite};
-use crate::approval::PendingTurn;
+use crate::approval::{Grant, PendingTurn};
 use crate::domain::{Conversation, Message};
 use crate::domain::{RunRecord, ToolCallRecord};
 use crate::error::{Error, Result, StorageReason};
@@ -40,6 +40,8 @@ struct Inner {
     tool_calls: BTreeMap<String, BTreeMap<(String, u32), ToolCallRecord>>,
     pending: BTreeMap<String, PendingTurn>,
     runs: BTreeMap<String, RunRecord>,
+    /// "Always allow" grants by conversation, keyed by tool name.
+    grants: BTreeMap<String, BTreeMap<String, Grant>>,
 }
 
 impl Inner {
@@ -70,6 +72,9 @@ impl Inner {
         for record in &write.tool_calls {
             self.require(&record.conversation_id)?;
         }
+        for grant in &write.grants {
+            self.require(&grant.conversation_id)?;
+        }
         if let Some(pending) = &write.pending {
             self.require(&pending.conversation_id)?;
             check_revision(self.pending.get(&pending.turn_id), pending)?;
@@ -83,6 +88,12 @@ impl Inner {
         }
         if let Some(pending) = write.pending {
             self.pending.insert(pending.turn_id.clone(), pending.pruned());
+        }
+        for grant in write.grants {
+            self.grants
+                .entry(grant.conversation_id.clone())
+                .or_default()
+                .insert(grant.tool_name.clone(), grant);
         }
         Ok(stored)
     }
@@ -148,6 +159,7 @@ impl Store for MemoryStore {
                 inner.messages.remove(id);
                 inner.tool_calls.remove(id);
                 inner.pending.retain(|_, turn| turn.conversation_id != id);
+                inner.grants.remove(id);
                 Ok(())
             }
             None => Err(Error::not_found("conversation", id)),
@@ -240,5 +252,25 @@ impl Store for MemoryStore {
     fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>> {
         let all: Vec<RunRecord> = self.inner.borrow().runs.values().cloned().collect();
         Box::pin(async move { Ok(all) })
+    }
+
+    fn grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Grant>>> {
+        let inner = self.inner.borrow();
+        let result = inner.require(conversation_id).map(|()| {
+            inner
+                .grants
+                .get(conversation_id)
+                .map(|grants| grants.values().cloned().collect())
+                .unwrap_or_default()
+        });
+        Box::pin(async move { result })
+    }
+
+    fn clear_grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
+        let mut inner = self.inner.borrow_mut();
+        let result = inner.require(conversation_id).map(|()| {
+            inner.grants.remove(conversation_id);
+        });
+        Box::pin(async move { result })
     }
 }

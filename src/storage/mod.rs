@@ -6,7 +6,7 @@
 
 use futures::future::LocalBoxFuture;
 
-use crate::approval::PendingTurn;
+use crate::approval::{Grant, PendingTurn};
 use crate::domain::{Conversation, Message};
 use crate::domain::{RunRecord, ToolCallRecord};
 use crate::error::{Error, Result};
@@ -16,6 +16,8 @@ mod books;
 mod indexeddb;
 #[cfg(target_arch = "wasm32")]
 mod indexeddb_books;
+#[cfg(target_arch = "wasm32")]
+mod indexeddb_grants;
 #[cfg(target_arch = "wasm32")]
 mod indexeddb_open;
 #[cfg(target_arch = "wasm32")]
@@ -48,7 +50,7 @@ pub trait Store {
     /// All conversations, oldest first.
     fn conversations(&self) -> LocalBoxFuture<'_, Result<Vec<Conversation>>>;
 
-    /// Deletes a conversation and all its messages; `NotFound` if it does not exist.
+    /// Deletes a conversation with all its messages, turn records and grants; `NotFound` if it does not exist.
     fn delete_conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>>;
 
     /// Appends messages to their conversations in one atomic step, assigning
@@ -70,7 +72,7 @@ pub trait Store {
     ) -> LocalBoxFuture<'a, Result<Vec<Message>>>;
 
     /// Writes one step of a turn atomically: appends its messages (as
-    /// [`Store::append_messages`]), saves its tool-call records and writes its
+    /// [`Store::append_messages`]), saves its tool-call records and grants, and writes its
     /// paused turn, if any, after [`check_revision`] — a settled one as its
     /// tombstone ([`PendingTurn::pruned`]). On any error nothing is written.
     fn commit(&self, write: TurnWrite) -> LocalBoxFuture<'_, Result<Vec<Message>>>;
@@ -96,6 +98,12 @@ pub trait Store {
 
     /// Every run, by run id (time-ordered: oldest first).
     fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>>;
+
+    /// The "always allow" grants of a conversation, by tool name; `NotFound` if it does not exist.
+    fn grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Grant>>>;
+
+    /// Deletes every grant of a conversation; `NotFound` if it does not exist.
+    fn clear_grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<()>>;
 }
 
 /// One step of a turn, written by [`Store::commit`] in one transaction.
@@ -107,6 +115,8 @@ pub struct TurnWrite {
     pub tool_calls: Vec<ToolCallRecord>,
     /// The paused turn to write.
     pub pending: Option<PendingTurn>,
+    /// "Always allow" grants to save (replacing any for the same conversation and tool).
+    pub grants: Vec<Grant>,
 }
 
 /// Whether `next` may replace `stored`: a new paused turn (revision 0) must
