@@ -379,7 +379,7 @@ export function builtinsAndRetries(lectern: Lectern): LecternOptions {
   lectern.subscribe((event) => {
     if (event.type === 'toolResult' && event.attempts > 1) console.log(`${event.toolName} took ${event.attempts} attempts`);
   });
-  return { provider: { kind: 'openai', model: 'gpt-4o-mini', apiKey: 'k' }, builtinTools: builtins };
+  return { provider: { kind: 'openai', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini', apiKey: 'k' }, builtinTools: builtins };
 }
 
 /** <lectern-chat>: typed by tag name, properties, methods and event details. */
