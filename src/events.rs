@@ -75,6 +75,8 @@ pub enum EventKind {
         duration_ms: f64,
         /// Whether the result came from the cache.
         cached: bool,
+        /// How many times the tool ran (more than 1 after retries, 0 if it did not run).
+        attempts: u32,
         /// What the tool reports to the host besides its result (`search_book`: `{ query, resultCount, results }`).
         #[serde(skip_serializing_if = "Option::is_none")]
         details: Option<serde_json::Value>,

@@ -113,6 +113,12 @@ impl Store for CountingStore {
     ) -> LocalBoxFuture<'a, Result<lectern::domain::UsageTotals>> {
         self.inner.usage_totals(conversation_id)
     }
+    fn grants<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Vec<lectern::approval::Grant>>> {
+        self.inner.grants(id)
+    }
+    fn clear_grants<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
+        self.inner.clear_grants(id)
+    }
 }
 
 /// A small deterministic generator (xorshift).

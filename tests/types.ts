@@ -25,6 +25,10 @@ import init, {
   type UsageTotals,
   type Budget,
   type ApprovalDecision,
+  type OnNewMessage,
+  type SendApprovals,
+  type ToolDecision,
+  type BuiltinTool,
   type PendingApproval,
   type RunRecord,
   type ToolCallRecord,
@@ -385,6 +389,38 @@ export async function approvals(lectern: Lectern, id: string): Promise<string> {
   for (const turn of waiting) await lectern.cancelPending(turn.turnId);
   const records: ToolCallRecord[] = await lectern.toolCalls(id);
   return `${outcome.text} ${records.map((r) => `${r.name}:${r.decision}`).join(',')}`;
+}
+
+/** Approval controls: "always allow", a new message over a paused turn, switching at run time. */
+export async function approvalControls(lectern: Lectern, id: string): Promise<string> {
+  const onNewMessage: OnNewMessage = 'reject';
+  lectern.setApprovals({ tools: { write_document: 'ask' }, autoApprove: false, onNewMessage });
+  const perSend: SendApprovals = { autoApprove: true, onNewMessage: 'refuse' };
+  let outcome: SendOutcome = await lectern.send(id, 'Write it', { approvals: perSend });
+  if (outcome.status === 'awaitingApproval') {
+    const always: ApprovalDecision = { callId: outcome.pending[0].callId, decision: 'approveAlways' };
+    outcome = await lectern.resolveApprovals(outcome.turnId, [always]);
+  }
+  await lectern.resetApprovals(id);
+  const decisions: ToolDecision[] = (await lectern.toolCalls(id)).map((r) => r.decision);
+  return `${outcome.text} ${decisions.filter((d) => d === 'approvedAlways' || d === 'movedOn').length}`;
+}
+
+/** Built-in tools and tool retries. */
+export function builtinsAndRetries(lectern: Lectern): LecternOptions {
+  const builtins: BuiltinTool[] = ['current_datetime'];
+  lectern.registerTool({
+    name: 'fetch_page',
+    description: 'Fetches a page (idempotent)',
+    parameters: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] },
+    execute: async (args) => (await fetch(String(args.url))).text(),
+    retries: 2,
+    retryDelayMs: 500,
+  });
+  lectern.subscribe((event) => {
+    if (event.type === 'toolResult' && event.attempts > 1) console.log(`${event.toolName} took ${event.attempts} attempts`);
+  });
+  return { provider: { kind: 'openai', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini', apiKey: 'k' }, builtinTools: builtins };
 }
 
 /** <lectern-chat>: typed by tag name, properties, methods and event details. */

@@ -263,6 +263,7 @@ async fn records_written_now_are_what_the_earlier_encoder_wrote() {
         messages: messages(),
         tool_calls: vec![record(0), record(1)],
         pending: Some(pending()),
+        ..TurnWrite::default()
     };
     store.commit(write).await.unwrap();
     store.put_run(&run()).await.unwrap();

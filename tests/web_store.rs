@@ -80,6 +80,7 @@ async fn database_is_created_at_the_current_schema_version() {
     assert_eq!(
         stores,
         [
+            "approvalGrants",
             "books",
             "chunks",
             "conversations",
@@ -157,6 +158,11 @@ async fn a_version_1_database_is_upgraded_in_place() {
     assert!(
         db.store_names().contains(&"pages".to_owned()),
         "the version-5 pages store exists"
+    );
+    assert!(
+        db.store_names().contains(&"approvalGrants".to_owned())
+            && db.store_names().contains(&"usageTotals".to_owned()),
+        "the version-6 grants and usage stores exist"
     );
     db.close();
     IndexedDbStore::delete_database(&name).await.unwrap();

@@ -6,11 +6,13 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
+use super::grants::{approve_same_tool, note_grants};
 use super::tool_step::{in_call_order, settled_of, stamp, step_messages};
 use super::turn::TurnScope;
 use super::{Agent, SendOptions, ToolCallRecord, TurnError, TurnResult, TurnState};
 use crate::approval::{
-    ApprovalDecision, ClaimedCall, Decision, DecisionKind, PendingApproval, PendingStatus, PendingTurn,
+    ApprovalDecision, ClaimedCall, Decision, DecisionKind, OnNewMessage, PendingApproval, PendingStatus,
+    PendingTurn,
 };
 use crate::domain::{Conversation, Message, ToolCall};
 use crate::error::{Error, Result};
@@ -22,6 +24,9 @@ use crate::tool::{prepare_call, redact_arguments};
 /// What the model reads for a call a person rejected.
 pub const REJECTED: &str = "User rejected this action";
 
+/// What the model reads for a call left undecided when the user sent a new message (`onNewMessage: 'reject'`).
+pub const MOVED_ON: &str = "The user moved on without approving";
+
 /// What the model reads for a call whose resolve was abandoned while it ran.
 const INTERRUPTED: &str =
     "Interrupted: this action was being run when the page closed; it may or may not have completed";
@@ -30,11 +35,11 @@ const INTERRUPTED: &str =
 const CLAIM_GRACE_MS: u64 = 2_000;
 
 /// A checked decision: the call as it will run (edits applied).
-struct Decided {
-    call: ToolCall,
-    original_arguments: String,
-    kind: DecisionKind,
-    reason: Option<String>,
+pub(super) struct Decided {
+    pub(super) call: ToolCall,
+    pub(super) original_arguments: String,
+    pub(super) kind: DecisionKind,
+    pub(super) reason: Option<String>,
 }
 
 impl Decided {
@@ -42,6 +47,7 @@ impl Decided {
     fn record_decision(&self) -> Decision {
         match self.kind {
             DecisionKind::Approve => Decision::Approved,
+            DecisionKind::ApproveAlways => Decision::ApprovedAlways,
             DecisionKind::Edit => Decision::Edited,
             DecisionKind::Reject => Decision::Rejected,
         }
@@ -85,6 +91,8 @@ impl Agent {
         let _turn = self.acquire(&conversation_id).await?;
         let mut pending = self.open_pending(turn_id).await?;
         let decided = self.check_decisions(&pending, decisions)?;
+        // Read again (before the claim): a `resetApprovals` while the turn waited applies to the rest of it.
+        let granted = self.granted_tools(&conversation_id).await?;
         let conversation = self
             .store
             .conversation(&conversation_id)
@@ -105,6 +113,9 @@ impl Agent {
             .await?;
 
         let mut state = std::mem::take(&mut pending.step.state);
+        state.granted = granted;
+        let always = decided.iter().filter(|d| d.kind == DecisionKind::ApproveAlways);
+        note_grants(&mut state, &pending, always.map(|d| &d.call), self.clock.now_ms());
         let scope = TurnScope {
             conversation_id: &conversation_id,
             turn_id: turn_id.to_owned(),
@@ -151,9 +162,11 @@ impl Agent {
         self.close_pending(pending, PendingStatus::Cancelled).await
     }
 
-    /// Refuses a new message while the conversation has an open paused turn;
-    /// closes open turns whose approval expired or whose resolve was abandoned.
-    pub(super) async fn refuse_if_paused(&self, conversation_id: &str) -> Result<()> {
+    /// Refuses a new message while the conversation has an open paused turn —
+    /// or, with `OnNewMessage::Reject`, closes a waiting (not claimed) one, its
+    /// calls answered [`MOVED_ON`]; closes open turns whose approval expired or
+    /// whose resolve was abandoned.
+    pub(super) async fn refuse_if_paused(&self, conversation_id: &str, on_new: OnNewMessage) -> Result<()> {
         let now = self.clock.now_ms();
         for turn in self.store.pending_turns(Some(conversation_id)).await? {
             if !turn.status.is_open() {
@@ -166,6 +179,9 @@ impl Agent {
             } else if turn.is_abandoned(now) {
                 // Released, it either closes (nothing left to decide) or waits again.
                 self.release_claim(turn).await? == PendingStatus::Cancelled
+            } else if on_new == OnNewMessage::Reject && turn.status == PendingStatus::Awaiting {
+                self.close_pending(turn, PendingStatus::MovedOn).await?;
+                true
             } else {
                 false
             };
@@ -257,6 +273,7 @@ impl Agent {
                 reason: decision.reason.clone(),
             });
         }
+        approve_same_tool(pending, &mut decided);
         Ok(decided)
     }
 
@@ -361,6 +378,7 @@ impl Agent {
             messages,
             tool_calls: records,
             pending: Some(pending),
+            grants: Vec::new(),
         };
         self.commit_step(state, write).await?;
         let conversation = self.keep_working_state(conversation, &working_state).await?;
@@ -406,6 +424,7 @@ impl Agent {
     async fn close_pending(&self, mut pending: PendingTurn, status: PendingStatus) -> Result<()> {
         let (decision, message) = match status {
             PendingStatus::Expired => (Decision::Expired, "Not run: nobody approved this action in time"),
+            PendingStatus::MovedOn => (Decision::MovedOn, MOVED_ON),
             _ => (Decision::Cancelled, "Not run: the user cancelled this action"),
         };
         let running = pending.step.running.clone();
@@ -438,6 +457,7 @@ impl Agent {
             messages,
             tool_calls,
             pending: Some(pending.clone()),
+            grants: Vec::new(),
         };
         self.store.commit(write).await.map(|_| ())
     }

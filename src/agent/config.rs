@@ -162,7 +162,8 @@ pub struct AgentConfig {
     /// `retrieval.maxContextTokens`: the most tokens of passages one retrieval
     /// adds to the prompt (none: no limit).
     pub max_context_tokens: Option<usize>,
-    /// Which tool calls need a person's approval.
+    /// Which tool calls need a person's approval, at first: `Agent::set_approvals` replaces it at run time
+    /// (read the one in force with `Agent::approvals`).
     pub approvals: ApprovalConfig,
     /// Characters of one tool result the model reads (default 50,000); the
     /// rest is cut with a note, and the tool-call record keeps it whole.

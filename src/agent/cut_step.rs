@@ -116,6 +116,7 @@ impl Agent {
             messages,
             tool_calls: records,
             pending: None,
+            grants: std::mem::take(&mut state.new_grants),
         };
         if self.store.commit(write).await.is_err() {
             return;

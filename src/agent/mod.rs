@@ -1,10 +1,12 @@
 //! The agent: conversations, tools, and the turn that calls the model, runs
 //! the tools it asks for and persists every step.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use serde_json::Value;
 
+use crate::approval::ApprovalConfig;
 use crate::domain::{Conversation, Message, NewConversation};
 use crate::error::{Error, Result};
 use crate::ids::new_id;
@@ -23,6 +25,7 @@ mod context;
 mod context_room;
 mod cut_step;
 mod friendly;
+mod grants;
 mod headless;
 mod locks;
 mod mentions;
@@ -42,7 +45,7 @@ pub use crate::domain::{
     Budget, RunError, RunRecord, RunStatus, ToolCallRecord, TurnOverrides, TurnState, TurnUsage,
 };
 pub use crate::retrieval::config::RetrievalStrategy;
-pub use approvals::REJECTED;
+pub use approvals::{MOVED_ON, REJECTED};
 pub use config::{
     book_context_warning, validate_config, AgentConfig, ConfigReport, ModelProfile, Persona, RunLimits,
     ToolShell,
@@ -69,6 +72,8 @@ pub struct Agent {
     mentions: Option<Rc<dyn MentionResolver>>,
     active: active_turns::ActiveTurns,
     library: Option<Rc<Library>>,
+    /// The approval configuration in force: the configuration's, until `set_approvals`.
+    approvals: RefCell<Rc<ApprovalConfig>>,
 }
 
 impl Agent {
@@ -83,6 +88,7 @@ impl Agent {
             store,
             model,
             clock,
+            approvals: RefCell::new(Rc::new(config.approvals.clone())),
             config,
             tools: ToolRegistry::new(),
             cache: ToolCache::new(),
@@ -128,6 +134,17 @@ impl Agent {
     /// The configuration.
     pub fn config(&self) -> &AgentConfig {
         &self.config
+    }
+
+    /// The approval configuration in force (the configuration's, or the last `set_approvals`).
+    pub fn approvals(&self) -> Rc<ApprovalConfig> {
+        self.approvals.borrow().clone()
+    }
+
+    /// Replaces the approval configuration from the next tool step on, even
+    /// in a running turn (per agent, not stored).
+    pub fn set_approvals(&self, approvals: ApprovalConfig) {
+        *self.approvals.borrow_mut() = Rc::new(approvals);
     }
 
     /// The registered tools.

@@ -88,6 +88,7 @@ impl Agent {
                 messages,
                 tool_calls: records,
                 pending: None,
+                grants: Vec::new(),
             };
             self.commit_step(state, write).await?;
             let conversation = self.keep_working_state(conversation, &working_state).await?;
@@ -103,7 +104,7 @@ impl Agent {
             conversation_id: scope.conversation_id.to_owned(),
             calls: asks.clone(),
             created_at: now,
-            expires_at: now + self.config.approvals.ttl_ms as f64,
+            expires_at: now + self.approvals().ttl_ms as f64,
             status: PendingStatus::Awaiting,
             // A turn that paused before and was resumed rewrites its own record.
             revision: state.paused_revision.map_or(0, |stored| stored + 1),
@@ -125,14 +126,22 @@ impl Agent {
         Ok(StepEnd::Paused(waiting))
     }
 
-    /// Stores one step of the turn. If the write fails, the records of its
-    /// calls (the last ones [`stamp`] added) leave `state` again: a step that
-    /// was not stored is not reported as done.
-    pub(super) async fn commit_step(&self, state: &mut TurnState, write: TurnWrite) -> Result<Vec<Message>> {
+    /// Stores one step of the turn, with the grants given since the last one.
+    /// If the write fails, the records of its calls (the last ones [`stamp`]
+    /// added) leave `state` again: a step that was not stored is not reported
+    /// as done; its grants wait for the next commit.
+    pub(super) async fn commit_step(
+        &self,
+        state: &mut TurnState,
+        mut write: TurnWrite,
+    ) -> Result<Vec<Message>> {
         let count = write.tool_calls.len();
+        write.grants.append(&mut state.new_grants);
+        let grants = write.grants.clone();
         let committed = self.store.commit(write).await;
         if committed.is_err() {
             state.records.truncate(state.records.len().saturating_sub(count));
+            state.new_grants = grants;
         }
         committed
     }
@@ -180,6 +189,7 @@ impl Agent {
             messages: Vec::new(),
             tool_calls: records,
             pending: Some(pending),
+            grants: Vec::new(),
         };
         self.commit_step(state, write).await?;
         self.keep_working_state(conversation, working_state).await?;
@@ -200,8 +210,12 @@ impl Agent {
         scope: &TurnScope<'_>,
         state: &TurnState,
     ) -> Plan {
-        let approvals = &self.config.approvals;
-        if approvals.always_runs(&call.name, state.overrides.auto_approve) {
+        let approvals = self.approvals();
+        // A tool allowed "always" in this conversation counts as auto-approved: `ask` runs, `deny` still refuses.
+        let auto_approve = state.overrides.auto_approve
+            || state.granted.contains(&call.name)
+            || approvals.auto_approve_for(state.overrides.approvals.auto_approve);
+        if approvals.always_runs(&call.name, auto_approve) {
             return Plan::Run;
         }
         let Ok((_, arguments)) = prepare_call(call, offered, &self.tools) else {
@@ -212,9 +226,7 @@ impl Agent {
             conversation_id: scope.conversation_id.to_owned(),
             user_id: state.user_id.clone(),
         };
-        let (policy, reason) = approvals
-            .policy_for(&arguments, &context, state.overrides.auto_approve)
-            .await;
+        let (policy, reason) = approvals.policy_for(&arguments, &context, auto_approve).await;
         match policy {
             ApprovalPolicy::Auto => Plan::Run,
             ApprovalPolicy::Ask => Plan::Ask(arguments),
@@ -292,8 +304,10 @@ impl Agent {
             duration_ms: 0.0,
             cached: false,
             details: None,
+            attempts: 0,
         });
-        let content = if decision == Decision::Rejected {
+        // A person's answer reads as plain text; a refusal by the system as an error.
+        let content = if matches!(decision, Decision::Rejected | Decision::MovedOn) {
             message
         } else {
             json!({ "error": message }).to_string()

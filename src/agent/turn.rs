@@ -8,7 +8,7 @@ use super::cut_step::OpenStep;
 use super::tool_step::StepEnd;
 use super::usage_estimate::usage_or_estimate;
 use super::{Agent, TurnError, TurnOverrides, TurnResult, TurnState, TurnStatus};
-use crate::approval::PendingCall;
+use crate::approval::{OnNewMessage, PendingCall};
 use crate::cancel::CancelToken;
 use crate::domain::{Conversation, Mention, Message, Role};
 use crate::error::{Error, Result};
@@ -107,7 +107,14 @@ impl Agent {
             .conversation(conversation_id)
             .await?
             .ok_or_else(|| Error::not_found("conversation", conversation_id))?;
-        self.refuse_if_paused(conversation_id).await?;
+        // A retry has no new message: a paused turn still refuses it.
+        let on_new = match text {
+            Some(_) => {
+                (options.overrides.approvals.on_new_message).unwrap_or(self.approvals().on_new_message)
+            }
+            None => OnNewMessage::Refuse,
+        };
+        self.refuse_if_paused(conversation_id, on_new).await?;
         let (text, store_user) = match text {
             Some(text) => (text.to_owned(), true),
             None => (self.trailing_user_text(conversation_id).await?, false),
@@ -124,6 +131,7 @@ impl Agent {
         let mut state = TurnState {
             user_id,
             overrides: options.overrides.clone(),
+            granted: self.granted_tools(conversation_id).await?,
             ..TurnState::default()
         };
         let limit = self.turn_limit(&state);

@@ -19,7 +19,7 @@ pub struct ApprovalDecision {
     pub reason: Option<String>,
 }
 
-/// The three things a person can say about a call.
+/// The things a person can say about a call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum DecisionKind {
@@ -29,4 +29,7 @@ pub enum DecisionKind {
     Reject,
     /// Run it with other arguments.
     Edit,
+    /// Run it, and let this tool run without asking for the rest of the
+    /// conversation (until `resetApprovals`); a `deny` policy still refuses it.
+    ApproveAlways,
 }

@@ -9,8 +9,10 @@
 mod decision;
 mod policy;
 
+pub use crate::domain::OnNewMessage;
 pub use crate::domain::{
-    ClaimedCall, Decision, PausedStep, PendingApproval, PendingCall, PendingStatus, PendingTurn, SettledCall,
+    ApprovalOverrides, ClaimedCall, Decision, Grant, PausedStep, PendingApproval, PendingCall, PendingStatus,
+    PendingTurn, SettledCall,
 };
 pub use decision::{ApprovalDecision, DecisionKind};
 pub use policy::{ApprovalConfig, ApprovalPolicy, PolicyContext, PolicyRule, ToolPolicy};

@@ -8,6 +8,8 @@ use futures::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::domain::OnNewMessage;
+
 /// What happens to a call of a tool.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -72,6 +74,8 @@ pub struct ApprovalConfig {
     pub auto_approve: bool,
     /// How long a paused turn waits for its decisions (default 24 hours).
     pub ttl_ms: u64,
+    /// What a new message does to a turn waiting for approval (default `Refuse`).
+    pub on_new_message: OnNewMessage,
 }
 
 /// The default time a paused turn waits: a day.
@@ -84,6 +88,7 @@ impl Default for ApprovalConfig {
             tools: BTreeMap::new(),
             auto_approve: false,
             ttl_ms: DEFAULT_APPROVAL_TTL_MS,
+            on_new_message: OnNewMessage::Refuse,
         }
     }
 }
@@ -91,13 +96,14 @@ impl Default for ApprovalConfig {
 impl ApprovalConfig {
     /// Whether every call of `tool` runs without a look at its arguments (its
     /// policy is a fixed `auto`, or a fixed `ask` under auto-approval).
+    /// `auto_approve` is the turn's effective auto-approval (see [`ApprovalConfig::auto_approve_for`]).
     pub fn always_runs(&self, tool: &str, auto_approve: bool) -> bool {
         self.fixed(tool)
             .is_some_and(|policy| self.lifted(policy, auto_approve) == ApprovalPolicy::Auto)
     }
 
-    /// The policy for one call. `auto_approve` (the config's or the turn's)
-    /// turns `ask` into `auto`; a rule that fails yields `deny` with its reason.
+    /// The policy for one call. `auto_approve` (the turn's effective
+    /// auto-approval) turns `ask` into `auto`; a rule that fails yields `deny` with its reason.
     pub async fn policy_for(
         &self,
         arguments: &Value,
@@ -126,10 +132,16 @@ impl ApprovalConfig {
         }
     }
 
-    /// `policy` after auto-approval (the config's or the turn's), which turns `ask` into `auto`.
+    /// Whether `ask` counts as approved in a turn: a `send`'s own setting
+    /// (`turn`), else the configuration's.
+    pub fn auto_approve_for(&self, turn: Option<bool>) -> bool {
+        turn.unwrap_or(self.auto_approve)
+    }
+
+    /// `policy` after auto-approval, which turns `ask` into `auto`.
     fn lifted(&self, policy: ApprovalPolicy, auto_approve: bool) -> ApprovalPolicy {
         match policy {
-            ApprovalPolicy::Ask if auto_approve || self.auto_approve => ApprovalPolicy::Auto,
+            ApprovalPolicy::Ask if auto_approve => ApprovalPolicy::Auto,
             other => other,
         }
     }

@@ -6,6 +6,7 @@
 
 mod budget;
 mod conversation;
+mod grant;
 mod mention;
 mod message;
 mod paused_turn;
@@ -20,6 +21,7 @@ mod usage_totals;
 
 pub use budget::Budget;
 pub use conversation::{Conversation, NewConversation};
+pub use grant::Grant;
 pub use mention::Mention;
 pub use message::{Message, Role};
 pub use paused_turn::{
@@ -30,6 +32,6 @@ pub use run::{RunError, RunRecord, RunStatus};
 pub use tokens::{estimate_tokens, tool_definitions_tokens};
 pub use tool::{ToolCall, ToolDefinition};
 pub use tool_record::{Decision, ToolCallRecord};
-pub use turn_state::{TurnOverrides, TurnState};
+pub use turn_state::{ApprovalOverrides, OnNewMessage, TurnOverrides, TurnState};
 pub use usage::{TurnUsage, Usage};
 pub use usage_totals::{CallUsage, UsageTotals};

@@ -31,6 +31,8 @@ pub enum PendingStatus {
     Cancelled,
     /// Its time ran out before it was decided.
     Expired,
+    /// A new message closed it undecided (`onNewMessage: 'reject'`).
+    MovedOn,
 }
 
 impl PendingStatus {
@@ -42,6 +44,7 @@ impl PendingStatus {
             PendingStatus::Resolved => "resolved",
             PendingStatus::Cancelled => "cancelled",
             PendingStatus::Expired => "expired",
+            PendingStatus::MovedOn => "movedOn",
         }
     }
 

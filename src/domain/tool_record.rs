@@ -22,6 +22,11 @@ pub enum Decision {
     Cancelled,
     /// Its approval expired.
     Expired,
+    /// A person approved it with "always allow" (`approveAlways`): the tool runs
+    /// without asking for the rest of the conversation.
+    ApprovedAlways,
+    /// The user sent a new message instead of deciding (`onNewMessage: 'reject'`).
+    MovedOn,
 }
 
 /// One tool call made during a turn and what came of it (arguments redacted as configured).
@@ -59,6 +64,15 @@ pub struct ToolCallRecord {
     pub started_at: f64,
     /// When it finished.
     pub finished_at: f64,
+    /// How many times the tool ran for it: more than 1 after retries
+    /// (`registerTool({ retries })`), 0 when it did not run (refused, invalid
+    /// arguments, a cached result). Records stored before it read 1.
+    #[serde(default = "one")]
+    pub attempts: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 impl ToolCallRecord {
@@ -80,6 +94,7 @@ impl ToolCallRecord {
             cached: false,
             started_at: now,
             finished_at: now,
+            attempts: 0,
         }
     }
 }

@@ -3,9 +3,33 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Mention, ToolCallRecord, Usage};
+use super::{Grant, Mention, ToolCallRecord, Usage};
 
-/// Per-turn changes to the configuration (headless runs).
+/// What a new message does to a conversation's turn waiting for approval.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum OnNewMessage {
+    /// Refuse the message (`ApprovalPending`) until the turn is resolved or cancelled.
+    #[default]
+    Refuse,
+    /// Answer the waiting calls "The user moved on without approving", close
+    /// the turn, and run the new message as usual.
+    Reject,
+}
+
+/// A `send`'s own approval settings, over the instance's.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalOverrides {
+    /// Approve every `ask` in this turn (`true`), or ask even if the instance auto-approves (`false`).
+    #[serde(default)]
+    pub auto_approve: Option<bool>,
+    /// What this message does to a turn waiting for approval.
+    #[serde(default)]
+    pub on_new_message: Option<OnNewMessage>,
+}
+
+/// Per-turn changes to the configuration (headless runs, `send`'s `approvals`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TurnOverrides {
@@ -24,6 +48,9 @@ pub struct TurnOverrides {
     /// The spend limit of this turn (`send`'s `budget`), instead of the configured one.
     #[serde(default)]
     pub budget: Option<super::Budget>,
+    /// This turn's approval settings (`send`'s `approvals`), kept by a paused turn.
+    #[serde(default)]
+    pub approvals: ApprovalOverrides,
 }
 
 /// The turn so far: counters, usage, tool-call records, and the inputs of its system message.
@@ -50,6 +77,13 @@ pub struct TurnState {
     /// turn has paused and been resumed: a later pause must follow it.
     #[serde(default)]
     pub paused_revision: Option<u32>,
+    /// Tools a person allowed for the whole conversation ("always allow"):
+    /// their `ask` policy counts as `auto`. Read from the store at turn start.
+    #[serde(default)]
+    pub granted: Vec<String>,
+    /// Grants given in this turn and not stored yet: written with the next step commit.
+    #[serde(skip)]
+    pub new_grants: Vec<Grant>,
     /// Answer text streamed by a model call that then failed (not stored).
     #[serde(skip)]
     pub partial_text: Option<String>,

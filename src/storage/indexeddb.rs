@@ -7,6 +7,7 @@
 //! - books, chunks, vectors, index snapshots, lexical indexes and pages (see `indexeddb_books`);
 //! - paused turns, tool-call records and runs (see `indexeddb_turns`);
 //! - usage totals (see `indexeddb_usage`).
+//! - "always allow" grants (see `indexeddb_grants`).
 //!
 //! Each method is one short transaction that awaits nothing but its own requests.
 
@@ -23,6 +24,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{IdbDatabase, IdbVersionChangeEvent};
 
+use super::indexeddb_grants::{self as grants, APPROVAL_GRANTS};
 use super::indexeddb_open::{open_database, IndexedDbOptions, Upgrade};
 use super::indexeddb_turns::{self as turns, BY_CONVERSATION};
 pub(super) use super::indexeddb_tx::{
@@ -30,7 +32,7 @@ pub(super) use super::indexeddb_tx::{
 };
 use super::indexeddb_usage::{self as usage, USAGE_TOTALS};
 use super::{Store, TurnWrite};
-use crate::approval::PendingTurn;
+use crate::approval::{Grant, PendingTurn};
 use crate::domain::{CallUsage, RunRecord, ToolCallRecord, UsageTotals};
 use crate::domain::{Conversation, Message};
 use crate::error::{Error, Result, StorageReason};
@@ -168,7 +170,7 @@ const STEPS: [Step; SCHEMA_VERSION as usize] = [
     turns_v3,
     lexical_v4,
     pages_v5,
-    usage::usage_v6,
+    ledger_v6,
 ];
 
 /// Applies every schema step after `old_version`, in order, inside the
@@ -244,6 +246,12 @@ fn pages_v5(db: &Database) -> std::result::Result<(), idb::Error> {
     params.key_path(Some(KeyPath::new_array(["bookId", "number"])));
     db.create_object_store(PAGES, params)?;
     Ok(())
+}
+
+/// Usage totals and "always allow" grants, both new in version 6.
+fn ledger_v6(db: &Database) -> std::result::Result<(), idb::Error> {
+    usage::usage_v6(db)?;
+    grants::grants_v6(db)
 }
 
 /// A record as the JS object IndexedDB stores, through JSON text: the same
@@ -397,7 +405,14 @@ impl Store for IndexedDbStore {
         Box::pin(async move {
             let tx = transaction(
                 &self.db,
-                &[CONVERSATIONS, MESSAGES, TOOL_CALLS, PENDING_TURNS, USAGE_TOTALS],
+                &[
+                    CONVERSATIONS,
+                    MESSAGES,
+                    TOOL_CALLS,
+                    PENDING_TURNS,
+                    USAGE_TOTALS,
+                    APPROVAL_GRANTS,
+                ],
                 TransactionMode::ReadWrite,
             )?;
             let conversations = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
@@ -407,6 +422,7 @@ impl Store for IndexedDbStore {
             }
             turns::delete_turn_records(&tx, id).await?;
             usage::delete_usage(&tx, id).await?;
+            grants::delete_grants_in(&tx, id).await?;
             conversations
                 .delete(JsValue::from_str(id))
                 .map_err(idb_error)?
@@ -526,6 +542,7 @@ impl Store for IndexedDbStore {
                 TOOL_CALLS,
                 PENDING_TURNS,
                 USAGE_TOTALS,
+                APPROVAL_GRANTS,
                 RUNS,
             ];
             let tx = transaction(&self.db, &stores, TransactionMode::ReadWrite)?;
@@ -543,6 +560,14 @@ impl Store for IndexedDbStore {
 
     fn usage_totals<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<UsageTotals>> {
         Box::pin(usage::usage_totals(&self.db, conversation_id))
+    }
+
+    fn grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Grant>>> {
+        Box::pin(grants::grants(&self.db, conversation_id))
+    }
+
+    fn clear_grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
+        Box::pin(grants::clear_grants(&self.db, conversation_id))
     }
 }
 

@@ -13,6 +13,7 @@ use super::indexeddb::{
     owned_records, owner_range, to_js, transaction, write_transaction, CONVERSATIONS, MESSAGES,
     PENDING_TURNS, RUNS, TOOL_CALLS,
 };
+use super::indexeddb_grants::{put_grants_in, APPROVAL_GRANTS};
 use super::{check_revision, TurnWrite};
 use crate::approval::PendingTurn;
 use crate::domain::Message;
@@ -22,9 +23,16 @@ use crate::error::{Error, Result};
 /// The index of `pendingTurns` by conversation.
 pub(super) const BY_CONVERSATION: &str = "byConversation";
 
-/// `Store::commit`: one read-write transaction over messages, tool calls and paused turns.
+/// `Store::commit`: one read-write transaction over messages, tool calls, paused turns and grants.
 pub(super) async fn commit(db: &Database, write: TurnWrite) -> Result<Vec<Message>> {
-    let (tx, guard) = write_transaction(db, &[CONVERSATIONS, MESSAGES, TOOL_CALLS, PENDING_TURNS])?;
+    let stores = [
+        CONVERSATIONS,
+        MESSAGES,
+        TOOL_CALLS,
+        PENDING_TURNS,
+        APPROVAL_GRANTS,
+    ];
+    let (tx, guard) = write_transaction(db, &stores)?;
     let outcome = commit_in(&tx, write).await;
     finish(tx, guard, outcome).await
 }
@@ -39,6 +47,7 @@ async fn commit_in(tx: &Transaction, write: TurnWrite) -> Result<Vec<Message>> {
     if let Some(pending) = &write.pending {
         owners.insert(&pending.conversation_id);
     }
+    owners.extend(write.grants.iter().map(|g| g.conversation_id.as_str()));
     for owner in owners {
         if !conversation_exists(&conversations, owner).await? {
             return Err(Error::not_found("conversation", owner));
@@ -71,6 +80,7 @@ async fn commit_in(tx: &Transaction, write: TurnWrite) -> Result<Vec<Message>> {
             .await
             .map_err(idb_error)?;
     }
+    put_grants_in(tx, &write.grants).await?;
     Ok(stored)
 }
 

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 /// Usage totals, keyed by `conversationId` (schema version 6).
 pub(super) const USAGE_TOTALS: &str = "usageTotals";
 
-/// Schema step 6: the usage totals store.
+/// The usage totals store (part of schema step 6).
 pub(super) fn usage_v6(db: &Database) -> std::result::Result<(), idb::Error> {
     let mut params = ObjectStoreParams::new();
     params.key_path(Some(KeyPath::new_single("conversationId")));

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use futures::future::LocalBoxFuture;
 
 use super::{check_revision, Store, TurnWrite};
-use crate::approval::PendingTurn;
+use crate::approval::{Grant, PendingTurn};
 use crate::domain::{CallUsage, RunRecord, ToolCallRecord, UsageTotals};
 use crate::domain::{Conversation, Message};
 use crate::error::{Error, Result, StorageReason};
@@ -41,6 +41,8 @@ struct Inner {
     pending: BTreeMap<String, PendingTurn>,
     runs: BTreeMap<String, RunRecord>,
     usage: BTreeMap<String, UsageTotals>,
+    /// "Always allow" grants by conversation, keyed by tool name.
+    grants: BTreeMap<String, BTreeMap<String, Grant>>,
 }
 
 impl Inner {
@@ -71,6 +73,9 @@ impl Inner {
         for record in &write.tool_calls {
             self.require(&record.conversation_id)?;
         }
+        for grant in &write.grants {
+            self.require(&grant.conversation_id)?;
+        }
         if let Some(pending) = &write.pending {
             self.require(&pending.conversation_id)?;
             check_revision(self.pending.get(&pending.turn_id), pending)?;
@@ -84,6 +89,12 @@ impl Inner {
         }
         if let Some(pending) = write.pending {
             self.pending.insert(pending.turn_id.clone(), pending.pruned());
+        }
+        for grant in write.grants {
+            self.grants
+                .entry(grant.conversation_id.clone())
+                .or_default()
+                .insert(grant.tool_name.clone(), grant);
         }
         Ok(stored)
     }
@@ -150,6 +161,7 @@ impl Store for MemoryStore {
                 inner.tool_calls.remove(id);
                 inner.pending.retain(|_, turn| turn.conversation_id != id);
                 inner.usage.remove(id);
+                inner.grants.remove(id);
                 Ok(())
             }
             None => Err(Error::not_found("conversation", id)),
@@ -263,6 +275,7 @@ impl Store for MemoryStore {
         inner.tool_calls.clear();
         inner.pending.clear();
         inner.usage.clear();
+        inner.grants.clear();
         inner.runs.clear();
         Box::pin(async move { Ok(()) })
     }
@@ -275,6 +288,26 @@ impl Store for MemoryStore {
                 .require(conversation_id)
                 .map(|_| UsageTotals::empty(conversation_id)),
         };
+        Box::pin(async move { result })
+    }
+
+    fn grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Grant>>> {
+        let inner = self.inner.borrow();
+        let result = inner.require(conversation_id).map(|()| {
+            inner
+                .grants
+                .get(conversation_id)
+                .map(|grants| grants.values().cloned().collect())
+                .unwrap_or_default()
+        });
+        Box::pin(async move { result })
+    }
+
+    fn clear_grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
+        let mut inner = self.inner.borrow_mut();
+        let result = inner.require(conversation_id).map(|()| {
+            inner.grants.remove(conversation_id);
+        });
         Box::pin(async move { result })
     }
 }

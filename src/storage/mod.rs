@@ -6,7 +6,7 @@
 
 use futures::future::LocalBoxFuture;
 
-use crate::approval::PendingTurn;
+use crate::approval::{Grant, PendingTurn};
 use crate::domain::{CallUsage, RunRecord, ToolCallRecord, UsageTotals};
 use crate::domain::{Conversation, Message};
 use crate::error::{Error, Result};
@@ -16,6 +16,8 @@ mod books;
 mod indexeddb;
 #[cfg(target_arch = "wasm32")]
 mod indexeddb_books;
+#[cfg(target_arch = "wasm32")]
+mod indexeddb_grants;
 #[cfg(target_arch = "wasm32")]
 mod indexeddb_open;
 #[cfg(target_arch = "wasm32")]
@@ -50,7 +52,7 @@ pub trait Store {
     /// All conversations, oldest first.
     fn conversations(&self) -> LocalBoxFuture<'_, Result<Vec<Conversation>>>;
 
-    /// Deletes a conversation and all its messages; `NotFound` if it does not exist.
+    /// Deletes a conversation with all its messages, turn records and grants; `NotFound` if it does not exist.
     fn delete_conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>>;
 
     /// Appends messages to their conversations in one atomic step, assigning
@@ -72,7 +74,7 @@ pub trait Store {
     ) -> LocalBoxFuture<'a, Result<Vec<Message>>>;
 
     /// Writes one step of a turn atomically: appends its messages (as
-    /// [`Store::append_messages`]), saves its tool-call records and writes its
+    /// [`Store::append_messages`]), saves its tool-call records and grants, and writes its
     /// paused turn, if any, after [`check_revision`] — a settled one as its
     /// tombstone ([`PendingTurn::pruned`]). On any error nothing is written.
     fn commit(&self, write: TurnWrite) -> LocalBoxFuture<'_, Result<Vec<Message>>>;
@@ -110,6 +112,11 @@ pub trait Store {
     /// A conversation's usage totals (zeros before its first model call);
     /// `NotFound` if it does not exist.
     fn usage_totals<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<UsageTotals>>;
+    /// The "always allow" grants of a conversation, by tool name; `NotFound` if it does not exist.
+    fn grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Grant>>>;
+
+    /// Deletes every grant of a conversation; `NotFound` if it does not exist.
+    fn clear_grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<()>>;
 }
 
 /// One step of a turn, written by [`Store::commit`] in one transaction.
@@ -121,6 +128,8 @@ pub struct TurnWrite {
     pub tool_calls: Vec<ToolCallRecord>,
     /// The paused turn to write.
     pub pending: Option<PendingTurn>,
+    /// "Always allow" grants to save (replacing any for the same conversation and tool).
+    pub grants: Vec<Grant>,
 }
 
 /// Whether `next` may replace `stored`: a new paused turn (revision 0) must

@@ -11,6 +11,7 @@ use serde_json::Value;
 use crate::cancel::CancelToken;
 use crate::domain::ToolDefinition;
 
+pub mod builtin;
 mod cache;
 mod redact;
 mod registry;
@@ -74,7 +75,22 @@ pub trait Tool {
     fn present(&self, result: Value) -> (String, Option<Value>) {
         (content_of(&result), None)
     }
+    /// How many times a failed or timed-out run is tried again (idempotent tools only; at most [`MAX_RETRIES`]).
+    fn retries(&self) -> u32 {
+        0
+    }
+    /// How long to wait before each retry, in ms.
+    fn retry_delay_ms(&self) -> u64 {
+        0
+    }
+    /// Whether it is a built-in tool (`builtinTools`), which a host tool may not replace.
+    fn builtin(&self) -> bool {
+        false
+    }
 }
+
+/// The most retries a tool may ask for.
+pub const MAX_RETRIES: u32 = 5;
 
 /// A JSON result as the text the model reads: strings as they are, the rest as JSON.
 pub fn content_of(value: &Value) -> String {
@@ -91,6 +107,7 @@ pub struct FnTool<F> {
     timeout_ms: Option<u64>,
     cache_ttl_ms: Option<u64>,
     cache_scope: CacheScope,
+    retries: (u32, u64),
 }
 
 impl<F> FnTool<F>
@@ -109,7 +126,15 @@ where
             timeout_ms: None,
             cache_ttl_ms: None,
             cache_scope: CacheScope::User,
+            retries: (0, 0),
         }
+    }
+
+    /// Tries a failed or timed-out run again up to `retries` times (at most
+    /// [`MAX_RETRIES`]), waiting `delay_ms` before each.
+    pub fn with_retries(mut self, retries: u32, delay_ms: u64) -> Self {
+        self.retries = (retries.min(MAX_RETRIES), delay_ms);
+        self
     }
 
     /// Sets the per-run timeout.
@@ -153,5 +178,13 @@ where
 
     fn cache_scope(&self) -> CacheScope {
         self.cache_scope
+    }
+
+    fn retries(&self) -> u32 {
+        self.retries.0
+    }
+
+    fn retry_delay_ms(&self) -> u64 {
+        self.retries.1
     }
 }

@@ -9,7 +9,8 @@ use super::Tool;
 use crate::domain::ToolDefinition;
 use crate::error::{Error, Result};
 
-/// Registered tools by name. Registering a name again replaces the tool.
+/// Registered tools by name. Registering a name again replaces the tool,
+/// except a built-in one, which a host tool may not replace.
 #[derive(Default)]
 pub struct ToolRegistry {
     tools: RefCell<BTreeMap<String, Rc<dyn Tool>>>,
@@ -37,6 +38,11 @@ impl ToolRegistry {
         }
         check_parameters_schema(&definition.parameters)
             .map_err(|e| Error::config(format!("tool {name}: parameters {e}")))?;
+        if !tool.builtin() && self.get(name).is_some_and(|t| t.builtin()) {
+            return Err(Error::config(format!(
+                "tool {name} is a built-in tool (builtinTools); give yours another name"
+            )));
+        }
         self.tools.borrow_mut().insert(name.clone(), tool);
         Ok(())
     }

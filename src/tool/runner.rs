@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use serde_json::{json, Value};
 
-use super::{redact_arguments, schema, Tool, ToolCache, ToolContext, ToolRegistry};
+use super::{redact_arguments, schema, Tool, ToolCache, ToolContext, ToolRegistry, MAX_RETRIES};
 use crate::approval::Decision;
 use crate::cancel::CancelToken;
 use crate::domain::ToolCall;
@@ -106,6 +106,7 @@ async fn run_one(call: &ToolCall, settings: &ToolRunSettings, run: &ToolRunConte
         call_id: call.id.clone(),
     });
     let mut details = None;
+    let mut attempts = 0;
     let (result, error, cached) = match prepare_call(call, &settings.offered, run.registry) {
         Err(message) => (None, Some(message), false),
         Ok((tool, arguments)) => {
@@ -114,7 +115,9 @@ async fn run_one(call: &ToolCall, settings: &ToolRunSettings, run: &ToolRunConte
                 .get(&call.name, &partition(tool.as_ref(), run), &arguments, started)
             {
                 Some(hit) => (Some(hit), None, true),
-                None => match execute(tool.as_ref(), arguments.clone(), settings, run).await {
+                None => match execute_with_retries(tool.as_ref(), &arguments, settings, run, &mut attempts)
+                    .await
+                {
                     Ok(value) => {
                         let (content, extra) = tool.present(value);
                         details = extra;
@@ -154,6 +157,7 @@ async fn run_one(call: &ToolCall, settings: &ToolRunSettings, run: &ToolRunConte
         cached,
         started_at: started,
         finished_at: finished,
+        attempts,
     };
     (run.emit)(EventKind::ToolResult {
         tool_name: call.name.clone(),
@@ -163,6 +167,7 @@ async fn run_one(call: &ToolCall, settings: &ToolRunSettings, run: &ToolRunConte
         duration_ms,
         cached,
         details,
+        attempts,
     });
     let outcome = ToolOutcome {
         call: call.clone(),
@@ -178,6 +183,40 @@ fn partition(tool: &dyn Tool, run: &ToolRunContext<'_>) -> String {
     let context = &run.tool_context;
     tool.cache_scope()
         .partition(context.user_id.as_deref(), &context.conversation_id)
+}
+
+/// Runs a tool, and again after an error or a timeout as many times as it
+/// asks ([`Tool::retries`], at most [`MAX_RETRIES`]), waiting its retry delay
+/// on the clock between runs; never after an abort (nor during the delay).
+/// `attempts` counts the runs.
+async fn execute_with_retries(
+    tool: &dyn Tool,
+    arguments: &Value,
+    settings: &ToolRunSettings,
+    run: &ToolRunContext<'_>,
+    attempts: &mut u32,
+) -> Result<Value, String> {
+    let retries = tool.retries().min(MAX_RETRIES);
+    let cancel = &run.tool_context.cancel;
+    loop {
+        *attempts += 1;
+        let outcome = execute(tool, arguments.clone(), settings, run).await;
+        if outcome.is_ok() || *attempts > retries || cancel.is_cancelled() {
+            return outcome;
+        }
+        let delay = tool.retry_delay_ms();
+        if delay > 0 {
+            let waited = cancel
+                .run(async {
+                    run.clock.sleep(delay).await;
+                    Ok(())
+                })
+                .await;
+            if waited.is_err() {
+                return outcome;
+            }
+        }
+    }
 }
 
 /// Runs a tool under its timeout with its own cancel token, tripped by the

@@ -11,8 +11,9 @@ use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-use super::js::{describe_js, to_js};
-use crate::approval::{ApprovalConfig, ApprovalPolicy, PolicyContext, PolicyRule, ToolPolicy};
+use super::js::{describe_js, from_js, to_js};
+use crate::approval::{ApprovalConfig, ApprovalPolicy, OnNewMessage, PolicyContext, PolicyRule, ToolPolicy};
+
 use crate::error::{Error, Result};
 
 /// The serialisable part of `approvals`.
@@ -31,6 +32,9 @@ pub struct ApprovalOptions {
     /// How long a paused turn waits, in ms (default a day).
     #[serde(default)]
     pub ttl_ms: Option<u64>,
+    /// What a new message does to a turn waiting for approval (default `'refuse'`).
+    #[serde(default)]
+    pub on_new_message: OnNewMessage,
 }
 
 impl ApprovalOptions {
@@ -39,6 +43,7 @@ impl ApprovalOptions {
         let mut config = ApprovalConfig {
             default_policy: self.default,
             auto_approve: self.auto_approve,
+            on_new_message: self.on_new_message,
             ..ApprovalConfig::default()
         };
         if let Some(ttl) = self.ttl_ms {
@@ -57,6 +62,19 @@ impl ApprovalOptions {
         }
         Ok(config)
     }
+}
+
+/// `setApprovals(policy)`'s argument, read like `approvals` in `Lectern.open`'s options.
+pub fn read_approvals(policy: JsValue) -> Result<ApprovalConfig> {
+    if !policy.is_object() {
+        return Err(Error::config("setApprovals needs an approvals object"));
+    }
+    let holder = Object::new();
+    let _ = Reflect::set(&holder, &"approvals".into(), &policy);
+    let rules = take_policy_functions(&holder)?;
+    let plain = Reflect::get(&holder, &"approvals".into()).unwrap_or(JsValue::UNDEFINED);
+    let options: ApprovalOptions = from_js(plain, "approvals")?;
+    options.config(rules)
 }
 
 /// Takes the functions out of `options.approvals.tools` (the options object is

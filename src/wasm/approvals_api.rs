@@ -1,11 +1,13 @@
 //! The human-in-the-loop methods of `Lectern`: pendingApprovals,
-//! resolveApprovals, cancelPending, toolCalls, runHeadless, runs, run.
+//! resolveApprovals, cancelPending, setApprovals, resetApprovals, toolCalls, runHeadless, runs, run.
 
 use js_sys::{Object, Promise};
 use wasm_bindgen::prelude::*;
 
-use super::js::{from_js, string_arg};
+use super::approval_options::read_approvals;
+use super::js::{error_to_js, from_js, string_arg};
 use super::lectern::Lectern;
+use super::panic_guard::check_js;
 use super::send_options::split_signal;
 use crate::agent::{HeadlessRequest, SendOptions};
 use crate::approval::ApprovalDecision;
@@ -75,6 +77,30 @@ impl Lectern {
     ) -> Promise {
         self.call_with_id(turn_id, "turnId", |inner, turn_id| async move {
             inner.agent.cancel_pending(&turn_id).await
+        })
+    }
+
+    /// Replaces the approval policies (`approvals` of `Lectern.open`) from the
+    /// next tool step on, without a reopen; per instance, not stored.
+    #[wasm_bindgen(js_name = setApprovals)]
+    pub fn set_approvals(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ApprovalOptions")] policy: JsValue,
+    ) -> std::result::Result<(), JsValue> {
+        check_js()?;
+        let config = read_approvals(policy).map_err(|e| error_to_js(&e))?;
+        self.inner.agent.set_approvals(config);
+        Ok(())
+    }
+
+    /// Revokes every "always allow" (`approveAlways`) of a conversation: its tools ask again.
+    #[wasm_bindgen(js_name = resetApprovals, unchecked_return_type = "Promise<void>")]
+    pub fn reset_approvals(
+        &self,
+        #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
+    ) -> Promise {
+        self.call_with_id(conversation_id, "conversationId", |inner, id| async move {
+            inner.agent.reset_approvals(&id).await
         })
     }
 

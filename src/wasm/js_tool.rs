@@ -1,4 +1,5 @@
-//! Tools registered from JS: `registerTool({ name, description, parameters, execute, timeoutMs?, cacheTtlMs?, cacheScope? })`.
+//! Tools registered from JS: `registerTool({ name, description, parameters, execute, timeoutMs?, cacheTtlMs?,
+//! cacheScope?, retries?, retryDelayMs? })`.
 
 use futures::future::LocalBoxFuture;
 use js_sys::{Function, Object, Promise, Reflect};
@@ -11,7 +12,7 @@ use web_sys::AbortController;
 use super::js::{describe_js, from_js, to_js};
 use crate::domain::ToolDefinition;
 use crate::error::{Error, Result};
-use crate::tool::{CacheScope, Tool, ToolContext, ToolResult};
+use crate::tool::{CacheScope, Tool, ToolContext, ToolResult, MAX_RETRIES};
 
 /// The serialisable part of a tool spec.
 #[derive(Debug, Deserialize)]
@@ -28,6 +29,10 @@ struct ToolSpec {
     cache_ttl_ms: Option<u64>,
     #[serde(default)]
     cache_scope: CacheScope,
+    #[serde(default)]
+    retries: u32,
+    #[serde(default)]
+    retry_delay_ms: u64,
 }
 
 fn empty_object_schema() -> Value {
@@ -41,6 +46,8 @@ pub struct JsTool {
     timeout_ms: Option<u64>,
     cache_ttl_ms: Option<u64>,
     cache_scope: CacheScope,
+    retries: u32,
+    retry_delay_ms: u64,
 }
 
 impl JsTool {
@@ -62,6 +69,12 @@ impl JsTool {
                 spec.name
             )));
         }
+        if spec.retries > MAX_RETRIES {
+            return Err(Error::config(format!(
+                "tool {}: retries must be at most {MAX_RETRIES}",
+                spec.name
+            )));
+        }
         Ok(JsTool {
             definition: ToolDefinition {
                 name: spec.name,
@@ -72,6 +85,8 @@ impl JsTool {
             timeout_ms: spec.timeout_ms,
             cache_ttl_ms: spec.cache_ttl_ms,
             cache_scope: spec.cache_scope,
+            retries: spec.retries,
+            retry_delay_ms: spec.retry_delay_ms,
         })
     }
 }
@@ -147,5 +162,13 @@ impl Tool for JsTool {
 
     fn cache_scope(&self) -> CacheScope {
         self.cache_scope
+    }
+
+    fn retries(&self) -> u32 {
+        self.retries
+    }
+
+    fn retry_delay_ms(&self) -> u64 {
+        self.retry_delay_ms
     }
 }

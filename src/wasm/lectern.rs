@@ -7,6 +7,7 @@ use std::rc::Rc;
 use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 
+use super::builtin_tools::register_builtin_tools;
 use super::custom_provider::JsFunctionModel;
 use super::embedders::optional_embedder;
 use super::event_stream::{async_iterable, EventQueue};
@@ -261,6 +262,7 @@ impl Lectern {
                 }
             });
             let mut agent = Agent::new(store, model, Rc::new(BrowserClock), config).with_library(library)?;
+            register_builtin_tools(&agent, &options.builtin_tools)?;
             if let Some(name) = &options.db_name {
                 // Every instance on this database, in any tab, shares the conversation locks.
                 agent = agent.with_turn_locks(Rc::new(WebLocks::new(name)));

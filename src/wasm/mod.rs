@@ -27,6 +27,8 @@ mod approvals_api;
 #[cfg(feature = "page")]
 mod books_api;
 #[cfg(feature = "page")]
+mod builtin_tools;
+#[cfg(feature = "page")]
 mod call;
 #[cfg(feature = "page")]
 mod custom_provider;
@@ -34,6 +36,8 @@ mod custom_provider;
 mod event_stream;
 #[cfg(feature = "page")]
 mod ingest_worker;
+#[cfg(feature = "page")]
+mod intl_zones;
 #[cfg(feature = "page")]
 mod js_tool;
 #[cfg(feature = "page")]

@@ -39,6 +39,9 @@ pub struct OpenOptions {
     /// Shorthand for `toolShell.allowedTools`.
     #[serde(default)]
     pub allowed_tools: Option<Vec<String>>,
+    /// Built-in tools to register (`['current_datetime']`).
+    #[serde(default)]
+    pub builtin_tools: Vec<String>,
     /// Run limits, as given: [`RunLimits::resolve`] fills in the defaults (a
     /// local provider's turn limit is longer).
     #[serde(default)]
@@ -120,6 +123,7 @@ impl OpenOptions {
         }
         self.budget.check_values("budget")?;
         self.budget_period.check_values("budgetPeriod")?;
+        super::builtin_tools::check_builtin_tools(&self.builtin_tools)?;
         if self.max_tool_result_chars == 0 {
             return Err(Error::config("maxToolResultChars must be at least 1"));
         }

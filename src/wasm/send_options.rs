@@ -1,4 +1,4 @@
-//! `send(id, text, { signal?, userId?, mentions?, maxOutputTokens?, budget? })`, and failed turns as JS errors.
+//! `send(id, text, { signal?, userId?, mentions?, maxOutputTokens?, budget?, approvals? })`, and failed turns as JS errors.
 
 use js_sys::{Object, Reflect};
 use serde::Deserialize;
@@ -8,7 +8,7 @@ use super::abort_signal::link_signal;
 use super::js::{error_to_js, from_js, to_js};
 use crate::agent::{SendOptions, TurnError};
 use crate::cancel::CancelToken;
-use crate::domain::{Budget, Mention};
+use crate::domain::{ApprovalOverrides, Budget, Mention, OnNewMessage};
 use crate::error::{Error, Result};
 
 #[derive(Deserialize)]
@@ -22,6 +22,18 @@ struct PlainSendOptions {
     max_output_tokens: Option<u32>,
     #[serde(default)]
     budget: Option<Budget>,
+    #[serde(default)]
+    approvals: Option<SendApprovals>,
+}
+
+/// `send`'s `approvals`: this turn's own approval settings.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SendApprovals {
+    #[serde(default)]
+    auto_approve: Option<bool>,
+    #[serde(default)]
+    on_new_message: Option<OnNewMessage>,
 }
 
 /// Reads `send`'s options.
@@ -45,6 +57,12 @@ pub fn read_send_options(input: Option<JsValue>) -> Result<SendOptions> {
         budget.check_values("send options: budget")?;
     }
     options.overrides.budget = plain.budget;
+    if let Some(approvals) = plain.approvals {
+        options.overrides.approvals = ApprovalOverrides {
+            auto_approve: approvals.auto_approve,
+            on_new_message: approvals.on_new_message,
+        };
+    }
     Ok(options)
 }
 

@@ -9,6 +9,7 @@ use std::future::Future;
 
 use futures::future::LocalBoxFuture;
 
+mod grants;
 mod lexical;
 mod pages;
 mod turns;
@@ -123,6 +124,15 @@ pub fn cases<S: Store + BookStore + 'static>() -> Vec<Case<S>> {
         }),
         ("usage totals need their conversation", |s| {
             Box::pin(usage::usage_totals_need_their_conversation(s))
+        }),
+        ("grants are written with a commit and read back", |s| {
+            Box::pin(grants::grants_are_written_with_a_commit_and_read_back(s))
+        }),
+        ("a refused commit writes no grant", |s| {
+            Box::pin(grants::a_refused_commit_writes_no_grant(s))
+        }),
+        ("grants are cleared, and deleted with their conversation", |s| {
+            Box::pin(grants::grants_are_cleared_and_deleted_with_their_conversation(s))
         }),
     ]
 }

@@ -83,6 +83,7 @@ pub(super) async fn commit_writes_all_parts_together(store: impl Store) {
         messages: vec![Message::new("m1".into(), "c1", Role::User, "hi", 1.0), answer],
         tool_calls: vec![record("c1", "t1", 0)],
         pending: Some(pending("t1", "c1", 10.0)),
+        ..TurnWrite::default()
     };
     let stored = store.commit(write).await.unwrap();
     assert_eq!(stored[0].seq, 0, "commit assigns seq like append");
@@ -125,6 +126,7 @@ pub(super) async fn a_stale_revision_writes_nothing(store: impl Store) {
         messages: vec![Message::new("m1".into(), "c1", Role::User, "hi", 1.0)],
         tool_calls: vec![record("c1", "t1", 0)],
         pending: Some(claimed.clone()),
+        ..TurnWrite::default()
     };
     let err = store.commit(stale).await.unwrap_err();
     assert_eq!(
@@ -277,6 +279,7 @@ pub async fn deleting_all_conversations_removes_every_record(store: impl Store) 
             messages: vec![user],
             tool_calls: vec![record(id, "t1", 0)],
             pending: Some(pending(&format!("p-{id}"), id, 2.0)),
+            grants: Vec::new(),
         };
         store.commit(write).await.unwrap();
     }

@@ -78,6 +78,13 @@ export interface ToolSpec<Args = Record<string, unknown>> {
    * or `'global'` (opt-in, for results that depend on nobody).
    */
   cacheScope?: CacheScope;
+  /**
+   * For idempotent tools: run again after a thrown error or a timeout, up to this many times (0–5, default 0);
+   * never after an abort or invalid arguments. The record and the `toolResult` event say how many `attempts`.
+   */
+  retries?: number;
+  /** Wait this long before each retry (default 0). */
+  retryDelayMs?: number;
 }
 
 /** Whose calls share a tool's cached results. */

@@ -24,7 +24,16 @@ export interface ApprovalOptions {
   autoApprove?: boolean;
   /** How long a paused turn waits for decisions (default 86 400 000, a day). */
   ttlMs?: number;
+  /** What a new message does to a turn waiting for approval (default `'refuse'`). */
+  onNewMessage?: OnNewMessage;
 }
+
+/**
+ * `'refuse'`: `send` rejects with `ApprovalPendingError` until the turn is resolved or cancelled.
+ * `'reject'`: the waiting calls are answered `The user moved on without approving` (decision `'movedOn'`),
+ * the paused turn is closed, and the new message runs as usual. A turn whose calls are running is still refused.
+ */
+export type OnNewMessage = 'refuse' | 'reject';
 
 /** A call waiting for a person's decision. */
 export interface PendingCall {
@@ -46,6 +55,12 @@ export interface PendingApproval {
 /** A person's decision about one pending call. */
 export type ApprovalDecision =
   | { callId: string; decision: 'approve' }
+  /**
+   * "Always allow": runs it, approves the other waiting calls of the same tool, and lets the tool run
+   * without asking for the rest of the conversation (stored; `resetApprovals(conversationId)` revokes it).
+   * A `'deny'` policy still refuses the tool.
+   */
+  | { callId: string; decision: 'approveAlways' }
   /** The model reads `User rejected this action` (plus `: reason`). */
   | { callId: string; decision: 'reject'; reason?: string }
   /** Runs with these arguments (validated against the tool's schema first); the history shows them. */
@@ -58,7 +73,8 @@ export interface ResolveOptions {
 }
 
 /** How a call came to run or not. */
-export type ToolDecision = 'auto' | 'approved' | 'rejected' | 'edited' | 'denied' | 'cancelled' | 'expired';
+export type ToolDecision =
+  | 'auto' | 'approved' | 'approvedAlways' | 'rejected' | 'edited' | 'denied' | 'cancelled' | 'expired' | 'movedOn';
 
 /** Input of `runHeadless`. */
 export interface HeadlessOptions {

@@ -35,6 +35,8 @@ export interface ToolResultEvent extends EventBase {
   error: string | null;
   durationMs: number;
   cached: boolean;
+  /** How many times the tool ran: more than 1 after retries, 0 if it did not run. */
+  attempts: number;
   /** What the tool reports besides its result; `search_book`: `{ query, resultCount, results }`. */
   details?: { query: string; resultCount: number; results: SearchResult[] } | Record<string, unknown>;
 }

@@ -16,7 +16,20 @@ export interface SendOptions {
   maxOutputTokens?: number;
   /** This turn's spend limit, instead of `Lectern.open({ budget })`. */
   budget?: Budget;
+  /** This turn's own approval settings, over the instance's (a paused turn keeps them). */
+  approvals?: SendApprovals;
 }
+
+/** `send`'s `approvals`. */
+export interface SendApprovals {
+  /** `true`: every `'ask'` of this turn runs; `false`: ask even if the instance auto-approves. `'deny'` still refuses. */
+  autoApprove?: boolean;
+  /** What this message does to a turn waiting for approval (default: the instance's `approvals.onNewMessage`). */
+  onNewMessage?: OnNewMessage;
+}
+
+/** The built-in tools `builtinTools` can turn on. */
+export type BuiltinTool = 'current_datetime';
 
 /** With `friendlyErrors`, what a failed `send` or `resolveApprovals` resolves with. */
 export interface FailedSend {
@@ -46,6 +59,8 @@ export interface LecternOptions {
   toolShell?: { allowedTools?: string[] };
   /** Shorthand for `toolShell.allowedTools`. */
   allowedTools?: string[];
+  /** Built-in tools to register: `'current_datetime'` (the date and time in an IANA zone, or the reader's). */
+  builtinTools?: BuiltinTool[];
   /** Limits of one turn. */
   limits?: RunLimits;
   /** Which history the model sees (default `{ strategy: 'fullHistory', maxMessages: 50 }`). */

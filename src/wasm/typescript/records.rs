@@ -86,6 +86,8 @@ export interface ToolCallRecord {
   cached: boolean;
   startedAt: number;
   finishedAt: number;
+  /** How many times the tool ran: more than 1 after retries, 0 if it did not run (refused, invalid arguments, cached). */
+  attempts: number;
 }
 
 /** Tokens used, and their cost where the price is known. */

@@ -1,0 +1,72 @@
+//! `current_datetime`: the current date and time in an IANA time zone (or the reader's).
+
+use std::rc::Rc;
+
+use futures::future::LocalBoxFuture;
+use serde_json::{json, Value};
+
+use super::zones::TimeZones;
+use crate::domain::ToolDefinition;
+use crate::time::Clock;
+use crate::tool::{Tool, ToolContext, ToolResult};
+
+/// The tool's name.
+pub const CURRENT_DATETIME: &str = "current_datetime";
+
+/// The built-in `current_datetime` tool: `{ timeZone?: string }` →
+/// `{ iso, timeZone, date, time, weekday, utcOffset }`. Never cached; an
+/// unknown zone is a tool error the model reads.
+pub struct CurrentDatetime {
+    definition: ToolDefinition,
+    zones: Rc<dyn TimeZones>,
+    clock: Rc<dyn Clock>,
+}
+
+impl CurrentDatetime {
+    /// The tool, reading time from `clock` and zones from `zones`.
+    pub fn new(zones: Rc<dyn TimeZones>, clock: Rc<dyn Clock>) -> Self {
+        let definition = ToolDefinition {
+            name: CURRENT_DATETIME.to_owned(),
+            description: "The current date and time. Give an IANA time zone (e.g. Europe/Paris, \
+                          Asia/Tokyo) for the time there; without one, the reader's own time zone."
+                .to_owned(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "timeZone": {
+                        "type": "string",
+                        "description": "An IANA time zone name, e.g. Europe/Paris. Omit it for the reader's zone."
+                    }
+                },
+                "additionalProperties": false
+            }),
+        };
+        CurrentDatetime {
+            definition,
+            zones,
+            clock,
+        }
+    }
+}
+
+impl Tool for CurrentDatetime {
+    fn definition(&self) -> &ToolDefinition {
+        &self.definition
+    }
+
+    fn execute(&self, arguments: Value, _context: ToolContext) -> LocalBoxFuture<'static, ToolResult> {
+        let zone = match arguments.get("timeZone").and_then(Value::as_str).map(str::trim) {
+            Some(zone) if !zone.is_empty() => zone.to_owned(),
+            _ => self.zones.reader_zone(),
+        };
+        let result = self
+            .zones
+            .format(self.clock.now_ms(), &zone)
+            .and_then(|time| serde_json::to_value(time).map_err(|e| e.to_string()));
+        Box::pin(async move { result })
+    }
+
+    fn builtin(&self) -> bool {
+        true
+    }
+}
