@@ -461,6 +461,7 @@ export async function subscribeAndRetry(lectern: Lectern, id: string): Promise<s
 export async function headless(lectern: Lectern): Promise<string> {
   const run: RunRecord = await lectern.runHeadless({ instruction: 'Summarise the inbox', tools: ['search'], maxIterations: 4, timeoutMs: 60_000 });
   const again: RunRecord = await lectern.run(run.runId);
+  if (run.status === 'proposed') await lectern.reviewRun(run.runId, 'accept', 'checked by hand');
   const all: RunRecord[] = await lectern.runs();
   return run.status === 'failed' ? `${run.error?.name}: ${run.error?.message}` : `${again.text} (${all.length} runs, ${run.log.length} messages)`;
 }

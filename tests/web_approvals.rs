@@ -8,7 +8,7 @@ mod web_support;
 
 use js_sys::{Function, Reflect};
 use serde_json::{json, Value};
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 use web_support::{
     conversation, js, json as to_json, open_with, open_with_js, openai_provider, register, reject, resolve,
@@ -312,7 +312,10 @@ async fn a_headless_run_completes_and_is_kept_for_review() {
         ))
         .await,
     );
-    assert_eq!(run["status"], "completed", "{run}");
+    assert_eq!(
+        run["status"], "proposed",
+        "a tool that is not read-only ran: {run}"
+    );
     assert_eq!(run["text"], "Report saved.");
     assert_eq!(run["error"], Value::Null);
     assert_eq!(run["log"].as_array().unwrap().len(), 4);
@@ -328,6 +331,26 @@ async fn a_headless_run_completes_and_is_kept_for_review() {
     assert_eq!(all.as_array().unwrap().len(), 1);
     let missing = reject(reopened.lectern.run("nope".into())).await;
     assert_eq!(String::from(missing.name()), "NotFoundError");
+    let reviewed = to_json(
+        &resolve(reopened.lectern.review_run(
+            run_id.clone().into(),
+            "reject".into(),
+            "not this report".into(),
+        ))
+        .await,
+    );
+    assert_eq!(reviewed["status"], "rejected");
+    assert_eq!(reviewed["review"]["note"], "not this report");
+    assert_eq!(reviewed["log"], run["log"], "the log is kept");
+    let stored = to_json(&resolve(reopened.lectern.run(run_id.clone().into())).await);
+    assert_eq!(stored, reviewed);
+    let twice = reject(
+        reopened
+            .lectern
+            .review_run(run_id.into(), "accept".into(), JsValue::UNDEFINED),
+    )
+    .await;
+    assert_eq!(String::from(twice.name()), "ConfigError");
     let bad = reject(
         reopened
             .lectern

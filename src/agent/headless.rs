@@ -75,6 +75,9 @@ impl Agent {
             .send(&conversation_id, &request.instruction, &options, events)
             .await;
         settle_run(&mut run, outcome);
+        if run.status == RunStatus::Completed && self.changed_anything(&run.tool_calls) {
+            run.status = RunStatus::Proposed;
+        }
         // The run's messages, read by seq range rather than the whole conversation.
         let end = self.next_seq(&conversation_id).await?;
         let count = end.saturating_sub(first_seq) as usize;

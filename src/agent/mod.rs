@@ -34,6 +34,7 @@ pub mod prompts;
 mod request;
 mod result;
 mod retry;
+mod review;
 mod state;
 mod system_prompt;
 mod tool_step;

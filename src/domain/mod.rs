@@ -28,7 +28,7 @@ pub use paused_turn::{
     ClaimedCall, PausedStep, PendingApproval, PendingCall, PendingStatus, PendingTurn, SettledCall,
 };
 pub use reasoning::{reasoning_text, ReasoningBlock};
-pub use run::{RunError, RunRecord, RunStatus};
+pub use run::{ReviewDecision, RunError, RunRecord, RunReview, RunStatus};
 pub use tokens::{estimate_tokens, tool_definitions_tokens};
 pub use tool::{ToolCall, ToolDefinition};
 pub use tool_record::{Decision, ToolCallRecord};

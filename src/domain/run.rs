@@ -10,10 +10,40 @@ use super::{Message, ToolCallRecord, TurnUsage};
 pub enum RunStatus {
     /// Started and not finished (or the page closed while it ran).
     Running,
-    /// The model answered.
+    /// The model answered having run only read-only tools (or none).
     Completed,
+    /// The model answered after running a tool that may have changed
+    /// something: waiting for a person's review (`reviewRun`).
+    Proposed,
+    /// A proposed run a person accepted.
+    Accepted,
+    /// A proposed run a person rejected; its log and tool calls are kept.
+    Rejected,
     /// It failed or timed out; `error` says why.
     Failed,
+}
+
+/// A person's verdict on a run (`reviewRun`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ReviewDecision {
+    /// What the run did is kept.
+    Accept,
+    /// What the run did is not wanted (Lectern undoes nothing: the host does).
+    Reject,
+}
+
+/// The review of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunReview {
+    /// Accept or reject.
+    pub decision: ReviewDecision,
+    /// The reviewer's note.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// When (ms since the epoch).
+    pub at: f64,
 }
 
 /// Why a run failed.
@@ -54,6 +84,9 @@ pub struct RunRecord {
     pub started_at: f64,
     /// When it ended.
     pub finished_at: Option<f64>,
+    /// A person's review, once given (`reviewRun`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<RunReview>,
 }
 
 impl RunRecord {
@@ -72,6 +105,7 @@ impl RunRecord {
             steps: 0,
             started_at,
             finished_at: None,
+            review: None,
         }
     }
 }

@@ -106,6 +106,10 @@ impl Tool for SearchBookTool {
         })
     }
 
+    fn read_only(&self) -> bool {
+        true
+    }
+
     fn present(&self, result: Value) -> (String, Option<Value>) {
         let text = result["text"].as_str().unwrap_or(NO_PASSAGES).to_owned();
         let mut details = result;

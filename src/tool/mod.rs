@@ -87,6 +87,12 @@ pub trait Tool {
     fn builtin(&self) -> bool {
         false
     }
+    /// Whether it only reads (`registerTool({ readOnly: true })`): a headless
+    /// run that ran only such tools changed nothing and ends `completed`, not
+    /// `proposed`.
+    fn read_only(&self) -> bool {
+        false
+    }
 }
 
 /// The most retries a tool may ask for.
@@ -108,6 +114,7 @@ pub struct FnTool<F> {
     cache_ttl_ms: Option<u64>,
     cache_scope: CacheScope,
     retries: (u32, u64),
+    read_only: bool,
 }
 
 impl<F> FnTool<F>
@@ -127,6 +134,7 @@ where
             cache_ttl_ms: None,
             cache_scope: CacheScope::User,
             retries: (0, 0),
+            read_only: false,
         }
     }
 
@@ -134,6 +142,12 @@ where
     /// [`MAX_RETRIES`]), waiting `delay_ms` before each.
     pub fn with_retries(mut self, retries: u32, delay_ms: u64) -> Self {
         self.retries = (retries.min(MAX_RETRIES), delay_ms);
+        self
+    }
+
+    /// Marks it as only reading (see [`Tool::read_only`]).
+    pub fn read_only(mut self) -> Self {
+        self.read_only = true;
         self
     }
 
@@ -186,5 +200,9 @@ where
 
     fn retry_delay_ms(&self) -> u64 {
         self.retries.1
+    }
+
+    fn read_only(&self) -> bool {
+        self.read_only
     }
 }

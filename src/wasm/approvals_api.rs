@@ -11,6 +11,7 @@ use super::panic_guard::check_js;
 use super::send_options::split_signal;
 use crate::agent::{HeadlessRequest, SendOptions};
 use crate::approval::ApprovalDecision;
+use crate::domain::ReviewDecision;
 use crate::error::Error;
 
 #[wasm_bindgen]
@@ -145,5 +146,24 @@ impl Lectern {
             "runId",
             |inner, id| async move { inner.agent.run(&id).await },
         )
+    }
+
+    /// A person's verdict on a `proposed` (or `failed`) run: `'accept'` or
+    /// `'reject'`, with an optional note; resolves with the updated run.
+    #[wasm_bindgen(js_name = reviewRun, unchecked_return_type = "Promise<RunRecord>")]
+    pub fn review_run(
+        &self,
+        #[wasm_bindgen(js_name = "runId", unchecked_param_type = "string")] run_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "'accept' | 'reject'")] decision: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string | undefined")] note: JsValue,
+    ) -> Promise {
+        self.call_with_id(run_id, "runId", move |inner, id| async move {
+            let decision: ReviewDecision = from_js(decision, "reviewRun decision ('accept' or 'reject')")?;
+            let note = match note.is_undefined() || note.is_null() {
+                true => None,
+                false => Some(string_arg(&note, "note")?),
+            };
+            inner.agent.review_run(&id, decision, note).await
+        })
     }
 }

@@ -33,6 +33,8 @@ struct ToolSpec {
     retries: u32,
     #[serde(default)]
     retry_delay_ms: u64,
+    #[serde(default)]
+    read_only: bool,
 }
 
 fn empty_object_schema() -> Value {
@@ -48,6 +50,7 @@ pub struct JsTool {
     cache_scope: CacheScope,
     retries: u32,
     retry_delay_ms: u64,
+    read_only: bool,
 }
 
 impl JsTool {
@@ -87,6 +90,7 @@ impl JsTool {
             cache_scope: spec.cache_scope,
             retries: spec.retries,
             retry_delay_ms: spec.retry_delay_ms,
+            read_only: spec.read_only,
         })
     }
 }
@@ -170,5 +174,9 @@ impl Tool for JsTool {
 
     fn retry_delay_ms(&self) -> u64 {
         self.retry_delay_ms
+    }
+
+    fn read_only(&self) -> bool {
+        self.read_only
     }
 }

@@ -69,4 +69,8 @@ impl Tool for CurrentDatetime {
     fn builtin(&self) -> bool {
         true
     }
+
+    fn read_only(&self) -> bool {
+        true
+    }
 }

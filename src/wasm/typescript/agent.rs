@@ -85,6 +85,8 @@ export interface ToolSpec<Args = Record<string, unknown>> {
   retries?: number;
   /** Wait this long before each retry (default 0). */
   retryDelayMs?: number;
+  /** It only reads: a headless run that ran only such tools ends `'completed'`, not `'proposed'` (default false). */
+  readOnly?: boolean;
 }
 
 /** Whose calls share a tool's cached results. */

@@ -97,8 +97,8 @@ export interface RunRecord {
   runId: string;
   conversationId: string;
   instruction: string;
-  /** `'running'` only if the page closed while it ran. */
-  status: 'running' | 'completed' | 'failed';
+  /** `'running'` only if the page closed while it ran; `'completed'`: answered, having run only read-only tools (or none); `'proposed'`: answered after running a tool that may have changed something, waiting for `reviewRun`, then `'accepted'` or `'rejected'`. */
+  status: 'running' | 'completed' | 'proposed' | 'accepted' | 'rejected' | 'failed';
   /** The answer (or text streamed before a failure). */
   text: string;
   error: { name: LecternErrorName; message: string } | null;
@@ -109,5 +109,7 @@ export interface RunRecord {
   steps: number;
   startedAt: number;
   finishedAt: number | null;
+  /** A person's review (`reviewRun`), once given. */
+  review?: { decision: 'accept' | 'reject'; note?: string; at: number };
 }
 "#;
