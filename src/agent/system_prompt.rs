@@ -105,16 +105,7 @@ pub fn system_message(config: &AgentConfig, inputs: &SystemInputs<'_>) -> Result
 /// `YYYY-MM-DD` of a time in milliseconds since the epoch (UTC).
 pub fn iso_date(now_ms: f64) -> String {
     let days = (now_ms / 86_400_000.0).floor() as i64;
-    // Civil-from-days (Howard Hinnant).
-    let z = days + 719_468;
-    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (year, month, day) = crate::time::civil_from_days(days);
     format!("{year:04}-{month:02}-{day:02}")
 }
 

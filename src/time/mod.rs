@@ -7,6 +7,7 @@ use futures::future::LocalBoxFuture;
 
 #[cfg(target_arch = "wasm32")]
 mod browser;
+mod civil;
 mod manual;
 #[cfg(not(target_arch = "wasm32"))]
 mod system;
@@ -14,6 +15,7 @@ mod timeout;
 
 #[cfg(target_arch = "wasm32")]
 pub use browser::BrowserClock;
+pub use civil::civil_from_days;
 pub use manual::ManualClock;
 #[cfg(not(target_arch = "wasm32"))]
 pub use system::SystemClock;

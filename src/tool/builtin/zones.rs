@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+use crate::time::civil_from_days;
+
 /// A moment as read on the clocks of one time zone.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -115,19 +117,6 @@ impl TimeZones for FixedZones {
             .first()
             .map_or_else(|| "UTC".to_owned(), |(name, _)| name.clone())
     }
-}
-
-/// `(year, month, day)` of a day count since 1970-01-01 (Howard Hinnant's civil-from-days).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(month <= 2), month, day)
 }
 
 #[cfg(test)]
