@@ -254,19 +254,7 @@ pub fn validate_config(
     if let Err(e) = provider.validate() {
         errors.push(e.to_string());
     }
-    let (needs_key, has_key) = match &provider.kind {
-        ProviderKind::Openai(s) => (
-            s.base_url.contains("api.openai.com"),
-            s.api_key.as_deref().is_some_and(|k| !k.is_empty()),
-        ),
-        ProviderKind::Anthropic(s) => (true, s.api_key.as_deref().is_some_and(|k| !k.is_empty())),
-        ProviderKind::Custom(_) => (false, true),
-    };
-    if needs_key && !has_key {
-        errors.push("provider.apiKey is missing (this provider needs one)".into());
-    } else if !has_key {
-        warnings.push("provider.apiKey is not set; fine for local servers that need none".into());
-    }
+    check_api_key(provider, &mut errors, &mut warnings);
     let max_temperature = if matches!(provider.kind, ProviderKind::Anthropic(_)) {
         1.0
     } else {
@@ -307,20 +295,7 @@ pub fn validate_config(
     }
     check_tool_result_cap(config, &mut errors, &mut warnings);
     check_output_tokens(config, &mut errors);
-    for (name, budget) in [
-        ("budget", &config.budget),
-        ("budgetPeriod", &config.budget_period),
-    ] {
-        if let Err(e) = budget.check_values(name) {
-            errors.push(e.to_string());
-        }
-        if budget.max_cost_usd.is_some() && config.prices.price(provider.model()).is_none() {
-            warnings.push(format!(
-                "{name}.maxCostUsd is set but model {:?} has no price in prices: the cost limit is not checked",
-                provider.model()
-            ));
-        }
-    }
+    check_budgets(provider, config, &mut errors, &mut warnings);
     if let ContextStrategy::TokenBudget { max_tokens } = config.context {
         if let Some(window) = config.model_profile.context_length {
             if max_tokens > window {
@@ -334,6 +309,47 @@ pub fn validate_config(
         valid: errors.is_empty(),
         errors,
         warnings,
+    }
+}
+
+/// A key where the provider needs one (OpenAI's API, Anthropic); a warning
+/// where none is set for a server that may not need one.
+fn check_api_key(provider: &ProviderConfig, errors: &mut Vec<String>, warnings: &mut Vec<String>) {
+    let (needs_key, has_key) = match &provider.kind {
+        ProviderKind::Openai(s) => (
+            s.base_url.contains("api.openai.com"),
+            s.api_key.as_deref().is_some_and(|k| !k.is_empty()),
+        ),
+        ProviderKind::Anthropic(s) => (true, s.api_key.as_deref().is_some_and(|k| !k.is_empty())),
+        ProviderKind::Custom(_) => (false, true),
+    };
+    if needs_key && !has_key {
+        errors.push("provider.apiKey is missing (this provider needs one)".into());
+    } else if !has_key {
+        warnings.push("provider.apiKey is not set; fine for local servers that need none".into());
+    }
+}
+
+/// `budget` and `budgetPeriod`: positive limits, and a price for a cost limit.
+fn check_budgets(
+    provider: &ProviderConfig,
+    config: &AgentConfig,
+    errors: &mut Vec<String>,
+    warnings: &mut Vec<String>,
+) {
+    for (name, budget) in [
+        ("budget", &config.budget),
+        ("budgetPeriod", &config.budget_period),
+    ] {
+        if let Err(e) = budget.check_values(name) {
+            errors.push(e.to_string());
+        }
+        if budget.max_cost_usd.is_some() && config.prices.price(provider.model()).is_none() {
+            warnings.push(format!(
+                "{name}.maxCostUsd is set but model {:?} has no price in prices: the cost limit is not checked",
+                provider.model()
+            ));
+        }
     }
 }
 

@@ -12,10 +12,7 @@
 //! Each method is one short transaction that awaits nothing but its own requests.
 
 use futures::future::LocalBoxFuture;
-use idb::{
-    CursorDirection, Database, Factory, IndexParams, KeyPath, KeyRange, ObjectStoreParams, Query,
-    TransactionMode,
-};
+use idb::{CursorDirection, Database, Factory, KeyRange, Query, TransactionMode};
 use js_sys::Array;
 use serde::{de::DeserializeOwned, Serialize};
 use std::cell::{Cell, RefCell};
@@ -26,7 +23,8 @@ use web_sys::{IdbDatabase, IdbVersionChangeEvent};
 
 use super::indexeddb_grants::{self as grants, APPROVAL_GRANTS};
 use super::indexeddb_open::{open_database, IndexedDbOptions, Upgrade};
-use super::indexeddb_turns::{self as turns, BY_CONVERSATION};
+use super::indexeddb_schema as schema;
+use super::indexeddb_turns as turns;
 pub(super) use super::indexeddb_tx::{
     commit, finish, idb_error, idb_error_while, transaction, write_transaction,
 };
@@ -37,7 +35,7 @@ use crate::domain::{CallUsage, RunRecord, ToolCallRecord, UsageTotals};
 use crate::domain::{Conversation, Message};
 use crate::error::{Error, Result, StorageReason};
 
-/// The schema version this code writes; [`upgrade`] brings older databases to it.
+/// The schema version this code writes; `indexeddb_schema::upgrade` brings older databases to it.
 pub const SCHEMA_VERSION: u32 = 6;
 
 /// Conversations, keyed by `id`.
@@ -104,7 +102,7 @@ impl IndexedDbStore {
     /// newer than this code rejects with reason `version`.
     pub async fn open_with(name: &str, options: &IndexedDbOptions) -> Result<Self> {
         let fail_at = options.fail_upgrade_to;
-        let upgrade: Upgrade = Box::new(move |db, old| upgrade(db, old, fail_at));
+        let upgrade: Upgrade = Box::new(move |db, old| schema::upgrade(db, old, fail_at));
         let raw = open_database(name, SCHEMA_VERSION, options, upgrade).await?;
         let closed = Rc::new(Cell::new(false));
         let listener: Rc<RefCell<Option<CloseListener>>> = Rc::default();
@@ -158,100 +156,6 @@ impl Drop for IndexedDbStore {
         self.raw.set_onversionchange(None);
         self.raw.close();
     }
-}
-
-/// One schema step: creates what its version adds.
-type Step = fn(&Database) -> std::result::Result<(), idb::Error>;
-
-/// The schema steps: the step at index `i` brings a database to version `i + 1`.
-const STEPS: [Step; SCHEMA_VERSION as usize] = [
-    conversations_v1,
-    books_v2,
-    turns_v3,
-    lexical_v4,
-    pages_v5,
-    ledger_v6,
-];
-
-/// Applies every schema step after `old_version`, in order, inside the
-/// version-change transaction: an error aborts it and with it every step.
-fn upgrade(db: &Database, old_version: u32, fail_at: Option<u32>) -> Result<()> {
-    for (version, step) in (1..).zip(STEPS) {
-        if old_version < version {
-            step(db).map_err(idb_error)?;
-            if fail_at == Some(version) {
-                return Err(Error::storage(format!(
-                    "the upgrade step to version {version} was made to fail (test hook)"
-                )));
-            }
-        }
-    }
-    Ok(())
-}
-
-fn conversations_v1(db: &Database) -> std::result::Result<(), idb::Error> {
-    let mut params = ObjectStoreParams::new();
-    params.key_path(Some(KeyPath::new_single("id")));
-    db.create_object_store(CONVERSATIONS, params)?;
-
-    let mut params = ObjectStoreParams::new();
-    params.key_path(Some(KeyPath::new_array(["conversationId", "seq"])));
-    let messages = db.create_object_store(MESSAGES, params)?;
-    let mut unique = IndexParams::new();
-    unique.unique(true);
-    messages.create_index("byId", KeyPath::new_single("id"), Some(unique))?;
-    Ok(())
-}
-
-fn books_v2(db: &Database) -> std::result::Result<(), idb::Error> {
-    let mut params = ObjectStoreParams::new();
-    params.key_path(Some(KeyPath::new_single("id")));
-    db.create_object_store(BOOKS, params)?;
-    for (name, key) in [(CHUNKS, "batch"), (VECTORS, "batch")] {
-        let mut params = ObjectStoreParams::new();
-        params.key_path(Some(KeyPath::new_array(["bookId", key])));
-        db.create_object_store(name, params)?;
-    }
-    let mut params = ObjectStoreParams::new();
-    params.key_path(Some(KeyPath::new_single("bookId")));
-    db.create_object_store(INDEX_SNAPSHOTS, params)?;
-    Ok(())
-}
-
-fn turns_v3(db: &Database) -> std::result::Result<(), idb::Error> {
-    let mut params = ObjectStoreParams::new();
-    params.key_path(Some(KeyPath::new_single("turnId")));
-    let pending = db.create_object_store(PENDING_TURNS, params)?;
-    pending.create_index(BY_CONVERSATION, KeyPath::new_single("conversationId"), None)?;
-    let mut params = ObjectStoreParams::new();
-    params.key_path(Some(KeyPath::new_array(["conversationId", "turnId", "position"])));
-    db.create_object_store(TOOL_CALLS, params)?;
-    let mut params = ObjectStoreParams::new();
-    params.key_path(Some(KeyPath::new_single("runId")));
-    db.create_object_store(RUNS, params)?;
-    Ok(())
-}
-
-/// Books stored before it have no lexical index: one is built when they load.
-fn lexical_v4(db: &Database) -> std::result::Result<(), idb::Error> {
-    let mut params = ObjectStoreParams::new();
-    params.key_path(Some(KeyPath::new_single("bookId")));
-    db.create_object_store(LEXICAL_INDEXES, params)?;
-    Ok(())
-}
-
-/// Books stored before it have no pages: `Library::page` asks to add them again.
-fn pages_v5(db: &Database) -> std::result::Result<(), idb::Error> {
-    let mut params = ObjectStoreParams::new();
-    params.key_path(Some(KeyPath::new_array(["bookId", "number"])));
-    db.create_object_store(PAGES, params)?;
-    Ok(())
-}
-
-/// Usage totals and "always allow" grants, both new in version 6.
-fn ledger_v6(db: &Database) -> std::result::Result<(), idb::Error> {
-    usage::usage_v6(db)?;
-    grants::grants_v6(db)
 }
 
 /// A record as the JS object IndexedDB stores, through JSON text: the same

@@ -21,6 +21,8 @@ mod indexeddb_grants;
 #[cfg(target_arch = "wasm32")]
 mod indexeddb_open;
 #[cfg(target_arch = "wasm32")]
+mod indexeddb_schema;
+#[cfg(target_arch = "wasm32")]
 mod indexeddb_turns;
 #[cfg(target_arch = "wasm32")]
 mod indexeddb_tx;
