@@ -86,7 +86,7 @@ impl Agent {
         request: &ModelRequest,
         period: Option<&PeriodStart>,
     ) -> Result<()> {
-        let cost = |usage: &Usage| self.config.prices.cost_usd(self.model.model_name(), usage);
+        let cost = |usage: &Usage| self.cost_usd(usage);
         let next_usage = Usage {
             input_tokens: request_tokens(request) as u64,
             ..Usage::default()

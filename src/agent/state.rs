@@ -5,17 +5,16 @@ use super::{TurnResult, TurnStatus};
 use crate::domain::{PendingCall, TurnState, TurnUsage};
 
 impl TurnState {
-    /// The turn's outcome so far, with `status`, answer `text` and `pending` calls.
+    /// The turn's outcome so far, with `status`, answer `text`, `pending`
+    /// calls and its `usage` (with cost: `Agent::turn_usage`).
     pub fn result(
         &self,
         turn_id: &str,
         status: TurnStatus,
         text: String,
         pending: Vec<PendingCall>,
-        cost_usd: Option<f64>,
+        usage: TurnUsage,
     ) -> TurnResult {
-        let mut usage = TurnUsage::from(self.usage);
-        usage.cost_usd = cost_usd;
         TurnResult {
             status,
             turn_id: turn_id.to_owned(),

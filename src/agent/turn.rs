@@ -199,8 +199,7 @@ impl Agent {
             name: error.name().to_owned(),
             message: error.to_string(),
         });
-        let mut usage = crate::domain::TurnUsage::from(state.usage);
-        usage.cost_usd = self.config.prices.cost_usd(self.model.model_name(), &state.usage);
+        let usage = self.turn_usage(&state);
         Err(TurnError {
             error,
             partial_text: state.partial_text,
@@ -292,13 +291,12 @@ impl Agent {
         state: &TurnState,
         pending: Vec<PendingCall>,
     ) -> TurnResult {
-        let cost = self.config.prices.cost_usd(self.model.model_name(), &state.usage);
         state.result(
             &scope.turn_id,
             TurnStatus::AwaitingApproval,
             String::new(),
             pending,
-            cost,
+            self.turn_usage(state),
         )
     }
 
@@ -338,8 +336,8 @@ impl Agent {
         answer.reasoning = response.reasoning;
         self.store.append_messages(vec![answer]).await?;
         scope.emit(|| EventKind::Finish { text: text.clone() });
-        let cost = self.config.prices.cost_usd(self.model.model_name(), &state.usage);
-        Ok(state.result(&scope.turn_id, TurnStatus::Completed, text, Vec::new(), cost))
+        let usage = self.turn_usage(state);
+        Ok(state.result(&scope.turn_id, TurnStatus::Completed, text, Vec::new(), usage))
     }
 
     /// Keeps the text an aborted answer had streamed, marked interrupted. Best

@@ -6,11 +6,23 @@
 use super::turn::TurnScope;
 use super::usage_estimate::request_tokens;
 use super::Agent;
-use crate::domain::{estimate_tokens, CallUsage, TurnState, Usage};
+use crate::domain::{estimate_tokens, CallUsage, TurnState, TurnUsage, Usage};
 use crate::error::Error;
 use crate::provider::ModelRequest;
 
 impl Agent {
+    /// The cost of `usage` on this agent's model, where it has a price.
+    pub(super) fn cost_usd(&self, usage: &Usage) -> Option<f64> {
+        self.config.prices.cost_usd(self.model.model_name(), usage)
+    }
+
+    /// The turn's usage so far, with its cost.
+    pub(super) fn turn_usage(&self, state: &TurnState) -> TurnUsage {
+        let mut usage = TurnUsage::from(state.usage);
+        usage.cost_usd = self.cost_usd(&state.usage);
+        usage
+    }
+
     /// Adds a finished call's usage to the turn and the conversation's
     /// totals; returns its cost where the model has a price.
     pub(super) async fn count_call(
@@ -20,7 +32,7 @@ impl Agent {
         usage: Usage,
     ) -> Option<f64> {
         state.usage.add(&usage);
-        let cost_usd = self.config.prices.cost_usd(self.model.model_name(), &usage);
+        let cost_usd = self.cost_usd(&usage);
         let call = CallUsage {
             usage,
             cost_usd,
