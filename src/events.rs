@@ -120,10 +120,27 @@ pub enum EventKind {
     /// Something the host should know that does not stop the turn.
     Warning {
         /// What kind: `contextOverflow` (the request is larger than
-        /// `modelProfile.contextLength` even with only the latest message).
+        /// `modelProfile.contextLength` even with only the latest message),
+        /// `budgetUnpriced` (a cost limit the model has no price for),
+        /// `contextSummaryFailed` (older history was dropped, not summarised).
         code: String,
         /// A human-readable description.
         message: String,
+    },
+    /// Older history was summarised for the `summarize` context strategy
+    /// (one event a summary call), or could not be and was dropped instead.
+    ContextCompressed {
+        /// Messages this call summarised (0 when it failed).
+        summarized_messages: u32,
+        /// The `seq` of the last message the stored summary covers (absent when there is none).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        through_seq: Option<u32>,
+        /// The summary's estimated size in tokens.
+        summary_tokens: usize,
+        /// Why the summary could not be made, when the older history was
+        /// dropped instead (the turn goes on).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        fallback: Option<String>,
     },
     /// The turn failed.
     Error {

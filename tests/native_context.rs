@@ -119,6 +119,18 @@ impl Store for CountingStore {
     fn clear_grants<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
         self.inner.clear_grants(id)
     }
+    fn context_summary<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> LocalBoxFuture<'a, Result<Option<lectern::domain::ContextSummary>>> {
+        self.inner.context_summary(id)
+    }
+    fn put_context_summary<'a>(
+        &'a self,
+        summary: &'a lectern::domain::ContextSummary,
+    ) -> LocalBoxFuture<'a, Result<()>> {
+        self.inner.put_context_summary(summary)
+    }
 }
 
 /// A small deterministic generator (xorshift).

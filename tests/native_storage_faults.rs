@@ -102,6 +102,18 @@ impl Store for FullStore {
     fn clear_grants<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
         self.inner.clear_grants(id)
     }
+    fn context_summary<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> LocalBoxFuture<'a, Result<Option<lectern::domain::ContextSummary>>> {
+        self.inner.context_summary(id)
+    }
+    fn put_context_summary<'a>(
+        &'a self,
+        summary: &'a lectern::domain::ContextSummary,
+    ) -> LocalBoxFuture<'a, Result<()>> {
+        self.inner.put_context_summary(summary)
+    }
 }
 
 struct Harness {

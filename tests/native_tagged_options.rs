@@ -27,8 +27,26 @@ fn context_strategies() {
     );
     assert!(error::<ContextStrategy>(r#"{"maxMessages":7}"#).contains("missing field `strategy`"));
     assert!(error::<ContextStrategy>(r#"{"strategy":"all"}"#)
-        .contains("unknown variant `all`, expected `fullHistory` or `tokenBudget`"));
+        .contains("unknown variant `all`, expected one of `fullHistory`, `tokenBudget`, `summarize`"));
     assert!(error::<ContextStrategy>(r#"{"strategy":"tokenBudget"}"#).contains("missing field `maxTokens`"));
+    assert_eq!(
+        parse::<ContextStrategy>(r#"{"strategy":"summarize","maxTokens":900}"#),
+        Ok(ContextStrategy::Summarize {
+            max_tokens: 900,
+            keep_recent: 6
+        })
+    );
+    assert_eq!(
+        parse::<ContextStrategy>(r#"{"strategy":"summarize","maxTokens":900,"keepRecent":2}"#),
+        Ok(ContextStrategy::Summarize {
+            max_tokens: 900,
+            keep_recent: 2
+        })
+    );
+    assert!(
+        error::<ContextStrategy>(r#"{"strategy":"summarize","keepRecent":2}"#)
+            .contains("missing field `maxTokens`")
+    );
     assert!(
         error::<ContextStrategy>(r#"{"strategy":"fullHistory","maxMessages":7,"maxTokens":3}"#)
             .contains("unknown field `maxTokens`")

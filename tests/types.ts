@@ -79,6 +79,10 @@ export function describeEvent(event: LecternEvent): string {
       return event.text;
     case 'warning':
       return `warning ${event.code}: ${event.message}`;
+    case 'contextCompressed':
+      return event.fallback === undefined
+        ? `summarised ${event.summarizedMessages} messages (through #${event.throughSeq ?? '-'}, ~${event.summaryTokens} tokens)`
+        : `summary failed: ${event.fallback}`;
     case 'error':
       return `${event.name}: ${event.message}`;
     default: {
@@ -292,6 +296,12 @@ export const layered: LecternOptions = {
   maxToolResultChars: 20_000,
   budget: { maxTokens: 20_000 },
   budgetPeriod: { maxCostUsd: 2.5 },
+};
+
+export const summarizing: LecternOptions = {
+  provider: { kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2' },
+  context: { strategy: 'summarize', maxTokens: 6000, keepRecent: 8 },
+  prompts: { summarize_history: 'Summarise the conversation so far in at most {{max_words}} words.' },
 };
 
 export async function spent(lectern: Lectern, id: string): Promise<string> {

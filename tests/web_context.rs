@@ -1,7 +1,8 @@
 //! What each request carries, through the JS API in headless Chromium: the
 //! answer's `max_tokens` from `send`, the persona and the model profile in
 //! both wire formats, `modelProfile.contextLength`'s `warning` event, and a
-//! book conversation's reading rules under a custom persona prompt.
+//! book conversation's reading rules under a custom persona prompt, and the
+//! `summarize` strategy's stored summary across a reopen of IndexedDB.
 #![cfg(target_arch = "wasm32")]
 
 mod web_support;
@@ -10,7 +11,7 @@ use serde_json::{json, Value};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_support::{
-    conversation, js, json as to_json, open_with, openai_provider, reject, resolve, MockSession,
+    conversation, js, json as to_json, open_with, openai_provider, reject, resolve, unique, MockSession,
 };
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -150,4 +151,72 @@ async fn a_custom_persona_prompt_cannot_drop_the_reading_rules() {
     assert!(system.starts_with("You are a pirate."), "{system}");
     assert!(system.contains("## Reading rules"), "{system}");
     assert!(system.contains("is on page 1 of 3"), "{system}");
+}
+
+#[wasm_bindgen_test]
+async fn older_history_is_summarised_once_and_the_summary_survives_a_reopen() {
+    let session = MockSession::new();
+    session
+        .script(json!([
+            { "text": "one" },
+            { "text": "two" },
+            { "text": "S1: they spoke of words." },
+            { "text": "three" },
+            { "text": "four" }
+        ]))
+        .await;
+    let options = json!({
+        "dbName": unique("summarize"),
+        "provider": openai_provider(&session, json!({})),
+        "persona": { "systemPrompt": "Be brief." },
+        "context": { "strategy": "summarize", "maxTokens": 300, "keepRecent": 2 }
+    });
+    let opened = open_with(options.clone()).await;
+    let id = conversation(&opened).await;
+    // About 104 tokens each: the third one takes history past 300.
+    let long = |n: usize| format!("q{n} {}", "word ".repeat(100));
+    for n in 1..=3 {
+        send_with(&opened, &id, &long(n), json!({})).await;
+    }
+    let compressed: Vec<Value> = opened
+        .events
+        .borrow()
+        .iter()
+        .filter(|e| e["type"] == "contextCompressed")
+        .cloned()
+        .collect();
+    assert_eq!(compressed.len(), 1, "{compressed:?}");
+    assert_eq!(
+        compressed[0]["summarizedMessages"], 3,
+        "q1, one, q2: all but the newest two"
+    );
+    resolve(opened.lectern.close()).await;
+
+    let opened = open_with(options).await;
+    send_with(&opened, &id, &long(4), json!({})).await;
+    let requests = session.requests().await;
+    assert_eq!(requests.len(), 5, "one summary call, none after the reopen");
+    let summary_call = &requests[2]["body"];
+    assert!(summary_call.get("tools").is_none(), "{summary_call}");
+    let input = summary_call["messages"][1]["content"].as_str().unwrap();
+    assert!(input.starts_with("Summary so far:\n(none yet)"), "{input}");
+    assert!(
+        input.contains("Reader: q1 ") && input.contains("Assistant: one") && input.contains("Reader: q2 ")
+    );
+    assert!(
+        !input.contains("q3"),
+        "the newest messages are kept, not summarised"
+    );
+    let last = requests[4]["body"]["messages"].as_array().unwrap();
+    let system = last[0]["content"].as_str().unwrap();
+    assert_eq!(
+        system,
+        "Be brief.\n\n## Summary of the earlier conversation\n\nS1: they spoke of words."
+    );
+    let kept: Vec<&str> = last[1..]
+        .iter()
+        .map(|m| &m["content"].as_str().unwrap()[..2])
+        .collect();
+    assert_eq!(kept, ["tw", "q3", "th", "q4"]);
+    resolve(opened.lectern.close()).await;
 }

@@ -83,6 +83,7 @@ async fn database_is_created_at_the_current_schema_version() {
             "approvalGrants",
             "books",
             "chunks",
+            "contextSummaries",
             "conversations",
             "indexSnapshots",
             "lexicalIndexes",
@@ -97,6 +98,10 @@ async fn database_is_created_at_the_current_schema_version() {
     );
     db.close();
     IndexedDbStore::delete_database(&name).await.unwrap();
+}
+
+fn store_summaries_exist(db: &idb::Database) -> bool {
+    db.store_names().contains(&"contextSummaries".to_owned())
 }
 
 #[wasm_bindgen_test]
@@ -163,6 +168,10 @@ async fn a_version_1_database_is_upgraded_in_place() {
         db.store_names().contains(&"approvalGrants".to_owned())
             && db.store_names().contains(&"usageTotals".to_owned()),
         "the version-6 grants and usage stores exist"
+    );
+    assert!(
+        store_summaries_exist(&db),
+        "the version-7 context summaries store exists"
     );
     db.close();
     IndexedDbStore::delete_database(&name).await.unwrap();

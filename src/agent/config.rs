@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::compress::summary_room;
 use super::context::ContextStrategy;
-use super::prompts::{PromptLibrary, DEFAULT_PROMPT};
+use super::prompts::{PromptLibrary, DEFAULT_PROMPT, SUMMARIZE_PROMPT};
 use crate::approval::ApprovalConfig;
 use crate::domain::Budget;
 use crate::provider::{PriceTable, ProviderConfig, ProviderKind};
@@ -295,8 +296,9 @@ pub fn validate_config(
     }
     check_tool_result_cap(config, &mut errors, &mut warnings);
     check_output_tokens(config, &mut errors);
+    check_summarize(config, &mut errors, &mut warnings);
     check_budgets(provider, config, &mut errors, &mut warnings);
-    if let ContextStrategy::TokenBudget { max_tokens } = config.context {
+    if let Some(max_tokens) = config.context.max_tokens() {
         if let Some(window) = config.model_profile.context_length {
             if max_tokens > window {
                 warnings.push(format!(
@@ -371,6 +373,27 @@ fn check_output_tokens(config: &AgentConfig, errors: &mut Vec<String>) {
     }
 }
 
+/// `context: { strategy: 'summarize' }` needs its prompt, and a budget that
+/// leaves the summary some room.
+fn check_summarize(config: &AgentConfig, errors: &mut Vec<String>, warnings: &mut Vec<String>) {
+    let ContextStrategy::Summarize { max_tokens, .. } = config.context else {
+        return;
+    };
+    match config.prompts.template(SUMMARIZE_PROMPT) {
+        Ok(text) if text.trim().is_empty() => errors.push(format!(
+            "prompt {SUMMARIZE_PROMPT:?} is empty: context strategy 'summarize' needs it"
+        )),
+        Ok(_) => {}
+        Err(e) => errors.push(e.to_string()),
+    }
+    if max_tokens < 1_000 {
+        warnings.push(format!(
+            "context.maxTokens ({max_tokens}) is small for 'summarize': the summary gets at most {} tokens",
+            summary_room(max_tokens)
+        ));
+    }
+}
+
 /// The `validateConfig` warning for an instance with books whose custom
 /// prompt (persona text or a template the host gave) lacks `{{book_context}}`:
 /// the reading rules are then added after it rather than placed by it.
@@ -403,7 +426,7 @@ fn check_tool_result_cap(config: &AgentConfig, errors: &mut Vec<String>, warning
             "maxToolResultChars ({max}) is small: the model sees little of each tool result"
         ));
     }
-    if let ContextStrategy::TokenBudget { max_tokens } = config.context {
+    if let Some(max_tokens) = config.context.max_tokens() {
         if max / 4 > max_tokens {
             warnings.push(format!(
                 "maxToolResultChars ({max}, about {} tokens) exceeds context.maxTokens ({max_tokens}): one tool result can crowd out the history",

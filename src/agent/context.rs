@@ -18,8 +18,9 @@ const FIRST_PAGE: usize = 64;
 /// kept, an assistant message that called tools is never split from its tool
 /// results, and the latest message is always sent.
 ///
-/// JS names it by `strategy`: `{ strategy: 'fullHistory', maxMessages }` or
-/// `{ strategy: 'tokenBudget', maxTokens }`.
+/// JS names it by `strategy`: `{ strategy: 'fullHistory', maxMessages }`,
+/// `{ strategy: 'tokenBudget', maxTokens }` or
+/// `{ strategy: 'summarize', maxTokens, keepRecent }`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ContextStrategy {
     /// At most `max_messages` messages.
@@ -33,13 +34,38 @@ pub enum ContextStrategy {
         /// The token budget.
         max_tokens: usize,
     },
+    /// Like `TokenBudget`, but what no longer fits is summarised by the
+    /// model instead of dropped (see `compress`): the summary is stored,
+    /// extended as history grows, and sent in the system message.
+    Summarize {
+        /// The token budget (system message and summary included).
+        max_tokens: usize,
+        /// The newest messages never summarised (rounded out to whole units).
+        keep_recent: usize,
+    },
 }
+
+/// `keepRecent` when `{ strategy: 'summarize' }` does not say.
+pub const DEFAULT_KEEP_RECENT: usize = 6;
 
 /// The fields of `{ strategy: 'fullHistory' }`.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct FullHistoryFields {
     max_messages: usize,
+}
+
+/// The fields of `{ strategy: 'summarize' }`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SummarizeFields {
+    max_tokens: usize,
+    #[serde(default = "default_keep_recent")]
+    keep_recent: usize,
+}
+
+fn default_keep_recent() -> usize {
+    DEFAULT_KEEP_RECENT
 }
 
 /// The fields of `{ strategy: 'tokenBudget' }`.
@@ -63,7 +89,25 @@ impl<'de> Deserialize<'de> for ContextStrategy {
                 .map(|f: TokenBudgetFields| ContextStrategy::TokenBudget {
                     max_tokens: f.max_tokens,
                 }),
-            _ => Err(tagged.unknown(&["fullHistory", "tokenBudget"])),
+            "summarize" => tagged
+                .fields()
+                .map(|f: SummarizeFields| ContextStrategy::Summarize {
+                    max_tokens: f.max_tokens,
+                    keep_recent: f.keep_recent,
+                }),
+            _ => Err(tagged.unknown(&["fullHistory", "tokenBudget", "summarize"])),
+        }
+    }
+}
+
+impl ContextStrategy {
+    /// The token budget this strategy keeps to, if it is one.
+    pub fn max_tokens(self) -> Option<usize> {
+        match self {
+            ContextStrategy::FullHistory { .. } => None,
+            ContextStrategy::TokenBudget { max_tokens } | ContextStrategy::Summarize { max_tokens, .. } => {
+                Some(max_tokens)
+            }
         }
     }
 }
@@ -85,7 +129,7 @@ pub(super) fn message_tokens(message: &Message) -> usize {
 
 /// Start indexes of the units history can be cut into: a message, or an
 /// assistant message together with the tool results that follow it.
-fn unit_starts(history: &[Message]) -> Vec<usize> {
+pub(super) fn unit_starts(history: &[Message]) -> Vec<usize> {
     (0..history.len())
         .filter(|&i| history[i].role != Role::ToolResult || i == 0)
         .collect()
@@ -124,7 +168,7 @@ pub async fn read_window(
 ) -> Result<Vec<Message>> {
     let mut page = match strategy {
         ContextStrategy::FullHistory { max_messages } => max_messages.saturating_add(SLACK),
-        ContextStrategy::TokenBudget { .. } => FIRST_PAGE,
+        ContextStrategy::TokenBudget { .. } | ContextStrategy::Summarize { .. } => FIRST_PAGE,
     };
     let mut tail: Vec<Message> = Vec::new();
     loop {
@@ -172,23 +216,25 @@ fn window_start(
 }
 
 fn initial_cost(strategy: ContextStrategy, system_tokens: usize) -> usize {
-    match strategy {
-        ContextStrategy::FullHistory { .. } => 0,
-        ContextStrategy::TokenBudget { .. } => system_tokens,
+    match strategy.max_tokens() {
+        None => 0,
+        Some(_) => system_tokens,
     }
 }
 
 fn unit_cost(unit: &[Message], strategy: ContextStrategy) -> usize {
-    match strategy {
-        ContextStrategy::FullHistory { .. } => unit.len(),
-        ContextStrategy::TokenBudget { .. } => unit.iter().map(message_tokens).sum(),
+    match strategy.max_tokens() {
+        None => unit.len(),
+        Some(_) => unit.iter().map(message_tokens).sum(),
     }
 }
 
 fn limit_of(strategy: ContextStrategy) -> usize {
     match strategy {
         ContextStrategy::FullHistory { max_messages } => max_messages,
-        ContextStrategy::TokenBudget { max_tokens } => max_tokens,
+        ContextStrategy::TokenBudget { max_tokens } | ContextStrategy::Summarize { max_tokens, .. } => {
+            max_tokens
+        }
     }
 }
 

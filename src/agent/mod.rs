@@ -20,6 +20,7 @@ use crate::tool::{Tool, ToolCache, ToolRegistry};
 mod active_turns;
 mod approvals;
 mod budget;
+mod compress;
 mod config;
 mod context;
 mod context_room;
@@ -36,6 +37,7 @@ mod result;
 mod retry;
 mod review;
 mod state;
+mod summary_call;
 mod system_prompt;
 mod tool_step;
 mod turn;
@@ -51,7 +53,7 @@ pub use config::{
     book_context_warning, validate_config, AgentConfig, ConfigReport, ModelProfile, Persona, RunLimits,
     ToolShell,
 };
-pub use context::{estimate_tokens, history_window, read_window, ContextStrategy};
+pub use context::{estimate_tokens, history_window, read_window, ContextStrategy, DEFAULT_KEEP_RECENT};
 pub use friendly::friendly_message;
 pub use headless::{HeadlessRequest, DEFAULT_RUN_TIMEOUT_MS};
 pub use locks::{MemoryLocks, TurnGuard, TurnLocks};

@@ -8,11 +8,21 @@ use crate::error::{Error, Result};
 /// The template a conversation uses unless the persona names another.
 pub const DEFAULT_PROMPT: &str = "conversation_system_prompt";
 
+/// The template that instructs the model to summarise older history (the
+/// `summarize` context strategy).
+pub const SUMMARIZE_PROMPT: &str = "summarize_history";
+
 /// The templates shipped in `prompts/`.
-const BUILT_IN: &[(&str, &str)] = &[(
-    DEFAULT_PROMPT,
-    include_str!("../../prompts/conversation_system_prompt.md"),
-)];
+const BUILT_IN: &[(&str, &str)] = &[
+    (
+        DEFAULT_PROMPT,
+        include_str!("../../prompts/conversation_system_prompt.md"),
+    ),
+    (
+        SUMMARIZE_PROMPT,
+        include_str!("../../prompts/summarize_history.md"),
+    ),
+];
 
 /// Named prompt templates.
 #[derive(Debug, Clone, PartialEq)]

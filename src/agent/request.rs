@@ -1,6 +1,9 @@
 //! The request for each model call of a turn: system message, history window,
 //! tools, and the passages `alwaysRetrieve` adds.
 
+use super::budget::PeriodStart;
+use super::compress::{summary_tokens, with_summary, SummarizedHistory};
+use super::context::ContextStrategy;
 use super::context_room::{default_output_reserve, fit_window, Overflow};
 use super::system_prompt::{iso_date, system_message, SystemInputs};
 use super::turn::TurnScope;
@@ -15,13 +18,15 @@ use crate::retrieval::library::SearchOptions;
 use crate::retrieval::search_tool::{format_passages, SEARCH_BOOK};
 
 impl Agent {
-    /// The request for the next model call: system message, history window, tools.
+    /// The request for the next model call: system message, history window,
+    /// tools. Under `summarize` it may first make summary calls (counted in
+    /// `state`'s usage and checked against the budgets in `period`).
     pub(super) async fn build_request(
         &self,
         scope: &TurnScope<'_>,
         conversation: &Conversation,
-        state: &TurnState,
-        tools_left: bool,
+        state: &mut TurnState,
+        (tools_left, period): (bool, Option<&PeriodStart>),
     ) -> Result<ModelRequest> {
         let book = match (&conversation.book_id, &self.library) {
             (Some(id), Some(library)) => Some(library.book(id).await?),
@@ -45,15 +50,25 @@ impl Agent {
         } else {
             Vec::new()
         };
-        let fixed_tokens = estimate_tokens(&system) + tool_definitions_tokens(&tools);
-        // A bounded read of the newest messages: a step costs the window, not the conversation.
-        let window = read_window(
-            &*self.store,
-            scope.conversation_id,
-            self.config.context,
-            fixed_tokens,
-        )
-        .await?;
+        let mut fixed_tokens = estimate_tokens(&system) + tool_definitions_tokens(&tools);
+        let (system, window) = match self.config.context {
+            ContextStrategy::Summarize {
+                max_tokens,
+                keep_recent,
+            } => {
+                let limits = (max_tokens, keep_recent);
+                let SummarizedHistory { summary, messages } = self
+                    .summarized_history(scope, state, period, fixed_tokens, limits)
+                    .await?;
+                fixed_tokens += summary.as_deref().map_or(0, summary_tokens);
+                (with_summary(system, summary.as_deref()), messages)
+            }
+            // A bounded read of the newest messages: a step costs the window, not the conversation.
+            strategy => {
+                let window = read_window(&*self.store, scope.conversation_id, strategy, fixed_tokens).await?;
+                (system, window)
+            }
+        };
         let max_tokens = self.config.max_output_tokens(&state.overrides);
         let messages = match self.config.model_profile.context_length {
             Some(length) => {

@@ -239,7 +239,7 @@ impl Agent {
             // Once the tool-call budget is spent, no tools are offered: the model must answer.
             let tools_left = state.tool_calls < self.config.limits.max_tool_calls;
             let request = self
-                .build_request(scope, &conversation, state, tools_left)
+                .build_request(scope, &conversation, state, (tools_left, period.as_ref()))
                 .await?;
             // Before the step counts: a turn stopped by its budget made no call.
             self.check_budgets(state, &request, period.as_ref())?;

@@ -5,6 +5,7 @@
 //! and retrieval share these records with the agent without depending on it.
 
 mod budget;
+mod context_summary;
 mod conversation;
 mod grant;
 mod mention;
@@ -20,6 +21,7 @@ mod usage;
 mod usage_totals;
 
 pub use budget::Budget;
+pub use context_summary::ContextSummary;
 pub use conversation::{Conversation, NewConversation};
 pub use grant::Grant;
 pub use mention::Mention;

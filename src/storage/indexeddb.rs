@@ -6,8 +6,9 @@
 //!   conversation in order and deletes it, with a unique `byId` index;
 //! - books, chunks, vectors, index snapshots, lexical indexes and pages (see `indexeddb_books`);
 //! - paused turns, tool-call records and runs (see `indexeddb_turns`);
-//! - usage totals (see `indexeddb_usage`).
-//! - "always allow" grants (see `indexeddb_grants`).
+//! - usage totals (see `indexeddb_usage`);
+//! - "always allow" grants (see `indexeddb_grants`);
+//! - context summaries (see `indexeddb_summaries`).
 //!
 //! Each method is one short transaction that awaits nothing but its own requests.
 
@@ -24,6 +25,7 @@ use web_sys::{IdbDatabase, IdbVersionChangeEvent};
 use super::indexeddb_grants::{self as grants, APPROVAL_GRANTS};
 use super::indexeddb_open::{open_database, IndexedDbOptions, Upgrade};
 use super::indexeddb_schema as schema;
+use super::indexeddb_summaries::{self as summaries, CONTEXT_SUMMARIES};
 use super::indexeddb_turns as turns;
 pub(super) use super::indexeddb_tx::{
     commit, finish, idb_error, idb_error_while, transaction, write_transaction,
@@ -31,12 +33,12 @@ pub(super) use super::indexeddb_tx::{
 use super::indexeddb_usage::{self as usage, USAGE_TOTALS};
 use super::{Store, TurnWrite};
 use crate::approval::{Grant, PendingTurn};
-use crate::domain::{CallUsage, RunRecord, ToolCallRecord, UsageTotals};
+use crate::domain::{CallUsage, ContextSummary, RunRecord, ToolCallRecord, UsageTotals};
 use crate::domain::{Conversation, Message};
 use crate::error::{Error, Result, StorageReason};
 
 /// The schema version this code writes; `indexeddb_schema::upgrade` brings older databases to it.
-pub const SCHEMA_VERSION: u32 = 6;
+pub const SCHEMA_VERSION: u32 = 7;
 
 /// Conversations, keyed by `id`.
 pub(super) const CONVERSATIONS: &str = "conversations";
@@ -316,6 +318,7 @@ impl Store for IndexedDbStore {
                     PENDING_TURNS,
                     USAGE_TOTALS,
                     APPROVAL_GRANTS,
+                    CONTEXT_SUMMARIES,
                 ],
                 TransactionMode::ReadWrite,
             )?;
@@ -327,6 +330,7 @@ impl Store for IndexedDbStore {
             turns::delete_turn_records(&tx, id).await?;
             usage::delete_usage(&tx, id).await?;
             grants::delete_grants_in(&tx, id).await?;
+            summaries::delete_summary(&tx, id).await?;
             conversations
                 .delete(JsValue::from_str(id))
                 .map_err(idb_error)?
@@ -447,6 +451,7 @@ impl Store for IndexedDbStore {
                 PENDING_TURNS,
                 USAGE_TOTALS,
                 APPROVAL_GRANTS,
+                CONTEXT_SUMMARIES,
                 RUNS,
             ];
             let tx = transaction(&self.db, &stores, TransactionMode::ReadWrite)?;
@@ -464,6 +469,17 @@ impl Store for IndexedDbStore {
 
     fn usage_totals<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<UsageTotals>> {
         Box::pin(usage::usage_totals(&self.db, conversation_id))
+    }
+
+    fn context_summary<'a>(
+        &'a self,
+        conversation_id: &'a str,
+    ) -> LocalBoxFuture<'a, Result<Option<ContextSummary>>> {
+        Box::pin(summaries::context_summary(&self.db, conversation_id))
+    }
+
+    fn put_context_summary<'a>(&'a self, summary: &'a ContextSummary) -> LocalBoxFuture<'a, Result<()>> {
+        Box::pin(summaries::put_context_summary(&self.db, summary))
     }
 
     fn grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Grant>>> {

@@ -8,6 +8,7 @@ use super::indexeddb::{
     PENDING_TURNS, RUNS, SCHEMA_VERSION, TOOL_CALLS, VECTORS,
 };
 use super::indexeddb_grants as grants;
+use super::indexeddb_summaries as summaries;
 use super::indexeddb_turns::BY_CONVERSATION;
 use super::indexeddb_usage as usage;
 use crate::error::{Error, Result};
@@ -23,6 +24,7 @@ const STEPS: [Step; SCHEMA_VERSION as usize] = [
     lexical_v4,
     pages_v5,
     ledger_v6,
+    summaries::summaries_v7,
 ];
 
 /// Applies every schema step after `old_version`, in order, inside the

@@ -7,7 +7,7 @@ use futures::future::LocalBoxFuture;
 
 use super::{check_revision, Store, TurnWrite};
 use crate::approval::{Grant, PendingTurn};
-use crate::domain::{CallUsage, RunRecord, ToolCallRecord, UsageTotals};
+use crate::domain::{CallUsage, ContextSummary, RunRecord, ToolCallRecord, UsageTotals};
 use crate::domain::{Conversation, Message};
 use crate::error::{Error, Result, StorageReason};
 use crate::retrieval::book::Book;
@@ -43,6 +43,8 @@ struct Inner {
     usage: BTreeMap<String, UsageTotals>,
     /// "Always allow" grants by conversation, keyed by tool name.
     grants: BTreeMap<String, BTreeMap<String, Grant>>,
+    /// Context summaries by conversation.
+    summaries: BTreeMap<String, ContextSummary>,
 }
 
 impl Inner {
@@ -162,6 +164,7 @@ impl Store for MemoryStore {
                 inner.pending.retain(|_, turn| turn.conversation_id != id);
                 inner.usage.remove(id);
                 inner.grants.remove(id);
+                inner.summaries.remove(id);
                 Ok(())
             }
             None => Err(Error::not_found("conversation", id)),
@@ -276,6 +279,7 @@ impl Store for MemoryStore {
         inner.pending.clear();
         inner.usage.clear();
         inner.grants.clear();
+        inner.summaries.clear();
         inner.runs.clear();
         Box::pin(async move { Ok(()) })
     }
@@ -307,6 +311,27 @@ impl Store for MemoryStore {
         let mut inner = self.inner.borrow_mut();
         let result = inner.require(conversation_id).map(|()| {
             inner.grants.remove(conversation_id);
+        });
+        Box::pin(async move { result })
+    }
+
+    fn context_summary<'a>(
+        &'a self,
+        conversation_id: &'a str,
+    ) -> LocalBoxFuture<'a, Result<Option<ContextSummary>>> {
+        let inner = self.inner.borrow();
+        let result = inner
+            .require(conversation_id)
+            .map(|()| inner.summaries.get(conversation_id).cloned());
+        Box::pin(async move { result })
+    }
+
+    fn put_context_summary<'a>(&'a self, summary: &'a ContextSummary) -> LocalBoxFuture<'a, Result<()>> {
+        let mut inner = self.inner.borrow_mut();
+        let result = inner.require(&summary.conversation_id).map(|()| {
+            inner
+                .summaries
+                .insert(summary.conversation_id.clone(), summary.clone());
         });
         Box::pin(async move { result })
     }

@@ -7,7 +7,7 @@
 use futures::future::LocalBoxFuture;
 
 use crate::approval::{Grant, PendingTurn};
-use crate::domain::{CallUsage, RunRecord, ToolCallRecord, UsageTotals};
+use crate::domain::{CallUsage, ContextSummary, RunRecord, ToolCallRecord, UsageTotals};
 use crate::domain::{Conversation, Message};
 use crate::error::{Error, Result};
 
@@ -22,6 +22,8 @@ mod indexeddb_grants;
 mod indexeddb_open;
 #[cfg(target_arch = "wasm32")]
 mod indexeddb_schema;
+#[cfg(target_arch = "wasm32")]
+mod indexeddb_summaries;
 #[cfg(target_arch = "wasm32")]
 mod indexeddb_turns;
 #[cfg(target_arch = "wasm32")]
@@ -54,7 +56,7 @@ pub trait Store {
     /// All conversations, oldest first.
     fn conversations(&self) -> LocalBoxFuture<'_, Result<Vec<Conversation>>>;
 
-    /// Deletes a conversation with all its messages, turn records and grants; `NotFound` if it does not exist.
+    /// Deletes a conversation with all its messages, turn records, grants and summary; `NotFound` if it does not exist.
     fn delete_conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>>;
 
     /// Appends messages to their conversations in one atomic step, assigning
@@ -108,12 +110,24 @@ pub trait Store {
     fn add_usage<'a>(&'a self, conversation_id: &'a str, call: CallUsage) -> LocalBoxFuture<'a, Result<()>>;
 
     /// Deletes every conversation, message, tool-call record, paused turn,
-    /// usage total and run in one transaction (books stay).
+    /// usage total, grant, summary and run in one transaction (books stay).
     fn delete_all_conversations(&self) -> LocalBoxFuture<'_, Result<()>>;
 
     /// A conversation's usage totals (zeros before its first model call);
     /// `NotFound` if it does not exist.
     fn usage_totals<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<UsageTotals>>;
+
+    /// The summary of a conversation's older messages, if one was made;
+    /// `NotFound` if the conversation does not exist.
+    fn context_summary<'a>(
+        &'a self,
+        conversation_id: &'a str,
+    ) -> LocalBoxFuture<'a, Result<Option<ContextSummary>>>;
+
+    /// Saves (or replaces) a conversation's summary; `NotFound` (nothing
+    /// written) if the conversation does not exist.
+    fn put_context_summary<'a>(&'a self, summary: &'a ContextSummary) -> LocalBoxFuture<'a, Result<()>>;
+
     /// The "always allow" grants of a conversation, by tool name; `NotFound` if it does not exist.
     fn grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Grant>>>;
 

@@ -129,7 +129,8 @@ impl OpenOptions {
         }
         match self.context {
             ContextStrategy::FullHistory { max_messages: 0 }
-            | ContextStrategy::TokenBudget { max_tokens: 0 } => {
+            | ContextStrategy::TokenBudget { max_tokens: 0 }
+            | ContextStrategy::Summarize { max_tokens: 0, .. } => {
                 return Err(Error::config("context limits must be at least 1"));
             }
             _ => {}

@@ -12,6 +12,7 @@ use futures::future::LocalBoxFuture;
 mod grants;
 mod lexical;
 mod pages;
+mod summaries;
 mod turns;
 mod usage;
 
@@ -133,6 +134,12 @@ pub fn cases<S: Store + BookStore + 'static>() -> Vec<Case<S>> {
         }),
         ("grants are cleared, and deleted with their conversation", |s| {
             Box::pin(grants::grants_are_cleared_and_deleted_with_their_conversation(s))
+        }),
+        ("a summary is saved, replaced and read back", |s| {
+            Box::pin(summaries::a_summary_is_saved_replaced_and_read_back(s))
+        }),
+        ("summaries need their conversation", |s| {
+            Box::pin(summaries::summaries_need_their_conversation(s))
         }),
     ]
 }

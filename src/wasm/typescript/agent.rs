@@ -41,10 +41,16 @@ export interface RunLimits {
   lockWaitMs?: number;
 }
 
-/** Which history the model sees. Tool calls are never split from their results. */
+/**
+ * Which history the model sees. Tool calls are never split from their results.
+ * `summarize`: once history passes `maxTokens`, everything but the newest `keepRecent`
+ * messages (default 6) is summarised by the model, stored, and sent in the system message;
+ * the summary is extended, not redone, as history grows (`contextCompressed` events).
+ */
 export type ContextStrategy =
   | { strategy: 'fullHistory'; maxMessages: number }
-  | { strategy: 'tokenBudget'; maxTokens: number };
+  | { strategy: 'tokenBudget'; maxTokens: number }
+  | { strategy: 'summarize'; maxTokens: number; keepRecent?: number };
 
 /** A JSON Schema (an object schema for tool parameters). */
 export type JsonSchema = { [keyword: string]: unknown };

@@ -1,0 +1,94 @@
+//! Conformance cases for context summaries: one a conversation, replaced
+//! as it is extended, never written for a missing conversation, and deleted
+//! with the conversation or with everything.
+
+use lectern::domain::ContextSummary;
+use lectern::storage::Store;
+
+use super::conversation;
+
+fn summary(conversation_id: &str, text: &str, through_seq: u32) -> ContextSummary {
+    ContextSummary {
+        conversation_id: conversation_id.to_owned(),
+        text: text.to_owned(),
+        through_seq,
+        summarized_messages: through_seq,
+        updated_at: 5.0,
+    }
+}
+
+/// A summary is read back as written, replaced by the next, and kept apart by conversation.
+pub async fn a_summary_is_saved_replaced_and_read_back(store: impl Store) {
+    store.create_conversation(&conversation("c1", 1.0)).await.unwrap();
+    store.create_conversation(&conversation("c2", 2.0)).await.unwrap();
+    assert_eq!(store.context_summary("c1").await.unwrap(), None);
+    store
+        .put_context_summary(&summary("c1", "They met. 日本", 4))
+        .await
+        .unwrap();
+    store
+        .put_context_summary(&summary("c2", "Other.", 2))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.context_summary("c1").await.unwrap(),
+        Some(summary("c1", "They met. 日本", 4))
+    );
+    store
+        .put_context_summary(&summary("c1", "They met, then argued.", 9))
+        .await
+        .unwrap();
+    let c1 = store.context_summary("c1").await.unwrap().unwrap();
+    assert_eq!((c1.text.as_str(), c1.through_seq), ("They met, then argued.", 9));
+    assert_eq!(store.context_summary("c2").await.unwrap().unwrap().text, "Other.");
+}
+
+/// A missing conversation: reading and writing are `NotFound` (nothing
+/// written); deleting a conversation, or all of them, deletes its summary.
+pub async fn summaries_need_their_conversation(store: impl Store) {
+    let not_found = |e: lectern::error::Error| e.name() == "NotFoundError";
+    assert!(not_found(store.context_summary("ghost").await.unwrap_err()));
+    assert!(not_found(
+        store
+            .put_context_summary(&summary("ghost", "x", 1))
+            .await
+            .unwrap_err()
+    ));
+    store
+        .create_conversation(&conversation("ghost", 1.0))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.context_summary("ghost").await.unwrap(),
+        None,
+        "nothing was kept"
+    );
+    store
+        .put_context_summary(&summary("ghost", "x", 1))
+        .await
+        .unwrap();
+    store.delete_conversation("ghost").await.unwrap();
+    store
+        .create_conversation(&conversation("ghost", 2.0))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.context_summary("ghost").await.unwrap(),
+        None,
+        "deleted with it"
+    );
+    store
+        .put_context_summary(&summary("ghost", "y", 1))
+        .await
+        .unwrap();
+    store.delete_all_conversations().await.unwrap();
+    store
+        .create_conversation(&conversation("ghost", 3.0))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.context_summary("ghost").await.unwrap(),
+        None,
+        "deleted with everything"
+    );
+}
