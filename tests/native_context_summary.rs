@@ -14,7 +14,7 @@ use futures::StreamExt;
 use lectern::agent::prompts::PromptLibrary;
 use lectern::agent::{validate_config, Agent, AgentConfig, ContextStrategy, SendOptions};
 use lectern::cancel::CancelToken;
-use lectern::domain::{estimate_tokens, NewConversation, Role, Usage};
+use lectern::domain::{estimate_tokens, EgressEntry, EgressPurpose, NewConversation, Role, Usage};
 use lectern::error::{Error, Result};
 use lectern::events::{EventKind, EventSink};
 use lectern::provider::{FinishReason, Model, ModelRequest, PartStream, ProviderConfig, StreamPart};
@@ -134,6 +134,7 @@ struct Harness {
     store: Rc<MemoryStore>,
     conversation: String,
     events: Rc<RefCell<Vec<EventKind>>>,
+    egress: RefCell<Vec<EgressEntry>>,
 }
 
 const BUDGET: usize = 700;
@@ -169,6 +170,7 @@ fn harness(config: AgentConfig, model: SummaryModel) -> Harness {
         store,
         conversation,
         events: Rc::new(RefCell::new(Vec::new())),
+        egress: RefCell::new(Vec::new()),
     }
 }
 
@@ -179,11 +181,11 @@ impl Harness {
             let text = format!("question {n} {}", "word ".repeat(60));
             let events = self.events.clone();
             let sink = EventSink::new(move |e| events.borrow_mut().push(e.kind));
-            block_on(
+            let result = block_on(
                 self.agent
                     .send(&self.conversation, &text, &SendOptions::default(), &sink),
-            )
-            .unwrap();
+            );
+            self.egress.borrow_mut().extend(result.unwrap().egress);
         }
     }
 
@@ -429,6 +431,17 @@ fn the_summary_prompt_can_be_replaced_and_its_call_is_counted() {
         50 * (calls - summary_calls) + 100 * summary_calls
     );
     assert_eq!(totals.turns, 8);
+    // The egress ledger lists each summary call before its turn's first step.
+    let egress = h.egress.borrow();
+    let listed: Vec<&EgressEntry> = egress
+        .iter()
+        .filter(|e| e.purpose == EgressPurpose::Summary)
+        .collect();
+    assert_eq!(listed.len(), summaries.len());
+    assert!(listed
+        .iter()
+        .all(|e| (e.step, e.input_tokens, e.output_tokens) == (1, 100, 7) && e.tools.is_empty()));
+    assert_eq!(egress.len() as u64, calls);
 }
 
 #[test]

@@ -4,6 +4,7 @@ import init, {
   Lectern,
   type Book,
   type BookPage,
+  type EgressEntry,
   type IngestProgress,
   type SearchResult,
   type SearchMode,
@@ -303,6 +304,20 @@ export const summarizing: LecternOptions = {
   context: { strategy: 'summarize', maxTokens: 6000, keepRecent: 8 },
   prompts: { summarize_history: 'Summarise the conversation so far in at most {{max_words}} words.' },
 };
+
+export function whatLeft(entries: EgressEntry[]): string[] {
+  return entries.map((e) => {
+    const where = e.local ? 'this device' : (e.host ?? `a ${e.provider} function`);
+    const pages = e.passages.map((p) => `${p.startPage}-${p.endPage} (${p.via})`).join(', ');
+    const tools = e.toolResults.map((r) => `${r.toolName}#${r.callId}: ${r.chars} chars`).join(', ');
+    return `step ${e.step} ${e.purpose} -> ${where} (${e.model}): ${e.inputTokens}${e.estimated ? '~' : ''} in, pages ${pages}, tools ${tools}, ${e.mentions.length} mentions, ${e.tools.join('/')}`;
+  });
+}
+
+export async function sentOff(lectern: Lectern, id: string): Promise<string[]> {
+  const reply = await lectern.send(id, 'What happened on page 3?');
+  return whatLeft(reply.egress);
+}
 
 export async function spent(lectern: Lectern, id: string): Promise<string> {
   await lectern.send(id, 'Summarise chapter one', { budget: { maxTokens: 4_000, maxCostUsd: 0.05 } });

@@ -1,8 +1,9 @@
 //! What each request carries, through the JS API in headless Chromium: the
 //! answer's `max_tokens` from `send`, the persona and the model profile in
-//! both wire formats, `modelProfile.contextLength`'s `warning` event, and a
-//! book conversation's reading rules under a custom persona prompt, and the
-//! `summarize` strategy's stored summary across a reopen of IndexedDB.
+//! both wire formats, `modelProfile.contextLength`'s `warning` event, a
+//! book conversation's reading rules under a custom persona prompt, the
+//! `summarize` strategy's stored summary across a reopen of IndexedDB, and the
+//! egress ledger of a tool step and of a failed call.
 #![cfg(target_arch = "wasm32")]
 
 mod web_support;
@@ -219,4 +220,64 @@ async fn older_history_is_summarised_once_and_the_summary_survives_a_reopen() {
         .collect();
     assert_eq!(kept, ["tw", "q3", "th", "q4"]);
     resolve(opened.lectern.close()).await;
+}
+
+#[wasm_bindgen_test]
+async fn the_egress_ledger_names_the_host_the_counts_and_the_tool_results_sent() {
+    let session = MockSession::new();
+    session
+        .script(json!([
+            { "toolCalls": [{ "id": "c1", "name": "lookup", "arguments": {} }], "usage": { "inputTokens": 120, "outputTokens": 9 } },
+            { "text": "Found.", "usage": { "inputTokens": 150, "outputTokens": 3 } },
+            { "fault": { "status": 500 } }
+        ]))
+        .await;
+    let opened = open_with(json!({
+        "provider": openai_provider(&session, json!({ "maxRetries": 0 }))
+    }))
+    .await;
+    let lookup = web_support::tool(
+        "lookup",
+        json!({ "type": "object" }),
+        "return 'the answer';",
+        json!({}),
+    );
+    web_support::register(&opened, lookup);
+    let id = conversation(&opened).await;
+    let reply = send_with(&opened, &id, "look it up", json!({})).await;
+    let egress = reply["egress"].as_array().unwrap();
+    assert_eq!(egress.len(), 2, "{reply}");
+    for (entry, (step, input, output)) in egress.iter().zip([(1, 120, 9), (2, 150, 3)]) {
+        assert_eq!(
+            (
+                &entry["step"],
+                &entry["purpose"],
+                &entry["provider"],
+                &entry["host"],
+                &entry["model"]
+            ),
+            (
+                &json!(step),
+                &json!("answer"),
+                &json!("openai"),
+                &json!("127.0.0.1"),
+                &json!("gpt-4o-mini")
+            )
+        );
+        assert_eq!(
+            (&entry["inputTokens"], &entry["outputTokens"]),
+            (&json!(input), &json!(output))
+        );
+        assert_eq!(entry["tools"], json!(["lookup"]));
+    }
+    assert_eq!(egress[0]["toolResults"], json!([]));
+    assert_eq!(
+        egress[1]["toolResults"],
+        json!([{ "callId": "c1", "toolName": "lookup", "chars": 10 }])
+    );
+    // A failed call still left the device: it is on the error, estimated.
+    let error = reject(opened.lectern.send(id.clone().into(), "again".into(), None)).await;
+    let fields = to_json(&error);
+    assert_eq!(fields["egress"].as_array().unwrap().len(), 1, "{fields}");
+    assert_eq!(fields["egress"][0]["estimated"], true);
 }

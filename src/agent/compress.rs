@@ -22,6 +22,20 @@ const MAX_SUMMARY_CALLS: usize = 4;
 /// The first page of the backward read of unsummarised messages; later pages double.
 const FIRST_PAGE: usize = 64;
 
+/// What summaries are made within: the strategy's limits, the budgets'
+/// starting point, and the conversation's book (for the egress ledger).
+#[derive(Clone, Copy)]
+pub(super) struct SummaryLimits<'a> {
+    /// `context.maxTokens`.
+    pub max_tokens: usize,
+    /// `context.keepRecent`.
+    pub keep_recent: usize,
+    /// Where the conversation's `budgetPeriod` stood when the turn began.
+    pub period: Option<&'a PeriodStart>,
+    /// The conversation's book, if any.
+    pub book_id: Option<&'a str>,
+}
+
 /// The history a request sends under `summarize`.
 pub(super) struct SummarizedHistory {
     /// The summary of what came before `messages`, if there is one.
@@ -118,10 +132,14 @@ impl Agent {
         &self,
         scope: &TurnScope<'_>,
         state: &mut TurnState,
-        period: Option<&PeriodStart>,
         fixed_tokens: usize,
-        (max_tokens, keep_recent): (usize, usize),
+        limits: SummaryLimits<'_>,
     ) -> Result<SummarizedHistory> {
+        let SummaryLimits {
+            max_tokens,
+            keep_recent,
+            ..
+        } = limits;
         let stored = self.store.context_summary(scope.conversation_id).await?;
         let through = stored.as_ref().map(|s| s.through_seq);
         let live = messages_after(&*self.store, scope.conversation_id, through).await?;
@@ -138,7 +156,7 @@ impl Agent {
         let window_start = live.len() - history_window(&live, budget, fixed_tokens + room).len();
         let cut = window_start.max(keep_recent_start(&live, keep_recent));
         let (summary, reached) = self
-            .fold_into_summary(scope, state, period, stored, &live[..cut], max_tokens)
+            .fold_into_summary(scope, state, limits, stored, &live[..cut])
             .await?;
         let text = summary.map(|s| s.text);
         let used = fixed_tokens + text.as_deref().map_or(0, summary_tokens);
@@ -157,18 +175,17 @@ impl Agent {
         &self,
         scope: &TurnScope<'_>,
         state: &mut TurnState,
-        period: Option<&PeriodStart>,
+        limits: SummaryLimits<'_>,
         mut summary: Option<ContextSummary>,
         dropped: &[Message],
-        max_tokens: usize,
     ) -> Result<(Option<ContextSummary>, usize)> {
         let mut reached = 0;
-        for chunk in chunks(dropped, max_tokens).into_iter().take(MAX_SUMMARY_CALLS) {
+        for chunk in chunks(dropped, limits.max_tokens)
+            .into_iter()
+            .take(MAX_SUMMARY_CALLS)
+        {
             let previous = summary.as_ref().map(|s| s.text.as_str());
-            match self
-                .summary_call(scope, state, period, previous, chunk, max_tokens)
-                .await
-            {
+            match self.summary_call(scope, state, limits, previous, chunk).await {
                 Ok(text) => {
                     let next = self.next_summary(scope.conversation_id, summary.as_ref(), chunk, text);
                     self.keep_summary(scope, &next, chunk.len()).await;

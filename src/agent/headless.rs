@@ -155,6 +155,7 @@ fn settle_run(run: &mut RunRecord, outcome: std::result::Result<TurnResult, Turn
             run.tool_calls = result.tool_calls;
             run.usage = result.usage;
             run.steps = result.steps;
+            run.egress = result.egress;
         }
         Ok(result) => {
             // Auto-approval turns every `ask` into `auto`; this only happens if that changes.
@@ -166,6 +167,7 @@ fn settle_run(run: &mut RunRecord, outcome: std::result::Result<TurnResult, Turn
             run.tool_calls = result.tool_calls;
             run.usage = result.usage;
             run.steps = result.steps;
+            run.egress = result.egress;
         }
         Err(failure) => {
             run.status = RunStatus::Failed;
@@ -177,6 +179,7 @@ fn settle_run(run: &mut RunRecord, outcome: std::result::Result<TurnResult, Turn
             run.tool_calls = failure.tool_calls;
             run.usage = failure.usage;
             run.steps = failure.steps;
+            run.egress = failure.egress;
         }
     }
 }

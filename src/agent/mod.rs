@@ -25,6 +25,7 @@ mod config;
 mod context;
 mod context_room;
 mod cut_step;
+mod egress;
 mod friendly;
 mod grants;
 mod headless;

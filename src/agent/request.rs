@@ -2,7 +2,7 @@
 //! tools, and the passages `alwaysRetrieve` adds.
 
 use super::budget::PeriodStart;
-use super::compress::{summary_tokens, with_summary, SummarizedHistory};
+use super::compress::{summary_tokens, with_summary, SummarizedHistory, SummaryLimits};
 use super::context::ContextStrategy;
 use super::context_room::{default_output_reserve, fit_window, Overflow};
 use super::system_prompt::{iso_date, system_message, SystemInputs};
@@ -56,9 +56,14 @@ impl Agent {
                 max_tokens,
                 keep_recent,
             } => {
-                let limits = (max_tokens, keep_recent);
+                let limits = SummaryLimits {
+                    max_tokens,
+                    keep_recent,
+                    period,
+                    book_id: conversation.book_id.as_deref(),
+                };
                 let SummarizedHistory { summary, messages } = self
-                    .summarized_history(scope, state, period, fixed_tokens, limits)
+                    .summarized_history(scope, state, fixed_tokens, limits)
                     .await?;
                 fixed_tokens += summary.as_deref().map_or(0, summary_tokens);
                 (with_summary(system, summary.as_deref()), messages)

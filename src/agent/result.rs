@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::approval::PendingCall;
-use crate::domain::{ToolCallRecord, TurnUsage};
+use crate::domain::{EgressEntry, ToolCallRecord, TurnUsage};
 use crate::error::Error;
 
 /// Why a turn failed, with what it got done before.
@@ -22,6 +22,8 @@ pub struct TurnError {
     /// Tokens used before the failure (an aborted or broken-off call's
     /// estimated, marked `estimated`), with their cost where known.
     pub usage: TurnUsage,
+    /// What each model request sent off the device before the failure.
+    pub egress: Vec<EgressEntry>,
 }
 
 impl From<Error> for TurnError {
@@ -32,6 +34,7 @@ impl From<Error> for TurnError {
             steps: 0,
             tool_calls: Vec::new(),
             usage: TurnUsage::default(),
+            egress: Vec::new(),
         }
     }
 }
@@ -71,4 +74,6 @@ pub struct TurnResult {
     pub usage: TurnUsage,
     /// How many model calls the turn made.
     pub steps: u32,
+    /// What each model request of the turn sent off the device, in order.
+    pub egress: Vec<EgressEntry>,
 }

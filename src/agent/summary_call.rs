@@ -3,13 +3,13 @@
 //! uses the conversation's model with no tools, streams nothing to the host,
 //! and is checked against the budgets and counted in the usage like any call.
 
-use super::budget::PeriodStart;
-use super::compress::summary_room;
+use super::compress::{summary_room, SummaryLimits};
+use super::egress::Carried;
 use super::prompts::SUMMARIZE_PROMPT;
 use super::turn::TurnScope;
 use super::usage_estimate::usage_or_estimate;
 use super::{Agent, TurnState};
-use crate::domain::{Message, Role};
+use crate::domain::{EgressPurpose, Message, Role};
 use crate::error::{Error, Result};
 use crate::events::EventKind;
 use crate::provider::{accumulate, ModelRequest};
@@ -94,26 +94,32 @@ impl Agent {
         &self,
         scope: &TurnScope<'_>,
         state: &mut TurnState,
-        period: Option<&PeriodStart>,
+        limits: SummaryLimits<'_>,
         previous: Option<&str>,
         messages: &[Message],
-        max_tokens: usize,
     ) -> Result<String> {
-        let request = self.summary_request(previous, messages, max_tokens)?;
-        self.check_budgets(state, &request, period)?;
+        let request = self.summary_request(previous, messages, limits.max_tokens)?;
+        self.check_budgets(state, &request, limits.period)?;
         let response = match self.model.stream(&request, scope.cancel).await {
             Ok(parts) => accumulate(parts).await,
             Err(error) => Err(error),
+        };
+        let carried = || Carried {
+            purpose: EgressPurpose::Summary,
+            book_id: limits.book_id,
+            messages,
         };
         let response = match response {
             Ok(response) => response,
             Err(error) => {
                 self.count_failed_call(scope, &request, state, &error).await;
+                self.record_failed_egress(state, &request, carried(), &error);
                 return Err(error);
             }
         };
         let usage = usage_or_estimate(&request, &response);
         let cost_usd = self.count_call(scope, state, usage).await;
+        self.record_egress(state, &request, carried(), &usage);
         scope.emit(|| EventKind::TokenUsage {
             input_tokens: usage.input_tokens,
             output_tokens: usage.output_tokens,

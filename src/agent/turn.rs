@@ -5,12 +5,13 @@ use std::cell::RefCell;
 
 use super::active_turns::HeldTurn;
 use super::cut_step::OpenStep;
+use super::egress::Carried;
 use super::tool_step::StepEnd;
 use super::usage_estimate::usage_or_estimate;
 use super::{Agent, TurnError, TurnOverrides, TurnResult, TurnState, TurnStatus};
 use crate::approval::{OnNewMessage, PendingCall};
 use crate::cancel::CancelToken;
-use crate::domain::{Conversation, Mention, Message, Role};
+use crate::domain::{Conversation, EgressPurpose, Mention, Message, Role};
 use crate::error::{Error, Result};
 use crate::events::{Event, EventKind, EventSink};
 use crate::ids::new_id;
@@ -206,6 +207,7 @@ impl Agent {
             steps: state.steps,
             tool_calls: state.records,
             usage,
+            egress: state.egress,
         })
     }
 
@@ -247,16 +249,24 @@ impl Agent {
             let step = state.steps;
             scope.emit(|| EventKind::StepStart { step });
             let offered: Vec<String> = request.tools.iter().map(|t| t.name.clone()).collect();
+            let carried = |book_id| Carried {
+                purpose: EgressPurpose::Answer,
+                book_id,
+                messages: &request.messages,
+            };
+            let book_id = conversation.book_id.clone();
             let response = match self.call_model(scope, &request, state).await {
                 Ok(response) => response,
                 Err(error) => {
                     self.count_failed_call(scope, &request, state, &error).await;
+                    self.record_failed_egress(state, &request, carried(book_id.as_deref()), &error);
                     return Err(error);
                 }
             };
             // A provider that reports no usage gets an estimate, marked as such.
             let step_usage = usage_or_estimate(&request, &response);
             let cost_usd = self.count_call(scope, state, step_usage).await;
+            self.record_egress(state, &request, carried(book_id.as_deref()), &step_usage);
             scope.emit(|| EventKind::TokenUsage {
                 input_tokens: step_usage.input_tokens,
                 output_tokens: step_usage.output_tokens,

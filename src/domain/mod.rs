@@ -7,6 +7,7 @@
 mod budget;
 mod context_summary;
 mod conversation;
+mod egress;
 mod grant;
 mod mention;
 mod message;
@@ -23,6 +24,7 @@ mod usage_totals;
 pub use budget::Budget;
 pub use context_summary::ContextSummary;
 pub use conversation::{Conversation, NewConversation};
+pub use egress::{EgressEntry, EgressPurpose, Endpoint, PassageRef, ToolResultRef};
 pub use grant::Grant;
 pub use mention::Mention;
 pub use message::{Message, Role};

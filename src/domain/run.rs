@@ -87,6 +87,10 @@ pub struct RunRecord {
     /// A person's review, once given (`reviewRun`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review: Option<RunReview>,
+    /// What each model request of the run sent off the device (absent in
+    /// runs stored before the ledger).
+    #[serde(default)]
+    pub egress: Vec<super::EgressEntry>,
 }
 
 impl RunRecord {
@@ -106,6 +110,7 @@ impl RunRecord {
             started_at,
             finished_at: None,
             review: None,
+            egress: Vec::new(),
         }
     }
 }

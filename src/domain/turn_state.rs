@@ -81,6 +81,9 @@ pub struct TurnState {
     /// their `ask` policy counts as `auto`. Read from the store at turn start.
     #[serde(default)]
     pub granted: Vec<String>,
+    /// What each model request of the turn sent off the device.
+    #[serde(default)]
+    pub egress: Vec<super::EgressEntry>,
     /// Grants given in this turn and not stored yet: written with the next step commit.
     #[serde(skip)]
     pub new_grants: Vec<Grant>,

@@ -27,5 +27,5 @@ pub fn provider_for(
 
 /// `inner` wrapped with the config's retries, rate limit and timeouts.
 pub fn with_policy(config: &ProviderConfig, inner: Rc<dyn Model>, clock: Rc<dyn Clock>) -> Rc<dyn Model> {
-    Rc::new(GuardedModel::new(inner, clock, config.policy.clone()))
+    Rc::new(GuardedModel::new(inner, clock, config.policy.clone()).local(config.local))
 }

@@ -12,6 +12,7 @@ use super::retry::with_retries;
 use super::timeouts::guard_parts;
 use super::{Model, ModelRequest, PartStream, StreamPart};
 use crate::cancel::CancelToken;
+use crate::domain::Endpoint;
 use crate::error::Result;
 use crate::time::{within, Clock};
 
@@ -26,6 +27,7 @@ pub struct GuardedModel {
     clock: Rc<dyn Clock>,
     policy: CallPolicy,
     limiter: Rc<RateLimiter>,
+    local: bool,
 }
 
 impl GuardedModel {
@@ -37,7 +39,14 @@ impl GuardedModel {
             clock,
             policy,
             limiter,
+            local: false,
         }
+    }
+
+    /// Declares the model local (`provider.local`), as its endpoint says.
+    pub fn local(mut self, local: bool) -> Self {
+        self.local = local;
+        self
     }
 
     /// One attempt: the request and its first part, within the first-chunk timeout.
@@ -113,5 +122,12 @@ impl Model for GuardedModel {
 
     fn model_name(&self) -> &str {
         self.inner.model_name()
+    }
+
+    fn endpoint(&self) -> Endpoint {
+        Endpoint {
+            local: self.local,
+            ..self.inner.endpoint()
+        }
     }
 }

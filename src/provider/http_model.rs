@@ -8,6 +8,7 @@ use futures::future::LocalBoxFuture;
 
 use super::{error_for_status, Model, ModelRequest, PartStream, StreamPart};
 use crate::cancel::CancelToken;
+use crate::domain::Endpoint;
 use crate::error::Result;
 use crate::http::{ByteStream, HttpRequest, Transport};
 use crate::time::Clock;
@@ -16,6 +17,8 @@ use crate::time::Clock;
 pub trait WireFormat {
     /// The model name requests carry.
     fn model(&self) -> &str;
+    /// The provider and host requests go to.
+    fn endpoint(&self) -> Endpoint;
     /// Whether answers are requested as an SSE stream.
     fn streams(&self) -> bool;
     /// The HTTP request for `request`.
@@ -87,5 +90,9 @@ impl<W: WireFormat> Model for HttpModel<W> {
 
     fn model_name(&self) -> &str {
         self.wire.model()
+    }
+
+    fn endpoint(&self) -> Endpoint {
+        self.wire.endpoint()
     }
 }

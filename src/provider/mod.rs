@@ -8,7 +8,7 @@ use futures::future::LocalBoxFuture;
 use futures::stream::LocalBoxStream;
 
 use crate::cancel::CancelToken;
-use crate::domain::{Message, ReasoningBlock, ToolCall, ToolDefinition, Usage};
+use crate::domain::{Endpoint, Message, ReasoningBlock, ToolCall, ToolDefinition, Usage};
 use crate::error::Result;
 
 mod accumulate;
@@ -146,4 +146,17 @@ pub trait Model {
 
     /// The model's name, for usage records and prices.
     fn model_name(&self) -> &str;
+
+    /// Where requests go, for the egress ledger (default: a `custom` model).
+    fn endpoint(&self) -> Endpoint {
+        Endpoint::custom()
+    }
+}
+
+/// The host of a URL, lower-cased (no scheme, credentials, port or path).
+pub fn host_of(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    host.split(':').next().unwrap_or_default().to_ascii_lowercase()
 }

@@ -32,6 +32,18 @@ pub fn format_passages(results: &[SearchResult]) -> String {
         .join("\n\n")
 }
 
+/// The page ranges of the passages in text [`format_passages`] wrote:
+/// each line `[Pages X-Y]`, in order.
+pub fn passage_pages(text: &str) -> Vec<(u32, u32)> {
+    text.lines()
+        .filter_map(|line| {
+            let range = line.strip_prefix("[Pages ")?.strip_suffix(']')?;
+            let (start, end) = range.split_once('-')?;
+            Some((start.parse().ok()?, end.parse().ok()?))
+        })
+        .collect()
+}
+
 /// The `search_book` tool over a library.
 pub struct SearchBookTool {
     library: Rc<Library>,
@@ -117,5 +129,32 @@ impl Tool for SearchBookTool {
             map.remove("text");
         }
         (text, Some(details))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn passage(start_page: u32, end_page: u32, text: &str) -> SearchResult {
+        SearchResult {
+            book_id: "b".into(),
+            ordinal: 0,
+            text: text.into(),
+            start_page,
+            end_page,
+            chapter: None,
+            score: 1.0,
+        }
+    }
+
+    #[test]
+    fn passage_pages_reads_back_what_format_passages_wrote() {
+        let text = format_passages(&[
+            passage(3, 4, "Syme met Gregory.\n[Pages of a diary]"),
+            passage(12, 12, "日本語"),
+        ]);
+        assert_eq!(passage_pages(&text), [(3, 4), (12, 12)]);
+        assert!(passage_pages(NO_PASSAGES).is_empty());
     }
 }

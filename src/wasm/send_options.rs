@@ -84,7 +84,8 @@ pub fn split_signal(input: &JsValue, what: &str) -> Result<(JsValue, CancelToken
 
 /// The JS `Error` a failed turn rejects with: its kind's error, plus `steps`,
 /// `toolCalls` (completed before the failure), `usage` (tokens used before
-/// it) and `partialText` (answer text streamed before it, if any).
+/// it), `egress` (what its model requests sent) and `partialText` (answer
+/// text streamed before it, if any).
 pub fn turn_error_to_js(failure: &TurnError) -> JsValue {
     let error = error_to_js(&failure.error);
     if let Some(text) = &failure.partial_text {
@@ -96,6 +97,9 @@ pub fn turn_error_to_js(failure: &TurnError) -> JsValue {
     }
     if let Ok(usage) = to_js(&failure.usage) {
         let _ = Reflect::set(&error, &"usage".into(), &usage);
+    }
+    if let Ok(egress) = to_js(&failure.egress) {
+        let _ = Reflect::set(&error, &"egress".into(), &egress);
     }
     error
 }

@@ -17,6 +17,7 @@ use lectern::time::ManualClock;
 /// (Each test binary uses some of the fields.)
 pub struct BookAgent {
     pub agent: Agent,
+    #[allow(dead_code)]
     pub model: Rc<ScriptedModel>,
     #[allow(dead_code)]
     pub library: Rc<Library>,

@@ -7,6 +7,7 @@ use serde::Deserialize;
 use super::http_model::{json_request, HttpModel, WireFormat};
 use super::sse_body::decode_sse_body;
 use super::{ModelRequest, PartStream, StreamPart};
+use crate::domain::Endpoint;
 use crate::error::Result;
 use crate::http::{ByteStream, HttpRequest};
 
@@ -101,6 +102,14 @@ pub type AnthropicProvider = HttpModel<AnthropicSettings>;
 impl WireFormat for AnthropicSettings {
     fn model(&self) -> &str {
         &self.model
+    }
+
+    fn endpoint(&self) -> Endpoint {
+        Endpoint {
+            provider: "anthropic".into(),
+            host: Some(super::host_of(&self.base_url)),
+            local: false,
+        }
     }
 
     fn streams(&self) -> bool {

@@ -6,6 +6,7 @@ use serde::Deserialize;
 
 use super::http_model::{json_request, HttpModel, WireFormat};
 use super::{ModelRequest, PartStream, StreamPart};
+use crate::domain::Endpoint;
 use crate::error::Result;
 use crate::http::{ByteStream, HttpRequest};
 
@@ -67,13 +68,7 @@ pub enum MaxTokensParam {
 impl OpenAiSettings {
     /// The host of `base_url`, lower-cased (no scheme, port or path).
     fn host(&self) -> String {
-        let rest = self
-            .base_url
-            .split_once("://")
-            .map_or(&*self.base_url, |(_, r)| r);
-        let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-        let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-        host.split(':').next().unwrap_or_default().to_ascii_lowercase()
+        super::host_of(&self.base_url)
     }
 
     /// Whether tool-call messages carry their reasoning back (`replayReasoning`).
@@ -108,6 +103,14 @@ pub type OpenAiProvider = HttpModel<OpenAiSettings>;
 impl WireFormat for OpenAiSettings {
     fn model(&self) -> &str {
         &self.model
+    }
+
+    fn endpoint(&self) -> Endpoint {
+        Endpoint {
+            provider: "openai".into(),
+            host: Some(self.host()),
+            local: false,
+        }
     }
 
     fn streams(&self) -> bool {

@@ -111,5 +111,7 @@ export interface RunRecord {
   finishedAt: number | null;
   /** A person's review (`reviewRun`), once given. */
   review?: { decision: 'accept' | 'reject'; note?: string; at: number };
+  /** What each model request of the run sent off the device. */
+  egress: EgressEntry[];
 }
 "#;

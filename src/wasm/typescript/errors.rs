@@ -71,6 +71,8 @@ export interface LecternError extends Error {
   next?: number;
   /** On a failed `send`: tokens used before the failure (an aborted or broken-off call estimated, `estimated: true`). */
   usage?: Usage;
+  /** On a failed `send`: what its model requests sent off the device (a refused connection sent nothing). */
+  egress?: EgressEntry[];
   /** The panic that stopped Lectern, and where (`InternalError`: every later call is refused; reload the page). */
   panic?: string;
 }

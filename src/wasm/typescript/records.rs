@@ -131,6 +131,39 @@ export interface TurnOutcomeBase {
   usage: Usage;
   /** Model calls made in this turn. */
   steps: number;
+  /** What each model request of the turn sent off the device, in order (see the README's Egress ledger). */
+  egress: EgressEntry[];
+}
+
+/** One model request of a turn: where it went, how big it was, and what it carried. */
+export interface EgressEntry {
+  /** The turn's model call it belongs to (a summary call: the call it came before). */
+  step: number;
+  /** `summary`: a `context: { strategy: 'summarize' }` call. */
+  purpose: 'answer' | 'summary';
+  /** `custom`: a JS function provider (Lectern cannot see where it sends). */
+  provider: 'openai' | 'anthropic' | 'custom';
+  /** Lower-case, no port; absent for `custom`. */
+  host?: string;
+  /** The provider was declared `local: true` (the model runs on the reader's device). */
+  local?: true;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** The counts are Lectern's estimate (no usage reported, or the call failed). */
+  estimated?: true;
+  /** Characters of the system message (instructions, summary, passages, mentions). */
+  systemChars: number;
+  /** Messages sent besides the system message. */
+  messages: number;
+  /** Names of the tool definitions offered. */
+  tools: string[];
+  /** Book passages in it: from `alwaysRetrieve` (system message) or `search_book` results. */
+  passages: { bookId: string; startPage: number; endPage: number; via: 'alwaysRetrieve' | 'search_book' }[];
+  /** Tool results in it. */
+  toolResults: { callId: string; toolName: string; chars: number }[];
+  /** Mentions resolved into its system message. */
+  mentions: Mention[];
 }
 
 /** The model answered. */
