@@ -5,10 +5,11 @@
 
 use std::rc::Rc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-/// One event, as the host's `onEvent` callback receives it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One event, as the host's `onEvent` callback receives it (and as
+/// `recordEvents` stores it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Event {
     /// The conversation the turn runs in.
@@ -21,7 +22,7 @@ pub struct Event {
 }
 
 /// What an [`Event`] reports.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum EventKind {
     /// A model call (step) begins.

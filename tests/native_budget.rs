@@ -304,3 +304,53 @@ fn delete_all_conversations_waits_for_no_turn_and_keeps_nothing() {
         "NotFoundError"
     );
 }
+
+/// The estimated input of each request of a tool-then-answer turn, from a dry run.
+fn dry_run_estimates() -> Vec<u64> {
+    let turns = vec![
+        ScriptedTurn::tools(&[("lookup", "{}")]),
+        ScriptedTurn::text("done"),
+    ];
+    let h = harness(turns, AgentConfig::default(), Rc::new(ManualClock::new(1.0e12)));
+    send(&h, "look it up", &SendOptions::default()).unwrap();
+    let empty = lectern::provider::ModelResponse::default();
+    h.model
+        .requests()
+        .iter()
+        .map(|r| lectern::agent::estimated_usage(r, &empty).input_tokens)
+        .collect()
+}
+
+#[test]
+fn the_budget_check_scales_the_estimate_by_what_the_provider_counted() {
+    let estimates = dry_run_estimates();
+    // The provider counts twice Lectern's estimate of the first request.
+    let first = 2 * estimates[0];
+    let spent = first + 5;
+    // Room for the second request by Lectern's raw estimate, not by the model's count.
+    let budget = tokens(spent + estimates[1] + estimates[1] / 2);
+    let turns = vec![
+        ScriptedTurn::tools(&[("lookup", "{}")]).with_usage(first, 5),
+        ScriptedTurn::text("done").with_usage(1, 1),
+    ];
+    let h = harness(
+        turns,
+        with_budget(budget, Budget::default()),
+        Rc::new(ManualClock::new(1.0e12)),
+    );
+    let failure = send(&h, "look it up", &SendOptions::default()).unwrap_err();
+    match failure.error {
+        Error::BudgetExceeded {
+            next, spent: before, ..
+        } => {
+            assert_eq!(before, spent as f64);
+            assert_eq!(
+                next,
+                (2 * estimates[1]) as f64,
+                "the next request in the model's count"
+            );
+        }
+        other => panic!("expected BudgetExceeded, got {other:?}"),
+    }
+    assert_eq!(h.model.requests().len(), 1);
+}

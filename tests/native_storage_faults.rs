@@ -114,6 +114,23 @@ impl Store for FullStore {
     ) -> LocalBoxFuture<'a, Result<()>> {
         self.inner.put_context_summary(summary)
     }
+    fn append_turn_events<'a>(
+        &'a self,
+        conversation_id: &'a str,
+        turn_id: &'a str,
+        events: Vec<lectern::events::Event>,
+    ) -> LocalBoxFuture<'a, Result<()>> {
+        self.inner.append_turn_events(conversation_id, turn_id, events)
+    }
+    fn turn_events<'a>(
+        &'a self,
+        turn_id: &'a str,
+    ) -> LocalBoxFuture<'a, Result<Vec<lectern::events::Event>>> {
+        self.inner.turn_events(turn_id)
+    }
+    fn recorded_turns<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Vec<String>>> {
+        self.inner.recorded_turns(id)
+    }
 }
 
 struct Harness {

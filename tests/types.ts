@@ -314,6 +314,19 @@ export function whatLeft(entries: EgressEntry[]): string[] {
   });
 }
 
+export async function replayAll(lectern: Lectern, conversationId: string): Promise<string[]> {
+  const lines: string[] = [];
+  for (const turnId of await lectern.recordedTurns(conversationId)) {
+    for await (const event of lectern.replay(turnId)) lines.push(describeEvent(event));
+  }
+  return lines;
+}
+
+export const recording: LecternOptions = {
+  provider: { kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2' },
+  recordEvents: true,
+};
+
 export async function sentOff(lectern: Lectern, id: string): Promise<string[]> {
   const reply = await lectern.send(id, 'What happened on page 3?');
   return whatLeft(reply.egress);

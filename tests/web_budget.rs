@@ -1,13 +1,15 @@
 //! Spend limits and usage totals through the JS API in headless Chromium:
 //! `usage(conversationId)` after a reopen of IndexedDB, a `budgetPeriod`
 //! stopping the next turn with a `BudgetExceededError` that carries usage,
-//! a `send` budget, and `deleteAllConversations` keeping books.
+//! a `send` budget, `deleteAllConversations` keeping books, and a turn's
+//! recorded events replayed after a reopen (`recordEvents`, `replay`).
 #![cfg(target_arch = "wasm32")]
 
 mod web_support;
 
+use js_sys::Function;
 use serde_json::{json, Value};
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 use web_support::{
     conversation, js, json as to_json, open_with, openai_provider, reject, resolve, send, unique, MockSession,
@@ -134,4 +136,57 @@ async fn delete_all_conversations_empties_the_database_but_keeps_books() {
     let books = to_json(&resolve(opened.lectern.books()).await);
     assert_eq!(books[0]["title"], "Kept");
     resolve(opened.lectern.close()).await;
+}
+
+/// Every event an async iterable yields, as JSON.
+async fn collect(iterable: JsValue) -> Vec<Value> {
+    let collect = Function::new_with_args(
+        "iterable",
+        "return (async () => { const out = []; for await (const ev of iterable) out.push(ev); return out; })();",
+    );
+    let promise: js_sys::Promise = collect.call1(&JsValue::NULL, &iterable).unwrap().unchecked_into();
+    to_json(&resolve(promise).await).as_array().unwrap().clone()
+}
+
+#[wasm_bindgen_test]
+async fn a_recorded_turn_replays_as_it_streamed_after_a_reopen() {
+    let session = MockSession::new();
+    session
+        .script(json!([
+            usage_turn("Hello there, reader.", 12, 5),
+            usage_turn("unrecorded", 1, 1)
+        ]))
+        .await;
+    let db = unique("replay");
+    let options =
+        json!({ "dbName": db, "provider": openai_provider(&session, json!({})), "recordEvents": true });
+    let opened = open_with(options.clone()).await;
+    let id = conversation(&opened).await;
+    let live = collect(
+        opened
+            .lectern
+            .stream(id.clone().into(), "hi".into(), None)
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(live.last().unwrap()["type"], "finish", "{live:?}");
+    resolve(opened.lectern.close()).await;
+
+    let opened = open_with(options).await;
+    let turns = to_json(&resolve(opened.lectern.recorded_turns(id.clone().into())).await);
+    let turn_id = live[0]["turnId"].as_str().unwrap();
+    assert_eq!(turns, json!([turn_id]));
+    let replayed = collect(opened.lectern.replay(turn_id.into()).unwrap()).await;
+    assert_eq!(replayed, live, "the same events, in the same order");
+    assert!(collect(opened.lectern.replay("nope".into()).unwrap())
+        .await
+        .is_empty());
+    resolve(opened.lectern.close()).await;
+
+    // Off: nothing is kept.
+    let plain = open_with(json!({ "provider": openai_provider(&session, json!({})) })).await;
+    let id = conversation(&plain).await;
+    send(&plain, &id, "again").await.unwrap();
+    let turns = to_json(&resolve(plain.lectern.recorded_turns(id.into())).await);
+    assert_eq!(turns, json!([]));
 }

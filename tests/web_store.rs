@@ -92,6 +92,7 @@ async fn database_is_created_at_the_current_schema_version() {
             "pendingTurns",
             "runs",
             "toolCalls",
+            "turnEvents",
             "usageTotals",
             "vectors"
         ]
@@ -101,7 +102,8 @@ async fn database_is_created_at_the_current_schema_version() {
 }
 
 fn store_summaries_exist(db: &idb::Database) -> bool {
-    db.store_names().contains(&"contextSummaries".to_owned())
+    let names = db.store_names();
+    names.contains(&"contextSummaries".to_owned()) && names.contains(&"turnEvents".to_owned())
 }
 
 #[wasm_bindgen_test]
@@ -171,7 +173,7 @@ async fn a_version_1_database_is_upgraded_in_place() {
     );
     assert!(
         store_summaries_exist(&db),
-        "the version-7 context summaries store exists"
+        "the version-7 context summaries and turn events stores exist"
     );
     db.close();
     IndexedDbStore::delete_database(&name).await.unwrap();

@@ -123,6 +123,7 @@ impl Agent {
             cancel: &options.cancel,
             user_id: state.user_id.clone(),
             open_step: RefCell::new(None),
+            recorded: self.recorder(),
         };
         let limit = self.turn_limit(&state);
         let claimed_revision = pending.revision;
@@ -479,6 +480,7 @@ impl Agent {
             cancel: &cancel,
             user_id: pending.step.state.user_id.clone(),
             open_step: RefCell::new(None),
+            recorded: None,
         };
         let step = &pending.step;
         let outcomes: Vec<_> = step

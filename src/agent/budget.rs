@@ -88,7 +88,8 @@ impl Agent {
     ) -> Result<()> {
         let cost = |usage: &Usage| self.cost_usd(usage);
         let next_usage = Usage {
-            input_tokens: request_tokens(request) as u64,
+            // In the model's own count, as far as calls taught it (see `calibration`).
+            input_tokens: self.calibration.scale(request_tokens(request)) as u64,
             ..Usage::default()
         };
         let next = Spent {

@@ -177,6 +177,8 @@ pub struct AgentConfig {
     /// reasoning from `messages()` (default false: reasoning is kept only to
     /// send back where the provider needs it).
     pub show_thinking: bool,
+    /// `recordEvents`: keep each turn's events in the store for `replay`.
+    pub record_events: bool,
 }
 
 impl Default for AgentConfig {
@@ -200,6 +202,7 @@ impl Default for AgentConfig {
             budget: Budget::default(),
             budget_period: Budget::default(),
             show_thinking: false,
+            record_events: false,
         }
     }
 }

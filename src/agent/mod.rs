@@ -20,6 +20,7 @@ use crate::tool::{Tool, ToolCache, ToolRegistry};
 mod active_turns;
 mod approvals;
 mod budget;
+mod calibration;
 mod compress;
 mod config;
 mod context;
@@ -33,6 +34,7 @@ mod locks;
 mod mentions;
 mod model_call;
 pub mod prompts;
+mod replay;
 mod request;
 mod result;
 mod retry;
@@ -50,6 +52,7 @@ pub use crate::domain::{
 };
 pub use crate::retrieval::config::RetrievalStrategy;
 pub use approvals::{MOVED_ON, REJECTED};
+pub use calibration::Calibration;
 pub use config::{
     book_context_warning, validate_config, AgentConfig, ConfigReport, ModelProfile, Persona, RunLimits,
     ToolShell,
@@ -78,6 +81,8 @@ pub struct Agent {
     library: Option<Rc<Library>>,
     /// The approval configuration in force: the configuration's, until `set_approvals`.
     approvals: RefCell<Rc<ApprovalConfig>>,
+    /// The model's real input tokens against Lectern's estimate, as learnt so far.
+    calibration: calibration::Calibration,
 }
 
 impl Agent {
@@ -100,6 +105,7 @@ impl Agent {
             mentions: None,
             library: None,
             active: active_turns::ActiveTurns::default(),
+            calibration: calibration::Calibration::default(),
         }
     }
 

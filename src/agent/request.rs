@@ -78,9 +78,17 @@ impl Agent {
         let messages = match self.config.model_profile.context_length {
             Some(length) => {
                 let reserve = max_tokens.map_or_else(|| default_output_reserve(length), |n| n as usize);
-                let (window, overflow) = fit_window(window, length, reserve, fixed_tokens);
+                // The window is in the model's count; the estimate is scaled to it (see `calibration`).
+                let room = self.calibration.room(length.saturating_sub(reserve));
+                let (window, overflow) = fit_window(window, room + reserve, reserve, fixed_tokens);
                 if let Some(overflow) = overflow {
-                    scope.emit(|| overflow_warning(overflow));
+                    let needed = self.calibration.scale(overflow.needed - reserve) + reserve;
+                    scope.emit(|| {
+                        overflow_warning(Overflow {
+                            needed,
+                            context_length: length,
+                        })
+                    });
                 }
                 window
             }

@@ -7,7 +7,7 @@ use super::active_turns::HeldTurn;
 use super::cut_step::OpenStep;
 use super::egress::Carried;
 use super::tool_step::StepEnd;
-use super::usage_estimate::usage_or_estimate;
+use super::usage_estimate::{request_tokens, usage_or_estimate};
 use super::{Agent, TurnError, TurnOverrides, TurnResult, TurnState, TurnStatus};
 use crate::approval::{OnNewMessage, PendingCall};
 use crate::cancel::CancelToken;
@@ -17,6 +17,9 @@ use crate::events::{Event, EventKind, EventSink};
 use crate::ids::new_id;
 use crate::provider::{FinishReason, ModelResponse};
 use crate::time::within;
+
+/// Events recorded for one turn at most (`recordEvents`); later ones are only emitted.
+pub const MAX_RECORDED_EVENTS: usize = 20_000;
 
 /// The longest user message accepted, in characters.
 pub const MAX_USER_MESSAGE_CHARS: usize = 200_000;
@@ -43,15 +46,26 @@ pub(super) struct TurnScope<'a> {
     pub user_id: Option<String>,
     /// The tool step whose calls are running, if any (see `cut_step`).
     pub open_step: RefCell<Option<OpenStep>>,
+    /// With `recordEvents`, the events emitted so far, kept for the store.
+    pub recorded: Option<RefCell<Vec<Event>>>,
 }
 
 impl TurnScope<'_> {
+    /// Emits an event built from `kind` — only if someone listens, or it is recorded.
     pub fn emit(&self, kind: impl FnOnce() -> EventKind) {
-        self.events.emit_with(|| Event {
+        let build = || Event {
             conversation_id: self.conversation_id.to_owned(),
             turn_id: self.turn_id.clone(),
             kind: kind(),
-        });
+        };
+        let Some(recorded) = &self.recorded else {
+            return self.events.emit_with(build);
+        };
+        let event = build();
+        if recorded.borrow().len() < MAX_RECORDED_EVENTS {
+            recorded.borrow_mut().push(event.clone());
+        }
+        self.events.emit_with(|| event);
     }
 }
 
@@ -128,6 +142,7 @@ impl Agent {
             cancel: &options.cancel,
             user_id: user_id.clone(),
             open_step: RefCell::new(None),
+            recorded: self.recorder(),
         };
         let mut state = TurnState {
             user_id,
@@ -187,7 +202,10 @@ impl Agent {
         mut state: TurnState,
     ) -> Result<TurnResult, TurnError> {
         let error = match outcome {
-            Ok(result) => return Ok(result),
+            Ok(result) => {
+                self.keep_recorded_events(scope).await;
+                return Ok(result);
+            }
             Err(error) => error,
         };
         self.store_cut_step(scope, &mut state).await;
@@ -200,6 +218,7 @@ impl Agent {
             name: error.name().to_owned(),
             message: error.to_string(),
         });
+        self.keep_recorded_events(scope).await;
         let usage = self.turn_usage(&state);
         Err(TurnError {
             error,
@@ -265,6 +284,7 @@ impl Agent {
             };
             // A provider that reports no usage gets an estimate, marked as such.
             let step_usage = usage_or_estimate(&request, &response);
+            self.calibration.learn(&step_usage, request_tokens(&request));
             let cost_usd = self.count_call(scope, state, step_usage).await;
             self.record_egress(state, &request, carried(book_id.as_deref()), &step_usage);
             scope.emit(|| EventKind::TokenUsage {

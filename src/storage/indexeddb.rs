@@ -8,7 +8,8 @@
 //! - paused turns, tool-call records and runs (see `indexeddb_turns`);
 //! - usage totals (see `indexeddb_usage`);
 //! - "always allow" grants (see `indexeddb_grants`);
-//! - context summaries (see `indexeddb_summaries`).
+//! - context summaries (see `indexeddb_summaries`);
+//! - recorded turn events (see `indexeddb_events`).
 //!
 //! Each method is one short transaction that awaits nothing but its own requests.
 
@@ -22,6 +23,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{IdbDatabase, IdbVersionChangeEvent};
 
+use super::indexeddb_events::{self as recorded, TURN_EVENTS};
 use super::indexeddb_grants::{self as grants, APPROVAL_GRANTS};
 use super::indexeddb_open::{open_database, IndexedDbOptions, Upgrade};
 use super::indexeddb_schema as schema;
@@ -36,6 +38,7 @@ use crate::approval::{Grant, PendingTurn};
 use crate::domain::{CallUsage, ContextSummary, RunRecord, ToolCallRecord, UsageTotals};
 use crate::domain::{Conversation, Message};
 use crate::error::{Error, Result, StorageReason};
+use crate::events::Event;
 
 /// The schema version this code writes; `indexeddb_schema::upgrade` brings older databases to it.
 pub const SCHEMA_VERSION: u32 = 7;
@@ -319,6 +322,7 @@ impl Store for IndexedDbStore {
                     USAGE_TOTALS,
                     APPROVAL_GRANTS,
                     CONTEXT_SUMMARIES,
+                    TURN_EVENTS,
                 ],
                 TransactionMode::ReadWrite,
             )?;
@@ -331,6 +335,7 @@ impl Store for IndexedDbStore {
             usage::delete_usage(&tx, id).await?;
             grants::delete_grants_in(&tx, id).await?;
             summaries::delete_summary(&tx, id).await?;
+            recorded::delete_events_in(&tx, id).await?;
             conversations
                 .delete(JsValue::from_str(id))
                 .map_err(idb_error)?
@@ -452,6 +457,7 @@ impl Store for IndexedDbStore {
                 USAGE_TOTALS,
                 APPROVAL_GRANTS,
                 CONTEXT_SUMMARIES,
+                TURN_EVENTS,
                 RUNS,
             ];
             let tx = transaction(&self.db, &stores, TransactionMode::ReadWrite)?;
@@ -480,6 +486,28 @@ impl Store for IndexedDbStore {
 
     fn put_context_summary<'a>(&'a self, summary: &'a ContextSummary) -> LocalBoxFuture<'a, Result<()>> {
         Box::pin(summaries::put_context_summary(&self.db, summary))
+    }
+
+    fn append_turn_events<'a>(
+        &'a self,
+        conversation_id: &'a str,
+        turn_id: &'a str,
+        events: Vec<Event>,
+    ) -> LocalBoxFuture<'a, Result<()>> {
+        Box::pin(recorded::append_turn_events(
+            &self.db,
+            conversation_id,
+            turn_id,
+            events,
+        ))
+    }
+
+    fn turn_events<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Event>>> {
+        Box::pin(recorded::turn_events(&self.db, turn_id))
+    }
+
+    fn recorded_turns<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<String>>> {
+        Box::pin(recorded::recorded_turns(&self.db, conversation_id))
     }
 
     fn grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Grant>>> {

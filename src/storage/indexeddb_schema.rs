@@ -7,6 +7,7 @@ use super::indexeddb::{
     idb_error, BOOKS, CHUNKS, CONVERSATIONS, INDEX_SNAPSHOTS, LEXICAL_INDEXES, MESSAGES, PAGES,
     PENDING_TURNS, RUNS, SCHEMA_VERSION, TOOL_CALLS, VECTORS,
 };
+use super::indexeddb_events as recorded;
 use super::indexeddb_grants as grants;
 use super::indexeddb_summaries as summaries;
 use super::indexeddb_turns::BY_CONVERSATION;
@@ -24,7 +25,7 @@ const STEPS: [Step; SCHEMA_VERSION as usize] = [
     lexical_v4,
     pages_v5,
     ledger_v6,
-    summaries::summaries_v7,
+    ledger_v7,
 ];
 
 /// Applies every schema step after `old_version`, in order, inside the
@@ -106,4 +107,10 @@ fn pages_v5(db: &Database) -> std::result::Result<(), idb::Error> {
 fn ledger_v6(db: &Database) -> std::result::Result<(), idb::Error> {
     usage::usage_v6(db)?;
     grants::grants_v6(db)
+}
+
+/// Context summaries and recorded turn events, both new in version 7.
+fn ledger_v7(db: &Database) -> std::result::Result<(), idb::Error> {
+    summaries::summaries_v7(db)?;
+    recorded::events_v7(db)
 }

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 /// Context summaries, keyed by `conversationId` (schema version 7).
 pub(super) const CONTEXT_SUMMARIES: &str = "contextSummaries";
 
-/// Schema step 7: the context summaries store.
+/// The context summaries store (part of schema step 7).
 pub(super) fn summaries_v7(db: &Database) -> std::result::Result<(), idb::Error> {
     let mut params = ObjectStoreParams::new();
     params.key_path(Some(KeyPath::new_single("conversationId")));

@@ -10,6 +10,7 @@ use crate::approval::{Grant, PendingTurn};
 use crate::domain::{CallUsage, ContextSummary, RunRecord, ToolCallRecord, UsageTotals};
 use crate::domain::{Conversation, Message};
 use crate::error::{Error, Result, StorageReason};
+use crate::events::Event;
 use crate::retrieval::book::Book;
 use crate::retrieval::chunk::Chunk;
 use crate::retrieval::vector::VectorSet;
@@ -45,6 +46,8 @@ struct Inner {
     grants: BTreeMap<String, BTreeMap<String, Grant>>,
     /// Context summaries by conversation.
     summaries: BTreeMap<String, ContextSummary>,
+    /// Recorded events by turn, with the turn's conversation.
+    events: BTreeMap<String, (String, Vec<Event>)>,
 }
 
 impl Inner {
@@ -165,6 +168,7 @@ impl Store for MemoryStore {
                 inner.usage.remove(id);
                 inner.grants.remove(id);
                 inner.summaries.remove(id);
+                inner.events.retain(|_, (conversation, _)| conversation != id);
                 Ok(())
             }
             None => Err(Error::not_found("conversation", id)),
@@ -280,6 +284,7 @@ impl Store for MemoryStore {
         inner.usage.clear();
         inner.grants.clear();
         inner.summaries.clear();
+        inner.events.clear();
         inner.runs.clear();
         Box::pin(async move { Ok(()) })
     }
@@ -332,6 +337,47 @@ impl Store for MemoryStore {
             inner
                 .summaries
                 .insert(summary.conversation_id.clone(), summary.clone());
+        });
+        Box::pin(async move { result })
+    }
+
+    fn append_turn_events<'a>(
+        &'a self,
+        conversation_id: &'a str,
+        turn_id: &'a str,
+        events: Vec<Event>,
+    ) -> LocalBoxFuture<'a, Result<()>> {
+        let mut inner = self.inner.borrow_mut();
+        let result = inner.require(conversation_id).map(|()| {
+            let kept = inner
+                .events
+                .entry(turn_id.to_owned())
+                .or_insert_with(|| (conversation_id.to_owned(), Vec::new()));
+            kept.1.extend(events);
+        });
+        Box::pin(async move { result })
+    }
+
+    fn turn_events<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Event>>> {
+        let events = self
+            .inner
+            .borrow()
+            .events
+            .get(turn_id)
+            .map(|(_, events)| events.clone())
+            .unwrap_or_default();
+        Box::pin(async move { Ok(events) })
+    }
+
+    fn recorded_turns<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<String>>> {
+        let inner = self.inner.borrow();
+        let result = inner.require(conversation_id).map(|()| {
+            inner
+                .events
+                .iter()
+                .filter(|(_, (conversation, _))| conversation == conversation_id)
+                .map(|(turn, _)| turn.clone())
+                .collect()
         });
         Box::pin(async move { result })
     }

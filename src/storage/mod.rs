@@ -10,12 +10,15 @@ use crate::approval::{Grant, PendingTurn};
 use crate::domain::{CallUsage, ContextSummary, RunRecord, ToolCallRecord, UsageTotals};
 use crate::domain::{Conversation, Message};
 use crate::error::{Error, Result};
+use crate::events::Event;
 
 mod books;
 #[cfg(target_arch = "wasm32")]
 mod indexeddb;
 #[cfg(target_arch = "wasm32")]
 mod indexeddb_books;
+#[cfg(target_arch = "wasm32")]
+mod indexeddb_events;
 #[cfg(target_arch = "wasm32")]
 mod indexeddb_grants;
 #[cfg(target_arch = "wasm32")]
@@ -56,7 +59,7 @@ pub trait Store {
     /// All conversations, oldest first.
     fn conversations(&self) -> LocalBoxFuture<'_, Result<Vec<Conversation>>>;
 
-    /// Deletes a conversation with all its messages, turn records, grants and summary; `NotFound` if it does not exist.
+    /// Deletes a conversation with all its messages, turn records, grants, summary and recorded events; `NotFound` if it does not exist.
     fn delete_conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>>;
 
     /// Appends messages to their conversations in one atomic step, assigning
@@ -110,7 +113,7 @@ pub trait Store {
     fn add_usage<'a>(&'a self, conversation_id: &'a str, call: CallUsage) -> LocalBoxFuture<'a, Result<()>>;
 
     /// Deletes every conversation, message, tool-call record, paused turn,
-    /// usage total, grant, summary and run in one transaction (books stay).
+    /// usage total, grant, summary, recorded event and run in one transaction (books stay).
     fn delete_all_conversations(&self) -> LocalBoxFuture<'_, Result<()>>;
 
     /// A conversation's usage totals (zeros before its first model call);
@@ -127,6 +130,23 @@ pub trait Store {
     /// Saves (or replaces) a conversation's summary; `NotFound` (nothing
     /// written) if the conversation does not exist.
     fn put_context_summary<'a>(&'a self, summary: &'a ContextSummary) -> LocalBoxFuture<'a, Result<()>>;
+
+    /// Appends a turn's recorded events (`recordEvents`) after those already
+    /// kept for it, in one transaction; `NotFound` (nothing written) if the
+    /// conversation does not exist.
+    fn append_turn_events<'a>(
+        &'a self,
+        conversation_id: &'a str,
+        turn_id: &'a str,
+        events: Vec<Event>,
+    ) -> LocalBoxFuture<'a, Result<()>>;
+
+    /// The recorded events of a turn, in order (empty when none were recorded).
+    fn turn_events<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Event>>>;
+
+    /// The ids of a conversation's turns that have recorded events, oldest
+    /// first; `NotFound` if the conversation does not exist.
+    fn recorded_turns<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<String>>>;
 
     /// The "always allow" grants of a conversation, by tool name; `NotFound` if it does not exist.
     fn grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Grant>>>;

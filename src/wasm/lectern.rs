@@ -189,7 +189,7 @@ async fn open_store(name: &str, options: &OpenOptions, listeners: Rc<Listeners>)
 }
 
 /// The `error` event of a turn refused before it began (no turn id).
-fn error_event(conversation_id: String, error: &Error) -> JsValue {
+pub(super) fn error_event(conversation_id: String, error: &Error) -> JsValue {
     let event = Event {
         conversation_id,
         turn_id: String::new(),

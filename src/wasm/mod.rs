@@ -49,6 +49,7 @@ mod mention_resolver;
 #[cfg(feature = "page")]
 mod options;
 #[cfg(feature = "page")]
+mod replay_api;
 mod retry_api;
 #[cfg(feature = "page")]
 mod send_options;

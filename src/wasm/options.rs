@@ -91,6 +91,9 @@ pub struct OpenOptions {
     /// Emit `reasoningDelta` events and show stored reasoning in `messages()` (default false).
     #[serde(default)]
     pub show_thinking: bool,
+    /// Keep each turn's events for `replay(turnId)` (default false).
+    #[serde(default)]
+    pub record_events: bool,
     /// Where the worker script is, if not `lectern_worker.js` beside `lectern.js`.
     #[serde(default)]
     pub worker_url: Option<String>,
@@ -158,6 +161,7 @@ impl OpenOptions {
             budget: self.budget,
             budget_period: self.budget_period,
             show_thinking: self.show_thinking,
+            record_events: self.record_events,
         })
     }
 }

@@ -10,9 +10,9 @@ use std::future::Future;
 use futures::future::LocalBoxFuture;
 
 mod grants;
+mod ledger_v7;
 mod lexical;
 mod pages;
-mod summaries;
 mod turns;
 mod usage;
 
@@ -136,11 +136,15 @@ pub fn cases<S: Store + BookStore + 'static>() -> Vec<Case<S>> {
             Box::pin(grants::grants_are_cleared_and_deleted_with_their_conversation(s))
         }),
         ("a summary is saved, replaced and read back", |s| {
-            Box::pin(summaries::a_summary_is_saved_replaced_and_read_back(s))
+            Box::pin(ledger_v7::a_summary_is_saved_replaced_and_read_back(s))
         }),
         ("summaries need their conversation", |s| {
-            Box::pin(summaries::summaries_need_their_conversation(s))
+            Box::pin(ledger_v7::summaries_need_their_conversation(s))
         }),
+        (
+            "recorded events append in order and go with their conversation",
+            |s| Box::pin(ledger_v7::recorded_events_append_in_order_and_go_with_their_conversation(s)),
+        ),
     ]
 }
 

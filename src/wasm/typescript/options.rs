@@ -73,6 +73,8 @@ export interface LecternOptions {
   redactArguments?: string[];
   /** Emit `reasoningDelta` events and include stored reasoning in `messages()` (default `false`). */
   showThinking?: boolean;
+  /** Keep each turn's events in IndexedDB so `replay(turnId)` can yield them again (default `false`). */
+  recordEvents?: boolean;
   /** The tenant id every tool's `ctx.userId` carries; the model can never set it. */
   userId?: string;
   /** Prompt templates by name, replacing or adding to the built-in ones (`conversation_system_prompt`). */

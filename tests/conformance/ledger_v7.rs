@@ -1,8 +1,10 @@
-//! Conformance cases for context summaries: one a conversation, replaced
-//! as it is extended, never written for a missing conversation, and deleted
-//! with the conversation or with everything.
+//! Conformance cases for context summaries (one a conversation, replaced
+//! as it is extended, never written for a missing conversation, deleted
+//! with the conversation or with everything) and recorded turn events, the
+//! two stores of schema version 7.
 
 use lectern::domain::ContextSummary;
+use lectern::events::{Event, EventKind};
 use lectern::storage::Store;
 
 use super::conversation;
@@ -91,4 +93,62 @@ pub async fn summaries_need_their_conversation(store: impl Store) {
         None,
         "deleted with everything"
     );
+}
+
+fn event(conversation_id: &str, turn_id: &str, text: &str) -> Event {
+    Event {
+        conversation_id: conversation_id.to_owned(),
+        turn_id: turn_id.to_owned(),
+        kind: EventKind::TextDelta {
+            text: text.to_owned(),
+        },
+    }
+}
+
+/// A turn's events come back in order across appends; turns are listed
+/// per conversation, oldest first; deleting removes them.
+pub async fn recorded_events_append_in_order_and_go_with_their_conversation(store: impl Store) {
+    store.create_conversation(&conversation("c1", 1.0)).await.unwrap();
+    store.create_conversation(&conversation("c2", 2.0)).await.unwrap();
+    assert!(store.turn_events("t1").await.unwrap().is_empty());
+    let first = vec![event("c1", "t1", "a"), event("c1", "t1", "日本")];
+    store.append_turn_events("c1", "t1", first.clone()).await.unwrap();
+    store
+        .append_turn_events("c1", "t2", vec![event("c1", "t2", "x")])
+        .await
+        .unwrap();
+    store
+        .append_turn_events("c1", "t1", vec![event("c1", "t1", "b")])
+        .await
+        .unwrap();
+    store
+        .append_turn_events("c2", "t3", vec![event("c2", "t3", "y")])
+        .await
+        .unwrap();
+    let mut expected = first;
+    expected.push(event("c1", "t1", "b"));
+    assert_eq!(store.turn_events("t1").await.unwrap(), expected);
+    assert_eq!(store.recorded_turns("c1").await.unwrap(), ["t1", "t2"]);
+    assert_eq!(store.recorded_turns("c2").await.unwrap(), ["t3"]);
+    let missing = store
+        .append_turn_events("ghost", "t9", vec![event("ghost", "t9", "z")])
+        .await;
+    assert_eq!(missing.unwrap_err().name(), "NotFoundError");
+    assert!(
+        store.turn_events("t9").await.unwrap().is_empty(),
+        "nothing written"
+    );
+    assert_eq!(
+        store.recorded_turns("ghost").await.unwrap_err().name(),
+        "NotFoundError"
+    );
+    store.delete_conversation("c1").await.unwrap();
+    assert!(store.turn_events("t1").await.unwrap().is_empty());
+    assert_eq!(
+        store.turn_events("t3").await.unwrap().len(),
+        1,
+        "another conversation's stay"
+    );
+    store.delete_all_conversations().await.unwrap();
+    assert!(store.turn_events("t3").await.unwrap().is_empty());
 }

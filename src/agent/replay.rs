@@ -1,0 +1,53 @@
+//! `recordEvents` and `replay`: each turn's events kept in the store as it
+//! ends (answered, paused or failed; a resolve adds to the same turn), so a
+//! page can re-render a past turn or debug one.
+
+use std::cell::RefCell;
+
+use super::turn::TurnScope;
+use super::Agent;
+use crate::error::Result;
+use crate::events::{Event, EventKind};
+
+impl Agent {
+    /// A new turn's recorder: on with `recordEvents`.
+    pub(super) fn recorder(&self) -> Option<RefCell<Vec<Event>>> {
+        self.config.record_events.then(|| RefCell::new(Vec::new()))
+    }
+
+    /// Stores the events the turn recorded. Best effort: the turn's outcome
+    /// stands either way; a failed write is reported as a `warning` event
+    /// (to listeners only).
+    pub(super) async fn keep_recorded_events(&self, scope: &TurnScope<'_>) {
+        let Some(recorded) = &scope.recorded else { return };
+        let events = recorded.take();
+        if events.is_empty() {
+            return;
+        }
+        let kept = self
+            .store
+            .append_turn_events(scope.conversation_id, &scope.turn_id, events)
+            .await;
+        if let Err(error) = kept {
+            scope.events.emit_with(|| Event {
+                conversation_id: scope.conversation_id.to_owned(),
+                turn_id: scope.turn_id.clone(),
+                kind: EventKind::Warning {
+                    code: "eventsNotRecorded".into(),
+                    message: format!("this turn's events could not be stored for replay ({error})"),
+                },
+            });
+        }
+    }
+
+    /// The recorded events of a turn, in the order they were emitted (empty
+    /// when it recorded none).
+    pub async fn replay(&self, turn_id: &str) -> Result<Vec<Event>> {
+        self.store.turn_events(turn_id).await
+    }
+
+    /// The ids of a conversation's turns with recorded events, oldest first.
+    pub async fn recorded_turns(&self, conversation_id: &str) -> Result<Vec<String>> {
+        self.store.recorded_turns(conversation_id).await
+    }
+}

@@ -1,0 +1,129 @@
+//! Recorded turn events in IndexedDB (`recordEvents`): `turnEvents`, keyed
+//! `[conversationId, turnId, seq]` (so a conversation's key range lists and
+//! deletes them) with a `byTurn` index for `replay` (schema version 7).
+
+use idb::{Database, IndexParams, KeyPath, ObjectStoreParams, Query, TransactionMode};
+use js_sys::Array;
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::{JsCast, JsValue};
+
+use super::indexeddb::{
+    commit, conversation_exists, from_js, idb_error, owner_range, to_js, transaction, CONVERSATIONS,
+};
+use crate::error::{Error, Result};
+use crate::events::Event;
+
+/// Recorded events (schema version 7).
+pub(super) const TURN_EVENTS: &str = "turnEvents";
+/// The index of `turnEvents` by `turnId`.
+const BY_TURN: &str = "byTurn";
+
+/// One recorded event, as stored.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredEvent {
+    conversation_id: String,
+    turn_id: String,
+    seq: u32,
+    event: Event,
+}
+
+/// The recorded events store (part of schema step 7).
+pub(super) fn events_v7(db: &Database) -> std::result::Result<(), idb::Error> {
+    let mut params = ObjectStoreParams::new();
+    params.key_path(Some(KeyPath::new_array(["conversationId", "turnId", "seq"])));
+    let store = db.create_object_store(TURN_EVENTS, params)?;
+    store.create_index(BY_TURN, KeyPath::new_single("turnId"), Some(IndexParams::new()))?;
+    Ok(())
+}
+
+/// `Store::append_turn_events`: numbers them after the turn's kept ones, in one transaction.
+pub(super) async fn append_turn_events(
+    db: &Database,
+    conversation_id: &str,
+    turn_id: &str,
+    events: Vec<Event>,
+) -> Result<()> {
+    let tx = transaction(db, &[CONVERSATIONS, TURN_EVENTS], TransactionMode::ReadWrite)?;
+    let conversations = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
+    if !conversation_exists(&conversations, conversation_id).await? {
+        let _ = tx.abort();
+        return Err(Error::not_found("conversation", conversation_id));
+    }
+    let store = tx.object_store(TURN_EVENTS).map_err(idb_error)?;
+    let kept = store
+        .index(BY_TURN)
+        .map_err(idb_error)?
+        .count(Some(Query::Key(JsValue::from_str(turn_id))))
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)?;
+    for (seq, event) in (kept..).zip(events) {
+        let record = StoredEvent {
+            conversation_id: conversation_id.to_owned(),
+            turn_id: turn_id.to_owned(),
+            seq,
+            event,
+        };
+        store
+            .put(&to_js(&record)?, None)
+            .map_err(idb_error)?
+            .await
+            .map_err(idb_error)?;
+    }
+    commit(tx).await
+}
+
+/// `Store::turn_events`: the turn's records through its index, in key (so `seq`) order.
+pub(super) async fn turn_events(db: &Database, turn_id: &str) -> Result<Vec<Event>> {
+    let tx = transaction(db, &[TURN_EVENTS], TransactionMode::ReadOnly)?;
+    let values = tx
+        .object_store(TURN_EVENTS)
+        .map_err(idb_error)?
+        .index(BY_TURN)
+        .map_err(idb_error)?
+        .get_all(Some(Query::Key(JsValue::from_str(turn_id))), None)
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)?;
+    let mut stored: Vec<StoredEvent> = values.into_iter().map(from_js).collect::<Result<_>>()?;
+    stored.sort_by_key(|s| s.seq);
+    Ok(stored.into_iter().map(|s| s.event).collect())
+}
+
+/// `Store::recorded_turns`: the distinct turn ids among the conversation's keys.
+pub(super) async fn recorded_turns(db: &Database, conversation_id: &str) -> Result<Vec<String>> {
+    let tx = transaction(db, &[CONVERSATIONS, TURN_EVENTS], TransactionMode::ReadOnly)?;
+    let conversations = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
+    if !conversation_exists(&conversations, conversation_id).await? {
+        return Err(Error::not_found("conversation", conversation_id));
+    }
+    let keys = tx
+        .object_store(TURN_EVENTS)
+        .map_err(idb_error)?
+        .get_all_keys(Some(owner_range(conversation_id)?), None)
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)?;
+    let mut turns: Vec<String> = Vec::new();
+    for key in keys {
+        let turn = key
+            .dyn_ref::<Array>()
+            .and_then(|parts| parts.get(1).as_string())
+            .ok_or_else(|| Error::storage("a turnEvents key is not [conversationId, turnId, seq]"))?;
+        if turns.last() != Some(&turn) {
+            turns.push(turn);
+        }
+    }
+    Ok(turns)
+}
+
+/// Deletes a conversation's recorded events inside `tx` (its deletion's transaction).
+pub(super) async fn delete_events_in(tx: &idb::Transaction, conversation_id: &str) -> Result<()> {
+    tx.object_store(TURN_EVENTS)
+        .map_err(idb_error)?
+        .delete(owner_range(conversation_id)?)
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)
+}
