@@ -36,6 +36,7 @@ mod result;
 mod retry;
 mod review;
 mod state;
+mod structured;
 mod system_prompt;
 mod tool_step;
 mod turn;

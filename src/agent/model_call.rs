@@ -4,7 +4,8 @@ use std::collections::HashMap;
 
 use futures::StreamExt;
 
-use super::turn::TurnScope;
+use super::turn::{finish_reason_name, TurnScope};
+use super::usage_estimate::usage_or_estimate;
 use super::{Agent, TurnState};
 use crate::error::Result;
 use crate::events::EventKind;
@@ -58,5 +59,43 @@ impl Agent {
             answer.push(&part);
         }
         Ok(answer.finish())
+    }
+
+    /// A model call of the turn outside its tool loop (a structured answer's
+    /// correction), checked against the budgets first, then counted and
+    /// reported as a step like the loop's calls.
+    pub(super) async fn counted_call(
+        &self,
+        scope: &TurnScope<'_>,
+        request: &ModelRequest,
+        state: &mut TurnState,
+    ) -> Result<ModelResponse> {
+        let period = self.period_start(scope.conversation_id, state).await?;
+        self.check_budgets(state, request, period.as_ref())?;
+        state.steps += 1;
+        let step = state.steps;
+        scope.emit(|| EventKind::StepStart { step });
+        let response = match self.call_model(scope, request, state).await {
+            Ok(response) => response,
+            Err(error) => {
+                self.count_failed_call(scope, request, state, &error).await;
+                return Err(error);
+            }
+        };
+        let usage = usage_or_estimate(request, &response);
+        let cost_usd = self.count_call(scope, state, usage).await;
+        scope.emit(|| EventKind::TokenUsage {
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+            cached_input_tokens: usage.cached_input_tokens,
+            cost_usd,
+            estimated: usage.estimated,
+        });
+        scope.emit(|| EventKind::StepFinish {
+            step,
+            finish_reason: finish_reason_name(response.finish_reason.as_ref()),
+            tool_calls: response.tool_calls.len(),
+        });
+        Ok(response)
     }
 }

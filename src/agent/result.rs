@@ -71,4 +71,7 @@ pub struct TurnResult {
     pub usage: TurnUsage,
     /// How many model calls the turn made.
     pub steps: u32,
+    /// The answer parsed as JSON and valid against `send`'s `responseSchema`, if it asked for one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<serde_json::Value>,
 }

@@ -23,6 +23,7 @@ impl TurnState {
             tool_calls: self.records.clone(),
             usage,
             steps: self.steps,
+            data: None,
         }
     }
 }

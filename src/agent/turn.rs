@@ -14,7 +14,7 @@ use crate::domain::{Conversation, Mention, Message, Role};
 use crate::error::{Error, Result};
 use crate::events::{Event, EventKind, EventSink};
 use crate::ids::new_id;
-use crate::provider::{FinishReason, ModelResponse};
+use crate::provider::{FinishReason, ModelRequest, ModelResponse};
 use crate::time::within;
 
 /// The longest user message accepted, in characters.
@@ -54,7 +54,7 @@ impl TurnScope<'_> {
     }
 }
 
-fn finish_reason_name(reason: Option<&FinishReason>) -> String {
+pub(super) fn finish_reason_name(reason: Option<&FinishReason>) -> String {
     match reason {
         None | Some(FinishReason::Stop) => "stop".into(),
         Some(FinishReason::ToolCalls) => "toolCalls".into(),
@@ -271,7 +271,7 @@ impl Agent {
             });
 
             if response.tool_calls.is_empty() {
-                return self.finish(scope, response, state).await;
+                return self.finish(scope, &request, response, state).await;
             }
             match self
                 .run_tool_step(scope, conversation, response, &offered, state)
@@ -322,9 +322,11 @@ impl Agent {
     async fn finish(
         &self,
         scope: &TurnScope<'_>,
+        request: &ModelRequest,
         response: ModelResponse,
         state: &mut TurnState,
     ) -> Result<TurnResult> {
+        let (response, data) = self.structured_answer(scope, request, response, state).await?;
         let (text, now) = (response.text, self.clock.now_ms());
         let mut answer = Message::new(
             new_id(now),
@@ -335,9 +337,14 @@ impl Agent {
         );
         answer.reasoning = response.reasoning;
         self.store.append_messages(vec![answer]).await?;
-        scope.emit(|| EventKind::Finish { text: text.clone() });
+        scope.emit(|| EventKind::Finish {
+            text: text.clone(),
+            data: data.clone(),
+        });
         let usage = self.turn_usage(state);
-        Ok(state.result(&scope.turn_id, TurnStatus::Completed, text, Vec::new(), usage))
+        let mut result = state.result(&scope.turn_id, TurnStatus::Completed, text, Vec::new(), usage);
+        result.data = data;
+        Ok(result)
     }
 
     /// Keeps the text an aborted answer had streamed, marked interrupted. Best

@@ -89,6 +89,9 @@ pub fn request_body(settings: &AnthropicSettings, request: &ModelRequest) -> Val
             .collect();
         body.insert("tools".into(), Value::Array(tools));
     }
+    if let Some(format) = &request.response_format {
+        super::structured::add_response_format(&mut body, settings, format);
+    }
     match settings.thinking {
         Some(thinking) => {
             // The API refuses `temperature` with thinking on.
