@@ -55,7 +55,12 @@ export interface TokenUsageEvent extends EventBase {
 /** The turn paused: these calls wait for a decision (`send` resolves `awaitingApproval`). */
 export interface ApprovalRequestedEvent extends EventBase { type: 'approvalRequested'; calls: PendingCall[]; expiresAt: number; }
 /** The turn finished with this answer. */
-export interface FinishEvent extends EventBase { type: 'finish'; text: string; }
+export interface FinishEvent extends EventBase {
+  type: 'finish';
+  text: string;
+  /** The answer parsed as JSON, when `send` had a `responseSchema`. */
+  data?: unknown;
+}
 /** Something worth knowing that does not stop the turn. `contextOverflow`: the request is larger than `modelProfile.contextLength` even with only the latest message; it is sent anyway. `budgetUnpriced`: a `maxCostUsd` budget is set but the model has no price, so cost is not checked. */
 export interface WarningEvent extends EventBase { type: 'warning'; code: 'contextOverflow' | 'budgetUnpriced'; message: string; }
 /** The turn failed; `send` rejects with the same error. */

@@ -138,6 +138,8 @@ export interface CompletedTurn extends TurnOutcomeBase {
   status: 'completed';
   /** The assistant's final answer. */
   text: string;
+  /** With `send`'s `responseSchema`: the answer parsed as JSON, valid against the schema. */
+  data?: unknown;
 }
 
 /** Calls wait for a person: decide them with `resolveApprovals(turnId, ...)`. */
