@@ -15,23 +15,39 @@ pub const DEFAULT_RESPONSE_NAME: &str = "response";
 
 /// The JSON Schema the final answer must match, with the name and strictness
 /// OpenAI's `response_format` carries.
+///
+/// It is also the shape of `send`'s `responseSchema` (`name` and `strict`
+/// optional); one read from outside goes through [`ResponseFormat::checked`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ResponseFormat {
     /// The schema's name: 1-64 characters of a-z, A-Z, 0-9, `_` or `-`.
+    #[serde(default = "default_name")]
     pub name: String,
     /// A JSON Schema describing an object.
     pub schema: Value,
     /// Ask OpenAI-compatible servers to enforce the schema while sampling
     /// (they then want every property required and `additionalProperties: false`).
+    #[serde(default)]
     pub strict: bool,
+}
+
+fn default_name() -> String {
+    DEFAULT_RESPONSE_NAME.to_owned()
 }
 
 impl ResponseFormat {
     /// A checked format: `name` (default `response`) must fit
     /// `[a-zA-Z0-9_-]{1,64}` and `schema` must describe an object.
     pub fn new(name: Option<String>, schema: Value, strict: bool) -> Result<Self> {
-        let name = name.unwrap_or_else(|| DEFAULT_RESPONSE_NAME.to_owned());
+        let name = name.unwrap_or_else(default_name);
+        ResponseFormat { name, schema, strict }.checked()
+    }
+
+    /// This format, if its `name` fits `[a-zA-Z0-9_-]{1,64}` and its `schema`
+    /// describes an object; else a `Config` error naming the field.
+    pub fn checked(self) -> Result<Self> {
+        let ResponseFormat { name, schema, strict } = self;
         let valid_name = (1..=64).contains(&name.len())
             && name
                 .chars()

@@ -26,18 +26,7 @@ struct PlainSendOptions {
     #[serde(default)]
     approvals: Option<SendApprovals>,
     #[serde(default)]
-    response_schema: Option<ResponseSchema>,
-}
-
-/// `send`'s `responseSchema`: the JSON Schema the answer must match.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct ResponseSchema {
-    #[serde(default)]
-    name: Option<String>,
-    schema: serde_json::Value,
-    #[serde(default)]
-    strict: bool,
+    response_schema: Option<ResponseFormat>,
 }
 
 /// `send`'s `approvals`: this turn's own approval settings.
@@ -78,8 +67,7 @@ pub fn read_send_options(input: Option<JsValue>) -> Result<SendOptions> {
         };
     }
     if let Some(format) = plain.response_schema {
-        let format = ResponseFormat::new(format.name, format.schema, format.strict)?;
-        options.overrides.response_format = Some(format);
+        options.overrides.response_format = Some(format.checked()?);
     }
     Ok(options)
 }

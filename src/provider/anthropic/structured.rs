@@ -7,48 +7,59 @@
 use serde_json::{json, Map, Value};
 
 use super::AnthropicSettings;
-use crate::domain::{ResponseFormat, RESPONSE_TOOL};
+use crate::domain::{ToolDefinition, RESPONSE_TOOL};
+use crate::provider::ModelRequest;
 
 /// What the reserved tool tells the model.
 const RESPONSE_TOOL_DESCRIPTION: &str =
     "Give your final answer by calling this tool: its input is the answer, matching the schema.";
 
-/// Adds the response schema to a Messages body that already has its `tools` (if any).
-pub(super) fn add_response_format(
+/// The reserved tool to offer after the request's own, when the answer must
+/// come through it (a response schema, thinking off).
+pub(super) fn response_tool(settings: &AnthropicSettings, request: &ModelRequest) -> Option<ToolDefinition> {
+    let format = request
+        .response_format
+        .as_ref()
+        .filter(|_| settings.thinking.is_none())?;
+    Some(ToolDefinition {
+        name: RESPONSE_TOOL.to_owned(),
+        description: RESPONSE_TOOL_DESCRIPTION.to_owned(),
+        parameters: format.schema.clone(),
+    })
+}
+
+/// With a response schema: `tool_choice` forcing the reserved tool (any tool,
+/// when others are offered: they stay callable, one call per step), or with
+/// thinking, which refuses forced tool use, the native `output_config`.
+pub(super) fn add_choice(
     body: &mut Map<String, Value>,
     settings: &AnthropicSettings,
-    format: &ResponseFormat,
+    request: &ModelRequest,
 ) {
+    let Some(format) = &request.response_format else {
+        return;
+    };
     if settings.thinking.is_some() {
         let output = json!({ "format": { "type": "json_schema", "schema": format.schema } });
         body.insert("output_config".into(), output);
         return;
     }
-    let tool = json!({
-        "name": RESPONSE_TOOL,
-        "description": RESPONSE_TOOL_DESCRIPTION,
-        "input_schema": format.schema,
-    });
-    let choice = match body.get_mut("tools").and_then(Value::as_array_mut) {
-        // Other tools stay callable; every step must call one, and the answer is this one.
-        Some(tools) => {
-            tools.push(tool);
-            json!({ "type": "any", "disable_parallel_tool_use": true })
-        }
-        None => {
-            body.insert("tools".into(), Value::Array(vec![tool]));
-            json!({ "type": "tool", "name": RESPONSE_TOOL, "disable_parallel_tool_use": true })
-        }
-    };
-    body.insert("tool_choice".into(), choice);
+    let mut choice = Map::new();
+    if request.tools.is_empty() {
+        choice.insert("type".into(), "tool".into());
+        choice.insert("name".into(), RESPONSE_TOOL.into());
+    } else {
+        choice.insert("type".into(), "any".into());
+    }
+    choice.insert("disable_parallel_tool_use".into(), true.into());
+    body.insert("tool_choice".into(), Value::Object(choice));
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{Message, Role, ToolDefinition};
+    use crate::domain::{Message, ResponseFormat, Role};
     use crate::provider::anthropic::{request_body, ThinkingSettings};
-    use crate::provider::ModelRequest;
 
     fn settings(thinking: bool) -> AnthropicSettings {
         AnthropicSettings {
