@@ -177,6 +177,16 @@ pub enum Error {
         /// What is wrong, naming the field.
         message: String,
     },
+    /// The model's answer did not match `send`'s `responseSchema`, twice (the
+    /// first time it was asked to correct it); no answer was stored.
+    #[error("the answer does not match the response schema: {validation_error}")]
+    #[serde(rename_all = "camelCase")]
+    StructuredOutput {
+        /// The answer that did not match (the second one).
+        text: String,
+        /// Why: not JSON, or the first field that breaks the schema.
+        validation_error: String,
+    },
     /// Lectern hit a bug (a Rust panic) and stopped: every later call on the
     /// page is refused with this error until the page is reloaded.
     #[error("Lectern stopped after an internal error: {panic}")]
@@ -252,6 +262,7 @@ impl Error {
             Error::ApprovalExpired { .. } => "ApprovalExpiredError",
             Error::CallNotPending { .. } => "CallNotPendingError",
             Error::InvalidArguments { .. } => "InvalidArgumentsError",
+            Error::StructuredOutput { .. } => "StructuredOutputError",
             Error::Internal { .. } => "InternalError",
         }
     }

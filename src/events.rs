@@ -117,6 +117,9 @@ pub enum EventKind {
     Finish {
         /// The full answer text.
         text: String,
+        /// The answer parsed as JSON, when `send` asked for a `responseSchema`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        data: Option<serde_json::Value>,
     },
     /// Something the host should know that does not stop the turn.
     Warning {

@@ -272,6 +272,15 @@ fn anthropic_recorded_streams() {
                 usage: Some((25, 1, 0)),
                 ..ok("12-crlf.sse", "windows", FinishReason::Stop)
             },
+            // Structured output: the reserved tool's input is the answer, never a call.
+            Expect {
+                usage: Some((610, 41, 0)),
+                ..ok(
+                    "13-response-tool.sse",
+                    r#"{"city": "Tromsø", "temperatureC": -4}"#,
+                    FinishReason::Stop,
+                )
+            },
         ],
     );
     let first = &sent[0];
@@ -303,7 +312,7 @@ fn anthropic_recorded_streams() {
 
 #[test]
 fn every_fixture_is_covered() {
-    for (provider, expected) in [("openai", 13), ("anthropic", 12)] {
+    for (provider, expected) in [("openai", 13), ("anthropic", 13)] {
         let dir = format!("{}/tests/fixtures/{provider}", env!("CARGO_MANIFEST_DIR"));
         let count = std::fs::read_dir(dir).unwrap().count();
         assert_eq!(

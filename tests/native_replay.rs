@@ -88,7 +88,7 @@ fn a_replayed_turn_is_the_live_sequence() {
     assert!(replayed.len() > 8, "{replayed:?}");
     assert_eq!(replayed, *w.live.borrow());
     assert!(
-        matches!(replayed.last().unwrap().kind, EventKind::Finish { ref text } if text == "It is found.")
+        matches!(replayed.last().unwrap().kind, EventKind::Finish { ref text, .. } if text == "It is found.")
     );
     assert_eq!(
         block_on(w.agent.recorded_turns(&w.conversation)).unwrap(),

@@ -21,6 +21,7 @@ import init, {
   type Message,
   type ReasoningBlock,
   type SendOutcome,
+  type ResponseSchema,
   type SendResult,
   type Usage,
   type UsageTotals,
@@ -571,4 +572,28 @@ export const badRole: Message['role'] = 'robot';
 export function internalError(error: unknown): string | null {
   const e = error as LecternError;
   return e.name === 'InternalError' ? `Reload the page (${e.panic})` : null;
+}
+
+export async function structuredWeather(lectern: Lectern, id: string): Promise<string> {
+  const responseSchema: ResponseSchema = {
+    name: 'city_weather',
+    schema: {
+      type: 'object',
+      properties: { city: { type: 'string' }, temperatureC: { type: 'number' } },
+      required: ['city', 'temperatureC'],
+    },
+  };
+  try {
+    const outcome: SendOutcome = await lectern.send(id, 'Weather in Tromsø?', { responseSchema });
+    if (outcome.status !== 'completed') return 'no answer yet';
+    const weather = outcome.data as { city: string; temperatureC: number };
+    for await (const event of lectern.stream(id, 'And in Oslo?', { responseSchema, maxOutputTokens: 200 })) {
+      if (event.type === 'finish' && event.data !== undefined) return `${weather.city}, then ${JSON.stringify(event.data)}`;
+    }
+    return `${weather.city}: ${weather.temperatureC} °C`;
+  } catch (error) {
+    const e = error as LecternError;
+    if (e.name === 'StructuredOutputError') return `off the schema (${e.validationError ?? ''}): ${e.text ?? ''}`;
+    throw error;
+  }
 }

@@ -1,7 +1,8 @@
 //! Approval controls through the JS API in headless Chromium: an "always
 //! allow" grant surviving close() and a reopen, `onNewMessage: 'reject'`,
 //! `setApprovals` switching auto-approval without a reopen, and the
-//! `current_datetime` built-in tool with the browser's real `Intl`.
+//! `current_datetime` built-in tool with the browser's real `Intl`, and
+//! `send`'s `responseSchema` (structured output) on both wire formats.
 #![cfg(target_arch = "wasm32")]
 
 mod web_support;
@@ -324,6 +325,122 @@ async fn a_js_tool_with_retries_runs_again_after_errors() {
     assert_eq!(
         to_json(&Reflect::get(&err, &"name".into()).unwrap()),
         "ConfigError"
+    );
+    resolve(opened.lectern.close()).await;
+}
+
+fn city_schema() -> Value {
+    json!({
+        "name": "city_weather",
+        "schema": {
+            "type": "object",
+            "properties": { "city": { "type": "string" }, "temperatureC": { "type": "number" } },
+            "required": ["city", "temperatureC"]
+        }
+    })
+}
+
+#[wasm_bindgen_test]
+async fn a_response_schema_resolves_data_on_openai_and_is_checked_at_send() {
+    let session = MockSession::new();
+    session
+        .script(json!([{ "text": "```json\n{\"city\": \"Tromsø\", \"temperatureC\": -4}\n```" }]))
+        .await;
+    let opened = open_with(json!({ "provider": openai_provider(&session, json!({})) })).await;
+    let id = conversation(&opened).await;
+    let done = send_with(
+        &opened,
+        &id,
+        "Weather?",
+        json!({ "responseSchema": city_schema() }),
+    )
+    .await
+    .unwrap();
+    let data = json!({ "city": "Tromsø", "temperatureC": -4 });
+    assert_eq!(done["data"], data);
+    assert_eq!(done["text"], r#"{"city": "Tromsø", "temperatureC": -4}"#);
+    let finish = opened
+        .events
+        .borrow()
+        .iter()
+        .find(|e| e["type"] == "finish")
+        .cloned()
+        .unwrap();
+    assert_eq!(finish["data"], data);
+    let requests = session.requests().await;
+    assert_eq!(
+        requests[0]["body"]["response_format"],
+        json!({ "type": "json_schema", "json_schema": {
+            "name": "city_weather", "schema": city_schema()["schema"], "strict": false
+        } })
+    );
+    for bad in [
+        json!({ "name": "city weather", "schema": { "type": "object" } }),
+        json!({ "schema": { "type": "string" } }),
+        json!({ "schema": { "type": "object" }, "strict": "yes" }),
+    ] {
+        let err = send_with(&opened, &id, "again", json!({ "responseSchema": bad }))
+            .await
+            .unwrap_err();
+        assert_eq!(String::from(err.name()), "ConfigError", "{bad}");
+    }
+    assert_eq!(session.requests().await.len(), 1, "refused before any request");
+    resolve(opened.lectern.close()).await;
+}
+
+#[wasm_bindgen_test]
+async fn two_answers_off_the_schema_reject_with_structured_output_error_on_anthropic() {
+    let session = MockSession::new();
+    let answer = |input: Value| json!({ "toolCalls": [{ "name": "lectern_response", "arguments": input }] });
+    session
+        .script(json!([
+            answer(json!({ "city": "Tromsø" })),
+            answer(json!({ "city": "Tromsø", "temperatureC": "cold" }))
+        ]))
+        .await;
+    let provider = json!({
+        "kind": "anthropic", "baseUrl": session.base_url(), "model": "claude-x", "apiKey": "k"
+    });
+    let opened = open_with(json!({ "provider": provider })).await;
+    let id = conversation(&opened).await;
+    let err = send_with(
+        &opened,
+        &id,
+        "Weather?",
+        json!({ "responseSchema": city_schema() }),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(String::from(err.name()), "StructuredOutputError");
+    let field = |name: &str| to_json(&Reflect::get(&err, &name.into()).unwrap());
+    assert_eq!(
+        field("validationError"),
+        "temperatureC: must be a number, got \"cold\""
+    );
+    assert_eq!(field("text"), r#"{"city":"Tromsø","temperatureC":"cold"}"#);
+    assert_eq!(field("steps"), 2);
+    assert!(field("usage")["inputTokens"].as_u64().unwrap() > 0);
+    let requests = session.requests().await;
+    assert_eq!(requests.len(), 2);
+    assert_eq!(
+        requests[0]["body"]["tool_choice"],
+        json!({ "type": "tool", "name": "lectern_response", "disable_parallel_tool_use": true })
+    );
+    let note = requests[1]["body"]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert!(note["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("temperatureC: is required"));
+    let messages = to_json(&resolve(opened.lectern.messages(id.clone().into())).await);
+    assert_eq!(
+        messages.as_array().unwrap().len(),
+        1,
+        "only the user message is stored"
     );
     resolve(opened.lectern.close()).await;
 }

@@ -30,6 +30,9 @@ pub fn friendly_message(error: &Error) -> &'static str {
         Error::AlreadyResolved { .. } | Error::CallNotPending { .. } => "This action was already decided.",
         Error::ApprovalExpired { .. } => "This action waited too long for approval and was not run.",
         Error::InvalidArguments { .. } => "The changed action is not valid. Please check its fields.",
+        Error::StructuredOutput { .. } => {
+            "The assistant could not answer in the expected format. Please try again."
+        }
         Error::Storage {
             reason: StorageReason::Quota,
             ..

@@ -40,6 +40,7 @@ mod result;
 mod retry;
 mod review;
 mod state;
+mod structured;
 mod summary_call;
 mod system_prompt;
 mod tool_step;

@@ -1,11 +1,16 @@
-//! One streamed model call, its pieces forwarded as events.
+//! One streamed model call, its pieces forwarded as events, and the counted
+//! step around it.
 
 use std::collections::HashMap;
 
 use futures::StreamExt;
 
-use super::turn::TurnScope;
+use super::budget::PeriodStart;
+use super::egress::Carried;
+use super::turn::{finish_reason_name, TurnScope};
+use super::usage_estimate::{request_tokens, usage_or_estimate};
 use super::{Agent, TurnState};
+use crate::domain::EgressPurpose;
 use crate::error::Result;
 use crate::events::EventKind;
 use crate::provider::{Accumulator, ModelRequest, ModelResponse, StreamPart};
@@ -59,4 +64,65 @@ impl Agent {
         }
         Ok(answer.finish())
     }
+
+    /// One step's model call: checked against the budgets first, then counted
+    /// (the turn's usage and the conversation's totals, the calibration, the
+    /// egress ledger) and reported as a step (`stepStart`, `tokenUsage`,
+    /// `stepFinish`). The tool loop's calls and a structured answer's
+    /// correction both go through it.
+    pub(super) async fn counted_call(
+        &self,
+        scope: &TurnScope<'_>,
+        request: &ModelRequest,
+        state: &mut TurnState,
+        call: CallContext<'_>,
+    ) -> Result<ModelResponse> {
+        // Before the step counts: a turn stopped by its budget made no call.
+        self.check_budgets(state, request, call.period)?;
+        state.steps += 1;
+        let step = state.steps;
+        scope.emit(|| EventKind::StepStart { step });
+        let carried = || Carried {
+            purpose: call.purpose,
+            book_id: call.book_id,
+            messages: &request.messages,
+        };
+        let response = match self.call_model(scope, request, state).await {
+            Ok(response) => response,
+            Err(error) => {
+                self.count_failed_call(scope, request, state, &error).await;
+                self.record_failed_egress(state, request, carried(), &error);
+                return Err(error);
+            }
+        };
+        // A provider that reports no usage gets an estimate, marked as such.
+        let usage = usage_or_estimate(request, &response);
+        self.calibration.learn(&usage, request_tokens(request));
+        let cost_usd = self.count_call(scope, state, usage).await;
+        self.record_egress(state, request, carried(), &usage);
+        scope.emit(|| EventKind::TokenUsage {
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+            cached_input_tokens: usage.cached_input_tokens,
+            cost_usd,
+            estimated: usage.estimated,
+        });
+        scope.emit(|| EventKind::StepFinish {
+            step,
+            finish_reason: finish_reason_name(response.finish_reason.as_ref()),
+            tool_calls: response.tool_calls.len(),
+        });
+        Ok(response)
+    }
+}
+
+/// Why a counted call is made and what it is checked and listed against.
+#[derive(Clone, Copy)]
+pub(super) struct CallContext<'a> {
+    /// For the egress ledger: a turn's step or a correction.
+    pub purpose: EgressPurpose,
+    /// The conversation's book, whose passages the ledger names.
+    pub book_id: Option<&'a str>,
+    /// Where the conversation's `budgetPeriod` stood when the turn's loop began.
+    pub period: Option<&'a PeriodStart>,
 }

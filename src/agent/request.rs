@@ -100,6 +100,7 @@ impl Agent {
             tools,
             temperature: self.config.temperature(),
             max_tokens,
+            response_format: state.overrides.response_format.clone(),
         })
     }
 

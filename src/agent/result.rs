@@ -76,4 +76,7 @@ pub struct TurnResult {
     pub steps: u32,
     /// What each model request of the turn sent off the device, in order.
     pub egress: Vec<EgressEntry>,
+    /// The answer parsed as JSON and valid against `send`'s `responseSchema`, if it asked for one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<serde_json::Value>,
 }

@@ -24,6 +24,7 @@ impl TurnState {
             usage,
             steps: self.steps,
             egress: self.egress.clone(),
+            data: None,
         }
     }
 }

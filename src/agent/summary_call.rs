@@ -86,6 +86,7 @@ impl Agent {
             tools: Vec::new(),
             temperature: self.config.temperature(),
             max_tokens: Some(room as u32),
+            response_format: None,
         })
     }
 

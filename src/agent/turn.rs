@@ -5,9 +5,8 @@ use std::cell::RefCell;
 
 use super::active_turns::HeldTurn;
 use super::cut_step::OpenStep;
-use super::egress::Carried;
+use super::model_call::CallContext;
 use super::tool_step::StepEnd;
-use super::usage_estimate::{request_tokens, usage_or_estimate};
 use super::{Agent, TurnError, TurnOverrides, TurnResult, TurnState, TurnStatus};
 use crate::approval::{OnNewMessage, PendingCall};
 use crate::cancel::CancelToken;
@@ -15,7 +14,7 @@ use crate::domain::{Conversation, EgressPurpose, Mention, Message, Role};
 use crate::error::{Error, Result};
 use crate::events::{Event, EventKind, EventSink};
 use crate::ids::new_id;
-use crate::provider::{FinishReason, ModelResponse};
+use crate::provider::{FinishReason, ModelRequest, ModelResponse};
 use crate::time::within;
 
 /// Events recorded for one turn at most (`recordEvents`); later ones are only emitted.
@@ -69,7 +68,7 @@ impl TurnScope<'_> {
     }
 }
 
-fn finish_reason_name(reason: Option<&FinishReason>) -> String {
+pub(super) fn finish_reason_name(reason: Option<&FinishReason>) -> String {
     match reason {
         None | Some(FinishReason::Stop) => "stop".into(),
         Some(FinishReason::ToolCalls) => "toolCalls".into(),
@@ -262,46 +261,16 @@ impl Agent {
             let request = self
                 .build_request(scope, &conversation, state, (tools_left, period.as_ref()))
                 .await?;
-            // Before the step counts: a turn stopped by its budget made no call.
-            self.check_budgets(state, &request, period.as_ref())?;
-            state.steps += 1;
-            let step = state.steps;
-            scope.emit(|| EventKind::StepStart { step });
             let offered: Vec<String> = request.tools.iter().map(|t| t.name.clone()).collect();
-            let carried = |book_id| Carried {
-                purpose: EgressPurpose::Answer,
-                book_id,
-                messages: &request.messages,
-            };
             let book_id = conversation.book_id.clone();
-            let response = match self.call_model(scope, &request, state).await {
-                Ok(response) => response,
-                Err(error) => {
-                    self.count_failed_call(scope, &request, state, &error).await;
-                    self.record_failed_egress(state, &request, carried(book_id.as_deref()), &error);
-                    return Err(error);
-                }
+            let call = CallContext {
+                purpose: EgressPurpose::Answer,
+                book_id: book_id.as_deref(),
+                period: period.as_ref(),
             };
-            // A provider that reports no usage gets an estimate, marked as such.
-            let step_usage = usage_or_estimate(&request, &response);
-            self.calibration.learn(&step_usage, request_tokens(&request));
-            let cost_usd = self.count_call(scope, state, step_usage).await;
-            self.record_egress(state, &request, carried(book_id.as_deref()), &step_usage);
-            scope.emit(|| EventKind::TokenUsage {
-                input_tokens: step_usage.input_tokens,
-                output_tokens: step_usage.output_tokens,
-                cached_input_tokens: step_usage.cached_input_tokens,
-                cost_usd,
-                estimated: step_usage.estimated,
-            });
-            scope.emit(|| EventKind::StepFinish {
-                step,
-                finish_reason: finish_reason_name(response.finish_reason.as_ref()),
-                tool_calls: response.tool_calls.len(),
-            });
-
+            let response = self.counted_call(scope, &request, state, call).await?;
             if response.tool_calls.is_empty() {
-                return self.finish(scope, response, state).await;
+                return self.finish(scope, &request, response, state, call).await;
             }
             match self
                 .run_tool_step(scope, conversation, response, &offered, state)
@@ -352,9 +321,14 @@ impl Agent {
     async fn finish(
         &self,
         scope: &TurnScope<'_>,
+        request: &ModelRequest,
         response: ModelResponse,
         state: &mut TurnState,
+        call: CallContext<'_>,
     ) -> Result<TurnResult> {
+        let (response, data) = self
+            .structured_answer(scope, request, response, state, call)
+            .await?;
         let (text, now) = (response.text, self.clock.now_ms());
         let mut answer = Message::new(
             new_id(now),
@@ -365,9 +339,14 @@ impl Agent {
         );
         answer.reasoning = response.reasoning;
         self.store.append_messages(vec![answer]).await?;
-        scope.emit(|| EventKind::Finish { text: text.clone() });
+        scope.emit(|| EventKind::Finish {
+            text: text.clone(),
+            data: data.clone(),
+        });
         let usage = self.turn_usage(state);
-        Ok(state.result(&scope.turn_id, TurnStatus::Completed, text, Vec::new(), usage))
+        let mut result = state.result(&scope.turn_id, TurnStatus::Completed, text, Vec::new(), usage);
+        result.data = data;
+        Ok(result)
     }
 
     /// Keeps the text an aborted answer had streamed, marked interrupted. Best

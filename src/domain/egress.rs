@@ -39,6 +39,8 @@ pub enum EgressPurpose {
     Answer,
     /// A summary of older history (`context: { strategy: 'summarize' }`).
     Summary,
+    /// A second try at a structured answer that did not match `responseSchema`.
+    Correction,
 }
 
 /// Book passages a request carried.

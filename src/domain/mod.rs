@@ -13,6 +13,7 @@ mod mention;
 mod message;
 mod paused_turn;
 mod reasoning;
+mod response_format;
 mod run;
 mod tokens;
 mod tool;
@@ -32,6 +33,7 @@ pub use paused_turn::{
     ClaimedCall, PausedStep, PendingApproval, PendingCall, PendingStatus, PendingTurn, SettledCall,
 };
 pub use reasoning::{reasoning_text, ReasoningBlock};
+pub use response_format::{ResponseFormat, DEFAULT_RESPONSE_NAME, RESPONSE_TOOL};
 pub use run::{ReviewDecision, RunError, RunRecord, RunReview, RunStatus};
 pub use tokens::{estimate_tokens, tool_definitions_tokens};
 pub use tool::{ToolCall, ToolDefinition};

@@ -51,6 +51,9 @@ pub struct TurnOverrides {
     /// This turn's approval settings (`send`'s `approvals`), kept by a paused turn.
     #[serde(default)]
     pub approvals: ApprovalOverrides,
+    /// The JSON Schema this turn's answer must match (`send`'s `responseSchema`), kept by a paused turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<super::ResponseFormat>,
 }
 
 /// The turn so far: counters, usage, tool-call records, and the inputs of its system message.

@@ -8,7 +8,7 @@ use futures::future::LocalBoxFuture;
 use futures::stream::LocalBoxStream;
 
 use crate::cancel::CancelToken;
-use crate::domain::{Endpoint, Message, ReasoningBlock, ToolCall, ToolDefinition, Usage};
+use crate::domain::{Endpoint, Message, ReasoningBlock, ResponseFormat, ToolCall, ToolDefinition, Usage};
 use crate::error::Result;
 
 mod accumulate;
@@ -54,6 +54,8 @@ pub struct ModelRequest {
     pub temperature: Option<f32>,
     /// Upper bound on generated tokens.
     pub max_tokens: Option<u32>,
+    /// The JSON Schema the answer must match (structured output), if any.
+    pub response_format: Option<ResponseFormat>,
 }
 
 /// Why the model stopped.

@@ -36,6 +36,11 @@ impl ToolRegistry {
                 "tool name {name:?} must be 1-64 characters of a-z, A-Z, 0-9, _ or -"
             )));
         }
+        if name == crate::domain::RESPONSE_TOOL {
+            return Err(Error::config(format!(
+                "tool name {name} is reserved for structured output (responseSchema)"
+            )));
+        }
         check_parameters_schema(&definition.parameters)
             .map_err(|e| Error::config(format!("tool {name}: parameters {e}")))?;
         if !tool.builtin() && self.get(name).is_some_and(|t| t.builtin()) {

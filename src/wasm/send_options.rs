@@ -1,4 +1,5 @@
-//! `send(id, text, { signal?, userId?, mentions?, maxOutputTokens?, budget?, approvals? })`, and failed turns as JS errors.
+//! `send(id, text, { signal?, userId?, mentions?, maxOutputTokens?, budget?, approvals?, responseSchema? })`,
+//! and failed turns as JS errors.
 
 use js_sys::{Object, Reflect};
 use serde::Deserialize;
@@ -8,7 +9,7 @@ use super::abort_signal::link_signal;
 use super::js::{error_to_js, from_js, to_js};
 use crate::agent::{SendOptions, TurnError};
 use crate::cancel::CancelToken;
-use crate::domain::{ApprovalOverrides, Budget, Mention, OnNewMessage};
+use crate::domain::{ApprovalOverrides, Budget, Mention, OnNewMessage, ResponseFormat};
 use crate::error::{Error, Result};
 
 #[derive(Deserialize)]
@@ -24,6 +25,8 @@ struct PlainSendOptions {
     budget: Option<Budget>,
     #[serde(default)]
     approvals: Option<SendApprovals>,
+    #[serde(default)]
+    response_schema: Option<ResponseFormat>,
 }
 
 /// `send`'s `approvals`: this turn's own approval settings.
@@ -62,6 +65,9 @@ pub fn read_send_options(input: Option<JsValue>) -> Result<SendOptions> {
             auto_approve: approvals.auto_approve,
             on_new_message: approvals.on_new_message,
         };
+    }
+    if let Some(format) = plain.response_schema {
+        options.overrides.response_format = Some(format.checked()?);
     }
     Ok(options)
 }

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 
 /** Bytes of gzip -9 (node's zlib) the page's module may weigh: a guard against
- * regressions, about 1 % over the last measured 491,312, not the goal (300 KB).
+ * regressions, about 1 % over the last measured 497,636, not the goal (300 KB).
  * Issue 12 ended at 421,368; issue 13 added the worker-side MiniLM embedder
  * (+2.9 KB), lexical search and hybrid fusion (+7.7 KB), exportBook /
  * importBook (+4.4 KB), local providers, maxContextTokens and estimated usage
@@ -17,8 +17,11 @@ import { readFileSync } from 'node:fs';
  * maxTokensParam settings) +6.2 KB; the rest of issue 15 (token estimate,
  * maxOutputTokens and contextLength, budgets and usage totals, approval grants,
  * onNewMessage, setApprovals, current_datetime, tool retries,
- * deleteAllConversations, reviewRun) +34.3 KB, ending at 491,312. */
-const WASM_GZIP_BUDGET = 496_000;
+ * deleteAllConversations, reviewRun) +34.3 KB, ending at 491,312; structured
+ * output (responseSchema on both wire formats, Anthropic's response tool
+ * decoded to text, the answer checked and corrected once) +6.3 KB, ending at
+ * 497,636. */
+const WASM_GZIP_BUDGET = 502_500;
 /** The same for the ingestion module (last measured 247,938: 196,160 before
  * issue 13 added all-MiniLM-L6-v2's tokenizer, its tables and the encoder). */
 const INGEST_GZIP_BUDGET = 254_000;

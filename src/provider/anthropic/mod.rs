@@ -14,6 +14,7 @@ use crate::http::{ByteStream, HttpRequest};
 mod request;
 mod response;
 mod stream;
+mod structured;
 
 pub use request::request_body;
 pub use response::parts_from_message;

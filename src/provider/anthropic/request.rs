@@ -81,14 +81,17 @@ pub fn request_body(settings: &AnthropicSettings, request: &ModelRequest) -> Val
         .map(|(role, content)| json!({ "role": role, "content": content }))
         .collect();
     body.insert("messages".into(), Value::Array(messages));
-    if !request.tools.is_empty() {
+    let response_tool = super::structured::response_tool(settings, request);
+    if !request.tools.is_empty() || response_tool.is_some() {
         let tools: Vec<Value> = request
             .tools
             .iter()
+            .chain(&response_tool)
             .map(|t| json!({ "name": t.name, "description": t.description, "input_schema": t.parameters }))
             .collect();
         body.insert("tools".into(), Value::Array(tools));
     }
+    super::structured::add_choice(&mut body, settings, request);
     match settings.thinking {
         Some(thinking) => {
             // The API refuses `temperature` with thinking on.

@@ -3,11 +3,12 @@
 use serde_json::Value;
 
 use super::stream::{error_from, reasoning_parts};
-use crate::domain::Usage;
+use crate::domain::{Usage, RESPONSE_TOOL};
 use crate::error::{Error, Result};
 use crate::provider::{FinishReason, StreamPart};
 
-/// The parts of a whole `message` JSON answer, in stream order.
+/// The parts of a whole `message` JSON answer, in stream order; the input of
+/// the reserved `lectern_response` tool (structured output) is answer text.
 pub fn parts_from_message(body: &str) -> Result<Vec<StreamPart>> {
     let json: Value = serde_json::from_str(body).map_err(|e| {
         Error::protocol(format!(
@@ -24,8 +25,15 @@ pub fn parts_from_message(body: &str) -> Result<Vec<StreamPart>> {
         .ok_or_else(|| Error::protocol("message has no content array"))?;
     let mut parts = Vec::new();
     let mut calls = 0;
+    let mut answered = false;
     for block in content {
+        let name = block.get("name").and_then(Value::as_str);
         match block.get("type").and_then(Value::as_str) {
+            Some("tool_use") if name == Some(RESPONSE_TOOL) => {
+                answered = true;
+                let input = block.get("input").map(Value::to_string).unwrap_or_default();
+                parts.extend(Some(input).filter(|i| !i.is_empty()).map(StreamPart::TextDelta));
+            }
             Some("text") => {
                 parts.extend(StreamPart::text_field(block, "text"));
             }
@@ -67,6 +75,10 @@ pub fn parts_from_message(body: &str) -> Result<Vec<StreamPart>> {
         .get("stop_reason")
         .and_then(Value::as_str)
         .map_or(FinishReason::Stop, stop_reason);
+    let reason = match reason {
+        FinishReason::ToolCalls if answered && calls == 0 => FinishReason::Stop,
+        other => other,
+    };
     parts.push(StreamPart::Finish(reason));
     Ok(parts)
 }
@@ -167,5 +179,22 @@ mod tests {
         )
         .unwrap_err();
         assert!(matches!(err, Error::Api { status: 529, .. }), "{err:?}");
+    }
+
+    #[test]
+    fn the_response_tool_s_input_is_answer_text() {
+        let parts = parts_from_message(
+            r#"{"type":"message","role":"assistant","content":[
+                {"type":"tool_use","id":"toolu_9","name":"lectern_response","input":{"city":"Oslo","n":2}}],
+               "stop_reason":"tool_use"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            parts,
+            [
+                StreamPart::TextDelta(r#"{"city":"Oslo","n":2}"#.into()),
+                StreamPart::Finish(FinishReason::Stop),
+            ]
+        );
     }
 }

@@ -3,21 +3,25 @@
 use serde_json::Value;
 
 use super::response::{stop_reason, usage_from};
-use crate::domain::Usage;
+use crate::domain::{Usage, RESPONSE_TOOL};
 use crate::error::{Error, Result};
 use crate::provider::sse::SseEvent;
 use crate::provider::sse_body;
-use crate::provider::StreamPart;
+use crate::provider::{FinishReason, StreamPart};
 
 /// Turns `message_start`, `content_block_*`, `message_delta`, `message_stop`,
 /// `ping` and `error` events into [`StreamPart`]s.
 ///
 /// Content-block indexes that hold `tool_use` blocks are numbered 0, 1, ... as
-/// tool calls. Usage is reported once, at `message_delta`, combining the input
+/// tool calls — except the reserved `lectern_response` (structured output),
+/// whose input streams as answer text, its `tool_use` stop read as a finished
+/// answer. Usage is reported once, at `message_delta`, combining the input
 /// counts of `message_start` with the final output count.
 #[derive(Debug, Default)]
 pub struct EventDecoder {
     tool_blocks: Vec<usize>,
+    /// Blocks of the reserved response tool, whose input is the answer.
+    response_blocks: Vec<usize>,
     usage: Usage,
     finished: bool,
     done: bool,
@@ -89,7 +93,9 @@ impl EventDecoder {
     fn block_start(&mut self, data: &Value, out: &mut Vec<StreamPart>) -> Result<()> {
         let index = block_index(data)?;
         let block = data.get("content_block").unwrap_or(&Value::Null);
+        let name = block.get("name").and_then(Value::as_str);
         match block.get("type").and_then(Value::as_str) {
+            Some("tool_use") if name == Some(RESPONSE_TOOL) => self.response_blocks.push(index),
             Some("tool_use") => {
                 self.tool_blocks.push(index);
                 let id = block
@@ -131,6 +137,9 @@ impl EventDecoder {
             }
             Some("signature_delta") => {
                 out.extend(string_field(delta, "signature").map(StreamPart::ReasoningSignature));
+            }
+            Some("input_json_delta") if self.response_blocks.contains(&index) => {
+                out.extend(StreamPart::text_field(delta, "partial_json"));
             }
             Some("input_json_delta") => {
                 let call = self.tool_index(index).ok_or_else(|| {
@@ -191,7 +200,11 @@ impl sse_body::EventDecoder for EventDecoder {
                 out.push(StreamPart::Usage(self.usage));
                 if let Some(reason) = data.pointer("/delta/stop_reason").and_then(Value::as_str) {
                     self.finished = true;
-                    out.push(StreamPart::Finish(stop_reason(reason)));
+                    let answered = self.tool_blocks.is_empty() && !self.response_blocks.is_empty();
+                    out.push(StreamPart::Finish(match stop_reason(reason) {
+                        FinishReason::ToolCalls if answered => FinishReason::Stop,
+                        other => other,
+                    }));
                 }
             }
             "message_stop" => {

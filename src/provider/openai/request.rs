@@ -37,6 +37,13 @@ pub fn request_body(settings: &OpenAiSettings, request: &ModelRequest) -> Value 
     if let Some(t) = request.temperature.or(settings.temperature) {
         body.insert("temperature".into(), json!(t));
     }
+    if let Some(format) = &request.response_format {
+        let schema = json!({ "name": format.name, "schema": format.schema, "strict": format.strict });
+        body.insert(
+            "response_format".into(),
+            json!({ "type": "json_schema", "json_schema": schema }),
+        );
+    }
     if let Some(n) = request.max_tokens.or(settings.max_tokens) {
         body.insert(settings.max_tokens_field().into(), json!(n));
     }
@@ -225,5 +232,30 @@ mod tests {
     fn non_streaming_body_has_no_stream_fields() {
         let body = request_body(&settings(false), &ModelRequest::default());
         assert!(body.get("stream").is_none() && body.get("stream_options").is_none());
+    }
+
+    #[test]
+    fn a_response_format_becomes_a_json_schema_response_format() {
+        let request = ModelRequest {
+            response_format: Some(
+                crate::domain::ResponseFormat::new(
+                    Some("city".into()),
+                    json!({"type": "object", "properties": {"name": {"type": "string"}}}),
+                    true,
+                )
+                .unwrap(),
+            ),
+            ..Default::default()
+        };
+        assert_eq!(
+            request_body(&settings(false), &request)["response_format"],
+            json!({"type": "json_schema", "json_schema": {
+                "name": "city",
+                "schema": {"type": "object", "properties": {"name": {"type": "string"}}},
+                "strict": true
+            }})
+        );
+        let plain = request_body(&settings(false), &ModelRequest::default());
+        assert!(plain.get("response_format").is_none());
     }
 }

@@ -10,7 +10,7 @@ export type LecternErrorName =
   | 'ProtocolError' | 'ToolError' | 'StorageError' | 'ConfigError' | 'AbortError'
   | 'TimeoutError' | 'MaxIterationsError' | 'MaxToolCallsError' | 'BudgetExceededError' | 'ConversationBusyError'
   | 'EmbedderMismatchError' | 'ApprovalPendingError' | 'AlreadyResolvedError' | 'ApprovalExpiredError'
-  | 'CallNotPendingError' | 'InvalidArgumentsError' | 'InternalError';
+  | 'CallNotPendingError' | 'InvalidArgumentsError' | 'StructuredOutputError' | 'InternalError';
 
 /**
  * Why a `StorageError` happened: `quota` (the origin's storage is full), `aborted` (the
@@ -73,6 +73,10 @@ export interface LecternError extends Error {
   usage?: Usage;
   /** On a failed `send`: what its model requests sent off the device (a refused connection sent nothing). */
   egress?: EgressEntry[];
+  /** The second answer, which did not match `send`'s `responseSchema` either (`StructuredOutputError`; nothing was stored). */
+  text?: string;
+  /** Why it did not match: not JSON, or the first field that breaks the schema (`StructuredOutputError`). */
+  validationError?: string;
   /** The panic that stopped Lectern, and where (`InternalError`: every later call is refused; reload the page). */
   panic?: string;
 }

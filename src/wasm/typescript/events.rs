@@ -55,7 +55,12 @@ export interface TokenUsageEvent extends EventBase {
 /** The turn paused: these calls wait for a decision (`send` resolves `awaitingApproval`). */
 export interface ApprovalRequestedEvent extends EventBase { type: 'approvalRequested'; calls: PendingCall[]; expiresAt: number; }
 /** The turn finished with this answer. */
-export interface FinishEvent extends EventBase { type: 'finish'; text: string; }
+export interface FinishEvent extends EventBase {
+  type: 'finish';
+  text: string;
+  /** The answer parsed as JSON, when `send` had a `responseSchema`. */
+  data?: unknown;
+}
 /** Something worth knowing that does not stop the turn. `contextOverflow`: the request is larger than `modelProfile.contextLength` even with only the latest message; it is sent anyway. `budgetUnpriced`: a `maxCostUsd` budget is set but the model has no price, so cost is not checked. `contextSummaryFailed`: older history could not be summarised and is left out of this request. `contextSummaryNotStored`: a summary was made but could not be stored. `eventsNotRecorded`: with `recordEvents`, the turn's events could not be stored. */
 export interface WarningEvent extends EventBase { type: 'warning'; code: 'contextOverflow' | 'budgetUnpriced' | 'contextSummaryFailed' | 'contextSummaryNotStored' | 'eventsNotRecorded'; message: string; }
 /** `context: { strategy: 'summarize' }` folded older messages into the stored summary (one event a summary call), or, with `fallback`, could not and left them out. */

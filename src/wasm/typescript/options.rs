@@ -18,6 +18,18 @@ export interface SendOptions {
   budget?: Budget;
   /** This turn's own approval settings, over the instance's (a paused turn keeps them). */
   approvals?: SendApprovals;
+  /** Ask for an answer in JSON matching this schema: the result's `data` (`StructuredOutputError` if it does not match, after one corrective call). */
+  responseSchema?: ResponseSchema;
+}
+
+/** `send`'s `responseSchema`: structured output. */
+export interface ResponseSchema {
+  /** 1-64 characters of a-z, A-Z, 0-9, `_` or `-` (default `'response'`); OpenAI's `json_schema.name`. */
+  name?: string;
+  /** A JSON Schema with `"type": "object"`. `pattern` and `format` are not checked by Lectern. */
+  schema: JsonSchema;
+  /** OpenAI-compatible servers enforce the schema while sampling (needs every property required and `additionalProperties: false`; default `false`). */
+  strict?: boolean;
 }
 
 /** `send`'s `approvals`. */

@@ -125,6 +125,8 @@ export interface ChatCompletionRequest {
   tool_choice?: unknown;
   temperature?: number;
   max_tokens?: number;
+  /** With `send`'s `responseSchema`: answer in JSON matching `json_schema.schema`. */
+  response_format?: { type: 'json_schema'; json_schema: { name: string; schema: JsonSchema; strict: boolean } };
   stream?: boolean;
   stream_options?: { include_usage: boolean };
 }

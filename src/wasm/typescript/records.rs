@@ -139,8 +139,8 @@ export interface TurnOutcomeBase {
 export interface EgressEntry {
   /** The turn's model call it belongs to (a summary call: the call it came before). */
   step: number;
-  /** `summary`: a `context: { strategy: 'summarize' }` call. */
-  purpose: 'answer' | 'summary';
+  /** `summary`: a `context: { strategy: 'summarize' }` call; `correction`: the second try at a `responseSchema` answer. */
+  purpose: 'answer' | 'summary' | 'correction';
   /** `custom`: a JS function provider (Lectern cannot see where it sends). */
   provider: 'openai' | 'anthropic' | 'custom';
   /** Lower-case, no port; absent for `custom`. */
@@ -171,6 +171,8 @@ export interface CompletedTurn extends TurnOutcomeBase {
   status: 'completed';
   /** The assistant's final answer. */
   text: string;
+  /** With `send`'s `responseSchema`: the answer parsed as JSON, valid against the schema. */
+  data?: unknown;
 }
 
 /** Calls wait for a person: decide them with `resolveApprovals(turnId, ...)`. */
