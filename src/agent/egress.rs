@@ -97,18 +97,22 @@ impl Agent {
         usage: &Usage,
     ) {
         let (tool_results, mut passages) = tool_results_in(carried.messages, carried.book_id);
-        let answer = carried.purpose == EgressPurpose::Answer;
-        if let (true, Some(text), Some(book)) = (answer, &state.passages, carried.book_id) {
+        // A step and its correction carry the turn's system message; a summary call does not.
+        let system_inputs = carried.purpose != EgressPurpose::Summary;
+        if let (true, Some(text), Some(book)) = (system_inputs, &state.passages, carried.book_id) {
             passages.splice(0..0, passages_in(text, book, "alwaysRetrieve"));
         }
-        let mentions = if answer {
+        let mentions = if system_inputs {
             state.mentions.iter().map(|(m, _)| m.clone()).collect()
         } else {
             Vec::new()
         };
         state.egress.push(EgressEntry {
             // A summary call comes before its step is counted.
-            step: if answer { state.steps } else { state.steps + 1 },
+            step: match carried.purpose {
+                EgressPurpose::Summary => state.steps + 1,
+                EgressPurpose::Answer | EgressPurpose::Correction => state.steps,
+            },
             purpose: carried.purpose,
             endpoint: self.model.endpoint(),
             model: self.model.model_name().to_owned(),
