@@ -177,6 +177,14 @@ pub enum Error {
         /// What is wrong, naming the field.
         message: String,
     },
+    /// An `importConversation` input is not a valid export: nothing was stored.
+    #[error("cannot import: {path}: {message}")]
+    Import {
+        /// Where in the input, e.g. `messages[3].tool_call_id` (empty for the input as a whole).
+        path: String,
+        /// What is wrong there.
+        message: String,
+    },
     /// Lectern hit a bug (a Rust panic) and stopped: every later call on the
     /// page is refused with this error until the page is reloaded.
     #[error("Lectern stopped after an internal error: {panic}")]
@@ -252,6 +260,7 @@ impl Error {
             Error::ApprovalExpired { .. } => "ApprovalExpiredError",
             Error::CallNotPending { .. } => "CallNotPendingError",
             Error::InvalidArguments { .. } => "InvalidArgumentsError",
+            Error::Import { .. } => "ImportError",
             Error::Internal { .. } => "InternalError",
         }
     }
@@ -289,6 +298,14 @@ impl Error {
         match self {
             Error::Storage { reason, .. } => Some(*reason),
             _ => None,
+        }
+    }
+
+    /// An `Import` error at `path` with the given message.
+    pub fn import(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Import {
+            path: path.into(),
+            message: message.into(),
         }
     }
 

@@ -119,6 +119,12 @@ impl Store for CountingStore {
     fn clear_grants<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
         self.inner.clear_grants(id)
     }
+    fn import_conversation(
+        &self,
+        import: lectern::storage::ConversationImport,
+    ) -> LocalBoxFuture<'_, Result<()>> {
+        self.inner.import_conversation(import)
+    }
 }
 
 /// A small deterministic generator (xorshift).

@@ -30,6 +30,7 @@ pub fn friendly_message(error: &Error) -> &'static str {
         Error::AlreadyResolved { .. } | Error::CallNotPending { .. } => "This action was already decided.",
         Error::ApprovalExpired { .. } => "This action waited too long for approval and was not run.",
         Error::InvalidArguments { .. } => "The changed action is not valid. Please check its fields.",
+        Error::Import { .. } => "This conversation could not be imported: the file is not a valid export.",
         Error::Storage {
             reason: StorageReason::Quota,
             ..

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use futures::future::LocalBoxFuture;
 
-use super::{check_revision, Store, TurnWrite};
+use super::{check_revision, ConversationImport, Store, TurnWrite};
 use crate::approval::{Grant, PendingTurn};
 use crate::domain::{CallUsage, RunRecord, ToolCallRecord, UsageTotals};
 use crate::domain::{Conversation, Message};
@@ -97,6 +97,40 @@ impl Inner {
                 .insert(grant.tool_name.clone(), grant);
         }
         Ok(stored)
+    }
+
+    /// Checks everything first, so a refused import changes nothing.
+    fn import(&mut self, mut import: ConversationImport) -> Result<()> {
+        import.check_owner()?;
+        let taken = |what: &str, id: &str| {
+            Error::storage_because(StorageReason::Constraint, format!("{what} {id} already exists"))
+        };
+        let id = import.conversation.id.clone();
+        if self.conversations.contains_key(&id) {
+            return Err(taken("conversation", &id));
+        }
+        if let Some(turn) = import
+            .pending_turns
+            .iter()
+            .find(|t| self.pending.contains_key(&t.turn_id))
+        {
+            return Err(taken("paused turn", &turn.turn_id));
+        }
+        import.number_messages();
+        self.messages.insert(id.clone(), import.messages);
+        let records = import
+            .tool_calls
+            .into_iter()
+            .map(|r| ((r.turn_id.clone(), r.position), r));
+        self.tool_calls.insert(id.clone(), records.collect());
+        for turn in import.pending_turns {
+            self.pending.insert(turn.turn_id.clone(), turn.pruned());
+        }
+        self.usage.insert(id.clone(), import.usage);
+        let grants = import.grants.into_iter().map(|g| (g.tool_name.clone(), g));
+        self.grants.insert(id.clone(), grants.collect());
+        self.conversations.insert(id, import.conversation);
+        Ok(())
     }
 }
 
@@ -308,6 +342,11 @@ impl Store for MemoryStore {
         let result = inner.require(conversation_id).map(|()| {
             inner.grants.remove(conversation_id);
         });
+        Box::pin(async move { result })
+    }
+
+    fn import_conversation(&self, import: ConversationImport) -> LocalBoxFuture<'_, Result<()>> {
+        let result = self.inner.borrow_mut().import(import);
         Box::pin(async move { result })
     }
 }

@@ -10,6 +10,7 @@ use std::future::Future;
 use futures::future::LocalBoxFuture;
 
 mod grants;
+mod import;
 mod lexical;
 mod pages;
 mod turns;
@@ -133,6 +134,12 @@ pub fn cases<S: Store + BookStore + 'static>() -> Vec<Case<S>> {
         }),
         ("grants are cleared, and deleted with their conversation", |s| {
             Box::pin(grants::grants_are_cleared_and_deleted_with_their_conversation(s))
+        }),
+        ("an import writes every part in one step", |s| {
+            Box::pin(import::an_import_writes_every_part(s))
+        }),
+        ("a refused import writes nothing", |s| {
+            Box::pin(import::a_refused_import_writes_nothing(s))
         }),
     ]
 }
