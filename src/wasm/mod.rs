@@ -49,6 +49,8 @@ mod mention_resolver;
 #[cfg(feature = "page")]
 mod options;
 #[cfg(feature = "page")]
+mod portability_api;
+#[cfg(feature = "page")]
 mod retry_api;
 #[cfg(feature = "page")]
 mod send_options;

@@ -10,7 +10,7 @@ export type LecternErrorName =
   | 'ProtocolError' | 'ToolError' | 'StorageError' | 'ConfigError' | 'AbortError'
   | 'TimeoutError' | 'MaxIterationsError' | 'MaxToolCallsError' | 'BudgetExceededError' | 'ConversationBusyError'
   | 'EmbedderMismatchError' | 'ApprovalPendingError' | 'AlreadyResolvedError' | 'ApprovalExpiredError'
-  | 'CallNotPendingError' | 'InvalidArgumentsError' | 'InternalError';
+  | 'CallNotPendingError' | 'InvalidArgumentsError' | 'ImportError' | 'InternalError';
 
 /**
  * Why a `StorageError` happened: `quota` (the origin's storage is full), `aborted` (the
@@ -71,6 +71,8 @@ export interface LecternError extends Error {
   next?: number;
   /** On a failed `send`: tokens used before the failure (an aborted or broken-off call estimated, `estimated: true`). */
   usage?: Usage;
+  /** Where the input is invalid, e.g. `messages[3].tool_call_id` (`ImportError`; `''` for the input as a whole). */
+  path?: string;
   /** The panic that stopped Lectern, and where (`InternalError`: every later call is refused; reload the page). */
   panic?: string;
 }
