@@ -57,7 +57,9 @@ pub use friendly::friendly_message;
 pub use headless::{HeadlessRequest, DEFAULT_RUN_TIMEOUT_MS};
 pub use locks::{MemoryLocks, TurnGuard, TurnLocks};
 pub use mentions::MentionResolver;
-pub use portability::{ExportFormat, ExportOptions, LecternBundle, BUNDLE_VERSION, MAX_IMPORT_RECORDS};
+pub use portability::{
+    ConversationExport, ExportFormat, ExportOptions, LecternBundle, BUNDLE_VERSION, MAX_IMPORT_RECORDS,
+};
 pub use result::{TurnError, TurnResult, TurnStatus};
 pub use system_prompt::{iso_date, system_message, SystemInputs};
 pub use turn::SendOptions;

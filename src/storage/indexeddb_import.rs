@@ -3,7 +3,6 @@
 //! is `add`ed, so a taken key (conversation or turn id) aborts it all.
 
 use idb::{Database, Transaction};
-use serde::Serialize;
 
 use super::indexeddb::{
     finish, idb_error, idb_error_while, to_js, write_transaction, CONVERSATIONS, MESSAGES, PENDING_TURNS,
@@ -32,45 +31,44 @@ pub(super) async fn import_conversation(db: &Database, mut import: ConversationI
 }
 
 async fn import_in(tx: &Transaction, import: ConversationImport) -> Result<()> {
+    // Every record encoded first, then added in one loop: one small future
+    // rather than one per record type (the wasm stays smaller).
     let id = &import.conversation.id;
-    add(
-        tx,
+    let mut records = vec![(
         CONVERSATIONS,
-        &import.conversation,
-        &format!("conversation {id}"),
-    )
-    .await?;
+        to_js(&import.conversation)?,
+        format!("conversation {id}"),
+    )];
     for message in &import.messages {
-        add(tx, MESSAGES, message, &format!("message {}", message.id)).await?;
+        records.push((MESSAGES, to_js(message)?, format!("message {}", message.id)));
     }
     for record in &import.tool_calls {
-        add(tx, TOOL_CALLS, record, &format!("tool-call record {}", record.id)).await?;
+        records.push((
+            TOOL_CALLS,
+            to_js(record)?,
+            format!("tool-call record {}", record.id),
+        ));
     }
     for turn in import.pending_turns {
-        let doing = format!("paused turn {}", turn.turn_id);
-        add(tx, PENDING_TURNS, &turn.pruned(), &doing).await?;
+        let what = format!("paused turn {}", turn.turn_id);
+        records.push((PENDING_TURNS, to_js(&turn.pruned())?, what));
     }
-    add(tx, USAGE_TOTALS, &import.usage, "usage totals").await?;
+    records.push((USAGE_TOTALS, to_js(&import.usage)?, "usage totals".to_owned()));
     for grant in &import.grants {
-        add(
-            tx,
+        records.push((
             APPROVAL_GRANTS,
-            grant,
-            &format!("grant of {}", grant.tool_name),
-        )
-        .await?;
+            to_js(grant)?,
+            format!("grant of {}", grant.tool_name),
+        ));
     }
-    Ok(())
-}
-
-/// Adds one record to `store` within `tx`; a taken key is a `constraint` error naming `what`.
-async fn add<T: Serialize>(tx: &Transaction, store: &str, record: &T, what: &str) -> Result<()> {
-    let value = to_js(record)?;
-    tx.object_store(store)
-        .map_err(idb_error)?
-        .add(&value, None)
-        .map_err(|e| idb_error_while(&format!("cannot import {what}"), e))?
-        .await
-        .map_err(|e| idb_error_while(&format!("cannot import {what}"), e))?;
+    for (store, value, what) in records {
+        let failed = |e| idb_error_while(&format!("cannot import {what}"), e);
+        tx.object_store(store)
+            .map_err(idb_error)?
+            .add(&value, None)
+            .map_err(failed)?
+            .await
+            .map_err(failed)?;
+    }
     Ok(())
 }

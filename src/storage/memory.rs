@@ -118,17 +118,19 @@ impl Inner {
         }
         import.number_messages();
         self.messages.insert(id.clone(), import.messages);
-        let records = import
-            .tool_calls
-            .into_iter()
-            .map(|r| ((r.turn_id.clone(), r.position), r));
-        self.tool_calls.insert(id.clone(), records.collect());
+        // One by one: a map collected from an iterator sorts, and that code weighs on the wasm.
+        let records = self.tool_calls.entry(id.clone()).or_default();
+        for record in import.tool_calls {
+            records.insert((record.turn_id.clone(), record.position), record);
+        }
         for turn in import.pending_turns {
             self.pending.insert(turn.turn_id.clone(), turn.pruned());
         }
         self.usage.insert(id.clone(), import.usage);
-        let grants = import.grants.into_iter().map(|g| (g.tool_name.clone(), g));
-        self.grants.insert(id.clone(), grants.collect());
+        let grants = self.grants.entry(id.clone()).or_default();
+        for grant in import.grants {
+            grants.insert(grant.tool_name.clone(), grant);
+        }
         self.conversations.insert(id, import.conversation);
         Ok(())
     }

@@ -17,8 +17,10 @@ import { readFileSync } from 'node:fs';
  * maxTokensParam settings) +6.2 KB; the rest of issue 15 (token estimate,
  * maxOutputTokens and contextLength, budgets and usage totals, approval grants,
  * onNewMessage, setApprovals, current_datetime, tool retries,
- * deleteAllConversations, reviewRun) +34.3 KB, ending at 491,312. */
-const WASM_GZIP_BUDGET = 496_000;
+ * deleteAllConversations, reviewRun) +34.3 KB, ending at 491,312;
+ * exportConversation / importConversation (the import's checks, the OpenAI
+ * mapping, one IndexedDB transaction) +18.1 KB, ending at 509,403. */
+const WASM_GZIP_BUDGET = 514_500;
 /** The same for the ingestion module (last measured 247,938: 196,160 before
  * issue 13 added all-MiniLM-L6-v2's tokenizer, its tables and the encoder). */
 const INGEST_GZIP_BUDGET = 254_000;

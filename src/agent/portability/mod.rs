@@ -69,12 +69,26 @@ pub struct LecternBundle {
     pub grants: Vec<Grant>,
 }
 
+/// What `exportConversation` resolves with: the bundle, or the chat-completions messages.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum ConversationExport {
+    /// `format: 'lectern'`.
+    Lectern(Box<LecternBundle>),
+    /// `format: 'openai'`.
+    OpenAi(Vec<Value>),
+}
+
 impl Agent {
     /// A conversation in `format`: a [`LecternBundle`], or the OpenAI
     /// `messages` array built by the OpenAI provider's own mapping. Waits for a
     /// running turn of the conversation (as `send` does), so it reads a settled
     /// state. `NotFound` if the conversation does not exist.
-    pub async fn export_conversation(&self, conversation_id: &str, format: ExportFormat) -> Result<Value> {
+    pub async fn export_conversation(
+        &self,
+        conversation_id: &str,
+        format: ExportFormat,
+    ) -> Result<ConversationExport> {
         let conversation = self
             .store
             .conversation(conversation_id)
@@ -83,9 +97,8 @@ impl Agent {
         let _turn = self.acquire(conversation_id).await?;
         let messages = self.store.messages(conversation_id).await?;
         if format == ExportFormat::OpenAi {
-            return Ok(Value::Array(
-                messages.iter().map(|m| message_json(m, false)).collect(),
-            ));
+            let messages = messages.iter().map(|m| message_json(m, false)).collect();
+            return Ok(ConversationExport::OpenAi(messages));
         }
         let mut pending_turns = self.store.pending_turns(Some(conversation_id)).await?;
         pending_turns.retain(|turn| turn.status.is_open());
@@ -99,7 +112,7 @@ impl Agent {
             usage: self.store.usage_totals(conversation_id).await?,
             grants: self.store.grants(conversation_id).await?,
         };
-        serde_json::to_value(&bundle).map_err(|e| Error::storage(format!("cannot encode the export: {e}")))
+        Ok(ConversationExport::Lectern(Box::new(bundle)))
     }
 
     /// Imports a conversation from a `lectern` bundle, an OpenAI `messages`

@@ -31,7 +31,8 @@ pub(super) fn from_messages(
     title: Option<String>,
     now: f64,
 ) -> Result<ConversationImport> {
-    let mut object = Map::from_iter([("messages".to_owned(), Value::Array(messages))]);
+    let mut object = Map::new();
+    object.insert("messages".to_owned(), Value::Array(messages));
     from_items(items(&mut object, "messages", true)?, title, now)
 }
 
