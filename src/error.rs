@@ -187,6 +187,14 @@ pub enum Error {
         /// Why: not JSON, or the first field that breaks the schema.
         validation_error: String,
     },
+    /// An `importConversation` input is not a valid export: nothing was stored.
+    #[error("cannot import: {path}: {message}")]
+    Import {
+        /// Where in the input, e.g. `messages[3].tool_call_id` (empty for the input as a whole).
+        path: String,
+        /// What is wrong there.
+        message: String,
+    },
     /// Lectern hit a bug (a Rust panic) and stopped: every later call on the
     /// page is refused with this error until the page is reloaded.
     #[error("Lectern stopped after an internal error: {panic}")]
@@ -263,6 +271,7 @@ impl Error {
             Error::CallNotPending { .. } => "CallNotPendingError",
             Error::InvalidArguments { .. } => "InvalidArgumentsError",
             Error::StructuredOutput { .. } => "StructuredOutputError",
+            Error::Import { .. } => "ImportError",
             Error::Internal { .. } => "InternalError",
         }
     }
@@ -300,6 +309,14 @@ impl Error {
         match self {
             Error::Storage { reason, .. } => Some(*reason),
             _ => None,
+        }
+    }
+
+    /// An `Import` error at `path` with the given message.
+    pub fn import(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Import {
+            path: path.into(),
+            message: message.into(),
         }
     }
 

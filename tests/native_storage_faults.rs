@@ -131,6 +131,12 @@ impl Store for FullStore {
     fn recorded_turns<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Vec<String>>> {
         self.inner.recorded_turns(id)
     }
+    fn import_conversation(
+        &self,
+        import: lectern::storage::ConversationImport,
+    ) -> LocalBoxFuture<'_, Result<()>> {
+        self.inner.import_conversation(import)
+    }
 }
 
 struct Harness {

@@ -37,6 +37,13 @@ import init, {
   type StorageClosedEvent,
   type StorageReason,
   type StorageUsage,
+  type ChatMessage,
+  type ConversationExport,
+  type ExportOptions,
+  type Grant,
+  type ImportInput,
+  type LecternBundle,
+  type PendingTurn,
 } from 'lectern';
 import { loadWllamaModel, wllamaProvider, type WllamaLike, type WllamaLoadProgress } from 'lectern/wllama';
 import { LecternChat, safeHref, type ChatMention, type LecternChatEventMap } from 'lectern/chat';
@@ -567,6 +574,42 @@ export const missingProvider: LecternOptions = { dbName: 'x' };
 export const badKind: LecternOptions = { provider: { kind: 'smoke', baseUrl: '', model: '' } };
 // @ts-expect-error: message roles are a closed set.
 export const badRole: Message['role'] = 'robot';
+
+/** A conversation out in both formats and in again; an invalid import names where it is wrong. */
+export async function portability(lectern: Lectern, conversationId: string): Promise<string> {
+  const exported: ConversationExport = await lectern.exportConversation(conversationId);
+  const chat = await lectern.exportConversation(conversationId, { format: 'openai' });
+  const firstChat: ChatMessage | undefined = Array.isArray(chat) ? chat[0] : undefined;
+  if (Array.isArray(exported)) throw new Error('the default format is the Lectern bundle');
+  const bundle: LecternBundle = exported;
+  const waiting: PendingTurn | undefined = bundle.pendingTurns[0];
+  const grants: Grant[] = bundle.grants;
+  const elsewhere: ImportInput = {
+    format: 'openai',
+    title: 'From elsewhere',
+    messages: [
+      { role: 'developer', content: 'Be brief.' },
+      { role: 'user', content: [{ type: 'text', text: 'Hello' }] },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'found' },
+    ],
+  };
+  try {
+    const copy: Conversation = await lectern.importConversation(bundle);
+    const fromChat: Conversation = await lectern.importConversation(elsewhere);
+    await lectern.importConversation(chat);
+    return `${copy.id} ${fromChat.title} ${firstChat?.role} ${waiting?.calls.length ?? 0} ${grants.length} ${bundle.usage.turns}`;
+  } catch (error) {
+    const e = error as LecternError;
+    if (e.name === 'ImportError') return `invalid at ${e.path}: ${e.message}`;
+    throw error;
+  }
+}
+
+// @ts-expect-error: export formats are a closed set.
+export const badFormat: ExportOptions = { format: 'yaml' };
+// @ts-expect-error: only text parts are imported.
+export const imagePart: ImportInput = [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'x' } }] }];
 
 /** After a panic every call rejects with an `InternalError`; the page should offer a reload. */
 export function internalError(error: unknown): string | null {

@@ -33,6 +33,7 @@ pub fn friendly_message(error: &Error) -> &'static str {
         Error::StructuredOutput { .. } => {
             "The assistant could not answer in the expected format. Please try again."
         }
+        Error::Import { .. } => "This conversation could not be imported: the file is not a valid export.",
         Error::Storage {
             reason: StorageReason::Quota,
             ..

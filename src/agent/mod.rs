@@ -33,6 +33,7 @@ mod headless;
 mod locks;
 mod mentions;
 mod model_call;
+mod portability;
 pub mod prompts;
 mod replay;
 mod request;
@@ -63,6 +64,9 @@ pub use friendly::friendly_message;
 pub use headless::{HeadlessRequest, DEFAULT_RUN_TIMEOUT_MS};
 pub use locks::{MemoryLocks, TurnGuard, TurnLocks};
 pub use mentions::MentionResolver;
+pub use portability::{
+    ConversationExport, ExportFormat, ExportOptions, LecternBundle, BUNDLE_VERSION, MAX_IMPORT_RECORDS,
+};
 pub use result::{TurnError, TurnResult, TurnStatus};
 pub use system_prompt::{iso_date, system_message, SystemInputs};
 pub use turn::SendOptions;

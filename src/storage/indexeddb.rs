@@ -33,7 +33,7 @@ pub(super) use super::indexeddb_tx::{
     commit, finish, idb_error, idb_error_while, transaction, write_transaction,
 };
 use super::indexeddb_usage::{self as usage, USAGE_TOTALS};
-use super::{Store, TurnWrite};
+use super::{ConversationImport, Store, TurnWrite};
 use crate::approval::{Grant, PendingTurn};
 use crate::domain::{CallUsage, ContextSummary, RunRecord, ToolCallRecord, UsageTotals};
 use crate::domain::{Conversation, Message};
@@ -516,6 +516,10 @@ impl Store for IndexedDbStore {
 
     fn clear_grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
         Box::pin(grants::clear_grants(&self.db, conversation_id))
+    }
+
+    fn import_conversation(&self, import: ConversationImport) -> LocalBoxFuture<'_, Result<()>> {
+        Box::pin(super::indexeddb_import::import_conversation(&self.db, import))
     }
 }
 

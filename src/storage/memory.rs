@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use futures::future::LocalBoxFuture;
 
-use super::{check_revision, Store, TurnWrite};
+use super::{check_revision, ConversationImport, Store, TurnWrite};
 use crate::approval::{Grant, PendingTurn};
 use crate::domain::{CallUsage, ContextSummary, RunRecord, ToolCallRecord, UsageTotals};
 use crate::domain::{Conversation, Message};
@@ -102,6 +102,42 @@ impl Inner {
                 .insert(grant.tool_name.clone(), grant);
         }
         Ok(stored)
+    }
+
+    /// Checks everything first, so a refused import changes nothing.
+    fn import(&mut self, mut import: ConversationImport) -> Result<()> {
+        import.check_owner()?;
+        let taken = |what: &str, id: &str| {
+            Error::storage_because(StorageReason::Constraint, format!("{what} {id} already exists"))
+        };
+        let id = import.conversation.id.clone();
+        if self.conversations.contains_key(&id) {
+            return Err(taken("conversation", &id));
+        }
+        if let Some(turn) = import
+            .pending_turns
+            .iter()
+            .find(|t| self.pending.contains_key(&t.turn_id))
+        {
+            return Err(taken("paused turn", &turn.turn_id));
+        }
+        import.number_messages();
+        self.messages.insert(id.clone(), import.messages);
+        // One by one: a map collected from an iterator sorts, and that code weighs on the wasm.
+        let records = self.tool_calls.entry(id.clone()).or_default();
+        for record in import.tool_calls {
+            records.insert((record.turn_id.clone(), record.position), record);
+        }
+        for turn in import.pending_turns {
+            self.pending.insert(turn.turn_id.clone(), turn.pruned());
+        }
+        self.usage.insert(id.clone(), import.usage);
+        let grants = self.grants.entry(id.clone()).or_default();
+        for grant in import.grants {
+            grants.insert(grant.tool_name.clone(), grant);
+        }
+        self.conversations.insert(id, import.conversation);
+        Ok(())
     }
 }
 
@@ -379,6 +415,11 @@ impl Store for MemoryStore {
                 .map(|(turn, _)| turn.clone())
                 .collect()
         });
+        Box::pin(async move { result })
+    }
+
+    fn import_conversation(&self, import: ConversationImport) -> LocalBoxFuture<'_, Result<()>> {
+        let result = self.inner.borrow_mut().import(import);
         Box::pin(async move { result })
     }
 }

@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::events::Event;
 
 mod books;
+mod import;
 #[cfg(target_arch = "wasm32")]
 mod indexeddb;
 #[cfg(target_arch = "wasm32")]
@@ -21,6 +22,8 @@ mod indexeddb_books;
 mod indexeddb_events;
 #[cfg(target_arch = "wasm32")]
 mod indexeddb_grants;
+#[cfg(target_arch = "wasm32")]
+mod indexeddb_import;
 #[cfg(target_arch = "wasm32")]
 mod indexeddb_open;
 #[cfg(target_arch = "wasm32")]
@@ -37,6 +40,7 @@ mod memory;
 mod memory_books;
 
 pub use books::{BookStore, VECTOR_BATCH};
+pub use import::ConversationImport;
 #[cfg(target_arch = "wasm32")]
 pub use indexeddb::{CloseListener, IndexedDbStore, SCHEMA_VERSION as INDEXEDDB_SCHEMA_VERSION};
 #[cfg(target_arch = "wasm32")]
@@ -153,6 +157,13 @@ pub trait Store {
 
     /// Deletes every grant of a conversation; `NotFound` if it does not exist.
     fn clear_grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<()>>;
+
+    /// Writes a whole conversation in one transaction: its record, messages
+    /// (given `seq` 0, 1, 2, ...), tool-call records, paused turns, usage
+    /// totals and grants. A taken conversation or turn id, or a record of
+    /// another conversation ([`ConversationImport::check_owner`]), is a
+    /// `Storage` error (reason `constraint`), and nothing is written.
+    fn import_conversation(&self, import: ConversationImport) -> LocalBoxFuture<'_, Result<()>>;
 }
 
 /// One step of a turn, written by [`Store::commit`] in one transaction.

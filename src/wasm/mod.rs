@@ -49,7 +49,10 @@ mod mention_resolver;
 #[cfg(feature = "page")]
 mod options;
 #[cfg(feature = "page")]
+mod portability_api;
+#[cfg(feature = "page")]
 mod replay_api;
+#[cfg(feature = "page")]
 mod retry_api;
 #[cfg(feature = "page")]
 mod send_options;

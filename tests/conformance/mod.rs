@@ -10,6 +10,7 @@ use std::future::Future;
 use futures::future::LocalBoxFuture;
 
 mod grants;
+mod import;
 mod ledger_v7;
 mod lexical;
 mod pages;
@@ -145,6 +146,12 @@ pub fn cases<S: Store + BookStore + 'static>() -> Vec<Case<S>> {
             "recorded events append in order and go with their conversation",
             |s| Box::pin(ledger_v7::recorded_events_append_in_order_and_go_with_their_conversation(s)),
         ),
+        ("an import writes every part in one step", |s| {
+            Box::pin(import::an_import_writes_every_part(s))
+        }),
+        ("a refused import writes nothing", |s| {
+            Box::pin(import::a_refused_import_writes_nothing(s))
+        }),
     ]
 }
 

@@ -19,7 +19,7 @@ fn conversation(id: &str) -> Conversation {
     }
 }
 
-fn pending(turn_id: &str, conversation_id: &str, created_at: f64) -> PendingTurn {
+pub(super) fn pending(turn_id: &str, conversation_id: &str, created_at: f64) -> PendingTurn {
     PendingTurn {
         turn_id: turn_id.to_owned(),
         conversation_id: conversation_id.to_owned(),
@@ -58,7 +58,7 @@ fn pending(turn_id: &str, conversation_id: &str, created_at: f64) -> PendingTurn
     }
 }
 
-fn record(conversation_id: &str, turn_id: &str, position: u32) -> ToolCallRecord {
+pub(super) fn record(conversation_id: &str, turn_id: &str, position: u32) -> ToolCallRecord {
     let call = ToolCall {
         id: format!("call_{position}"),
         name: "write".into(),

@@ -20,7 +20,8 @@ import { readFileSync } from 'node:fs';
  * deleteAllConversations, reviewRun) +34.3 KB, ending at 491,312; structured
  * output (responseSchema on both wire formats, Anthropic's response tool
  * decoded to text, the answer checked and corrected once) +6.3 KB, ending at
- * 497,636. */
+ * 497,636; exportConversation / importConversation (the import's checks, the
+ * OpenAI mapping, one IndexedDB transaction) +18.1 KB on its own branch. */
 const WASM_GZIP_BUDGET = 502_500;
 /** The same for the ingestion module (last measured 247,938: 196,160 before
  * issue 13 added all-MiniLM-L6-v2's tokenizer, its tables and the encoder). */

@@ -14,7 +14,7 @@ mod request;
 mod response;
 mod stream;
 
-pub use request::request_body;
+pub use request::{message_json, request_body};
 pub use response::parts_from_response;
 pub use stream::{decode_openai_body, ChunkDecoder};
 

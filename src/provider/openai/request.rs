@@ -55,8 +55,9 @@ pub fn request_body(settings: &OpenAiSettings, request: &ModelRequest) -> Value 
 }
 
 /// One message in the chat-completions shape; with `replay`, a tool-call
-/// message's reasoning goes back as `reasoning_content`.
-fn message_json(message: &Message, replay: bool) -> Value {
+/// message's reasoning goes back as `reasoning_content`. (`exportConversation`'s
+/// `openai` format is built with it too, so the two cannot drift apart.)
+pub fn message_json(message: &Message, replay: bool) -> Value {
     match message.role {
         Role::System => json!({ "role": "system", "content": message.content }),
         Role::User => json!({ "role": "user", "content": message.content }),

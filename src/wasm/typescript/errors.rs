@@ -10,7 +10,7 @@ export type LecternErrorName =
   | 'ProtocolError' | 'ToolError' | 'StorageError' | 'ConfigError' | 'AbortError'
   | 'TimeoutError' | 'MaxIterationsError' | 'MaxToolCallsError' | 'BudgetExceededError' | 'ConversationBusyError'
   | 'EmbedderMismatchError' | 'ApprovalPendingError' | 'AlreadyResolvedError' | 'ApprovalExpiredError'
-  | 'CallNotPendingError' | 'InvalidArgumentsError' | 'StructuredOutputError' | 'InternalError';
+  | 'CallNotPendingError' | 'InvalidArgumentsError' | 'StructuredOutputError' | 'ImportError' | 'InternalError';
 
 /**
  * Why a `StorageError` happened: `quota` (the origin's storage is full), `aborted` (the
@@ -77,6 +77,8 @@ export interface LecternError extends Error {
   text?: string;
   /** Why it did not match: not JSON, or the first field that breaks the schema (`StructuredOutputError`). */
   validationError?: string;
+  /** Where the input is invalid, e.g. `messages[3].tool_call_id` (`ImportError`; `''` for the input as a whole). */
+  path?: string;
   /** The panic that stopped Lectern, and where (`InternalError`: every later call is refused; reload the page). */
   panic?: string;
 }

@@ -7,6 +7,7 @@ mod books;
 mod errors;
 mod events;
 mod options;
+mod portability;
 mod providers;
 mod records;
 mod storage;
