@@ -5,11 +5,11 @@
 
 use std::rc::Rc;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// One event, as the host's `onEvent` callback receives it (and as
-/// `recordEvents` stores it).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `recordEvents` stores it, as JSON).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Event {
     /// The conversation the turn runs in.
@@ -22,7 +22,7 @@ pub struct Event {
 }
 
 /// What an [`Event`] reports.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum EventKind {
     /// A model call (step) begins.

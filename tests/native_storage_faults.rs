@@ -118,14 +118,11 @@ impl Store for FullStore {
         &'a self,
         conversation_id: &'a str,
         turn_id: &'a str,
-        events: Vec<lectern::events::Event>,
+        events: Vec<serde_json::Value>,
     ) -> LocalBoxFuture<'a, Result<()>> {
         self.inner.append_turn_events(conversation_id, turn_id, events)
     }
-    fn turn_events<'a>(
-        &'a self,
-        turn_id: &'a str,
-    ) -> LocalBoxFuture<'a, Result<Vec<lectern::events::Event>>> {
+    fn turn_events<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<serde_json::Value>>> {
         self.inner.turn_events(turn_id)
     }
     fn recorded_turns<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Vec<String>>> {

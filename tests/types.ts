@@ -337,6 +337,7 @@ export const recording: LecternOptions = {
 
 export async function sentOff(lectern: Lectern, id: string): Promise<string[]> {
   const reply = await lectern.send(id, 'What happened on page 3?');
+  if (!reply.success) return whatLeft(reply.error.egress ?? []);
   return whatLeft(reply.egress);
 }
 

@@ -20,7 +20,11 @@ impl Agent {
     /// (to listeners only).
     pub(super) async fn keep_recorded_events(&self, scope: &TurnScope<'_>) {
         let Some(recorded) = &scope.recorded else { return };
-        let events = recorded.take();
+        let events: Vec<serde_json::Value> = recorded
+            .take()
+            .iter()
+            .filter_map(|event| serde_json::to_value(event).ok())
+            .collect();
         if events.is_empty() {
             return;
         }
@@ -40,9 +44,9 @@ impl Agent {
         }
     }
 
-    /// The recorded events of a turn, in the order they were emitted (empty
-    /// when it recorded none).
-    pub async fn replay(&self, turn_id: &str) -> Result<Vec<Event>> {
+    /// The recorded events of a turn as JSON (the shape listeners receive), in
+    /// the order they were emitted (empty when it recorded none).
+    pub async fn replay(&self, turn_id: &str) -> Result<Vec<serde_json::Value>> {
         self.store.turn_events(turn_id).await
     }
 

@@ -38,7 +38,6 @@ use crate::approval::{Grant, PendingTurn};
 use crate::domain::{CallUsage, ContextSummary, RunRecord, ToolCallRecord, UsageTotals};
 use crate::domain::{Conversation, Message};
 use crate::error::{Error, Result, StorageReason};
-use crate::events::Event;
 
 /// The schema version this code writes; `indexeddb_schema::upgrade` brings older databases to it.
 pub const SCHEMA_VERSION: u32 = 7;
@@ -492,7 +491,7 @@ impl Store for IndexedDbStore {
         &'a self,
         conversation_id: &'a str,
         turn_id: &'a str,
-        events: Vec<Event>,
+        events: Vec<serde_json::Value>,
     ) -> LocalBoxFuture<'a, Result<()>> {
         Box::pin(recorded::append_turn_events(
             &self.db,
@@ -502,7 +501,7 @@ impl Store for IndexedDbStore {
         ))
     }
 
-    fn turn_events<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Event>>> {
+    fn turn_events<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<serde_json::Value>>> {
         Box::pin(recorded::turn_events(&self.db, turn_id))
     }
 

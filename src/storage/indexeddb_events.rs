@@ -11,7 +11,6 @@ use super::indexeddb::{
     commit, conversation_exists, from_js, idb_error, owner_range, to_js, transaction, CONVERSATIONS,
 };
 use crate::error::{Error, Result};
-use crate::events::Event;
 
 /// Recorded events (schema version 7).
 pub(super) const TURN_EVENTS: &str = "turnEvents";
@@ -25,7 +24,7 @@ struct StoredEvent {
     conversation_id: String,
     turn_id: String,
     seq: u32,
-    event: Event,
+    event: serde_json::Value,
 }
 
 /// The recorded events store (part of schema step 7).
@@ -42,7 +41,7 @@ pub(super) async fn append_turn_events(
     db: &Database,
     conversation_id: &str,
     turn_id: &str,
-    events: Vec<Event>,
+    events: Vec<serde_json::Value>,
 ) -> Result<()> {
     let tx = transaction(db, &[CONVERSATIONS, TURN_EVENTS], TransactionMode::ReadWrite)?;
     let conversations = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
@@ -75,7 +74,7 @@ pub(super) async fn append_turn_events(
 }
 
 /// `Store::turn_events`: the turn's records through its index, in key (so `seq`) order.
-pub(super) async fn turn_events(db: &Database, turn_id: &str) -> Result<Vec<Event>> {
+pub(super) async fn turn_events(db: &Database, turn_id: &str) -> Result<Vec<serde_json::Value>> {
     let tx = transaction(db, &[TURN_EVENTS], TransactionMode::ReadOnly)?;
     let values = tx
         .object_store(TURN_EVENTS)

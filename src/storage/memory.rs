@@ -10,7 +10,6 @@ use crate::approval::{Grant, PendingTurn};
 use crate::domain::{CallUsage, ContextSummary, RunRecord, ToolCallRecord, UsageTotals};
 use crate::domain::{Conversation, Message};
 use crate::error::{Error, Result, StorageReason};
-use crate::events::Event;
 use crate::retrieval::book::Book;
 use crate::retrieval::chunk::Chunk;
 use crate::retrieval::vector::VectorSet;
@@ -47,7 +46,7 @@ struct Inner {
     /// Context summaries by conversation.
     summaries: BTreeMap<String, ContextSummary>,
     /// Recorded events by turn, with the turn's conversation.
-    events: BTreeMap<String, (String, Vec<Event>)>,
+    events: BTreeMap<String, (String, Vec<serde_json::Value>)>,
 }
 
 impl Inner {
@@ -381,7 +380,7 @@ impl Store for MemoryStore {
         &'a self,
         conversation_id: &'a str,
         turn_id: &'a str,
-        events: Vec<Event>,
+        events: Vec<serde_json::Value>,
     ) -> LocalBoxFuture<'a, Result<()>> {
         let mut inner = self.inner.borrow_mut();
         let result = inner.require(conversation_id).map(|()| {
@@ -394,7 +393,7 @@ impl Store for MemoryStore {
         Box::pin(async move { result })
     }
 
-    fn turn_events<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Event>>> {
+    fn turn_events<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<serde_json::Value>>> {
         let events = self
             .inner
             .borrow()

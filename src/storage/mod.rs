@@ -10,7 +10,6 @@ use crate::approval::{Grant, PendingTurn};
 use crate::domain::{CallUsage, ContextSummary, RunRecord, ToolCallRecord, UsageTotals};
 use crate::domain::{Conversation, Message};
 use crate::error::{Error, Result};
-use crate::events::Event;
 
 mod books;
 mod import;
@@ -135,18 +134,19 @@ pub trait Store {
     /// written) if the conversation does not exist.
     fn put_context_summary<'a>(&'a self, summary: &'a ContextSummary) -> LocalBoxFuture<'a, Result<()>>;
 
-    /// Appends a turn's recorded events (`recordEvents`) after those already
+    /// Appends a turn's recorded events (`recordEvents`, as the JSON hosts
+    /// receive: replay never needs them back as Rust values) after those already
     /// kept for it, in one transaction; `NotFound` (nothing written) if the
     /// conversation does not exist.
     fn append_turn_events<'a>(
         &'a self,
         conversation_id: &'a str,
         turn_id: &'a str,
-        events: Vec<Event>,
+        events: Vec<serde_json::Value>,
     ) -> LocalBoxFuture<'a, Result<()>>;
 
     /// The recorded events of a turn, in order (empty when none were recorded).
-    fn turn_events<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Event>>>;
+    fn turn_events<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<serde_json::Value>>>;
 
     /// The ids of a conversation's turns that have recorded events, oldest
     /// first; `NotFound` if the conversation does not exist.

@@ -4,7 +4,6 @@
 //! two stores of schema version 7.
 
 use lectern::domain::ContextSummary;
-use lectern::events::{Event, EventKind};
 use lectern::storage::Store;
 
 use super::conversation;
@@ -95,14 +94,8 @@ pub async fn summaries_need_their_conversation(store: impl Store) {
     );
 }
 
-fn event(conversation_id: &str, turn_id: &str, text: &str) -> Event {
-    Event {
-        conversation_id: conversation_id.to_owned(),
-        turn_id: turn_id.to_owned(),
-        kind: EventKind::TextDelta {
-            text: text.to_owned(),
-        },
-    }
+fn event(conversation_id: &str, turn_id: &str, text: &str) -> serde_json::Value {
+    serde_json::json!({ "conversationId": conversation_id, "turnId": turn_id, "type": "textDelta", "text": text })
 }
 
 /// A turn's events come back in order across appends; turns are listed

@@ -21,8 +21,10 @@ import { readFileSync } from 'node:fs';
  * output (responseSchema on both wire formats, Anthropic's response tool
  * decoded to text, the answer checked and corrected once) +6.3 KB, ending at
  * 497,636; exportConversation / importConversation (the import's checks, the
- * OpenAI mapping, one IndexedDB transaction) +18.1 KB on its own branch. */
-const WASM_GZIP_BUDGET = 502_500;
+ * OpenAI mapping, one IndexedDB transaction) +18.1 KB on its own branch;
+ * with the summarize strategy, the egress ledger, recordEvents/replay and the
+ * calibration (about +40 KB together) the merge measured 555,808. */
+const WASM_GZIP_BUDGET = 561_000;
 /** The same for the ingestion module (last measured 247,938: 196,160 before
  * issue 13 added all-MiniLM-L6-v2's tokenizer, its tables and the encoder). */
 const INGEST_GZIP_BUDGET = 254_000;
