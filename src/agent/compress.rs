@@ -6,7 +6,7 @@
 //! the older history is dropped instead, with a `warning`.
 
 use super::budget::PeriodStart;
-use super::context::{history_window, unit_starts, ContextStrategy};
+use super::context::{history_window, read_back, unit_starts, ContextStrategy};
 use super::turn::TurnScope;
 use super::{Agent, TurnState};
 use crate::domain::{estimate_tokens, ContextSummary, Message};
@@ -81,21 +81,12 @@ async fn messages_after(
     conversation_id: &str,
     through_seq: Option<u32>,
 ) -> Result<Vec<Message>> {
-    let mut page = FIRST_PAGE;
-    let mut tail: Vec<Message> = Vec::new();
-    loop {
-        let before = tail.first().map(|m| m.seq);
-        let mut older = store.recent_messages(conversation_id, before, page).await?;
-        let complete = older.len() < page;
-        older.append(&mut tail);
-        tail = older;
-        let reached = through_seq.is_some_and(|seq| tail.first().is_some_and(|m| m.seq <= seq));
-        if complete || reached {
-            tail.retain(|m| through_seq.is_none_or(|seq| m.seq > seq));
-            return Ok(tail);
-        }
-        page = page.saturating_mul(2);
-    }
+    let after = |m: &Message| through_seq.is_none_or(|seq| m.seq > seq);
+    read_back(store, conversation_id, FIRST_PAGE, |tail, complete| {
+        let reached = tail.first().is_some_and(|m| !after(m));
+        (complete || reached).then(|| tail.iter().position(after).unwrap_or(tail.len()))
+    })
+    .await
 }
 
 /// Splits `dropped` at unit starts into runs of about `max_tokens` each

@@ -166,10 +166,27 @@ pub async fn read_window(
     strategy: ContextStrategy,
     system_tokens: usize,
 ) -> Result<Vec<Message>> {
-    let mut page = match strategy {
+    let page = match strategy {
         ContextStrategy::FullHistory { max_messages } => max_messages.saturating_add(SLACK),
         ContextStrategy::TokenBudget { .. } | ContextStrategy::Summarize { .. } => FIRST_PAGE,
     };
+    read_back(store, conversation_id, page, |tail, complete| {
+        window_start(tail, complete, strategy, system_tokens)
+    })
+    .await
+}
+
+/// Reads a conversation's newest messages in pages that double from
+/// `first_page`, each older than the last, until `start(tail, complete)`
+/// says where in them what is wanted begins (`complete`: the tail is the
+/// whole history); returns the tail from there.
+pub(super) async fn read_back(
+    store: &dyn Store,
+    conversation_id: &str,
+    first_page: usize,
+    start: impl Fn(&[Message], bool) -> Option<usize>,
+) -> Result<Vec<Message>> {
+    let mut page = first_page;
     let mut tail: Vec<Message> = Vec::new();
     loop {
         let before = tail.first().map(|m| m.seq);
@@ -177,7 +194,7 @@ pub async fn read_window(
         let complete = older.len() < page;
         older.append(&mut tail);
         tail = older;
-        if let Some(start) = window_start(&tail, complete, strategy, system_tokens) {
+        if let Some(start) = start(&tail, complete) {
             tail.drain(..start);
             return Ok(tail);
         }
