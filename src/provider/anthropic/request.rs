@@ -16,13 +16,44 @@ const OMITTED_HISTORY: &str = "(Earlier messages of this conversation are omitte
 /// become `tool_use` blocks and their results `tool_result` blocks in a user
 /// turn; consecutive turns of one role are merged, as the API requires.
 pub fn request_body(settings: &AnthropicSettings, request: &ModelRequest) -> Value {
+    let (system, turns) = system_and_turns(settings, request);
+    let mut body = Map::new();
+    body.insert("model".into(), json!(settings.model));
+    body.insert(
+        "max_tokens".into(),
+        json!(request.max_tokens.unwrap_or(settings.max_tokens)),
+    );
+    if !system.is_empty() {
+        body.insert("system".into(), json!(system.join("\n\n")));
+    }
+    let messages: Vec<Value> = turns
+        .into_iter()
+        .map(|(role, content)| json!({ "role": role, "content": content }))
+        .collect();
+    body.insert("messages".into(), Value::Array(messages));
+    add_tools_and_sampling(&mut body, settings, request);
+    if settings.stream {
+        body.insert("stream".into(), json!(true));
+    }
+    Value::Object(body)
+}
+
+/// One turn of the body: its role and content blocks.
+type Turn = (&'static str, Vec<Value>);
+
+/// The system texts (the prompt, then stored system messages) and the
+/// alternating user and assistant turns, opening with the user's.
+fn system_and_turns<'a>(
+    settings: &AnthropicSettings,
+    request: &'a ModelRequest,
+) -> (Vec<&'a str>, Vec<Turn>) {
     let mut system: Vec<&str> = request
         .system
         .as_deref()
         .filter(|s| !s.is_empty())
         .into_iter()
         .collect();
-    let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    let mut turns: Vec<Turn> = Vec::new();
     // Thinking goes back only for the current cycle: answers after the last user message.
     let cycle_start = request
         .messages
@@ -66,21 +97,16 @@ pub fn request_body(settings: &AnthropicSettings, request: &ModelRequest) -> Val
             ("user", vec![json!({ "type": "text", "text": OMITTED_HISTORY })]),
         );
     }
+    (system, turns)
+}
 
-    let mut body = Map::new();
-    body.insert("model".into(), json!(settings.model));
-    body.insert(
-        "max_tokens".into(),
-        json!(request.max_tokens.unwrap_or(settings.max_tokens)),
-    );
-    if !system.is_empty() {
-        body.insert("system".into(), json!(system.join("\n\n")));
-    }
-    let messages: Vec<Value> = turns
-        .into_iter()
-        .map(|(role, content)| json!({ "role": role, "content": content }))
-        .collect();
-    body.insert("messages".into(), Value::Array(messages));
+/// The tools (with a `responseSchema`'s response tool), the tool choice, and
+/// thinking or temperature.
+fn add_tools_and_sampling(
+    body: &mut Map<String, Value>,
+    settings: &AnthropicSettings,
+    request: &ModelRequest,
+) {
     let response_tool = super::structured::response_tool(settings, request);
     if !request.tools.is_empty() || response_tool.is_some() {
         let tools: Vec<Value> = request
@@ -91,7 +117,7 @@ pub fn request_body(settings: &AnthropicSettings, request: &ModelRequest) -> Val
             .collect();
         body.insert("tools".into(), Value::Array(tools));
     }
-    super::structured::add_choice(&mut body, settings, request);
+    super::structured::add_choice(body, settings, request);
     match settings.thinking {
         Some(thinking) => {
             // The API refuses `temperature` with thinking on.
@@ -104,10 +130,6 @@ pub fn request_body(settings: &AnthropicSettings, request: &ModelRequest) -> Val
             }
         }
     }
-    if settings.stream {
-        body.insert("stream".into(), json!(true));
-    }
-    Value::Object(body)
 }
 
 /// An assistant message's blocks: its signed and redacted thinking first (with
