@@ -23,7 +23,9 @@ impl Agent {
         let events: Vec<serde_json::Value> = recorded
             .take()
             .iter()
-            .filter_map(|event| serde_json::to_value(event).ok())
+            // Through the JSON text every event is written as for listeners:
+            // one serializer for events in the wasm, not two.
+            .filter_map(|event| serde_json::from_str(&serde_json::to_string(event).ok()?).ok())
             .collect();
         if events.is_empty() {
             return;

@@ -23,7 +23,8 @@ import { readFileSync } from 'node:fs';
  * 497,636; exportConversation / importConversation (the import's checks, the
  * OpenAI mapping, one IndexedDB transaction) +18.1 KB on its own branch;
  * with the summarize strategy, the egress ledger, recordEvents/replay and the
- * calibration (about +40 KB together) the merge measured 555,808. */
+ * calibration (about +40 KB together) the merge measured 555,808; events
+ * recorded through the JSON text (one serializer) 554,669. */
 const WASM_GZIP_BUDGET = 561_000;
 /** The same for the ingestion module (last measured 247,938: 196,160 before
  * issue 13 added all-MiniLM-L6-v2's tokenizer, its tables and the encoder). */
