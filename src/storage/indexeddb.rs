@@ -52,6 +52,20 @@ pub(super) const PENDING_TURNS: &str = "pendingTurns";
 pub(super) const TOOL_CALLS: &str = "toolCalls";
 /// Headless runs, keyed by `runId`.
 pub(super) const RUNS: &str = "runs";
+
+/// Every store holding records of a conversation: deleting one deletes from
+/// each, and deleting all conversations clears each (with `runs`).
+const CONVERSATION_STORES: [&str; 8] = [
+    CONVERSATIONS,
+    MESSAGES,
+    TOOL_CALLS,
+    PENDING_TURNS,
+    USAGE_TOTALS,
+    APPROVAL_GRANTS,
+    CONTEXT_SUMMARIES,
+    TURN_EVENTS,
+];
+
 /// Books, keyed by `id`.
 pub(super) const BOOKS: &str = "books";
 /// Chunk batches, keyed by `[bookId, batch]`.
@@ -311,20 +325,7 @@ impl Store for IndexedDbStore {
 
     fn delete_conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
         Box::pin(async move {
-            let tx = transaction(
-                &self.db,
-                &[
-                    CONVERSATIONS,
-                    MESSAGES,
-                    TOOL_CALLS,
-                    PENDING_TURNS,
-                    USAGE_TOTALS,
-                    APPROVAL_GRANTS,
-                    CONTEXT_SUMMARIES,
-                    TURN_EVENTS,
-                ],
-                TransactionMode::ReadWrite,
-            )?;
+            let tx = transaction(&self.db, &CONVERSATION_STORES, TransactionMode::ReadWrite)?;
             let conversations = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
             if !conversation_exists(&conversations, id).await? {
                 let _ = tx.abort();
@@ -448,17 +449,7 @@ impl Store for IndexedDbStore {
 
     fn delete_all_conversations(&self) -> LocalBoxFuture<'_, Result<()>> {
         Box::pin(async move {
-            let stores = [
-                CONVERSATIONS,
-                MESSAGES,
-                TOOL_CALLS,
-                PENDING_TURNS,
-                USAGE_TOTALS,
-                APPROVAL_GRANTS,
-                CONTEXT_SUMMARIES,
-                TURN_EVENTS,
-                RUNS,
-            ];
+            let stores: Vec<&str> = CONVERSATION_STORES.into_iter().chain([RUNS]).collect();
             let tx = transaction(&self.db, &stores, TransactionMode::ReadWrite)?;
             for name in stores {
                 tx.object_store(name)
