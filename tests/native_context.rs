@@ -151,6 +151,13 @@ impl Store for CountingStore {
     ) -> LocalBoxFuture<'_, Result<()>> {
         self.inner.import_conversation(import)
     }
+
+    fn open_turns<'a>(
+        &'a self,
+        conversation_id: Option<&'a str>,
+    ) -> LocalBoxFuture<'a, Result<Vec<lectern::domain::OpenTurn>>> {
+        self.inner.open_turns(conversation_id)
+    }
 }
 
 /// A small deterministic generator (xorshift).

@@ -18,7 +18,9 @@ use lectern::time::ManualClock;
 use lectern::tool::{FnTool, Tool, ToolContext, ToolResult};
 use serde_json::{json, Value};
 
-/// A memory store whose `commit`s fail with a quota error while `full` is set.
+/// A memory store whose step commits (those storing tool-call records or a
+/// paused turn) fail with a quota error while `full` is set; the turn's
+/// other writes (the user message, its open-turn record) still fit.
 #[derive(Default)]
 struct FullStore {
     inner: MemoryStore,
@@ -56,7 +58,8 @@ impl Store for FullStore {
         self.inner.recent_messages(id, before_seq, limit)
     }
     fn commit(&self, write: TurnWrite) -> LocalBoxFuture<'_, Result<Vec<Message>>> {
-        if self.full.get() {
+        let step = !write.tool_calls.is_empty() || write.pending.is_some();
+        if self.full.get() && step {
             let error = Error::storage_because(StorageReason::Quota, "the disk is full");
             return Box::pin(async move { Err(error) });
         }
@@ -133,6 +136,13 @@ impl Store for FullStore {
         import: lectern::storage::ConversationImport,
     ) -> LocalBoxFuture<'_, Result<()>> {
         self.inner.import_conversation(import)
+    }
+
+    fn open_turns<'a>(
+        &'a self,
+        conversation_id: Option<&'a str>,
+    ) -> LocalBoxFuture<'a, Result<Vec<lectern::domain::OpenTurn>>> {
+        self.inner.open_turns(conversation_id)
     }
 }
 

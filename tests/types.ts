@@ -5,6 +5,7 @@ import init, {
   type Book,
   type BookPage,
   type EgressEntry,
+  type InterruptedTurn,
   type IngestProgress,
   type SearchResult,
   type SearchMode,
@@ -328,6 +329,19 @@ export async function replayAll(lectern: Lectern, conversationId: string): Promi
     for await (const event of lectern.replay(turnId)) lines.push(describeEvent(event));
   }
   return lines;
+}
+
+/** Resumes every turn a closed tab cut off; returns each answer's text (or error name). */
+export async function resumeAll(lectern: Lectern, conversationId?: string): Promise<string[]> {
+  const turns: InterruptedTurn[] = await lectern.interruptedTurns(conversationId);
+  const answers: string[] = [];
+  for (const turn of turns) {
+    const cut = turn.interruptedCalls.map((c) => `${c.toolName}#${c.callId}`).join(', ');
+    const outcome = await lectern.resumeTurn(turn.turnId, { signal: new AbortController().signal });
+    const head = `${turn.conversationId} ${turn.steps}/${turn.completedToolCalls} [${cut}] ${turn.startedAt}-${turn.updatedAt}`;
+    answers.push(`${head}: ${outcome.success ? outcome.text : outcome.error.name}`);
+  }
+  return answers;
 }
 
 export const recording: LecternOptions = {

@@ -88,6 +88,7 @@ async fn database_is_created_at_the_current_schema_version() {
             "indexSnapshots",
             "lexicalIndexes",
             "messages",
+            "openTurns",
             "pages",
             "pendingTurns",
             "runs",

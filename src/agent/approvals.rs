@@ -122,6 +122,7 @@ impl Agent {
             events,
             cancel: &options.cancel,
             user_id: state.user_id.clone(),
+            started_at: self.clock.now_ms(),
             open_step: RefCell::new(None),
             recorded: self.recorder(),
         };
@@ -380,8 +381,10 @@ impl Agent {
             tool_calls: records,
             pending: Some(pending),
             grants: Vec::new(),
+            open_turn: None,
         };
-        self.commit_step(state, write).await?;
+        // The turn goes on: the commit writes its open-turn record.
+        self.commit_step(scope, state, write).await?;
         let conversation = self.keep_working_state(conversation, &working_state).await?;
         if over_limit {
             return Err(Error::MaxToolCalls {
@@ -459,6 +462,7 @@ impl Agent {
             tool_calls,
             pending: Some(pending.clone()),
             grants: Vec::new(),
+            open_turn: None,
         };
         self.store.commit(write).await.map(|_| ())
     }
@@ -479,6 +483,7 @@ impl Agent {
             events: &events,
             cancel: &cancel,
             user_id: pending.step.state.user_id.clone(),
+            started_at: pending.created_at,
             open_step: RefCell::new(None),
             recorded: None,
         };

@@ -27,6 +27,16 @@ const CUT_WHILE_RUNNING: &str =
 /// What the model reads for a call of that step that had not started.
 const CUT_BEFORE_START: &str = "Not run: the turn ran out of time before this action started";
 
+/// What a stored step is made of, besides its calls' outcomes.
+pub(super) struct StepParts<'a> {
+    /// The text the model wrote alongside its calls.
+    pub text: &'a str,
+    /// The model's reasoning in that response.
+    pub reasoning: &'a [ReasoningBlock],
+    /// Every call of the response, in order.
+    pub calls: &'a [ToolCall],
+}
+
 /// A tool step whose calls are running: not stored yet.
 pub(super) struct OpenStep {
     text: String,
@@ -89,40 +99,60 @@ impl Agent {
         let Some(step) = scope.open_step.borrow_mut().take() else {
             return;
         };
-        let mut outcomes = step.settled;
-        for call in &step.calls {
-            if outcomes.iter().any(|o| o.call.id == call.id) {
-                continue;
-            }
-            let message = if step.started.contains(&call.id) {
+        let parts = StepParts {
+            text: &step.text,
+            reasoning: &step.reasoning,
+            calls: &step.calls,
+        };
+        let answer = |call: &ToolCall| {
+            if step.started.contains(&call.id) {
                 CUT_WHILE_RUNNING
             } else {
                 CUT_BEFORE_START
-            };
-            outcomes.push(self.not_run(scope, call, Decision::Auto, message.to_owned(), None));
-        }
-        let outcomes = in_call_order(outcomes, &step.calls);
-        let records = stamp(&outcomes, &scope.turn_id, state);
-        let mut messages = step_messages(
-            scope.conversation_id,
-            &step.text,
-            &step.calls,
-            &settled_of(&outcomes, self.config.max_tool_result_chars),
-            &self.config.redact_arguments,
-            self.clock.now_ms(),
-        );
-        messages[0].reasoning = step.reasoning;
-        let write = TurnWrite {
-            messages,
-            tool_calls: records,
-            pending: None,
-            grants: std::mem::take(&mut state.new_grants),
+            }
         };
+        let mut write = self.cut_step_write(scope, state, parts, step.settled.clone(), answer);
+        write.grants = std::mem::take(&mut state.new_grants);
         if self.store.commit(write).await.is_err() {
             return;
         }
         if let Ok(Some(conversation)) = self.store.conversation(scope.conversation_id).await {
             let _ = self.keep_working_state(conversation, &step.working_state).await;
+        }
+    }
+
+    /// The write that stores a step cut off before all its calls settled:
+    /// the `settled` calls keep their results, every other one is answered
+    /// `answer(call)` (and never run again). Their records join `state`.
+    pub(super) fn cut_step_write(
+        &self,
+        scope: &TurnScope<'_>,
+        state: &mut TurnState,
+        step: StepParts<'_>,
+        mut settled: Vec<ToolOutcome>,
+        answer: impl Fn(&ToolCall) -> &'static str,
+    ) -> TurnWrite {
+        for call in step.calls {
+            if !settled.iter().any(|o| o.call.id == call.id) {
+                let message = answer(call).to_owned();
+                settled.push(self.not_run(scope, call, Decision::Auto, message, None));
+            }
+        }
+        let outcomes = in_call_order(settled, step.calls);
+        let records = stamp(&outcomes, &scope.turn_id, state);
+        let mut messages = step_messages(
+            scope.conversation_id,
+            step.text,
+            step.calls,
+            &settled_of(&outcomes, self.config.max_tool_result_chars),
+            &self.config.redact_arguments,
+            self.clock.now_ms(),
+        );
+        messages[0].reasoning = step.reasoning.to_vec();
+        TurnWrite {
+            messages,
+            tool_calls: records,
+            ..TurnWrite::default()
         }
     }
 }

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use futures::future::LocalBoxFuture;
 use futures::lock::Mutex;
+use futures::FutureExt;
 
 use crate::error::Result;
 
@@ -43,6 +44,10 @@ pub trait TurnLocks {
     /// are granted in the order they were made; dropping the future before it
     /// completes withdraws the request (that is how a bounded wait gives up).
     fn lock(&self, conversation_id: &str) -> LocalBoxFuture<'static, Result<TurnGuard>>;
+
+    /// The lock if no one holds it now, without waiting: `None` while a turn
+    /// runs on `conversation_id` (here or in another tab).
+    fn try_lock(&self, conversation_id: &str) -> LocalBoxFuture<'static, Result<Option<TurnGuard>>>;
 }
 
 /// Conversation locks in memory: they serialise the turns of the agents that
@@ -69,12 +74,17 @@ impl TurnLocks for MemoryLocks {
             .clone();
         Box::pin(async move { Ok(TurnGuard::holding(lock.lock_owned().await)) })
     }
+
+    fn try_lock(&self, conversation_id: &str) -> LocalBoxFuture<'static, Result<Option<TurnGuard>>> {
+        // Granted at once or not at all: a request not granted on its first poll is withdrawn.
+        let held = self.lock(conversation_id).now_or_never().transpose();
+        Box::pin(async move { held })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use futures::FutureExt;
 
     #[test]
     fn a_second_request_waits_for_the_guard_and_a_withdrawn_one_takes_nothing() {
@@ -97,5 +107,22 @@ mod tests {
         assert!(locks.lock("c").now_or_never().is_none(), "held by the second");
         drop(second);
         assert!(locks.lock("c").now_or_never().is_some());
+    }
+
+    #[test]
+    fn try_lock_takes_a_free_lock_and_never_waits_for_a_held_one() {
+        let locks = MemoryLocks::new();
+        let held = locks.try_lock("c").now_or_never().unwrap().unwrap();
+        assert!(held.is_some(), "free: taken");
+        assert!(
+            locks.try_lock("c").now_or_never().unwrap().unwrap().is_none(),
+            "held: refused at once"
+        );
+        drop(held);
+        let mut waiting = locks.lock("c");
+        assert!(
+            (&mut waiting).now_or_never().is_some(),
+            "the refused try left no request behind"
+        );
     }
 }

@@ -33,11 +33,13 @@ mod headless;
 mod locks;
 mod mentions;
 mod model_call;
+mod open_turn;
 mod portability;
 pub mod prompts;
 mod replay;
 mod request;
 mod result;
+mod resume;
 mod retry;
 mod review;
 mod state;
@@ -68,6 +70,7 @@ pub use portability::{
     ConversationExport, ExportFormat, ExportOptions, LecternBundle, BUNDLE_VERSION, MAX_IMPORT_RECORDS,
 };
 pub use result::{TurnError, TurnResult, TurnStatus};
+pub use resume::INTERRUPTED_BY_CLOSE;
 pub use system_prompt::{iso_date, system_message, SystemInputs};
 pub use turn::SendOptions;
 pub use usage_estimate::{estimated_usage, usage_or_estimate};

@@ -13,7 +13,7 @@ use super::{Agent, ToolCallRecord, TurnState};
 use crate::approval::{
     ApprovalPolicy, Decision, PausedStep, PendingCall, PendingStatus, PendingTurn, PolicyContext, SettledCall,
 };
-use crate::domain::{Conversation, Message, Role, ToolCall};
+use crate::domain::{Conversation, Message, OpenTurnChange, Role, ToolCall};
 use crate::error::{Error, Result};
 use crate::events::EventKind;
 use crate::ids::new_id;
@@ -57,6 +57,9 @@ impl Agent {
 
         let redact = &self.config.redact_arguments;
         let (to_run, asks, mut outcomes) = self.plan_calls(runnable, offered, scope, state).await;
+        if !to_run.is_empty() {
+            self.note_open_step(scope, state, &response, &outcomes).await?;
+        }
         let working_state = Rc::new(RefCell::new(None));
         // Until every call settled, a turn cut off by its time limit stores the step itself.
         scope.open_step(OpenStep::new(&response, outcomes.clone(), working_state.clone()));
@@ -89,8 +92,9 @@ impl Agent {
                 tool_calls: records,
                 pending: None,
                 grants: Vec::new(),
+                open_turn: None,
             };
-            self.commit_step(state, write).await?;
+            self.commit_step(scope, state, write).await?;
             let conversation = self.keep_working_state(conversation, &working_state).await?;
             if !refused.is_empty() {
                 return Err(Error::MaxToolCalls { limit });
@@ -126,15 +130,21 @@ impl Agent {
         Ok(StepEnd::Paused(waiting))
     }
 
-    /// Stores one step of the turn, with the grants given since the last one.
-    /// If the write fails, the records of its calls (the last ones [`stamp`]
-    /// added) leave `state` again: a step that was not stored is not reported
-    /// as done; its grants wait for the next commit.
+    /// Stores one step of the turn, with the grants given since the last one
+    /// and (unless `write` says otherwise) the turn's open-turn record as of
+    /// this step. If the write fails, the records of its calls (the last ones
+    /// [`stamp`] added) leave `state` again: a step that was not stored is not
+    /// reported as done; its grants wait for the next commit.
     pub(super) async fn commit_step(
         &self,
+        scope: &TurnScope<'_>,
         state: &mut TurnState,
         mut write: TurnWrite,
     ) -> Result<Vec<Message>> {
+        if write.open_turn.is_none() {
+            let record = self.open_turn_record(scope, state, None);
+            write.open_turn = Some(OpenTurnChange::Put(Box::new(record)));
+        }
         let count = write.tool_calls.len();
         write.grants.append(&mut state.new_grants);
         let grants = write.grants.clone();
@@ -185,13 +195,15 @@ impl Agent {
         working_state: &Rc<RefCell<Option<Value>>>,
     ) -> Result<Vec<PendingCall>> {
         let (waiting, expires_at) = (pending.calls.clone(), pending.expires_at);
+        // A paused turn is its own record: the open-turn record ends here.
         let write = TurnWrite {
             messages: Vec::new(),
             tool_calls: records,
             pending: Some(pending),
             grants: Vec::new(),
+            open_turn: Some(scope.end_of_turn()),
         };
-        self.commit_step(state, write).await?;
+        self.commit_step(scope, state, write).await?;
         self.keep_working_state(conversation, working_state).await?;
         scope.emit(|| EventKind::ApprovalRequested {
             calls: waiting.clone(),

@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::events::{Event, EventKind, EventSink};
 use crate::ids::new_id;
 use crate::provider::{FinishReason, ModelRequest, ModelResponse};
+use crate::storage::TurnWrite;
 use crate::time::within;
 
 /// Events recorded for one turn at most (`recordEvents`); later ones are only emitted.
@@ -43,6 +44,8 @@ pub(super) struct TurnScope<'a> {
     pub events: &'a EventSink,
     pub cancel: &'a CancelToken,
     pub user_id: Option<String>,
+    /// When the turn started (kept in its open-turn record).
+    pub started_at: f64,
     /// The tool step whose calls are running, if any (see `cut_step`).
     pub open_step: RefCell<Option<OpenStep>>,
     /// With `recordEvents`, the events emitted so far, kept for the store.
@@ -133,10 +136,14 @@ impl Agent {
             Some(text) => (text.to_owned(), true),
             None => (self.trailing_user_text(conversation_id).await?, false),
         };
+        // A turn a closed page cut off is closed now: the user moved on.
+        self.abandon_open_turns(conversation_id).await?;
         let user_id = options.user_id.clone().or_else(|| self.config.user_id.clone());
+        let now = self.clock.now_ms();
         let scope = TurnScope {
             conversation_id,
-            turn_id: new_id(self.clock.now_ms()),
+            turn_id: new_id(now),
+            started_at: now,
             events,
             cancel: &options.cancel,
             user_id: user_id.clone(),
@@ -151,13 +158,13 @@ impl Agent {
         };
         let limit = self.turn_limit(&state);
         let outcome = within(&*self.clock, limit, async {
-            if store_user {
+            let user = store_user.then(|| {
                 let now = self.clock.now_ms();
-                let user = Message::new(new_id(now), conversation_id, Role::User, text.as_str(), now);
-                self.store.append_messages(vec![user]).await?;
-            }
-            state.mentions = self.resolve_mentions(&options.mentions, scope.cancel).await?;
-            state.passages = self.retrieve_for_turn(&conversation, &text, scope.cancel).await?;
+                Message::new(new_id(now), conversation_id, Role::User, text.as_str(), now)
+            });
+            self.begin_turn(&scope, &state, user, &options.mentions).await?;
+            self.prepare_turn(&scope, &conversation, &mut state, &options.mentions, &text)
+                .await?;
             self.run_loop(&scope, conversation, &mut state).await
         })
         .await;
@@ -208,6 +215,7 @@ impl Agent {
             Err(error) => error,
         };
         self.store_cut_step(scope, &mut state).await;
+        self.end_open_turn(scope).await;
         if error == Error::Aborted {
             if let Some(partial) = &state.partial_text {
                 self.keep_interrupted_answer(scope, partial).await;
@@ -299,6 +307,20 @@ impl Agent {
         )
     }
 
+    /// Resolves the user message's mentions and retrieves its passages into `state`.
+    pub(super) async fn prepare_turn(
+        &self,
+        scope: &TurnScope<'_>,
+        conversation: &Conversation,
+        state: &mut TurnState,
+        mentions: &[Mention],
+        text: &str,
+    ) -> Result<()> {
+        state.mentions = self.resolve_mentions(mentions, scope.cancel).await?;
+        state.passages = self.retrieve_for_turn(conversation, text, scope.cancel).await?;
+        Ok(())
+    }
+
     async fn resolve_mentions(
         &self,
         mentions: &[Mention],
@@ -338,7 +360,13 @@ impl Agent {
             now,
         );
         answer.reasoning = response.reasoning;
-        self.store.append_messages(vec![answer]).await?;
+        // The answer ends the turn: its open-turn record goes in the same write.
+        let write = TurnWrite {
+            messages: vec![answer],
+            open_turn: Some(scope.end_of_turn()),
+            ..TurnWrite::default()
+        };
+        self.store.commit(write).await?;
         scope.emit(|| EventKind::Finish {
             text: text.clone(),
             data: data.clone(),

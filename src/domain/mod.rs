@@ -11,6 +11,7 @@ mod egress;
 mod grant;
 mod mention;
 mod message;
+mod open_turn;
 mod paused_turn;
 mod reasoning;
 mod response_format;
@@ -29,6 +30,7 @@ pub use egress::{EgressEntry, EgressPurpose, Endpoint, PassageRef, ToolResultRef
 pub use grant::Grant;
 pub use mention::Mention;
 pub use message::{Message, Role};
+pub use open_turn::{InterruptedCall, InterruptedTurn, OpenStepRecord, OpenTurn, OpenTurnChange};
 pub use paused_turn::{
     ClaimedCall, PausedStep, PendingApproval, PendingCall, PendingStatus, PendingTurn, SettledCall,
 };

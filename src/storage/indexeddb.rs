@@ -9,7 +9,8 @@
 //! - usage totals (see `indexeddb_usage`);
 //! - "always allow" grants (see `indexeddb_grants`);
 //! - context summaries (see `indexeddb_summaries`);
-//! - recorded turn events (see `indexeddb_events`).
+//! - recorded turn events (see `indexeddb_events`);
+//! - open-turn records (see `indexeddb_open_turns`).
 //!
 //! Each method is one short transaction that awaits nothing but its own requests.
 
@@ -26,6 +27,7 @@ use web_sys::{IdbDatabase, IdbVersionChangeEvent};
 use super::indexeddb_events::{self as recorded, TURN_EVENTS};
 use super::indexeddb_grants::{self as grants, APPROVAL_GRANTS};
 use super::indexeddb_open::{open_database, IndexedDbOptions, Upgrade};
+use super::indexeddb_open_turns::{self as open_turns, OPEN_TURNS};
 use super::indexeddb_schema as schema;
 use super::indexeddb_summaries::{self as summaries, CONTEXT_SUMMARIES};
 use super::indexeddb_turns as turns;
@@ -35,12 +37,12 @@ pub(super) use super::indexeddb_tx::{
 use super::indexeddb_usage::{self as usage, USAGE_TOTALS};
 use super::{ConversationImport, Store, TurnWrite};
 use crate::approval::{Grant, PendingTurn};
-use crate::domain::{CallUsage, ContextSummary, RunRecord, ToolCallRecord, UsageTotals};
+use crate::domain::{CallUsage, ContextSummary, OpenTurn, RunRecord, ToolCallRecord, UsageTotals};
 use crate::domain::{Conversation, Message};
 use crate::error::{Error, Result, StorageReason};
 
 /// The schema version this code writes; `indexeddb_schema::upgrade` brings older databases to it.
-pub const SCHEMA_VERSION: u32 = 7;
+pub const SCHEMA_VERSION: u32 = 8;
 
 /// Conversations, keyed by `id`.
 pub(super) const CONVERSATIONS: &str = "conversations";
@@ -55,7 +57,7 @@ pub(super) const RUNS: &str = "runs";
 
 /// Every store holding records of a conversation: deleting one deletes from
 /// each, and deleting all conversations clears each (with `runs`).
-const CONVERSATION_STORES: [&str; 8] = [
+const CONVERSATION_STORES: [&str; 9] = [
     CONVERSATIONS,
     MESSAGES,
     TOOL_CALLS,
@@ -64,6 +66,7 @@ const CONVERSATION_STORES: [&str; 8] = [
     APPROVAL_GRANTS,
     CONTEXT_SUMMARIES,
     TURN_EVENTS,
+    OPEN_TURNS,
 ];
 
 /// Books, keyed by `id`.
@@ -336,6 +339,7 @@ impl Store for IndexedDbStore {
             grants::delete_grants_in(&tx, id).await?;
             summaries::delete_summary(&tx, id).await?;
             recorded::delete_events_in(&tx, id).await?;
+            open_turns::delete_open_turns_in(&tx, id).await?;
             conversations
                 .delete(JsValue::from_str(id))
                 .map_err(idb_error)?
@@ -510,6 +514,13 @@ impl Store for IndexedDbStore {
 
     fn import_conversation(&self, import: ConversationImport) -> LocalBoxFuture<'_, Result<()>> {
         Box::pin(super::indexeddb_import::import_conversation(&self.db, import))
+    }
+
+    fn open_turns<'a>(
+        &'a self,
+        conversation_id: Option<&'a str>,
+    ) -> LocalBoxFuture<'a, Result<Vec<OpenTurn>>> {
+        Box::pin(open_turns::open_turns(&self.db, conversation_id))
     }
 }
 

@@ -9,6 +9,7 @@ use super::indexeddb::{
 };
 use super::indexeddb_events as recorded;
 use super::indexeddb_grants as grants;
+use super::indexeddb_open_turns::open_turns_v8;
 use super::indexeddb_summaries as summaries;
 use super::indexeddb_turns::BY_CONVERSATION;
 use super::indexeddb_usage as usage;
@@ -26,6 +27,7 @@ const STEPS: [Step; SCHEMA_VERSION as usize] = [
     pages_v5,
     ledger_v6,
     ledger_v7,
+    open_turns_v8,
 ];
 
 /// Applies every schema step after `old_version`, in order, inside the

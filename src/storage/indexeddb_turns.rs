@@ -14,6 +14,7 @@ use super::indexeddb::{
     PENDING_TURNS, RUNS, TOOL_CALLS,
 };
 use super::indexeddb_grants::{put_grants_in, APPROVAL_GRANTS};
+use super::indexeddb_open_turns::{self as open_turns, OPEN_TURNS};
 use super::{check_revision, TurnWrite};
 use crate::approval::PendingTurn;
 use crate::domain::Message;
@@ -31,6 +32,7 @@ pub(super) async fn commit(db: &Database, write: TurnWrite) -> Result<Vec<Messag
         TOOL_CALLS,
         PENDING_TURNS,
         APPROVAL_GRANTS,
+        OPEN_TURNS,
     ];
     let (tx, guard) = write_transaction(db, &stores)?;
     let outcome = commit_in(&tx, write).await;
@@ -48,6 +50,7 @@ async fn commit_in(tx: &Transaction, write: TurnWrite) -> Result<Vec<Message>> {
         owners.insert(&pending.conversation_id);
     }
     owners.extend(write.grants.iter().map(|g| g.conversation_id.as_str()));
+    owners.extend(write.open_turn.as_ref().map(|c| c.conversation_id()));
     for owner in owners {
         if !conversation_exists(&conversations, owner).await? {
             return Err(Error::not_found("conversation", owner));
@@ -81,6 +84,9 @@ async fn commit_in(tx: &Transaction, write: TurnWrite) -> Result<Vec<Message>> {
             .map_err(idb_error)?;
     }
     put_grants_in(tx, &write.grants).await?;
+    if let Some(change) = &write.open_turn {
+        open_turns::apply_in(tx, change).await?;
+    }
     Ok(stored)
 }
 

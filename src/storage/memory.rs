@@ -7,7 +7,9 @@ use futures::future::LocalBoxFuture;
 
 use super::{check_revision, ConversationImport, Store, TurnWrite};
 use crate::approval::{Grant, PendingTurn};
-use crate::domain::{CallUsage, ContextSummary, RunRecord, ToolCallRecord, UsageTotals};
+use crate::domain::{
+    CallUsage, ContextSummary, OpenTurn, OpenTurnChange, RunRecord, ToolCallRecord, UsageTotals,
+};
 use crate::domain::{Conversation, Message};
 use crate::error::{Error, Result, StorageReason};
 use crate::retrieval::book::Book;
@@ -47,6 +49,8 @@ struct Inner {
     summaries: BTreeMap<String, ContextSummary>,
     /// Recorded events by turn, with the turn's conversation.
     events: BTreeMap<String, (String, Vec<serde_json::Value>)>,
+    /// Open-turn records (a handful: one per conversation with a turn running or cut off).
+    open_turns: Vec<OpenTurn>,
 }
 
 impl Inner {
@@ -84,6 +88,9 @@ impl Inner {
             self.require(&pending.conversation_id)?;
             check_revision(self.pending.get(&pending.turn_id), pending)?;
         }
+        if let Some(change) = &write.open_turn {
+            self.require(change.conversation_id())?;
+        }
         let stored = self.append(write.messages)?;
         for record in write.tool_calls {
             self.tool_calls
@@ -99,6 +106,20 @@ impl Inner {
                 .entry(grant.conversation_id.clone())
                 .or_default()
                 .insert(grant.tool_name.clone(), grant);
+        }
+        match write.open_turn {
+            Some(OpenTurnChange::Put(turn)) => {
+                self.open_turns.retain(|t| t.turn_id != turn.turn_id);
+                self.open_turns.push(*turn);
+            }
+            Some(OpenTurnChange::Delete {
+                conversation_id,
+                turn_id,
+            }) => {
+                let same = |t: &OpenTurn| t.conversation_id == conversation_id && t.turn_id == turn_id;
+                self.open_turns.retain(|t| !same(t));
+            }
+            None => {}
         }
         Ok(stored)
     }
@@ -204,6 +225,7 @@ impl Store for MemoryStore {
                 inner.grants.remove(id);
                 inner.summaries.remove(id);
                 inner.events.retain(|_, (conversation, _)| conversation != id);
+                inner.open_turns.retain(|t| t.conversation_id != id);
                 Ok(())
             }
             None => Err(Error::not_found("conversation", id)),
@@ -320,6 +342,7 @@ impl Store for MemoryStore {
         inner.grants.clear();
         inner.summaries.clear();
         inner.events.clear();
+        inner.open_turns.clear();
         inner.runs.clear();
         Box::pin(async move { Ok(()) })
     }
@@ -420,5 +443,21 @@ impl Store for MemoryStore {
     fn import_conversation(&self, import: ConversationImport) -> LocalBoxFuture<'_, Result<()>> {
         let result = self.inner.borrow_mut().import(import);
         Box::pin(async move { result })
+    }
+
+    fn open_turns<'a>(
+        &'a self,
+        conversation_id: Option<&'a str>,
+    ) -> LocalBoxFuture<'a, Result<Vec<OpenTurn>>> {
+        let mut turns: Vec<OpenTurn> = self
+            .inner
+            .borrow()
+            .open_turns
+            .iter()
+            .filter(|t| conversation_id.is_none_or(|id| t.conversation_id == id))
+            .cloned()
+            .collect();
+        turns.sort_by(|a, b| (&a.conversation_id, &a.turn_id).cmp(&(&b.conversation_id, &b.turn_id)));
+        Box::pin(async move { Ok(turns) })
     }
 }

@@ -7,7 +7,9 @@
 use futures::future::LocalBoxFuture;
 
 use crate::approval::{Grant, PendingTurn};
-use crate::domain::{CallUsage, ContextSummary, RunRecord, ToolCallRecord, UsageTotals};
+use crate::domain::{
+    CallUsage, ContextSummary, OpenTurn, OpenTurnChange, RunRecord, ToolCallRecord, UsageTotals,
+};
 use crate::domain::{Conversation, Message};
 use crate::error::{Error, Result};
 
@@ -25,6 +27,8 @@ mod indexeddb_grants;
 mod indexeddb_import;
 #[cfg(target_arch = "wasm32")]
 mod indexeddb_open;
+#[cfg(target_arch = "wasm32")]
+mod indexeddb_open_turns;
 #[cfg(target_arch = "wasm32")]
 mod indexeddb_schema;
 #[cfg(target_arch = "wasm32")]
@@ -164,6 +168,13 @@ pub trait Store {
     /// another conversation ([`ConversationImport::check_owner`]), is a
     /// `Storage` error (reason `constraint`), and nothing is written.
     fn import_conversation(&self, import: ConversationImport) -> LocalBoxFuture<'_, Result<()>>;
+
+    /// The open-turn records (turns begun and not ended: running, or cut off
+    /// by a closed page) of one conversation or of all, by conversation and turn id.
+    fn open_turns<'a>(
+        &'a self,
+        conversation_id: Option<&'a str>,
+    ) -> LocalBoxFuture<'a, Result<Vec<OpenTurn>>>;
 }
 
 /// One step of a turn, written by [`Store::commit`] in one transaction.
@@ -177,6 +188,8 @@ pub struct TurnWrite {
     pub pending: Option<PendingTurn>,
     /// "Always allow" grants to save (replacing any for the same conversation and tool).
     pub grants: Vec<Grant>,
+    /// The turn's open-turn record to write or delete (what `resumeTurn` needs).
+    pub open_turn: Option<OpenTurnChange>,
 }
 
 /// Whether `next` may replace `stored`: a new paused turn (revision 0) must

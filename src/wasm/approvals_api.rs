@@ -1,15 +1,15 @@
 //! The human-in-the-loop methods of `Lectern`: pendingApprovals,
 //! resolveApprovals, cancelPending, setApprovals, resetApprovals, toolCalls, runHeadless, runs, run.
 
-use js_sys::{Object, Promise};
+use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
 use super::approval_options::read_approvals;
 use super::js::{error_to_js, from_js, string_arg};
 use super::lectern::Lectern;
 use super::panic_guard::check_js;
-use super::send_options::split_signal;
-use crate::agent::{HeadlessRequest, SendOptions};
+use super::send_options::{signal_only, split_signal};
+use crate::agent::HeadlessRequest;
 use crate::approval::ApprovalDecision;
 use crate::domain::ReviewDecision;
 use crate::error::Error;
@@ -36,9 +36,7 @@ impl Lectern {
     #[wasm_bindgen(js_name = pendingApprovals, unchecked_return_type = "Promise<PendingApproval[]>")]
     pub fn pending_approvals(
         &self,
-        #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: Option<
-            String,
-        >,
+        #[wasm_bindgen(js_name = "conversationId")] conversation_id: Option<String>,
     ) -> Promise {
         self.call(|inner| async move { inner.agent.pending_approvals(conversation_id.as_deref()).await })
     }
@@ -54,15 +52,7 @@ impl Lectern {
         self.call_turn(|inner| async move {
             let turn_id = string_arg(&turn_id, "turnId")?;
             let decisions: Vec<ApprovalDecision> = from_js(decisions.into(), "approval decisions")?;
-            let options = options.map(JsValue::from).unwrap_or(JsValue::UNDEFINED);
-            let (rest, cancel) = split_signal(&options, "resolveApprovals options")?;
-            if rest.is_object() && Object::keys(rest.unchecked_ref::<Object>()).length() > 0 {
-                return Err(Error::config("resolveApprovals options take only signal").into());
-            }
-            let options = SendOptions {
-                cancel,
-                ..SendOptions::default()
-            };
+            let options = signal_only(options.map(JsValue::from), "resolveApprovals")?;
             inner
                 .agent
                 .resolve_approvals(&turn_id, &decisions, &options, &inner.sink(None))

@@ -53,6 +53,8 @@ mod portability_api;
 #[cfg(feature = "page")]
 mod replay_api;
 #[cfg(feature = "page")]
+mod resume_api;
+#[cfg(feature = "page")]
 mod retry_api;
 #[cfg(feature = "page")]
 mod send_options;

@@ -88,6 +88,20 @@ pub fn split_signal(input: &JsValue, what: &str) -> Result<(JsValue, CancelToken
     Ok((copy.into(), cancel))
 }
 
+/// The options of a call that takes only `{ signal? }` (`resolveApprovals`,
+/// `resumeTurn`): any other key is a `ConfigError` naming `what`.
+pub fn signal_only(options: Option<JsValue>, what: &str) -> Result<SendOptions> {
+    let options = options.unwrap_or(JsValue::UNDEFINED);
+    let (rest, cancel) = split_signal(&options, &format!("{what} options"))?;
+    if rest.is_object() && Object::keys(rest.unchecked_ref::<Object>()).length() > 0 {
+        return Err(Error::config(format!("{what} options take only signal")));
+    }
+    Ok(SendOptions {
+        cancel,
+        ..SendOptions::default()
+    })
+}
+
 /// The JS `Error` a failed turn rejects with: its kind's error, plus `steps`,
 /// `toolCalls` (completed before the failure), `usage` (tokens used before
 /// it), `egress` (what its model requests sent) and `partialText` (answer

@@ -39,18 +39,47 @@ impl WebLocks {
 
 impl TurnLocks for WebLocks {
     fn lock(&self, conversation_id: &str) -> LocalBoxFuture<'static, Result<TurnGuard>> {
-        let name = format!("lectern:{}:{conversation_id}", self.database);
+        let name = self.name(conversation_id);
         let fallback = self.fallback.clone();
         let conversation_id = conversation_id.to_owned();
         Box::pin(async move {
-            if let Some(request) = LockRequest::start(&name) {
-                if let Ok(guard) = request.await {
+            if let Some(request) = LockRequest::start(&name, Wait::Queue) {
+                if let Ok(Some(guard)) = request.await {
                     return Ok(guard);
                 }
             }
             fallback.lock(&conversation_id).await
         })
     }
+
+    fn try_lock(&self, conversation_id: &str) -> LocalBoxFuture<'static, Result<Option<TurnGuard>>> {
+        let name = self.name(conversation_id);
+        let fallback = self.fallback.clone();
+        let conversation_id = conversation_id.to_owned();
+        Box::pin(async move {
+            if let Some(request) = LockRequest::start(&name, Wait::IfAvailable) {
+                if let Ok(held) = request.await {
+                    return Ok(held);
+                }
+            }
+            fallback.try_lock(&conversation_id).await
+        })
+    }
+}
+
+impl WebLocks {
+    fn name(&self, conversation_id: &str) -> String {
+        format!("lectern:{}:{conversation_id}", self.database)
+    }
+}
+
+/// Whether a request waits for the lock or takes it only if it is free.
+#[derive(Clone, Copy, PartialEq)]
+enum Wait {
+    /// Queue until granted (`lock`).
+    Queue,
+    /// Granted now or refused (`ifAvailable: true`, for `try_lock`).
+    IfAvailable,
 }
 
 /// What the lock's callback and the waiting future share.
@@ -60,6 +89,8 @@ struct Shared {
     release: RefCell<Option<Function>>,
     /// The request failed before the lock was granted.
     refused: Cell<bool>,
+    /// An `ifAvailable` request found the lock held.
+    unavailable: Cell<bool>,
     /// The waiting future was dropped: a grant that comes now is released at once.
     abandoned: Cell<bool>,
     waker: RefCell<Option<Waker>>,
@@ -81,16 +112,25 @@ struct LockRequest {
 
 impl LockRequest {
     /// Requests the exclusive lock `name`; `None` without a usable `navigator.locks`.
-    fn start(name: &str) -> Option<LockRequest> {
+    fn start(name: &str, wait: Wait) -> Option<LockRequest> {
         let navigator = Reflect::get(&js_sys::global(), &"navigator".into()).ok()?;
         let locks = Reflect::get(&navigator, &"locks".into()).ok()?;
         let request: Function = Reflect::get(&locks, &"request".into()).ok()?.dyn_into().ok()?;
         let withdraw = AbortController::new().ok()?;
         let options = Object::new();
-        Reflect::set(&options, &"signal".into(), &withdraw.signal()).ok()?;
+        // A signal is not allowed with `ifAvailable` (nothing waits to be withdrawn).
+        match wait {
+            Wait::Queue => Reflect::set(&options, &"signal".into(), &withdraw.signal()).ok()?,
+            Wait::IfAvailable => Reflect::set(&options, &"ifAvailable".into(), &JsValue::TRUE).ok()?,
+        };
         let shared = Rc::new(Shared::default());
         let granted = shared.clone();
-        let callback = Closure::<dyn FnMut(JsValue) -> Promise>::new(move |_lock: JsValue| {
+        let callback = Closure::<dyn FnMut(JsValue) -> Promise>::new(move |lock: JsValue| {
+            if lock.is_null() {
+                granted.unavailable.set(true);
+                granted.wake();
+                return Promise::resolve(&JsValue::UNDEFINED);
+            }
             if granted.abandoned.get() {
                 return Promise::resolve(&JsValue::UNDEFINED);
             }
@@ -121,12 +161,16 @@ impl LockRequest {
 }
 
 impl Future for LockRequest {
-    /// The guard, or `Err(())` if the browser refused the request.
-    type Output = std::result::Result<TurnGuard, ()>;
+    /// The guard (`None` if an `ifAvailable` request found the lock held),
+    /// or `Err(())` if the browser refused the request.
+    type Output = std::result::Result<Option<TurnGuard>, ()>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         if let Some(release) = self.shared.release.borrow_mut().take() {
-            return Poll::Ready(Ok(TurnGuard::holding(Held(release))));
+            return Poll::Ready(Ok(Some(TurnGuard::holding(Held(release)))));
+        }
+        if self.shared.unavailable.get() {
+            return Poll::Ready(Ok(None));
         }
         if self.shared.refused.get() {
             return Poll::Ready(Err(()));

@@ -13,6 +13,7 @@ mod grants;
 mod import;
 mod ledger_v7;
 mod lexical;
+mod open_turns;
 mod pages;
 mod turns;
 mod usage;
@@ -151,6 +152,14 @@ pub fn cases<S: Store + BookStore + 'static>() -> Vec<Case<S>> {
         }),
         ("a refused import writes nothing", |s| {
             Box::pin(import::a_refused_import_writes_nothing(s))
+        }),
+        ("open turns are put, replaced and deleted by commits", |s| {
+            Box::pin(open_turns::open_turns_are_put_replaced_and_deleted_by_commits(s))
+        }),
+        ("an open turn needs its conversation and goes with it", |s| {
+            Box::pin(open_turns::an_open_turn_needs_its_conversation_and_goes_with_it(
+                s,
+            ))
         }),
     ]
 }

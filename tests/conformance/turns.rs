@@ -280,6 +280,7 @@ pub async fn deleting_all_conversations_removes_every_record(store: impl Store) 
             tool_calls: vec![record(id, "t1", 0)],
             pending: Some(pending(&format!("p-{id}"), id, 2.0)),
             grants: Vec::new(),
+            open_turn: None,
         };
         store.commit(write).await.unwrap();
     }

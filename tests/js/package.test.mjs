@@ -24,8 +24,10 @@ import { readFileSync } from 'node:fs';
  * OpenAI mapping, one IndexedDB transaction) +18.1 KB on its own branch;
  * with the summarize strategy, the egress ledger, recordEvents/replay and the
  * calibration (about +40 KB together) the merge measured 555,808; events
- * recorded through the JSON text (one serializer) 554,669. */
-const WASM_GZIP_BUDGET = 561_000;
+ * recorded through the JSON text (one serializer) 554,669; interruptedTurns /
+ * resumeTurn (the open-turn record, its IndexedDB store, Web Locks
+ * ifAvailable, the resume path) about +12 KB. */
+const WASM_GZIP_BUDGET = 575_000;
 /** The same for the ingestion module (last measured 247,938: 196,160 before
  * issue 13 added all-MiniLM-L6-v2's tokenizer, its tables and the encoder). */
 const INGEST_GZIP_BUDGET = 254_000;

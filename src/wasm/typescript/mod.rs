@@ -10,4 +10,5 @@ mod options;
 mod portability;
 mod providers;
 mod records;
+mod resume;
 mod storage;

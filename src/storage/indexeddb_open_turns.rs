@@ -1,0 +1,68 @@
+//! Open-turn records in IndexedDB: `openTurns`, keyed `[conversationId,
+//! turnId]` (schema version 8). Written and deleted inside a turn's step
+//! commits; read by `interruptedTurns` and `resumeTurn`.
+
+use idb::{Database, KeyPath, ObjectStoreParams, Transaction};
+use js_sys::Array;
+use wasm_bindgen::JsValue;
+
+use super::indexeddb::{all_records, from_js, idb_error, owned_records, owner_range, to_js, transaction};
+use crate::domain::{OpenTurn, OpenTurnChange};
+use crate::error::Result;
+
+/// Open-turn records, keyed by `[conversationId, turnId]` (schema version 8).
+pub(super) const OPEN_TURNS: &str = "openTurns";
+
+/// The open-turns store (schema step 8). Older databases simply have no open turns.
+pub(super) fn open_turns_v8(db: &Database) -> std::result::Result<(), idb::Error> {
+    let mut params = ObjectStoreParams::new();
+    params.key_path(Some(KeyPath::new_array(["conversationId", "turnId"])));
+    db.create_object_store(OPEN_TURNS, params)?;
+    Ok(())
+}
+
+/// Applies a step commit's change to the open-turn record within `tx`.
+pub(super) async fn apply_in(tx: &Transaction, change: &OpenTurnChange) -> Result<()> {
+    let store = tx.object_store(OPEN_TURNS).map_err(idb_error)?;
+    match change {
+        OpenTurnChange::Put(turn) => {
+            store
+                .put(&to_js(turn)?, None)
+                .map_err(idb_error)?
+                .await
+                .map_err(idb_error)?;
+        }
+        OpenTurnChange::Delete {
+            conversation_id,
+            turn_id,
+        } => {
+            let key = Array::of2(&JsValue::from_str(conversation_id), &JsValue::from_str(turn_id));
+            store
+                .delete(JsValue::from(key))
+                .map_err(idb_error)?
+                .await
+                .map_err(idb_error)?;
+        }
+    }
+    Ok(())
+}
+
+/// Deletes a conversation's open-turn records within `tx` (its deletion's transaction).
+pub(super) async fn delete_open_turns_in(tx: &Transaction, conversation_id: &str) -> Result<()> {
+    tx.object_store(OPEN_TURNS)
+        .map_err(idb_error)?
+        .delete(owner_range(conversation_id)?)
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)
+}
+
+/// `Store::open_turns`: one key range for a conversation, or the whole store.
+pub(super) async fn open_turns(db: &Database, conversation_id: Option<&str>) -> Result<Vec<OpenTurn>> {
+    let Some(id) = conversation_id else {
+        return all_records(db, OPEN_TURNS).await;
+    };
+    let tx = transaction(db, &[OPEN_TURNS], idb::TransactionMode::ReadOnly)?;
+    let values = owned_records(&tx, OPEN_TURNS, id).await?;
+    values.into_iter().map(from_js).collect()
+}
