@@ -13,152 +13,17 @@ use lectern::approval::{
     ApprovalConfig, ApprovalDecision, ApprovalPolicy, DecisionKind, PendingStatus, ToolPolicy,
 };
 use lectern::domain::{Conversation, Message, NewConversation, Role, ToolCall};
-use lectern::error::{Error, Result};
+use lectern::error::Error;
 use lectern::events::EventSink;
 use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
-use lectern::storage::{MemoryStore, Store, TurnWrite};
+use lectern::storage::{MemoryStore, Store};
 use lectern::time::ManualClock;
 use lectern::tool::{FnTool, ToolResult};
 use serde_json::{json, Value};
 
-/// A [`MemoryStore`] that counts the messages its reads return.
-#[derive(Default)]
-struct CountingStore {
-    inner: MemoryStore,
-    read: Cell<usize>,
-}
-
-impl CountingStore {
-    fn counted(&self, result: Result<Vec<Message>>) -> Result<Vec<Message>> {
-        if let Ok(messages) = &result {
-            self.read.set(self.read.get() + messages.len());
-        }
-        result
-    }
-}
-
-impl Store for CountingStore {
-    fn create_conversation<'a>(&'a self, c: &'a Conversation) -> LocalBoxFuture<'a, Result<()>> {
-        self.inner.create_conversation(c)
-    }
-    fn conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Conversation>>> {
-        self.inner.conversation(id)
-    }
-    fn update_conversation<'a>(&'a self, c: &'a Conversation) -> LocalBoxFuture<'a, Result<()>> {
-        self.inner.update_conversation(c)
-    }
-    fn conversations(&self) -> LocalBoxFuture<'_, Result<Vec<Conversation>>> {
-        self.inner.conversations()
-    }
-    fn delete_conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
-        self.inner.delete_conversation(id)
-    }
-    fn append_messages(&self, messages: Vec<Message>) -> LocalBoxFuture<'_, Result<Vec<Message>>> {
-        self.inner.append_messages(messages)
-    }
-    fn messages<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Message>>> {
-        Box::pin(async move { self.counted(self.inner.messages(id).await) })
-    }
-    fn recent_messages<'a>(
-        &'a self,
-        id: &'a str,
-        before_seq: Option<u32>,
-        limit: usize,
-    ) -> LocalBoxFuture<'a, Result<Vec<Message>>> {
-        Box::pin(async move { self.counted(self.inner.recent_messages(id, before_seq, limit).await) })
-    }
-    fn commit(&self, write: TurnWrite) -> LocalBoxFuture<'_, Result<Vec<Message>>> {
-        self.inner.commit(write)
-    }
-    fn pending_turn<'a>(
-        &'a self,
-        id: &'a str,
-    ) -> LocalBoxFuture<'a, Result<Option<lectern::approval::PendingTurn>>> {
-        self.inner.pending_turn(id)
-    }
-    fn pending_turns<'a>(
-        &'a self,
-        id: Option<&'a str>,
-    ) -> LocalBoxFuture<'a, Result<Vec<lectern::approval::PendingTurn>>> {
-        self.inner.pending_turns(id)
-    }
-    fn tool_calls<'a>(
-        &'a self,
-        id: &'a str,
-    ) -> LocalBoxFuture<'a, Result<Vec<lectern::agent::ToolCallRecord>>> {
-        self.inner.tool_calls(id)
-    }
-    fn put_run<'a>(&'a self, run: &'a lectern::agent::RunRecord) -> LocalBoxFuture<'a, Result<()>> {
-        self.inner.put_run(run)
-    }
-    fn run<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<lectern::agent::RunRecord>>> {
-        self.inner.run(id)
-    }
-    fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<lectern::agent::RunRecord>>> {
-        self.inner.runs()
-    }
-    fn add_usage<'a>(
-        &'a self,
-        conversation_id: &'a str,
-        call: lectern::domain::CallUsage,
-    ) -> LocalBoxFuture<'a, Result<()>> {
-        self.inner.add_usage(conversation_id, call)
-    }
-    fn delete_all_conversations(&self) -> LocalBoxFuture<'_, Result<()>> {
-        self.inner.delete_all_conversations()
-    }
-    fn usage_totals<'a>(
-        &'a self,
-        conversation_id: &'a str,
-    ) -> LocalBoxFuture<'a, Result<lectern::domain::UsageTotals>> {
-        self.inner.usage_totals(conversation_id)
-    }
-    fn grants<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Vec<lectern::approval::Grant>>> {
-        self.inner.grants(id)
-    }
-    fn clear_grants<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
-        self.inner.clear_grants(id)
-    }
-    fn context_summary<'a>(
-        &'a self,
-        id: &'a str,
-    ) -> LocalBoxFuture<'a, Result<Option<lectern::domain::ContextSummary>>> {
-        self.inner.context_summary(id)
-    }
-    fn put_context_summary<'a>(
-        &'a self,
-        summary: &'a lectern::domain::ContextSummary,
-    ) -> LocalBoxFuture<'a, Result<()>> {
-        self.inner.put_context_summary(summary)
-    }
-    fn append_turn_events<'a>(
-        &'a self,
-        conversation_id: &'a str,
-        turn_id: &'a str,
-        events: Vec<serde_json::Value>,
-    ) -> LocalBoxFuture<'a, Result<()>> {
-        self.inner.append_turn_events(conversation_id, turn_id, events)
-    }
-    fn turn_events<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<serde_json::Value>>> {
-        self.inner.turn_events(turn_id)
-    }
-    fn recorded_turns<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Vec<String>>> {
-        self.inner.recorded_turns(id)
-    }
-    fn import_conversation(
-        &self,
-        import: lectern::storage::ConversationImport,
-    ) -> LocalBoxFuture<'_, Result<()>> {
-        self.inner.import_conversation(import)
-    }
-
-    fn open_turns<'a>(
-        &'a self,
-        conversation_id: Option<&'a str>,
-    ) -> LocalBoxFuture<'a, Result<Vec<lectern::domain::OpenTurn>>> {
-        self.inner.open_turns(conversation_id)
-    }
-}
+#[path = "store_support/hooked_store.rs"]
+mod hooked_store;
+use hooked_store::HookedStore;
 
 /// A small deterministic generator (xorshift).
 struct Rng(u64);
@@ -273,7 +138,11 @@ fn the_bounded_window_equals_the_window_of_a_full_read() {
 /// Messages read by one two-step turn (a tool call, then the answer) in a
 /// conversation of `stored` messages, and the history its requests carried.
 fn reads_of_a_turn(stored: usize) -> (usize, Vec<Vec<Message>>, Vec<Message>) {
-    let store = Rc::new(CountingStore::default());
+    let read = Rc::new(Cell::new(0));
+    let counter = read.clone();
+    let store = Rc::new(HookedStore::watching_reads(move |messages| {
+        counter.set(counter.get() + messages.len())
+    }));
     conversation(&*store, "c");
     let mut rng = Rng(42);
     block_on(store.append_messages(generated("c", stored, 3, &mut rng))).unwrap();
@@ -287,9 +156,9 @@ fn reads_of_a_turn(stored: usize) -> (usize, Vec<Vec<Message>>, Vec<Message>) {
         Box::pin(async { Ok(json!("found")) }) as LocalBoxFuture<'static, ToolResult>
     });
     agent.register_tool(Rc::new(tool)).unwrap();
-    store.read.set(0);
+    read.set(0);
     block_on(agent.send("c", "hello", &SendOptions::default(), &EventSink::none())).unwrap();
-    let read = store.read.get();
+    let read = read.get();
     let requests = model.requests().into_iter().map(|r| r.messages).collect();
     let all = block_on(store.inner.messages("c")).unwrap();
     (read, requests, all)
@@ -300,6 +169,7 @@ fn a_step_reads_the_window_not_the_conversation() {
     let (small, _, _) = reads_of_a_turn(500);
     let (large, requests, all) = reads_of_a_turn(5_000);
     assert_eq!(large, small, "a turn costs the same at 5,000 messages as at 500");
+    assert!(large > 0, "the store's reads were counted");
     assert!(large <= 2 * (50 + 16), "two steps read {large} messages");
     // What the model got is the window of the full history at each step.
     let strategy = ContextStrategy::default();
