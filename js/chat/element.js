@@ -7,7 +7,7 @@ import { MentionList } from './mentions.js';
 import { KeyStore, settingsPanel } from './settings.js';
 import { styleSheet } from './styles.js';
 import { toolCard } from './tool-card.js';
-import { StreamingMessage, assistantMessage, errorItem, markStopped, usageLine, userMessage } from './transcript.js';
+import { StreamingMessage, assistantMessage, errorItem, interruptedItem, markStopped, usageLine, userMessage } from './transcript.js';
 import { Usage } from './usage.js';
 
 /** Errors of a decision the engine refused before going on: shown in the card, which stays. */
@@ -229,7 +229,12 @@ export class LecternChat extends HTMLElement {
       this.#loadedFor = this.#conversationId;
     }
     const id = this.#conversationId;
-    const [messages, records, pending] = await Promise.all([lectern.messages(id), lectern.toolCalls(id), lectern.pendingApprovals(id)]);
+    const [messages, records, pending, interrupted] = await Promise.all([
+      lectern.messages(id),
+      lectern.toolCalls(id),
+      lectern.pendingApprovals(id),
+      lectern.interruptedTurns(id),
+    ]);
     if (lectern !== this.#lectern || id !== this.#conversationId) return;
     this.#cards.clear();
     this.#asked.clear();
@@ -253,6 +258,7 @@ export class LecternChat extends HTMLElement {
       for (const call of turn.calls) this.#asked.set(call.callId, call.arguments);
       items.push(this.#approvalCard(turn.turnId, turn.calls));
     }
+    for (const turn of interrupted) items.push(interruptedItem(() => this.#resume(turn.turnId)));
     this.#ui.transcript.replaceChildren(...items);
     this.#ui.transcript.setAttribute('aria-busy', 'false');
     this.#scroll();
@@ -406,8 +412,17 @@ export class LecternChat extends HTMLElement {
     await this.#runTurn((signal) => this.#lectern.retry(id, { ...this.#lastSendOptions, signal }));
   }
 
+  /** Goes on with a turn a closed page cut off. */
+  async #resume(turnId) {
+    if (this.#turn || !this.#lectern) return;
+    this.#dropRetries();
+    await this.#runTurn((signal) => this.#lectern.resumeTurn(turnId, { signal }));
+  }
+
+  /** Removes the Retry and Continue offers: a new turn makes them moot (a new message closes a cut-off turn). */
   #dropRetries() {
-    for (const item of this.#ui.transcript.querySelectorAll('[data-role="error"]')) item.remove();
+    const offers = this.#ui.transcript.querySelectorAll('[data-role="error"], [data-role="interrupted"]');
+    for (const item of offers) item.remove();
   }
 
   #approvalCard(turnId, calls) {

@@ -27,6 +27,8 @@ a { color: var(--lectern-accent, #2563eb); }
 .approval-card textarea { width: 100%; font-family: ui-monospace, monospace; font-size: 0.9em; }
 .problem, .error { color: var(--lectern-error, #b91c1c); }
 .message.error { background: #fef2f2; }
+.interrupted-turn { border: 1px dashed #a1a1aa; border-radius: var(--lectern-radius, 10px); padding: 0.4rem 0.75rem; font-size: 0.9em; }
+.interrupted-turn p { margin: 0 0 0.3rem; }
 .row { display: flex; gap: 0.4rem; flex-wrap: wrap; align-items: center; }
 button { font: inherit; padding: 0.3rem 0.8rem; border-radius: 6px; border: 1px solid #a1a1aa; background: #fafafa; cursor: pointer; }
 button.primary, [part~="send"] { background: var(--lectern-accent, #2563eb); color: #fff; border-color: transparent; }

@@ -1,5 +1,5 @@
 // The transcript's items: user and assistant messages (the assistant's as safe Markdown,
-// streamed), usage lines, errors with Retry.
+// streamed), usage lines, errors with Retry, turns a closed page cut off with Continue.
 import { h } from './dom.js';
 import { MarkdownStream, parseBlocks, renderBlocks } from './markdown.js';
 
@@ -59,4 +59,11 @@ export function errorItem(text, error, onRetry) {
     h('p', {}, text));
   if (onRetry) item.append(h('button', { type: 'button', class: 'retry', part: 'retry', onclick: onRetry }, 'Retry'));
   return item;
+}
+
+/** A turn a closed page (or a reload) cut off, and Continue (`resumeTurn`). */
+export function interruptedItem(onContinue) {
+  return h('li', { part: 'interrupted', class: 'interrupted-turn', role: 'note', 'data-role': 'interrupted' },
+    h('p', {}, 'The answer was cut off when the page closed.'),
+    h('button', { type: 'button', class: 'resume', part: 'resume', onclick: onContinue }, 'Continue'));
 }

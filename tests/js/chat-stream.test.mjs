@@ -1,6 +1,7 @@
 // <lectern-chat> on www/chat.html: a streamed answer rendered as Markdown, one
 // announcer line per turn, aria-busy true → false, usage readouts, the answer
-// still there after a reload; Stop keeps the partial answer; a tool card.
+// still there after a reload; Stop keeps the partial answer; a tool card; a turn cut
+// off by a reload, continued.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { demoAndChromium } from './browser.mjs';
@@ -189,6 +190,41 @@ test('the host API: lectern-send cancels, lectern-finish reports, working state 
   assert.equal(await ui.messages.count(), 0, 'a new, empty conversation');
   const kept = await page.evaluate(async (id) => (await document.querySelector('lectern-chat').lectern.messages(id)).length, before);
   assert.equal(kept, 2, 'the old conversation stays stored');
+  assert.deepEqual(chat.problems, []);
+  await chat.close();
+});
+
+test('a turn cut off by a reload offers Continue, which finishes it without running its tool again', async () => {
+  const chat = await openChat(running);
+  const { page } = chat;
+  await chat.script([
+    { toolCalls: [{ id: 'call_t', name: 'local_time', arguments: {} }] },
+    // Still waiting when the page reloads.
+    { text: 'never shown', delayMs: 8000 },
+    { text: 'It is time to read.' },
+  ]);
+  const ui = chatOf(page);
+  await ask(page, 'What time is it?');
+  for (let i = 0; i < 100 && (await chat.requests()).length < 2; i++) await new Promise((r) => setTimeout(r, 100));
+  assert.equal((await chat.requests()).length, 2, 'the tool step is stored and the next model call waits');
+
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
+  const cut = page.locator('lectern-chat li[data-role="interrupted"]');
+  assert.equal(await cut.count(), 1, 'the cut-off turn is offered');
+  assert.equal(await ui.toolCards.count(), 1, 'its stored tool step shows');
+  await screenshot(page, 'chat-interrupted');
+  await cut.locator('button.resume').click();
+  await waitForAnswer(page, 'It is time to read.');
+  assert.equal(await cut.count(), 0, 'the offer is gone once it continued');
+  const requests = await chat.requests();
+  assert.equal(requests.length, 3);
+  assert.match(requests[2].body.messages.find((m) => m.role === 'tool').content, /timeZone/, 'the stored result');
+  assert.equal(await ui.toolCards.count(), 1, 'the tool did not run again');
+
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
+  assert.equal(await cut.count(), 0, 'nothing left to continue');
   assert.deepEqual(chat.problems, []);
   await chat.close();
 });
