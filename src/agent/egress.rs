@@ -3,11 +3,9 @@
 //! from there into `SendResult.egress`, the failed turn's error, paused turns
 //! and headless runs.
 
-use super::usage_estimate::request_tokens;
+use super::usage_estimate::failed_call_usage;
 use super::Agent;
-use crate::domain::{
-    estimate_tokens, EgressEntry, EgressPurpose, Message, PassageRef, Role, ToolResultRef, TurnState, Usage,
-};
+use crate::domain::{EgressEntry, EgressPurpose, Message, PassageRef, Role, ToolResultRef, TurnState, Usage};
 use crate::error::Error;
 use crate::provider::ModelRequest;
 use crate::retrieval::search_tool::{passage_pages, SEARCH_BOOK};
@@ -79,12 +77,7 @@ impl Agent {
         if matches!(error, Error::Connection { .. }) {
             return;
         }
-        let usage = Usage {
-            input_tokens: request_tokens(request) as u64,
-            output_tokens: state.partial_text.as_deref().map_or(0, estimate_tokens) as u64,
-            cached_input_tokens: 0,
-            estimated: true,
-        };
+        let usage = failed_call_usage(request, state.partial_text.as_deref());
         self.record_egress(state, request, carried, &usage);
     }
 

@@ -8,7 +8,7 @@ use futures::StreamExt;
 use super::budget::PeriodStart;
 use super::egress::Carried;
 use super::turn::{finish_reason_name, TurnScope};
-use super::usage_estimate::{request_tokens, usage_or_estimate};
+use super::usage_estimate::request_tokens;
 use super::{Agent, TurnState};
 use crate::domain::EgressPurpose;
 use crate::error::Result;
@@ -90,23 +90,15 @@ impl Agent {
         let response = match self.call_model(scope, request, state).await {
             Ok(response) => response,
             Err(error) => {
-                self.count_failed_call(scope, request, state, &error).await;
-                self.record_failed_egress(state, request, carried(), &error);
+                self.count_failed_call(scope, state, request, carried(), &error)
+                    .await;
                 return Err(error);
             }
         };
-        // A provider that reports no usage gets an estimate, marked as such.
-        let usage = usage_or_estimate(request, &response);
+        let usage = self
+            .count_answered_call(scope, state, (request, &response), carried())
+            .await;
         self.calibration.learn(&usage, request_tokens(request));
-        let cost_usd = self.count_call(scope, state, usage).await;
-        self.record_egress(state, request, carried(), &usage);
-        scope.emit(|| EventKind::TokenUsage {
-            input_tokens: usage.input_tokens,
-            output_tokens: usage.output_tokens,
-            cached_input_tokens: usage.cached_input_tokens,
-            cost_usd,
-            estimated: usage.estimated,
-        });
         scope.emit(|| EventKind::StepFinish {
             step,
             finish_reason: finish_reason_name(response.finish_reason.as_ref()),

@@ -7,11 +7,9 @@ use super::compress::{summary_room, SummaryLimits};
 use super::egress::Carried;
 use super::prompts::SUMMARIZE_PROMPT;
 use super::turn::TurnScope;
-use super::usage_estimate::usage_or_estimate;
 use super::{Agent, TurnState};
 use crate::domain::{EgressPurpose, Message, Role};
 use crate::error::{Error, Result};
-use crate::events::EventKind;
 use crate::provider::{accumulate, ModelRequest};
 
 /// The most characters of one message the summary call sees.
@@ -113,21 +111,13 @@ impl Agent {
         let response = match response {
             Ok(response) => response,
             Err(error) => {
-                self.count_failed_call(scope, &request, state, &error).await;
-                self.record_failed_egress(state, &request, carried(), &error);
+                self.count_failed_call(scope, state, &request, carried(), &error)
+                    .await;
                 return Err(error);
             }
         };
-        let usage = usage_or_estimate(&request, &response);
-        let cost_usd = self.count_call(scope, state, usage).await;
-        self.record_egress(state, &request, carried(), &usage);
-        scope.emit(|| EventKind::TokenUsage {
-            input_tokens: usage.input_tokens,
-            output_tokens: usage.output_tokens,
-            cached_input_tokens: usage.cached_input_tokens,
-            cost_usd,
-            estimated: usage.estimated,
-        });
+        self.count_answered_call(scope, state, (&request, &response), carried())
+            .await;
         let text = response.text.trim();
         if text.is_empty() {
             return Err(Error::Protocol {

@@ -3,12 +3,14 @@
 //! `budgetPeriod`). A call cut off by an abort, a timeout or a broken stream
 //! is counted too, estimated: the provider may well bill it.
 
+use super::egress::Carried;
 use super::turn::TurnScope;
-use super::usage_estimate::request_tokens;
+use super::usage_estimate::{failed_call_usage, usage_or_estimate};
 use super::Agent;
-use crate::domain::{estimate_tokens, CallUsage, TurnState, TurnUsage, Usage};
+use crate::domain::{CallUsage, TurnState, TurnUsage, Usage};
 use crate::error::Error;
-use crate::provider::ModelRequest;
+use crate::events::EventKind;
+use crate::provider::{ModelRequest, ModelResponse};
 
 impl Agent {
     /// The cost of `usage` on this agent's model, where it has a price.
@@ -43,26 +45,47 @@ impl Agent {
         cost_usd
     }
 
+    /// Counts a call that answered — its usage (the provider's, or an
+    /// estimate marked as such) into the turn, the conversation's totals and
+    /// the egress ledger — and reports it (`tokenUsage`).
+    pub(super) async fn count_answered_call(
+        &self,
+        scope: &TurnScope<'_>,
+        state: &mut TurnState,
+        call: (&ModelRequest, &ModelResponse),
+        carried: Carried<'_>,
+    ) -> Usage {
+        let (request, response) = call;
+        let usage = usage_or_estimate(request, response);
+        let cost_usd = self.count_call(scope, state, usage).await;
+        self.record_egress(state, request, carried, &usage);
+        scope.emit(|| EventKind::TokenUsage {
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+            cached_input_tokens: usage.cached_input_tokens,
+            cost_usd,
+            estimated: usage.estimated,
+        });
+        usage
+    }
+
     /// Counts a call that failed after the request was sent, estimated from
-    /// the request and the text it streamed. An error answered before any
-    /// work (an HTTP error status, a refused connection) counts nothing.
+    /// the request and the text it streamed, and lists it in the egress
+    /// ledger. An error answered before any work (an HTTP error status, a
+    /// refused connection) counts nothing.
     pub(super) async fn count_failed_call(
         &self,
         scope: &TurnScope<'_>,
-        request: &ModelRequest,
         state: &mut TurnState,
+        request: &ModelRequest,
+        carried: Carried<'_>,
         error: &Error,
     ) {
         let cut_off = matches!(error, Error::Aborted | Error::Timeout { .. }) || state.partial_text.is_some();
-        if !cut_off {
-            return;
+        if cut_off {
+            let usage = failed_call_usage(request, state.partial_text.as_deref());
+            self.count_call(scope, state, usage).await;
         }
-        let usage = Usage {
-            input_tokens: request_tokens(request) as u64,
-            output_tokens: state.partial_text.as_deref().map_or(0, estimate_tokens) as u64,
-            cached_input_tokens: 0,
-            estimated: true,
-        };
-        self.count_call(scope, state, usage).await;
+        self.record_failed_egress(state, request, carried, error);
     }
 }

@@ -37,6 +37,17 @@ pub fn estimated_usage(request: &ModelRequest, response: &ModelResponse) -> Usag
     }
 }
 
+/// The estimated usage of a call that failed: the whole request in, and
+/// whatever answer text it streamed before it stopped out.
+pub(super) fn failed_call_usage(request: &ModelRequest, partial_text: Option<&str>) -> Usage {
+    Usage {
+        input_tokens: request_tokens(request) as u64,
+        output_tokens: partial_text.map_or(0, estimate_tokens) as u64,
+        cached_input_tokens: 0,
+        estimated: true,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
