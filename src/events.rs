@@ -120,6 +120,12 @@ pub enum EventKind {
         /// The answer parsed as JSON, when `send` asked for a `responseSchema`.
         #[serde(skip_serializing_if = "Option::is_none")]
         data: Option<serde_json::Value>,
+        /// The book passages the answer was given, in book order.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        sources: Vec<crate::domain::Source>,
+        /// The answer checked against its sources, when it has any.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        source_check: Option<crate::domain::SourceCheck>,
     },
     /// Something the host should know that does not stop the turn.
     Warning {

@@ -131,9 +131,12 @@ fn book_agent(
     let book = block_on(library.add_book(new_book, &|_| {}, &CancelToken::new())).unwrap();
     block_on(library.set_current_page(&book.id, 5)).unwrap();
     let model = Rc::new(ScriptedModel::new(turns));
+    // The reader's pages left out: these tests count the passages found.
     let config = AgentConfig {
         retrieval: strategy,
         max_context_tokens,
+        reader_pages: 0,
+        retrieved_passages: 5,
         ..AgentConfig::default()
     };
     let agent = Agent::new(store, model.clone(), clock, config)
@@ -153,7 +156,8 @@ fn passages_in(text: &str) -> usize {
 
 #[test]
 fn always_retrieve_passages_stop_at_max_context_tokens() {
-    for (budget, expected) in [(None, 5), (Some(450), 2), (Some(250), 1), (Some(1), 1)] {
+    // Each found passage is cut to the 400 characters around the question's words: ~105 tokens.
+    for (budget, expected) in [(None, 5), (Some(450), 4), (Some(250), 2), (Some(1), 1)] {
         let (agent, model, conversation) = book_agent(
             RetrievalStrategy::AlwaysRetrieve,
             budget,

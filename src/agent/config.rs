@@ -101,6 +101,11 @@ fn default_tool_timeout() -> u64 {
 /// take minutes over a long prompt (the default 30 s suits a server).
 pub const LOCAL_TURN_TIMEOUT_MS: u64 = 600_000;
 
+/// `retrieval.maxContextTokens` when the host sets none: the reader's pages
+/// and the passages found for a question within 1,500 estimated tokens held
+/// the evidence of most reader questions (`tests/native_reader_eval.rs`).
+pub const DEFAULT_CONTEXT_TOKENS: usize = 1500;
+
 impl RunLimits {
     /// The limits from the host's `limits` object (or none), with the local
     /// defaults where `local` and the host set nothing.
@@ -163,6 +168,11 @@ pub struct AgentConfig {
     /// `retrieval.maxContextTokens`: the most tokens of passages one retrieval
     /// adds to the prompt (none: no limit).
     pub max_context_tokens: Option<usize>,
+    /// `retrieval.readerPages`: the reader's page and the ones before it, this
+    /// many in all, always in a book conversation's system message (default 2).
+    pub reader_pages: u32,
+    /// `retrieval.passages`: passages `alwaysRetrieve` searches for (default 10).
+    pub retrieved_passages: usize,
     /// Which tool calls need a person's approval, at first: `Agent::set_approvals` replaces it at run time
     /// (read the one in force with `Agent::approvals`).
     pub approvals: ApprovalConfig,
@@ -196,7 +206,9 @@ impl Default for AgentConfig {
             prompt_variables: BTreeMap::new(),
             prices: PriceTable::default(),
             retrieval: RetrievalStrategy::default(),
-            max_context_tokens: None,
+            max_context_tokens: Some(DEFAULT_CONTEXT_TOKENS),
+            reader_pages: 2,
+            retrieved_passages: 10,
             approvals: ApprovalConfig::default(),
             max_tool_result_chars: DEFAULT_MAX_RESULT_CHARS,
             budget: Budget::default(),

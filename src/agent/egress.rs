@@ -5,7 +5,9 @@
 
 use super::usage_estimate::failed_call_usage;
 use super::Agent;
-use crate::domain::{EgressEntry, EgressPurpose, Message, PassageRef, Role, ToolResultRef, TurnState, Usage};
+use crate::domain::{
+    EgressEntry, EgressPurpose, Message, PassageRef, Role, Source, ToolResultRef, TurnState, Usage,
+};
 use crate::error::Error;
 use crate::provider::ModelRequest;
 use crate::retrieval::search_tool::{passage_pages, SEARCH_BOOK};
@@ -21,6 +23,16 @@ fn passages_in(text: &str, book_id: &str, via: &str) -> Vec<PassageRef> {
             via: via.to_owned(),
         })
         .collect()
+}
+
+/// The ledger's reference to a passage of the system message.
+fn passage_ref(source: &Source) -> PassageRef {
+    PassageRef {
+        book_id: source.book_id.clone(),
+        start_page: source.start_page,
+        end_page: source.end_page,
+        via: source.via.name().to_owned(),
+    }
 }
 
 /// The tool results in `messages`, and the passages of the `search_book` ones.
@@ -93,7 +105,13 @@ impl Agent {
         // A step and its correction carry the turn's system message; a summary call does not.
         let system_inputs = carried.purpose != EgressPurpose::Summary;
         if let (true, Some(text), Some(book)) = (system_inputs, &state.passages, carried.book_id) {
-            passages.splice(0..0, passages_in(text, book, "alwaysRetrieve"));
+            // A turn paused before sources were kept has only the formatted passages.
+            let carried_passages = if state.sources.is_empty() {
+                passages_in(text, book, "alwaysRetrieve")
+            } else {
+                state.sources.iter().map(passage_ref).collect()
+            };
+            passages.splice(0..0, carried_passages);
         }
         let mentions = if system_inputs {
             state.mentions.iter().map(|(m, _)| m.clone()).collect()

@@ -42,6 +42,7 @@ mod result;
 mod resume;
 mod retry;
 mod review;
+mod sources;
 mod state;
 mod structured;
 mod summary_call;

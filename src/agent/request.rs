@@ -10,12 +10,12 @@ use super::turn::TurnScope;
 use super::{read_window, Agent, RetrievalStrategy, TurnState};
 use crate::cancel::CancelToken;
 use crate::domain::{estimate_tokens, tool_definitions_tokens, Conversation, ToolDefinition};
+use crate::domain::{Source, SourceVia};
 use crate::error::Result;
 use crate::events::EventKind;
 use crate::provider::ModelRequest;
-use crate::retrieval::budget::within_budget;
-use crate::retrieval::library::SearchOptions;
-use crate::retrieval::search_tool::{format_passages, SEARCH_BOOK};
+use crate::retrieval::reader_context::ReaderContextPlan;
+use crate::retrieval::search_tool::SEARCH_BOOK;
 
 impl Agent {
     /// The request for the next model call: system message, history window,
@@ -119,30 +119,29 @@ impl Agent {
         })
     }
 
-    /// With `alwaysRetrieve`, the passages of the conversation's book for the
-    /// user's message, bounded by the reader's page.
+    /// The book passages of a book conversation's system message: the
+    /// reader's pages and, with `alwaysRetrieve`, the passages found for the
+    /// user's message — never past the reader's page.
     pub(super) async fn retrieve_for_turn(
         &self,
         conversation: &Conversation,
         text: &str,
         cancel: &CancelToken,
-    ) -> Result<Option<String>> {
+    ) -> Result<Vec<Source>> {
         let (Some(book_id), Some(library)) = (&conversation.book_id, &self.library) else {
-            return Ok(None);
+            return Ok(Vec::new());
         };
-        if self.config.retrieval != RetrievalStrategy::AlwaysRetrieve {
-            return Ok(None);
-        }
-        let book = library.book(book_id).await?;
-        let options = SearchOptions {
-            book_ids: Some(vec![book_id.clone()]),
-            k: Some(5),
-            max_page: Some(book.current_page),
-            mode: None,
+        let always = self.config.retrieval == RetrievalStrategy::AlwaysRetrieve;
+        let found = ReaderContextPlan::default();
+        let plan = ReaderContextPlan {
+            reader_pages: self.config.reader_pages,
+            passages: if always { self.config.retrieved_passages } else { 0 },
+            introductions: if always { found.introductions } else { 0 },
+            max_tokens: self.config.max_context_tokens,
+            via: SourceVia::AlwaysRetrieve,
+            ..found
         };
-        let results = library.search(text, &options, cancel).await?;
-        let results = within_budget(results, self.config.max_context_tokens);
-        Ok(Some(format_passages(&results)))
+        library.reader_context(book_id, text, &plan, cancel).await
     }
 }
 

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::approval::PendingCall;
-use crate::domain::{EgressEntry, ToolCallRecord, TurnUsage};
+use crate::domain::{EgressEntry, Source, SourceCheck, ToolCallRecord, TurnUsage};
 use crate::error::Error;
 
 /// Why a turn failed, with what it got done before.
@@ -79,4 +79,9 @@ pub struct TurnResult {
     /// The answer parsed as JSON and valid against `send`'s `responseSchema`, if it asked for one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub data: Option<serde_json::Value>,
+    /// The book passages the answer was given, in book order (a book conversation's completed turn).
+    pub sources: Vec<Source>,
+    /// The answer checked against its sources, when it has any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_check: Option<SourceCheck>,
 }

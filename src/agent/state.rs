@@ -25,6 +25,8 @@ impl TurnState {
             steps: self.steps,
             egress: self.egress.clone(),
             data: None,
+            sources: Vec::new(),
+            source_check: None,
         }
     }
 }

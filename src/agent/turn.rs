@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use super::active_turns::HeldTurn;
 use super::cut_step::OpenStep;
 use super::model_call::CallContext;
+use super::sources::{source_check, turn_sources};
 use super::tool_step::StepEnd;
 use super::{Agent, TurnError, TurnOverrides, TurnResult, TurnState, TurnStatus};
 use crate::approval::{OnNewMessage, PendingCall};
@@ -15,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::events::{Event, EventKind, EventSink};
 use crate::ids::new_id;
 use crate::provider::{FinishReason, ModelRequest, ModelResponse};
+use crate::retrieval::reader_context::format_sources;
 use crate::storage::TurnWrite;
 use crate::time::within;
 
@@ -317,7 +319,8 @@ impl Agent {
         text: &str,
     ) -> Result<()> {
         state.mentions = self.resolve_mentions(mentions, scope.cancel).await?;
-        state.passages = self.retrieve_for_turn(conversation, text, scope.cancel).await?;
+        state.sources = self.retrieve_for_turn(conversation, text, scope.cancel).await?;
+        state.passages = (!state.sources.is_empty()).then(|| format_sources(&state.sources));
         Ok(())
     }
 
@@ -360,6 +363,10 @@ impl Agent {
             now,
         );
         answer.reasoning = response.reasoning;
+        answer.sources = turn_sources(state, call.book_id);
+        let question = request.messages.iter().rev().find(|m| m.role == Role::User);
+        answer.source_check = source_check(&text, question.map_or("", |m| &m.content), &answer.sources);
+        let (sources, source_check) = (answer.sources.clone(), answer.source_check.clone());
         // The answer ends the turn: its open-turn record goes in the same write.
         let write = TurnWrite {
             messages: vec![answer],
@@ -370,10 +377,14 @@ impl Agent {
         scope.emit(|| EventKind::Finish {
             text: text.clone(),
             data: data.clone(),
+            sources: sources.clone(),
+            source_check: source_check.clone(),
         });
         let usage = self.turn_usage(state);
         let mut result = state.result(&scope.turn_id, TurnStatus::Completed, text, Vec::new(), usage);
         result.data = data;
+        result.sources = sources;
+        result.source_check = source_check;
         Ok(result)
     }
 

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ReasoningBlock, ToolCall};
+use super::{ReasoningBlock, Source, SourceCheck, ToolCall};
 
 /// Who a message comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -47,6 +47,12 @@ pub struct Message {
     /// needs it; `messages()` shows it only with `showThinking`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reasoning: Vec<ReasoningBlock>,
+    /// An answer's sources: the book passages it was given, in book order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<Source>,
+    /// An answer with sources, checked against them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_check: Option<SourceCheck>,
 }
 
 impl Message {
@@ -69,6 +75,8 @@ impl Message {
             created_at,
             interrupted: false,
             reasoning: Vec::new(),
+            sources: Vec::new(),
+            source_check: None,
         }
     }
 }

@@ -16,6 +16,7 @@ mod paused_turn;
 mod reasoning;
 mod response_format;
 mod run;
+mod source;
 mod tokens;
 mod tool;
 mod tool_record;
@@ -37,6 +38,7 @@ pub use paused_turn::{
 pub use reasoning::{reasoning_text, ReasoningBlock};
 pub use response_format::{ResponseFormat, DEFAULT_RESPONSE_NAME, RESPONSE_TOOL};
 pub use run::{ReviewDecision, RunError, RunRecord, RunReview, RunStatus};
+pub use source::{distinct_sources, Source, SourceCheck, SourceVia};
 pub use tokens::{estimate_tokens, tool_definitions_tokens};
 pub use tool::{ToolCall, ToolDefinition};
 pub use tool_record::{Decision, ToolCallRecord};

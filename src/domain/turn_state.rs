@@ -72,8 +72,12 @@ pub struct TurnState {
     pub user_id: Option<String>,
     /// Mentions of the user's message with their resolved text.
     pub mentions: Vec<(Mention, String)>,
-    /// Passages retrieved for the user's message (`alwaysRetrieve`).
+    /// The book passages of the system message (the reader's pages and what
+    /// `alwaysRetrieve` found), formatted as the model reads them.
     pub passages: Option<String>,
+    /// The same passages, one record each, for the answer's sources.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<super::Source>,
     /// Changes to the configuration for this turn.
     pub overrides: TurnOverrides,
     /// The revision of the turn's paused record as last written, once the

@@ -130,10 +130,28 @@ pub struct RetrievalSettings {
     #[serde(default = "default_index_min")]
     pub index_min_chunks: usize,
     /// The most tokens (estimated: `domain::estimate_tokens`) of passages one
-    /// retrieval adds to the prompt — the `alwaysRetrieve` system message, a
-    /// `search_book` result — best first and at least one (default: no limit).
-    #[serde(default)]
+    /// retrieval adds to the prompt — the book passages of the system message,
+    /// a `search_book` result — best first and at least one (default 1,500;
+    /// `null`: no limit).
+    #[serde(default = "default_context_tokens")]
     pub max_context_tokens: Option<usize>,
+    /// The reader's page and the ones before it, this many in all, always in a
+    /// book conversation's system message (default 2; 0 to 4).
+    #[serde(default = "default_reader_pages")]
+    pub reader_pages: u32,
+    /// Passages `alwaysRetrieve` finds for the user's message (default 10; 1 to 20).
+    #[serde(default = "default_passages")]
+    pub passages: usize,
+}
+
+fn default_context_tokens() -> Option<usize> {
+    Some(1500)
+}
+fn default_reader_pages() -> u32 {
+    2
+}
+fn default_passages() -> usize {
+    10
 }
 
 fn default_chunk() -> usize {
@@ -157,7 +175,9 @@ impl Default for RetrievalSettings {
             overlap_chars: default_overlap(),
             page_chars: default_page(),
             index_min_chunks: default_index_min(),
-            max_context_tokens: None,
+            max_context_tokens: default_context_tokens(),
+            reader_pages: default_reader_pages(),
+            passages: default_passages(),
         }
     }
 }

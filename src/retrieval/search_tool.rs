@@ -35,13 +35,35 @@ pub fn format_passages(results: &[SearchResult]) -> String {
 /// The page ranges of the passages in text [`format_passages`] wrote:
 /// each line `[Pages X-Y]`, in order.
 pub fn passage_pages(text: &str) -> Vec<(u32, u32)> {
-    text.lines()
-        .filter_map(|line| {
-            let range = line.strip_prefix("[Pages ")?.strip_suffix(']')?;
-            let (start, end) = range.split_once('-')?;
-            Some((start.parse().ok()?, end.parse().ok()?))
-        })
-        .collect()
+    text.lines().filter_map(header_pages).collect()
+}
+
+/// The passages in text [`format_passages`] wrote: each `[Pages X-Y]`
+/// header's page range and the text up to the next header (trimmed).
+pub fn passages_in_text(text: &str) -> Vec<(u32, u32, String)> {
+    let mut passages: Vec<(u32, u32, String)> = Vec::new();
+    for line in text.lines() {
+        match header_pages(line) {
+            Some((start, end)) => passages.push((start, end, String::new())),
+            None => {
+                if let Some((_, _, body)) = passages.last_mut() {
+                    body.push_str(line);
+                    body.push('\n');
+                }
+            }
+        }
+    }
+    for (_, _, body) in &mut passages {
+        *body = body.trim().to_owned();
+    }
+    passages
+}
+
+/// The page range of a `[Pages X-Y]` line.
+fn header_pages(line: &str) -> Option<(u32, u32)> {
+    let range = line.strip_prefix("[Pages ")?.strip_suffix(']')?;
+    let (start, end) = range.split_once('-')?;
+    Some((start.parse().ok()?, end.parse().ok()?))
 }
 
 /// The `search_book` tool over a library.
@@ -156,5 +178,12 @@ mod tests {
         ]);
         assert_eq!(passage_pages(&text), [(3, 4), (12, 12)]);
         assert!(passage_pages(NO_PASSAGES).is_empty());
+        let passages = passages_in_text(&text);
+        assert_eq!(
+            passages[0],
+            (3, 4, "Syme met Gregory.\n[Pages of a diary]".to_owned())
+        );
+        assert_eq!(passages[1], (12, 12, "日本語".to_owned()));
+        assert!(passages_in_text(NO_PASSAGES).is_empty());
     }
 }

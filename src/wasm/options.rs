@@ -156,6 +156,8 @@ impl OpenOptions {
             prices: PriceTable::new(self.provider.prices.clone()),
             retrieval: self.retrieval.strategy,
             max_context_tokens: self.retrieval.max_context_tokens,
+            reader_pages: self.retrieval.reader_pages,
+            retrieved_passages: self.retrieval.passages,
             approvals: self.approvals.config(policy_functions)?,
             max_tool_result_chars: self.max_tool_result_chars,
             budget: self.budget,
@@ -263,7 +265,12 @@ pub fn read_options(options: &JsValue) -> Result<(OpenOptions, Callbacks)> {
     }
     if r.max_context_tokens == Some(0) {
         return Err(Error::config(
-            "retrieval.maxContextTokens must be at least 1 (leave it out for no limit)",
+            "retrieval.maxContextTokens must be at least 1 (null for no limit)",
+        ));
+    }
+    if r.reader_pages > 4 || !(1..=20).contains(&r.passages) {
+        return Err(Error::config(
+            "retrieval.readerPages must be within 0..=4 and retrieval.passages within 1..=20",
         ));
     }
     if r.index_min_chunks < 256 {

@@ -60,6 +60,10 @@ export interface FinishEvent extends EventBase {
   text: string;
   /** The answer parsed as JSON, when `send` had a `responseSchema`. */
   data?: unknown;
+  /** The book passages the answer was given, in book order (absent when none). */
+  sources?: Source[];
+  /** The answer checked against its sources, when it has any. */
+  sourceCheck?: SourceCheck;
 }
 /** Something worth knowing that does not stop the turn. `contextOverflow`: the request is larger than `modelProfile.contextLength` even with only the latest message; it is sent anyway. `budgetUnpriced`: a `maxCostUsd` budget is set but the model has no price, so cost is not checked. `contextSummaryFailed`: older history could not be summarised and is left out of this request. `contextSummaryNotStored`: a summary was made but could not be stored. `eventsNotRecorded`: with `recordEvents`, the turn's events could not be stored. */
 export interface WarningEvent extends EventBase { type: 'warning'; code: 'contextOverflow' | 'budgetUnpriced' | 'contextSummaryFailed' | 'contextSummaryNotStored' | 'eventsNotRecorded'; message: string; }

@@ -52,6 +52,34 @@ export interface Message {
   interrupted?: boolean;
   /** An assistant message's reasoning; `messages()` includes it only with `showThinking: true`. */
   reasoning?: ReasoningBlock[];
+  /** An answer's sources: the book passages it was given, in book order (stored with it). */
+  sources?: Source[];
+  /** An answer with sources, checked against them. */
+  sourceCheck?: SourceCheck;
+}
+
+/** How a passage came to be in front of the model: the reader's page (always, in a book conversation), `alwaysRetrieve`, or a `search_book` call. */
+export type SourceVia = 'readerPage' | 'alwaysRetrieve' | 'search_book';
+
+/** A book passage an answer was given. */
+export interface Source {
+  bookId: string;
+  startPage: number;
+  endPage: number;
+  /** The passage as the model read it. */
+  text: string;
+  via: SourceVia;
+}
+
+/**
+ * An answer checked against its sources and the question: `unsupported` lists its names and content
+ * words (stems of five letters) found in none of them. `grounded` is false when one of those is a name
+ * (a word capitalised inside a sentence) or more than half of at least four content words: show
+ * "not found in the book" beside the sources.
+ */
+export interface SourceCheck {
+  grounded: boolean;
+  unsupported?: string[];
 }
 
 /** One block of a model's reasoning. */
@@ -158,8 +186,8 @@ export interface EgressEntry {
   messages: number;
   /** Names of the tool definitions offered. */
   tools: string[];
-  /** Book passages in it: from `alwaysRetrieve` (system message) or `search_book` results. */
-  passages: { bookId: string; startPage: number; endPage: number; via: 'alwaysRetrieve' | 'search_book' }[];
+  /** Book passages in it: the reader's pages and `alwaysRetrieve`'s (system message), `search_book` results. */
+  passages: { bookId: string; startPage: number; endPage: number; via: SourceVia }[];
   /** Tool results in it. */
   toolResults: { callId: string; toolName: string; chars: number }[];
   /** Mentions resolved into its system message. */
@@ -173,6 +201,10 @@ export interface CompletedTurn extends TurnOutcomeBase {
   text: string;
   /** With `send`'s `responseSchema`: the answer parsed as JSON, valid against the schema. */
   data?: unknown;
+  /** The book passages the answer was given, in book order (empty outside a book conversation). */
+  sources: Source[];
+  /** The answer checked against its sources, when it has any. */
+  sourceCheck?: SourceCheck;
 }
 
 /** Calls wait for a person: decide them with `resolveApprovals(turnId, ...)`. */

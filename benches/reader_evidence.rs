@@ -1,0 +1,85 @@
+//! Evidence recall on reader questions natively: `cargo bench --bench reader_evidence`.
+//! For each way of choosing the passages in front of the model, the share of
+//! the 32 questions of `tests/fixtures/thursday-reader-questions.json` whose
+//! context holds every reference fact, and the context's size in tokens:
+//! lexically, and hybrid with MiniLM (`LECTERN_MINILM_DIR`). Needs `../shared/fixtures`.
+
+#[path = "../tests/shared_fixtures/mod.rs"]
+mod shared_fixtures;
+
+#[path = "../tests/bench_support/figures.rs"]
+mod figures;
+#[path = "../tests/bench_support/reader_eval.rs"]
+mod reader_eval;
+
+use lectern::retrieval::chunk::ChunkSettings;
+use lectern::retrieval::reader_context::ReaderContextPlan;
+use lectern::retrieval::search_mode::SearchMode;
+use reader_eval::{evaluate, head, library, minilm_from_env, questions, row, strategies};
+
+fn main() {
+    let Some(text) = shared_fixtures::thursday() else {
+        println!("SKIPPED: evidence recall needs ../shared/fixtures");
+        return;
+    };
+    let questions = questions();
+    println!(
+        "Evidence recall: {} reader questions on the Thursday fixture",
+        questions.len()
+    );
+    println!("{}\n{}", head()[0], head()[1]);
+    let (lexical, book) = library(&text, None, ChunkSettings::default());
+    for (name, plan) in strategies(SearchMode::Lexical) {
+        println!("{}", row(&evaluate(&name, &lexical, &book, &plan, &questions)));
+    }
+    let default = evaluate(
+        "**the default (Lectern 0.1)**",
+        &lexical,
+        &book,
+        &ReaderContextPlan::default(),
+        &questions,
+    );
+    println!("{}", row(&default));
+    let old = &strategies(SearchMode::Lexical)[0].1;
+    let baseline = evaluate("old", &lexical, &book, old, &questions);
+    println!(
+        "{}",
+        figures::figure("reader_recall_default", "native", default.recall())
+    );
+    println!(
+        "{}",
+        figures::figure("reader_tokens_default", "native", default.mean_tokens)
+    );
+    println!(
+        "{}",
+        figures::figure("reader_recall_old", "native", baseline.recall())
+    );
+    println!(
+        "{}",
+        figures::figure("reader_tokens_old", "native", baseline.mean_tokens)
+    );
+    let Some(minilm) = minilm_from_env() else {
+        println!("SKIPPED: the hybrid rows need LECTERN_MINILM_DIR");
+        return;
+    };
+    let (hybrid, book) = library(&text, Some(minilm), ChunkSettings::default());
+    for (name, plan) in strategies(SearchMode::Hybrid) {
+        println!("{}", row(&evaluate(&name, &hybrid, &book, &plan, &questions)));
+    }
+    let hybrid_default = ReaderContextPlan {
+        mode: Some(SearchMode::Hybrid),
+        ..ReaderContextPlan::default()
+    };
+    let outcome = evaluate(
+        "the default plan, hybrid",
+        &hybrid,
+        &book,
+        &hybrid_default,
+        &questions,
+    );
+    println!("{}", row(&outcome));
+    println!(
+        "{}",
+        figures::figure("reader_recall_hybrid", "native", outcome.recall())
+    );
+}

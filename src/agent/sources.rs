@@ -1,0 +1,41 @@
+//! The sources of a turn's answer: the book passages its system message
+//! carried (the reader's pages, `alwaysRetrieve`) and those its `search_book`
+//! calls returned, once each, in book order — with the check of the answer
+//! against them.
+
+use super::TurnState;
+use crate::domain::SourceCheck;
+use crate::domain::{distinct_sources, Source, SourceVia};
+use crate::retrieval::grounding::check_answer;
+use crate::retrieval::search_tool::{passages_in_text, SEARCH_BOOK};
+
+/// Every passage the turn's model requests carried, for the book `book_id`.
+pub(super) fn turn_sources(state: &TurnState, book_id: Option<&str>) -> Vec<Source> {
+    let Some(book_id) = book_id else {
+        return Vec::new();
+    };
+    let searched = state
+        .records
+        .iter()
+        .filter(|r| r.name == SEARCH_BOOK)
+        .filter_map(|r| r.result.as_deref())
+        .flat_map(passages_in_text)
+        .map(|(start_page, end_page, text)| Source {
+            book_id: book_id.to_owned(),
+            start_page,
+            end_page,
+            text,
+            via: SourceVia::SearchBook,
+        });
+    distinct_sources(state.sources.iter().cloned().chain(searched))
+}
+
+/// `answer` checked against `sources` and the user's `question`; `None` when
+/// the turn had no sources (not a book conversation, or nothing found).
+pub(super) fn source_check(answer: &str, question: &str, sources: &[Source]) -> Option<SourceCheck> {
+    if sources.is_empty() {
+        return None;
+    }
+    let texts: Vec<&str> = sources.iter().map(|s| s.text.as_str()).collect();
+    Some(check_answer(answer, question, &texts))
+}

@@ -1,0 +1,166 @@
+//! Whether an answer keeps to its sources: the names and content words of
+//! the answer that appear in none of the passages it was given (nor in the
+//! question). A small model that invents ("a recipient of the Fields
+//! Medal") names things the book never says; the page marks such an answer
+//! "not found in the book" and still shows its sources.
+
+use super::lexical::tokenize::terms;
+use super::reader_query::is_stop_term;
+use crate::domain::SourceCheck;
+
+/// Words an answer about a book uses of itself, not of the book.
+const ANSWER_WORDS: &[&str] = &[
+    "passage",
+    "passages",
+    "page",
+    "pages",
+    "book",
+    "text",
+    "reader",
+    "story",
+    "novel",
+    "chapter",
+    "mention",
+    "mentioned",
+    "mentions",
+    "say",
+    "says",
+    "said",
+    "seem",
+    "seems",
+    "appear",
+    "appears",
+    "know",
+    "known",
+    "find",
+    "found",
+    "answer",
+    "question",
+    "information",
+    "describe",
+    "described",
+    "yes",
+    "sorry",
+    "however",
+    "based",
+    "given",
+    "according",
+    "provided",
+];
+
+/// A content word counts as supported when a source word shares this many leading characters with it.
+const STEM_CHARS: usize = 5;
+
+/// The first [`STEM_CHARS`] characters of a lower-case term.
+fn stem(term: &str) -> String {
+    term.chars().take(STEM_CHARS).collect()
+}
+
+/// Checks `answer` against the passages it was given and the `question`:
+/// unsupported are its content words (not stop words, question words or
+/// words about the book itself, at least three characters) whose stem no
+/// source or question word has. Ungrounded: an unsupported name (a word
+/// capitalised inside a sentence), or more than half of at least four
+/// content words unsupported.
+pub fn check_answer(answer: &str, question: &str, sources: &[&str]) -> SourceCheck {
+    let mut known = std::collections::HashSet::new();
+    for text in sources.iter().copied().chain([question]) {
+        known.extend(terms(text).iter().map(|t| stem(t)));
+    }
+    let mut unsupported = Vec::new();
+    let (mut content, mut names) = (0usize, 0usize);
+    for (word, is_name) in words(answer) {
+        let term = word.to_lowercase();
+        if term.chars().count() < 3 || is_stop_term(&term) || ANSWER_WORDS.contains(&term.as_str()) {
+            continue;
+        }
+        content += 1;
+        if known.contains(&stem(&term)) {
+            continue;
+        }
+        names += usize::from(is_name);
+        if !unsupported.contains(&word) {
+            unsupported.push(word);
+        }
+    }
+    let mostly_unsupported = content >= 4 && unsupported.len() * 2 > content;
+    SourceCheck {
+        grounded: names == 0 && !mostly_unsupported,
+        unsupported,
+    }
+}
+
+/// The words of `text` as written, each with whether it is a name: capitalised
+/// and not the first word of a sentence.
+fn words(text: &str) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    let mut sentence_start = true;
+    let mut word = String::new();
+    let flush = |word: &mut String, sentence_start: &mut bool, out: &mut Vec<(String, bool)>| {
+        if !word.is_empty() {
+            let capital = word.chars().next().is_some_and(char::is_uppercase);
+            out.push((std::mem::take(word), capital && !*sentence_start));
+            *sentence_start = false;
+        }
+    };
+    for c in text.chars() {
+        if c.is_alphanumeric() || (c == '\'' && !word.is_empty()) {
+            word.push(c);
+            continue;
+        }
+        flush(&mut word, &mut sentence_start, &mut out);
+        if matches!(c, '.' | '!' | '?' | ':' | '\n' | '"' | '“' | '*' | '-' | '(') {
+            sentence_start = true;
+        }
+    }
+    flush(&mut word, &mut sentence_start, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PASSAGE: &str =
+        "Lucian Gregory, the anarchic poet, declared that the artist is identical with the anarchist. \
+                           Professor de Worms was a very old man with a long white beard.";
+
+    #[test]
+    fn an_invented_name_is_not_grounded() {
+        let check = check_answer(
+            "Professor de Worms is a famous mathematician and recipient of the Fields Medal.",
+            "Who is Professor de Worms?",
+            &[PASSAGE],
+        );
+        assert!(!check.grounded);
+        assert!(check.unsupported.contains(&"Fields".to_owned()), "{check:?}");
+        assert!(check.unsupported.contains(&"Medal".to_owned()));
+    }
+
+    #[test]
+    fn an_answer_from_the_passage_is_grounded() {
+        let check = check_answer(
+            "Gregory is an anarchic poet: he says the artist is identical with the anarchist.",
+            "Who is Gregory and what does he believe?",
+            &[PASSAGE],
+        );
+        assert!(check.grounded, "{check:?}");
+        assert!(check.unsupported.is_empty(), "{check:?}");
+        let declines = check_answer("The passages do not say.", "Who is Sunday?", &[PASSAGE]);
+        assert!(declines.grounded, "{declines:?}");
+    }
+
+    #[test]
+    fn mostly_invented_content_is_not_grounded_even_without_names() {
+        let check = check_answer(
+            "He was a sailor who loved whaling voyages and harpoons.",
+            "Who is Gregory?",
+            &[PASSAGE],
+        );
+        assert!(!check.grounded, "{check:?}");
+        let sentence_start = words("Fields. Medal of the Fields");
+        assert_eq!(sentence_start[0], ("Fields".into(), false));
+        assert_eq!(sentence_start[1], ("Medal".into(), false));
+        assert_eq!(sentence_start[4], ("Fields".into(), true));
+    }
+}
