@@ -27,10 +27,12 @@ fn main() {
         "Evidence recall: {} reader questions on the Thursday fixture",
         questions.len()
     );
-    println!("{}\n{}", head()[0], head()[1]);
+    let table = |line: &str| println!("TABLE reader_evidence {line}");
+    table(head()[0]);
+    table(head()[1]);
     let (lexical, book) = library(&text, None, ChunkSettings::default());
     for (name, plan) in strategies(SearchMode::Lexical) {
-        println!("{}", row(&evaluate(&name, &lexical, &book, &plan, &questions)));
+        table(&row(&evaluate(&name, &lexical, &book, &plan, &questions)));
     }
     let default = evaluate(
         "**the default (Lectern 0.1)**",
@@ -39,7 +41,7 @@ fn main() {
         &ReaderContextPlan::default(),
         &questions,
     );
-    println!("{}", row(&default));
+    table(&row(&default));
     let old = &strategies(SearchMode::Lexical)[0].1;
     let baseline = evaluate("old", &lexical, &book, old, &questions);
     println!(
@@ -64,7 +66,7 @@ fn main() {
     };
     let (hybrid, book) = library(&text, Some(minilm), ChunkSettings::default());
     for (name, plan) in strategies(SearchMode::Hybrid) {
-        println!("{}", row(&evaluate(&name, &hybrid, &book, &plan, &questions)));
+        table(&row(&evaluate(&name, &hybrid, &book, &plan, &questions)));
     }
     let hybrid_default = ReaderContextPlan {
         mode: Some(SearchMode::Hybrid),
@@ -77,7 +79,7 @@ fn main() {
         &hybrid_default,
         &questions,
     );
-    println!("{}", row(&outcome));
+    table(&row(&outcome));
     println!(
         "{}",
         figures::figure("reader_recall_hybrid", "native", outcome.recall())

@@ -4,7 +4,7 @@
 // columns, and the date; then puts the same tables into the README between
 // `<!-- bench:begin -->` and `<!-- bench:end -->`.
 //
-//   node scripts/bench-results.mjs <log>... [--out bench/RESULTS.md] [--readme README.md]
+//   node scripts/bench-results.mjs <log>... [--carry bench/RESULTS.md] [--out bench/RESULTS.md] [--readme README.md]
 //
 // With several logs, a later log's figure replaces an earlier one's.
 
@@ -97,6 +97,12 @@ const ROWS = [
     ['Retrieval quality', `top5_minilm_${half}`, `MiniLM, ${half} questions`, ''],
     ['Retrieval quality', `top5_hybrid_${half}`, `hybrid (BM25 × 0.3 + MiniLM, RRF k = 5), ${half} questions`, '', atLeastFigures([`top5_bm25_${half}`, `top5_minilm_${half}`], 'BM25 and MiniLM')],
   ]),
+  // Evidence recall on tests/fixtures/thursday-reader-questions.json (benches/reader_evidence.rs, issue 31).
+  ['Evidence recall', 'reader_recall_default', 'reader questions whose context (the default plan) holds every reference fact', '', atLeast(0.8)],
+  ['Evidence recall', 'reader_tokens_default', 'that context, mean estimated tokens', 'tokens', atMost(1500, 'tokens')],
+  ['Evidence recall', 'reader_recall_old', 'the same, the old `alwaysRetrieve` (five whole BM25 passages for the question as asked)', ''],
+  ['Evidence recall', 'reader_tokens_old', 'its context, mean estimated tokens', 'tokens'],
+  ['Evidence recall', 'reader_recall_hybrid', 'the default plan ranked hybrid (BM25 × 0.3 + MiniLM) instead of BM25', ''],
   // A local model (benches/local_model.mjs): wllama 3.8.1 running SmolLM2-135M-Instruct Q4_1 in Chromium.
   ['Local model', 'local_load_t1', 'wllama: load the 98 MB GGUF (from this origin), 1 thread', 's'],
   ['Local model', 'local_load_t2', 'wllama: load the 98 MB GGUF, 2 threads (COOP/COEP)', 's'],
@@ -155,6 +161,44 @@ function verdict(target, all, id) {
   return target.met(value, env, all) ? `met${where}` : `**missed**${where}: ${target.gap(value, env, all)}`;
 }
 
+/**
+ * The figures of a previous RESULTS.md (each row's native and Chromium cells, units dropped), for
+ * `--carry`: a run of some benchmarks keeps the others' last figures, and says so.
+ */
+export function carriedFigures(text) {
+  const all = {};
+  const number = (cell) => {
+    const value = Number(cell.trim().split(' ')[0].replaceAll(',', '').replace(/×$/, ''));
+    return cell.trim() === '—' || !Number.isFinite(value) ? undefined : value;
+  };
+  for (const [, id, measure] of ROWS) {
+    const line = text.split('\n').find((l) => l.startsWith(`| ${measure} |`));
+    if (!line) continue;
+    const [native, chromium] = line.slice(measure.length + 4).split(' | ');
+    for (const [env, cell] of [['native', native], ['chromium', chromium]]) {
+      const value = number(cell ?? '—');
+      if (value !== undefined) (all[id] ??= {})[env] = value;
+    }
+  }
+  const date = /^Measured (\d{4}-\d{2}-\d{2})/m.exec(text)?.[1];
+  return { all, date };
+}
+
+/** The `TABLE <name> <markdown row>` lines of the logs, by name, in order. */
+export function readTables(text) {
+  const out = {};
+  for (const line of text.split('\n')) {
+    const match = /^\s*TABLE (\S+) (\|.*)$/.exec(line);
+    if (match) (out[match[1]] ??= []).push(match[2]);
+  }
+  return out;
+}
+
+/** Titles of the `TABLE` sections. */
+const TABLE_TITLES = {
+  reader_evidence: 'Evidence recall, strategy by strategy (32 reader questions on Thursday, `benches/reader_evidence.rs`)',
+};
+
 /** The markdown tables, one per section. */
 export function tables(all) {
   const out = [];
@@ -181,15 +225,24 @@ function main() {
   const out = option('--out', 'bench/RESULTS.md');
   const readme = option('--readme', 'README.md');
   const logs = args.filter((arg, i) => !arg.startsWith('--') && !args[i - 1]?.startsWith('--'));
-  const all = readFigures(logs.map((log) => readFileSync(log, 'utf8')).join('\n'));
+  const logText = logs.map((log) => readFileSync(log, 'utf8')).join('\n');
+  const measured = readFigures(logText);
   const date = new Date().toISOString().slice(0, 10);
+  // --carry PREVIOUS: figures this run did not measure are kept from PREVIOUS, and the header says so.
+  const carry = option('--carry', null);
+  const carried = carry ? carriedFigures(readFileSync(carry, 'utf8')) : { all: {} };
+  const all = { ...carried.all };
+  for (const [id, envs] of Object.entries(measured)) all[id] = { ...envs };
+  const kept = Object.keys(carried.all).filter((id) => !measured[id]);
   const machine = `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.arch()}`;
-  const body = tables(all);
+  const extra = Object.entries(readTables(logText)).map(([name, rows]) => [TABLE_TITLES[name] ?? name, rows]);
+  const body = [tables(all), ...extra.map(([title, rows]) => `#### ${title}\n\n${rows.join('\n')}`)].join('\n\n');
   const results = [
     '# Benchmark results',
     '',
     `Measured ${date} by \`npm run bench\` (${machine}; headless Chromium for the browser column, the`,
     'release wasm build). Each figure is one run: expect ±20–30 % between runs on a shared machine.',
+    ...(kept.length ? [`Only some benchmarks ran on ${date}: ${kept.length} figures are carried from the run of ${carried.date}.`] : []),
     'A target is judged on the Chromium figure where there is one. Generated by',
     '`scripts/bench-results.mjs`; do not edit by hand.',
     '',
@@ -206,7 +259,8 @@ function main() {
     const from = text.indexOf(begin);
     const to = text.indexOf(end);
     if (from >= 0 && to > from) {
-      const block = `${begin}\nFrom \`bench/RESULTS.md\`, measured ${date} (\`npm run bench\`):\n\n${body}\n${end}`;
+      const carriedNote = kept.length ? ` (${kept.length} figures carried from ${carried.date})` : '';
+      const block = `${begin}\nFrom \`bench/RESULTS.md\`, measured ${date}${carriedNote} (\`npm run bench\`):\n\n${body}\n${end}`;
       writeFileSync(readme, text.slice(0, from) + block + text.slice(to + end.length));
     }
   }

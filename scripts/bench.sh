@@ -5,6 +5,8 @@
 # target) and the README's figures block from it.
 #
 #   BENCH_EXACT_ONLY=1 npm run bench    no index builds (exact search only)
+#   npm run bench -- reader              only the evidence recall on reader questions; the
+#                                        other figures are carried from bench/RESULTS.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test
@@ -33,6 +35,8 @@ run_all() {
 
   printf '\n== Retrieval quality: chapter in the top 5 on the Thursday questions, native\n'
   cargo bench --bench retrieval_quality 2>/dev/null | grep -v '^\s*$'
+
+  run_reader
 
   printf '\n== Context per step and the agent loop, native\n'
   cargo bench --bench context 2>/dev/null | grep -v '^\s*$'
@@ -65,6 +69,18 @@ run_all() {
   kill "$server" 2>/dev/null || true
   rm -f "$server_log"
 }
+
+run_reader() {
+  printf '\n== Evidence recall: what reaches the model for 32 reader questions on Thursday, native\n'
+  cargo bench --bench reader_evidence 2>/dev/null | grep -v '^\s*$'
+}
+
+if [ "${1:-}" = reader ]; then
+  run_reader 2>&1 | tee "$log"
+  printf '\n== Results (bench/RESULTS.md; the figures not measured now carried)\n'
+  node scripts/bench-results.mjs "$log" --carry bench/RESULTS.md --out bench/RESULTS.md --readme README.md
+  exit 0
+fi
 
 run_all 2>&1 | tee "$log"
 printf '\n== Results (bench/RESULTS.md)\n'

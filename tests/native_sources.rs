@@ -119,6 +119,17 @@ fn search_book_results_are_sources_with_their_text() {
 }
 
 #[test]
+fn a_search_result_within_the_readers_pages_is_not_listed_twice() {
+    let turns = vec![
+        ScriptedTurn::tools(&[("search_book", r#"{"query":"Gregory poet"}"#)]),
+        ScriptedTurn::text("A poet who met Syme in Saffron Park."),
+    ];
+    let (result, _, _) = book_turn(RetrievalStrategy::ToolUse, turns, "Who is Gregory?");
+    assert_eq!(result.tool_calls.len(), 1);
+    assert_eq!(vias(&result.sources), [(1, 2, SourceVia::ReaderPage)]);
+}
+
+#[test]
 fn an_invented_answer_is_marked_and_keeps_its_sources() {
     let turns = vec![ScriptedTurn::text(
         "Gregory is a famous mathematician who won the Fields Medal in Stockholm.",

@@ -1,6 +1,7 @@
 // The reading site: open a .txt or .epub (picker, drop, or the sample), watch it being read,
 // page through it, and ask about it in <lectern-chat>, bound to the open book (search_book
-// never goes past the page shown). Works offline after the first visit (sw.js).
+// never goes past the page shown; an answer's sources turn the reader to their page). Works
+// offline after the first visit (sw.js).
 import init, { Lectern } from '/pkg/lectern.js';
 import { renderLibrary } from './site/library.js';
 import { bookInput, sampleFile, wireOpening } from './site/open-book.js';
@@ -62,6 +63,13 @@ async function deleteBook(book) {
   }
 }
 
+/** An answer's source chosen in the chat: the reader turned to its first page, the page in view. */
+async function goToSource({ bookId, startPage }) {
+  if (reader.book?.id !== bookId) return; // the chat is bound to the open book: a stale event
+  await reader.goTo(startPage);
+  $('#page-text').focus();
+}
+
 /** Reads `input` (addBook's argument) into the library with a progress bar, then opens it. */
 async function addBook(input) {
   showError(null);
@@ -81,7 +89,7 @@ async function useModel(choice) {
   $('#model-status').textContent = `Starting ${choice.label}…`;
   if (lectern) await lectern.close();
   await stopLocalModel();
-  lectern = await Lectern.open({ dbName: 'lectern-site', provider: await choice.provider() });
+  lectern = await Lectern.open({ dbName: 'lectern-site', provider: await choice.provider(), retrieval: choice.retrieval });
   rememberChoice(choice.id);
   $('#model-choice').value = choice.id;
   if (choice.id !== 'local') $('#model-status').textContent = `Answering: ${choice.label}`;
@@ -105,6 +113,7 @@ async function boot() {
   });
   fillChoices(config);
   $('#model-choice').addEventListener('change', () => useModel(choices.find((c) => c.id === $('#model-choice').value)));
+  chat.addEventListener('lectern-source', (event) => goToSource(event.detail).catch(showError));
   chat.addEventListener('lectern-settings-change', async (event) => {
     custom = event.detail;
     fillChoices(config);

@@ -5,6 +5,7 @@ import { h, prettyJson } from './dom.js';
 import { friendlyError, retryable } from './errors.js';
 import { MentionList } from './mentions.js';
 import { KeyStore, settingsPanel } from './settings.js';
+import { showSources } from './sources.js';
 import { styleSheet } from './styles.js';
 import { toolCard } from './tool-card.js';
 import { StreamingMessage, assistantMessage, errorItem, interruptedItem, markStopped, usageLine, userMessage } from './transcript.js';
@@ -244,7 +245,7 @@ export class LecternChat extends HTMLElement {
     for (const message of messages) {
       if (message.role === 'user') items.push(userMessage(message.content));
       else if (message.role === 'assistant') {
-        if (message.content) items.push(assistantMessage(message.content, { interrupted: message.interrupted }));
+        if (message.content) items.push(showSources(assistantMessage(message.content, { interrupted: message.interrupted }), message, this));
         for (const call of message.toolCalls ?? []) {
           const record = recorded.get(call.id);
           if (!record || record.decision === 'pending') continue;
@@ -312,6 +313,7 @@ export class LecternChat extends HTMLElement {
       case 'error':
         if (turn.passive) {
           turn.message?.end(event.type === 'finish' ? event.text : undefined);
+          if (turn.message && event.type === 'finish') showSources(turn.message.item, event, this);
           this.#turn = null;
         }
         break;
@@ -357,12 +359,15 @@ export class LecternChat extends HTMLElement {
   }
 
   #finished(turn, outcome) {
-    if (turn.message) turn.message.end(outcome.text);
-    else this.#append(assistantMessage(outcome.text));
+    let item = turn.message?.item;
+    if (item) turn.message.end(outcome.text);
+    else this.#append((item = assistantMessage(outcome.text)));
+    showSources(item, outcome, this);
     this.#append(usageLine(String(turn.usage)));
-    this.#announce('Answer complete');
+    this.#announce(outcome.sourceCheck?.grounded === false ? 'Answer complete, not found in the book' : 'Answer complete');
     this.#scroll();
-    const detail = { conversationId: this.#conversationId, turnId: outcome.turnId, text: outcome.text, usage: outcome.usage };
+    const { turnId, text, usage, sources, sourceCheck } = outcome;
+    const detail = { conversationId: this.#conversationId, turnId, text, usage, sources, sourceCheck };
     this.dispatchEvent(new CustomEvent('lectern-finish', { detail, bubbles: true, composed: true }));
   }
 

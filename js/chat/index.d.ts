@@ -1,5 +1,5 @@
 // Types of lectern/chat: the <lectern-chat> element, its properties, methods and events.
-import type { Lectern, LecternErrorName, Mention, PendingCall, SendResult, Usage } from '../lectern.js';
+import type { Lectern, LecternErrorName, Mention, PendingCall, SendResult, Source, SourceCheck, Usage } from '../lectern.js';
 
 /** An item of the `@`-mention list the host provides. */
 export interface ChatMention extends Mention {
@@ -15,15 +15,20 @@ export interface ChatSettings {
   stream: boolean;
 }
 
+/** A source of an answer the user asked to go to (`lectern-source`): turn the reader to `startPage`. */
+export type ChatSourceDetail = Pick<Source, 'bookId' | 'startPage' | 'endPage' | 'via' | 'text'>;
+
 export interface LecternChatEventMap extends HTMLElementEventMap {
   /** Before a message is sent; `preventDefault()` cancels it. */
   'lectern-send': CustomEvent<{ conversationId: string; text: string }>;
   /** A turn answered. */
-  'lectern-finish': CustomEvent<{ conversationId: string; turnId: string; text: string; usage: Usage }>;
+  'lectern-finish': CustomEvent<{ conversationId: string; turnId: string; text: string; usage: Usage; sources: Source[]; sourceCheck?: SourceCheck }>;
   /** A turn failed (the chat shows a friendly message with Retry). */
   'lectern-error': CustomEvent<{ conversationId: string | null; error: { name: LecternErrorName | string; message: string } }>;
   /** A turn paused: these calls wait for the user's decision. */
   'lectern-approval': CustomEvent<{ conversationId: string; turnId: string; calls: PendingCall[] }>;
+  /** The user chose "Go to" on one of an answer's sources: turn the reader to `detail.startPage`. */
+  'lectern-source': CustomEvent<ChatSourceDetail>;
   /** The user saved settings: reopen Lectern with them and set `chat.lectern`. */
   'lectern-settings-change': CustomEvent<ChatSettings & { apiKey: string }>;
 }

@@ -14,6 +14,16 @@ const CSS = `
 .message.assistant { background: var(--lectern-assistant-bg, #f4f4f5); }
 .message.assistant[aria-busy="true"] .body::after { content: '▍'; opacity: 0.6; }
 .message.interrupted .note, .usage { font-size: 0.8em; opacity: 0.75; }
+.not-found { margin: 0.3rem 0 0; font-size: 0.8em; font-weight: 600; color: var(--lectern-error, #b91c1c); }
+.sources, .sources ul { display: flex; gap: 0.25rem; align-items: baseline; }
+.sources { margin-top: 0.4rem; font-size: 0.8em; }
+.sources ul { flex: 1; flex-wrap: wrap; list-style: none; margin: 0; padding: 0; }
+.source + .source::before { content: '·'; margin-right: 0.25rem; opacity: 0.6; }
+.source.open { flex-basis: 100%; } .source.open::before, .source.open + .source::before { content: none; }
+.source-toggle { padding: 0 0.2rem; border: 0; background: none; color: var(--lectern-accent, #2563eb); text-decoration: underline dotted; }
+.source-go { padding: 0.1rem 0.5rem; }
+.source-text blockquote { margin: 0.25rem 0; padding-left: 0.6rem; border-left: 3px solid #d4d4d8; white-space: pre-wrap; max-height: 12rem; overflow: auto; }
+.source-text .via { opacity: 0.75; }
 .body p { margin: 0 0 0.5em; white-space: pre-wrap; } .body p:last-child { margin-bottom: 0; }
 .body pre { background: #1f2328; color: #f0f0f0; padding: 0.5rem; border-radius: 6px; overflow-x: auto; }
 .body code { font-family: ui-monospace, monospace; font-size: 0.92em; }

@@ -9,17 +9,21 @@ use crate::domain::{distinct_sources, Source, SourceVia};
 use crate::retrieval::grounding::check_answer;
 use crate::retrieval::search_tool::{passages_in_text, SEARCH_BOOK};
 
-/// Every passage the turn's model requests carried, for the book `book_id`.
+/// Every passage the turn's model requests carried, for the book `book_id`;
+/// a search result within the reader's pages is left out (they are there whole).
 pub(super) fn turn_sources(state: &TurnState, book_id: Option<&str>) -> Vec<Source> {
     let Some(book_id) = book_id else {
         return Vec::new();
     };
+    let reader = state.sources.iter().find(|s| s.via == SourceVia::ReaderPage);
+    let covered = |start: u32, end: u32| reader.is_some_and(|r| r.start_page <= start && end <= r.end_page);
     let searched = state
         .records
         .iter()
         .filter(|r| r.name == SEARCH_BOOK)
         .filter_map(|r| r.result.as_deref())
         .flat_map(passages_in_text)
+        .filter(|(start, end, _)| !covered(*start, *end))
         .map(|(start_page, end_page, text)| Source {
             book_id: book_id.to_owned(),
             start_page,

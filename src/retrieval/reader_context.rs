@@ -4,20 +4,14 @@
 //! What wins here was measured on reader questions (`tests/native_reader_eval.rs`,
 //! `npm run bench`): see [`ReaderContextPlan::default`].
 
-use libm::expf;
-
 use super::focus::focus;
 use super::lexical::tokenize::terms;
 use super::library::{Library, SearchOptions, SearchResult};
 use super::reader_query::{is_stop_term, reader_query};
-use super::search_mode::{SearchMode, RRF_K};
+use super::search_mode::SearchMode;
 use crate::cancel::CancelToken;
 use crate::domain::{distinct_sources, estimate_tokens, Source, SourceVia};
 use crate::error::Result;
-
-/// The recency prior's scale in pages: a passage this many pages before the
-/// reader's counts `1/e` of one on it.
-pub const RECENCY_PAGES: f32 = 12.0;
 
 /// How the context for one question is put together.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -36,10 +30,6 @@ pub struct ReaderContextPlan {
     pub passage_chars: Option<usize>,
     /// Search with the question's content words ([`reader_query`]) rather than the question.
     pub rewrite_query: bool,
-    /// Weight of the recency prior: a passage's place in the search's ranking
-    /// counts `1/(RRF_K + rank)`, and a passage on the reader's page adds this
-    /// much, one [`RECENCY_PAGES`] before it `1/e` of it (0: rank alone).
-    pub recency: f32,
     /// The most estimated tokens of the whole context (`None`: no limit); the
     /// reader's page (cut to its end) or, without it, the best passage is kept
     /// even when it alone is over.
@@ -56,7 +46,9 @@ pub struct ReaderContextPlan {
 /// (the old `alwaysRetrieve`, five whole passages for the question as asked:
 /// 38%). BM25 whatever the embedder: fused with MiniLM the same plan held 75%,
 /// the question's exact names counting for more than its meaning. A recency
-/// prior changed nothing; 300-character cuts or a 1,000-token budget held less.
+/// prior (the search's rank fused with `e^(-pages before the reader's / 12)`)
+/// changed nothing and was dropped; 300-character cuts or a 1,000-token
+/// budget held less.
 impl Default for ReaderContextPlan {
     fn default() -> Self {
         ReaderContextPlan {
@@ -66,7 +58,6 @@ impl Default for ReaderContextPlan {
             passage_chars: Some(400),
             mode: Some(SearchMode::Lexical),
             rewrite_query: true,
-            recency: 0.0,
             max_tokens: Some(1500),
             via: SourceVia::AlwaysRetrieve,
         }
@@ -241,8 +232,8 @@ impl Library {
         Ok(found)
     }
 
-    /// Passages for `question` up to `page`, best first: the search's order,
-    /// reweighed by the recency prior when the plan has one.
+    /// Passages for `question` up to `page`, best first, enough of them to
+    /// fill the plan when some are left out.
     async fn ranked_passages(
         &self,
         book_id: &str,
@@ -262,21 +253,7 @@ impl Library {
             max_page: Some(page),
             mode: plan.mode,
         };
-        let mut results = self.search(&query, &options, cancel).await?;
-        if plan.recency > 0.0 {
-            let weight = |rank: usize, r: &SearchResult| {
-                let distance = page.saturating_sub(r.end_page) as f32;
-                1.0 / (RRF_K + rank as f32 + 1.0) + plan.recency * expf(-distance / RECENCY_PAGES)
-            };
-            let mut weighed: Vec<(f32, SearchResult)> = results
-                .into_iter()
-                .enumerate()
-                .map(|(rank, r)| (weight(rank, &r), r))
-                .collect();
-            weighed.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.ordinal.cmp(&b.1.ordinal)));
-            results = weighed.into_iter().map(|(_, r)| r).collect();
-        }
-        Ok(results)
+        self.search(&query, &options, cancel).await
     }
 }
 

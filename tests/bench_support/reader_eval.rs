@@ -191,7 +191,6 @@ pub fn plan(
     passages: usize,
     mode: SearchMode,
     rewrite_query: bool,
-    recency: f32,
     max_tokens: Option<usize>,
 ) -> ReaderContextPlan {
     ReaderContextPlan {
@@ -201,9 +200,18 @@ pub fn plan(
         passage_chars: None,
         mode: Some(mode),
         rewrite_query,
-        recency,
         max_tokens,
         via: SourceVia::AlwaysRetrieve,
+    }
+}
+
+/// What the reading site gives its in-browser model (`www/site/provider.js`):
+/// `alwaysRetrieve` with `readerPages: 0`, `passages: 3`, `maxContextTokens: 300`.
+pub fn local_model_plan(mode: SearchMode) -> ReaderContextPlan {
+    ReaderContextPlan {
+        passage_chars: Some(400),
+        introductions: 2,
+        ..plan(0, 3, mode, true, Some(300))
     }
 }
 
@@ -214,74 +222,60 @@ pub fn strategies(mode: SearchMode) -> Vec<(String, ReaderContextPlan)> {
     vec![
         (
             format!("{m} top 5, the question as asked (the old alwaysRetrieve)"),
-            plan(0, 5, mode, false, 0.0, None),
+            plan(0, 5, mode, false, None),
         ),
         (
             format!("{m} top 5, query rewritten"),
-            plan(0, 5, mode, true, 0.0, None),
+            plan(0, 5, mode, true, None),
         ),
         (
             format!("{m} top 10, query rewritten"),
-            plan(0, 10, mode, true, 0.0, None),
+            plan(0, 10, mode, true, None),
         ),
-        (
-            "the reader's page alone".to_owned(),
-            plan(1, 0, mode, true, 0.0, None),
-        ),
+        ("the reader's page alone".to_owned(), plan(1, 0, mode, true, None)),
         (
             "the reader's page and the one before".to_owned(),
-            plan(2, 0, mode, true, 0.0, None),
+            plan(2, 0, mode, true, None),
         ),
         (
             format!("reader's page + {m} top 5 rewritten, ≤ 1,500"),
-            plan(1, 5, mode, true, 0.0, budget),
+            plan(1, 5, mode, true, budget),
         ),
         (
             format!("reader's 2 pages + {m} top 5 rewritten, ≤ 1,500"),
-            plan(2, 5, mode, true, 0.0, budget),
-        ),
-        (
-            format!("reader's 2 pages + {m} top 5 rewritten + recency, ≤ 1,500"),
-            plan(2, 5, mode, true, 0.02, budget),
+            plan(2, 5, mode, true, budget),
         ),
         (
             format!("reader's 2 pages + {m} top 5 question as asked, ≤ 1,500"),
-            plan(2, 5, mode, false, 0.0, budget),
+            plan(2, 5, mode, false, budget),
         ),
         (
             format!("reader's 2 pages + {m} top 3 rewritten, ≤ 1,000"),
-            plan(2, 3, mode, true, 0.0, Some(1000)),
+            plan(2, 3, mode, true, Some(1000)),
         ),
         (
             format!("reader's 2 pages + names' first passages + {m} top 5 rewritten, ≤ 1,500"),
             ReaderContextPlan {
                 introductions: 2,
-                ..plan(2, 5, mode, true, 0.0, budget)
-            },
-        ),
-        (
-            format!("reader's 2 pages + names' first passages + {m} top 5 rewritten + recency, ≤ 1,500"),
-            ReaderContextPlan {
-                introductions: 2,
-                ..plan(2, 5, mode, true, 0.02, budget)
+                ..plan(2, 5, mode, true, budget)
             },
         ),
         (
             format!("reader's 2 pages + {m} top 8 rewritten, ≤ 2,500"),
-            plan(2, 8, mode, true, 0.0, Some(2500)),
+            plan(2, 8, mode, true, Some(2500)),
         ),
         (
             format!("reader's 2 pages + {m} top 10 rewritten, each cut to 400 chars, ≤ 1,500"),
             ReaderContextPlan {
                 passage_chars: Some(400),
-                ..plan(2, 10, mode, true, 0.0, budget)
+                ..plan(2, 10, mode, true, budget)
             },
         ),
         (
             format!("reader's 2 pages + {m} top 10 rewritten, each cut to 300 chars, ≤ 1,500"),
             ReaderContextPlan {
                 passage_chars: Some(300),
-                ..plan(2, 10, mode, true, 0.0, budget)
+                ..plan(2, 10, mode, true, budget)
             },
         ),
         (
@@ -289,35 +283,27 @@ pub fn strategies(mode: SearchMode) -> Vec<(String, ReaderContextPlan)> {
             ReaderContextPlan {
                 passage_chars: Some(400),
                 introductions: 2,
-                ..plan(2, 10, mode, true, 0.0, budget)
-            },
-        ),
-        (
-            format!("reader's 2 pages + names' first + {m} top 10 rewritten, cut to 400, recency, ≤ 1,500"),
-            ReaderContextPlan {
-                passage_chars: Some(400),
-                introductions: 2,
-                ..plan(2, 10, mode, true, 0.02, budget)
+                ..plan(2, 10, mode, true, budget)
             },
         ),
         (
             format!("reader's 2 pages + {m} top 10 rewritten, cut to 400, ≤ 1,000"),
             ReaderContextPlan {
                 passage_chars: Some(400),
-                ..plan(2, 10, mode, true, 0.0, Some(1000))
+                ..plan(2, 10, mode, true, Some(1000))
             },
         ),
         // Small budgets, for a model that reads prompts slowly.
         (
             "the end of the reader's page, ≤ 300".to_owned(),
-            plan(1, 0, mode, true, 0.0, Some(300)),
+            plan(1, 0, mode, true, Some(300)),
         ),
         (
             format!("names' first + {m} top 3, cut to 300, ≤ 300"),
             ReaderContextPlan {
                 passage_chars: Some(300),
                 introductions: 1,
-                ..plan(0, 3, mode, true, 0.0, Some(300))
+                ..plan(0, 3, mode, true, Some(300))
             },
         ),
         (
@@ -325,7 +311,7 @@ pub fn strategies(mode: SearchMode) -> Vec<(String, ReaderContextPlan)> {
             ReaderContextPlan {
                 passage_chars: Some(300),
                 introductions: 1,
-                ..plan(0, 5, mode, true, 0.0, Some(500))
+                ..plan(0, 5, mode, true, Some(500))
             },
         ),
         (
@@ -333,8 +319,12 @@ pub fn strategies(mode: SearchMode) -> Vec<(String, ReaderContextPlan)> {
             ReaderContextPlan {
                 passage_chars: Some(300),
                 introductions: 1,
-                ..plan(1, 5, mode, true, 0.0, Some(800))
+                ..plan(1, 5, mode, true, Some(800))
             },
+        ),
+        (
+            format!("the site's local model: names' first + {m} top 3, cut to 400, ≤ 300"),
+            local_model_plan(mode),
         ),
     ]
 }

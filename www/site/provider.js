@@ -7,22 +7,37 @@ import { localModelProvider } from './local-model.js';
 
 const CHOICE_KEY = 'lectern-site-model';
 
-/** The choices this server and session offer: `{ id, label, provider() }`. */
+// What each model reads about the open book, as measured (README, "Trusted answers"): a model
+// that reads prompts fast gets the default context — the reader's two pages, the first passage
+// naming each name asked about and ten passages for the question, within 1,500 tokens (84% of
+// the reader questions measured hold their evidence in it); the in-browser model, which reads
+// ~15 prompt tokens a second, gets three short passages within 300 tokens (19%): it started
+// answering in 22.7 s with such a budget, where 1,500 tokens would take about two minutes; its
+// sources still show the reader what it read.
+// The demo model calls search_book itself (the flow it shows), so it keeps tool use.
+const RETRIEVAL = {
+  fast: { strategy: 'alwaysRetrieve' },
+  slow: { strategy: 'alwaysRetrieve', readerPages: 0, passages: 3, maxContextTokens: 300 },
+  tools: { strategy: 'toolUse' },
+};
+
+/** The choices this server and session offer: `{ id, label, retrieval, provider() }`. */
 export function modelChoices(config, custom) {
   const choices = [];
   if (config.localModel) {
-    choices.push({ id: 'local', label: `In-browser model (${config.localModel.name})`, provider: () => localModelProvider(config.localModel, { status: document.querySelector('#model-status') }) });
+    choices.push({ id: 'local', label: `In-browser model (${config.localModel.name})`, retrieval: RETRIEVAL.slow, provider: () => localModelProvider(config.localModel, { status: document.querySelector('#model-status') }) });
   }
-  choices.push({ id: 'demo', label: 'Demo model (no AI)', provider: async () => demoProvider() });
+  choices.push({ id: 'demo', label: 'Demo model (no AI)', retrieval: RETRIEVAL.tools, provider: async () => demoProvider() });
   if (config.mockBaseUrl) {
     choices.push({
       id: 'mock',
       label: 'Mock server (scripted replies)',
+      retrieval: RETRIEVAL.tools, // its scripts call search_book
       provider: async () => ({ kind: 'openai', baseUrl: config.mockBaseUrl, model: 'mock', stream: true }),
     });
   }
   if (custom) {
-    choices.push({ id: 'custom', label: `${custom.model} at ${custom.baseUrl || custom.kind}`, provider: async () => customProvider(custom) });
+    choices.push({ id: 'custom', label: `${custom.model} at ${custom.baseUrl || custom.kind}`, retrieval: RETRIEVAL.fast, provider: async () => customProvider(custom) });
   }
   return choices;
 }

@@ -71,6 +71,11 @@ export function createReader(getLectern, { onError }) {
       busy = busy.then(() => open(next));
       return busy;
     },
+    /** Turns to page `number`, queued like the buttons' turns (so `setCurrentPage` follows). */
+    goTo(number) {
+      busy = busy.then(() => go(number));
+      return busy;
+    },
     get book() {
       return book;
     },
