@@ -103,6 +103,12 @@ const ROWS = [
   ['Evidence recall', 'reader_recall_old', 'the same, the old `alwaysRetrieve` (five whole BM25 passages for the question as asked)', ''],
   ['Evidence recall', 'reader_tokens_old', 'its context, mean estimated tokens', 'tokens'],
   ['Evidence recall', 'reader_recall_hybrid', 'the default plan ranked hybrid (BM25 × 0.3 + MiniLM) instead of BM25', ''],
+  // The answers themselves (benches/reader_answers.mjs): the site's models on the same questions.
+  ...[['demo', 'the Demo model (no AI)'], ['smollm2', 'SmolLM2-135M-Instruct through wllama, as the site configures it']].flatMap(([id, who]) => [
+    ['Reader answers', `answers_${id}_whole`, `${who}: answers holding every reference fact`, ''],
+    ['Reader answers', `answers_${id}_marked`, `${who}: answers marked "not found in the book"`, ''],
+    ['Reader answers', `answers_${id}_first_s`, `${who}: first words, median`, 's'],
+  ]),
   // A local model (benches/local_model.mjs): wllama 3.8.1 running SmolLM2-135M-Instruct Q4_1 in Chromium.
   ['Local model', 'local_load_t1', 'wllama: load the 98 MB GGUF (from this origin), 1 thread', 's'],
   ['Local model', 'local_load_t2', 'wllama: load the 98 MB GGUF, 2 threads (COOP/COEP)', 's'],
@@ -180,8 +186,22 @@ export function carriedFigures(text) {
       if (value !== undefined) (all[id] ??= {})[env] = value;
     }
   }
-  const date = /^Measured (\d{4}-\d{2}-\d{2})/m.exec(text)?.[1];
-  return { all, date };
+  // Figures carried once already keep the date of the run that measured them.
+  const date = (/carried from the run of (\d{4}-\d{2}-\d{2})/.exec(text) ?? /^Measured (\d{4}-\d{2}-\d{2})/m.exec(text))?.[1];
+  // The TABLE sections: the table lines under each one's heading.
+  const lines = text.split('\n');
+  const sections = {};
+  for (const [name, title] of Object.entries(TABLE_TITLES)) {
+    const at = lines.indexOf(`#### ${title}`);
+    if (at < 0) continue;
+    const rows = [];
+    for (const line of lines.slice(at + 2)) {
+      if (!line.startsWith('|')) break;
+      rows.push(line);
+    }
+    if (rows.length) sections[name] = rows;
+  }
+  return { all, date, sections };
 }
 
 /** The `TABLE <name> <markdown row>` lines of the logs, by name, in order. */
@@ -197,6 +217,7 @@ export function readTables(text) {
 /** Titles of the `TABLE` sections. */
 const TABLE_TITLES = {
   reader_evidence: 'Evidence recall, strategy by strategy (32 reader questions on Thursday, `benches/reader_evidence.rs`)',
+  reader_answers: 'Answers to the reader questions, model by model (`benches/reader_answers.mjs`)',
 };
 
 /** The markdown tables, one per section. */
@@ -230,12 +251,13 @@ function main() {
   const date = new Date().toISOString().slice(0, 10);
   // --carry PREVIOUS: figures this run did not measure are kept from PREVIOUS, and the header says so.
   const carry = option('--carry', null);
-  const carried = carry ? carriedFigures(readFileSync(carry, 'utf8')) : { all: {} };
+  const carried = carry ? carriedFigures(readFileSync(carry, 'utf8')) : { all: {}, sections: {} };
   const all = { ...carried.all };
   for (const [id, envs] of Object.entries(measured)) all[id] = { ...envs };
   const kept = Object.keys(carried.all).filter((id) => !measured[id]);
   const machine = `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.arch()}`;
-  const extra = Object.entries(readTables(logText)).map(([name, rows]) => [TABLE_TITLES[name] ?? name, rows]);
+  const sections = { ...carried.sections, ...readTables(logText) };
+  const extra = Object.entries(sections).map(([name, rows]) => [TABLE_TITLES[name] ?? name, rows]);
   const body = [tables(all), ...extra.map(([title, rows]) => `#### ${title}\n\n${rows.join('\n')}`)].join('\n\n');
   const results = [
     '# Benchmark results',

@@ -5,8 +5,9 @@
 # target) and the README's figures block from it.
 #
 #   BENCH_EXACT_ONLY=1 npm run bench    no index builds (exact search only)
-#   npm run bench -- reader              only the evidence recall on reader questions; the
-#                                        other figures are carried from bench/RESULTS.md
+#   npm run bench -- reader              only the evidence recall on reader questions, and
+#   npm run bench -- answers             only the answers of the local and Demo models to them;
+#                                        the other figures are carried from bench/RESULTS.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test
@@ -50,6 +51,8 @@ run_all() {
   printf '\n== A local model: wllama + SmolLM2-135M in headless Chromium (COOP/COEP), and Lectern asking it\n'
   node benches/local_model.mjs
 
+  run_answers
+
   printf '\n== SSE parse throughput, retrieval, context per step and the agent loop, wasm in headless Chromium\n'
   local fixtures server_log server
   fixtures="$(cd .. && pwd)/shared/fixtures"
@@ -75,8 +78,13 @@ run_reader() {
   cargo bench --bench reader_evidence 2>/dev/null | grep -v '^\s*$'
 }
 
-if [ "${1:-}" = reader ]; then
-  run_reader 2>&1 | tee "$log"
+run_answers() {
+  printf '\n== Answers to the reader questions: the in-browser model and the Demo model, as the site configures them (headless Chromium)\n'
+  node benches/reader_answers.mjs | grep -v '^  '
+}
+
+if [ "${1:-}" = reader ] || [ "${1:-}" = answers ]; then
+  "run_$1" 2>&1 | tee "$log"
   printf '\n== Results (bench/RESULTS.md; the figures not measured now carried)\n'
   node scripts/bench-results.mjs "$log" --carry bench/RESULTS.md --out bench/RESULTS.md --readme README.md
   exit 0

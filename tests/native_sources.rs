@@ -160,3 +160,43 @@ fn a_conversation_without_a_book_has_no_sources() {
     assert_eq!(json["sources"], serde_json::json!([]));
     assert!(json.get("sourceCheck").is_none());
 }
+
+#[test]
+fn a_page_the_book_skips_is_left_out_of_the_readers_pages() {
+    use lectern::cancel::CancelToken;
+    use lectern::retrieval::chunk::ChunkSettings;
+    use lectern::retrieval::library::{BookSource, Library, NewBook};
+    use lectern::retrieval::reader_context::ReaderContextPlan;
+    use lectern::storage::MemoryStore;
+    use lectern::time::ManualClock;
+
+    let library = Library::without_embedder(
+        Rc::new(MemoryStore::new()),
+        Rc::new(ManualClock::new(1.0e12)),
+        ChunkSettings::default(),
+    );
+    // Its markers skip page 2: the reader on page 3 asks with two reader's pages.
+    let text = "[[page 1]] Syme met the poet Gregory. [[page 3]] Gregory took Syme to a tavern.";
+    let new = NewBook {
+        title: "Thursday".into(),
+        author: None,
+        source: BookSource::Text(text.into()),
+    };
+    let book = block_on(library.add_book(new, &|_| {}, &CancelToken::new())).unwrap();
+    block_on(library.set_current_page(&book.id, 3)).unwrap();
+    let plan = ReaderContextPlan::default();
+    let sources =
+        block_on(library.reader_context(&book.id, "Who is Gregory?", &plan, &CancelToken::new())).unwrap();
+    let reader: Vec<_> = sources
+        .iter()
+        .filter(|s| s.via == SourceVia::ReaderPage)
+        .collect();
+    assert_eq!(reader.len(), 1, "{sources:?}");
+    assert_eq!((reader[0].start_page, reader[0].end_page), (3, 3));
+    assert!(reader[0].text.contains("tavern"));
+    // Page 1's passage comes as a found one (it introduces Gregory).
+    assert!(
+        sources.iter().any(|s| s.text.contains("poet Gregory")),
+        "{sources:?}"
+    );
+}

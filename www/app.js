@@ -63,10 +63,13 @@ async function deleteBook(book) {
   }
 }
 
-/** An answer's source chosen in the chat: the reader turned to its first page, the page in view. */
-async function goToSource({ bookId, startPage }) {
+/**
+ * An answer's source chosen in the chat: the reader turned to its first page, the page in view
+ * (the reader's own pages to their last: going there must not move the reader back a page).
+ */
+async function goToSource({ bookId, startPage, endPage, via }) {
   if (reader.book?.id !== bookId) return; // the chat is bound to the open book: a stale event
-  await reader.goTo(startPage);
+  await reader.goTo(via === 'readerPage' ? endPage : startPage);
   $('#page-text').focus();
 }
 

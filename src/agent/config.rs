@@ -14,6 +14,7 @@ use crate::approval::ApprovalConfig;
 use crate::domain::Budget;
 use crate::provider::{PriceTable, ProviderConfig, ProviderKind};
 use crate::retrieval::config::RetrievalStrategy;
+use crate::retrieval::reader_context::{DEFAULT_CONTEXT_TOKENS, DEFAULT_PASSAGES, DEFAULT_READER_PAGES};
 use crate::tool::{ToolRegistry, DEFAULT_MAX_RESULT_CHARS};
 
 /// Who the assistant is: its prompt, temperature and tools.
@@ -100,11 +101,6 @@ fn default_tool_timeout() -> u64 {
 /// and the host set none: 10 minutes, since a model on the reader's CPU may
 /// take minutes over a long prompt (the default 30 s suits a server).
 pub const LOCAL_TURN_TIMEOUT_MS: u64 = 600_000;
-
-/// `retrieval.maxContextTokens` when the host sets none: the reader's pages
-/// and the passages found for a question within 1,500 estimated tokens held
-/// the evidence of most reader questions (`tests/native_reader_eval.rs`).
-pub const DEFAULT_CONTEXT_TOKENS: usize = 1500;
 
 impl RunLimits {
     /// The limits from the host's `limits` object (or none), with the local
@@ -207,8 +203,8 @@ impl Default for AgentConfig {
             prices: PriceTable::default(),
             retrieval: RetrievalStrategy::default(),
             max_context_tokens: Some(DEFAULT_CONTEXT_TOKENS),
-            reader_pages: 2,
-            retrieved_passages: 10,
+            reader_pages: DEFAULT_READER_PAGES,
+            retrieved_passages: DEFAULT_PASSAGES,
             approvals: ApprovalConfig::default(),
             max_tool_result_chars: DEFAULT_MAX_RESULT_CHARS,
             budget: Budget::default(),

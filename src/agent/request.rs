@@ -132,14 +132,14 @@ impl Agent {
             return Ok(Vec::new());
         };
         let always = self.config.retrieval == RetrievalStrategy::AlwaysRetrieve;
-        let found = ReaderContextPlan::default();
+        let measured = ReaderContextPlan::default();
         let plan = ReaderContextPlan {
             reader_pages: self.config.reader_pages,
             passages: if always { self.config.retrieved_passages } else { 0 },
-            introductions: if always { found.introductions } else { 0 },
+            introductions: if always { measured.introductions } else { 0 },
             max_tokens: self.config.max_context_tokens,
             via: SourceVia::AlwaysRetrieve,
-            ..found
+            ..measured
         };
         library.reader_context(book_id, text, &plan, cancel).await
     }

@@ -15,7 +15,23 @@ pub(super) fn turn_sources(state: &TurnState, book_id: Option<&str>) -> Vec<Sour
     let Some(book_id) = book_id else {
         return Vec::new();
     };
-    let reader = state.sources.iter().find(|s| s.via == SourceVia::ReaderPage);
+    // A turn paused before sources were kept has only its formatted passages.
+    let carried: Vec<Source> = if state.sources.is_empty() {
+        let text = state.passages.as_deref().unwrap_or_default();
+        passages_in_text(text)
+            .into_iter()
+            .map(|(start_page, end_page, text)| Source {
+                book_id: book_id.to_owned(),
+                start_page,
+                end_page,
+                text,
+                via: SourceVia::AlwaysRetrieve,
+            })
+            .collect()
+    } else {
+        state.sources.clone()
+    };
+    let reader = carried.iter().find(|s| s.via == SourceVia::ReaderPage);
     let covered = |start: u32, end: u32| reader.is_some_and(|r| r.start_page <= start && end <= r.end_page);
     let searched = state
         .records
@@ -31,7 +47,7 @@ pub(super) fn turn_sources(state: &TurnState, book_id: Option<&str>) -> Vec<Sour
             text,
             via: SourceVia::SearchBook,
         });
-    distinct_sources(state.sources.iter().cloned().chain(searched))
+    distinct_sources(carried.iter().cloned().chain(searched))
 }
 
 /// `answer` checked against `sources` and the user's `question`; `None` when

@@ -145,13 +145,13 @@ pub struct RetrievalSettings {
 }
 
 fn default_context_tokens() -> Option<usize> {
-    Some(1500)
+    Some(super::reader_context::DEFAULT_CONTEXT_TOKENS)
 }
 fn default_reader_pages() -> u32 {
-    2
+    super::reader_context::DEFAULT_READER_PAGES
 }
 fn default_passages() -> usize {
-    10
+    super::reader_context::DEFAULT_PASSAGES
 }
 
 fn default_chunk() -> usize {

@@ -4,7 +4,7 @@
 //! Medal") names things the book never says; the page marks such an answer
 //! "not found in the book" and still shows its sources.
 
-use super::lexical::tokenize::terms;
+use super::lexical::tokenize::{is_cjk, terms};
 use super::reader_query::is_stop_term;
 use crate::domain::SourceCheck;
 
@@ -72,17 +72,22 @@ pub fn check_answer(answer: &str, question: &str, sources: &[&str]) -> SourceChe
     let mut unsupported = Vec::new();
     let (mut content, mut names) = (0usize, 0usize);
     for (word, is_name) in words(answer) {
-        let term = word.to_lowercase();
-        if term.chars().count() < 3 || is_stop_term(&term) || ANSWER_WORDS.contains(&term.as_str()) {
-            continue;
-        }
-        content += 1;
-        if known.binary_search(&stem(&term)).is_ok() {
-            continue;
-        }
-        names += usize::from(is_name);
-        if !unsupported.contains(&word) {
-            unsupported.push(word);
+        // The index's terms of the word: itself lower-cased, or a CJK run's bigrams.
+        for term in terms(&word) {
+            let cjk = term.chars().next().is_some_and(is_cjk);
+            let short = term.chars().count() < 3;
+            if !cjk && (short || is_stop_term(&term) || ANSWER_WORDS.contains(&term.as_str())) {
+                continue;
+            }
+            content += 1;
+            if known.binary_search(&stem(&term)).is_ok() {
+                continue;
+            }
+            names += usize::from(is_name && !cjk);
+            let shown = if cjk { term } else { word.clone() };
+            if !unsupported.contains(&shown) {
+                unsupported.push(shown);
+            }
         }
     }
     let mostly_unsupported = content >= 4 && unsupported.len() * 2 > content;
@@ -106,7 +111,8 @@ fn words(text: &str) -> Vec<(String, bool)> {
         }
     };
     for c in text.chars() {
-        if c.is_alphanumeric() || (c == '\'' && !word.is_empty()) {
+        let mark = ('\u{300}'..='\u{36f}').contains(&c);
+        if c.is_alphanumeric() || mark || (c == '\'' && !word.is_empty()) {
             word.push(c);
             continue;
         }
@@ -150,6 +156,21 @@ mod tests {
         assert!(check.unsupported.is_empty(), "{check:?}");
         let declines = check_answer("The passages do not say.", "Who is Sunday?", &[PASSAGE]);
         assert!(declines.grounded, "{declines:?}");
+    }
+
+    #[test]
+    fn cjk_and_decomposed_accents_are_compared_as_the_index_reads_them() {
+        let passage = "グレゴリーは詩人で、無政府主義者だと言った。Le cafe\u{301} était plein.";
+        let check = check_answer(
+            "グレゴリーは詩人です。無政府主義者。",
+            "グレゴリーとは誰？",
+            &[passage],
+        );
+        assert!(check.grounded, "{check:?}");
+        let accents = check_answer("The cafe\u{301} était plein.", "Where?", &[passage]);
+        assert!(accents.unsupported.is_empty(), "{accents:?}");
+        let invented = check_answer("東京で数学の賞を受けた。", "誰？", &[passage]);
+        assert!(!invented.grounded, "{invented:?}");
     }
 
     #[test]

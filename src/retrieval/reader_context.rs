@@ -13,6 +13,23 @@ use crate::cancel::CancelToken;
 use crate::domain::{distinct_sources, estimate_tokens, Source, SourceVia};
 use crate::error::Result;
 
+/// The most reader's pages a context takes (`retrieval.readerPages` is checked against it).
+pub const MAX_READER_PAGES: u32 = 4;
+
+/// The most passages a search adds (`retrieval.passages` is checked against it).
+pub const MAX_PASSAGES: usize = 20;
+
+/// The default `retrieval.readerPages`.
+pub const DEFAULT_READER_PAGES: u32 = 2;
+
+/// The default `retrieval.passages`.
+pub const DEFAULT_PASSAGES: usize = 10;
+
+/// The default `retrieval.maxContextTokens`: the reader's pages and the
+/// passages found within 1,500 estimated tokens held the evidence of most
+/// reader questions (`tests/native_reader_eval.rs`).
+pub const DEFAULT_CONTEXT_TOKENS: usize = 1500;
+
 /// How the context for one question is put together.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ReaderContextPlan {
@@ -52,13 +69,13 @@ pub struct ReaderContextPlan {
 impl Default for ReaderContextPlan {
     fn default() -> Self {
         ReaderContextPlan {
-            reader_pages: 2,
-            passages: 10,
+            reader_pages: DEFAULT_READER_PAGES,
+            passages: DEFAULT_PASSAGES,
             introductions: 2,
             passage_chars: Some(400),
             mode: Some(SearchMode::Lexical),
             rewrite_query: true,
-            max_tokens: Some(1500),
+            max_tokens: Some(DEFAULT_CONTEXT_TOKENS),
             via: SourceVia::AlwaysRetrieve,
         }
     }
@@ -105,11 +122,16 @@ impl Library {
         let book = self.book(book_id).await?;
         let page = book.current_page;
         let mut budget = plan.max_tokens.unwrap_or(usize::MAX);
-        let pages = self
+        let (pages, whole) = self
             .reader_pages(book_id, page, plan.reader_pages, &mut budget)
             .await?;
-        let first_reader_page = pages.first().map_or(u32::MAX, |s| s.start_page);
-        let found = if plan.passages > 0 {
+        // Passages within the reader's pages are there already, when the pages are whole.
+        let covered_from = match pages.first() {
+            Some(reader) if whole => reader.start_page,
+            _ => u32::MAX,
+        };
+        let passages = plan.passages.min(MAX_PASSAGES);
+        let found = if passages > 0 {
             self.ranked_passages(book_id, question, page, plan, cancel)
                 .await?
         } else {
@@ -118,82 +140,79 @@ impl Library {
         let introductions = self
             .introductions(book_id, question, page, plan.introductions)
             .await?;
-        let wanted = plan.passages + introductions.len();
-        let query_terms = terms(&reader_query(question));
-        let mut chosen: Vec<SearchResult> = Vec::new();
-        for mut result in introductions.into_iter().chain(found) {
-            if chosen.len() == wanted {
-                break;
+        let candidates = introductions
+            .into_iter()
+            .chain(found)
+            .filter(|r| r.start_page < covered_from);
+        let choice = Choice {
+            wanted: passages + plan.introductions,
+            query_terms: terms(&reader_query(question)),
+            passage_chars: plan.passage_chars,
+            alone: pages.is_empty(),
+        };
+        let mut chosen = choice.choose(candidates, &mut budget);
+        // The parts' estimates round each on its own: the whole, as the model reads it, must fit too.
+        loop {
+            let sources = assemble(chosen.clone(), &pages, plan.via);
+            let fits = plan
+                .max_tokens
+                .is_none_or(|max| estimate_tokens(&format_sources(&sources)) <= max);
+            if fits || chosen.len() <= usize::from(pages.is_empty()) {
+                return Ok(sources);
             }
-            if chosen.iter().any(|c| c.ordinal == result.ordinal) {
-                continue;
-            }
-            // The reader's pages are there already, whole.
-            if result.start_page >= first_reader_page {
-                continue;
-            }
-            if let Some(max_chars) = plan.passage_chars {
-                result.text = focus(&result.text, &query_terms, max_chars);
-            }
-            let cost = source_tokens(result.start_page, result.end_page, &result.text);
-            // The best passage is kept even over the budget when it would be the only one.
-            let only = chosen.is_empty() && pages.is_empty();
-            if cost > budget && !only {
-                continue;
-            }
-            budget = budget.saturating_sub(cost);
-            chosen.push(result);
+            chosen.pop();
         }
-        let searched = merge_adjacent(chosen).into_iter().map(|r| Source {
-            book_id: r.book_id,
-            start_page: r.start_page,
-            end_page: r.end_page,
-            text: r.text,
-            via: plan.via,
-        });
-        Ok(distinct_sources(searched.chain(pages)))
     }
 
     /// The last `count` pages up to `page`, as one source, within `budget`
     /// (taking what they cost from it): the earlier pages go first; the
-    /// reader's page stays, cut to its end if it alone is over.
+    /// reader's page stays, cut to its end if it alone is over. With whether
+    /// the pages are there whole (not cut).
     async fn reader_pages(
         &self,
         book_id: &str,
         page: u32,
         count: u32,
         budget: &mut usize,
-    ) -> Result<Vec<Source>> {
-        if count == 0 || page == 0 {
-            return Ok(Vec::new());
-        }
-        let first = page.saturating_sub(count - 1).max(1);
+    ) -> Result<(Vec<Source>, bool)> {
+        let first = page
+            .saturating_sub(count.min(MAX_READER_PAGES).saturating_sub(1))
+            .max(1);
         let mut texts = Vec::new();
-        for number in first..=page {
-            texts.push((number, self.page(book_id, number).await?.text));
+        // A page the book lacks (skipped by its markers, or a book stored before pages were
+        // kept) is left out: the search still reaches its text.
+        for number in (first..=page).filter(|_| count > 0) {
+            if let Some(stored) = self.store.page(book_id, number).await? {
+                texts.push((number, stored.text));
+            }
         }
         while texts.len() > 1 && joined_tokens(&texts) > *budget {
             texts.remove(0);
         }
+        let mut whole = true;
         if texts.len() == 1 && joined_tokens(&texts) > *budget {
             let (number, text) = &texts[0];
             let header = source_tokens(*number, *number, "");
             texts[0].1 = tail_within(text, budget.saturating_sub(header)).to_owned();
+            whole = false;
         }
+        let Some(&(start_page, _)) = texts.first().filter(|(_, t)| !t.trim().is_empty()) else {
+            return Ok((Vec::new(), false));
+        };
         *budget = budget.saturating_sub(joined_tokens(&texts));
-        let start_page = texts[0].0;
         let text = texts
             .into_iter()
             .map(|(_, t)| t.trim().to_owned())
             .collect::<Vec<_>>()
             .join("\n\n");
-        Ok(vec![Source {
+        let source = Source {
             book_id: book_id.to_owned(),
             start_page,
             end_page: page,
             text,
             via: SourceVia::ReaderPage,
-        }])
+        };
+        Ok((vec![source], whole))
     }
 
     /// The first passage up to `page` naming each of the question's names
@@ -249,11 +268,65 @@ impl Library {
         };
         let options = SearchOptions {
             book_ids: Some(vec![book_id.to_owned()]),
-            k: Some((plan.passages * 4).clamp(20, 100)),
+            k: Some((plan.passages.min(MAX_PASSAGES) * 4).clamp(20, 100)),
             max_page: Some(page),
             mode: plan.mode,
         };
         self.search(&query, &options, cancel).await
+    }
+}
+
+/// The context in book order: the `chosen` passages (neighbours joined) marked `via`, and the reader's `pages`.
+fn assemble(chosen: Vec<SearchResult>, pages: &[Source], via: SourceVia) -> Vec<Source> {
+    let searched = merge_adjacent(chosen).into_iter().map(|r| Source {
+        book_id: r.book_id,
+        start_page: r.start_page,
+        end_page: r.end_page,
+        text: r.text,
+        via,
+    });
+    distinct_sources(searched.chain(pages.iter().cloned()))
+}
+
+/// How found passages are chosen for the context.
+struct Choice {
+    /// How many at most.
+    wanted: usize,
+    /// The question's content words, which a cut passage keeps.
+    query_terms: Vec<String>,
+    /// Each passage cut to this many characters around them.
+    passage_chars: Option<usize>,
+    /// No reader's page is in the context: the best passage is kept even over the budget.
+    alone: bool,
+}
+
+impl Choice {
+    /// The best distinct `candidates` (best first), each cut, that fit `budget` (taking what they cost).
+    fn choose(
+        &self,
+        candidates: impl Iterator<Item = SearchResult>,
+        budget: &mut usize,
+    ) -> Vec<SearchResult> {
+        let mut chosen: Vec<SearchResult> = Vec::new();
+        for mut result in candidates {
+            if chosen.len() == self.wanted {
+                break;
+            }
+            if chosen.iter().any(|c| c.ordinal == result.ordinal) {
+                continue;
+            }
+            if let Some(max_chars) = self.passage_chars {
+                result.text = focus(&result.text, &self.query_terms, max_chars);
+            }
+            let cost = source_tokens(result.start_page, result.end_page, &result.text);
+            let only = chosen.is_empty() && self.alone;
+            if cost > *budget && !only {
+                continue;
+            }
+            *budget = budget.saturating_sub(cost);
+            chosen.push(result);
+        }
+        chosen
     }
 }
 
@@ -290,7 +363,13 @@ pub fn tail_within(text: &str, max_tokens: usize) -> &str {
     // The latest start is shortest: find the earliest that fits.
     let fits = |&i: &usize| estimate_tokens(&text[i..]) <= max_tokens;
     let at = starts.partition_point(|i| !fits(i));
-    starts.get(at).map_or("", |&i| text[i..].trim_start())
+    if let Some(&i) = starts.get(at) {
+        return text[i..].trim_start();
+    }
+    // No word starts late enough (CJK, or one long word): cut between characters.
+    let chars: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+    let at = chars.partition_point(|i| !fits(i));
+    chars.get(at).map_or("", |&i| &text[i..])
 }
 
 /// Chosen passages with neighbours (consecutive chunks whose texts still
@@ -315,12 +394,18 @@ fn merge_adjacent(mut chosen: Vec<SearchResult>) -> Vec<SearchResult> {
     merged
 }
 
-/// `a` then `b`, the longest end of `a` that `b` starts with written once;
-/// `None` when they share no such text (a cut passage lost its overlap).
+/// The least text two neighbours must share to be joined: a sentence, not a stray quote mark.
+const MIN_OVERLAP_BYTES: usize = 16;
+
+/// `a` then `b`, the longest end of `a` that `b` starts with written once:
+/// at least [`MIN_OVERLAP_BYTES`], starting a word; `None` when they share
+/// no such text (a cut passage lost its overlap).
 pub fn join_overlapping(a: &str, b: &str) -> Option<String> {
     let at = a
         .char_indices()
         .map(|(i, _)| i)
+        .take_while(|&i| a.len() - i >= MIN_OVERLAP_BYTES)
+        .filter(|&i| i == 0 || a[..i].ends_with(char::is_whitespace))
         .find(|&i| b.starts_with(&a[i..]))?;
     Some(format!("{a}{}", &b[a.len() - at..]))
 }
@@ -344,21 +429,33 @@ mod tests {
     #[test]
     fn neighbours_join_with_their_overlap_once() {
         assert_eq!(
-            join_overlapping("One. Two. Three.", "Two. Three. Four.").as_deref(),
-            Some("One. Two. Three. Four.")
+            join_overlapping("One. Two. Three. Four.", "Two. Three. Four. Five.").as_deref(),
+            Some("One. Two. Three. Four. Five.")
         );
         assert_eq!(join_overlapping("Één. Twee.", "Drie."), None);
+        assert_eq!(
+            join_overlapping("He said: \"Go.\"", "\"Yes,\" he said."),
+            None,
+            "a quote mark is no overlap"
+        );
         let merged = merge_adjacent(vec![
-            result(4, (3, 3), "C. D."),
+            result(4, (3, 3), "Gregory spoke of anarchy. Syme listened."),
             result(1, (1, 1), "A."),
-            result(3, (2, 3), "B. C."),
+            result(3, (2, 3), "B. Gregory spoke of anarchy."),
             result(5, (4, 4), "F."),
         ]);
         let got: Vec<(u32, u32, &str)> = merged
             .iter()
             .map(|r| (r.start_page, r.end_page, r.text.as_str()))
             .collect();
-        assert_eq!(got, [(1, 1, "A."), (2, 3, "B. C. D."), (4, 4, "F.")]);
+        assert_eq!(
+            got,
+            [
+                (1, 1, "A."),
+                (2, 3, "B. Gregory spoke of anarchy. Syme listened."),
+                (4, 4, "F.")
+            ]
+        );
     }
 
     #[test]
@@ -369,6 +466,8 @@ mod tests {
         assert!(!tail.starts_with(' ') && !tail.is_empty());
         assert_eq!(tail_within(text, 1000), text);
         assert_eq!(tail_within("日本語のテキスト", 1000), "日本語のテキスト");
+        let cut = tail_within("日本語のテキストがとても長く続きます", 4);
+        assert!(!cut.is_empty() && estimate_tokens(cut) <= 4, "{cut:?}");
     }
 
     #[test]

@@ -13,6 +13,7 @@ use crate::agent::{AgentConfig, Budget, ContextStrategy, ModelProfile, Persona, 
 use crate::error::{Error, Result};
 use crate::provider::{PriceTable, ProviderConfig, ProviderKind};
 use crate::retrieval::config::{EmbedderConfig, RetrievalSettings};
+use crate::retrieval::reader_context::{MAX_PASSAGES, MAX_READER_PAGES};
 
 /// The serialisable part of the options (everything but the functions).
 #[derive(Debug, Deserialize)]
@@ -268,7 +269,7 @@ pub fn read_options(options: &JsValue) -> Result<(OpenOptions, Callbacks)> {
             "retrieval.maxContextTokens must be at least 1 (null for no limit)",
         ));
     }
-    if r.reader_pages > 4 || !(1..=20).contains(&r.passages) {
+    if r.reader_pages > MAX_READER_PAGES || !(1..=MAX_PASSAGES).contains(&r.passages) {
         return Err(Error::config(
             "retrieval.readerPages must be within 0..=4 and retrieval.passages within 1..=20",
         ));

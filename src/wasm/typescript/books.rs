@@ -58,7 +58,7 @@ export interface RetrievalSettings {
   maxContextTokens?: number | null;
   /** The reader's page and the ones before it, this many in all, always in a book conversation's system message (default 2; 0 to 4). */
   readerPages?: number;
-  /** Passages `alwaysRetrieve` finds for the user's message, each cut to the 400 characters around the question's words (default 10; 1 to 20). */
+  /** Passages `alwaysRetrieve` finds for the user's message, each cut to the 400 characters around the question's words (default 10; 1 to 20); besides them, the first passage naming each of up to two names the question asks about. All within `maxContextTokens`. */
   passages?: number;
 }
 

@@ -63,8 +63,11 @@ export type SourceVia = 'readerPage' | 'alwaysRetrieve' | 'search_book';
 
 /** A book passage an answer was given. */
 export interface Source {
+  /** The book. */
   bookId: string;
+  /** The passage's first page. */
   startPage: number;
+  /** Its last page (never past the reader's page when the turn ran). */
   endPage: number;
   /** The passage as the model read it. */
   text: string;

@@ -1,0 +1,92 @@
+// Answers a reader can trust, measured (issue 31): the 32 reader questions of
+// tests/fixtures/thursday-reader-questions.json asked through Lectern in headless Chromium at the
+// reader's page, by the in-browser model (wllama + SmolLM2-135M-Instruct, one thread) with what the
+// reading site gives it, and by the site's Demo model (no AI: it quotes the passages it finds).
+// For each: answers holding every reference fact, facts found, answers marked "not found in the
+// book" (and how many of those held every fact), answers revealing past the reader's page (a
+// spoiler pattern in the answer), and the first words' median time. Prints TABLE and FIGURE lines.
+//
+//   node benches/reader_answers.mjs        READER_ANSWERS_LIMIT=8 asks only the first 8 questions
+import { readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { launchChromium } from '../tests/js/browser.mjs';
+import { localFixtures, localMounts, root } from '../tests/js/local/fixtures.mjs';
+import { startIsolatedServer } from '../tests/js/local/isolated-server.mjs';
+
+const fixtures = localFixtures();
+if (fixtures.skip) {
+  console.log(fixtures.skip);
+  process.exit(0);
+}
+const all = JSON.parse(readFileSync(join(root, 'tests/fixtures/thursday-reader-questions.json'), 'utf8')).questions;
+const limit = Number(process.env.READER_ANSWERS_LIMIT ?? all.length);
+const questions = all.slice(0, limit);
+
+/** What the reading site gives each model (www/site/provider.js). */
+const CONFIGS = [
+  { id: 'demo', label: 'Demo model (no AI), the site: `search_book` with the question', demo: true, retrieval: { strategy: 'toolUse' } },
+  {
+    id: 'smollm2',
+    label: 'SmolLM2-135M-Instruct (wllama, 1 thread), the site: `alwaysRetrieve`, 3 passages, ≤ 300 tokens',
+    retrieval: { strategy: 'alwaysRetrieve', readerPages: 0, passages: 3, maxContextTokens: 300 },
+  },
+];
+
+const matches = (pattern, text) => new RegExp(pattern, 'i').test(text.split(/\s+/).join(' '));
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)] : NaN;
+};
+
+/** The row of one model's answers. */
+function score(config, answers) {
+  let whole = 0;
+  let facts = 0;
+  let factCount = 0;
+  let marked = 0;
+  let markedRight = 0;
+  let revealing = 0;
+  for (const answer of answers) {
+    const q = questions.find((question) => question.id === answer.id);
+    const found = q.facts.filter((fact) => matches(fact, answer.answer)).length;
+    facts += found;
+    factCount += q.facts.length;
+    const right = found === q.facts.length;
+    whole += right ? 1 : 0;
+    if (answer.grounded === false) {
+      marked += 1;
+      markedRight += right ? 1 : 0;
+    }
+    revealing += q.spoilers.some((s) => matches(s, answer.answer)) ? 1 : 0;
+  }
+  const first = median(answers.map((a) => a.firstMs)) / 1000;
+  const tokens = median(answers.map((a) => a.inputTokens));
+  console.log(
+    `TABLE reader_answers | ${config.label} | ${whole}/${answers.length} | ${facts}/${factCount} | ${marked} (${markedRight} of them right) | ${revealing} | ${first.toFixed(1)} s | ${tokens} |`,
+  );
+  console.log(`FIGURE answers_${config.id}_whole chromium ${whole / answers.length}`);
+  console.log(`FIGURE answers_${config.id}_marked chromium ${marked / answers.length}`);
+  console.log(`FIGURE answers_${config.id}_first_s chromium ${first.toFixed(2)}`);
+}
+
+const server = await startIsolatedServer({ ...localMounts(fixtures), '/site/': join(root, 'www/site') });
+const browser = await launchChromium();
+try {
+  console.log(`${questions.length} reader questions on Thursday, each in a conversation of its own at the reader's page`);
+  console.log('TABLE reader_answers | model, and what it reads | answers holding every fact | facts found | marked "not found in the book" | revealing past the page | first words (median) | prompt tokens (median) |');
+  console.log('TABLE reader_answers | --- | --- | --- | --- | --- | --- | --- |');
+  for (const config of CONFIGS) {
+    const page = await browser.newPage();
+    await page.goto(server.url);
+    const answers = await page.evaluate(
+      async (options) => (await import('/answers.js')).answerQuestions(options),
+      { model: `/models/${basename(fixtures.model)}`, demo: config.demo ?? false, retrieval: config.retrieval, questions },
+    );
+    await page.close();
+    for (const a of answers) console.log(`  ${config.id} ${a.id}: ${(a.firstMs / 1000).toFixed(1)} s, grounded ${a.grounded}: ${JSON.stringify(a.answer.slice(0, 160))}`);
+    score(config, answers);
+  }
+} finally {
+  await browser.close();
+  await server.close();
+}

@@ -1,0 +1,54 @@
+// In the page (served with COOP/COEP): the reader questions of benches/reader_answers.mjs asked
+// through Lectern, one conversation each, with the in-browser model (wllama + SmolLM2) or the
+// reading site's Demo model; what each answer said, when its first words came, and its sources.
+import init, { Lectern } from '/pkg/lectern.js';
+import { wllamaProvider } from '/pkg/lectern_wllama.js';
+import { startModel } from '/session.js';
+
+/** The provider: `demo` (the site's Demo model) or the local model at `model`. */
+async function provider({ model, demo, maxTokens }) {
+  if (demo) return { provider: (await import('/site/demo-model.js')).demoProvider(), stop: async () => {} };
+  const { wllama, ready } = startModel({ model, n_threads: 1, n_batch: 512, n_ctx: 2048 });
+  await ready;
+  const local = wllamaProvider(wllama, { model: 'smollm2-135m-instruct', ready, maxTokens, sampling: { temp: 0 } });
+  return { provider: local, stop: () => wllama.exit() };
+}
+
+/**
+ * Adds the Thursday book, then asks each of `questions` (`{ id, page, question }`) at its page in
+ * a conversation of its own with `retrieval`; resolves with one record per question.
+ */
+export async function answerQuestions({ model, demo = false, retrieval, maxTokens = 120, questions }) {
+  await init();
+  const { provider: chosen, stop } = await provider({ model, demo, maxTokens });
+  let firstDelta = null;
+  const lectern = await Lectern.open({
+    dbName: `answers-${Math.random()}`,
+    provider: chosen,
+    retrieval,
+    onEvent: (ev) => {
+      if (ev.type === 'textDelta' && firstDelta === null) firstDelta = performance.now();
+    },
+  });
+  const text = await (await fetch('/books/chesterton-thursday.txt')).text();
+  const book = await lectern.addBook({ title: 'The Man Who Was Thursday', author: 'G. K. Chesterton', text });
+  const answers = [];
+  for (const { id, page, question } of questions) {
+    await lectern.setCurrentPage(book.id, page);
+    const conversation = await lectern.createConversation({ bookId: book.id });
+    firstDelta = null;
+    const asked = performance.now();
+    const reply = await lectern.send(conversation.id, question);
+    answers.push({
+      id,
+      answer: reply.text,
+      firstMs: (firstDelta ?? performance.now()) - asked,
+      inputTokens: reply.usage.inputTokens,
+      sources: reply.sources.map(({ startPage, endPage, via, text: passage }) => ({ startPage, endPage, via, text: passage })),
+      grounded: reply.sourceCheck?.grounded ?? null,
+    });
+  }
+  await lectern.close();
+  await stop();
+  return answers;
+}
