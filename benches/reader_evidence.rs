@@ -9,13 +9,16 @@ mod shared_fixtures;
 
 #[path = "../tests/bench_support/figures.rs"]
 mod figures;
+#[path = "../tests/bench_support/minilm_env.rs"]
+mod minilm_env;
 #[path = "../tests/bench_support/reader_eval.rs"]
 mod reader_eval;
 
 use lectern::retrieval::chunk::ChunkSettings;
 use lectern::retrieval::reader_context::ReaderContextPlan;
 use lectern::retrieval::search_mode::SearchMode;
-use reader_eval::{evaluate, head, library, minilm_from_env, questions, row, strategies};
+use minilm_env::minilm_from_env;
+use reader_eval::{evaluate, head, library, questions, row, strategies};
 
 fn main() {
     let Some(text) = shared_fixtures::thursday() else {

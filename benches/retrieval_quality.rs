@@ -11,31 +11,15 @@ mod shared_fixtures;
 mod figures;
 #[path = "../tests/bench_support/lexical_eval.rs"]
 mod lexical_eval;
-
-use std::path::PathBuf;
-use std::rc::Rc;
-
-use lectern::retrieval::embed::Embedder;
-use lectern::retrieval::minilm::embedder::MiniLmEmbedder;
+#[path = "../tests/bench_support/minilm_env.rs"]
+mod minilm_env;
 
 fn main() {
     let Some(text) = shared_fixtures::thursday() else {
         println!("SKIPPED: retrieval quality needs ../shared/fixtures");
         return;
     };
-    let minilm: Option<Rc<dyn Embedder>> = match std::env::var_os("LECTERN_MINILM_DIR").map(PathBuf::from) {
-        Some(dir) => {
-            let vocab = std::fs::read_to_string(dir.join("vocab.txt")).expect("vocab.txt");
-            let weights = std::fs::read(dir.join("model.safetensors")).expect("model.safetensors");
-            Some(Rc::new(
-                MiniLmEmbedder::new(&vocab, &weights).expect("the MiniLM model"),
-            ))
-        }
-        None => {
-            println!("SKIPPED: the MiniLM and hybrid rows need LECTERN_MINILM_DIR (scripts/fetch-minilm.sh)");
-            None
-        }
-    };
+    let minilm = minilm_env::minilm_from_env();
     let evaluation = lexical_eval::evaluate(&text, minilm);
     println!(
         "Retrieval quality, {} questions on the Thursday fixture",

@@ -11,25 +11,9 @@
 mod figures;
 #[path = "bench_support/lexical_eval.rs"]
 mod lexical_eval;
+#[path = "bench_support/minilm_env.rs"]
+mod minilm_env;
 mod shared_fixtures;
-
-use std::path::PathBuf;
-use std::rc::Rc;
-
-use lectern::retrieval::embed::Embedder;
-use lectern::retrieval::minilm::embedder::MiniLmEmbedder;
-
-fn minilm() -> Option<Rc<dyn Embedder>> {
-    let Some(dir) = std::env::var_os("LECTERN_MINILM_DIR").map(PathBuf::from) else {
-        eprintln!("SKIPPED: the MiniLM and hybrid rows need LECTERN_MINILM_DIR (scripts/fetch-minilm.sh)");
-        return None;
-    };
-    let vocab = std::fs::read_to_string(dir.join("vocab.txt")).expect("vocab.txt");
-    let weights = std::fs::read(dir.join("model.safetensors")).expect("model.safetensors");
-    Some(Rc::new(
-        MiniLmEmbedder::new(&vocab, &weights).expect("the MiniLM model"),
-    ))
-}
 
 #[test]
 fn the_question_set_is_half_named_half_paraphrased_over_every_chapter() {
@@ -62,7 +46,7 @@ fn hit_rates_on_the_thursday_questions() {
     let Some(text) = shared_fixtures::thursday() else {
         return;
     };
-    let evaluation = lexical_eval::evaluate(&text, minilm());
+    let evaluation = lexical_eval::evaluate(&text, minilm_env::minilm_from_env());
     for line in lexical_eval::table(&evaluation) {
         println!("{line}");
     }

@@ -21,14 +21,10 @@ use lectern::storage::Store;
 /// One turn of `question` in a conversation bound to the three-page book,
 /// the reader on page 2: the result, the `finish` event's sources, the stored answer's.
 fn book_turn(
-    retrieval: RetrievalStrategy,
+    config: AgentConfig,
     turns: Vec<ScriptedTurn>,
     question: &str,
 ) -> (TurnResult, Vec<Source>, lectern::domain::Message) {
-    let config = AgentConfig {
-        retrieval,
-        ..AgentConfig::default()
-    };
     let BookAgent {
         agent,
         store,
@@ -54,6 +50,13 @@ fn book_turn(
     (result, finished, answer)
 }
 
+fn strategy(retrieval: RetrievalStrategy) -> AgentConfig {
+    AgentConfig {
+        retrieval,
+        ..AgentConfig::default()
+    }
+}
+
 fn vias(sources: &[Source]) -> Vec<(u32, u32, SourceVia)> {
     sources
         .iter()
@@ -66,7 +69,11 @@ fn an_answer_carries_its_passages_on_the_result_the_event_and_the_stored_message
     let turns = vec![ScriptedTurn::text(
         "Gregory is a poet; he took Syme to a secret meeting under a tavern.",
     )];
-    let (result, finished, answer) = book_turn(RetrievalStrategy::AlwaysRetrieve, turns, "Who is Gregory?");
+    let (result, finished, answer) = book_turn(
+        strategy(RetrievalStrategy::AlwaysRetrieve),
+        turns,
+        "Who is Gregory?",
+    );
     // Pages 1 and 2 are the reader's: every passage of the book up to the page is in them.
     assert_eq!(vias(&result.sources), [(1, 2, SourceVia::ReaderPage)]);
     let text = &result.sources[0].text;
@@ -92,24 +99,12 @@ fn search_book_results_are_sources_with_their_text() {
         reader_pages: 0,
         ..AgentConfig::default()
     };
-    let BookAgent { agent, book_id, .. } = book_agent(config, thursday_pages(), 2, turns);
-    let conv = block_on(agent.create_conversation(NewConversation {
-        title: None,
-        book_id: Some(book_id.clone()),
-    }))
-    .unwrap();
-    let result = block_on(agent.send(
-        &conv.id,
-        "Who is Gregory?",
-        &SendOptions::default(),
-        &EventSink::none(),
-    ))
-    .unwrap();
+    let (result, _, _) = book_turn(config, turns, "Who is Gregory?");
     assert!(!result.sources.is_empty());
     assert!(result
         .sources
         .iter()
-        .all(|s| s.via == SourceVia::SearchBook && s.book_id == book_id && s.end_page <= 2));
+        .all(|s| s.via == SourceVia::SearchBook && s.end_page <= 2));
     assert!(
         result.sources.iter().any(|s| s.text.contains("Saffron Park")),
         "{:?}",
@@ -124,7 +119,7 @@ fn a_search_result_within_the_readers_pages_is_not_listed_twice() {
         ScriptedTurn::tools(&[("search_book", r#"{"query":"Gregory poet"}"#)]),
         ScriptedTurn::text("A poet who met Syme in Saffron Park."),
     ];
-    let (result, _, _) = book_turn(RetrievalStrategy::ToolUse, turns, "Who is Gregory?");
+    let (result, _, _) = book_turn(strategy(RetrievalStrategy::ToolUse), turns, "Who is Gregory?");
     assert_eq!(result.tool_calls.len(), 1);
     assert_eq!(vias(&result.sources), [(1, 2, SourceVia::ReaderPage)]);
 }
@@ -134,7 +129,7 @@ fn an_invented_answer_is_marked_and_keeps_its_sources() {
     let turns = vec![ScriptedTurn::text(
         "Gregory is a famous mathematician who won the Fields Medal in Stockholm.",
     )];
-    let (result, _, answer) = book_turn(RetrievalStrategy::ToolUse, turns, "Who is Gregory?");
+    let (result, _, answer) = book_turn(strategy(RetrievalStrategy::ToolUse), turns, "Who is Gregory?");
     let check = result.source_check.clone().unwrap();
     assert!(!check.grounded, "{check:?}");
     for word in ["Fields", "Medal", "Stockholm"] {

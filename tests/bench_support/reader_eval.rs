@@ -7,7 +7,6 @@
 //! native test and the native benchmark.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
 use std::rc::Rc;
 
 use futures::executor::block_on;
@@ -17,7 +16,6 @@ use lectern::domain::{Source, SourceVia};
 use lectern::retrieval::chunk::ChunkSettings;
 use lectern::retrieval::embed::Embedder;
 use lectern::retrieval::library::{BookSource, Library, NewBook};
-use lectern::retrieval::minilm::embedder::MiniLmEmbedder;
 use lectern::retrieval::reader_context::{format_sources, ReaderContextPlan};
 use lectern::retrieval::search_mode::SearchMode;
 use lectern::storage::MemoryStore;
@@ -76,19 +74,6 @@ pub fn pattern(source: &str) -> Regex {
 /// `text` with every run of whitespace one space, as the patterns are matched.
 pub fn collapsed(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// all-MiniLM-L6-v2 from `LECTERN_MINILM_DIR`, or `None` (saying so).
-pub fn minilm_from_env() -> Option<Rc<dyn Embedder>> {
-    let Some(dir) = std::env::var_os("LECTERN_MINILM_DIR").map(PathBuf::from) else {
-        eprintln!("SKIPPED: the MiniLM and hybrid rows need LECTERN_MINILM_DIR (scripts/fetch-minilm.sh)");
-        return None;
-    };
-    let vocab = std::fs::read_to_string(dir.join("vocab.txt")).expect("vocab.txt");
-    let weights = std::fs::read(dir.join("model.safetensors")).expect("model.safetensors");
-    Some(Rc::new(
-        MiniLmEmbedder::new(&vocab, &weights).expect("the MiniLM model"),
-    ))
 }
 
 /// The Thursday fixture in a library of its own, chunked as `chunking` says.
