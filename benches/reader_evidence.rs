@@ -47,22 +47,14 @@ fn main() {
     table(&row(&default));
     let old = &strategies(SearchMode::Lexical)[0].1;
     let baseline = evaluate("old", &lexical, &book, old, &questions);
-    println!(
-        "{}",
-        figures::figure("reader_recall_default", "native", default.recall())
-    );
-    println!(
-        "{}",
-        figures::figure("reader_tokens_default", "native", default.mean_tokens)
-    );
-    println!(
-        "{}",
-        figures::figure("reader_recall_old", "native", baseline.recall())
-    );
-    println!(
-        "{}",
-        figures::figure("reader_tokens_old", "native", baseline.mean_tokens)
-    );
+    for (id, value) in [
+        ("reader_recall_default", default.recall()),
+        ("reader_tokens_default", default.mean_tokens),
+        ("reader_recall_old", baseline.recall()),
+        ("reader_tokens_old", baseline.mean_tokens),
+    ] {
+        println!("{}", figures::figure(id, "native", value));
+    }
     let Some(minilm) = minilm_from_env() else {
         println!("SKIPPED: the hybrid rows need LECTERN_MINILM_DIR");
         return;

@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 
 use super::budget::within_budget;
 use super::library::{Library, SearchOptions, SearchResult};
+use super::reader_context::passage_header;
 use crate::domain::ToolDefinition;
 use crate::tool::{Tool, ToolContext, ToolResult};
 
@@ -27,7 +28,7 @@ pub fn format_passages(results: &[SearchResult]) -> String {
     }
     results
         .iter()
-        .map(|r| format!("[Pages {}-{}]\n{}", r.start_page, r.end_page, r.text))
+        .map(|r| format!("{}\n{}", passage_header(r.start_page, r.end_page), r.text))
         .collect::<Vec<_>>()
         .join("\n\n")
 }
