@@ -3,6 +3,7 @@
 //! from there into `SendResult.egress`, the failed turn's error, paused turns
 //! and headless runs.
 
+use super::sources::system_sources;
 use super::usage_estimate::failed_call_usage;
 use super::Agent;
 use crate::domain::{
@@ -104,14 +105,9 @@ impl Agent {
         let (tool_results, mut passages) = tool_results_in(carried.messages, carried.book_id);
         // A step and its correction carry the turn's system message; a summary call does not.
         let system_inputs = carried.purpose != EgressPurpose::Summary;
-        if let (true, Some(text), Some(book)) = (system_inputs, &state.passages, carried.book_id) {
-            // A turn paused before sources were kept has only the formatted passages.
-            let carried_passages = if state.sources.is_empty() {
-                passages_in(text, book, "alwaysRetrieve")
-            } else {
-                state.sources.iter().map(passage_ref).collect()
-            };
-            passages.splice(0..0, carried_passages);
+        if let (true, Some(_), Some(book)) = (system_inputs, &state.passages, carried.book_id) {
+            let system = system_sources(state, book);
+            passages.splice(0..0, system.iter().map(passage_ref));
         }
         let mentions = if system_inputs {
             state.mentions.iter().map(|(m, _)| m.clone()).collect()

@@ -15,22 +15,7 @@ pub(super) fn turn_sources(state: &TurnState, book_id: Option<&str>) -> Vec<Sour
     let Some(book_id) = book_id else {
         return Vec::new();
     };
-    // A turn paused before sources were kept has only its formatted passages.
-    let carried: Vec<Source> = if state.sources.is_empty() {
-        let text = state.passages.as_deref().unwrap_or_default();
-        passages_in_text(text)
-            .into_iter()
-            .map(|(start_page, end_page, text)| Source {
-                book_id: book_id.to_owned(),
-                start_page,
-                end_page,
-                text,
-                via: SourceVia::AlwaysRetrieve,
-            })
-            .collect()
-    } else {
-        state.sources.clone()
-    };
+    let carried = system_sources(state, book_id);
     let reader = carried.iter().find(|s| s.via == SourceVia::ReaderPage);
     let covered = |start: u32, end: u32| reader.is_some_and(|r| r.start_page <= start && end <= r.end_page);
     let searched = state
@@ -48,6 +33,25 @@ pub(super) fn turn_sources(state: &TurnState, book_id: Option<&str>) -> Vec<Sour
             via: SourceVia::SearchBook,
         });
     distinct_sources(carried.iter().cloned().chain(searched))
+}
+
+/// The passages of the turn's system message: its sources, or, for a turn
+/// paused before sources were kept, those of its formatted passages.
+pub(super) fn system_sources(state: &TurnState, book_id: &str) -> Vec<Source> {
+    if !state.sources.is_empty() {
+        return state.sources.clone();
+    }
+    let text = state.passages.as_deref().unwrap_or_default();
+    passages_in_text(text)
+        .into_iter()
+        .map(|(start_page, end_page, text)| Source {
+            book_id: book_id.to_owned(),
+            start_page,
+            end_page,
+            text,
+            via: SourceVia::AlwaysRetrieve,
+        })
+        .collect()
 }
 
 /// `answer` checked against `sources` and the user's `question`; `None` when
