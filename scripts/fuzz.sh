@@ -4,7 +4,7 @@
 # cases (default 1,000,000) or FUZZ_SECONDS seconds (default 600), whichever
 # comes first, and prints its runs, cases per second and findings. A crash's
 # input is copied to tests/fixtures/fuzz-regressions/<target>/, which
-# `cargo test` (tests/native_fuzz_regressions.rs) replays on stable.
+# `cargo test` (tests/native/fuzz_regressions.rs) replays on stable.
 #
 #   npm run fuzz                          every target
 #   npm run fuzz -- sse_parser epub       some targets

@@ -23,7 +23,7 @@ bash scripts/build.sh
 
 step "3/5 browser tests (wasm-bindgen-test in headless Chromium)"
 log=$(mktemp)
-# The mock server also serves ../shared's fixtures and the MiniLM files (tests/web_minilm.rs).
+# The mock server also serves ../shared's fixtures and the MiniLM files (tests/web/minilm.rs).
 shared_fixtures="$(cd .. && pwd)/shared/fixtures"
 if [ -d "$shared_fixtures" ]; then export LECTERN_FIXTURES_DIR="$shared_fixtures"; fi
 node tests/mock-server/server.mjs --port 0 >"$log" 2>&1 &
@@ -38,7 +38,7 @@ mock_url=$(sed -n 's/^MOCK_URL=//p' "$log")
 [ -n "$mock_url" ] || { cat "$log"; echo "mock server did not report its URL" >&2; exit 1; }
 echo "mock model server: $mock_url"
 LECTERN_MOCK_URL="$mock_url" CHROMEDRIVER="$(command -v chromedriver)" \
-  WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-120}" \
+  WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-900}" \
   cargo test --target wasm32-unknown-unknown --features test-support
 
 step "4/5 TypeScript: tsc --noEmit --strict tests/types.ts against pkg/"

@@ -1,5 +1,5 @@
 //! Entry points for fuzzing the text pipeline, shared by the property tests
-//! (`tests/native_text_props.rs`) and a `cargo fuzz` harness. Each
+//! (`tests/native/text_props.rs`) and a `cargo fuzz` harness. Each
 //! `fn(&[u8])` takes any bytes, runs one stage and panics if an invariant
 //! breaks; the `check_*` functions do the same for structured input. No
 //! input may make a stage itself panic. (Nothing here is exported to JS; the

@@ -1,7 +1,7 @@
 //! The passages put in front of the model for a reader's question: the
 //! reader's own page (and the ones just before it), then the passages a
 //! search finds up to that page, within a token budget — never past the page.
-//! What wins here was measured on reader questions (`tests/native_reader_eval.rs`,
+//! What wins here was measured on reader questions (`tests/native/reader_eval.rs`,
 //! `npm run bench`): see [`ReaderContextPlan::default`].
 
 use super::focus::focus;
@@ -27,7 +27,7 @@ pub const DEFAULT_PASSAGES: usize = 10;
 
 /// The default `retrieval.maxContextTokens`: the reader's pages and the
 /// passages found within 1,500 estimated tokens held the evidence of most
-/// reader questions (`tests/native_reader_eval.rs`).
+/// reader questions (`tests/native/reader_eval.rs`).
 pub const DEFAULT_CONTEXT_TOKENS: usize = 1500;
 
 /// How the context for one question is put together.

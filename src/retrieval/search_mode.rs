@@ -34,7 +34,7 @@ impl SearchMode {
 
 /// The constant of reciprocal-rank fusion. Cormack et al. (2009) use 60 for
 /// long lists of similar systems; here the top ranks must count: measured on
-/// the Thursday question set (`tests/native_lexical_eval.rs`), equal-weight
+/// the Thursday question set (`tests/native/lexical_eval.rs`), equal-weight
 /// fusion with 60 answered 6 of 15 paraphrases where MiniLM alone answered
 /// 10, as BM25's noise on questions sharing no rare word with their passage
 /// pushed MiniLM's hits out of the top 5. Every k from 2 to 15 with a BM25

@@ -1,8 +1,8 @@
 //! The properties every parser of outside input must keep, as functions of raw
 //! bytes that panic when one is broken. One oracle, three drivers: the
 //! coverage-guided fuzz targets in `fuzz/` (nightly), the replay of every
-//! crash they found (`tests/native_fuzz_regressions.rs`), and the proptest
-//! properties `npm test` runs on stable (`tests/native_fuzz_props.rs`).
+//! crash they found (`tests/native/fuzz_regressions.rs`), and the proptest
+//! properties `npm test` runs on stable (`tests/native/fuzz_props.rs`).
 //!
 //! Inputs start with a few control bytes the fuzzer chooses (split points,
 //! sizes), then the payload. A property that does not hold panics with what

@@ -82,6 +82,8 @@ async function chatThroughReadmeSnippet(site) {
   await input.press('Enter');
   const answer = page.locator('lectern-chat [part~="message-assistant"]', { hasText: 'Mock reply to: Hello from the README' });
   await answer.waitFor();
+  // The turn is stored once the widget is no longer busy (the text shows while it streams).
+  await page.locator('lectern-chat:not([busy])').waitFor();
   // No conversation named: after a reload the chat shows the same one.
   await page.reload();
   await answer.waitFor();

@@ -8,9 +8,9 @@
 use lectern::retrieval::minilm::encoder::{Encoder, DIMS};
 use lectern::retrieval::minilm::tokenizer::Tokenizer;
 
-use crate::minilm_bench::{cosines as cosines_of, sentences};
-use crate::shared_fixtures::f16_to_f32;
-use crate::web_support::{self, fetch_bytes};
+use super::minilm_bench::{cosines as cosines_of, sentences};
+use super::shared_fixtures::f16_to_f32;
+use super::web_support::{self, fetch_bytes};
 
 /// The tokenizer and encoder, every sentence, and the reference vectors of
 /// the first `rows`; `None` (the caller skips) when a file is not served.

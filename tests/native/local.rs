@@ -1,0 +1,249 @@
+//! Local models as first-class providers, natively with the scripted model:
+//! `provider.local` gives limits a slow on-device model needs,
+//! `retrieval.maxContextTokens` bounds the passages put into the prompt, and a
+//! provider that reports no usage gets an estimate marked as such.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use futures::executor::block_on;
+use futures::future::LocalBoxFuture;
+use lectern::agent::{Agent, AgentConfig, RetrievalStrategy, RunLimits, SendOptions};
+use lectern::cancel::CancelToken;
+use lectern::domain::NewConversation;
+use lectern::error::{Error, Result};
+use lectern::events::{EventKind, EventSink};
+use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
+use lectern::provider::{with_policy, Model, ModelRequest, PartStream, ProviderConfig};
+use lectern::retrieval::chunk::ChunkSettings;
+use lectern::retrieval::hashed::HashedEmbedder;
+use lectern::retrieval::library::{BookSource, Library, NewBook};
+use lectern::storage::MemoryStore;
+use lectern::time::{Clock, ManualClock};
+
+/// A model that reads its prompt for `prompt_ms` before its first part, like
+/// a 135M model on two cores over a 1,000-token prompt (about 100 s).
+struct SlowReader {
+    inner: ScriptedModel,
+    clock: ManualClock,
+    prompt_ms: u64,
+}
+
+impl Model for SlowReader {
+    fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> LocalBoxFuture<'_, Result<PartStream>> {
+        let (request, cancel) = (request.clone(), cancel.clone());
+        Box::pin(async move {
+            self.clock.sleep(self.prompt_ms).await;
+            self.inner.stream(&request, &cancel).await
+        })
+    }
+
+    fn model_name(&self) -> &str {
+        "local"
+    }
+}
+
+/// Sends one message to an agent whose provider is `provider` (JSON, as a host
+/// passes it) over a model that takes 100 s to read the prompt.
+fn send_to_slow_model(provider: &str) -> std::result::Result<String, Error> {
+    let provider: ProviderConfig = serde_json::from_str(provider).unwrap();
+    let clock = ManualClock::with_timers(1_700_000_000_000.0);
+    let slow = SlowReader {
+        inner: ScriptedModel::new(vec![ScriptedTurn::text("Syme is a poet.")]),
+        clock: clock.clone(),
+        prompt_ms: 100_000,
+    };
+    let model = with_policy(&provider, Rc::new(slow), Rc::new(clock.clone()));
+    let config = AgentConfig {
+        limits: RunLimits::resolve(None, provider.local).unwrap(),
+        ..AgentConfig::default()
+    };
+    let store = Rc::new(MemoryStore::new());
+    let agent = Agent::new(store, model, Rc::new(clock.clone()), config);
+    let conversation = clock
+        .drive(agent.create_conversation(NewConversation::default()))
+        .unwrap();
+    clock
+        .drive(agent.send(
+            &conversation.id,
+            "Who is Syme?",
+            &SendOptions::default(),
+            &EventSink::none(),
+        ))
+        .map(|reply| reply.text)
+        .map_err(|e| e.error)
+}
+
+#[test]
+fn a_local_provider_waits_for_a_slow_first_token_where_a_remote_one_times_out() {
+    let remote = send_to_slow_model(r#"{"kind":"custom","model":"smollm2"}"#);
+    assert_eq!(
+        remote,
+        Err(Error::Timeout { after_ms: 30_000 }),
+        "the default turn limit"
+    );
+    let local = send_to_slow_model(r#"{"kind":"custom","model":"smollm2","local":true}"#);
+    assert_eq!(local.as_deref(), Ok("Syme is a poet."));
+    let overridden = send_to_slow_model(
+        r#"{"kind":"custom","model":"smollm2","local":true,"timeouts":{"firstChunkMs":50000}}"#,
+    );
+    assert_eq!(
+        overridden,
+        Err(Error::Timeout { after_ms: 50_000 }),
+        "the host's limit wins"
+    );
+}
+
+/// An agent over a six-page book read up to page 5, each page one ~200-token
+/// passage that mentions Syme.
+fn book_agent(
+    strategy: RetrievalStrategy,
+    max_context_tokens: Option<usize>,
+    turns: Vec<ScriptedTurn>,
+) -> (Agent, Rc<ScriptedModel>, String) {
+    let store = Rc::new(MemoryStore::new());
+    let clock = Rc::new(ManualClock::new(1.0e12));
+    let chunking = ChunkSettings {
+        chunk_chars: 800,
+        overlap_chars: 0,
+        page_chars: 2000,
+    };
+    let library = Rc::new(Library::new(
+        store.clone(),
+        Rc::new(HashedEmbedder::default()),
+        clock.clone(),
+        chunking,
+    ));
+    let pages = (1..=6)
+        .map(|n| {
+            format!(
+                "Page {n}: Syme walked by the river with the Professor. {}",
+                "The lamps were lit. ".repeat(36)
+            )
+        })
+        .collect();
+    let new_book = NewBook {
+        title: "Thursday".into(),
+        author: None,
+        source: BookSource::Pages(pages),
+    };
+    let book = block_on(library.add_book(new_book, &|_| {}, &CancelToken::new())).unwrap();
+    block_on(library.set_current_page(&book.id, 5)).unwrap();
+    let model = Rc::new(ScriptedModel::new(turns));
+    // The reader's pages left out: these tests count the passages found.
+    let config = AgentConfig {
+        retrieval: strategy,
+        max_context_tokens,
+        reader_pages: 0,
+        retrieved_passages: 5,
+        ..AgentConfig::default()
+    };
+    let agent = Agent::new(store, model.clone(), clock, config)
+        .with_library(library)
+        .unwrap();
+    let conversation = block_on(agent.create_conversation(NewConversation {
+        title: None,
+        book_id: Some(book.id),
+    }))
+    .unwrap();
+    (agent, model, conversation.id)
+}
+
+fn passages_in(text: &str) -> usize {
+    text.matches("[Pages ").count()
+}
+
+#[test]
+fn always_retrieve_passages_stop_at_max_context_tokens() {
+    // Each found passage is cut to the 400 characters around the question's words: ~105 tokens.
+    for (budget, expected) in [(None, 5), (Some(450), 4), (Some(250), 2), (Some(1), 1)] {
+        let (agent, model, conversation) = book_agent(
+            RetrievalStrategy::AlwaysRetrieve,
+            budget,
+            vec![ScriptedTurn::text("He walks.")],
+        );
+        block_on(agent.send(
+            &conversation,
+            "Where did Syme walk?",
+            &SendOptions::default(),
+            &EventSink::none(),
+        ))
+        .unwrap();
+        let system = model.requests()[0].system.clone().unwrap();
+        assert_eq!(passages_in(&system), expected, "budget {budget:?}: {system}");
+        assert!(!system.contains("Page 6:"), "past the reader's page");
+    }
+}
+
+#[test]
+fn search_book_results_stop_at_max_context_tokens() {
+    let turns = || {
+        vec![
+            ScriptedTurn::tools(&[("search_book", r#"{"query":"Syme river Professor","top_k":5}"#)]),
+            ScriptedTurn::text("By the river."),
+        ]
+    };
+    for (budget, expected) in [(None, 5), (Some(650), 3)] {
+        let (agent, _model, conversation) = book_agent(RetrievalStrategy::ToolUse, budget, turns());
+        let reply = block_on(agent.send(
+            &conversation,
+            "Where?",
+            &SendOptions::default(),
+            &EventSink::none(),
+        ))
+        .unwrap();
+        let result = reply.tool_calls[0].result.clone().unwrap();
+        assert_eq!(passages_in(&result), expected, "budget {budget:?}: {result}");
+    }
+}
+
+fn usage_events(turns: Vec<ScriptedTurn>) -> (Vec<(u64, u64, bool)>, lectern::domain::TurnUsage) {
+    let store = Rc::new(MemoryStore::new());
+    let clock = Rc::new(ManualClock::new(1.0e12));
+    let model = Rc::new(ScriptedModel::new(turns));
+    let agent = Agent::new(store, model, clock, AgentConfig::default());
+    let conversation = block_on(agent.create_conversation(NewConversation::default())).unwrap();
+    let events = Rc::new(RefCell::new(Vec::new()));
+    let seen = events.clone();
+    let sink = EventSink::new(move |e| {
+        if let EventKind::TokenUsage {
+            input_tokens,
+            output_tokens,
+            estimated,
+            ..
+        } = e.kind
+        {
+            seen.borrow_mut().push((input_tokens, output_tokens, estimated));
+        }
+    });
+    let reply = block_on(agent.send(
+        &conversation.id,
+        &"question ".repeat(100),
+        &SendOptions::default(),
+        &sink,
+    ))
+    .unwrap();
+    let events = events.borrow().clone();
+    (events, reply.usage)
+}
+
+#[test]
+fn usage_is_estimated_and_marked_when_the_provider_reports_none() {
+    let (events, usage) = usage_events(vec![ScriptedTurn::text(&"word ".repeat(20))]);
+    assert_eq!(events.len(), 1);
+    let (input, output, estimated) = events[0];
+    assert!(estimated);
+    assert!(input >= 100, "the 100-word question alone is 100 tokens: {input}");
+    assert_eq!(output, 20, "20 words of answer");
+    assert!(usage.estimated && usage.input_tokens == input && usage.output_tokens == output);
+    let json = serde_json::to_value(usage).unwrap();
+    assert_eq!(json["estimated"], true);
+
+    let (events, usage) = usage_events(vec![ScriptedTurn::text("Hi.").with_usage(12, 3)]);
+    assert_eq!(events, [(12, 3, false)]);
+    assert!(!usage.estimated);
+    assert!(
+        serde_json::to_value(usage).unwrap().get("estimated").is_none(),
+        "absent when reported"
+    );
+}

@@ -1,0 +1,54 @@
+//! The native tests: one binary (each test file used to link its own,
+//! the larger part of `npm test`'s compile time). A file a concern, as
+//! `tests/native/<concern>.rs`; the harnesses and fixtures they share sit in
+//! `support` (the same files the benches and the browser tests include).
+//! Run one concern with `cargo test --test native <concern>::`.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod support;
+
+mod agent;
+mod approvals;
+mod approvals_more;
+mod books;
+mod budget;
+mod builtin_tools;
+mod bundle;
+mod context;
+mod context_summary;
+mod cut_off;
+mod egress;
+mod epub_props;
+mod exact_search;
+mod fuzz_props;
+mod fuzz_regressions;
+mod lexical;
+mod lexical_eval;
+mod local;
+mod minilm_encoder;
+mod minilm_tokenizer;
+mod output_tokens;
+mod pages;
+mod policy;
+mod portability;
+mod prepared;
+mod providers;
+mod reader_eval;
+mod reasoning;
+mod replay;
+mod resume;
+mod review;
+mod snapshot;
+mod sources;
+mod spoiler_guard;
+mod sse_fuzz;
+mod storage_faults;
+mod store;
+mod structured;
+mod tabs;
+mod tagged_options;
+mod text_props;
+mod token_estimate;
+mod tool_cache;
+mod tool_results;
+mod turn;

@@ -1,0 +1,196 @@
+//! Sources on every answer (issue 31): a book conversation's completed turn
+//! carries the passages its answer was given — the reader's pages, what
+//! `alwaysRetrieve` found, what `search_book` returned — on the result, the
+//! `finish` event and the stored answer (so a reload shows them), with the
+//! answer checked against them: an answer that invents is not `grounded`.
+
+use crate::support::book_agent;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use book_agent::{book_agent, thursday_pages, BookAgent};
+use futures::executor::block_on;
+use lectern::agent::{AgentConfig, RetrievalStrategy, SendOptions, TurnResult};
+use lectern::domain::{NewConversation, Role, Source, SourceVia};
+use lectern::events::{EventKind, EventSink};
+use lectern::provider::scripted::ScriptedTurn;
+use lectern::storage::Store;
+
+/// One turn of `question` in a conversation bound to the three-page book,
+/// the reader on page 2: the result, the `finish` event's sources, the stored answer's.
+fn book_turn(
+    config: AgentConfig,
+    turns: Vec<ScriptedTurn>,
+    question: &str,
+) -> (TurnResult, Vec<Source>, lectern::domain::Message) {
+    let BookAgent {
+        agent,
+        store,
+        book_id,
+        ..
+    } = book_agent(config, thursday_pages(), 2, turns);
+    let conv = block_on(agent.create_conversation(NewConversation {
+        title: None,
+        book_id: Some(book_id),
+    }))
+    .unwrap();
+    let finished = Rc::new(RefCell::new(Vec::new()));
+    let seen = finished.clone();
+    let sink = EventSink::new(move |e| {
+        if let EventKind::Finish { sources, .. } = e.kind {
+            seen.borrow_mut().extend(sources);
+        }
+    });
+    let result = block_on(agent.send(&conv.id, question, &SendOptions::default(), &sink)).unwrap();
+    let stored = block_on(store.messages(&conv.id)).unwrap();
+    let answer = stored.into_iter().rfind(|m| m.role == Role::Assistant).unwrap();
+    let finished = finished.borrow().clone();
+    (result, finished, answer)
+}
+
+fn strategy(retrieval: RetrievalStrategy) -> AgentConfig {
+    AgentConfig {
+        retrieval,
+        ..AgentConfig::default()
+    }
+}
+
+fn vias(sources: &[Source]) -> Vec<(u32, u32, SourceVia)> {
+    sources
+        .iter()
+        .map(|s| (s.start_page, s.end_page, s.via))
+        .collect()
+}
+
+#[test]
+fn an_answer_carries_its_passages_on_the_result_the_event_and_the_stored_message() {
+    let turns = vec![ScriptedTurn::text(
+        "Gregory is a poet; he took Syme to a secret meeting under a tavern.",
+    )];
+    let (result, finished, answer) = book_turn(
+        strategy(RetrievalStrategy::AlwaysRetrieve),
+        turns,
+        "Who is Gregory?",
+    );
+    // Pages 1 and 2 are the reader's: every passage of the book up to the page is in them.
+    assert_eq!(vias(&result.sources), [(1, 2, SourceVia::ReaderPage)]);
+    let text = &result.sources[0].text;
+    assert!(
+        text.contains("poet Gregory") && text.contains("under a tavern"),
+        "{text}"
+    );
+    assert!(!text.contains("policeman"), "never past the reader's page");
+    assert_eq!(finished, result.sources, "the finish event");
+    assert_eq!(answer.sources, result.sources, "stored with the answer");
+    let check = result.source_check.clone().expect("a check");
+    assert!(check.grounded, "{check:?}");
+    assert_eq!(answer.source_check, result.source_check);
+}
+
+#[test]
+fn search_book_results_are_sources_with_their_text() {
+    let turns = vec![
+        ScriptedTurn::tools(&[("search_book", r#"{"query":"Gregory poet"}"#)]),
+        ScriptedTurn::text("A poet who met Syme in Saffron Park."),
+    ];
+    let config = AgentConfig {
+        reader_pages: 0,
+        ..AgentConfig::default()
+    };
+    let (result, _, _) = book_turn(config, turns, "Who is Gregory?");
+    assert!(!result.sources.is_empty());
+    assert!(result
+        .sources
+        .iter()
+        .all(|s| s.via == SourceVia::SearchBook && s.end_page <= 2));
+    assert!(
+        result.sources.iter().any(|s| s.text.contains("Saffron Park")),
+        "{:?}",
+        result.sources
+    );
+    assert!(result.source_check.unwrap().grounded);
+}
+
+#[test]
+fn a_search_result_within_the_readers_pages_is_not_listed_twice() {
+    let turns = vec![
+        ScriptedTurn::tools(&[("search_book", r#"{"query":"Gregory poet"}"#)]),
+        ScriptedTurn::text("A poet who met Syme in Saffron Park."),
+    ];
+    let (result, _, _) = book_turn(strategy(RetrievalStrategy::ToolUse), turns, "Who is Gregory?");
+    assert_eq!(result.tool_calls.len(), 1);
+    assert_eq!(vias(&result.sources), [(1, 2, SourceVia::ReaderPage)]);
+}
+
+#[test]
+fn an_invented_answer_is_marked_and_keeps_its_sources() {
+    let turns = vec![ScriptedTurn::text(
+        "Gregory is a famous mathematician who won the Fields Medal in Stockholm.",
+    )];
+    let (result, _, answer) = book_turn(strategy(RetrievalStrategy::ToolUse), turns, "Who is Gregory?");
+    let check = result.source_check.clone().unwrap();
+    assert!(!check.grounded, "{check:?}");
+    for word in ["Fields", "Medal", "Stockholm"] {
+        assert!(check.unsupported.iter().any(|u| u == word), "{word}: {check:?}");
+    }
+    assert!(!check.unsupported.iter().any(|u| u == "Gregory"));
+    assert_eq!(vias(&result.sources), [(1, 2, SourceVia::ReaderPage)]);
+    assert_eq!(answer.source_check, Some(check));
+}
+
+#[test]
+fn a_conversation_without_a_book_has_no_sources() {
+    let BookAgent { agent, .. } = book_agent(
+        AgentConfig::default(),
+        thursday_pages(),
+        2,
+        vec![ScriptedTurn::text("Hello.")],
+    );
+    let conv = block_on(agent.create_conversation(NewConversation::default())).unwrap();
+    let result = block_on(agent.send(&conv.id, "Hi", &SendOptions::default(), &EventSink::none())).unwrap();
+    assert!(result.sources.is_empty() && result.source_check.is_none());
+    let json = serde_json::to_value(&result).unwrap();
+    assert_eq!(json["sources"], serde_json::json!([]));
+    assert!(json.get("sourceCheck").is_none());
+}
+
+#[test]
+fn a_page_the_book_skips_is_left_out_of_the_readers_pages() {
+    use lectern::cancel::CancelToken;
+    use lectern::retrieval::chunk::ChunkSettings;
+    use lectern::retrieval::library::{BookSource, Library, NewBook};
+    use lectern::retrieval::reader_context::ReaderContextPlan;
+    use lectern::storage::MemoryStore;
+    use lectern::time::ManualClock;
+
+    let library = Library::without_embedder(
+        Rc::new(MemoryStore::new()),
+        Rc::new(ManualClock::new(1.0e12)),
+        ChunkSettings::default(),
+    );
+    // Its markers skip page 2: the reader on page 3 asks with two reader's pages.
+    let text = "[[page 1]] Syme met the poet Gregory. [[page 3]] Gregory took Syme to a tavern.";
+    let new = NewBook {
+        title: "Thursday".into(),
+        author: None,
+        source: BookSource::Text(text.into()),
+    };
+    let book = block_on(library.add_book(new, &|_| {}, &CancelToken::new())).unwrap();
+    block_on(library.set_current_page(&book.id, 3)).unwrap();
+    let plan = ReaderContextPlan::default();
+    let sources =
+        block_on(library.reader_context(&book.id, "Who is Gregory?", &plan, &CancelToken::new())).unwrap();
+    let reader: Vec<_> = sources
+        .iter()
+        .filter(|s| s.via == SourceVia::ReaderPage)
+        .collect();
+    assert_eq!(reader.len(), 1, "{sources:?}");
+    assert_eq!((reader[0].start_page, reader[0].end_page), (3, 3));
+    assert!(reader[0].text.contains("tavern"));
+    // Page 1's passage comes as a found one (it introduces Gregory).
+    assert!(
+        sources.iter().any(|s| s.text.contains("poet Gregory")),
+        "{sources:?}"
+    );
+}

@@ -1,0 +1,100 @@
+//! Two tabs on one database in headless Chromium — two `Lectern` instances on
+//! one IndexedDB database — sending to one conversation: a Web Lock per
+//! conversation keeps their turns apart, and `limits.lockWaitMs` bounds the
+//! wait for the other tab.
+
+use crate::support::web_support;
+
+use std::cell::Cell;
+
+use lectern::storage::IndexedDbStore;
+use serde_json::json;
+use wasm_bindgen_test::*;
+use web_support::{
+    conversation, json as to_json, open_with, openai_provider, resolve, roles_and_contents, send, unique,
+    MockSession,
+};
+
+#[wasm_bindgen_test]
+async fn two_tabs_sending_at_the_same_moment_take_turns() {
+    let session = MockSession::new();
+    session
+        .script(json!([
+            { "text": "first answer", "delayMs": 300 },
+            { "text": "second answer", "delayMs": 300 }
+        ]))
+        .await;
+    let db = unique("db-tabs");
+    let options = json!({ "dbName": db, "provider": openai_provider(&session, json!({})) });
+    let tab_a = open_with(options.clone()).await;
+    let tab_b = open_with(options).await;
+    let id = conversation(&tab_a).await;
+    let (one, two) = futures::join!(send(&tab_a, &id, "one"), send(&tab_b, &id, "two"));
+    assert_eq!(one.expect("tab a answered")["text"], "first answer");
+    assert_eq!(two.expect("tab b answered")["text"], "second answer");
+    let messages = to_json(&resolve(tab_b.lectern.messages(id.clone().into())).await);
+    let stored = roles_and_contents(&messages);
+    assert_eq!(
+        stored,
+        [
+            ("user", "one"),
+            ("assistant", "first answer"),
+            ("user", "two"),
+            ("assistant", "second answer")
+        ],
+        "strictly one turn after the other"
+    );
+    // The second turn's model call saw the first turn whole.
+    let requests = session.requests().await;
+    assert_eq!(requests[1]["body"]["messages"].as_array().unwrap().len(), 4);
+    resolve(tab_a.lectern.close()).await;
+    resolve(tab_b.lectern.close()).await;
+    IndexedDbStore::delete_database(&db).await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn a_tab_waits_for_the_other_no_longer_than_lock_wait_ms() {
+    let session = MockSession::new();
+    session
+        .script(json!([
+            { "text": "slow answer", "delayMs": 1500 },
+            { "text": "later answer" }
+        ]))
+        .await;
+    let db = unique("db-tabs-busy");
+    let provider = openai_provider(&session, json!({}));
+    let tab_a = open_with(json!({ "dbName": db, "provider": provider })).await;
+    let tab_b =
+        open_with(json!({ "dbName": db, "provider": provider, "limits": { "lockWaitMs": 200 } })).await;
+    let id = conversation(&tab_a).await;
+    let a_done = Cell::new(false);
+    let first = async {
+        let outcome = send(&tab_a, &id, "one").await;
+        a_done.set(true);
+        outcome
+    };
+    let second = async {
+        web_support::sleep(50).await;
+        let outcome = send(&tab_b, &id, "two").await;
+        (outcome, a_done.get())
+    };
+    let (one, (two, a_was_done)) = futures::join!(first, second);
+    assert_eq!(one.expect("tab a answered")["text"], "slow answer");
+    let busy = two.expect_err("tab b gave up waiting");
+    assert_eq!(String::from(busy.name()), "ConversationBusyError");
+    assert!(!a_was_done, "tab b gave up while tab a's turn still ran");
+    // The withdrawn request holds nothing: tab b can take the conversation now.
+    let later = send(&tab_b, &id, "three")
+        .await
+        .expect("the conversation is free");
+    assert_eq!(later["text"], "later answer");
+    let messages = to_json(&resolve(tab_a.lectern.messages(id.clone().into())).await);
+    assert_eq!(
+        messages.as_array().unwrap().len(),
+        4,
+        "the refused message was not stored"
+    );
+    resolve(tab_a.lectern.close()).await;
+    resolve(tab_b.lectern.close()).await;
+    IndexedDbStore::delete_database(&db).await.unwrap();
+}
