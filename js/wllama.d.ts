@@ -7,6 +7,8 @@ import type { CallPolicyConfig, CustomProviderConfig } from './lectern.js';
 /** The part of a `Wllama` instance the adapter uses (structural, so any wllama 3.x fits). */
 export interface WllamaLike {
   createChatCompletion(params: any): Promise<any>;
+  /** Needed only with the `completion` option. */
+  createCompletion?(params: any): Promise<any>;
   loadModelFromUrl(url: string, params?: any): Promise<void>;
 }
 
@@ -22,7 +24,25 @@ export interface WllamaProviderOptions extends CallPolicyConfig {
   maxTokens?: number;
   /** wllama sampling parameters (`top_k`, `top_p`, `min_p`, `penalty_repeat`, …). */
   sampling?: Record<string, unknown>;
+  /**
+   * For a base model with no chat template: `true` for {@link completionPrompt}, or a function of
+   * the messages giving the text to continue and its stop strings. The call then goes through
+   * `wllama.createCompletion`, and the model is offered no tools.
+   */
+  completion?: true | ((messages: ReadonlyArray<{ role: string; content: string | null }>) => CompletionForm);
 }
+
+/** A conversation as text for a base model to continue, and where its answer ends. */
+export interface CompletionForm {
+  prompt: string;
+  stop?: string[];
+}
+
+/**
+ * The default completion form: the system message, each turn as `Question: …` / `Answer: …`, and a
+ * final `Answer:`; it stops at the next `Question:` or a blank line.
+ */
+export function completionPrompt(messages: ReadonlyArray<{ role: string; content: string | null }>): CompletionForm;
 
 /**
  * The `provider` option for `Lectern.open`: a `custom` provider with `local: true` (longer

@@ -24,14 +24,24 @@
  * options: `model` (the name in usage and events, default `'wllama'`), `stream` (default true),
  * `ready` (a promise the calls wait for, e.g. `loadWllamaModel(…)`: Lectern can open before the
  * model is loaded), `maxTokens` (default answer length when Lectern sets none), `sampling`
- * (wllama sampling parameters: `top_k`, `top_p`, `min_p`, `penalty_repeat`, …), and any
- * call-policy option (`timeouts`, `maxRetries`, …) to override the local defaults.
+ * (wllama sampling parameters: `top_k`, `top_p`, `min_p`, `penalty_repeat`, …), `completion`
+ * (for a base model with no chat template: `true` for {@link completionPrompt}, or a function of
+ * the messages returning `{ prompt, stop }`; the model then continues a plain-text prompt through
+ * `wllama.createCompletion`, and is offered no tools), and any call-policy option (`timeouts`,
+ * `maxRetries`, …) to override the local defaults.
  */
 export function wllamaProvider(wllama, options = {}) {
   if (!wllama || typeof wllama.createChatCompletion !== 'function') {
     throw new TypeError('wllamaProvider needs a Wllama instance (with createChatCompletion)');
   }
-  const { model = 'wllama', stream = true, ready, maxTokens, sampling = {}, ...policy } = options;
+  const { model = 'wllama', stream = true, ready, maxTokens, sampling = {}, completion, ...policy } = options;
+  const form = completion === true ? completionPrompt : completion;
+  if (form !== undefined && typeof form !== 'function') {
+    throw new TypeError('wllamaProvider: `completion` is true or a function (messages) => { prompt, stop }');
+  }
+  if (form && typeof wllama.createCompletion !== 'function') {
+    throw new TypeError('wllamaProvider: `completion` needs a Wllama instance with createCompletion');
+  }
   return {
     ...policy,
     kind: 'custom',
@@ -40,11 +50,67 @@ export function wllamaProvider(wllama, options = {}) {
     stream,
     call: async (request, callOptions = {}) => {
       if (ready) await ready;
-      const params = chatParams(request, callOptions.signal, { maxTokens, sampling });
+      const settings = { maxTokens, sampling };
+      if (form) return complete(wllama, form, request, callOptions.signal, settings);
+      const params = chatParams(request, callOptions.signal, settings);
       if (!params.stream) return withTimingsUsage(await wllama.createChatCompletion(params));
       return chunksWithUsage(await wllama.createChatCompletion(params));
     },
   };
+}
+
+/**
+ * The completion form of a conversation, for a base model: the system message, then each turn as
+ * `Question: …` / `Answer: …`, ending with `Answer:` for the model to continue; it stops at the
+ * next `Question:` or a blank line. Tool calls and results are left out (the model gets no tools).
+ */
+export function completionPrompt(messages) {
+  const parts = [];
+  for (const message of messages) {
+    const text = typeof message.content === 'string' ? message.content.trim() : '';
+    if (!text) continue;
+    if (message.role === 'system') parts.push(text, '');
+    else if (message.role === 'user') parts.push(`Question: ${text}`);
+    else if (message.role === 'assistant') parts.push(`Answer: ${text}`, '');
+  }
+  parts.push('Answer:');
+  return { prompt: parts.join('\n'), stop: ['\nQuestion:', '\n\n'] };
+}
+
+/** One call in completion form: `createCompletion`, its text turned into chat-completion shape. */
+async function complete(wllama, form, request, signal, { maxTokens, sampling }) {
+  const { prompt, stop } = form(request.messages);
+  const params = { ...sampling, prompt, stream: request.stream === true };
+  if (stop?.length) params.stop = stop;
+  if (signal) params.abortSignal = signal;
+  if (request.temperature !== undefined) params.temperature = request.temperature;
+  const max = request.max_tokens ?? maxTokens;
+  if (max !== undefined) params.max_tokens = max;
+  if (!params.stream) return withTimingsUsage(asChatCompletion(await wllama.createCompletion(params)));
+  return chunksWithUsage(asChatChunks(await wllama.createCompletion(params)));
+}
+
+/** A text completion as a chat completion: the text is the assistant's content. */
+function asChatCompletion(response) {
+  const choices = (response.choices ?? []).map(({ text, index, finish_reason }) => ({
+    index,
+    message: { role: 'assistant', content: text.trim() },
+    finish_reason,
+  }));
+  return { ...response, object: 'chat.completion', choices };
+}
+
+/** Text-completion chunks as chat-completion chunks (`delta.content`, the leading space after `Answer:` dropped). */
+async function* asChatChunks(chunks) {
+  let started = false;
+  for await (const chunk of chunks) {
+    const choices = (chunk.choices ?? []).map(({ text, index, finish_reason }) => {
+      const content = started ? text : text.trimStart();
+      started ||= content.length > 0;
+      return { index, delta: { content }, finish_reason };
+    });
+    yield { ...chunk, object: 'chat.completion.chunk', choices };
+  }
 }
 
 /** wllama's chat-completion parameters for Lectern's request. */

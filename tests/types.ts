@@ -46,7 +46,7 @@ import init, {
   type LecternBundle,
   type PendingTurn,
 } from 'lectern';
-import { loadWllamaModel, wllamaProvider, type WllamaLike, type WllamaLoadProgress } from 'lectern/wllama';
+import { completionPrompt, loadWllamaModel, wllamaProvider, type CompletionForm, type WllamaLike, type WllamaLoadProgress } from 'lectern/wllama';
 import { LecternChat, safeHref, type ChatMention, type LecternChatEventMap } from 'lectern/chat';
 
 export async function readmeExample(port: number): Promise<void> {
@@ -211,6 +211,15 @@ export async function localModel(wllama: WllamaLike, bar: (progress: WllamaLoadP
       if (ev.type === 'tokenUsage' && ev.estimated) console.log('estimated', ev.inputTokens);
     },
   });
+}
+
+/** A base model (no chat template) in completion form: the default form, or the host's own. */
+export function baseModels(wllama: WllamaLike) {
+  const own = (messages: ReadonlyArray<{ role: string; content: string | null }>): CompletionForm => ({
+    prompt: `${completionPrompt(messages).prompt} In short:`,
+    stop: ['\n'],
+  });
+  return [wllamaProvider(wllama, { model: 'gemma3-270m', completion: true }), wllamaProvider(wllama, { completion: own })];
 }
 
 export const localServer: LecternOptions = {

@@ -17,6 +17,13 @@ function fakeWllama({ chunks = [], completion = null } = {}) {
   const asked = [];
   return {
     asked,
+    async createCompletion(params) {
+      asked.push(params);
+      if (!params.stream) return completion;
+      return (async function* () {
+        for (const chunk of chunks) yield chunk;
+      })();
+    },
     async createChatCompletion(params) {
       asked.push(params);
       if (!params.stream) return completion;
@@ -135,4 +142,56 @@ test('loadWllamaModel reports download, load and ready, and passes the load para
   ]);
   assert.equal(seen[3].phase, 'ready');
   assert.ok(seen[3].loadMs >= 0);
+});
+
+const text = (piece, finish = null) => ({ object: 'text_completion', choices: [{ index: 0, text: piece, finish_reason: finish, logprobs: null }] });
+
+test('a base model in completion form: the conversation as Question/Answer text, streamed back as chat chunks', { skip }, async () => {
+  const wllama = fakeWllama({ chunks: [text(' Gregory'), text(' is an anarchist.'), { ...text('', 'stop'), timings }] });
+  const provider = adapter.wllamaProvider(wllama, { completion: true, maxTokens: 60 });
+  const signal = new AbortController().signal;
+  const request = {
+    messages: [
+      { role: 'system', content: 'Answer from the passages.\n[Pages 31-32] Gregory spoke.' },
+      { role: 'user', content: 'Who is Syme?' },
+      { role: 'assistant', content: 'A poet.' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'x', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c', content: 'left out' },
+      { role: 'user', content: 'Who is Gregory?' },
+    ],
+    tools: [{ type: 'function', function: { name: 'x', parameters: {} } }],
+    temperature: 0,
+    stream: true,
+  };
+  const chunks = await collect(await provider.call(request, { signal }));
+  const params = wllama.asked[0];
+  assert.equal(
+    params.prompt,
+    'Answer from the passages.\n[Pages 31-32] Gregory spoke.\n\nQuestion: Who is Syme?\nAnswer: A poet.\n\nQuestion: Who is Gregory?\nAnswer:',
+  );
+  assert.deepEqual(params.stop, ['\nQuestion:', '\n\n']);
+  assert.equal(params.tools, undefined, 'no tools in completion form');
+  assert.equal(params.abortSignal, signal);
+  assert.equal(params.max_tokens, 60);
+  assert.equal(params.temperature, 0);
+  assert.deepEqual(chunks.slice(0, 3).map((c) => c.choices[0].delta.content), ['Gregory', ' is an anarchist.', '']);
+  assert.equal(chunks[2].choices[0].finish_reason, 'stop');
+  assert.equal(chunks.at(-1).usage.prompt_tokens, 62, 'usage from timings');
+});
+
+test('completion form: a whole answer, a form of the host, and bad options', { skip }, async () => {
+  const completion = { object: 'text_completion', choices: [{ index: 0, text: ' Syme. ', finish_reason: 'stop', logprobs: null }], timings };
+  const wllama = fakeWllama({ completion });
+  const form = (messages) => ({ prompt: `Q: ${messages.at(-1).content}\nA:`, stop: ['\nQ:'] });
+  const answer = await adapter.wllamaProvider(wllama, { completion: form, stream: false }).call(
+    { messages: [{ role: 'user', content: 'Who?' }], stream: false },
+    {},
+  );
+  assert.equal(wllama.asked[0].prompt, 'Q: Who?\nA:');
+  assert.deepEqual(answer.choices[0].message, { role: 'assistant', content: 'Syme.' });
+  assert.equal(answer.usage.completion_tokens, 3);
+  assert.throws(() => adapter.wllamaProvider(wllama, { completion: 'yes' }), /`completion` is true or a function/);
+  const chatOnly = { createChatCompletion: async () => null, loadModelFromUrl: async () => {} };
+  assert.throws(() => adapter.wllamaProvider(chatOnly, { completion: true }), /needs a Wllama instance with createCompletion/);
+  assert.deepEqual(adapter.completionPrompt([{ role: 'user', content: 'Hi' }]), { prompt: 'Question: Hi\nAnswer:', stop: ['\nQuestion:', '\n\n'] });
 });
