@@ -1,16 +1,18 @@
 // Answers a reader can trust, measured (issue 31): the 32 reader questions of
 // tests/fixtures/thursday-reader-questions.json asked through Lectern in headless Chromium at the
-// reader's page, by the in-browser model (wllama + SmolLM2-135M-Instruct, one thread) with what the
-// reading site gives it, and by the site's Demo model (no AI: it quotes the passages it finds).
+// reader's page, by in-browser models (wllama, one thread: SmolLM2-135M-Instruct with what the
+// reading site gives it and with less, the base Gemma 3 270M in completion form) and by the site's
+// Demo model (no AI: it quotes the passages it finds).
 // For each: answers holding every reference fact, facts found, answers marked "not found in the
 // book" (and how many of those held every fact), answers revealing past the reader's page (a
 // spoiler pattern in the answer), and the first words' median time. Prints TABLE and FIGURE lines.
 //
-//   node benches/reader_answers.mjs        READER_ANSWERS_LIMIT=8 asks only the first 8 questions
+//   node benches/reader_answers.mjs        READER_ANSWERS_LIMIT=8 asks 8 questions (4 of each kind) spread over the book,
+//                                          READER_ANSWERS_MODELS=demo,gemma3 only those rows
 import { readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { launchChromium } from '../tests/js/browser.mjs';
-import { localFixtures, localMounts, root } from '../tests/js/local/fixtures.mjs';
+import { fetched, localFixtures, localMounts, root } from '../tests/js/local/fixtures.mjs';
 import { startIsolatedServer } from '../tests/js/local/isolated-server.mjs';
 
 const fixtures = localFixtures();
@@ -19,18 +21,45 @@ if (fixtures.skip) {
   process.exit(0);
 }
 const all = JSON.parse(readFileSync(join(root, 'tests/fixtures/thursday-reader-questions.json'), 'utf8')).questions;
-const limit = Number(process.env.READER_ANSWERS_LIMIT ?? all.length);
-const questions = all.slice(0, limit);
+const limit = Math.min(all.length, Number(process.env.READER_ANSWERS_LIMIT ?? all.length));
+/** `count` of `list`, spread evenly over it. */
+const spread = (list, count) => Array.from({ length: count }, (_, i) => list[Math.floor((i * list.length) / count)]);
+/** `limit` questions, half asked after the answer and half before its reveal, each half spread over the book. */
+const before = all.filter((q) => q.revealPage != null);
+const after = all.filter((q) => q.revealPage == null);
+const questions =
+  limit === all.length ? all : [...spread(after, Math.ceil(limit / 2)), ...spread(before, Math.floor(limit / 2))];
 
-/** What the reading site gives each model (www/site/provider.js). */
+const SITE_LOCAL = { strategy: 'alwaysRetrieve', readerPages: 0, passages: 3, maxContextTokens: 300 };
+
+/**
+ * The models compared, each with what it reads: the Demo model as the reading site configures it
+ * (the floor), SmolLM2 with the site's local plan and with one passage (facts against prompt
+ * size), and the base Gemma 3 270M in completion form with the same plan.
+ */
 const CONFIGS = [
   { id: 'demo', label: 'Demo model (no AI), the site: `search_book` with the question', demo: true, retrieval: { strategy: 'toolUse' } },
   {
     id: 'smollm2',
+    model: 'smollm2',
     label: 'SmolLM2-135M-Instruct (wllama, 1 thread), the site: `alwaysRetrieve`, 3 passages, ≤ 300 tokens',
-    retrieval: { strategy: 'alwaysRetrieve', readerPages: 0, passages: 3, maxContextTokens: 300 },
+    retrieval: SITE_LOCAL,
+  },
+  {
+    id: 'smollm2_one',
+    model: 'smollm2',
+    label: 'SmolLM2-135M-Instruct, 1 passage, ≤ 150 tokens',
+    retrieval: { ...SITE_LOCAL, passages: 1, maxContextTokens: 150 },
+  },
+  {
+    id: 'gemma3',
+    model: 'gemma3',
+    completion: true,
+    label: 'Gemma 3 270M base (wllama, 1 thread, completion form), 3 passages, ≤ 300 tokens',
+    retrieval: SITE_LOCAL,
   },
 ];
+const only = process.env.READER_ANSWERS_MODELS?.split(',');
 
 const matches = (pattern, text) => new RegExp(pattern, 'i').test(text.split(/\s+/).join(' '));
 const median = (values) => {
@@ -69,18 +98,36 @@ function score(config, answers) {
   console.log(`FIGURE answers_${config.id}_first_s chromium ${first.toFixed(2)}`);
 }
 
-const server = await startIsolatedServer({ ...localMounts(fixtures), '/site/': join(root, 'www/site') });
+const gemma = fetched('LECTERN_GEMMA3', 'fetch-gemma3.sh');
+if (gemma.skip) console.log(gemma.skip);
+const models = {
+  smollm2: { path: `/models/${basename(fixtures.model)}`, name: 'smollm2-135m-instruct' },
+  gemma3: gemma.value && { path: `/gemma/${basename(gemma.value)}`, name: 'gemma3-270m' },
+};
+const mounts = { ...localMounts(fixtures), '/site/': join(root, 'www/site') };
+if (gemma.value) mounts['/gemma/'] = dirname(gemma.value);
+const server = await startIsolatedServer(mounts);
 const browser = await launchChromium();
 try {
   console.log(`${questions.length} reader questions on Thursday, each in a conversation of its own at the reader's page`);
   console.log('TABLE reader_answers | model, and what it reads | answers holding every fact | facts found | marked "not found in the book" | revealing past the page | first words (median) | prompt tokens (median) |');
   console.log('TABLE reader_answers | --- | --- | --- | --- | --- | --- | --- |');
   for (const config of CONFIGS) {
+    if (only && !only.includes(config.id)) continue;
+    const model = config.model && models[config.model];
+    if (config.model && !model) continue;
     const page = await browser.newPage();
     await page.goto(server.url);
     const answers = await page.evaluate(
       async (options) => (await import('/answers.js')).answerQuestions(options),
-      { model: `/models/${basename(fixtures.model)}`, demo: config.demo ?? false, retrieval: config.retrieval, questions },
+      {
+        model: model?.path,
+        name: model?.name,
+        completion: config.completion,
+        demo: config.demo ?? false,
+        retrieval: config.retrieval,
+        questions,
+      },
     );
     await page.close();
     for (const a of answers) console.log(`  ${config.id} ${a.id}: ${(a.firstMs / 1000).toFixed(1)} s, grounded ${a.grounded}: ${JSON.stringify(a.answer.slice(0, 160))}`);

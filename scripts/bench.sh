@@ -6,7 +6,8 @@
 #
 #   BENCH_EXACT_ONLY=1 npm run bench    no index builds (exact search only)
 #   npm run bench -- reader              only the evidence recall on reader questions, and
-#   npm run bench -- answers             only the answers of the local and Demo models to them;
+#   npm run bench -- answers             only the answers of the local and Demo models to them
+#                                        (READER_ANSWERS_LIMIT=12: 12 of the 32, half of each kind);
 #                                        the other figures are carried from bench/RESULTS.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -79,8 +80,8 @@ run_reader() {
 }
 
 run_answers() {
-  printf '\n== Answers to the reader questions: the in-browser model and the Demo model, as the site configures them (headless Chromium)\n'
-  node benches/reader_answers.mjs | grep -v '^  '
+  printf '\n== Answers to the reader questions: the in-browser models and the Demo model (headless Chromium; each answer in bench/answers.log)\n'
+  node benches/reader_answers.mjs | tee bench/answers.log | grep -v '^  '
 }
 
 if [ "${1:-}" = reader ] || [ "${1:-}" = answers ]; then

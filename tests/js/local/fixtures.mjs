@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 export const root = resolve(fileURLToPath(import.meta.url), '../../../..');
 
 /** Runs a fetch script that prints `NAME=value` or `SKIPPED: …` last; the value or a skip reason. */
-function fetched(envName, script) {
+export function fetched(envName, script) {
   if (process.env[envName]) return { value: process.env[envName] };
   const run = spawnSync('bash', [join(root, 'scripts', script)], { encoding: 'utf8' });
   const last = (run.stdout ?? '').trim().split('\n').pop() ?? '';
