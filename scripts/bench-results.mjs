@@ -104,7 +104,12 @@ const ROWS = [
   ['Evidence recall', 'reader_tokens_old', 'its context, mean estimated tokens', 'tokens'],
   ['Evidence recall', 'reader_recall_hybrid', 'the default plan ranked hybrid (BM25 × 0.3 + MiniLM) instead of BM25', ''],
   // The answers themselves (benches/reader_answers.mjs): the site's models on the same questions.
-  ...[['demo', 'the Demo model (no AI)'], ['smollm2', 'SmolLM2-135M-Instruct through wllama, as the site configures it']].flatMap(([id, who]) => [
+  ...[
+    ['demo', 'the Demo model (no AI)'],
+    ['smollm2', 'SmolLM2-135M-Instruct through wllama, as the site configures it'],
+    ['smollm2_one', 'SmolLM2-135M-Instruct with one passage (≤ 150 tokens)'],
+    ['gemma3', 'the base Gemma 3 270M through wllama, completion form, the site\'s plan'],
+  ].flatMap(([id, who]) => [
     ['Reader answers', `answers_${id}_whole`, `${who}: answers holding every reference fact`, ''],
     ['Reader answers', `answers_${id}_marked`, `${who}: answers marked "not found in the book"`, ''],
     ['Reader answers', `answers_${id}_first_s`, `${who}: first words, median`, 's'],
