@@ -80,12 +80,8 @@ export function completionPrompt(messages) {
 /** One call in completion form: `createCompletion`, its text turned into chat-completion shape. */
 async function complete(wllama, form, request, signal, { maxTokens, sampling }) {
   const { prompt, stop } = form(request.messages);
-  const params = { ...sampling, prompt, stream: request.stream === true };
+  const params = withCallSettings({ ...sampling, prompt }, request, signal, maxTokens);
   if (stop?.length) params.stop = stop;
-  if (signal) params.abortSignal = signal;
-  if (request.temperature !== undefined) params.temperature = request.temperature;
-  const max = request.max_tokens ?? maxTokens;
-  if (max !== undefined) params.max_tokens = max;
   if (!params.stream) return withTimingsUsage(asChatCompletion(await wllama.createCompletion(params)));
   return chunksWithUsage(asChatChunks(await wllama.createCompletion(params)));
 }
@@ -115,14 +111,16 @@ async function* asChatChunks(chunks) {
 
 /** wllama's chat-completion parameters for Lectern's request. */
 function chatParams(request, signal, { maxTokens, sampling }) {
-  const params = {
-    ...sampling,
-    messages: request.messages.map(toWllamaMessage),
-    stream: request.stream === true,
-  };
-  if (signal) params.abortSignal = signal;
+  const params = withCallSettings({ ...sampling, messages: request.messages.map(toWllamaMessage) }, request, signal, maxTokens);
   if (request.tools?.length) params.tools = request.tools;
   if (request.tool_choice !== undefined && request.tools?.length) params.tool_choice = request.tool_choice;
+  return params;
+}
+
+/** What every call takes from Lectern's request, chat or completion: stream, abort signal, temperature, answer length. */
+function withCallSettings(params, request, signal, maxTokens) {
+  params.stream = request.stream === true;
+  if (signal) params.abortSignal = signal;
   if (request.temperature !== undefined) params.temperature = request.temperature;
   const max = request.max_tokens ?? maxTokens;
   if (max !== undefined) params.max_tokens = max;
