@@ -38,7 +38,14 @@ const SITE_LOCAL = { strategy: 'alwaysRetrieve', readerPages: 0, passages: 3, ma
  * size), and the base Gemma 3 270M in completion form with the same plan.
  */
 const CONFIGS = [
-  { id: 'demo', label: 'Demo model (no AI), the site: `search_book` with the question', demo: true, retrieval: { strategy: 'toolUse' } },
+  { id: 'demo', label: 'Demo model (no AI): `search_book` with the question, by words (BM25)', demo: true, retrieval: { strategy: 'toolUse' } },
+  {
+    id: 'demo_minilm',
+    label: 'Demo model (no AI), the site: `search_book` with the question, hybrid (BM25 + MiniLM)',
+    demo: true,
+    minilm: true,
+    retrieval: { strategy: 'toolUse' },
+  },
   {
     id: 'smollm2',
     model: 'smollm2',
@@ -126,6 +133,7 @@ try {
         completion: config.completion,
         demo: config.demo ?? false,
         retrieval: config.retrieval,
+        embedder: config.minilm ? { kind: 'minilm', modelUrl: '/minilm/model.safetensors', vocabUrl: '/minilm/vocab.txt' } : undefined,
         questions,
       },
     );

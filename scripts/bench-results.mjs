@@ -105,7 +105,8 @@ const ROWS = [
   ['Evidence recall', 'reader_recall_hybrid', 'the default plan ranked hybrid (BM25 × 0.3 + MiniLM) instead of BM25', ''],
   // The answers themselves (benches/reader_answers.mjs): the site's models on the same questions.
   ...[
-    ['demo', 'the Demo model (no AI)'],
+    ['demo', 'the Demo model (no AI), `search_book` by words'],
+    ['demo_minilm', 'the Demo model (no AI), `search_book` hybrid with MiniLM (the site)'],
     ['smollm2', 'SmolLM2-135M-Instruct through wllama, as the site configures it'],
     ['smollm2_one', 'SmolLM2-135M-Instruct with one passage (≤ 150 tokens)'],
     ['gemma3', 'the base Gemma 3 270M through wllama, completion form, the site\'s plan'],
@@ -209,6 +210,23 @@ export function carriedFigures(text) {
   return { all, date, sections };
 }
 
+/** The first cell of a markdown table row. */
+const firstCell = (row) => row.split('|')[1]?.trim();
+
+/**
+ * The TABLE sections of this run over the carried ones: a section measured now keeps its header
+ * and rows, then the carried rows it did not measure (another row of the same table, run before).
+ */
+export function mergeSections(carried, measured) {
+  const out = { ...carried };
+  for (const [name, rows] of Object.entries(measured)) {
+    const labels = new Set(rows.map(firstCell));
+    const kept = (carried[name] ?? []).slice(2).filter((row) => !labels.has(firstCell(row)));
+    out[name] = [...rows, ...kept];
+  }
+  return out;
+}
+
 /** The `TABLE <name> <markdown row>` lines of the logs, by name, in order. */
 export function readTables(text) {
   const out = {};
@@ -261,7 +279,7 @@ function main() {
   for (const [id, envs] of Object.entries(measured)) all[id] = { ...envs };
   const kept = Object.keys(carried.all).filter((id) => !measured[id]);
   const machine = `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.arch()}`;
-  const sections = { ...carried.sections, ...readTables(logText) };
+  const sections = mergeSections(carried.sections, readTables(logText));
   const extra = Object.entries(sections).map(([name, rows]) => [TABLE_TITLES[name] ?? name, rows]);
   const body = [tables(all), ...extra.map(([title, rows]) => `#### ${title}\n\n${rows.join('\n')}`)].join('\n\n');
   const results = [

@@ -28,16 +28,30 @@ function localModelFiles(model) {
   return { wllama, dir: dirname(model), name: basename(model) };
 }
 
+/** The directory `dir` if it holds all-MiniLM-L6-v2's files. */
+function minilmFiles(dir) {
+  return dir && ['model.safetensors', 'vocab.txt'].every((f) => existsSync(join(dir, f))) ? resolve(dir) : null;
+}
+
 /**
  * Starts the mock model server and the static server; resolves with their URLs and `close`.
- * `localModel`: a GGUF to offer as the in-browser model (default: LECTERN_SMOLLM2).
+ * `localModel`: a GGUF to offer as the in-browser model (default: LECTERN_SMOLLM2); `minilm`: the
+ * directory of all-MiniLM-L6-v2's files, served at /models/ and named in /config.json as the
+ * site's embedder (default: LECTERN_MINILM_DIR).
  */
-export async function startDemo({ port = 0, chunkDelayMs = 40, localModel = process.env.LECTERN_SMOLLM2 } = {}) {
+export async function startDemo({
+  port = 0,
+  chunkDelayMs = 40,
+  localModel = process.env.LECTERN_SMOLLM2,
+  minilm = process.env.LECTERN_MINILM_DIR,
+} = {}) {
   const mock = await startMockServer({ port: 0, chunkDelayMs });
   const local = localModelFiles(localModel);
+  const models = minilmFiles(minilm);
   const config = {
     mockBaseUrl: `${mock.url}/v1`,
     ...(local ? { localModel: { url: `/local-model/${local.name}`, name: local.name.replace(/\.gguf$/i, '') } } : {}),
+    ...(models ? { embedder: { kind: 'minilm', modelUrl: '/models/model.safetensors', vocabUrl: '/models/vocab.txt' } } : {}),
   };
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url, 'http://localhost');
@@ -62,8 +76,8 @@ export async function startDemo({ port = 0, chunkDelayMs = 40, localModel = proc
       await serveFile(res, local.wllama, path.slice('/wllama/'.length));
     } else if (local && path === `/local-model/${local.name}`) {
       await serveFile(res, local.dir, local.name);
-    } else if (path.startsWith('/models/') && process.env.LECTERN_MINILM_DIR) {
-      await serveFile(res, resolve(process.env.LECTERN_MINILM_DIR), path.slice('/models/'.length));
+    } else if (path.startsWith('/models/') && models) {
+      await serveFile(res, models, path.slice('/models/'.length));
     } else if (path.startsWith('/pkg/')) {
       await serveFile(res, join(root, 'pkg'), path.slice('/pkg/'.length));
     } else {
@@ -79,6 +93,7 @@ export async function startDemo({ port = 0, chunkDelayMs = 40, localModel = proc
     url,
     mockUrl: mock.url,
     localModel: local?.name ?? null,
+    embedder: models ? 'all-MiniLM-L6-v2' : null,
     close: async () => {
       server.closeAllConnections?.();
       await new Promise((ok) => server.close(ok));
@@ -94,6 +109,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   console.log(`Mock model server: ${demo.mockUrl}/v1 (OpenAI-compatible, any model name, no key needed)`);
   console.log(`Reading site:      ${demo.url}  (the chat widget alone: ${demo.url}chat.html)`);
   console.log(demo.localModel ? `In-browser model:  ${demo.localModel} (wllama)` : 'In-browser model:  none (scripts/fetch-smollm2.sh found none)');
+  console.log(demo.embedder ? `Book search:       by words at once, by meaning too (${demo.embedder}, in the worker)` : 'Book search:       by words (scripts/fetch-minilm.sh found no MiniLM files)');
   console.log('Press Ctrl+C to stop.');
   const stop = async () => {
     await demo.close();

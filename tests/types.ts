@@ -36,6 +36,7 @@ import init, {
   type RunRecord,
   type ToolCallRecord,
   type StorageClosedEvent,
+  type IngestFailedEvent,
   type StorageReason,
   type StorageUsage,
   type ChatMessage,
@@ -562,6 +563,9 @@ export const guarded: LecternOptions = {
     if (event.type === 'storageClosed') {
       const closed: StorageClosedEvent = event;
       console.log(`${closed.dbName} closed for version ${closed.newVersion ?? 'deleted'}; reload`);
+    } else if (event.type === 'ingestFailed') {
+      const failed: IngestFailedEvent = event;
+      console.warn(`book ${failed.bookId} is searched lexically: ${failed.name}: ${failed.message}`);
     }
   },
 };

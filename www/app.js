@@ -5,7 +5,7 @@
 import init, { Lectern } from '/pkg/lectern.js';
 import { renderLibrary } from './site/library.js';
 import { bookInput, sampleFile, wireOpening } from './site/open-book.js';
-import { startProgress } from './site/progress.js';
+import { showBackgroundWork, startProgress } from './site/progress.js';
 import { stopLocalModel } from './site/local-model.js';
 import { initialChoice, modelChoices, rememberChoice } from './site/provider.js';
 import { createReader } from './site/reader.js';
@@ -18,6 +18,7 @@ const chat = $('#chat');
 let lectern = null;
 let choices = [];
 let custom = null; // the widget's settings: this page's memory only
+let siteConfig = {}; // /config.json: the mock server, the in-browser model, the embedder
 
 const showError = (error) => {
   $('#library-error').textContent = error ? `${error.name ?? 'Error'}: ${error.message}` : '';
@@ -92,7 +93,15 @@ async function useModel(choice) {
   $('#model-status').textContent = `Starting ${choice.label}…`;
   if (lectern) await lectern.close();
   await stopLocalModel();
-  lectern = await Lectern.open({ dbName: 'lectern-site', provider: await choice.provider(), retrieval: choice.retrieval });
+  lectern = await Lectern.open({
+    dbName: 'lectern-site',
+    provider: await choice.provider(),
+    retrieval: choice.retrieval,
+    // MiniLM in Lectern's worker when the server has its files (npm start fetches them): books
+    // open and search by words at once, and by meaning too once their vectors are in.
+    ...(siteConfig.embedder ? { embedder: siteConfig.embedder } : {}),
+    onEvent: showBackgroundWork,
+  });
   rememberChoice(choice.id);
   $('#model-choice').value = choice.id;
   if (choice.id !== 'local') $('#model-status').textContent = `Answering: ${choice.label}`;
@@ -110,6 +119,7 @@ async function boot() {
   const config = await fetch('/config.json')
     .then((r) => (r.ok ? r.json() : {}))
     .catch(() => ({}));
+  siteConfig = config;
   await init();
   await import('/pkg/chat/index.js').catch(() => {
     chat.before(Object.assign(document.createElement('p'), { className: 'error', textContent: 'The chat widget (pkg/chat/) is not built here.' }));

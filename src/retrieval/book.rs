@@ -34,3 +34,25 @@ pub struct Book {
     /// Creation time, milliseconds since the Unix epoch.
     pub created_at: f64,
 }
+
+impl Book {
+    /// Whether the book has vectors (`dimensions` > 0). One without is
+    /// searched lexically whatever the mode, and a library with an embedder
+    /// computes them ([`crate::retrieval::library::Library::embed_pending`]).
+    pub fn has_vectors(&self) -> bool {
+        self.dimensions > 0
+    }
+
+    /// Whether the book was stored to be searched lexically at once while
+    /// its vectors are computed: an embedder is named but there are no
+    /// vectors yet.
+    pub fn awaits_vectors(&self) -> bool {
+        !self.has_vectors() && self.embedder != NO_EMBEDDER
+    }
+
+    /// Records that `vectors`, by `embedder`, are now the book's.
+    pub fn record_vectors(&mut self, embedder: &str, vectors: &crate::retrieval::vector::VectorSet) {
+        self.embedder = embedder.to_owned();
+        self.dimensions = vectors.dims() as u32;
+    }
+}

@@ -347,6 +347,11 @@ impl Library {
         Ok(true)
     }
 
+    /// Forgets the loaded copy of book `id`: the next use reads it from the store.
+    pub(super) fn unload(&self, id: &str) {
+        self.loaded.borrow_mut().remove(id);
+    }
+
     /// Every book, oldest first.
     pub async fn books(&self) -> Result<Vec<Book>> {
         self.store.books().await

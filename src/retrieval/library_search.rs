@@ -61,7 +61,9 @@ impl Library {
     /// exactly `min(k, eligible chunks)` of them (lexically: of eligible
     /// chunks holding a query term). `semantic` and `hybrid` need an
     /// embedder (else a `ConfigError`) that embedded the books (else an
-    /// `EmbedderMismatch`); `lexical` searches any book.
+    /// `EmbedderMismatch`); `lexical` searches any book. While one of the
+    /// books has no vectors (its embedder's are being computed, or it was
+    /// stored without one), the search is lexical whatever the mode.
     pub async fn search(
         &self,
         query: &str,
@@ -86,6 +88,12 @@ impl Library {
         if books.is_empty() || query.trim().is_empty() {
             return Ok(Vec::new());
         }
+        // A book without vectors (yet) is searched lexically, and so are the
+        // others beside it, so that every score is a BM25 score.
+        let (mode, embedder) = match books.iter().any(|b| !b.book.has_vectors()) {
+            true => (SearchMode::Lexical, None),
+            false => (mode, embedder),
+        };
         let vector = match embedder {
             Some(embedder) => Some(self.query_vector(embedder, query, &books, cancel).await?),
             None => None,
@@ -128,7 +136,9 @@ impl Library {
         let mut books = Vec::with_capacity(ids.len());
         for id in &ids {
             let loaded = self.load(id).await?;
-            if let Some(embedder) = embedder.filter(|e| loaded.book.embedder != e.model()) {
+            let embedded_by_other =
+                |e: &dyn Embedder| loaded.book.has_vectors() && loaded.book.embedder != e.model();
+            if let Some(embedder) = embedder.filter(|e| embedded_by_other(*e)) {
                 return Err(Error::EmbedderMismatch {
                     message: format!(
                         "book {id} was embedded with {:?}, but this Lectern embeds with {:?}",

@@ -22,6 +22,7 @@ pub mod library;
 mod library_bundle;
 mod library_pages;
 pub mod library_search;
+mod library_vectors;
 pub mod loaded_book;
 pub mod markup;
 pub mod minilm;

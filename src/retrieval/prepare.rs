@@ -158,7 +158,7 @@ pub fn with_chapters(mut pages: Vec<Page>, chunks: &[Chunk]) -> Vec<Page> {
 /// Embeds `texts` in the embedder's batches (smaller for a local embedder
 /// when `pace` asks), normalised, reporting each batch; a wrong count or a
 /// dimension change is an error.
-async fn embed_all(
+pub(super) async fn embed_all(
     embedder: &dyn Embedder,
     texts: &[String],
     report: &dyn Fn(&'static str, usize, usize),

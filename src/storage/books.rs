@@ -46,6 +46,18 @@ pub trait BookStore {
     /// A book's chunks in order and its vectors; `NotFound` if it does not exist.
     fn book_content<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<(Vec<Chunk>, VectorSet)>>;
 
+    /// Gives book `id`, stored without vectors (`dimensions` 0), its
+    /// `vectors` (one per chunk, by `embedder`) and records both on its
+    /// record, in one atomic step: the updated book. `None`, nothing
+    /// written, if it has vectors already (another tab was first);
+    /// `NotFound` if it does not exist.
+    fn put_vectors<'a>(
+        &'a self,
+        id: &'a str,
+        embedder: &'a str,
+        vectors: &'a VectorSet,
+    ) -> LocalBoxFuture<'a, Result<Option<Book>>>;
+
     /// A book's index snapshot, if the book exists and one was saved.
     fn index_snapshot<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Vec<u8>>>>;
 

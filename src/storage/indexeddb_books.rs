@@ -84,20 +84,7 @@ async fn write_book(
             .await
             .map_err(idb_error)?;
     }
-    let vector_store = tx.object_store(VECTORS).map_err(idb_error)?;
-    let per_batch = VECTOR_BATCH * vectors.dims().max(1);
-    for (batch, data) in vectors.as_flat().chunks(per_batch).enumerate() {
-        let record = Object::new();
-        set(&record, "bookId", &book.id.as_str().into())?;
-        set(&record, "batch", &JsValue::from(batch as u32))?;
-        set(&record, "dims", &JsValue::from(vectors.dims() as u32))?;
-        set(&record, "data", &Float32Array::from(data).into())?;
-        vector_store
-            .add(&record, None)
-            .map_err(idb_error)?
-            .await
-            .map_err(idb_error)?;
-    }
+    add_vectors(tx, &book.id, vectors).await?;
     if let Some(bytes) = snapshot {
         put_bytes(tx, INDEX_SNAPSHOTS, &book.id, bytes).await?;
     }
@@ -113,6 +100,56 @@ async fn write_book(
             .map_err(idb_error)?;
     }
     Ok(())
+}
+
+/// Adds `vectors` to book `book_id` in records of [`VECTOR_BATCH`] rows.
+async fn add_vectors(tx: &Transaction, book_id: &str, vectors: &VectorSet) -> Result<()> {
+    let vector_store = tx.object_store(VECTORS).map_err(idb_error)?;
+    let per_batch = VECTOR_BATCH * vectors.dims().max(1);
+    for (batch, data) in vectors.as_flat().chunks(per_batch).enumerate() {
+        let record = Object::new();
+        set(&record, "bookId", &book_id.into())?;
+        set(&record, "batch", &JsValue::from(batch as u32))?;
+        set(&record, "dims", &JsValue::from(vectors.dims() as u32))?;
+        set(&record, "data", &Float32Array::from(data).into())?;
+        vector_store
+            .add(&record, None)
+            .map_err(idb_error)?
+            .await
+            .map_err(idb_error)?;
+    }
+    Ok(())
+}
+
+/// Gives the stored book `id`, still without vectors, its `vectors` (by
+/// `embedder`): the updated record, or `None` if it has vectors already.
+async fn write_vectors(
+    tx: &Transaction,
+    id: &str,
+    embedder: &str,
+    vectors: &VectorSet,
+) -> Result<Option<Book>> {
+    let books = tx.object_store(BOOKS).map_err(idb_error)?;
+    let stored = books
+        .get(JsValue::from_str(id))
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)?;
+    let Some(stored) = stored else {
+        return Err(Error::not_found("book", id));
+    };
+    let mut book: Book = from_js(stored)?;
+    if book.dimensions > 0 {
+        return Ok(None);
+    }
+    book.record_vectors(embedder, vectors);
+    add_vectors(tx, id, vectors).await?;
+    books
+        .put(&to_js(&book)?, None)
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)?;
+    Ok(Some(book))
 }
 
 /// A page's record `{ bookId, number, text, chapter? }`, built field by field
@@ -249,6 +286,19 @@ impl BookStore for IndexedDbStore {
                 )));
             }
             Ok((chunks, VectorSet::from_flat(dims, flat)))
+        })
+    }
+
+    fn put_vectors<'a>(
+        &'a self,
+        id: &'a str,
+        embedder: &'a str,
+        vectors: &'a VectorSet,
+    ) -> LocalBoxFuture<'a, Result<Option<Book>>> {
+        Box::pin(async move {
+            let (tx, guard) = write_transaction(&self.db, &[BOOKS, VECTORS])?;
+            let outcome = write_vectors(&tx, id, embedder, vectors).await;
+            finish(tx, guard, outcome).await
         })
     }
 

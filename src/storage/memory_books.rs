@@ -79,6 +79,24 @@ impl BookStore for MemoryStore {
         Box::pin(async move { result })
     }
 
+    fn put_vectors<'a>(
+        &'a self,
+        id: &'a str,
+        embedder: &'a str,
+        vectors: &'a VectorSet,
+    ) -> LocalBoxFuture<'a, Result<Option<Book>>> {
+        let result = match self.books.borrow_mut().get_mut(id) {
+            Some(stored) if stored.book.dimensions > 0 => Ok(None),
+            Some(stored) => {
+                stored.vectors = vectors.clone();
+                stored.book.record_vectors(embedder, vectors);
+                Ok(Some(stored.book.clone()))
+            }
+            None => Err(Error::not_found("book", id)),
+        };
+        Box::pin(async move { result })
+    }
+
     fn page<'a>(&'a self, id: &'a str, number: u32) -> LocalBoxFuture<'a, Result<Option<Page>>> {
         let result = match self.books.borrow().get(id) {
             Some(stored) => Ok(stored.pages.iter().find(|p| p.number == number).cloned()),

@@ -5,6 +5,7 @@ use std::rc::Rc;
 use js_sys::{Function, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
+use super::book_completion::{progress_to, spawn_completion, typed};
 use super::book_input::read_book_input;
 use super::ingest_worker::IngestError;
 use super::js::{error_to_js, from_js, string_arg, to_js};
@@ -50,20 +51,25 @@ async fn add_book(
         signal = Reflect::get(&options, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
         super::abort_signal::link_signal(&signal, &cancel)?;
     }
-    // Owned by JS: the worker still reports `indexing` after `addBook` resolved.
-    let events = inner.clone();
-    let progress = Closure::<dyn Fn(JsValue)>::new(move |value: JsValue| {
-        if let Some(callback) = &on_progress {
-            let _ = callback.call1(&JsValue::NULL, &value);
-        }
-        let _ = Reflect::set(&value, &"type".into(), &"ingestProgress".into());
-        events.emit_raw(&value);
-    });
+    let report = progress_to(on_progress, inner.listeners.clone());
+    let to_report = report.clone();
+    let progress = Closure::<dyn Fn(JsValue)>::new(move |value: JsValue| to_report(value));
     let progress: Function = progress.into_js_value().unchecked_into();
-    inner
+    let book = inner
         .ingestion
         .add_book(&library, new, &progress, &cancel, &signal)
-        .await
+        .await?;
+    // Its vectors and index behind the reader; `signal` still stops them.
+    let (ingestion, listeners) = (inner.ingestion.clone(), inner.listeners.clone());
+    spawn_completion(
+        ingestion,
+        library,
+        book.id.clone(),
+        typed(report),
+        cancel,
+        listeners,
+    );
+    Ok(book)
 }
 
 /// The instance's library of books.
@@ -193,11 +199,17 @@ impl Lectern {
             };
             let library = library(&inner)?;
             let book = library.import_book(&bytes).await?;
-            // A big book shipped without its index gets one from the worker, never the page.
-            let (ingestion, id) = (inner.ingestion.clone(), book.id.clone());
-            wasm_bindgen_futures::spawn_local(async move {
-                ingestion.build_index(&library, &id).await;
-            });
+            // What it was shipped without (vectors, a big book's index) is computed behind the reader.
+            let (ingestion, listeners) = (inner.ingestion.clone(), inner.listeners.clone());
+            let report = typed(progress_to(None, listeners.clone()));
+            spawn_completion(
+                ingestion,
+                library,
+                book.id.clone(),
+                report,
+                CancelToken::new(),
+                listeners,
+            );
             Ok(book)
         })
     }

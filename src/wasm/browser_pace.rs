@@ -15,6 +15,7 @@ use crate::time::{BrowserClock, Clock};
 const SLICE_MS: f64 = 10.0;
 
 /// Work between two yields in the worker, in milliseconds.
+#[cfg(feature = "ingest")]
 const WORKER_SLICE_MS: f64 = 100.0;
 
 /// Texts the hashed embedder gets per call while paced (a few ms of work).
@@ -39,6 +40,7 @@ impl BrowserPace {
     }
 
     /// The worker's pace: longer slices, and a local embedder's own batches.
+    #[cfg(feature = "ingest")]
     pub fn in_worker() -> Self {
         BrowserPace {
             slice_ms: WORKER_SLICE_MS,

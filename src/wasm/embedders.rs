@@ -75,11 +75,15 @@ pub fn embedder_config(json: &str) -> Result<EmbedderConfig> {
 }
 
 /// The unit vectors of `texts`, one per text, by the embedder the options
-/// `json` describe (loading MiniLM's files first, once per module): how a
-/// query is embedded where the model lives.
+/// `json` describe (loading MiniLM's files first, once per module, their
+/// bytes to `on_bytes`): how queries and chunks are embedded where the model lives.
 #[cfg(feature = "ingest")]
-pub async fn embed_texts(json: &str, texts: &[String]) -> Result<Vec<Vec<f32>>> {
-    let embedder = loaded_embedder(&embedder_config(json)?, None, Rc::new(|_, _| {}))
+pub async fn embed_texts(
+    json: &str,
+    texts: &[String],
+    on_bytes: super::minilm_files::OnBytes,
+) -> Result<Vec<Vec<f32>>> {
+    let embedder = loaded_embedder(&embedder_config(json)?, None, on_bytes)
         .await?
         .ok_or_else(|| Error::config("no embedder is configured"))?;
     let cancel = crate::cancel::CancelToken::new();

@@ -17,7 +17,7 @@ use super::book_input::{BookInput, SourceInput};
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 use crate::retrieval::book::Book;
-use crate::retrieval::library::{IndexBuilds, IndexSource, Library};
+use crate::retrieval::library::{IndexBuilds, IndexSource, IngestProgress, Library};
 use crate::retrieval::prepare::PreparedBook;
 use crate::retrieval::prepared_wire::decode_prepared;
 use crate::retrieval::vector::VectorSet;
@@ -32,15 +32,14 @@ extern "C" {
     #[wasm_bindgen(constructor)]
     fn new(url: Option<String>, use_worker: bool, in_page: bool) -> IngestWorker;
 
-    /// Resolves with the prepared book (its `indexed` promise then resolves
-    /// with the index snapshot or `null`), `null` if it cannot run here.
+    /// Resolves with the prepared book (`{ book: Uint8Array }`: pages,
+    /// chunks and lexical index), `null` if it cannot run here.
     #[wasm_bindgen(method)]
     fn run(
         this: &IngestWorker,
         job: &JsValue,
         transfer: &Array,
         on_progress: &Function,
-        embed: Option<Function>,
         signal: &JsValue,
     ) -> Promise;
 
@@ -51,9 +50,15 @@ extern "C" {
     fn index(this: &IngestWorker, vectors: Float32Array, dims: u32, min_chunks: u32) -> Promise;
 
     /// Resolves with the vectors of `texts` as one `Float32Array` (computed
-    /// where the model lives), or `null` if there is no worker and not `in_page`.
+    /// where the model lives, its bytes to `on_bytes(done, total)` while it
+    /// loads), or `null` if there is no worker and not `in_page`.
     #[wasm_bindgen(method, js_name = embedTexts)]
-    fn embed_texts(this: &IngestWorker, embedder: &str, texts: &JsValue) -> Promise;
+    fn embed_texts(
+        this: &IngestWorker,
+        embedder: &str,
+        texts: &JsValue,
+        on_bytes: Option<Function>,
+    ) -> Promise;
 
     #[wasm_bindgen(method)]
     fn terminate(this: &IngestWorker);
@@ -66,7 +71,7 @@ extern "C" {
 /// Whether this module has the ingestion code itself (feature `ingest`).
 const IN_MODULE: bool = cfg!(feature = "ingest");
 
-/// Ingests `new` here, paced (a module with the ingestion code).
+/// Ingests `new` here, paced, lexically (a module with the ingestion code).
 #[cfg(feature = "ingest")]
 async fn add_in_module(
     library: &Library,
@@ -74,14 +79,9 @@ async fn add_in_module(
     progress: &Function,
     cancel: &CancelToken,
 ) -> Result<Book> {
-    let report = |p: crate::retrieval::library::IngestProgress| {
-        if let Ok(value) = super::js::to_js(&p) {
-            let _ = progress.call1(&JsValue::NULL, &value);
-        }
-    };
     let pace = super::browser_pace::BrowserPace::new();
     library
-        .add_book_paced(new.into_new_book(), &report, cancel, &pace)
+        .add_book_lexical(new.into_new_book(), &js_progress(progress), cancel, &pace)
         .await
 }
 
@@ -94,16 +94,35 @@ async fn add_in_module(_: &Library, _: BookInput, _: &Function, _: &CancelToken)
     ))
 }
 
+/// `progress` (a JS function) as the library's progress callback.
+#[cfg(feature = "ingest")]
+fn js_progress(progress: &Function) -> impl Fn(IngestProgress) + '_ {
+    move |p: IngestProgress| {
+        if let Ok(value) = super::js::to_js(&p) {
+            let _ = progress.call1(&JsValue::NULL, &value);
+        }
+    }
+}
+
 /// Embeds `texts` here (a module with the ingestion code).
 #[cfg(feature = "ingest")]
-async fn embed_in_module(embedder_json: &str, texts: &[String]) -> Result<Vec<Vec<f32>>> {
-    super::embedders::embed_texts(embedder_json, texts).await
+async fn embed_in_module(
+    embedder_json: &str,
+    texts: &[String],
+    on_bytes: Option<Function>,
+) -> Result<Vec<Vec<f32>>> {
+    let on_bytes: super::minilm_files::OnBytes = std::rc::Rc::new(move |done, total| {
+        if let Some(report) = &on_bytes {
+            let _ = report.call2(&JsValue::NULL, &(done as f64).into(), &(total as f64).into());
+        }
+    });
+    super::embedders::embed_texts(embedder_json, texts, on_bytes).await
 }
 
 /// The page's module has no ingestion code: the host ran the ingestion
 /// module and it could not.
 #[cfg(not(feature = "ingest"))]
-async fn embed_in_module(_: &str, _: &[String]) -> Result<Vec<Vec<f32>>> {
+async fn embed_in_module(_: &str, _: &[String], _: Option<Function>) -> Result<Vec<Vec<f32>>> {
     Err(Error::protocol(
         "the ingestion module (lectern_ingest.js) could not run in this page",
     ))
@@ -117,11 +136,13 @@ pub struct Ingestion {
     worker_url: Option<String>,
     /// The embedder's options as JSON (without `embed`), for the worker.
     embedder_json: String,
-    /// A custom embedder's function: the worker asks the page to call it.
-    embed: Option<Function>,
+    /// Whether the embedder's model lives in the ingestion module (MiniLM).
+    model_in_module: bool,
     worker: RefCell<Option<IngestWorker>>,
     /// Books whose index the worker is building.
     indexing: RefCell<HashSet<String>>,
+    /// Tripped by `close()`: what runs behind the reader stops.
+    stopped: CancelToken,
 }
 
 /// A failure to hand to JS: Lectern's own error, or one the worker sent
@@ -145,15 +166,16 @@ impl Ingestion {
         use_worker: bool,
         worker_url: Option<String>,
         embedder_json: String,
-        embed: Option<Function>,
+        model_in_module: bool,
     ) -> Self {
         Ingestion {
             use_worker,
             worker_url,
             embedder_json,
-            embed,
+            model_in_module,
             worker: RefCell::new(None),
             indexing: RefCell::new(HashSet::new()),
+            stopped: CancelToken::new(),
         }
     }
 
@@ -169,8 +191,9 @@ impl Ingestion {
         }
     }
 
-    /// Adds `new` to `library`: prepared in the worker and stored here, or
-    /// all of it here, paced. `progress` is the JS form of `report`.
+    /// Adds `new` to `library`, searchable lexically at once: pages, chunks
+    /// and lexical index prepared in the worker (or here, paced) and stored
+    /// here. Its vectors and index come after, from [`Ingestion::complete`].
     pub async fn add_book(
         self: &Rc<Self>,
         library: &Rc<Library>,
@@ -183,7 +206,7 @@ impl Ingestion {
             let id = library.new_book_id();
             let job = self.job(&id, &new, library)?;
             let worker = self.worker();
-            let promise = worker.run(&job.0, &job.1, progress, self.embed.clone(), signal);
+            let promise = worker.run(&job.0, &job.1, progress, signal);
             let outcome = cancel.run(async { Ok(JsFuture::from(promise).await) }).await?;
             let result = outcome.map_err(IngestError::Js)?;
             if worker.unavailable() {
@@ -191,34 +214,51 @@ impl Ingestion {
                 library.set_index_builds(IndexBuilds::Never);
             }
             if !result.is_null() && !result.is_undefined() {
-                return Ok(self.store(library, &result, cancel).await?);
+                return Ok(library
+                    .store_prepared(read_result(&result)?, None, cancel)
+                    .await?);
             }
         }
         Ok(add_in_module(library, new, progress, cancel).await?)
     }
 
-    /// Stores the book the ingestion module prepared; its index, once the
-    /// worker sends it (none comes from a page).
-    async fn store(
+    /// What a stored book still lacks, behind the reader: its vectors (if
+    /// it has none and the library an embedder), computed by the library's
+    /// embedder a few chunks at a time (MiniLM in the worker), then its
+    /// index (if it is big enough) from the worker. Progress to `progress`;
+    /// stops with `cancel` or `close()`, leaving the book searched lexically
+    /// (the next open takes it up again).
+    pub async fn complete(
         self: &Rc<Self>,
         library: &Rc<Library>,
-        result: &JsValue,
+        id: &str,
+        progress: Rc<dyn Fn(IngestProgress)>,
         cancel: &CancelToken,
-    ) -> Result<Book> {
-        let prepared = read_result(result)?;
-        let book = library.store_prepared(prepared, None, cancel).await?;
-        let indexed = Reflect::get(result, &"indexed".into()).unwrap_or(JsValue::UNDEFINED);
-        if let Ok(indexed) = indexed.dyn_into::<Promise>() {
-            self.indexing.borrow_mut().insert(book.id.clone());
-            let (library, id) = (library.clone(), book.id.clone());
-            let this = self.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                this.attach(&library, &id, indexed).await;
-            });
-        } else {
-            library.forgo_index(&book.id);
+    ) -> Result<()> {
+        let linked = cancel.clone();
+        self.stopped.on_cancel(move || linked.cancel());
+        if self.model_in_module && !library.load(id).await?.book.has_vectors() {
+            cancel.run(self.load_model(id, &progress)).await?;
         }
-        Ok(book)
+        let pace = super::browser_pace::BrowserPace::new();
+        library
+            .embed_pending(id, progress.as_ref(), cancel, &pace)
+            .await?;
+        let building = library.load(id).await?.index_source == IndexSource::Building;
+        if building && !cancel.is_cancelled() {
+            let report = |done| {
+                progress(IngestProgress {
+                    book_id: id.to_owned(),
+                    phase: "indexing",
+                    done,
+                    total: 1,
+                })
+            };
+            report(0);
+            self.build_index(library, id).await;
+            report(1);
+        }
+        Ok(())
     }
 
     /// Has the worker build the index of a loaded book that waits for one
@@ -286,27 +326,43 @@ impl Ingestion {
         let job = Object::new();
         set(&job, "bookId", &id.into());
         set(&job, "book", &book);
-        set(&job, "embedder", &self.embedder_json.as_str().into());
         set(&job, "chunking", &super::js::to_js(library.chunking())?);
-        set(
-            &job,
-            "indexMinChunks",
-            &(library.indexing().min_vectors as u32).into(),
-        );
-        set(&job, "embedOnPage", &self.embed.is_some().into());
         Ok((job.into(), transfer))
     }
 
     /// The unit vectors of `texts`, computed by the embedder in the
     /// ingestion module (the worker's, or the page's without a worker).
     pub async fn embed_texts(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        self.embed_reporting(texts, None).await
+    }
+
+    /// Loads the model of an embedder that lives in the ingestion module
+    /// (MiniLM), reporting its bytes as the `loading` phase of book `id`.
+    async fn load_model(&self, id: &str, progress: &Rc<dyn Fn(IngestProgress)>) -> Result<()> {
+        let (book_id, progress) = (id.to_owned(), progress.clone());
+        let on_bytes = Closure::<dyn Fn(f64, f64)>::new(move |done: f64, total: f64| {
+            progress(IngestProgress {
+                book_id: book_id.clone(),
+                phase: "loading",
+                done: done as usize,
+                total: total as usize,
+            })
+        });
+        let on_bytes: &Function = on_bytes.as_ref().unchecked_ref();
+        self.embed_reporting(&[], Some(on_bytes.clone())).await.map(drop)
+    }
+
+    async fn embed_reporting(&self, texts: &[String], on_bytes: Option<Function>) -> Result<Vec<Vec<f32>>> {
         let worker = self.worker();
-        let promise = worker.embed_texts(&self.embedder_json, &super::js::to_js(texts)?);
+        let promise = worker.embed_texts(&self.embedder_json, &super::js::to_js(texts)?, on_bytes.clone());
         let flat = JsFuture::from(promise)
             .await
             .map_err(|error| super::js::error_from_js(&error))?;
         if flat.is_null() {
-            return embed_in_module(&self.embedder_json, texts).await;
+            return embed_in_module(&self.embedder_json, texts, on_bytes).await;
+        }
+        if texts.is_empty() {
+            return Ok(Vec::new());
         }
         let flat: Float32Array = flat
             .dyn_into()
@@ -325,8 +381,9 @@ impl Ingestion {
             .collect())
     }
 
-    /// Stops the worker, if one runs.
+    /// Stops the worker, if one runs, and the work behind the reader.
     pub fn close(&self) {
+        self.stopped.cancel();
         if let Some(worker) = self.worker.borrow_mut().take() {
             worker.terminate();
         }
@@ -337,20 +394,11 @@ fn set(object: &Object, key: &str, value: &JsValue) {
     let _ = Reflect::set(object, &key.into(), value);
 }
 
-/// The prepared book from the worker's result.
+/// The prepared book from the worker's result (`{ book: Uint8Array }`).
 fn read_result(result: &JsValue) -> Result<PreparedBook> {
-    let get = |key: &str| Reflect::get(result, &key.into()).unwrap_or(JsValue::UNDEFINED);
-    let malformed = || Error::protocol("the ingestion worker sent a malformed result");
-    let book: Uint8Array = get("book").dyn_into().map_err(|_| malformed())?;
-    let flat: Float32Array = get("vectors").dyn_into().map_err(|_| malformed())?;
-    let dims = get("dims").as_f64().filter(|d| *d >= 0.0).ok_or_else(malformed)? as usize;
-    let flat = flat.to_vec();
-    let vectors = match dims {
-        // No embedder: a book searched lexically only.
-        0 if flat.is_empty() => VectorSet::new(0),
-        0 => return Err(malformed()),
-        _ if flat.len() % dims != 0 => return Err(malformed()),
-        _ => VectorSet::from_flat(dims, flat),
-    };
-    decode_prepared(&book.to_vec(), vectors)
+    let book: Uint8Array = Reflect::get(result, &"book".into())
+        .ok()
+        .and_then(|b| b.dyn_into().ok())
+        .ok_or_else(|| Error::protocol("the ingestion worker sent a malformed result"))?;
+    decode_prepared(&book.to_vec(), VectorSet::new(0))
 }

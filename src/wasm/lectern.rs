@@ -7,6 +7,7 @@ use std::rc::Rc;
 use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 
+use super::book_completion::{progress_to, spawn_completion, typed};
 use super::builtin_tools::register_builtin_tools;
 use super::custom_provider::JsFunctionModel;
 use super::embedders::optional_embedder;
@@ -24,6 +25,7 @@ use super::worker_embedder::WorkerEmbedder;
 use crate::agent::{
     book_context_warning, friendly_message, validate_config, Agent, SendOptions, TurnError, TurnResult,
 };
+use crate::cancel::CancelToken;
 use crate::domain::NewConversation;
 use crate::error::{Error, Result, StorageReason};
 use crate::events::{Event, EventKind, EventSink};
@@ -68,11 +70,6 @@ pub(super) struct Inner {
 }
 
 impl Inner {
-    /// Hands an event that belongs to no turn (`ingestProgress`) to the listeners.
-    pub(super) fn emit_raw(&self, event: &JsValue) {
-        self.listeners.emit(event);
-    }
-
     pub(super) fn ensure_open(&self) -> Result<()> {
         if self.closed.get() {
             return Err(Error::storage_because(
@@ -225,7 +222,7 @@ impl Lectern {
                 options.worker,
                 options.worker_url.clone(),
                 options.embedder_json.clone(),
-                callbacks.embed.clone(),
+                matches!(options.embedder, EmbedderConfig::Minilm(_)),
             ));
             let embedder = match &options.embedder {
                 // The model lives in the ingestion module; queries are embedded there.
@@ -245,19 +242,25 @@ impl Lectern {
             );
             library.set_index_builds(ingestion.index_builds());
             // Read every book and its index snapshot now, off the critical path, so the
-            // first search after a reload waits for neither; an index that was never
-            // finished is built in the worker meanwhile (never in the page).
-            let (warming, builder) = (library.clone(), ingestion.clone());
+            // first search after a reload waits for neither; vectors or an index that
+            // were never finished are computed meanwhile (never blocking the page).
+            let (warming, builder, events) = (library.clone(), ingestion.clone(), listeners.clone());
             wasm_bindgen_futures::spawn_local(async move {
                 let Ok(all) = warming.books().await else {
                     return;
                 };
                 for book in all {
                     if warming.load(&book.id).await.is_ok() {
+                        let report = typed(progress_to(None, events.clone()));
                         let (library, builder) = (warming.clone(), builder.clone());
-                        wasm_bindgen_futures::spawn_local(async move {
-                            builder.build_index(&library, &book.id).await;
-                        });
+                        spawn_completion(
+                            builder,
+                            library,
+                            book.id,
+                            report,
+                            CancelToken::new(),
+                            events.clone(),
+                        );
                     }
                 }
             });

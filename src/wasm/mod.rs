@@ -13,7 +13,6 @@
 
 mod abort_signal;
 mod book_input;
-#[cfg(feature = "ingest")]
 mod browser_pace;
 mod embedders;
 pub mod js;
@@ -24,6 +23,8 @@ mod panic_guard;
 mod approval_options;
 #[cfg(feature = "page")]
 mod approvals_api;
+#[cfg(feature = "page")]
+mod book_completion;
 #[cfg(feature = "page")]
 mod books_api;
 #[cfg(feature = "page")]

@@ -1,5 +1,5 @@
 //! Conformance cases for lexical indexes: stored with their book, replaced,
-//! deleted with it; and a book without vectors.
+//! deleted with it; a book without vectors, and one given them later.
 
 use lectern::retrieval::vector::VectorSet;
 use lectern::storage::{BookStore, Store};
@@ -54,4 +54,47 @@ pub async fn a_lexical_index_is_saved_replaced_and_deleted(store: impl Store + B
     );
     store.delete_book("b1").await.unwrap();
     assert_eq!(store.lexical_index("b1").await.unwrap(), None);
+}
+
+/// Stored lexical-first (an embedder named, no vectors), then given its
+/// vectors in one write that updates the record's dimension and keeps its
+/// reader's page; a second writer (another tab) writes nothing.
+pub async fn a_book_stored_before_its_vectors_gets_them_once(store: impl Store + BookStore) {
+    let (chunks, vectors) = content(lectern::storage::VECTOR_BATCH + 3);
+    let mut b = book("b1");
+    (b.dimensions, b.chunk_count) = (0, chunks.len() as u32);
+    store
+        .put_book(&b, &chunks, &VectorSet::new(0), None, Some(&[7]), &[])
+        .await
+        .expect("put");
+    assert!(store.book("b1").await.unwrap().unwrap().awaits_vectors());
+    b.current_page = 3;
+    store.update_book(&b).await.expect("the reader moves meanwhile");
+    let stored = store
+        .put_vectors("b1", "model-b/4", &vectors)
+        .await
+        .expect("vectors");
+    let stored = stored.expect("written");
+    assert_eq!(
+        (stored.embedder.as_str(), stored.dimensions, stored.current_page),
+        ("model-b/4", 4, 3)
+    );
+    assert_eq!(store.book("b1").await.unwrap(), Some(stored.clone()));
+    let (got_chunks, got_vectors) = store.book_content("b1").await.unwrap();
+    assert_eq!(got_chunks, chunks);
+    assert_eq!(got_vectors.as_flat(), vectors.as_flat());
+    let mut other = VectorSet::new(4);
+    (0..chunks.len()).for_each(|_| other.push(&[1.0, 0.0, 0.0, 0.0]));
+    assert_eq!(store.put_vectors("b1", "model-c/4", &other).await.unwrap(), None);
+    assert_eq!(
+        store.book_content("b1").await.unwrap().1.as_flat(),
+        vectors.as_flat(),
+        "kept"
+    );
+    assert_eq!(store.book("b1").await.unwrap(), Some(stored));
+    let err = store
+        .put_vectors("ghost", "model-b/4", &vectors)
+        .await
+        .unwrap_err();
+    assert_eq!(err.name(), "NotFoundError");
 }

@@ -89,6 +89,10 @@ pub fn cases<S: Store + BookStore + 'static>() -> Vec<Case<S>> {
             "a lexical index is saved, replaced and deleted with its book",
             |s| Box::pin(lexical::a_lexical_index_is_saved_replaced_and_deleted(s)),
         ),
+        (
+            "a book stored before its vectors gets them once, record and all",
+            |s| Box::pin(lexical::a_book_stored_before_its_vectors_gets_them_once(s)),
+        ),
         ("pages are stored, read and deleted with their book", |s| {
             Box::pin(pages::pages_are_stored_read_and_deleted_with_their_book(s))
         }),

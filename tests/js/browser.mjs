@@ -29,7 +29,8 @@ export function launchChromium() {
 export function demoAndChromium(options = {}) {
   const running = { demo: null, browser: null };
   before(async () => {
-    running.demo = await startDemo({ port: 0, ...options });
+    // No MiniLM unless a test asks (`minilm: dir`): its vectors would be computed behind every test.
+    running.demo = await startDemo({ port: 0, minilm: null, ...options });
     running.browser = await launchChromium();
   });
   after(async () => {

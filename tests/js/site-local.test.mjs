@@ -21,7 +21,7 @@ test('the in-browser model, picked, answers in the chat, and again offline, stil
     t.skip(model ? 'SKIPPED: @wllama/wllama is not installed' : fetched);
     return;
   }
-  const demo = await startDemo({ port: 0, localModel: model });
+  const demo = await startDemo({ port: 0, localModel: model, minilm: null });
   const browser = await launchChromium();
   const context = await browser.newContext();
   let serverUp = true;

@@ -11,7 +11,7 @@ import { startDemo } from '../../scripts/serve.mjs';
 import { launchChromium } from './browser.mjs';
 
 test('after one visit the site installs, and works with the server gone and the network off', async () => {
-  const demo = await startDemo({ port: 0, localModel: null });
+  const demo = await startDemo({ port: 0, localModel: null, minilm: null });
   const browser = await launchChromium();
   let serverUp = true;
   try {
@@ -80,7 +80,7 @@ test('after one visit the site installs, and works with the server gone and the 
 });
 
 test('a changed shell waits for "Update ready — Reload", never reloads mid-turn, then replaces the old cache', async () => {
-  const demo = await startDemo({ port: 0, localModel: null });
+  const demo = await startDemo({ port: 0, localModel: null, minilm: null });
   const browser = await launchChromium();
   const touched = new URL('../../www/site/progress.js', import.meta.url);
   const { atime, mtime } = await stat(touched);

@@ -1,10 +1,11 @@
 // Ingestion in Lectern's Web Worker, in headless Chromium on a plain page that
 // imports the built package: addBook runs in the worker (its messages are
-// seen, the page keeps ticking), gives the same chunks and vectors as the
-// in-page path, asks the page for custom embeddings, fetches OpenAI-compatible
-// embeddings from the worker, stores nothing when aborted, and falls back to
-// paced in-page work with `worker: false`, without Worker, or when the worker
-// cannot start.
+// seen, the page keeps ticking) and resolves with a book searched lexically at
+// once; its vectors come after (the same as the in-page path's), from the
+// page's embedder (a custom or OpenAI-compatible one) or the worker's
+// (MiniLM, tests/js/minilm.test.mjs); aborting stores nothing, or later stops
+// only the vectors; paced in-page work with `worker: false`, without Worker,
+// or when the worker cannot start.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { demoAndChromium } from './browser.mjs';
@@ -64,6 +65,15 @@ async function lecternPage({ withoutWorker = false } = {}) {
             `The ${words[(p + s) % 10]} met the ${words[(p * 7 + s * 3) % 10]} near paragraph ${p} sentence ${s}.`,
           ).join(' '),
         ).join('\n\n');
+      /** The stored book once its vectors are in. */
+      window.embedded = async (lectern, id) => {
+        let book;
+        await window.until(async () => {
+          book = (await lectern.books()).find((b) => b.id === id);
+          return book.dimensions > 0;
+        }, `the vectors of ${id}`);
+        return book;
+      };
       window.until = async (check, what) => {
         for (let i = 0; i < 600; i += 1) {
           if (await check()) return;
@@ -98,17 +108,16 @@ async function addBothWays(page, extra) {
     for (const worker of [true, false]) {
       const lectern = await window.open({ dbName: `same-${worker}-${Math.random()}`, worker, ...extra });
       const phases = new Set();
-      let indexed = false;
-      const onProgress = (p) => {
-        phases.add(p.phase);
-        indexed ||= p.phase === 'indexing' && p.done === p.total;
-      };
-      const book = await lectern.addBook({ title: 'Same', text }, { onProgress });
-      // The worker reports `indexing` once the book is stored (it may come after addBook resolves).
-      await window.until(() => indexed, 'the indexing progress');
+      const onProgress = (p) => phases.add(p.phase);
+      const added = await lectern.addBook({ title: 'Same', text }, { onProgress });
+      const lexical = await lectern.search('anarchist harbour sunday', { k: 8 });
+      // With an embedder, the vectors come after addBook resolved.
+      const book = extra.embedder ? await window.embedded(lectern, added.id) : added;
       const hits = await lectern.search('anarchist harbour sunday', { k: 8 });
       results[worker] = {
+        added: { ...added, id: undefined, createdAt: undefined },
         book: { ...book, id: undefined, createdAt: undefined },
+        lexical: lexical.length,
         hits: hits.map(({ bookId, ...rest }) => rest),
         phases: [...phases],
       };
@@ -129,9 +138,12 @@ test('addBook runs in the worker and gives what the in-page path gives', async (
   assert.ok(both.workers[0].terminated, 'close() stopped the worker');
   assert.deepEqual(both.true.book, both.false.book);
   assert.ok(both.true.book.chunkCount > 50);
+  assert.equal(both.true.added.dimensions, 0, 'stored before its vectors');
+  assert.equal(both.true.book.dimensions, 1024);
+  assert.equal(both.true.lexical, 8, 'searched lexically at once');
   assert.deepEqual(both.true.hits, both.false.hits, 'same chunks and vectors: the same results and scores');
-  assert.deepEqual(both.true.phases, ['chunking', 'embedding', 'indexing']);
-  assert.deepEqual(both.false.phases, ['chunking', 'embedding', 'indexing']);
+  assert.deepEqual(both.true.phases, ['chunking', 'embedding']);
+  assert.deepEqual(both.false.phases, ['chunking', 'embedding']);
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -146,8 +158,8 @@ test('without an embedder, the worker and the page build the same lexical index'
   assert.equal(both.true.book.dimensions, 0);
   assert.ok(both.true.hits.length > 0);
   assert.deepEqual(both.true.hits, both.false.hits, 'the same BM25 results and scores');
-  assert.deepEqual(both.true.phases, ['chunking', 'indexing'], 'nothing to embed');
-  assert.deepEqual(both.false.phases, ['chunking', 'indexing']);
+  assert.deepEqual(both.true.phases, ['chunking'], 'nothing to embed');
+  assert.deepEqual(both.false.phases, ['chunking']);
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -180,8 +192,9 @@ test('a big book is searched exactly while the worker indexes it, then with its 
     const options = { dbName: 'big', embedder: { kind: 'hashed', dimensions: 64 }, retrieval: { chunkChars: 100, overlapChars: 0, indexMinChunks: 1024 } };
     let lectern = await window.open(options);
     const book = await lectern.addBook({ title: 'Big', text: window.book(1200) });
-    const first = await lectern.indexSource(book.id);
     const early = await lectern.search('marquis balloon', { k: 3 });
+    await window.embedded(lectern, book.id);
+    const first = await lectern.indexSource(book.id);
     await window.until(async () => (await lectern.indexSource(book.id)) === 'built', 'the index');
     const built = await lectern.indexSource(book.id);
     const late = await lectern.search('marquis balloon', { k: 3 });
@@ -203,7 +216,7 @@ test('a big book is searched exactly while the worker indexes it, then with its 
   });
   assert.ok(out.chunks >= 1024, `${out.chunks} chunks`);
   assert.ok(['building', 'built'].includes(out.first), out.first);
-  assert.equal(out.early.length, 3, 'searchable as soon as addBook resolved');
+  assert.equal(out.early.length, 3, 'searchable (lexically) as soon as addBook resolved');
   assert.equal(out.late.length, 3);
   assert.equal(out.built, 'built');
   assert.ok(out.messages.indexOf('prepared') < out.messages.indexOf('done'), `${out.messages}`);
@@ -220,6 +233,7 @@ test('an index never finished is built in the worker at the next open, not in th
     const options = { dbName, embedder: { kind: 'hashed', dimensions: 64 }, retrieval: { chunkChars: 100, overlapChars: 0, indexMinChunks: 1024 } };
     let lectern = await window.open(options);
     const book = await lectern.addBook({ title: 'Big', text: window.book(1200) });
+    await window.embedded(lectern, book.id);
     await window.until(async () => (await lectern.indexSource(book.id)) === 'built', 'the index');
     await lectern.close();
     // As if the page had closed before the worker finished: the book is stored, its snapshot is not.
@@ -261,6 +275,7 @@ test('without a worker, a big book gets no index (exact search) rather than a pa
     const phases = [];
     let lectern = await window.open(options);
     const book = await lectern.addBook({ title: 'Big', text: window.book(1200) }, { onProgress: (p) => phases.push(p.phase) });
+    await window.embedded(lectern, book.id);
     const source = await lectern.indexSource(book.id);
     const hits = await lectern.search('marquis balloon', { k: 3, maxPage: 2 });
     await lectern.close();
@@ -275,7 +290,7 @@ test('without a worker, a big book gets no index (exact search) rather than a pa
   assert.match(out.tooSmall.error.message, /indexMinChunks must be at least 256/);
   assert.ok(out.chunks >= 1024, `${out.chunks} chunks`);
   assert.equal(out.source, 'none', 'no HNSW build on the page (it was built there before)');
-  assert.deepEqual(out.phases, ['chunking', 'embedding', 'indexing'], 'the same phases, the last one empty');
+  assert.deepEqual(out.phases, ['chunking', 'embedding'], 'no indexing phase: no index in a page');
   assert.equal(out.reopened, 'none');
   assert.equal(out.hits.length, 3);
   assert.ok(out.hits.every((h) => h.endPage <= 2));
@@ -283,7 +298,7 @@ test('without a worker, a big book gets no index (exact search) rather than a pa
   await page.close();
 });
 
-test('a custom embedder on the page is called by the worker, with the in-page result', async () => {
+test('a custom embedder is called by the page after the book is stored; its failure is an ingestFailed event', async () => {
   const { page } = await lecternPage();
   const result = await page.evaluate(async () => {
     window.embedCalls = 0;
@@ -295,48 +310,51 @@ test('a custom embedder on the page is called by the worker, with the in-page re
         return v;
       });
     };
+    const events = [];
     const failing = await window.open({
       embedder: { kind: 'custom', model: 'page', embed: async () => { throw new Error('no model here'); } },
+      onEvent: (e) => events.push(e),
     });
-    const failed = await window.attempt(() => failing.addBook({ title: 'F', text: window.book(5) }));
+    const kept = await failing.addBook({ title: 'F', text: window.book(5) });
+    await window.until(() => events.some((e) => e.type === 'ingestFailed'), 'the ingestFailed event');
+    const failed = events.find((e) => e.type === 'ingestFailed');
+    const stillFound = (await failing.search('poet garden', { k: 2 })).length;
+    const stillWaiting = (await failing.books())[0].dimensions;
     await failing.close();
     const text = window.book(200);
     const hits = {};
     for (const worker of [true, false]) {
       const lectern = await window.open({ worker, embedder: { kind: 'custom', model: 'page', embed, batchSize: 16 } });
-      await lectern.addBook({ title: 'C', text });
+      const book = await lectern.addBook({ title: 'C', text });
+      await window.embedded(lectern, book.id);
       hits[worker] = (await lectern.search('poet garden', { k: 5 })).map(({ bookId, ...r }) => r);
       await lectern.close();
     }
-    return { failed, calls: window.embedCalls, hits, messages: window.workers.map((w) => w.messages) };
+    return { kept: kept.title, failed, stillFound, stillWaiting, calls: window.embedCalls, hits };
   });
-  assert.equal(result.failed.error.name, 'ToolError');
-  assert.match(result.failed.error.message, /no model here/);
+  assert.equal(result.kept, 'F', 'addBook resolved: the book is stored before its vectors');
+  assert.equal(result.failed.name, 'ToolError');
+  assert.match(result.failed.message, /no model here/);
+  assert.equal(result.stillFound, 2, 'the book is still searched, lexically');
+  assert.equal(result.stillWaiting, 0, 'and still waits for its vectors (the next open tries again)');
   assert.ok(result.calls > 2, `embed was called ${result.calls} times`);
   assert.deepEqual(result.hits.true, result.hits.false);
-  assert.ok(result.messages.flat().includes('embed'), 'the worker asked the page to embed');
   await page.close();
 });
 
-test('an OpenAI-compatible embedder is fetched from the worker, not the page', async () => {
+test('an OpenAI-compatible embedder is fetched after the book is stored', async () => {
   const { page } = await lecternPage();
   const out = await page.evaluate(async () => {
-    const pageFetches = [];
-    const nativeFetch = window.fetch;
-    window.fetch = (input, init) => {
-      pageFetches.push(String(input instanceof Request ? input.url : input));
-      return nativeFetch(input, init);
-    };
     const lectern = await window.open({ embedder: { kind: 'openai', baseUrl: window.baseUrl, model: 'mock-embed', apiKey: 'k', batchSize: 32 } });
-    const book = await lectern.addBook({ title: 'O', text: window.book(100) });
-    const embeddedOnPage = pageFetches.filter((u) => u.endsWith('/embeddings')).length;
+    const added = await lectern.addBook({ title: 'O', text: window.book(100) });
+    const book = await window.embedded(lectern, added.id);
     const hits = await lectern.search('lantern duel', { k: 2 });
     await lectern.close();
-    return { book, embeddedOnPage, hits: hits.length, messages: window.workers[0].messages };
+    return { added, book, hits: hits.length, messages: window.workers[0].messages };
   });
-  assert.equal(out.book.embedder, 'mock-embed');
+  assert.equal(out.added.embedder, 'mock-embed');
+  assert.equal(out.added.dimensions, 0);
   assert.equal(out.book.dimensions, 64);
-  assert.equal(out.embeddedOnPage, 0, 'the book was not embedded by the page');
   assert.ok(out.messages.includes('prepared'));
   assert.equal(out.hits, 2);
   await page.close();
@@ -350,7 +368,7 @@ test('aborting stores nothing and stops the worker; the next book starts a new o
     const failed = await window.attempt(() =>
       lectern.addBook(
         { title: 'Aborted', text: window.book(3000) },
-        { signal: controller.signal, onProgress: (p) => p.phase === 'embedding' && controller.abort() },
+        { signal: controller.signal, onProgress: (p) => p.phase === 'chunking' && p.done > 0 && controller.abort() },
       ),
     );
     const afterAbort = await lectern.books();
@@ -401,4 +419,39 @@ test('worker: false, no Worker, and a worker that cannot start all ingest in the
   });
   assert.equal(title, 'No Worker here');
   await bare.page.close();
+});
+
+test('aborting after addBook resolved stops only the vectors; the next open computes them', async () => {
+  const { page } = await lecternPage();
+  const out = await page.evaluate(async () => {
+    const options = { dbName: 'resume-vectors', embedder: { kind: 'hashed', dimensions: 64 } };
+    let lectern = await window.open(options);
+    const controller = new AbortController();
+    let embedding = false;
+    const onProgress = (p) => {
+      if (p.phase === 'embedding' && p.done > 0) {
+        embedding = true;
+        controller.abort();
+      }
+    };
+    const book = await lectern.addBook({ title: 'Cut short', text: window.book(3000) }, { signal: controller.signal, onProgress });
+    await window.until(() => embedding, 'the embedding phase');
+    await new Promise((r) => setTimeout(r, 300));
+    const waiting = (await lectern.books())[0].dimensions;
+    const lexical = (await lectern.search('marquis balloon', { k: 3 })).length;
+    await lectern.close();
+    const events = [];
+    lectern = await window.open({ ...options, onEvent: (e) => events.push(e) });
+    const done = await window.embedded(lectern, book.id);
+    const semantic = (await lectern.search('marquis balloon', { k: 3 })).map((h) => h.score);
+    await lectern.close();
+    const phases = [...new Set(events.filter((e) => e.type === 'ingestProgress').map((e) => e.phase))];
+    return { waiting, lexical, dimensions: done.dimensions, semantic, phases };
+  });
+  assert.equal(out.waiting, 0, 'the abort stopped the vectors, the book stayed');
+  assert.equal(out.lexical, 3, 'searched lexically meanwhile');
+  assert.equal(out.dimensions, 64, 'the next open computed them');
+  assert.ok(out.semantic.every((s) => s <= 1), `cosine scores: ${out.semantic}`);
+  assert.deepEqual(out.phases, ['embedding'], 'with progress events');
+  await page.close();
 });

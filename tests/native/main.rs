@@ -24,6 +24,7 @@ mod fuzz_props;
 mod fuzz_regressions;
 mod lexical;
 mod lexical_eval;
+mod lexical_first;
 mod local;
 mod minilm_encoder;
 mod minilm_tokenizer;

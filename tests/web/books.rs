@@ -52,15 +52,32 @@ async fn ingestion_search_bounds_and_a_reopen_without_a_worker() {
     assert_eq!(book["pageCount"], 1100);
     assert_eq!(book["chunkCount"], 1100);
     assert_eq!(book["currentPage"], 1);
+    // Stored lexical-first: searched with BM25 at once, its vectors computed behind it.
+    assert_eq!(
+        (book["embedder"].as_str(), book["dimensions"].as_u64()),
+        (Some("lectern-hashed-v1/1024"), Some(0))
+    );
+    let id = book["id"].as_str().unwrap().to_owned();
+    let early = resolve(opened.lectern.search("marker500".into(), None)).await;
+    assert_eq!(
+        to_json(&early)[0]["startPage"],
+        500,
+        "found lexically before the vectors"
+    );
+    let book = web_support::embedded_book(&opened.lectern, &id).await;
+    assert_eq!(book["dimensions"], 1024);
     let phases: Vec<String> = progress.iter().map(|p| p.as_string().unwrap()).collect();
     assert_eq!(phases.first().map(String::as_str), Some("chunking:0/1100"));
-    assert_eq!(phases.last().map(String::as_str), Some("indexing:1/1"));
+    assert_eq!(phases.last().map(String::as_str), Some("embedding:1100/1100"));
+    assert!(
+        !phases.iter().any(|p| p.starts_with("indexing")),
+        "no index in a page: {phases:?}"
+    );
     assert!(opened
         .events
         .borrow()
         .iter()
         .any(|e| e["type"] == "ingestProgress" && e["phase"] == "embedding"));
-    let id = book["id"].as_str().unwrap().to_owned();
     // The test runner does not serve `lectern_worker.js`: the worker cannot start, so the
     // book is ingested in the page, which never builds an index (tests/js/worker.test.mjs
     // covers the worker's index and its snapshot).
@@ -138,6 +155,7 @@ async fn japanese_chinese_arabic_emoji_and_no_break_space_books_ingest_and_searc
             };
             Reflect::set(&input, &kind.into(), &content).unwrap();
             let added = to_json(&resolve(opened.lectern.add_book(input.unchecked_into(), None)).await);
+            let added = web_support::embedded_book(&opened.lectern, added["id"].as_str().unwrap()).await;
             let only = |k: usize| js(json!({ "bookIds": [added["id"]], "k": k })).unchecked_into();
             let all = to_json(&resolve(opened.lectern.search("の 的 في the".into(), Some(only(100)))).await);
             assert_eq!(
@@ -252,6 +270,7 @@ async fn the_openai_embedder_and_a_custom_one_ingest_and_search() {
         &resolve(opened.lectern.add_book(js(json!({ "title": "Small", "text": "Cats sleep all day. Dogs guard the house at night. Birds sing at dawn." })).unchecked_into(), None)).await,
     );
     assert_eq!(book["embedder"], "text-embedding-3-small");
+    let book = web_support::embedded_book(&opened.lectern, book["id"].as_str().unwrap()).await;
     assert_eq!(book["dimensions"], 64);
     let found = to_json(
         &resolve(
@@ -289,6 +308,7 @@ async fn the_openai_embedder_and_a_custom_one_ingest_and_search() {
         ))
         .await,
     );
+    let book = web_support::embedded_book(&custom, book["id"].as_str().unwrap()).await;
     assert_eq!(
         (book["embedder"].as_str(), book["dimensions"].as_u64()),
         (Some("webgpu-mini"), Some(8))
@@ -348,6 +368,7 @@ async fn bad_books_are_typed_errors_and_store_nothing() {
         ))
         .await,
     );
+    web_support::embedded_book(&opened.lectern, book["id"].as_str().unwrap()).await;
     resolve(opened.lectern.close()).await;
     let other = open_with(json!({ "dbName": db, "provider": provider(&session), "embedder": { "kind": "hashed", "dimensions": 256 } })).await;
     let options = js(json!({ "bookIds": [book["id"]] }));

@@ -153,6 +153,23 @@ pub async fn sleep(ms: i32) {
     JsFuture::from(promise).await.expect("timer");
 }
 
+/// Book `id` once its vectors are in: `addBook` resolves with a book searched
+/// lexically, whose vectors are computed behind it (waits up to 60 s).
+pub async fn embedded_book(lectern: &Lectern, id: &str) -> Value {
+    for _ in 0..1200 {
+        let books = json(&resolve(lectern.books()).await);
+        let book = books
+            .as_array()
+            .and_then(|all| all.iter().find(|b| b["id"] == id).cloned());
+        let book = book.unwrap_or_else(|| panic!("book {id} is gone"));
+        if book["dimensions"].as_u64() > Some(0) {
+            return book;
+        }
+        sleep(50).await;
+    }
+    panic!("book {id} got no vectors in 60 s")
+}
+
 /// A `Lectern` opened through the boundary, with the events it emitted.
 pub struct Opened {
     pub lectern: Lectern,

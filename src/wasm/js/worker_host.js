@@ -1,7 +1,7 @@
 // The page's side of Lectern's ingestion worker (lectern_worker.js, shipped
 // at the package root beside lectern.js): starts it on the first book, hands
-// it jobs, answers its requests for embeddings from the page's `embed`; when
-// it cannot start (or with `worker: false`), runs the ingestion module
+// it jobs (a book to cut, texts to embed, vectors to index); when it cannot
+// start (or with `worker: false`), runs the ingestion module
 // (lectern_ingest.js) in the page instead, paced, without an index.
 // wasm-bindgen copies this file to pkg/snippets/lectern-<hash>/src/wasm/js/:
 // the URLs below climb back to pkg/ (literals, for bundlers).
@@ -13,10 +13,6 @@ function rebuild({ name, message, fields }) {
   const error = new Error(message);
   error.name = name;
   return Object.assign(error, fields);
-}
-
-function describe(error) {
-  return { name: error?.name ?? 'Error', message: error?.message ?? String(error), fields: {} };
 }
 
 /** The ingestion module, loaded into the page (once) when there is no worker. */
@@ -97,14 +93,13 @@ export class IngestWorker {
   }
 
   /**
-   * Runs one job in the worker: resolves with the prepared book as soon as
-   * it is chunked and embedded (`result.indexed` then resolves with the
-   * index snapshot, or `null` if there is none or it never comes), rejects
-   * with the job's error; without a worker, runs it in the page (no
-   * `indexed` then) or, if not `inPage`, resolves `null`.
+   * Runs one job in the worker: resolves with the prepared book
+   * (`{ book: Uint8Array }`: pages, chunks, lexical index), rejects with the
+   * job's error; without a worker, runs it in the page or, if not `inPage`,
+   * resolves `null`.
    */
-  async run(job, transfer, onProgress, embed, signal) {
-    if (!(await this.start())) return this.inPage ? this.runInPage(job, onProgress, embed, signal) : null;
+  async run(job, transfer, onProgress, signal) {
+    if (!(await this.start())) return this.inPage ? this.runInPage(job, onProgress, signal) : null;
     if (signal?.aborted) throw new DOMException('aborted', 'AbortError');
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -114,19 +109,15 @@ export class IngestWorker {
         signal?.removeEventListener('abort', onAbort);
         this.jobs.delete(id);
       };
-      this.jobs.set(id, { resolve, reject, onProgress, embed, done, indexed: null });
+      this.jobs.set(id, { resolve, reject, onProgress, done, indexed: null });
       this.worker.postMessage({ type: 'ingest', id, job }, transfer);
     });
   }
 
-  /** [`run`] without a worker: the ingestion module in the page, paced, building no index. */
-  async runInPage(job, onProgress, embed, signal) {
+  /** [`run`] without a worker: the ingestion module in the page, paced. */
+  async runInPage(job, onProgress, signal) {
     const { __lecternIngest } = await loadIngestModule();
-    let prepared = null;
-    await __lecternIngest({ ...job, inPage: true }, onProgress, embed ?? undefined, signal, (result) => {
-      prepared = result;
-    });
-    return prepared;
+    return __lecternIngest({ ...job, inPage: true }, onProgress, signal);
   }
 
   /**
@@ -146,20 +137,22 @@ export class IngestWorker {
 
   /**
    * Embeds `texts` with the embedder `embedder` (its options as JSON text) in
-   * the worker, which keeps the model loaded: resolves with their vectors as
-   * one `Float32Array`, a row per text. Without a worker: in the page's
+   * the worker, which keeps the model loaded (its bytes to `onBytes(done,
+   * total)` while it loads): resolves with their vectors as one
+   * `Float32Array`, a row per text. Without a worker: in the page's
    * ingestion module when `inPage`, else resolves `null`.
    */
-  async embedTexts(embedder, texts) {
+  async embedTexts(embedder, texts, onBytes) {
     if (!(await this.start())) {
       if (!this.inPage) return null;
       const { __lecternEmbed } = await loadIngestModule();
-      return __lecternEmbed(embedder, texts);
+      return __lecternEmbed(embedder, texts, onBytes ?? undefined);
     }
     const id = this.nextId++;
+    const onProgress = ({ done, total }) => onBytes?.(done, total);
     return new Promise((resolve, reject) => {
       const done = () => this.jobs.delete(id);
-      this.jobs.set(id, { resolve, reject, done, indexed: null });
+      this.jobs.set(id, { resolve, reject, onProgress, done, indexed: null });
       this.worker.postMessage({ type: 'embedTexts', id, embedder, texts });
     });
   }
@@ -182,13 +175,8 @@ export class IngestWorker {
       case 'progress':
         job.onProgress(message.progress);
         break;
-      case 'embed':
-        this.embed(job, message);
-        break;
       case 'prepared':
-        message.result.indexed = new Promise((resolve) => {
-          job.indexed = resolve;
-        });
+        job.done();
         job.resolve(message.result);
         break;
       case 'vectors':
@@ -204,22 +192,6 @@ export class IngestWorker {
         if (job.indexed) job.indexed(null);
         else job.reject(rebuild(message.error));
         break;
-    }
-  }
-
-  /** Answers the worker's request for embeddings with the page's `embed` (vectors copied and transferred). */
-  async embed(job, { requestId, texts }) {
-    try {
-      const vectors = await job.embed(texts);
-      const copies = Array.isArray(vectors)
-        ? vectors.map((v) => (v instanceof Float32Array ? v.slice() : v))
-        : vectors;
-      const transfer = Array.isArray(copies)
-        ? copies.filter((v) => v instanceof Float32Array).map((v) => v.buffer)
-        : [];
-      this.worker?.postMessage({ type: 'embedded', requestId, vectors: copies }, transfer);
-    } catch (error) {
-      this.worker?.postMessage({ type: 'embedded', requestId, error: describe(error) });
     }
   }
 

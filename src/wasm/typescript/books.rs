@@ -98,23 +98,37 @@ export type NewBook = { title: string; author?: string } & (
 
 /** Options of `addBook`. */
 export interface AddBookOptions {
+  /** Every phase, including those after `addBook` resolved (`loading`, `embedding`, `indexing`). */
   onProgress?: (progress: IngestProgress) => void;
-  /** Aborting it before `addBook` resolves stops ingestion and nothing of the book is stored; later, it stops only the worker's index build (the book stays, searched exactly). */
+  /** Aborting it before `addBook` resolves stops ingestion and nothing of the book is stored; later, it stops the vectors and index behind it (the book stays, searched lexically; the next open takes them up again). */
   signal?: AbortSignal;
 }
 
-/** Where ingestion is. In Lectern's worker, `indexing` comes after `addBook` resolved (the book is stored and searched exactly while its index builds). */
+/**
+ * Where ingestion is. `chunking` comes before `addBook` resolves: the book is then stored and
+ * searched lexically (BM25). With an embedder, `loading` (MiniLM's model files, in bytes; `total`
+ * 0 while unknown) and `embedding` (chunks) come after it, then `indexing` for a book of
+ * `retrieval.indexMinChunks` passages or more; until `embedding` ends (`done === total`), the book's
+ * `dimensions` is 0 and every search of it is lexical.
+ */
 export interface IngestProgress {
   bookId: string;
-  /** `loading`: the embedder's model file, in bytes (`total` 0 while unknown); then chunks and the index. */
   phase: 'loading' | 'chunking' | 'embedding' | 'indexing';
   done: number;
   total: number;
 }
 
-/** `ingestProgress`, sent to `onEvent` during `addBook` (it belongs to no conversation). */
+/** `ingestProgress`, sent to `onEvent` and subscribers (it belongs to no conversation), also for the work an instance takes up when it opens. */
 export interface IngestProgressEvent extends IngestProgress {
   type: 'ingestProgress';
+}
+
+/** `ingestFailed`: a stored book's vectors or index could not be computed (`name` and `message` of the error). The book stays, searched lexically; the next open tries again. */
+export interface IngestFailedEvent {
+  type: 'ingestFailed';
+  bookId: string;
+  name: string;
+  message: string;
 }
 
 /**

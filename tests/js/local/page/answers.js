@@ -21,7 +21,7 @@ async function provider({ model, name, completion, demo, maxTokens }) {
  * Adds the Thursday book, then asks each of `questions` (`{ id, page, question }`) at its page in
  * a conversation of its own with `retrieval`; resolves with one record per question.
  */
-export async function answerQuestions({ model, name, completion, demo = false, retrieval, maxTokens = 120, questions }) {
+export async function answerQuestions({ model, name, completion, demo = false, retrieval, embedder, maxTokens = 120, questions }) {
   await init();
   const { provider: chosen, stop } = await provider({ model, name, completion, demo, maxTokens });
   let firstDelta = null;
@@ -29,12 +29,15 @@ export async function answerQuestions({ model, name, completion, demo = false, r
     dbName: `answers-${Math.random()}`,
     provider: chosen,
     retrieval,
+    ...(embedder ? { embedder } : {}),
     onEvent: (ev) => {
       if (ev.type === 'textDelta' && firstDelta === null) firstDelta = performance.now();
     },
   });
   const text = await (await fetch('/books/chesterton-thursday.txt')).text();
   const book = await lectern.addBook({ title: 'The Man Who Was Thursday', author: 'G. K. Chesterton', text });
+  // With an embedder, the questions wait for the book's vectors (computed behind addBook).
+  while (embedder && !(await lectern.books())[0].dimensions) await new Promise((r) => setTimeout(r, 500));
   const answers = [];
   for (const { id, page, question } of questions) {
     await lectern.setCurrentPage(book.id, page);

@@ -1,0 +1,66 @@
+//! A stored book's vectors and index, computed behind the reader after
+//! `addBook` resolved (or when an instance opens on a book left unfinished),
+//! with progress as `ingestProgress` events and a failure as `ingestFailed`.
+
+use std::rc::Rc;
+
+use js_sys::{Function, Object, Reflect};
+use wasm_bindgen::JsValue;
+
+use super::ingest_worker::Ingestion;
+use super::js::to_js;
+use super::listeners::Listeners;
+use crate::cancel::CancelToken;
+use crate::error::Error;
+use crate::retrieval::library::{IngestProgress, Library};
+
+/// A progress report as JS (from the worker, or [`typed`]) to
+/// `on_progress` (the `addBook` option, if any) and to every listener as
+/// an `ingestProgress` event.
+pub fn progress_to(on_progress: Option<Function>, listeners: Rc<Listeners>) -> Rc<dyn Fn(JsValue)> {
+    Rc::new(move |value: JsValue| {
+        if let Some(callback) = &on_progress {
+            let _ = callback.call1(&JsValue::NULL, &value);
+        }
+        let _ = Reflect::set(&value, &"type".into(), &"ingestProgress".into());
+        listeners.emit(&value);
+    })
+}
+
+/// `report` taking the library's progress records.
+pub fn typed(report: Rc<dyn Fn(JsValue)>) -> Rc<dyn Fn(IngestProgress)> {
+    Rc::new(move |progress: IngestProgress| {
+        if let Ok(value) = to_js(&progress) {
+            report(value);
+        }
+    })
+}
+
+/// Runs [`Ingestion::complete`] for book `id` on its own: a failure other
+/// than an abort becomes an `ingestFailed` event `{ bookId, name, message }`
+/// (the book stays, searched lexically; the next open tries again).
+pub fn spawn_completion(
+    ingestion: Rc<Ingestion>,
+    library: Rc<Library>,
+    id: String,
+    progress: Rc<dyn Fn(IngestProgress)>,
+    cancel: CancelToken,
+    listeners: Rc<Listeners>,
+) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let outcome = ingestion.complete(&library, &id, progress, &cancel).await;
+        match outcome {
+            Ok(()) | Err(Error::Aborted) => {}
+            Err(error) => listeners.emit(&failed_event(&id, &error)),
+        }
+    });
+}
+
+fn failed_event(id: &str, error: &Error) -> JsValue {
+    let event = Object::new();
+    for (key, value) in [("type", "ingestFailed"), ("bookId", id), ("name", error.name())] {
+        let _ = Reflect::set(&event, &key.into(), &value.into());
+    }
+    let _ = Reflect::set(&event, &"message".into(), &error.to_string().into());
+    event.into()
+}
