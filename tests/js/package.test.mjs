@@ -30,8 +30,11 @@ import { readFileSync } from 'node:fs';
  * (the reader context: the reader's pages, names' first passages and found
  * passages cut around the question's words within a token budget; sources on
  * the result, the finish event and the stored answer; the answer's check
- * against them) +18.6 KB, measured 590,712 — the weight issue 28 must cut. */
-const WASM_GZIP_BUDGET = 597_000;
+ * against them) +18.6 KB, measured 590,712 — the weight issue 28 must cut;
+ * books that open at once (their vectors computed from the page's side after
+ * addBook: the embedding loop, its pace, BookStore::put_vectors, the
+ * completion and its ingestFailed event) +7.0 KB, measured 597,703. */
+const WASM_GZIP_BUDGET = 604_000;
 /** The same for the ingestion module (last measured 247,938: 196,160 before
  * issue 13 added all-MiniLM-L6-v2's tokenizer, its tables and the encoder). */
 const INGEST_GZIP_BUDGET = 254_000;

@@ -134,7 +134,8 @@ test('past the quota, addBook and send reject with reason quota and leave nothin
   const kept = [early.bookId, ...added].sort();
   assert.deepEqual([...owners.books].sort(), kept);
   assert.deepEqual([...owners.chunks].sort(), kept, 'no chunks of the failed book');
-  assert.deepEqual([...owners.vectors].sort(), kept, 'no vectors of the failed book');
+  // Vectors come after addBook resolved (or not at all past the quota): only kept books have any.
+  assert.ok([...owners.vectors].every((id) => kept.includes(id)), 'no vectors of the failed book');
   assert.deepEqual([...owners.lexical].sort(), kept, 'no lexical index of the failed book');
   const hits = await page.evaluate((id) => lectern.search('small first book', { bookIds: [id], k: 1 }), early.bookId);
   assert.equal(hits[0].bookId, early.bookId, 'the early book is still searchable');
