@@ -2,6 +2,9 @@
 # Installs what the build, the demo and the tests need, skipping what is there.
 #   scripts/setup.sh build   Rust wasm target, wasm-bindgen CLI, npm packages
 #   scripts/setup.sh test    the same, plus Chromium and ChromeDriver
+#   scripts/setup.sh browsers the other engines: Firefox ESR with geckodriver (crates.io),
+#                             WebKitGTK's WebKitWebDriver and MiniBrowser, Xvfb; where they
+#                             cannot be installed, says so (npm run test:browsers skips them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-build}"
@@ -39,14 +42,30 @@ if [ "$mode" = test ]; then
   command -v chromium >/dev/null 2>&1 || packages+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || packages+=(chromium-driver)
 fi
+if [ "$mode" = browsers ]; then
+  command -v firefox-esr >/dev/null 2>&1 || packages+=(firefox-esr)
+  command -v WebKitWebDriver >/dev/null 2>&1 || packages+=(webkit2gtk-driver)
+  command -v xvfb-run >/dev/null 2>&1 || packages+=(xvfb)
+fi
 if [ ${#packages[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     say "installing ${packages[*]} from Debian"
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${packages[@]}" >/dev/null
+  elif [ "$mode" = browsers ]; then
+    echo "note: cannot install ${packages[*]} here (not root, or no apt-get): those engines are skipped."
   elif [ "$mode" = test ]; then
     echo "error: the browser tests need chromium and chromedriver on PATH." >&2
     echo "       On Debian/Ubuntu: sudo apt-get install chromium chromium-driver" >&2
     exit 1
   fi
+fi
+
+# geckodriver, which wasm-bindgen-test-runner drives Firefox with: from crates.io, pinned.
+geckodriver_version=0.37.1
+if [ "$mode" = browsers ] && command -v firefox-esr >/dev/null 2>&1 \
+  && [ "$(geckodriver --version 2>/dev/null | awk 'NR == 1 { print $2 }')" != "$geckodriver_version" ]; then
+  say "installing geckodriver $geckodriver_version from crates.io; this compiles for a few minutes"
+  cargo install --force geckodriver --version "$geckodriver_version" \
+    || echo "note: geckodriver did not install: Firefox's wasm tests are skipped."
 fi

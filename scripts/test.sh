@@ -22,24 +22,8 @@ step "2/5 release package (pkg/)"
 bash scripts/build.sh
 
 step "3/5 browser tests (wasm-bindgen-test in headless Chromium)"
-log=$(mktemp)
-# The mock server also serves ../shared's fixtures and the MiniLM files (tests/web/minilm.rs).
-shared_fixtures="$(cd .. && pwd)/shared/fixtures"
-if [ -d "$shared_fixtures" ]; then export LECTERN_FIXTURES_DIR="$shared_fixtures"; fi
-node tests/mock-server/server.mjs --port 0 >"$log" 2>&1 &
-mock_pid=$!
-trap 'kill "$mock_pid" 2>/dev/null || true; rm -f "$log"' EXIT
-for _ in $(seq 100); do
-  grep -q '^MOCK_URL=' "$log" && break
-  kill -0 "$mock_pid" 2>/dev/null || { cat "$log"; echo "mock server failed to start" >&2; exit 1; }
-  sleep 0.1
-done
-mock_url=$(sed -n 's/^MOCK_URL=//p' "$log")
-[ -n "$mock_url" ] || { cat "$log"; echo "mock server did not report its URL" >&2; exit 1; }
-echo "mock model server: $mock_url"
-LECTERN_MOCK_URL="$mock_url" CHROMEDRIVER="$(command -v chromedriver)" \
-  WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-900}" \
-  cargo test --target wasm32-unknown-unknown --features test-support
+CHROMEDRIVER="$(command -v chromedriver)" WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-900}" \
+  bash scripts/with-mock-server.sh cargo test --target wasm32-unknown-unknown --features test-support
 
 step "4/5 TypeScript: tsc --noEmit --strict tests/types.ts against pkg/"
 npx --no-install tsc -p tests/tsconfig.json --noEmit --strict

@@ -1,8 +1,17 @@
 // Launches Debian's Chromium through playwright-core (no browser download),
-// and the demo server with it for a test file.
+// and the demo server with it for a test file. With LECTERN_BROWSER=firefox,
+// Debian's Firefox ESR instead, over WebDriver BiDi (playwright-core 1.55's
+// client, installed as `playwright-bidi`: 1.65's fails on Firefox ESR).
 import { after, before } from 'node:test';
+import { createRequire } from 'node:module';
 import { chromium } from 'playwright-core';
 import { startDemo } from '../../scripts/serve.mjs';
+
+/** The engine the browser tests run in: `chromium` (the default) or `firefox`. */
+export const ENGINE = process.env.LECTERN_BROWSER ?? 'chromium';
+
+/** Where screenshots and tables go: `.test-artifacts/`, or a folder an engine besides Chromium. */
+export const ARTIFACTS = ENGINE === 'chromium' ? '.test-artifacts' : `.test-artifacts/${ENGINE}`;
 
 export const CHROMIUM_FLAGS = [
   '--headless',
@@ -15,6 +24,14 @@ export const CHROMIUM_FLAGS = [
 ];
 
 export function launchChromium() {
+  if (ENGINE === 'firefox') {
+    const { _bidiFirefox } = createRequire(import.meta.url)('playwright-bidi');
+    return _bidiFirefox.launch({
+      channel: 'moz-firefox',
+      executablePath: process.env.FIREFOX ?? '/usr/bin/firefox-esr',
+      headless: true,
+    });
+  }
   return chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     args: CHROMIUM_FLAGS,

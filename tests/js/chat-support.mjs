@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
+import { ARTIFACTS } from './browser.mjs';
 
 /** A fresh context (own storage, no service worker) on chat.html with its own mock session. */
 export async function openChat(running, { session = `s${randomUUID().slice(0, 8)}`, query = '' } = {}) {
@@ -74,8 +75,8 @@ export async function waitIdle(page, timeout = 15000) {
 
 /** Saves a screenshot to .test-artifacts/<name>.png. */
 export async function screenshot(page, name) {
-  await mkdir('.test-artifacts', { recursive: true });
-  await page.screenshot({ path: `.test-artifacts/${name}.png`, fullPage: true });
+  await mkdir(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: `${ARTIFACTS}/${name}.png`, fullPage: true });
 }
 
 /** The texts of the transcript's items, as [role, text] pairs (user and assistant only). */

@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { startMockServer } from '../mock-server/server.mjs';
-import { launchChromium } from './browser.mjs';
+import { ARTIFACTS, ENGINE, launchChromium } from './browser.mjs';
 import { startPageServer } from './fault-matrix/page-server.mjs';
 import { RowRun } from './fault-matrix/row-run.mjs';
 import { ROWS } from './fault-matrix/rows.mjs';
@@ -35,8 +35,8 @@ before(async () => {
 
 after(async () => {
   const table = markdownTable(matrix);
-  await mkdir('.test-artifacts', { recursive: true });
-  await writeFile('.test-artifacts/fault-matrix.md', table);
+  await mkdir(ARTIFACTS, { recursive: true });
+  await writeFile(`${ARTIFACTS}/fault-matrix.md`, table);
   process.stdout.write(`\nFault matrix (fault → outcome → ledger):\n\n${table}\n`);
   await browser?.close();
   await pages?.close();
@@ -67,7 +67,8 @@ test('the ledger catches a user message stored twice, a duplicated answer, a too
 });
 
 for (const row of ROWS) {
-  test(`fault matrix: ${row.fault}`, { timeout: 30000 }, async () => {
+  const skip = row.chromiumOnly && ENGINE !== 'chromium' ? `SKIPPED in ${ENGINE}: ${row.chromiumOnly}` : false;
+  test(`fault matrix: ${row.fault}`, { timeout: 30000, skip }, async () => {
     const run = new RowRun({ context, mockUrl: mock.url, pageUrl: pages.url, name: row.fault });
     const entry = { fault: row.fault, outcome: 'did not finish' };
     matrix.push(entry);

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { demoAndChromium } from './browser.mjs';
+import { ARTIFACTS, demoAndChromium } from './browser.mjs';
 import { openSite } from './site-support.mjs';
 
 const running = demoAndChromium({ localModel: null });
@@ -75,8 +75,8 @@ test('a book opened with the picker shows its progress, then turns pages by butt
   await expectPage(page, 'Picked', 4);
   await page.keyboard.press('ArrowLeft');
   await expectPage(page, 'Picked', 3);
-  await mkdir('.test-artifacts', { recursive: true });
-  await page.screenshot({ path: '.test-artifacts/site-reader.png', fullPage: true });
+  await mkdir(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: `${ARTIFACTS}/site-reader.png`, fullPage: true });
 
   await page.reload();
   await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
@@ -117,7 +117,7 @@ test('dropped .txt and .epub books: switch between them (the chat follows), dele
   await expectPage(page, 'Dropped', 1);
   await page.waitForFunction((id) => document.querySelector('#books li[aria-current="true"]')?.dataset.bookId === id, dropped);
   assert.equal(await chatBook(), dropped, 'the chat follows the switch');
-  await page.screenshot({ path: '.test-artifacts/site-library.png', fullPage: true });
+  await page.screenshot({ path: `${ARTIFACTS}/site-library.png`, fullPage: true });
 
   await page.getByRole('button', { name: 'Delete Dropped' }).click();
   await page.waitForFunction(() => document.querySelectorAll('#books li').length === 1);

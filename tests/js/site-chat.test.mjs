@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
-import { demoAndChromium } from './browser.mjs';
+import { ARTIFACTS, demoAndChromium } from './browser.mjs';
 import { openSite } from './site-support.mjs';
 
 const running = demoAndChromium({ localModel: null });
@@ -68,8 +68,8 @@ test('a question in the bound chat streams a quoted answer that never reads past
   const late = await ask(page, 'Zanzibar');
   assert.match(late.text, /From pages? (\d–)?5/, late.text);
   assert.match(late.text, /Zanzibar chart/, late.text);
-  await mkdir('.test-artifacts', { recursive: true });
-  await page.screenshot({ path: '.test-artifacts/site-chat.png', fullPage: true });
+  await mkdir(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: `${ARTIFACTS}/site-chat.png`, fullPage: true });
   assert.deepEqual(problems, []);
   await context.close();
 });

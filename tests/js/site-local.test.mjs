@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { startDemo } from '../../scripts/serve.mjs';
-import { launchChromium } from './browser.mjs';
+import { ARTIFACTS, launchChromium } from './browser.mjs';
 
 const CHOICE_KEY = 'lectern-site-model';
 
@@ -59,8 +59,8 @@ test('the in-browser model, picked, answers in the chat, and again offline, stil
     await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
     assert.equal(await page.inputValue('#model-choice'), 'local', 'the pick is remembered offline');
     await answered();
-    await mkdir('.test-artifacts', { recursive: true });
-    await page.screenshot({ path: '.test-artifacts/site-local-model.png', fullPage: true });
+    await mkdir(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: `${ARTIFACTS}/site-local-model.png`, fullPage: true });
     assert.deepEqual(problems, []);
   } finally {
     await context.close();

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, stat, utimes } from 'node:fs/promises';
 import { startDemo } from '../../scripts/serve.mjs';
-import { launchChromium } from './browser.mjs';
+import { ARTIFACTS, launchChromium } from './browser.mjs';
 
 test('after one visit the site installs, and works with the server gone and the network off', async () => {
   const demo = await startDemo({ port: 0, localModel: null, minilm: null });
@@ -69,8 +69,8 @@ test('after one visit the site installs, and works with the server gone and the 
       return (await lectern.messages(conversation.id)).filter((m) => m.role === 'tool_result').length;
     });
     assert.equal(searches, 1, 'it searched the book once');
-    await mkdir('.test-artifacts', { recursive: true });
-    await page.screenshot({ path: '.test-artifacts/site-offline.png', fullPage: true });
+    await mkdir(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: `${ARTIFACTS}/site-offline.png`, fullPage: true });
     assert.deepEqual(problems, []);
     await context.close();
   } finally {

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { demoAndChromium } from './browser.mjs';
+import { ARTIFACTS, demoAndChromium } from './browser.mjs';
 import { openSite } from './site-support.mjs';
 
 const running = demoAndChromium({ localModel: null });
@@ -70,8 +70,8 @@ test("an answer's sources are listed in the bound chat, and one turns the reader
   }, target);
   const words = quoted.replace(/\s+/g, ' ').trim().split(' ');
   assert.ok(stored.includes(words.slice(0, 8).join(' ')), `the passage is from pages ${target.join('–')}: ${quoted.slice(0, 120)}`);
-  await mkdir('.test-artifacts', { recursive: true });
-  await page.screenshot({ path: '.test-artifacts/site-sources.png', fullPage: true });
+  await mkdir(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: `${ARTIFACTS}/site-sources.png`, fullPage: true });
 
   assert.notEqual(target[0], READER_PAGE);
   await first.getByRole('button', { name: /^Go to p\. / }).click();

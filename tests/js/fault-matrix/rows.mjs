@@ -84,6 +84,8 @@ export const ROWS = [
   {
     fault: 'quota exceeded during a tool step, then a send with room again',
     drive: drive.quotaDuringStep,
+    // The origin's quota is set over CDP (Storage.overrideQuotaForOrigin): Chromium's protocol.
+    chromiumOnly: 'the quota is set over CDP, which only Chromium speaks',
     script: [call('bulky', 'c_bulky'), { text: 'Room again.' }],
     expect: {
       outcomes: [{ error: 'StorageError', fields: { reason: 'quota' } }, completed('Room again.')],
