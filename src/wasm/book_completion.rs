@@ -14,7 +14,7 @@ use crate::cancel::CancelToken;
 use crate::error::Error;
 use crate::retrieval::library::{IngestProgress, Library};
 
-/// A progress report as JS (from the worker, or [`typed`]) to
+/// A progress report as JS (from the worker, or the library's records) to
 /// `on_progress` (the `addBook` option, if any) and to every listener as
 /// an `ingestProgress` event.
 pub fn progress_to(on_progress: Option<Function>, listeners: Rc<Listeners>) -> Rc<dyn Fn(JsValue)> {
@@ -27,26 +27,24 @@ pub fn progress_to(on_progress: Option<Function>, listeners: Rc<Listeners>) -> R
     })
 }
 
-/// `report` taking the library's progress records.
-pub fn typed(report: Rc<dyn Fn(JsValue)>) -> Rc<dyn Fn(IngestProgress)> {
-    Rc::new(move |progress: IngestProgress| {
-        if let Ok(value) = to_js(&progress) {
-            report(value);
-        }
-    })
-}
-
-/// Runs [`Ingestion::complete`] for book `id` on its own: a failure other
-/// than an abort becomes an `ingestFailed` event `{ bookId, name, message }`
-/// (the book stays, searched lexically; the next open tries again).
+/// Runs [`Ingestion::complete`] for book `id` on its own, its progress
+/// reported as [`progress_to`] says: a failure other than an abort becomes
+/// an `ingestFailed` event `{ bookId, name, message }` (the book stays,
+/// searched lexically; the next open tries again).
 pub fn spawn_completion(
     ingestion: Rc<Ingestion>,
     library: Rc<Library>,
     id: String,
-    progress: Rc<dyn Fn(IngestProgress)>,
+    on_progress: Option<Function>,
     cancel: CancelToken,
     listeners: Rc<Listeners>,
 ) {
+    let report = progress_to(on_progress, listeners.clone());
+    let progress: Rc<dyn Fn(IngestProgress)> = Rc::new(move |progress: IngestProgress| {
+        if let Ok(value) = to_js(&progress) {
+            report(value);
+        }
+    });
     wasm_bindgen_futures::spawn_local(async move {
         let outcome = ingestion.complete(&library, &id, progress, &cancel).await;
         match outcome {

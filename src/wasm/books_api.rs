@@ -5,7 +5,7 @@ use std::rc::Rc;
 use js_sys::{Function, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
-use super::book_completion::{progress_to, spawn_completion, typed};
+use super::book_completion::{progress_to, spawn_completion};
 use super::book_input::read_book_input;
 use super::ingest_worker::IngestError;
 use super::js::{error_to_js, from_js, string_arg, to_js};
@@ -51,9 +51,8 @@ async fn add_book(
         signal = Reflect::get(&options, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
         super::abort_signal::link_signal(&signal, &cancel)?;
     }
-    let report = progress_to(on_progress, inner.listeners.clone());
-    let to_report = report.clone();
-    let progress = Closure::<dyn Fn(JsValue)>::new(move |value: JsValue| to_report(value));
+    let report = progress_to(on_progress.clone(), inner.listeners.clone());
+    let progress = Closure::<dyn Fn(JsValue)>::new(move |value: JsValue| report(value));
     let progress: Function = progress.into_js_value().unchecked_into();
     let book = inner
         .ingestion
@@ -65,7 +64,7 @@ async fn add_book(
         ingestion,
         library,
         book.id.clone(),
-        typed(report),
+        on_progress,
         cancel,
         listeners,
     );
@@ -201,12 +200,11 @@ impl Lectern {
             let book = library.import_book(&bytes).await?;
             // What it was shipped without (vectors, a big book's index) is computed behind the reader.
             let (ingestion, listeners) = (inner.ingestion.clone(), inner.listeners.clone());
-            let report = typed(progress_to(None, listeners.clone()));
             spawn_completion(
                 ingestion,
                 library,
                 book.id.clone(),
-                report,
+                None,
                 CancelToken::new(),
                 listeners,
             );

@@ -111,12 +111,7 @@ async fn embed_in_module(
     texts: &[String],
     on_bytes: Option<Function>,
 ) -> Result<Vec<Vec<f32>>> {
-    let on_bytes: super::minilm_files::OnBytes = std::rc::Rc::new(move |done, total| {
-        if let Some(report) = &on_bytes {
-            let _ = report.call2(&JsValue::NULL, &(done as f64).into(), &(total as f64).into());
-        }
-    });
-    super::embedders::embed_texts(embedder_json, texts, on_bytes).await
+    super::embedders::embed_texts(embedder_json, texts, super::minilm_files::on_bytes_to(on_bytes)).await
 }
 
 /// The page's module has no ingestion code: the host ran the ingestion

@@ -7,7 +7,7 @@ use std::rc::Rc;
 use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::book_completion::{progress_to, spawn_completion, typed};
+use super::book_completion::spawn_completion;
 use super::builtin_tools::register_builtin_tools;
 use super::custom_provider::JsFunctionModel;
 use super::embedders::optional_embedder;
@@ -251,13 +251,12 @@ impl Lectern {
                 };
                 for book in all {
                     if warming.load(&book.id).await.is_ok() {
-                        let report = typed(progress_to(None, events.clone()));
                         let (library, builder) = (warming.clone(), builder.clone());
                         spawn_completion(
                             builder,
                             library,
                             book.id,
-                            report,
+                            None,
                             CancelToken::new(),
                             events.clone(),
                         );

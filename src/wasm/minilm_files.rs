@@ -25,6 +25,15 @@ extern "C" {
 /// Bytes of the model's files done and in all (0 while unknown).
 pub type OnBytes = Rc<dyn Fn(u64, u64)>;
 
+/// `report(done, total)`, a JS function if there is one, as [`OnBytes`].
+pub fn on_bytes_to(report: Option<Function>) -> OnBytes {
+    Rc::new(move |done, total| {
+        if let Some(report) = &report {
+            let _ = report.call2(&JsValue::NULL, &(done as f64).into(), &(total as f64).into());
+        }
+    })
+}
+
 type Loading = Shared<LocalBoxFuture<'static, Result<Rc<MiniLmEmbedder>>>>;
 
 thread_local! {

@@ -4,8 +4,6 @@
 //! transferable buffers; and an index built from stored vectors. Not part of
 //! the public API.
 
-use std::rc::Rc;
-
 use js_sys::{Float32Array, Function, Object, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
@@ -14,7 +12,7 @@ use super::book_input::read_book_input;
 use super::browser_pace::BrowserPace;
 use super::embedders;
 use super::js::{error_to_js, from_js, to_js};
-use super::minilm_files::OnBytes;
+use super::minilm_files::on_bytes_to;
 use super::panic_guard::{self, guarded_promise};
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
@@ -87,12 +85,7 @@ pub fn embed_texts(embedder_json: String, texts: JsValue, on_bytes: Option<Funct
 
 async fn embed_flat(embedder_json: &str, texts: JsValue, on_bytes: Option<Function>) -> Result<JsValue> {
     let texts: Vec<String> = from_js(texts, "texts")?;
-    let on_bytes: OnBytes = Rc::new(move |done, total| {
-        if let Some(report) = &on_bytes {
-            let _ = report.call2(&JsValue::NULL, &(done as f64).into(), &(total as f64).into());
-        }
-    });
-    let flat: Vec<f32> = embedders::embed_texts(embedder_json, &texts, on_bytes)
+    let flat: Vec<f32> = embedders::embed_texts(embedder_json, &texts, on_bytes_to(on_bytes))
         .await?
         .concat();
     Ok(Float32Array::from(flat.as_slice()).into())
