@@ -28,19 +28,19 @@ async fn a_timed_out_call_closes_its_connection() {
     let cases = [
         (
             "first chunk",
-            json!({ "text": "too late", "delayMs": 4000 }),
+            json!({ "text": "too late", "delayMs": 12000 }),
             json!({ "timeouts": { "firstChunkMs": 300 } }),
             json!({}),
         ),
         (
             "idle",
-            json!({ "text": "one two three four", "chunkDelayMs": 1500 }),
+            json!({ "text": "one two three four", "chunkDelayMs": 3000 }),
             json!({ "timeouts": { "idleMs": 300 } }),
             json!({}),
         ),
         (
             "turn",
-            json!({ "text": "too late", "delayMs": 4000 }),
+            json!({ "text": "too late", "delayMs": 12000 }),
             json!({}),
             json!({ "turnTimeoutMs": 300 }),
         ),
@@ -53,9 +53,12 @@ async fn a_timed_out_call_closes_its_connection() {
         let id = conversation(&opened).await;
         let error = send(&opened, &id, "Hi").await.expect_err("times out");
         assert_eq!(String::from(error.name()), "TimeoutError", "{name}");
+        // Generous: WebKit on a loaded CI machine took over 2 s to close.
+        // The answers above end far later, so the close is still early.
         assert!(
-            closed_early(&session, 2000).await,
-            "{name}: the server saw the connection closed well before it would have answered"
+            closed_early(&session, 8000).await,
+            "{name}: the server saw the connection closed well before it would have answered; it recorded {}",
+            Value::Array(session.requests().await)
         );
     }
 }
