@@ -53,10 +53,16 @@ export async function startDemo({
     ...(local ? { localModel: { url: `/local-model/${local.name}`, name: local.name.replace(/\.gguf$/i, '') } } : {}),
     ...(models ? { embedder: { kind: 'minilm', modelUrl: '/models/model.safetensors', vocabUrl: '/models/vocab.txt' } } : {}),
   };
+  const served = new Map(); // path → requests, for tests in any engine (no browser network hooks needed)
+  let refused = null; // a path prefix answered 503, as if offline
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url, 'http://localhost');
     const path = decodeURIComponent(url.pathname);
-    if (path === '/config.json') {
+    served.set(path, (served.get(path) ?? 0) + 1);
+    if (refused && path.startsWith(refused)) {
+      res.writeHead(503, { 'content-type': 'text/plain' });
+      res.end('refused: the test cut this path off');
+    } else if (path === '/config.json') {
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
       res.end(JSON.stringify(config));
     } else if (path === '/precache.json' || path === '/sw.js') {
@@ -94,6 +100,12 @@ export async function startDemo({
     mockUrl: mock.url,
     localModel: local?.name ?? null,
     embedder: models ? 'all-MiniLM-L6-v2' : null,
+    /** How many requests for `path` the server got. */
+    requestsFor: (path) => served.get(path) ?? 0,
+    /** Answers every path under `prefix` with 503 from now on (`null`: none). */
+    refuse: (prefix) => {
+      refused = prefix;
+    },
     close: async () => {
       server.closeAllConnections?.();
       await new Promise((ok) => server.close(ok));

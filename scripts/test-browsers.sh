@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm run test:browsers`: the browser tests in the engines besides Chromium (which `npm test`
-# covers). Firefox ESR: every wasm-bindgen browser test of tests/web/ (geckodriver), then the JS
-# flows through the public API, <lectern-chat> and the reading site over WebDriver BiDi. An engine
+# covers). In Firefox ESR and WebKitGTK each: every wasm-bindgen browser test of tests/web/, then
+# the JS flows through the public API, <lectern-chat> and the reading site. An engine
 # that is not installed is skipped with a message, never silently. Run after `npm test` (it uses
 # the pkg/ and the wasm test build that made).
 set -euo pipefail
@@ -50,7 +50,8 @@ fi
 
 # WebKitGTK: WebKitWebDriver starts MiniBrowser (its default browser) for a session with no
 # capabilities, which is what wasm-bindgen-test-runner's Safari driver sends; under Xvfb, as
-# MiniBrowser needs a display. playwright-core drives only its own WebKit build: no JS flows yet.
+# MiniBrowser needs a display. playwright-core drives only its own WebKit build, so the JS flows
+# go through tests/js/webkit/ (the part of Playwright's API they use, over WebDriver classic).
 if command -v WebKitWebDriver >/dev/null 2>&1 && command -v xvfb-run >/dev/null 2>&1; then
   step "WebKitGTK $(dpkg-query -W -f '${Version}' 'libwebkit2gtk-4.1-0' 2>/dev/null | cut -d- -f1): wasm-bindgen browser tests (WebKitWebDriver, MiniBrowser under Xvfb)"
   port=$(node -e "const s = require('net').createServer().listen(0, () => { console.log(s.address().port); s.close(); })")
@@ -63,4 +64,9 @@ if command -v WebKitWebDriver >/dev/null 2>&1 && command -v xvfb-run >/dev/null 
 else
   step "WebKitGTK: SKIPPED (WebKitWebDriver or xvfb-run missing; scripts/setup.sh browsers installs them)"
 fi
-step "WebKitGTK: JS flows SKIPPED — playwright-core drives only its own WebKit build, not WebKitGTK's MiniBrowser"
+if command -v WebKitWebDriver >/dev/null 2>&1 && command -v xvfb-run >/dev/null 2>&1; then
+  step "WebKitGTK: the JS flows through the public API, <lectern-chat> and the reading site (WebDriver classic)"
+  LECTERN_BROWSER=webkit node --test "${flows[@]}"
+else
+  step "WebKitGTK: JS flows SKIPPED (WebKitWebDriver or xvfb-run missing)"
+fi

@@ -37,6 +37,7 @@ import init, {
   type ToolCallRecord,
   type StorageClosedEvent,
   type IngestFailedEvent,
+  type WarningEvent,
   type StorageReason,
   type StorageUsage,
   type ChatMessage,
@@ -566,6 +567,9 @@ export const guarded: LecternOptions = {
     } else if (event.type === 'ingestFailed') {
       const failed: IngestFailedEvent = event;
       console.warn(`book ${failed.bookId} is searched lexically: ${failed.name}: ${failed.message}`);
+    } else if (event.type === 'warning') {
+      const warning: WarningEvent = event;
+      console.warn(`${warning.code}: ${warning.message}`);
     }
   },
 };

@@ -7,6 +7,8 @@
 use std::cell::Cell;
 
 use futures::future::LocalBoxFuture;
+use js_sys::Reflect;
+use wasm_bindgen::JsValue;
 
 use crate::retrieval::prepare::Pace;
 use crate::time::{BrowserClock, Clock};
@@ -23,6 +25,8 @@ const LOCAL_BATCH: usize = 8;
 
 /// Yields with `setTimeout(0)`: the page's own timers, messages and input
 /// run in between (a `scheduler.yield()` continuation would go ahead of them).
+/// In a hidden page, whose timers the browser throttles (WebKit: a few a
+/// second), it yields with a `MessageChannel` message instead.
 pub struct BrowserPace {
     since: Cell<f64>,
     slice_ms: f64,
@@ -56,7 +60,11 @@ impl Pace for BrowserPace {
             if js_sys::Date::now() - self.since.get() < self.slice_ms {
                 return;
             }
-            BrowserClock.sleep(0).await;
+            if page_is_hidden() {
+                yield_by_message().await;
+            } else {
+                BrowserClock.sleep(0).await;
+            }
             self.since.set(js_sys::Date::now());
         })
     }
@@ -64,4 +72,30 @@ impl Pace for BrowserPace {
     fn local_batch(&self) -> Option<usize> {
         self.local_batch
     }
+}
+
+/// Whether this is a page (not a worker) the reader cannot see (`document.hidden`).
+fn page_is_hidden() -> bool {
+    let global = js_sys::global();
+    let document = Reflect::get(&global, &JsValue::from_str("document")).unwrap_or(JsValue::UNDEFINED);
+    document.is_object()
+        && Reflect::get(&document, &JsValue::from_str("hidden"))
+            .ok()
+            .and_then(|hidden| hidden.as_bool())
+            .unwrap_or(false)
+}
+
+/// Lets the event loop run one task, through a message to itself: not a timer,
+/// so not throttled in a hidden page.
+async fn yield_by_message() {
+    let Ok(channel) = web_sys::MessageChannel::new() else {
+        return BrowserClock.sleep(0).await;
+    };
+    let delivered = js_sys::Promise::new(&mut |resolve, _reject| {
+        channel.port1().set_onmessage(Some(&resolve));
+    });
+    if channel.port2().post_message(&JsValue::NULL).is_ok() {
+        let _ = wasm_bindgen_futures::JsFuture::from(delivered).await;
+    }
+    channel.port1().set_onmessage(None);
 }

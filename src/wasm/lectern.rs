@@ -185,6 +185,18 @@ async fn open_store(name: &str, options: &OpenOptions, listeners: Rc<Listeners>)
     Ok(store)
 }
 
+/// The `warning` event of an instance whose conversation locks fell back to
+/// its own, in memory (no usable `navigator.locks`).
+fn web_locks_warning() -> JsValue {
+    let event = serde_json::json!({
+        "type": "warning",
+        "code": "webLocksUnavailable",
+        "message": "Web Locks (navigator.locks) are unavailable here: this instance queues its own turns \
+            on a conversation, but other tabs on the same database are not kept apart from them.",
+    });
+    to_js(&event).unwrap_or(JsValue::NULL)
+}
+
 /// The `error` event of a turn refused before it began (no turn id).
 pub(super) fn error_event(conversation_id: String, error: &Error) -> JsValue {
     let event = Event {
@@ -267,7 +279,9 @@ impl Lectern {
             register_builtin_tools(&agent, &options.builtin_tools)?;
             if let Some(name) = &options.db_name {
                 // Every instance on this database, in any tab, shares the conversation locks.
-                agent = agent.with_turn_locks(Rc::new(WebLocks::new(name)));
+                let warned = listeners.clone();
+                let locks = WebLocks::new(name, move || warned.emit(&web_locks_warning()));
+                agent = agent.with_turn_locks(Rc::new(locks));
             }
             if let Some(resolve) = callbacks.resolve_mention {
                 agent = agent.with_mention_resolver(Rc::new(JsMentionResolver::new(resolve)));

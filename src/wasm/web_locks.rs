@@ -21,18 +21,39 @@ use crate::error::Result;
 
 /// A Web Lock named `lectern:<database>:<conversation>` per conversation.
 /// Where `navigator.locks` is missing (or refuses, as in an opaque origin),
-/// the lock is this instance's own, in memory: then only its own turns queue.
+/// the lock is this instance's own, in memory: then only its own turns queue,
+/// and the first time that happens `on_fallback` is called.
 pub struct WebLocks {
     database: String,
     fallback: Rc<MemoryLocks>,
+    on_fallback: Rc<FallbackNotice>,
+}
+
+/// Called once, the first time a lock falls back to the in-memory one.
+struct FallbackNotice {
+    notice: Box<dyn Fn()>,
+    given: Cell<bool>,
+}
+
+impl FallbackNotice {
+    fn give(&self) {
+        if !self.given.replace(true) {
+            (self.notice)();
+        }
+    }
 }
 
 impl WebLocks {
-    /// Locks for the conversations of the IndexedDB database `database`.
-    pub fn new(database: &str) -> Self {
+    /// Locks for the conversations of the IndexedDB database `database`;
+    /// `on_fallback` is called once if Web Locks turn out to be unusable.
+    pub fn new(database: &str, on_fallback: impl Fn() + 'static) -> Self {
         WebLocks {
             database: database.to_owned(),
             fallback: Rc::new(MemoryLocks::new()),
+            on_fallback: Rc::new(FallbackNotice {
+                notice: Box::new(on_fallback),
+                given: Cell::new(false),
+            }),
         }
     }
 }
@@ -40,7 +61,7 @@ impl WebLocks {
 impl TurnLocks for WebLocks {
     fn lock(&self, conversation_id: &str) -> LocalBoxFuture<'static, Result<TurnGuard>> {
         let name = self.name(conversation_id);
-        let fallback = self.fallback.clone();
+        let (fallback, notice) = (self.fallback.clone(), self.on_fallback.clone());
         let conversation_id = conversation_id.to_owned();
         Box::pin(async move {
             if let Some(request) = LockRequest::start(&name, Wait::Queue) {
@@ -48,13 +69,14 @@ impl TurnLocks for WebLocks {
                     return Ok(guard);
                 }
             }
+            notice.give();
             fallback.lock(&conversation_id).await
         })
     }
 
     fn try_lock(&self, conversation_id: &str) -> LocalBoxFuture<'static, Result<Option<TurnGuard>>> {
         let name = self.name(conversation_id);
-        let fallback = self.fallback.clone();
+        let (fallback, notice) = (self.fallback.clone(), self.on_fallback.clone());
         let conversation_id = conversation_id.to_owned();
         Box::pin(async move {
             if let Some(request) = LockRequest::start(&name, Wait::IfAvailable) {
@@ -62,6 +84,7 @@ impl TurnLocks for WebLocks {
                     return Ok(held);
                 }
             }
+            notice.give();
             fallback.try_lock(&conversation_id).await
         })
     }

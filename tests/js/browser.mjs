@@ -1,13 +1,16 @@
 // Launches Debian's Chromium through playwright-core (no browser download),
 // and the demo server with it for a test file. With LECTERN_BROWSER=firefox,
 // Debian's Firefox ESR instead, over WebDriver BiDi (playwright-core 1.55's
-// client, installed as `playwright-bidi`: 1.65's fails on Firefox ESR).
+// client, installed as `playwright-bidi`: 1.65's fails on Firefox ESR). With
+// LECTERN_BROWSER=webkit, WebKitGTK's MiniBrowser over WebDriver classic
+// (tests/js/webkit/: the part of Playwright's API the flows use).
 import { after, before } from 'node:test';
 import { createRequire } from 'node:module';
 import { chromium } from 'playwright-core';
 import { startDemo } from '../../scripts/serve.mjs';
+import { launchWebKit } from './webkit/browser.mjs';
 
-/** The engine the browser tests run in: `chromium` (the default) or `firefox`. */
+/** The engine the browser tests run in: `chromium` (the default), `firefox` or `webkit`. */
 export const ENGINE = process.env.LECTERN_BROWSER ?? 'chromium';
 
 /** Where screenshots and tables go: `.test-artifacts/`, or a folder an engine besides Chromium. */
@@ -24,6 +27,7 @@ export const CHROMIUM_FLAGS = [
 ];
 
 export function launchChromium() {
+  if (ENGINE === 'webkit') return launchWebKit();
   if (ENGINE === 'firefox') {
     const { _bidiFirefox } = createRequire(import.meta.url)('playwright-bidi');
     return _bidiFirefox.launch({

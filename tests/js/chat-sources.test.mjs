@@ -97,7 +97,7 @@ test('answers list their sources by page, open to the passage as text, go to the
   assert.deepEqual(shown.at(-1).labels, ['p. 1', 'p. 2–3']);
   assert.deepEqual(shown.at(-1).via, ['search_book', 'readerPage']);
   assert.equal(shown.at(-1).notFound, null, 'a faithful answer is not marked');
-  assert.match(await ui.assistant.last().locator('[part~="sources"]').innerText(), /^Sources:\s*p\. 1\s*p\. 2–3$/);
+  assert.match(await ui.assistant.last().locator('[part~="sources"]').innerText(), /^Sources:\s*p\. 1\s*p\. 2–3\s*$/);
   assert.equal(await ui.status.textContent(), 'Answer complete');
 
   // Opened: the passage as the model read it, as text, with how it came.

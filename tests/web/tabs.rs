@@ -7,8 +7,10 @@ use crate::support::web_support;
 
 use std::cell::Cell;
 
+use js_sys::Function;
 use lectern::storage::IndexedDbStore;
 use serde_json::json;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 use web_support::{
     conversation, json as to_json, open_with, openai_provider, resolve, roles_and_contents, send, unique,
@@ -96,5 +98,49 @@ async fn a_tab_waits_for_the_other_no_longer_than_lock_wait_ms() {
     );
     resolve(tab_a.lectern.close()).await;
     resolve(tab_b.lectern.close()).await;
+    IndexedDbStore::delete_database(&db).await.unwrap();
+}
+
+/// Hides `navigator.locks` (as a browser without Web Locks would) until `restore()` is called.
+fn hide_web_locks() -> Function {
+    Function::new_no_args(
+        r#"
+        Object.defineProperty(navigator, 'locks', { get: () => undefined, configurable: true });
+        return () => delete navigator.locks;
+        "#,
+    )
+    .call0(&JsValue::NULL)
+    .unwrap()
+    .unchecked_into()
+}
+
+#[wasm_bindgen_test]
+async fn without_web_locks_turns_queue_in_the_tab_and_one_warning_says_tabs_are_not_kept_apart() {
+    let session = MockSession::new();
+    session
+        .script(json!([
+            { "text": "first answer", "delayMs": 200 },
+            { "text": "second answer" }
+        ]))
+        .await;
+    let restore = hide_web_locks();
+    let db = unique("db-nolocks");
+    let opened = open_with(json!({ "dbName": db, "provider": openai_provider(&session, json!({})) })).await;
+    let id = conversation(&opened).await;
+    let (one, two) = futures::join!(send(&opened, &id, "one"), send(&opened, &id, "two"));
+    restore.call0(&JsValue::NULL).unwrap();
+    assert_eq!(one.expect("first")["text"], "first answer");
+    assert_eq!(two.expect("second")["text"], "second answer");
+    let warnings: Vec<_> = opened
+        .events
+        .borrow()
+        .iter()
+        .filter(|e| e["type"] == "warning")
+        .cloned()
+        .collect();
+    assert_eq!(warnings.len(), 1, "one warning for the instance: {warnings:?}");
+    assert_eq!(warnings[0]["code"], "webLocksUnavailable");
+    assert!(warnings[0]["message"].as_str().unwrap().contains("other tabs"));
+    resolve(opened.lectern.close()).await;
     IndexedDbStore::delete_database(&db).await.unwrap();
 }

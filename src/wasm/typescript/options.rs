@@ -111,7 +111,7 @@ export interface LecternOptions {
   budget?: Budget;
   /** The spend limit of each conversation over all its turns (`usage(conversationId)`), checked before each model call. */
   budgetPeriod?: Budget;
-  /** Receives every event of every turn, in order, `ingestProgress`, `ingestFailed` and `storageClosed`. A callback that throws does not break the turn. */
-  onEvent?: (event: LecternEvent | IngestProgressEvent | IngestFailedEvent | StorageClosedEvent) => void;
+  /** Receives every event of every turn, in order, `ingestProgress`, `ingestFailed`, `storageClosed` and `warning`. A callback that throws does not break the turn. */
+  onEvent?: (event: LecternEvent | IngestProgressEvent | IngestFailedEvent | StorageClosedEvent | WarningEvent) => void;
 }
 "#;

@@ -25,4 +25,16 @@ export interface StorageClosedEvent {
   reason: 'versionChange';
   newVersion: number | null;
 }
+
+/**
+ * Something works, but less well than it should here. `webLocksUnavailable`: the browser has no
+ * usable Web Locks (`navigator.locks`), so this instance queues its own turns on a conversation but
+ * another tab on the same `dbName` is not kept apart from them (sent once per instance, at the
+ * first turn that needed a lock).
+ */
+export interface WarningEvent {
+  type: 'warning';
+  code: 'webLocksUnavailable';
+  message: string;
+}
 "#;
