@@ -84,16 +84,41 @@ fn read_stream(stream: ReadableStream) -> Result<ByteStream> {
         .dyn_into()
         .map_err(|_| Error::protocol("response body has no default reader"))?;
     Ok(Box::pin(futures::stream::unfold(
-        Some(reader),
+        Some(CancelOnDrop(reader)),
         |reader| async move {
             let reader = reader?;
-            match read_chunk(&reader).await {
+            match read_chunk(&reader.0).await {
                 Ok(Some(bytes)) => Some((Ok(bytes), Some(reader))),
-                Ok(None) => None,
+                Ok(None) => {
+                    reader.finished();
+                    None
+                }
                 Err(e) => Some((Err(e), None)),
             }
         },
     )))
+}
+
+/// A body's reader that cancels the stream when dropped before its end (a
+/// timeout, an abort): cancelling the body ends the fetch, where aborting its
+/// signal alone left WebKit's connection open.
+struct CancelOnDrop(ReadableStreamDefaultReader);
+
+impl CancelOnDrop {
+    /// The body was read to its end: nothing to cancel.
+    fn finished(self) {
+        std::mem::forget(self);
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        // An aborted stream rejects the cancel: awaited, so nothing reaches `unhandledrejection`.
+        let cancelled = JsFuture::from(self.0.cancel());
+        wasm_bindgen_futures::spawn_local(async move {
+            let _ = cancelled.await;
+        });
+    }
 }
 
 async fn read_chunk(reader: &ReadableStreamDefaultReader) -> Result<Option<Vec<u8>>> {
