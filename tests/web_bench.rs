@@ -22,6 +22,7 @@ mod web_support;
 use bench_support::{
     line, mb_s, openai_stream, parse_and_decode, parse_only, single_line_event, CHUNK_SIZES,
 };
+use lectern::storage::BookWrite;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -135,7 +136,7 @@ async fn minilm_in_chromium() {
 #[wasm_bindgen_test]
 #[ignore]
 async fn retrieval_in_chromium() {
-    use lectern::storage::{BookStore, IndexedDbStore};
+    use lectern::storage::{BookStore, BookWrite, IndexedDbStore};
     let Some(all) = fixture_vectors().await else {
         report("SKIPPED: retrieval benchmark needs LECTERN_FIXTURES_URL serving ../shared/fixtures".into());
         return;
@@ -186,7 +187,14 @@ async fn retrieval_in_chromium() {
     let store = IndexedDbStore::open(&name).await.unwrap();
     let start = now_ms();
     store
-        .put_book(&book, &chunks, &full, None, None, &[])
+        .put_book(BookWrite {
+            book: &book,
+            chunks: &chunks,
+            vectors: full.rows(),
+            index_snapshot: None,
+            lexical_index: None,
+            pages: &[],
+        })
         .await
         .unwrap();
     report(format!(
@@ -198,7 +206,8 @@ async fn retrieval_in_chromium() {
     drop(store);
     let start = now_ms();
     let store = IndexedDbStore::open(&name).await.unwrap();
-    let (_, vectors) = store.book_content("bench").await.unwrap();
+    let (_, rows) = store.book_content("bench").await.unwrap();
+    let vectors = lectern::retrieval::vector::VectorSet::from(rows);
     let read = now_ms() - start;
     let hits = lectern::retrieval::scan::quantized_top_k(
         &vectors,
@@ -319,14 +328,22 @@ async fn cold_start_with_index(
     let (book, chunks) = bench_book(vectors.len());
     let store = IndexedDbStore::open(&name).await.unwrap();
     store
-        .put_book(&book, &chunks, vectors, Some(&snapshot), None, &[])
+        .put_book(BookWrite {
+            book: &book,
+            chunks: &chunks,
+            vectors: vectors.rows(),
+            index_snapshot: Some(&snapshot),
+            lexical_index: None,
+            pages: &[],
+        })
         .await
         .unwrap();
     store.close();
     drop(store);
     let start = now_ms();
     let store = IndexedDbStore::open(&name).await.unwrap();
-    let (_, read) = store.book_content("bench").await.unwrap();
+    let (_, rows) = store.book_content("bench").await.unwrap();
+    let read = lectern::retrieval::vector::VectorSet::from(rows);
     let bytes = store.index_snapshot("bench").await.unwrap().unwrap();
     let index = VectorIndex::from_snapshot(&bytes, read.len()).unwrap();
     let hits = index.search(&read, queries.get(0), 10, |_| true).unwrap();
@@ -379,14 +396,9 @@ async fn agent_loop_in_chromium() {
 }
 
 /// A book record of `n` empty one-page chunks, to store `n` bench vectors under.
-fn bench_book(
-    n: usize,
-) -> (
-    lectern::retrieval::book::Book,
-    Vec<lectern::retrieval::chunk::Chunk>,
-) {
+fn bench_book(n: usize) -> (lectern::domain::Book, Vec<lectern::domain::Chunk>) {
     let chunks = (0..n)
-        .map(|i| lectern::retrieval::chunk::Chunk {
+        .map(|i| lectern::domain::Chunk {
             ordinal: i as u32,
             text: String::new(),
             start_page: 1,
@@ -394,7 +406,7 @@ fn bench_book(
             chapter: None,
         })
         .collect();
-    let book = lectern::retrieval::book::Book {
+    let book = lectern::domain::Book {
         id: "bench".into(),
         title: "bench".into(),
         author: None,

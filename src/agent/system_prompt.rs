@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::AgentConfig;
+use crate::domain::Book;
 use crate::domain::{Conversation, Mention};
 use crate::error::Result;
-use crate::retrieval::book::Book;
 
 /// What one model call's system message is built from.
 pub struct SystemInputs<'a> {

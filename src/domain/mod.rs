@@ -1,10 +1,13 @@
 //! The records Lectern keeps and exchanges: conversations, messages, tool
-//! calls and their records, usage, paused turns and headless runs.
+//! calls and their records, usage, paused turns and headless runs, and
+//! books with their pages, chunks and stored vectors.
 //!
 //! Everything here serialises camelCase, the shape JS sees. Storage, tools
 //! and retrieval share these records with the agent without depending on it.
 
+mod book;
 mod budget;
+mod chunk;
 mod context_summary;
 mod conversation;
 mod egress;
@@ -12,11 +15,13 @@ mod grant;
 mod mention;
 mod message;
 mod open_turn;
+mod page;
 mod paused_turn;
 mod reasoning;
 mod response_format;
 mod run;
 mod source;
+mod stored_vectors;
 mod tokens;
 mod tool;
 mod tool_record;
@@ -24,7 +29,9 @@ mod turn_state;
 mod usage;
 mod usage_totals;
 
+pub use book::{Book, NO_EMBEDDER};
 pub use budget::Budget;
+pub use chunk::Chunk;
 pub use context_summary::ContextSummary;
 pub use conversation::{Conversation, NewConversation};
 pub use egress::{EgressEntry, EgressPurpose, Endpoint, PassageRef, ToolResultRef};
@@ -32,6 +39,7 @@ pub use grant::Grant;
 pub use mention::Mention;
 pub use message::{Message, Role};
 pub use open_turn::{InterruptedCall, InterruptedTurn, OpenStepRecord, OpenTurn, OpenTurnChange};
+pub use page::Page;
 pub use paused_turn::{
     ClaimedCall, PausedStep, PendingApproval, PendingCall, PendingStatus, PendingTurn, SettledCall,
 };
@@ -39,6 +47,7 @@ pub use reasoning::{reasoning_text, ReasoningBlock};
 pub use response_format::{ResponseFormat, DEFAULT_RESPONSE_NAME, RESPONSE_TOOL};
 pub use run::{ReviewDecision, RunError, RunRecord, RunReview, RunStatus};
 pub use source::{distinct_sources, Source, SourceCheck, SourceVia};
+pub use stored_vectors::StoredVectors;
 pub use tokens::{estimate_tokens, tool_definitions_tokens};
 pub use tool::{ToolCall, ToolDefinition};
 pub use tool_record::{Decision, ToolCallRecord};

@@ -21,11 +21,8 @@
 //! earlier Lectern wrote; version 1 bundles are read as books without pages. (Hand-written rather than serde: the
 //! page's module is 3.5 KB gzip lighter for it.)
 
-use super::book::Book;
-use super::chunk::Chunk;
-use super::pages::Page;
-use super::vector::VectorSet;
 use super::zip::crc32;
+use crate::domain::{Book, Chunk, Page, StoredVectors};
 use crate::error::{Error, Result};
 
 /// The bundle's first bytes.
@@ -43,7 +40,7 @@ pub struct BookBundle {
     /// Its chunks, in reading order.
     pub chunks: Vec<Chunk>,
     /// One vector per chunk (none for a book without an embedder).
-    pub vectors: Option<VectorSet>,
+    pub vectors: Option<StoredVectors>,
     /// Its lexical index, as the store keeps it.
     pub lexical: Option<Vec<u8>>,
     /// Its ANN index snapshot, if it has one.
@@ -97,10 +94,7 @@ pub fn encode_bundle(bundle: &BookBundle) -> Vec<u8> {
         let mut body = Writer::default();
         body.u32(vectors.dims() as u32);
         body.u32(vectors.len() as u32);
-        vectors
-            .as_flat()
-            .iter()
-            .for_each(|f| body.0.extend(f.to_le_bytes()));
+        vectors.flat().iter().for_each(|f| body.0.extend(f.to_le_bytes()));
         out.section(b"VECT", &body.0);
     }
     if let Some(lexical) = &bundle.lexical {
@@ -311,7 +305,7 @@ fn read_pages(bytes: &[u8]) -> Result<Vec<Page>> {
     Ok(pages)
 }
 
-fn read_vectors(bytes: &[u8]) -> Result<VectorSet> {
+fn read_vectors(bytes: &[u8]) -> Result<StoredVectors> {
     let mut r = Reader::new(bytes);
     let (dims, rows) = (r.u32()? as usize, r.u32()? as usize);
     let floats = &bytes[8..];
@@ -322,7 +316,7 @@ fn read_vectors(bytes: &[u8]) -> Result<VectorSet> {
         .chunks_exact(4)
         .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         .collect();
-    Ok(VectorSet::from_flat(dims, flat))
+    Ok(StoredVectors::from_flat(dims, flat))
 }
 
 fn check_counts(bundle: &BookBundle) -> Result<()> {
@@ -394,7 +388,7 @@ mod tests {
                 created_at: 1.7e12,
             },
             chunks,
-            vectors: Some(VectorSet::from_flat(
+            vectors: Some(StoredVectors::from_flat(
                 4,
                 (0..12).map(|i| i as f32 / 12.0).collect(),
             )),

@@ -5,8 +5,9 @@
 use std::collections::HashMap;
 
 use super::markup::{attr, tokens, xhtml_text, Token};
-use super::pages::{pages_from_text, Page};
+use super::pages::pages_from_text;
 use super::zip::{malformed, Zip};
+use crate::domain::Page;
 use crate::error::Result;
 
 /// Caps on what an EPUB may inflate to: a zip bomb is a `ConfigError`, not

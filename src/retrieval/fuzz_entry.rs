@@ -6,10 +6,12 @@
 //! release build drops it.)
 
 use super::breaks::break_between;
-use super::chunk::{chunk_pages, Chunk, ChunkSettings};
+use super::chunk::{chunk_pages, ChunkSettings};
 use super::epub::{pages_from_epub_with_limits, EpubLimits};
 use super::markup::{decode_entities, tokens, xhtml_text};
-use super::pages::{pages_from_list, pages_from_text, Page};
+use super::pages::{pages_from_list, pages_from_text};
+use crate::domain::Chunk;
+use crate::domain::Page;
 use crate::error::Result;
 
 /// A little-endian number from the first `n` bytes of `data`, and the rest.

@@ -7,8 +7,7 @@ use std::rc::Rc;
 
 use serde::Serialize;
 
-use super::book::{Book, NO_EMBEDDER};
-use super::chunk::{Chunk, ChunkSettings};
+use super::chunk::ChunkSettings;
 use super::embed::Embedder;
 use super::index::{build_index, BuiltIndex, IndexSettings, VectorIndex};
 use super::lexical::{encode as lexical_bytes, LexicalIndex};
@@ -18,14 +17,16 @@ pub use super::loaded_book::{
     search_book_lexical, search_book_vectors, IndexSource, LoadedBook, INDEX_MIN_VECTORS,
     QUANTIZED_MIN_VECTORS,
 };
-use super::pages::Page;
 use super::prepare::{prepare_book, Pace, PreparedBook, Unpaced};
 use super::search_mode::SearchMode;
 use super::vector::VectorSet;
 use crate::cancel::CancelToken;
+use crate::domain::Chunk;
+use crate::domain::Page;
+use crate::domain::{Book, NO_EMBEDDER};
 use crate::error::{Error, Result};
 use crate::ids::new_id;
-use crate::storage::BookStore;
+use crate::storage::{BookStore, BookWrite};
 use crate::time::Clock;
 
 /// What a book is made from.
@@ -264,14 +265,14 @@ impl Library {
         let (index, snapshot) = index.unzip();
         let lexical_stored = lexical_bytes::encode(&lexical);
         self.store
-            .put_book(
-                &book,
-                &chunks,
-                &vectors,
-                snapshot.as_deref(),
-                Some(&lexical_stored),
-                &pages,
-            )
+            .put_book(BookWrite {
+                book: &book,
+                chunks: &chunks,
+                vectors: vectors.rows(),
+                index_snapshot: snapshot.as_deref(),
+                lexical_index: Some(&lexical_stored),
+                pages: &pages,
+            })
             .await?;
         let index_source = match &index {
             Some(_) => IndexSource::Built,
@@ -390,7 +391,8 @@ impl Library {
             return Ok(loaded.clone());
         }
         let book = self.book(id).await?;
-        let (chunks, vectors) = self.store.book_content(id).await?;
+        let (chunks, rows) = self.store.book_content(id).await?;
+        let vectors = VectorSet::from(rows);
         if book.dimensions > 0 && vectors.len() != chunks.len() {
             return Err(Error::storage(format!(
                 "book {id} has {} vectors for {} chunks",

@@ -1,14 +1,14 @@
 //! Books shipped prebuilt: a stored book out as one bundle
 //! ([`super::bundle`]), and a bundle checked and stored as it was exported.
 
-use super::book::Book;
 use super::bundle::{decode_bundle, encode_bundle, BookBundle};
 use super::index::VectorIndex;
 use super::lexical::encode as lexical_bytes;
 use super::lexical::LexicalIndex;
 use super::library::Library;
-use super::vector::VectorSet;
+use crate::domain::Book;
 use crate::error::{Error, Result};
+use crate::storage::BookWrite;
 
 impl Library {
     /// The stored book `id` as one bundle ([`super::bundle`]): its record,
@@ -47,7 +47,7 @@ impl Library {
                 ),
             });
         }
-        let vectors = bundle.vectors.unwrap_or_else(|| VectorSet::new(0));
+        let vectors = bundle.vectors.unwrap_or_default();
         if let Some(snapshot) = &bundle.snapshot {
             VectorIndex::from_snapshot(snapshot, vectors.len())
                 .map_err(|e| Error::config(format!("the bundle's index snapshot: {e}")))?;
@@ -67,14 +67,14 @@ impl Library {
             )));
         }
         self.store
-            .put_book(
-                &book,
-                &bundle.chunks,
-                &vectors,
-                bundle.snapshot.as_deref(),
-                Some(&lexical),
-                &bundle.pages,
-            )
+            .put_book(BookWrite {
+                book: &book,
+                chunks: &bundle.chunks,
+                vectors: &vectors,
+                index_snapshot: bundle.snapshot.as_deref(),
+                lexical_index: Some(&lexical),
+                pages: &bundle.pages,
+            })
             .await?;
         Ok(book)
     }

@@ -1,7 +1,7 @@
 //! A stored book's pages, one at a time, for a reader.
 
 use super::library::{check_page_number, Library};
-use super::pages::Page;
+use crate::domain::Page;
 use crate::error::{Error, Result, StorageReason};
 
 impl Library {

@@ -3,10 +3,10 @@
 //! afterwards and attached in one write. How the browser adds books, so a
 //! reader never waits for an embedder.
 
-use super::book::Book;
 use super::library::{IngestProgress, Library, NewBook};
 use super::prepare::{embed_all, prepare_book, Pace};
 use crate::cancel::CancelToken;
+use crate::domain::Book;
 use crate::error::Result;
 
 impl Library {
@@ -60,7 +60,10 @@ impl Library {
         };
         let vectors = embed_all(embedder.as_ref(), &texts, &report, cancel, pace).await?;
         cancel.check()?;
-        let stored = self.store.put_vectors(id, embedder.model(), &vectors).await?;
+        let stored = self
+            .store
+            .put_vectors(id, embedder.model(), vectors.rows())
+            .await?;
         // Loaded again from the store: the vectors, and the index built or awaited.
         self.unload(id);
         report("embedding", texts.len(), texts.len());

@@ -3,14 +3,14 @@
 
 use std::rc::Rc;
 
-use super::book::Book;
-use super::chunk::Chunk;
 use super::index::VectorIndex;
 use super::lexical::bm25::{self, Eligible};
 use super::lexical::LexicalIndex;
 use super::page_bound::{eligible_prefix, ends_ascending};
 use super::scan::{quantized_top_k, scan_top_k, RERANK_FACTOR};
 use super::vector::{exact_top_k, Hit, VectorSet};
+use crate::domain::Book;
+use crate::domain::Chunk;
 
 /// Books smaller than this get no index, and searches with fewer eligible
 /// chunks are exact (the default of [`IndexSettings::min_vectors`](super::index::IndexSettings::min_vectors), option

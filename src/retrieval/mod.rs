@@ -1,7 +1,6 @@
 //! Books and retrieval: pages, chunks, embeddings, the vector index and the
 //! page-bounded search behind `search_book`.
 
-pub mod book;
 pub mod breaks;
 pub mod budget;
 pub mod built_graph;

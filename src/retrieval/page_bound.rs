@@ -2,7 +2,7 @@
 //! each ends on never decreases along them, and the chunks that end on or
 //! before a page are the first ones: a binary search finds how many.
 
-use super::chunk::Chunk;
+use crate::domain::Chunk;
 
 /// Whether the chunks' end pages never decrease (what [`eligible_prefix`]
 /// relies on; `chunk_pages` makes them so, since page numbers ascend).

@@ -5,23 +5,9 @@
 //! splitting a word (CJK text, written without spaces, may be cut between
 //! any two characters).
 
-use serde::{Deserialize, Serialize};
-
 use super::breaks::{char_offset, cluster_cut, last_break, next_break};
 use super::sentences::sentence_ends;
-
-/// One page of a book (as stored with it, and as `lectern.page` returns it).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Page {
-    /// 1-based page number.
-    pub number: u32,
-    /// The page's text.
-    pub text: String,
-    /// Its chapter, when the source says (EPUB navigation); else found from headings.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub chapter: Option<String>,
-}
+use crate::domain::Page;
 
 /// Pages from text: markers if it has any, else synthetic pages of about `page_chars`.
 pub fn pages_from_text(text: &str, page_chars: usize) -> Vec<Page> {

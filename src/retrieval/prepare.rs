@@ -4,13 +4,16 @@
 
 use futures::future::{ready, LocalBoxFuture};
 
-use super::chunk::{Chunk, ChunkSettings, Chunker};
+use super::chunk::{ChunkSettings, Chunker};
+
 use super::embed::Embedder;
 use super::lexical::LexicalIndex;
 use super::library::{BookSource, IngestProgress, NewBook};
-use super::pages::{pages_from_list, pages_from_text, Page};
+use super::pages::{pages_from_list, pages_from_text};
 use super::vector::{normalize, VectorSet};
 use crate::cancel::CancelToken;
+use crate::domain::Chunk;
+use crate::domain::Page;
 use crate::error::{Error, Result};
 
 /// Pages chunked between two calls of [`Pace::pause`].

@@ -6,11 +6,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::chunk::Chunk;
 use super::lexical::encode as lexical_bytes;
-use super::pages::Page;
 use super::prepare::PreparedBook;
 use super::vector::VectorSet;
+use crate::domain::Chunk;
+use crate::domain::Page;
 use crate::error::{Error, Result};
 
 #[derive(Serialize, Deserialize)]

@@ -5,6 +5,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::quantized::QuantizedSet;
+use crate::domain::StoredVectors;
 
 /// Dot product of two equally long vectors; SIMD in wasm builds with `simd128`.
 #[inline]
@@ -89,12 +90,11 @@ pub fn normalize(v: &mut [f32]) {
     }
 }
 
-/// Many vectors of one dimension, stored back to back, with their int8
-/// copy (a quarter of the size) for the quantised first pass of a scan.
+/// Many vectors of one dimension: the stored rows, with their int8 copy (a
+/// quarter of the size) for the quantised first pass of a scan.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct VectorSet {
-    dims: usize,
-    data: Vec<f32>,
+    rows: StoredVectors,
     quantized: QuantizedSet,
 }
 
@@ -102,62 +102,64 @@ impl VectorSet {
     /// An empty set of `dims`-dimensional vectors.
     pub fn new(dims: usize) -> Self {
         VectorSet {
-            dims,
-            data: Vec::new(),
+            rows: StoredVectors::empty(dims),
             quantized: QuantizedSet::new(dims),
         }
     }
 
     /// A set over flat data (`data.len()` a multiple of `dims`).
     pub fn from_flat(dims: usize, data: Vec<f32>) -> Self {
-        assert!(
-            dims > 0 && data.len() % dims == 0,
-            "flat vector data must hold whole vectors"
-        );
-        let mut quantized = QuantizedSet::new(dims);
-        data.chunks_exact(dims).for_each(|row| quantized.push(row));
-        VectorSet {
-            dims,
-            data,
-            quantized,
-        }
+        VectorSet::from(StoredVectors::from_flat(dims, data))
     }
 
     /// Appends a vector; its length must be `dims`.
     pub fn push(&mut self, vector: &[f32]) {
-        assert_eq!(vector.len(), self.dims, "vector of the wrong dimension");
-        self.data.extend_from_slice(vector);
+        self.rows.push(vector);
         self.quantized.push(vector);
     }
 
     /// The dimension.
     pub fn dims(&self) -> usize {
-        self.dims
+        self.rows.dims()
     }
 
     /// How many vectors.
     pub fn len(&self) -> usize {
-        self.data.len().checked_div(self.dims).unwrap_or(0)
+        self.rows.len()
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.rows.is_empty()
     }
 
     /// Vector `i`.
     pub fn get(&self, i: usize) -> &[f32] {
-        &self.data[i * self.dims..(i + 1) * self.dims]
+        self.rows.row(i)
     }
 
     /// The flat data.
     pub fn as_flat(&self) -> &[f32] {
-        &self.data
+        self.rows.flat()
+    }
+
+    /// The rows as stored.
+    pub fn rows(&self) -> &StoredVectors {
+        &self.rows
     }
 
     /// The int8 copy, row for row.
     pub fn quantized(&self) -> &QuantizedSet {
         &self.quantized
+    }
+}
+
+impl From<StoredVectors> for VectorSet {
+    /// The set over stored rows, with their int8 copy made.
+    fn from(rows: StoredVectors) -> Self {
+        let mut quantized = QuantizedSet::new(rows.dims());
+        (0..rows.len()).for_each(|i| quantized.push(rows.row(i)));
+        VectorSet { rows, quantized }
     }
 }
 

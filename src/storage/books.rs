@@ -3,29 +3,34 @@
 
 use futures::future::LocalBoxFuture;
 
+use crate::domain::{Book, Chunk, Page, StoredVectors};
 use crate::error::Result;
-use crate::retrieval::book::Book;
-use crate::retrieval::chunk::Chunk;
-use crate::retrieval::pages::Page;
-use crate::retrieval::vector::VectorSet;
 
 /// Vectors per stored batch.
 pub const VECTOR_BATCH: usize = 256;
 
+/// A book with everything stored with it, for [`BookStore::put_book`].
+#[derive(Debug, Clone, Copy)]
+pub struct BookWrite<'a> {
+    /// The book's record.
+    pub book: &'a Book,
+    /// Its passages, in order.
+    pub chunks: &'a [Chunk],
+    /// One vector per chunk, or none (dimension 0) for a book searched lexically.
+    pub vectors: &'a StoredVectors,
+    /// Its vector index, if one was built.
+    pub index_snapshot: Option<&'a [u8]>,
+    /// Its lexical index (bytes of `retrieval::lexical::encode`), if built.
+    pub lexical_index: Option<&'a [u8]>,
+    /// The text the reader shows (`Library::page`).
+    pub pages: &'a [Page],
+}
+
 /// Persistent books.
 pub trait BookStore {
     /// Saves a book with all its content in one atomic step: after a crash
-    /// either the whole book is there or none of it. `pages` are the text
-    /// the reader shows (`Library::page`).
-    fn put_book<'a>(
-        &'a self,
-        book: &'a Book,
-        chunks: &'a [Chunk],
-        vectors: &'a VectorSet,
-        index_snapshot: Option<&'a [u8]>,
-        lexical_index: Option<&'a [u8]>,
-        pages: &'a [Page],
-    ) -> LocalBoxFuture<'a, Result<()>>;
+    /// either the whole book is there or none of it.
+    fn put_book<'a>(&'a self, new: BookWrite<'a>) -> LocalBoxFuture<'a, Result<()>>;
 
     /// Page `number` of book `id`, if stored; `NotFound` if the book does not exist.
     fn page<'a>(&'a self, id: &'a str, number: u32) -> LocalBoxFuture<'a, Result<Option<Page>>>;
@@ -44,7 +49,7 @@ pub trait BookStore {
     fn update_book<'a>(&'a self, book: &'a Book) -> LocalBoxFuture<'a, Result<()>>;
 
     /// A book's chunks in order and its vectors; `NotFound` if it does not exist.
-    fn book_content<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<(Vec<Chunk>, VectorSet)>>;
+    fn book_content<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<(Vec<Chunk>, StoredVectors)>>;
 
     /// Gives book `id`, stored without vectors (`dimensions` 0), its
     /// `vectors` (one per chunk, by `embedder`) and records both on its
@@ -55,7 +60,7 @@ pub trait BookStore {
         &'a self,
         id: &'a str,
         embedder: &'a str,
-        vectors: &'a VectorSet,
+        vectors: &'a StoredVectors,
     ) -> LocalBoxFuture<'a, Result<Option<Book>>>;
 
     /// A book's index snapshot, if the book exists and one was saved.

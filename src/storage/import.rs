@@ -1,7 +1,7 @@
 //! A whole conversation to write at once: what `importConversation` stores.
 
-use crate::approval::{Grant, PendingTurn};
 use crate::domain::{Conversation, Message, ToolCallRecord, UsageTotals};
+use crate::domain::{Grant, PendingTurn};
 use crate::error::{Error, Result, StorageReason};
 
 /// A conversation with everything of it, written by [`super::Store::import_conversation`]

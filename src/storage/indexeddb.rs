@@ -36,9 +36,9 @@ pub(super) use super::indexeddb_tx::{
 };
 use super::indexeddb_usage::{self as usage, USAGE_TOTALS};
 use super::{ConversationImport, Store, TurnWrite};
-use crate::approval::{Grant, PendingTurn};
 use crate::domain::{CallUsage, ContextSummary, OpenTurn, RunRecord, ToolCallRecord, UsageTotals};
 use crate::domain::{Conversation, Message};
+use crate::domain::{Grant, PendingTurn};
 use crate::error::{Error, Result, StorageReason};
 
 /// The schema version this code writes; `indexeddb_schema::upgrade` brings older databases to it.

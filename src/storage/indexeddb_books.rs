@@ -14,12 +14,9 @@ use super::indexeddb::{
     transaction, write_transaction, IndexedDbStore, BOOKS, CHUNKS, INDEX_SNAPSHOTS, LEXICAL_INDEXES, PAGES,
     VECTORS,
 };
-use super::{BookStore, VECTOR_BATCH};
+use super::{BookStore, BookWrite, VECTOR_BATCH};
+use crate::domain::{Book, Chunk, Page, StoredVectors};
 use crate::error::{Error, Result, StorageReason};
-use crate::retrieval::book::Book;
-use crate::retrieval::chunk::Chunk;
-use crate::retrieval::pages::Page;
-use crate::retrieval::vector::VectorSet;
 
 const ALL: [&str; 6] = [BOOKS, CHUNKS, VECTORS, INDEX_SNAPSHOTS, LEXICAL_INDEXES, PAGES];
 
@@ -50,15 +47,15 @@ async fn exists(tx: &Transaction, store: &str, key: &str) -> Result<bool> {
     Ok(count > 0)
 }
 
-async fn write_book(
-    tx: &Transaction,
-    book: &Book,
-    chunks: &[Chunk],
-    vectors: &VectorSet,
-    snapshot: Option<&[u8]>,
-    lexical: Option<&[u8]>,
-    pages: &[Page],
-) -> Result<()> {
+async fn write_book(tx: &Transaction, new: BookWrite<'_>) -> Result<()> {
+    let BookWrite {
+        book,
+        chunks,
+        vectors,
+        index_snapshot: snapshot,
+        lexical_index: lexical,
+        pages,
+    } = new;
     if exists(tx, BOOKS, &book.id).await? {
         return Err(Error::storage_because(
             StorageReason::Constraint,
@@ -103,10 +100,10 @@ async fn write_book(
 }
 
 /// Adds `vectors` to book `book_id` in records of [`VECTOR_BATCH`] rows.
-async fn add_vectors(tx: &Transaction, book_id: &str, vectors: &VectorSet) -> Result<()> {
+async fn add_vectors(tx: &Transaction, book_id: &str, vectors: &StoredVectors) -> Result<()> {
     let vector_store = tx.object_store(VECTORS).map_err(idb_error)?;
     let per_batch = VECTOR_BATCH * vectors.dims().max(1);
-    for (batch, data) in vectors.as_flat().chunks(per_batch).enumerate() {
+    for (batch, data) in vectors.flat().chunks(per_batch).enumerate() {
         let record = Object::new();
         set(&record, "bookId", &book_id.into())?;
         set(&record, "batch", &JsValue::from(batch as u32))?;
@@ -127,7 +124,7 @@ async fn write_vectors(
     tx: &Transaction,
     id: &str,
     embedder: &str,
-    vectors: &VectorSet,
+    vectors: &StoredVectors,
 ) -> Result<Option<Book>> {
     let books = tx.object_store(BOOKS).map_err(idb_error)?;
     let stored = books
@@ -197,18 +194,10 @@ async fn put_bytes(tx: &Transaction, store: &str, book_id: &str, bytes: &[u8]) -
 }
 
 impl BookStore for IndexedDbStore {
-    fn put_book<'a>(
-        &'a self,
-        book: &'a Book,
-        chunks: &'a [Chunk],
-        vectors: &'a VectorSet,
-        index_snapshot: Option<&'a [u8]>,
-        lexical_index: Option<&'a [u8]>,
-        pages: &'a [Page],
-    ) -> LocalBoxFuture<'a, Result<()>> {
+    fn put_book<'a>(&'a self, new: BookWrite<'a>) -> LocalBoxFuture<'a, Result<()>> {
         Box::pin(async move {
             let (tx, guard) = write_transaction(&self.db, &ALL)?;
-            let outcome = write_book(&tx, book, chunks, vectors, index_snapshot, lexical_index, pages).await;
+            let outcome = write_book(&tx, new).await;
             finish(tx, guard, outcome).await
         })
     }
@@ -247,7 +236,7 @@ impl BookStore for IndexedDbStore {
         })
     }
 
-    fn book_content<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<(Vec<Chunk>, VectorSet)>> {
+    fn book_content<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<(Vec<Chunk>, StoredVectors)>> {
         Box::pin(async move {
             let tx = transaction(&self.db, &[BOOKS, CHUNKS, VECTORS], TransactionMode::ReadOnly)?;
             if !exists(&tx, BOOKS, id).await? {
@@ -276,7 +265,7 @@ impl BookStore for IndexedDbStore {
             }
             if dims == 0 && flat.is_empty() {
                 // A book searched lexically only: no vectors.
-                return Ok((chunks, VectorSet::new(0)));
+                return Ok((chunks, StoredVectors::empty(0)));
             }
             if dims == 0 || flat.len() != dims * chunks.len() {
                 return Err(Error::storage(format!(
@@ -285,7 +274,7 @@ impl BookStore for IndexedDbStore {
                     chunks.len()
                 )));
             }
-            Ok((chunks, VectorSet::from_flat(dims, flat)))
+            Ok((chunks, StoredVectors::from_flat(dims, flat)))
         })
     }
 
@@ -293,7 +282,7 @@ impl BookStore for IndexedDbStore {
         &'a self,
         id: &'a str,
         embedder: &'a str,
-        vectors: &'a VectorSet,
+        vectors: &'a StoredVectors,
     ) -> LocalBoxFuture<'a, Result<Option<Book>>> {
         Box::pin(async move {
             let (tx, guard) = write_transaction(&self.db, &[BOOKS, VECTORS])?;

@@ -9,7 +9,7 @@ use super::indexeddb::{
     commit, conversation_exists, from_js, idb_error, owned_records, owner_range, to_js, transaction,
     CONVERSATIONS,
 };
-use crate::approval::Grant;
+use crate::domain::Grant;
 use crate::error::{Error, Result};
 
 /// Grants, keyed by `[conversationId, toolName]` (schema version 6).

@@ -16,8 +16,8 @@ use super::indexeddb::{
 use super::indexeddb_grants::{put_grants_in, APPROVAL_GRANTS};
 use super::indexeddb_open_turns::{self as open_turns, OPEN_TURNS};
 use super::{check_revision, TurnWrite};
-use crate::approval::PendingTurn;
 use crate::domain::Message;
+use crate::domain::PendingTurn;
 use crate::domain::{RunRecord, ToolCallRecord};
 use crate::error::{Error, Result};
 

@@ -6,15 +6,13 @@ use std::collections::BTreeMap;
 use futures::future::LocalBoxFuture;
 
 use super::{check_revision, ConversationImport, Store, TurnWrite};
-use crate::approval::{Grant, PendingTurn};
+use crate::domain::{Book, Chunk, Page, StoredVectors};
 use crate::domain::{
     CallUsage, ContextSummary, OpenTurn, OpenTurnChange, RunRecord, ToolCallRecord, UsageTotals,
 };
 use crate::domain::{Conversation, Message};
+use crate::domain::{Grant, PendingTurn};
 use crate::error::{Error, Result, StorageReason};
-use crate::retrieval::book::Book;
-use crate::retrieval::chunk::Chunk;
-use crate::retrieval::vector::VectorSet;
 
 /// Conversations and messages held in memory; gone when dropped.
 #[derive(Debug, Default)]
@@ -28,10 +26,10 @@ pub struct MemoryStore {
 pub(super) struct StoredBook {
     pub book: Book,
     pub chunks: Vec<Chunk>,
-    pub vectors: VectorSet,
+    pub vectors: StoredVectors,
     pub snapshot: Option<Vec<u8>>,
     pub lexical: Option<Vec<u8>>,
-    pub pages: Vec<crate::retrieval::pages::Page>,
+    pub pages: Vec<Page>,
 }
 
 #[derive(Debug, Default)]

@@ -3,23 +3,20 @@
 use futures::future::LocalBoxFuture;
 
 use super::memory::{MemoryStore, StoredBook};
-use super::BookStore;
+use super::{BookStore, BookWrite};
+use crate::domain::{Book, Chunk, Page, StoredVectors};
 use crate::error::{Error, Result, StorageReason};
-use crate::retrieval::book::Book;
-use crate::retrieval::chunk::Chunk;
-use crate::retrieval::pages::Page;
-use crate::retrieval::vector::VectorSet;
 
 impl BookStore for MemoryStore {
-    fn put_book<'a>(
-        &'a self,
-        book: &'a Book,
-        chunks: &'a [Chunk],
-        vectors: &'a VectorSet,
-        index_snapshot: Option<&'a [u8]>,
-        lexical_index: Option<&'a [u8]>,
-        pages: &'a [Page],
-    ) -> LocalBoxFuture<'a, Result<()>> {
+    fn put_book<'a>(&'a self, new: BookWrite<'a>) -> LocalBoxFuture<'a, Result<()>> {
+        let BookWrite {
+            book,
+            chunks,
+            vectors,
+            index_snapshot,
+            lexical_index,
+            pages,
+        } = new;
         let mut books = self.books.borrow_mut();
         let result = if books.contains_key(&book.id) {
             Err(Error::storage_because(
@@ -69,7 +66,7 @@ impl BookStore for MemoryStore {
         Box::pin(async move { result })
     }
 
-    fn book_content<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<(Vec<Chunk>, VectorSet)>> {
+    fn book_content<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<(Vec<Chunk>, StoredVectors)>> {
         let result = self
             .books
             .borrow()
@@ -83,7 +80,7 @@ impl BookStore for MemoryStore {
         &'a self,
         id: &'a str,
         embedder: &'a str,
-        vectors: &'a VectorSet,
+        vectors: &'a StoredVectors,
     ) -> LocalBoxFuture<'a, Result<Option<Book>>> {
         let result = match self.books.borrow_mut().get_mut(id) {
             Some(stored) if stored.book.dimensions > 0 => Ok(None),

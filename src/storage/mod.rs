@@ -6,11 +6,11 @@
 
 use futures::future::LocalBoxFuture;
 
-use crate::approval::{Grant, PendingTurn};
 use crate::domain::{
     CallUsage, ContextSummary, OpenTurn, OpenTurnChange, RunRecord, ToolCallRecord, UsageTotals,
 };
 use crate::domain::{Conversation, Message};
+use crate::domain::{Grant, PendingTurn};
 use crate::error::{Error, Result};
 
 mod books;
@@ -42,7 +42,7 @@ mod indexeddb_usage;
 mod memory;
 mod memory_books;
 
-pub use books::{BookStore, VECTOR_BATCH};
+pub use books::{BookStore, BookWrite, VECTOR_BATCH};
 pub use import::ConversationImport;
 #[cfg(target_arch = "wasm32")]
 pub use indexeddb::{CloseListener, IndexedDbStore, SCHEMA_VERSION as INDEXEDDB_SCHEMA_VERSION};

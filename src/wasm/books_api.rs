@@ -12,8 +12,8 @@ use super::js::{error_to_js, from_js, string_arg, to_js};
 use super::lectern::{Inner, Lectern};
 use super::panic_guard::guarded_promise;
 use crate::cancel::CancelToken;
+use crate::domain::Book;
 use crate::error::{Error, Result};
-use crate::retrieval::book::Book;
 use crate::retrieval::library::{IndexSource, Library, SearchOptions};
 
 #[wasm_bindgen]

@@ -15,8 +15,8 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::book_input::{BookInput, SourceInput};
 use crate::cancel::CancelToken;
+use crate::domain::Book;
 use crate::error::{Error, Result};
-use crate::retrieval::book::Book;
 use crate::retrieval::library::{IndexBuilds, IndexSource, IngestProgress, Library};
 use crate::retrieval::prepare::PreparedBook;
 use crate::retrieval::prepared_wire::decode_prepared;

@@ -1,8 +1,8 @@
 //! Conformance cases for lexical indexes: stored with their book, replaced,
 //! deleted with it; a book without vectors, and one given them later.
 
-use lectern::retrieval::vector::VectorSet;
-use lectern::storage::{BookStore, Store};
+use lectern::domain::StoredVectors;
+use lectern::storage::{BookStore, BookWrite, Store};
 
 use super::{book, content};
 
@@ -13,7 +13,14 @@ pub async fn a_book_without_vectors_round_trips_with_its_lexical_index(store: im
     (b.embedder, b.dimensions, b.chunk_count) = ("none".into(), 0, chunks.len() as u32);
     let lexical: Vec<u8> = (0..=255).chain(0..40).collect();
     store
-        .put_book(&b, &chunks, &VectorSet::new(0), None, Some(&lexical), &[])
+        .put_book(BookWrite {
+            book: &b,
+            chunks: &chunks,
+            vectors: &StoredVectors::empty(0),
+            index_snapshot: None,
+            lexical_index: Some(&lexical),
+            pages: &[],
+        })
         .await
         .expect("put");
     let (got_chunks, got_vectors) = store.book_content("b1").await.expect("content");
@@ -28,7 +35,14 @@ pub async fn a_book_without_vectors_round_trips_with_its_lexical_index(store: im
 pub async fn a_lexical_index_is_saved_replaced_and_deleted(store: impl Store + BookStore) {
     let (chunks, vectors) = content(3);
     store
-        .put_book(&book("b1"), &chunks, &vectors, Some(&[5]), None, &[])
+        .put_book(BookWrite {
+            book: &book("b1"),
+            chunks: &chunks,
+            vectors: &vectors,
+            index_snapshot: Some(&[5]),
+            lexical_index: None,
+            pages: &[],
+        })
         .await
         .unwrap();
     assert_eq!(
@@ -64,7 +78,14 @@ pub async fn a_book_stored_before_its_vectors_gets_them_once(store: impl Store +
     let mut b = book("b1");
     (b.dimensions, b.chunk_count) = (0, chunks.len() as u32);
     store
-        .put_book(&b, &chunks, &VectorSet::new(0), None, Some(&[7]), &[])
+        .put_book(BookWrite {
+            book: &b,
+            chunks: &chunks,
+            vectors: &StoredVectors::empty(0),
+            index_snapshot: None,
+            lexical_index: Some(&[7]),
+            pages: &[],
+        })
         .await
         .expect("put");
     assert!(store.book("b1").await.unwrap().unwrap().awaits_vectors());
@@ -82,13 +103,13 @@ pub async fn a_book_stored_before_its_vectors_gets_them_once(store: impl Store +
     assert_eq!(store.book("b1").await.unwrap(), Some(stored.clone()));
     let (got_chunks, got_vectors) = store.book_content("b1").await.unwrap();
     assert_eq!(got_chunks, chunks);
-    assert_eq!(got_vectors.as_flat(), vectors.as_flat());
-    let mut other = VectorSet::new(4);
+    assert_eq!(got_vectors.flat(), vectors.flat());
+    let mut other = StoredVectors::empty(4);
     (0..chunks.len()).for_each(|_| other.push(&[1.0, 0.0, 0.0, 0.0]));
     assert_eq!(store.put_vectors("b1", "model-c/4", &other).await.unwrap(), None);
     assert_eq!(
-        store.book_content("b1").await.unwrap().1.as_flat(),
-        vectors.as_flat(),
+        store.book_content("b1").await.unwrap().1.flat(),
+        vectors.flat(),
         "kept"
     );
     assert_eq!(store.book("b1").await.unwrap(), Some(stored));

@@ -18,12 +18,12 @@ mod pages;
 mod turns;
 mod usage;
 
+use lectern::domain::Book;
+use lectern::domain::Chunk;
+use lectern::domain::StoredVectors;
 use lectern::domain::{Conversation, Message, Role, ToolCall};
 use lectern::error::{Error, StorageReason};
-use lectern::retrieval::book::Book;
-use lectern::retrieval::chunk::Chunk;
-use lectern::retrieval::vector::VectorSet;
-use lectern::storage::{BookStore, Store, VECTOR_BATCH};
+use lectern::storage::{BookStore, BookWrite, Store, VECTOR_BATCH};
 
 /// One conformance case: a name and a check over a fresh store.
 pub type Case<S> = (&'static str, fn(S) -> LocalBoxFuture<'static, ()>);
@@ -419,7 +419,7 @@ fn book(id: &str) -> Book {
 }
 
 /// `n` chunks and vectors; more than one stored batch when `n > VECTOR_BATCH`.
-fn content(n: usize) -> (Vec<Chunk>, VectorSet) {
+fn content(n: usize) -> (Vec<Chunk>, StoredVectors) {
     let chunks = (0..n)
         .map(|i| Chunk {
             ordinal: i as u32,
@@ -429,7 +429,7 @@ fn content(n: usize) -> (Vec<Chunk>, VectorSet) {
             chapter: (i % 2 == 0).then(|| "CHAPTER I".to_string()),
         })
         .collect();
-    let mut vectors = VectorSet::new(4);
+    let mut vectors = StoredVectors::empty(4);
     for i in 0..n {
         vectors.push(&[i as f32, 0.5, -0.25, 1.0 / (i as f32 + 1.0)]);
     }
@@ -441,7 +441,14 @@ async fn book_round_trips(store: impl Store + BookStore) {
     let mut b = book("b1");
     b.chunk_count = chunks.len() as u32;
     store
-        .put_book(&b, &chunks, &vectors, Some(&[1, 2, 3, 250]), None, &[])
+        .put_book(BookWrite {
+            book: &b,
+            chunks: &chunks,
+            vectors: &vectors,
+            index_snapshot: Some(&[1, 2, 3, 250]),
+            lexical_index: None,
+            pages: &[],
+        })
         .await
         .expect("put");
     assert_eq!(store.book("b1").await.unwrap(), Some(b.clone()));
@@ -463,12 +470,26 @@ async fn book_round_trips(store: impl Store + BookStore) {
 async fn duplicate_book_is_refused(store: impl Store + BookStore) {
     let (chunks, vectors) = content(3);
     store
-        .put_book(&book("b1"), &chunks, &vectors, None, None, &[])
+        .put_book(BookWrite {
+            book: &book("b1"),
+            chunks: &chunks,
+            vectors: &vectors,
+            index_snapshot: None,
+            lexical_index: None,
+            pages: &[],
+        })
         .await
         .unwrap();
     let (more, more_vectors) = content(5);
     let err = store
-        .put_book(&book("b1"), &more, &more_vectors, None, None, &[])
+        .put_book(BookWrite {
+            book: &book("b1"),
+            chunks: &more,
+            vectors: &more_vectors,
+            index_snapshot: None,
+            lexical_index: None,
+            pages: &[],
+        })
         .await
         .expect_err("duplicate");
     assert_eq!(err.name(), "StorageError");
@@ -484,7 +505,14 @@ async fn duplicate_book_is_refused(store: impl Store + BookStore) {
 async fn update_book_keeps_content(store: impl Store + BookStore) {
     let (chunks, vectors) = content(4);
     store
-        .put_book(&book("b1"), &chunks, &vectors, None, None, &[])
+        .put_book(BookWrite {
+            book: &book("b1"),
+            chunks: &chunks,
+            vectors: &vectors,
+            index_snapshot: None,
+            lexical_index: None,
+            pages: &[],
+        })
         .await
         .unwrap();
     let mut moved = book("b1");
@@ -502,7 +530,14 @@ async fn delete_book_removes_everything(store: impl Store + BookStore) {
     for id in ["b1", "b2"] {
         let (chunks, vectors) = content(VECTOR_BATCH + 1);
         store
-            .put_book(&book(id), &chunks, &vectors, Some(&[9]), None, &[])
+            .put_book(BookWrite {
+                book: &book(id),
+                chunks: &chunks,
+                vectors: &vectors,
+                index_snapshot: Some(&[9]),
+                lexical_index: None,
+                pages: &[],
+            })
             .await
             .unwrap();
     }
@@ -524,7 +559,14 @@ async fn delete_book_removes_everything(store: impl Store + BookStore) {
 async fn snapshot_is_saved_and_replaced(store: impl Store + BookStore) {
     let (chunks, vectors) = content(3);
     store
-        .put_book(&book("b1"), &chunks, &vectors, None, None, &[])
+        .put_book(BookWrite {
+            book: &book("b1"),
+            chunks: &chunks,
+            vectors: &vectors,
+            index_snapshot: None,
+            lexical_index: None,
+            pages: &[],
+        })
         .await
         .unwrap();
     store.put_index_snapshot("b1", &[1, 2]).await.expect("save");

@@ -1,9 +1,9 @@
 //! Conformance cases for pages: stored with their book in its one write,
 //! read one at a time, deleted with it; a book stored without pages.
 
+use lectern::domain::Page;
 use lectern::error::Error;
-use lectern::retrieval::pages::Page;
-use lectern::storage::{BookStore, Store};
+use lectern::storage::{BookStore, BookWrite, Store};
 
 use super::{book, content};
 
@@ -23,11 +23,25 @@ pub async fn pages_are_stored_read_and_deleted_with_their_book(store: impl Store
     let (chunks, vectors) = content(3);
     let written = pages(3);
     store
-        .put_book(&book("b1"), &chunks, &vectors, None, None, &written)
+        .put_book(BookWrite {
+            book: &book("b1"),
+            chunks: &chunks,
+            vectors: &vectors,
+            index_snapshot: None,
+            lexical_index: None,
+            pages: &written,
+        })
         .await
         .expect("put b1");
     store
-        .put_book(&book("b2"), &chunks, &vectors, None, None, &pages(2))
+        .put_book(BookWrite {
+            book: &book("b2"),
+            chunks: &chunks,
+            vectors: &vectors,
+            index_snapshot: None,
+            lexical_index: None,
+            pages: &pages(2),
+        })
         .await
         .expect("put b2");
     for page in &written {
@@ -49,7 +63,14 @@ pub async fn pages_are_stored_read_and_deleted_with_their_book(store: impl Store
     ));
     assert_eq!(store.book_pages("b2").await.unwrap().len(), 2);
     store
-        .put_book(&book("b1"), &chunks, &vectors, None, None, &[])
+        .put_book(BookWrite {
+            book: &book("b1"),
+            chunks: &chunks,
+            vectors: &vectors,
+            index_snapshot: None,
+            lexical_index: None,
+            pages: &[],
+        })
         .await
         .expect("put b1 again, as a book stored before pages");
     assert_eq!(store.page("b1", 1).await.unwrap(), None, "none left behind");
@@ -60,11 +81,25 @@ pub async fn pages_are_stored_read_and_deleted_with_their_book(store: impl Store
 pub async fn a_refused_book_writes_no_pages(store: impl Store + BookStore) {
     let (chunks, vectors) = content(2);
     store
-        .put_book(&book("b1"), &chunks, &vectors, None, None, &[])
+        .put_book(BookWrite {
+            book: &book("b1"),
+            chunks: &chunks,
+            vectors: &vectors,
+            index_snapshot: None,
+            lexical_index: None,
+            pages: &[],
+        })
         .await
         .expect("put");
     let refused = store
-        .put_book(&book("b1"), &chunks, &vectors, None, None, &pages(3))
+        .put_book(BookWrite {
+            book: &book("b1"),
+            chunks: &chunks,
+            vectors: &vectors,
+            index_snapshot: None,
+            lexical_index: None,
+            pages: &pages(3),
+        })
         .await;
     assert!(refused.is_err());
     assert_eq!(store.book_pages("b1").await.unwrap(), vec![]);

@@ -36,7 +36,7 @@ fn library(store: Rc<MemoryStore>, chunking: ChunkSettings) -> Library {
     .with_index_settings(IndexSettings::with_min_vectors(1024))
 }
 
-fn add(library: &Library, title: &str, source: BookSource) -> lectern::retrieval::book::Book {
+fn add(library: &Library, title: &str, source: BookSource) -> lectern::domain::Book {
     let new = NewBook {
         title: title.into(),
         author: Some("G. K. Chesterton".into()),

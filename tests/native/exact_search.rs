@@ -4,8 +4,9 @@
 
 use crate::support::shared_fixtures;
 
-use lectern::retrieval::book::Book;
-use lectern::retrieval::chunk::{chunk_pages, Chunk, ChunkSettings};
+use lectern::domain::Book;
+use lectern::domain::Chunk;
+use lectern::retrieval::chunk::{chunk_pages, ChunkSettings};
 use lectern::retrieval::index::{IndexSettings, VectorIndex};
 use lectern::retrieval::library::{search_book_vectors, IndexSource, LoadedBook, INDEX_MIN_VECTORS};
 use lectern::retrieval::page_bound::ends_ascending;

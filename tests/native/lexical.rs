@@ -10,9 +10,10 @@ use std::rc::Rc;
 use futures::executor::block_on;
 use futures::future::LocalBoxFuture;
 use lectern::cancel::CancelToken;
+use lectern::domain::Chunk;
+use lectern::domain::{Book, NO_EMBEDDER};
 use lectern::error::Result;
-use lectern::retrieval::book::{Book, NO_EMBEDDER};
-use lectern::retrieval::chunk::{Chunk, ChunkSettings};
+use lectern::retrieval::chunk::ChunkSettings;
 use lectern::retrieval::embed::Embedder;
 use lectern::retrieval::hashed::HashedEmbedder;
 use lectern::retrieval::lexical::bm25::{self, Eligible};
@@ -22,7 +23,7 @@ use lectern::retrieval::library::{
 };
 use lectern::retrieval::search_mode::{SearchMode, LEXICAL_WEIGHT, RRF_K};
 use lectern::retrieval::vector::VectorSet;
-use lectern::storage::{BookStore, MemoryStore};
+use lectern::storage::{BookStore, BookWrite, MemoryStore};
 use lectern::time::ManualClock;
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -345,7 +346,15 @@ fn a_book_stored_without_a_lexical_index_gets_one_built_and_saved() {
     let (chunks, vectors) = block_on(store.book_content(&book.id)).unwrap();
     // The same book as a store from before lexical search holds it: no lexical index.
     let old = Rc::new(MemoryStore::new());
-    block_on(old.put_book(&book, &chunks, &vectors, None, None, &[])).unwrap();
+    block_on(old.put_book(BookWrite {
+        book: &book,
+        chunks: &chunks,
+        vectors: &vectors,
+        index_snapshot: None,
+        lexical_index: None,
+        pages: &[],
+    }))
+    .unwrap();
     let reopened = Library::without_embedder(old.clone(), clock(), small_chunks());
     let hits = search(&reopened, "bomb cloak", 5, None, None).unwrap();
     assert_eq!(

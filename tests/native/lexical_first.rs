@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use futures::executor::block_on;
 use lectern::cancel::CancelToken;
-use lectern::retrieval::book::Book;
+use lectern::domain::Book;
 use lectern::retrieval::chunk::ChunkSettings;
 use lectern::retrieval::hashed::HashedEmbedder;
 use lectern::retrieval::library::{BookSource, Library, NewBook, SearchOptions, SearchResult};

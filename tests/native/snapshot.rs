@@ -6,12 +6,12 @@ use std::rc::Rc;
 
 use futures::executor::block_on;
 use lectern::cancel::CancelToken;
-use lectern::retrieval::book::Book;
+use lectern::domain::Book;
 use lectern::retrieval::chunk::ChunkSettings;
 use lectern::retrieval::hashed::HashedEmbedder;
 use lectern::retrieval::index::IndexSettings;
 use lectern::retrieval::library::{BookSource, IndexSource, Library, NewBook, SearchOptions, SearchResult};
-use lectern::storage::{BookStore, MemoryStore};
+use lectern::storage::{BookStore, BookWrite, MemoryStore};
 use lectern::time::ManualClock;
 
 const WORDS: [&str; 24] = [
@@ -100,7 +100,15 @@ fn search(library: &Library, query: &str) -> Vec<SearchResult> {
 fn store_with_snapshot(from: &MemoryStore, book: &Book, snapshot: Option<&[u8]>) -> Rc<MemoryStore> {
     let (chunks, vectors) = block_on(from.book_content(&book.id)).unwrap();
     let store = Rc::new(MemoryStore::new());
-    block_on(store.put_book(book, &chunks, &vectors, snapshot, None, &[])).unwrap();
+    block_on(store.put_book(BookWrite {
+        book,
+        chunks: &chunks,
+        vectors: &vectors,
+        index_snapshot: snapshot,
+        lexical_index: None,
+        pages: &[],
+    }))
+    .unwrap();
     store
 }
 
@@ -110,7 +118,7 @@ fn the_snapshot_holds_the_graph_not_the_vectors_and_answers_identically() {
     let book = big_book(store.clone());
     let snapshot = block_on(store.index_snapshot(&book.id)).unwrap().unwrap();
     let (_, vectors) = block_on(store.book_content(&book.id)).unwrap();
-    let vector_bytes = vectors.as_flat().len() * 4;
+    let vector_bytes = vectors.flat().len() * 4;
     assert!(
         snapshot.len() * 4 < vector_bytes,
         "the snapshot ({} bytes) must not carry the vectors ({vector_bytes} bytes)",

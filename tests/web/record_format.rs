@@ -8,11 +8,11 @@ use crate::support::web_support;
 use idb::TransactionMode;
 use js_sys::Float32Array;
 use lectern::approval::{Decision, PausedStep, PendingCall, PendingStatus, PendingTurn};
+use lectern::domain::Book;
+use lectern::domain::Chunk;
 use lectern::domain::{Conversation, Mention, Message, Role, RunError, RunRecord, RunStatus, ToolCall};
 use lectern::domain::{ToolCallRecord, TurnOverrides, TurnState, Usage};
-use lectern::retrieval::book::Book;
-use lectern::retrieval::chunk::Chunk;
-use lectern::storage::{BookStore, IndexedDbStore, Store, TurnWrite};
+use lectern::storage::{BookStore, BookWrite, IndexedDbStore, Store, TurnWrite};
 use serde::Serialize;
 use serde_json::json;
 use wasm_bindgen::JsValue;
@@ -246,7 +246,7 @@ async fn records_the_earlier_encoder_wrote_read_back_unchanged() {
     assert_eq!(store.book("b1").await.unwrap(), Some(book));
     let (read_chunks, read_vectors) = store.book_content("b1").await.unwrap();
     assert_eq!(read_chunks, chunks);
-    assert_eq!(read_vectors.as_flat(), [0.5, 1.0, -2.0, 0.25]);
+    assert_eq!(read_vectors.flat(), [0.5, 1.0, -2.0, 0.25]);
     store.close();
     IndexedDbStore::delete_database(&name).await.unwrap();
 }
@@ -265,11 +265,18 @@ async fn records_written_now_are_what_the_earlier_encoder_wrote() {
     store.commit(write).await.unwrap();
     store.put_run(&run()).await.unwrap();
     let (book, chunks) = book();
-    let mut vectors = lectern::retrieval::vector::VectorSet::new(2);
+    let mut vectors = lectern::domain::StoredVectors::empty(2);
     vectors.push(&[0.5, 1.0]);
     vectors.push(&[-2.0, 0.25]);
     store
-        .put_book(&book, &chunks, &vectors, None, None, &[])
+        .put_book(BookWrite {
+            book: &book,
+            chunks: &chunks,
+            vectors: &vectors,
+            index_snapshot: None,
+            lexical_index: None,
+            pages: &[],
+        })
         .await
         .unwrap();
 

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::StoredVectors;
+
 /// [`Book::embedder`] of a book ingested without an embedder: it has no
 /// vectors and is searched lexically (BM25) only.
 pub const NO_EMBEDDER: &str = "none";
@@ -51,7 +53,7 @@ impl Book {
     }
 
     /// Records that `vectors`, by `embedder`, are now the book's.
-    pub fn record_vectors(&mut self, embedder: &str, vectors: &crate::retrieval::vector::VectorSet) {
+    pub fn record_vectors(&mut self, embedder: &str, vectors: &StoredVectors) {
         self.embedder = embedder.to_owned();
         self.dimensions = vectors.dims() as u32;
     }
