@@ -43,7 +43,7 @@ fi
 
 if command -v firefox-esr >/dev/null 2>&1; then
   step "Firefox: the JS flows through the public API, <lectern-chat> and the reading site (WebDriver BiDi)"
-  LECTERN_BROWSER=firefox node --test "${flows[@]}"
+  LECTERN_BROWSER=firefox node --test --test-timeout=300000 "${flows[@]}"
 else
   step "Firefox: JS flows SKIPPED (no firefox-esr)"
 fi
@@ -66,7 +66,7 @@ else
 fi
 if command -v WebKitWebDriver >/dev/null 2>&1 && command -v xvfb-run >/dev/null 2>&1; then
   step "WebKitGTK: the JS flows through the public API, <lectern-chat> and the reading site (WebDriver classic)"
-  LECTERN_BROWSER=webkit node --test "${flows[@]}"
+  LECTERN_BROWSER=webkit node --test --test-timeout=300000 "${flows[@]}"
 else
   step "WebKitGTK: JS flows SKIPPED (WebKitWebDriver or xvfb-run missing)"
 fi

@@ -15,6 +15,9 @@ import { Locator, matcher } from './locator.mjs';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 let evaluations = 0;
 
+/** The longest an evaluation may run before it fails the test (none of the flows' should come near). */
+const EVALUATION_TIMEOUT_MS = 240_000;
+
 /** Puts back the `undefined`s an evaluation's JSON marked (`{ __wdUndefined: 1 }`). */
 function revive(value) {
   if (value === null || typeof value !== 'object') return value;
@@ -165,7 +168,9 @@ class WebKitPage {
     const source = typeof fn === 'function' ? fn.toString() : `() => (${fn})`;
     const id = `e${++evaluations}`;
     await this.script(start(source), [arg ?? null, id]);
+    const deadline = Date.now() + EVALUATION_TIMEOUT_MS;
     for (let wait = 5; ; wait = Math.min(wait * 2, 50)) {
+      if (Date.now() > deadline) throw new Error(`page.evaluate: no result in ${EVALUATION_TIMEOUT_MS} ms`);
       const { lost, slot, events } = await this.script(POLL_EVALUATION, [id]);
       this.#emit(events);
       if (lost) throw new Error('Execution context was destroyed, most likely because of a navigation');

@@ -17,6 +17,9 @@ function freePort() {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** The longest a WebDriver command may take (a page load included) before it fails the test. */
+const COMMAND_TIMEOUT_MS = 120_000;
+
 /** An error a WebDriver command answered with (`error` is the protocol's code, e.g. `no such window`). */
 export class WebDriverError extends Error {
   constructor(command, value) {
@@ -53,12 +56,13 @@ export class WebKitSession {
     this.queue = Promise.resolve();
   }
 
-  /** Sends one command now (outside the queue). */
+  /** Sends one command now (outside the queue); one the driver has not answered in 2 minutes fails. */
   async raw(method, path, body) {
     const res = await fetch(this.base + path, {
       method,
       headers: { 'content-type': 'application/json; charset=utf-8' },
       body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(COMMAND_TIMEOUT_MS),
     });
     const { value } = await res.json();
     if (!res.ok) throw new WebDriverError(`${method} ${path.replace(/^\/session\/[^/]+/, '')}`, value);
