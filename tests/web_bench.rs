@@ -187,14 +187,7 @@ async fn retrieval_in_chromium() {
     let store = IndexedDbStore::open(&name).await.unwrap();
     let start = now_ms();
     store
-        .put_book(BookWrite {
-            book: &book,
-            chunks: &chunks,
-            vectors: full.rows(),
-            index_snapshot: None,
-            lexical_index: None,
-            pages: &[],
-        })
+        .put_book(BookWrite::new(&book, &chunks, full.rows()))
         .await
         .unwrap();
     report(format!(
@@ -329,12 +322,8 @@ async fn cold_start_with_index(
     let store = IndexedDbStore::open(&name).await.unwrap();
     store
         .put_book(BookWrite {
-            book: &book,
-            chunks: &chunks,
-            vectors: vectors.rows(),
             index_snapshot: Some(&snapshot),
-            lexical_index: None,
-            pages: &[],
+            ..BookWrite::new(&book, &chunks, vectors.rows())
         })
         .await
         .unwrap();

@@ -26,6 +26,21 @@ pub struct BookWrite<'a> {
     pub pages: &'a [Page],
 }
 
+impl<'a> BookWrite<'a> {
+    /// A book with its chunks and vectors and nothing else stored with it (no
+    /// index snapshot, lexical index or pages); set those with `..`.
+    pub fn new(book: &'a Book, chunks: &'a [Chunk], vectors: &'a StoredVectors) -> Self {
+        BookWrite {
+            book,
+            chunks,
+            vectors,
+            index_snapshot: None,
+            lexical_index: None,
+            pages: &[],
+        }
+    }
+}
+
 /// Persistent books.
 pub trait BookStore {
     /// Saves a book with all its content in one atomic step: after a crash

@@ -14,12 +14,8 @@ pub async fn a_book_without_vectors_round_trips_with_its_lexical_index(store: im
     let lexical: Vec<u8> = (0..=255).chain(0..40).collect();
     store
         .put_book(BookWrite {
-            book: &b,
-            chunks: &chunks,
-            vectors: &StoredVectors::empty(0),
-            index_snapshot: None,
             lexical_index: Some(&lexical),
-            pages: &[],
+            ..BookWrite::new(&b, &chunks, &StoredVectors::empty(0))
         })
         .await
         .expect("put");
@@ -36,12 +32,8 @@ pub async fn a_lexical_index_is_saved_replaced_and_deleted(store: impl Store + B
     let (chunks, vectors) = content(3);
     store
         .put_book(BookWrite {
-            book: &book("b1"),
-            chunks: &chunks,
-            vectors: &vectors,
             index_snapshot: Some(&[5]),
-            lexical_index: None,
-            pages: &[],
+            ..BookWrite::new(&book("b1"), &chunks, &vectors)
         })
         .await
         .unwrap();
@@ -79,12 +71,8 @@ pub async fn a_book_stored_before_its_vectors_gets_them_once(store: impl Store +
     (b.dimensions, b.chunk_count) = (0, chunks.len() as u32);
     store
         .put_book(BookWrite {
-            book: &b,
-            chunks: &chunks,
-            vectors: &StoredVectors::empty(0),
-            index_snapshot: None,
             lexical_index: Some(&[7]),
-            pages: &[],
+            ..BookWrite::new(&b, &chunks, &StoredVectors::empty(0))
         })
         .await
         .expect("put");

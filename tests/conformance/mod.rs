@@ -470,26 +470,12 @@ async fn book_round_trips(store: impl Store + BookStore) {
 async fn duplicate_book_is_refused(store: impl Store + BookStore) {
     let (chunks, vectors) = content(3);
     store
-        .put_book(BookWrite {
-            book: &book("b1"),
-            chunks: &chunks,
-            vectors: &vectors,
-            index_snapshot: None,
-            lexical_index: None,
-            pages: &[],
-        })
+        .put_book(BookWrite::new(&book("b1"), &chunks, &vectors))
         .await
         .unwrap();
     let (more, more_vectors) = content(5);
     let err = store
-        .put_book(BookWrite {
-            book: &book("b1"),
-            chunks: &more,
-            vectors: &more_vectors,
-            index_snapshot: None,
-            lexical_index: None,
-            pages: &[],
-        })
+        .put_book(BookWrite::new(&book("b1"), &more, &more_vectors))
         .await
         .expect_err("duplicate");
     assert_eq!(err.name(), "StorageError");
@@ -505,14 +491,7 @@ async fn duplicate_book_is_refused(store: impl Store + BookStore) {
 async fn update_book_keeps_content(store: impl Store + BookStore) {
     let (chunks, vectors) = content(4);
     store
-        .put_book(BookWrite {
-            book: &book("b1"),
-            chunks: &chunks,
-            vectors: &vectors,
-            index_snapshot: None,
-            lexical_index: None,
-            pages: &[],
-        })
+        .put_book(BookWrite::new(&book("b1"), &chunks, &vectors))
         .await
         .unwrap();
     let mut moved = book("b1");
@@ -531,12 +510,8 @@ async fn delete_book_removes_everything(store: impl Store + BookStore) {
         let (chunks, vectors) = content(VECTOR_BATCH + 1);
         store
             .put_book(BookWrite {
-                book: &book(id),
-                chunks: &chunks,
-                vectors: &vectors,
                 index_snapshot: Some(&[9]),
-                lexical_index: None,
-                pages: &[],
+                ..BookWrite::new(&book(id), &chunks, &vectors)
             })
             .await
             .unwrap();
@@ -559,14 +534,7 @@ async fn delete_book_removes_everything(store: impl Store + BookStore) {
 async fn snapshot_is_saved_and_replaced(store: impl Store + BookStore) {
     let (chunks, vectors) = content(3);
     store
-        .put_book(BookWrite {
-            book: &book("b1"),
-            chunks: &chunks,
-            vectors: &vectors,
-            index_snapshot: None,
-            lexical_index: None,
-            pages: &[],
-        })
+        .put_book(BookWrite::new(&book("b1"), &chunks, &vectors))
         .await
         .unwrap();
     store.put_index_snapshot("b1", &[1, 2]).await.expect("save");

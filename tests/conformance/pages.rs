@@ -24,23 +24,15 @@ pub async fn pages_are_stored_read_and_deleted_with_their_book(store: impl Store
     let written = pages(3);
     store
         .put_book(BookWrite {
-            book: &book("b1"),
-            chunks: &chunks,
-            vectors: &vectors,
-            index_snapshot: None,
-            lexical_index: None,
             pages: &written,
+            ..BookWrite::new(&book("b1"), &chunks, &vectors)
         })
         .await
         .expect("put b1");
     store
         .put_book(BookWrite {
-            book: &book("b2"),
-            chunks: &chunks,
-            vectors: &vectors,
-            index_snapshot: None,
-            lexical_index: None,
             pages: &pages(2),
+            ..BookWrite::new(&book("b2"), &chunks, &vectors)
         })
         .await
         .expect("put b2");
@@ -63,14 +55,7 @@ pub async fn pages_are_stored_read_and_deleted_with_their_book(store: impl Store
     ));
     assert_eq!(store.book_pages("b2").await.unwrap().len(), 2);
     store
-        .put_book(BookWrite {
-            book: &book("b1"),
-            chunks: &chunks,
-            vectors: &vectors,
-            index_snapshot: None,
-            lexical_index: None,
-            pages: &[],
-        })
+        .put_book(BookWrite::new(&book("b1"), &chunks, &vectors))
         .await
         .expect("put b1 again, as a book stored before pages");
     assert_eq!(store.page("b1", 1).await.unwrap(), None, "none left behind");
@@ -81,24 +66,13 @@ pub async fn pages_are_stored_read_and_deleted_with_their_book(store: impl Store
 pub async fn a_refused_book_writes_no_pages(store: impl Store + BookStore) {
     let (chunks, vectors) = content(2);
     store
-        .put_book(BookWrite {
-            book: &book("b1"),
-            chunks: &chunks,
-            vectors: &vectors,
-            index_snapshot: None,
-            lexical_index: None,
-            pages: &[],
-        })
+        .put_book(BookWrite::new(&book("b1"), &chunks, &vectors))
         .await
         .expect("put");
     let refused = store
         .put_book(BookWrite {
-            book: &book("b1"),
-            chunks: &chunks,
-            vectors: &vectors,
-            index_snapshot: None,
-            lexical_index: None,
             pages: &pages(3),
+            ..BookWrite::new(&book("b1"), &chunks, &vectors)
         })
         .await;
     assert!(refused.is_err());

@@ -346,15 +346,7 @@ fn a_book_stored_without_a_lexical_index_gets_one_built_and_saved() {
     let (chunks, vectors) = block_on(store.book_content(&book.id)).unwrap();
     // The same book as a store from before lexical search holds it: no lexical index.
     let old = Rc::new(MemoryStore::new());
-    block_on(old.put_book(BookWrite {
-        book: &book,
-        chunks: &chunks,
-        vectors: &vectors,
-        index_snapshot: None,
-        lexical_index: None,
-        pages: &[],
-    }))
-    .unwrap();
+    block_on(old.put_book(BookWrite::new(&book, &chunks, &vectors))).unwrap();
     let reopened = Library::without_embedder(old.clone(), clock(), small_chunks());
     let hits = search(&reopened, "bomb cloak", 5, None, None).unwrap();
     assert_eq!(

@@ -92,15 +92,7 @@ fn a_book_stored_before_pages_were_kept_asks_to_be_added_again() {
     let book = add(&lib, BookSource::Pages(vec!["One.".into(), "Two.".into()]));
     let (chunks, vectors) = block_on(store.book_content(&book.id)).unwrap();
     let old = Rc::new(MemoryStore::new());
-    block_on(old.put_book(BookWrite {
-        book: &book,
-        chunks: &chunks,
-        vectors: &vectors,
-        index_snapshot: None,
-        lexical_index: None,
-        pages: &[],
-    }))
-    .unwrap();
+    block_on(old.put_book(BookWrite::new(&book, &chunks, &vectors))).unwrap();
     let error = block_on(library(old).page(&book.id, 1)).unwrap_err();
     assert_eq!(error.storage_reason(), Some(StorageReason::Data), "{error}");
     assert!(error.to_string().contains("add it again"), "{error}");
@@ -123,15 +115,7 @@ fn pages_travel_in_a_bundle_and_v1_bundles_still_import() {
     // A book without pages exports as version 1, as earlier Lectern did; it imports.
     let (chunks, vectors) = block_on(first_store.book_content(&book.id)).unwrap();
     let old = Rc::new(MemoryStore::new());
-    block_on(old.put_book(BookWrite {
-        book: &book,
-        chunks: &chunks,
-        vectors: &vectors,
-        index_snapshot: None,
-        lexical_index: None,
-        pages: &[],
-    }))
-    .unwrap();
+    block_on(old.put_book(BookWrite::new(&book, &chunks, &vectors))).unwrap();
     let v1 = block_on(library(old).export_book(&book.id)).unwrap();
     assert_eq!(v1[8], 1);
     let third = library(Rc::new(MemoryStore::new()));

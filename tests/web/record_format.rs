@@ -269,14 +269,7 @@ async fn records_written_now_are_what_the_earlier_encoder_wrote() {
     vectors.push(&[0.5, 1.0]);
     vectors.push(&[-2.0, 0.25]);
     store
-        .put_book(BookWrite {
-            book: &book,
-            chunks: &chunks,
-            vectors: &vectors,
-            index_snapshot: None,
-            lexical_index: None,
-            pages: &[],
-        })
+        .put_book(BookWrite::new(&book, &chunks, &vectors))
         .await
         .unwrap();
 
