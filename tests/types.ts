@@ -37,7 +37,7 @@ import init, {
   type ToolCallRecord,
   type StorageClosedEvent,
   type IngestFailedEvent,
-  type WarningEvent,
+  type InstanceWarningEvent,
   type StorageReason,
   type StorageUsage,
   type ChatMessage,
@@ -567,8 +567,8 @@ export const guarded: LecternOptions = {
     } else if (event.type === 'ingestFailed') {
       const failed: IngestFailedEvent = event;
       console.warn(`book ${failed.bookId} is searched lexically: ${failed.name}: ${failed.message}`);
-    } else if (event.type === 'warning') {
-      const warning: WarningEvent = event;
+    } else if (event.type === 'warning' && event.code === 'webLocksUnavailable') {
+      const warning: InstanceWarningEvent = event;
       console.warn(`${warning.code}: ${warning.message}`);
     }
   },

@@ -18,7 +18,7 @@ impl Lectern {
     pub fn subscribe(
         &self,
         #[wasm_bindgen(
-            unchecked_param_type = "(event: LecternEvent | IngestProgressEvent | IngestFailedEvent | StorageClosedEvent | WarningEvent) => void"
+            unchecked_param_type = "(event: LecternEvent | IngestProgressEvent | IngestFailedEvent | StorageClosedEvent | InstanceWarningEvent) => void"
         )]
         listener: JsValue,
     ) -> std::result::Result<JsValue, JsValue> {

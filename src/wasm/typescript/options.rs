@@ -112,6 +112,6 @@ export interface LecternOptions {
   /** The spend limit of each conversation over all its turns (`usage(conversationId)`), checked before each model call. */
   budgetPeriod?: Budget;
   /** Receives every event of every turn, in order, `ingestProgress`, `ingestFailed`, `storageClosed` and `warning`. A callback that throws does not break the turn. */
-  onEvent?: (event: LecternEvent | IngestProgressEvent | IngestFailedEvent | StorageClosedEvent | WarningEvent) => void;
+  onEvent?: (event: LecternEvent | IngestProgressEvent | IngestFailedEvent | StorageClosedEvent | InstanceWarningEvent) => void;
 }
 "#;

@@ -27,12 +27,13 @@ export interface StorageClosedEvent {
 }
 
 /**
- * Something works, but less well than it should here. `webLocksUnavailable`: the browser has no
+ * A `warning` of the instance, not of a turn (no turn fields; a turn's is `WarningEvent`): something
+ * works, but less well than it should here. `webLocksUnavailable`: the browser has no
  * usable Web Locks (`navigator.locks`), so this instance queues its own turns on a conversation but
  * another tab on the same `dbName` is not kept apart from them (sent once per instance, at the
  * first turn that needed a lock).
  */
-export interface WarningEvent {
+export interface InstanceWarningEvent {
   type: 'warning';
   code: 'webLocksUnavailable';
   message: string;
