@@ -93,13 +93,7 @@ async fn pause_reload_and_decide(decision: Value, expected_args: Value) {
         json!({ "path": "notes.txt", "text": "hi" })
     );
     let turn_id = paused["turnId"].as_str().unwrap().to_owned();
-    let requested: Vec<Value> = first
-        .events
-        .borrow()
-        .iter()
-        .filter(|e| e["type"] == "approvalRequested")
-        .cloned()
-        .collect();
+    let requested = first.events_of("approvalRequested");
     assert_eq!(requested.len(), 1);
     assert_eq!(requested[0]["turnId"], turn_id.as_str());
     assert!(runs_of(&counter).is_empty(), "nothing ran before the decision");

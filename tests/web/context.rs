@@ -99,13 +99,7 @@ async fn a_request_past_the_context_length_is_sent_whole_with_a_warning_event() 
         .map(|m| m["content"].as_str().unwrap())
         .collect();
     assert_eq!(second, ["first", "and now?"], "the long message no longer fits");
-    let warnings: Vec<Value> = opened
-        .events
-        .borrow()
-        .iter()
-        .filter(|e| e["type"] == "warning")
-        .cloned()
-        .collect();
+    let warnings = opened.events_of("warning");
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert_eq!(warnings[0]["code"], "contextOverflow");
     assert!(warnings[0]["message"]
@@ -176,13 +170,7 @@ async fn older_history_is_summarised_once_and_the_summary_survives_a_reopen() {
     for n in 1..=3 {
         send_with(&opened, &id, &long(n), json!({})).await;
     }
-    let compressed: Vec<Value> = opened
-        .events
-        .borrow()
-        .iter()
-        .filter(|e| e["type"] == "contextCompressed")
-        .cloned()
-        .collect();
+    let compressed = opened.events_of("contextCompressed");
     assert_eq!(compressed.len(), 1, "{compressed:?}");
     assert_eq!(
         compressed[0]["summarizedMessages"], 3,

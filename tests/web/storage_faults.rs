@@ -110,13 +110,7 @@ async fn a_newer_version_elsewhere_closes_this_connection_and_says_so() {
     let newer = open_newer(&name)
         .await
         .expect("the old connection closes itself instead of blocking the newer tab");
-    let closed: Vec<_> = opened
-        .events
-        .borrow()
-        .iter()
-        .filter(|e| e["type"] == "storageClosed")
-        .cloned()
-        .collect();
+    let closed = opened.events_of("storageClosed");
     assert_eq!(
         closed,
         [

@@ -131,13 +131,7 @@ async fn without_web_locks_turns_queue_in_the_tab_and_one_warning_says_tabs_are_
     restore.call0(&JsValue::NULL).unwrap();
     assert_eq!(one.expect("first")["text"], "first answer");
     assert_eq!(two.expect("second")["text"], "second answer");
-    let warnings: Vec<_> = opened
-        .events
-        .borrow()
-        .iter()
-        .filter(|e| e["type"] == "warning")
-        .cloned()
-        .collect();
+    let warnings = opened.events_of("warning");
     assert_eq!(warnings.len(), 1, "one warning for the instance: {warnings:?}");
     assert_eq!(warnings[0]["code"], "webLocksUnavailable");
     assert!(warnings[0]["message"].as_str().unwrap().contains("other tabs"));

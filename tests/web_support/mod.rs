@@ -177,6 +177,18 @@ pub struct Opened {
     _listener: Closure<dyn Fn(JsValue)>,
 }
 
+impl Opened {
+    /// The events emitted so far whose `type` is `kind`.
+    pub fn events_of(&self, kind: &str) -> Vec<Value> {
+        self.events
+            .borrow()
+            .iter()
+            .filter(|e| e["type"] == kind)
+            .cloned()
+            .collect()
+    }
+}
+
 pub async fn open(db_name: Option<&str>, provider: Value) -> Opened {
     let options = match db_name {
         Some(name) => json!({ "dbName": name, "provider": provider }),
