@@ -84,10 +84,10 @@ fn read_stream(stream: ReadableStream) -> Result<ByteStream> {
         .dyn_into()
         .map_err(|_| Error::protocol("response body has no default reader"))?;
     Ok(Box::pin(futures::stream::unfold(
-        Some(CancelOnDrop(reader)),
+        Some(CancelOnDrop(Some(reader))),
         |reader| async move {
             let reader = reader?;
-            match read_chunk(&reader.0).await {
+            match read_chunk(reader.reader()).await {
                 Ok(Some(bytes)) => Some((Ok(bytes), Some(reader))),
                 Ok(None) => {
                     reader.finished();
@@ -102,19 +102,24 @@ fn read_stream(stream: ReadableStream) -> Result<ByteStream> {
 /// A body's reader that cancels the stream when dropped before its end (a
 /// timeout, an abort): cancelling the body ends the fetch, where aborting its
 /// signal alone left WebKit's connection open.
-struct CancelOnDrop(ReadableStreamDefaultReader);
+struct CancelOnDrop(Option<ReadableStreamDefaultReader>);
 
 impl CancelOnDrop {
-    /// The body was read to its end: nothing to cancel.
-    fn finished(self) {
-        std::mem::forget(self);
+    fn reader(&self) -> &ReadableStreamDefaultReader {
+        self.0.as_ref().expect("a reader until the body ended")
+    }
+
+    /// The body was read to its end: nothing to cancel (the reader is released, not leaked).
+    fn finished(mut self) {
+        self.0 = None;
     }
 }
 
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
+        let Some(reader) = self.0.take() else { return };
         // An aborted stream rejects the cancel: awaited, so nothing reaches `unhandledrejection`.
-        let cancelled = JsFuture::from(self.0.cancel());
+        let cancelled = JsFuture::from(reader.cancel());
         wasm_bindgen_futures::spawn_local(async move {
             let _ = cancelled.await;
         });
