@@ -6,9 +6,10 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
+use super::decided::Decided;
 use super::grants::{approve_same_tool, note_grants};
-use super::tool_step::{in_call_order, settled_of, stamp, step_messages};
-use super::turn::TurnScope;
+use super::step::{settle, StepParts};
+use super::turn_scope::TurnScope;
 use super::{Agent, SendOptions, ToolCallRecord, TurnError, TurnResult, TurnState};
 use crate::approval::{
     ApprovalDecision, ClaimedCall, Decision, DecisionKind, OnNewMessage, PendingApproval, PendingStatus,
@@ -33,26 +34,6 @@ const INTERRUPTED: &str =
 
 /// How long past its turn time limit a claim is kept before others may close it.
 const CLAIM_GRACE_MS: u64 = 2_000;
-
-/// A checked decision: the call as it will run (edits applied).
-pub(super) struct Decided {
-    pub(super) call: ToolCall,
-    pub(super) original_arguments: String,
-    pub(super) kind: DecisionKind,
-    pub(super) reason: Option<String>,
-}
-
-impl Decided {
-    /// The decision its record carries.
-    fn record_decision(&self) -> Decision {
-        match self.kind {
-            DecisionKind::Approve => Decision::Approved,
-            DecisionKind::ApproveAlways => Decision::ApprovedAlways,
-            DecisionKind::Edit => Decision::Edited,
-            DecisionKind::Reject => Decision::Rejected,
-        }
-    }
-}
 
 impl Agent {
     /// Turns waiting for approval — of one conversation, or of all — oldest
@@ -343,18 +324,16 @@ impl Agent {
             };
             outcomes.push(self.not_run(scope, &d.call, Decision::Rejected, message, d.reason.clone()));
         }
-        let outcomes = in_call_order(outcomes, &pending.step.calls);
-        let records = stamp(&outcomes, &scope.turn_id, state);
+        let max_chars = self.config.max_tool_result_chars;
+        let done = settle(outcomes, &pending.step.calls, &scope.turn_id, state, max_chars);
+        let records = done.records;
 
         for d in &decided {
             if let Some(call) = pending.step.calls.iter_mut().find(|c| c.id == d.call.id) {
                 call.arguments = d.call.arguments.clone();
             }
         }
-        pending
-            .step
-            .settled
-            .extend(settled_of(&outcomes, self.config.max_tool_result_chars));
+        pending.step.settled.extend(done.settled);
         pending
             .calls
             .retain(|c| !decided.iter().any(|d| d.call.id == c.call_id));
@@ -497,27 +476,26 @@ impl Agent {
                 Some(self.not_run(&scope, call, decision, text, None))
             })
             .collect();
-        let turn_id = scope.turn_id;
-        let records = stamp(&outcomes, &turn_id, &mut pending.step.state);
-        pending
-            .step
-            .settled
-            .extend(settled_of(&outcomes, self.config.max_tool_result_chars));
-        records
+        let max_chars = self.config.max_tool_result_chars;
+        let step = &mut pending.step;
+        let done = settle(outcomes, &step.calls, &scope.turn_id, &mut step.state, max_chars);
+        step.settled.extend(done.settled);
+        done.records
     }
 
     /// The stored form of a paused step once every call is settled.
     fn settled_step(&self, pending: &PendingTurn) -> Vec<Message> {
         let step = &pending.step;
-        let mut messages = step_messages(
+        let parts = StepParts {
+            text: &step.text,
+            reasoning: &step.reasoning,
+            calls: &step.calls,
+        };
+        parts.messages(
             &pending.conversation_id,
-            &step.text,
-            &step.calls,
             &step.settled,
             &self.config.redact_arguments,
             self.clock.now_ms(),
-        );
-        messages[0].reasoning = step.reasoning.clone();
-        messages
+        )
     }
 }

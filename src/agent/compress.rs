@@ -7,7 +7,7 @@
 
 use super::budget::PeriodStart;
 use super::context::{history_window, read_back, unit_starts, ContextStrategy};
-use super::turn::TurnScope;
+use super::turn_scope::TurnScope;
 use super::{Agent, TurnState};
 use crate::domain::{estimate_tokens, ContextSummary, Message};
 use crate::error::{Error, Result};

@@ -6,17 +6,11 @@
 //! running answered "Interrupted" (never run again), the others "Not run" —
 //! like a resolve cut off by its limit.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
-use serde_json::Value;
-
-use super::tool_step::{in_call_order, settled_of, stamp, step_messages};
-use super::turn::TurnScope;
+use super::step::{settle, StepParts};
+use super::turn_scope::TurnScope;
 use super::{Agent, TurnState};
 use crate::approval::Decision;
-use crate::domain::{ReasoningBlock, ToolCall};
-use crate::provider::ModelResponse;
+use crate::domain::ToolCall;
 use crate::storage::TurnWrite;
 use crate::tool::ToolOutcome;
 
@@ -26,70 +20,6 @@ const CUT_WHILE_RUNNING: &str =
 
 /// What the model reads for a call of that step that had not started.
 const CUT_BEFORE_START: &str = "Not run: the turn ran out of time before this action started";
-
-/// What a stored step is made of, besides its calls' outcomes.
-pub(super) struct StepParts<'a> {
-    /// The text the model wrote alongside its calls.
-    pub text: &'a str,
-    /// The model's reasoning in that response.
-    pub reasoning: &'a [ReasoningBlock],
-    /// Every call of the response, in order.
-    pub calls: &'a [ToolCall],
-}
-
-/// A tool step whose calls are running: not stored yet.
-pub(super) struct OpenStep {
-    text: String,
-    reasoning: Vec<ReasoningBlock>,
-    calls: Vec<ToolCall>,
-    started: Vec<String>,
-    settled: Vec<ToolOutcome>,
-    working_state: Rc<RefCell<Option<Value>>>,
-}
-
-impl OpenStep {
-    /// The step of `response`, with the calls already `settled` without running.
-    pub fn new(
-        response: &ModelResponse,
-        settled: Vec<ToolOutcome>,
-        working_state: Rc<RefCell<Option<Value>>>,
-    ) -> Self {
-        OpenStep {
-            text: response.text.clone(),
-            reasoning: response.reasoning.clone(),
-            calls: response.tool_calls.clone(),
-            started: Vec::new(),
-            settled,
-            working_state,
-        }
-    }
-}
-
-impl TurnScope<'_> {
-    /// Keeps `step` until [`TurnScope::close_step`] (or until the turn stores it, cut off).
-    pub fn open_step(&self, step: OpenStep) {
-        *self.open_step.borrow_mut() = Some(step);
-    }
-
-    /// Every call of the open step settled: the step goes on to be stored as usual.
-    pub fn close_step(&self) {
-        self.open_step.borrow_mut().take();
-    }
-
-    /// A call of the open step (if any) started.
-    pub fn note_started(&self, call_id: &str) {
-        if let Some(step) = self.open_step.borrow_mut().as_mut() {
-            step.started.push(call_id.to_owned());
-        }
-    }
-
-    /// A call of the open step (if any) settled.
-    pub fn note_settled(&self, outcome: &ToolOutcome) {
-        if let Some(step) = self.open_step.borrow_mut().as_mut() {
-            step.settled.push(outcome.clone());
-        }
-    }
-}
 
 impl Agent {
     /// If the turn stopped while a step's calls ran, stores that step with the
@@ -138,20 +68,13 @@ impl Agent {
                 settled.push(self.not_run(scope, call, Decision::Auto, message, None));
             }
         }
-        let outcomes = in_call_order(settled, step.calls);
-        let records = stamp(&outcomes, &scope.turn_id, state);
-        let mut messages = step_messages(
-            scope.conversation_id,
-            step.text,
-            step.calls,
-            &settled_of(&outcomes, self.config.max_tool_result_chars),
-            &self.config.redact_arguments,
-            self.clock.now_ms(),
-        );
-        messages[0].reasoning = step.reasoning.to_vec();
+        let max_chars = self.config.max_tool_result_chars;
+        let done = settle(settled, step.calls, &scope.turn_id, state, max_chars);
+        let redact = &self.config.redact_arguments;
+        let messages = step.messages(scope.conversation_id, &done.settled, redact, self.clock.now_ms());
         TurnWrite {
             messages,
-            tool_calls: records,
+            tool_calls: done.records,
             ..TurnWrite::default()
         }
     }

@@ -2,7 +2,7 @@
 //! turn start, written with the resolve's step commit, and revoked with
 //! `resetApprovals`.
 
-use super::approvals::Decided;
+use super::decided::Decided;
 use super::{Agent, TurnState};
 use crate::approval::{DecisionKind, Grant, PendingTurn};
 use crate::domain::ToolCall;

@@ -7,13 +7,13 @@ use futures::StreamExt;
 
 use super::budget::PeriodStart;
 use super::egress::Carried;
-use super::turn::{finish_reason_name, TurnScope};
+use super::turn_scope::TurnScope;
 use super::usage_estimate::request_tokens;
 use super::{Agent, TurnState};
 use crate::domain::EgressPurpose;
 use crate::error::Result;
 use crate::events::EventKind;
-use crate::provider::{Accumulator, ModelRequest, ModelResponse, StreamPart};
+use crate::provider::{Accumulator, FinishReason, ModelRequest, ModelResponse, StreamPart};
 
 impl Agent {
     /// Streams one model call, forwarding text and tool-call pieces as events.
@@ -117,4 +117,14 @@ pub(super) struct CallContext<'a> {
     pub book_id: Option<&'a str>,
     /// Where the conversation's `budgetPeriod` stood when the turn's loop began.
     pub period: Option<&'a PeriodStart>,
+}
+
+pub(super) fn finish_reason_name(reason: Option<&FinishReason>) -> String {
+    match reason {
+        None | Some(FinishReason::Stop) => "stop".into(),
+        Some(FinishReason::ToolCalls) => "toolCalls".into(),
+        Some(FinishReason::Length) => "length".into(),
+        Some(FinishReason::ContentFilter) => "contentFilter".into(),
+        Some(FinishReason::Other(other)) => other.clone(),
+    }
 }

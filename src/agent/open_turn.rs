@@ -3,8 +3,8 @@
 //! the write that ends the turn. A record whose conversation lock is free
 //! belongs to a turn a closed page cut off (see `resume`).
 
-use super::tool_step::settled_of;
-use super::turn::TurnScope;
+use super::step::settled_of;
+use super::turn_scope::TurnScope;
 use super::{Agent, TurnState};
 use crate::domain::{Mention, Message, OpenStepRecord, OpenTurn, OpenTurnChange};
 use crate::error::Result;

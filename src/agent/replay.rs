@@ -4,7 +4,7 @@
 
 use std::cell::RefCell;
 
-use super::turn::TurnScope;
+use super::turn_scope::TurnScope;
 use super::Agent;
 use crate::error::Result;
 use crate::events::{Event, EventKind};

@@ -6,7 +6,7 @@ use super::compress::{summary_tokens, with_summary, SummarizedHistory, SummaryLi
 use super::context::ContextStrategy;
 use super::context_room::{default_output_reserve, fit_window, Overflow};
 use super::system_prompt::{iso_date, system_message, SystemInputs};
-use super::turn::TurnScope;
+use super::turn_scope::TurnScope;
 use super::{read_window, Agent, RetrievalStrategy, TurnState};
 use crate::cancel::CancelToken;
 use crate::domain::{estimate_tokens, tool_definitions_tokens, Conversation, ToolDefinition};

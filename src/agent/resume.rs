@@ -10,8 +10,8 @@
 
 use std::cell::RefCell;
 
-use super::cut_step::StepParts;
-use super::turn::TurnScope;
+use super::step::StepParts;
+use super::turn_scope::TurnScope;
 use super::{Agent, SendOptions, TurnError, TurnResult, TurnState};
 use crate::cancel::CancelToken;
 use crate::domain::{InterruptedTurn, OpenStepRecord, OpenTurn};

@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use super::model_call::CallContext;
-use super::turn::TurnScope;
+use super::turn_scope::TurnScope;
 use super::{Agent, TurnState};
 use crate::domain::{EgressPurpose, Message, ResponseFormat, Role};
 use crate::error::{Error, Result};

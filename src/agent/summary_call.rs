@@ -6,7 +6,7 @@
 use super::compress::{summary_room, SummaryLimits};
 use super::egress::Carried;
 use super::prompts::SUMMARIZE_PROMPT;
-use super::turn::TurnScope;
+use super::turn_scope::TurnScope;
 use super::{Agent, TurnState};
 use crate::domain::{EgressPurpose, Message, Role};
 use crate::error::{Error, Result};

@@ -7,21 +7,19 @@ use std::rc::Rc;
 
 use serde_json::{json, Value};
 
-use super::cut_step::OpenStep;
-use super::turn::TurnScope;
+use super::step::{settle, StepParts};
+use super::turn_scope::{OpenStep, TurnScope};
 use super::{Agent, ToolCallRecord, TurnState};
 use crate::approval::{
-    ApprovalPolicy, Decision, PausedStep, PendingCall, PendingStatus, PendingTurn, PolicyContext, SettledCall,
+    ApprovalPolicy, Decision, PausedStep, PendingCall, PendingStatus, PendingTurn, PolicyContext,
 };
-use crate::domain::{Conversation, Message, OpenTurnChange, Role, ToolCall};
+use crate::domain::{Conversation, Message, OpenTurnChange, ToolCall};
 use crate::error::{Error, Result};
 use crate::events::EventKind;
-use crate::ids::new_id;
 use crate::provider::ModelResponse;
 use crate::storage::TurnWrite;
 use crate::tool::{
-    cap_result, prepare_call, redact_arguments, run_tool_calls, ToolContext, ToolOutcome, ToolRunContext,
-    ToolRunSettings,
+    prepare_call, redact_arguments, run_tool_calls, ToolContext, ToolOutcome, ToolRunContext, ToolRunSettings,
 };
 
 /// How a tool step ended.
@@ -73,20 +71,13 @@ impl Agent {
             outcomes.push(self.not_run(scope, call, Decision::Auto, message, None));
         }
         // Records and results follow the order of the calls in the response.
-        let outcomes = in_call_order(outcomes, &response.tool_calls);
-        let records = stamp(&outcomes, &scope.turn_id, state);
-        let settled = settled_of(&outcomes, self.config.max_tool_result_chars);
+        let max_chars = self.config.max_tool_result_chars;
+        let done = settle(outcomes, &response.tool_calls, &scope.turn_id, state, max_chars);
+        let (records, settled) = (done.records, done.settled);
 
         if asks.is_empty() {
-            let mut messages = step_messages(
-                scope.conversation_id,
-                &response.text,
-                &response.tool_calls,
-                &settled,
-                redact,
-                self.clock.now_ms(),
-            );
-            messages[0].reasoning = response.reasoning.clone();
+            let parts = StepParts::of(&response);
+            let messages = parts.messages(scope.conversation_id, &settled, redact, self.clock.now_ms());
             let write = TurnWrite {
                 messages,
                 tool_calls: records,
@@ -344,75 +335,4 @@ impl Agent {
         }
         Ok(conversation)
     }
-}
-
-/// What the model will read for each of `outcomes` (each result capped at
-/// `max_chars` characters; the records keep them whole), kept with a paused step.
-pub(super) fn settled_of(outcomes: &[ToolOutcome], max_chars: usize) -> Vec<SettledCall> {
-    outcomes
-        .iter()
-        .map(|o| SettledCall {
-            call_id: o.call.id.clone(),
-            content: cap_result(&o.content, max_chars),
-        })
-        .collect()
-}
-
-/// `outcomes` in the order of `calls` (a handful of calls: no sort needed).
-pub(super) fn in_call_order(mut outcomes: Vec<ToolOutcome>, calls: &[ToolCall]) -> Vec<ToolOutcome> {
-    let mut ordered = Vec::with_capacity(outcomes.len());
-    for call in calls {
-        if let Some(i) = outcomes.iter().position(|o| o.call.id == call.id) {
-            ordered.push(outcomes.swap_remove(i));
-        }
-    }
-    ordered.extend(outcomes);
-    ordered
-}
-
-/// The records of `outcomes`, stamped with the turn and their positions, and
-/// added to the turn's state.
-pub(super) fn stamp(outcomes: &[ToolOutcome], turn_id: &str, state: &mut TurnState) -> Vec<ToolCallRecord> {
-    let records: Vec<ToolCallRecord> = outcomes
-        .iter()
-        .enumerate()
-        .map(|(i, outcome)| ToolCallRecord {
-            turn_id: turn_id.to_owned(),
-            position: (state.records.len() + i) as u32,
-            ..outcome.record.clone()
-        })
-        .collect();
-    state.records.extend(records.iter().cloned());
-    records
-}
-
-/// The stored form of a settled step: the assistant message with its calls
-/// (arguments as they ran, redacted as configured), then one result per call, in call order.
-pub(super) fn step_messages(
-    conversation_id: &str,
-    text: &str,
-    calls: &[ToolCall],
-    settled: &[SettledCall],
-    redact: &[String],
-    now: f64,
-) -> Vec<Message> {
-    let mut ask = Message::new(new_id(now), conversation_id, Role::Assistant, text, now);
-    ask.tool_calls = calls
-        .iter()
-        .map(|call| ToolCall {
-            arguments: redact_arguments(&call.arguments, redact),
-            ..call.clone()
-        })
-        .collect();
-    let mut messages = vec![ask];
-    for call in calls {
-        let content = settled.iter().find(|s| s.call_id == call.id).map_or_else(
-            || json!({ "error": "Not run" }).to_string(),
-            |s| s.content.clone(),
-        );
-        let mut result = Message::new(new_id(now), conversation_id, Role::ToolResult, content, now);
-        result.tool_call_id = Some(call.id.clone());
-        messages.push(result);
-    }
-    messages
 }

@@ -4,24 +4,21 @@
 use std::cell::RefCell;
 
 use super::active_turns::HeldTurn;
-use super::cut_step::OpenStep;
 use super::model_call::CallContext;
 use super::sources::{source_check, turn_sources};
 use super::tool_step::StepEnd;
+use super::turn_scope::TurnScope;
 use super::{Agent, TurnError, TurnOverrides, TurnResult, TurnState, TurnStatus};
 use crate::approval::{OnNewMessage, PendingCall};
 use crate::cancel::CancelToken;
 use crate::domain::{Conversation, EgressPurpose, Mention, Message, Role};
 use crate::error::{Error, Result};
-use crate::events::{Event, EventKind, EventSink};
+use crate::events::{EventKind, EventSink};
 use crate::ids::new_id;
-use crate::provider::{FinishReason, ModelRequest, ModelResponse};
+use crate::provider::{ModelRequest, ModelResponse};
 use crate::retrieval::reader_context::format_sources;
 use crate::storage::TurnWrite;
 use crate::time::within;
-
-/// Events recorded for one turn at most (`recordEvents`); later ones are only emitted.
-pub const MAX_RECORDED_EVENTS: usize = 20_000;
 
 /// The longest user message accepted, in characters.
 pub const MAX_USER_MESSAGE_CHARS: usize = 200_000;
@@ -37,50 +34,6 @@ pub struct SendOptions {
     pub mentions: Vec<Mention>,
     /// Per-turn changes to the configuration (headless runs).
     pub overrides: TurnOverrides,
-}
-
-/// Identifies the turn in progress, for events and tools.
-pub(super) struct TurnScope<'a> {
-    pub conversation_id: &'a str,
-    pub turn_id: String,
-    pub events: &'a EventSink,
-    pub cancel: &'a CancelToken,
-    pub user_id: Option<String>,
-    /// When the turn started (kept in its open-turn record).
-    pub started_at: f64,
-    /// The tool step whose calls are running, if any (see `cut_step`).
-    pub open_step: RefCell<Option<OpenStep>>,
-    /// With `recordEvents`, the events emitted so far, kept for the store.
-    pub recorded: Option<RefCell<Vec<Event>>>,
-}
-
-impl TurnScope<'_> {
-    /// Emits an event built from `kind` — only if someone listens, or it is recorded.
-    pub fn emit(&self, kind: impl FnOnce() -> EventKind) {
-        let build = || Event {
-            conversation_id: self.conversation_id.to_owned(),
-            turn_id: self.turn_id.clone(),
-            kind: kind(),
-        };
-        let Some(recorded) = &self.recorded else {
-            return self.events.emit_with(build);
-        };
-        let event = build();
-        if recorded.borrow().len() < MAX_RECORDED_EVENTS {
-            recorded.borrow_mut().push(event.clone());
-        }
-        self.events.emit_with(|| event);
-    }
-}
-
-pub(super) fn finish_reason_name(reason: Option<&FinishReason>) -> String {
-    match reason {
-        None | Some(FinishReason::Stop) => "stop".into(),
-        Some(FinishReason::ToolCalls) => "toolCalls".into(),
-        Some(FinishReason::Length) => "length".into(),
-        Some(FinishReason::ContentFilter) => "contentFilter".into(),
-        Some(FinishReason::Other(other)) => other.clone(),
-    }
 }
 
 impl Agent {

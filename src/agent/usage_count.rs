@@ -4,7 +4,7 @@
 //! is counted too, estimated: the provider may well bill it.
 
 use super::egress::Carried;
-use super::turn::TurnScope;
+use super::turn_scope::TurnScope;
 use super::usage_estimate::{failed_call_usage, usage_or_estimate};
 use super::Agent;
 use crate::domain::{CallUsage, TurnState, TurnUsage, Usage};

@@ -6,7 +6,11 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 
 use super::hnsw::{HnswGraph, Layer};
-use super::index::Node;
+use instant_distance::{Builder, Heuristic, Point};
+use serde::{Serialize, Serializer};
+
+use super::index_settings::IndexSettings;
+use super::quantized::{dot_rows, QuantizedSet};
 
 /// Links per node on the upper layers of `instant-distance` 0.6 (its `M`).
 pub const BUILT_UPPER_LINKS: usize = 32;
@@ -72,12 +76,54 @@ pub(super) fn graph_of(hnsw: &Hnsw<Node<'_>>, zero_links: usize, upper_links: us
     }
 }
 
+/// A vector of the set being indexed, as `instant-distance` sees it while
+/// building: a position and a handle into the quantised copy (nothing copied).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Node<'a> {
+    pub(super) position: u32,
+    pub(super) vector: (&'a [i8], f32),
+}
+
+impl Point for Node<'_> {
+    fn distance(&self, other: &Self) -> f32 {
+        1.0 - dot_rows(self.vector, other.vector)
+    }
+}
+
+/// Only the position goes into serde's view of the built graph.
+impl Serialize for Node<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_u32(self.position)
+    }
+}
+
+/// `instant-distance`'s HNSW graph of every row of `set`.
+pub(super) fn build_hnsw(set: &QuantizedSet, settings: IndexSettings) -> Hnsw<Node<'_>> {
+    let points: Vec<Node<'_>> = (0..set.len())
+        .map(|i| Node {
+            position: i as u32,
+            vector: set.row(i),
+        })
+        .collect();
+    Builder::default()
+        .ef_construction(settings.ef_construction)
+        .ef_search(settings.ef_search)
+        .seed(settings.seed)
+        .ml(settings.ml)
+        .select_heuristic(settings.heuristic.then_some(Heuristic {
+            extend_candidates: false,
+            keep_pruned: settings.keep_pruned,
+        }))
+        .build_hnsw(points)
+        .0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::retrieval::hnsw::Scratch;
-    use crate::retrieval::index::{build_hnsw, IndexSettings};
-    use crate::retrieval::quantized::{dot_rows, quantize_into};
+    use crate::retrieval::index_settings::IndexSettings;
+    use crate::retrieval::quantized::quantize_into;
     use crate::retrieval::test_vectors::random_set;
 
     #[test]

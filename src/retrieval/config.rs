@@ -126,7 +126,7 @@ pub struct RetrievalSettings {
     pub page_chars: usize,
     /// Books of at least this many chunks get an HNSW index, and searches
     /// over at least this many eligible chunks use it (default 8,192,
-    /// [`super::loaded_book::INDEX_MIN_VECTORS`]: where it starts to win in Chromium).
+    /// [`super::index_settings::INDEX_MIN_VECTORS`]: where it starts to win in Chromium).
     #[serde(default = "default_index_min")]
     pub index_min_chunks: usize,
     /// The most tokens (estimated: `domain::estimate_tokens`) of passages one
@@ -164,7 +164,7 @@ fn default_page() -> usize {
     2000
 }
 fn default_index_min() -> usize {
-    super::loaded_book::INDEX_MIN_VECTORS
+    super::index_settings::INDEX_MIN_VECTORS
 }
 
 impl Default for RetrievalSettings {
@@ -184,8 +184,8 @@ impl Default for RetrievalSettings {
 
 impl RetrievalSettings {
     /// The index settings: the defaults, with `index_min_chunks`.
-    pub fn indexing(&self) -> super::index::IndexSettings {
-        super::index::IndexSettings::with_min_vectors(self.index_min_chunks)
+    pub fn indexing(&self) -> super::index_settings::IndexSettings {
+        super::index_settings::IndexSettings::with_min_vectors(self.index_min_chunks)
     }
 
     /// The chunking part.

@@ -10,13 +10,13 @@
 
 use std::cell::RefCell;
 
-use instant_distance::{Builder, Heuristic, Hnsw, Point};
+use instant_distance::Point;
 use serde::{Serialize, Serializer};
 
-use super::built_graph::graph_of;
+use super::built_graph::{build_hnsw, graph_of};
 use super::hnsw::{HnswGraph, Scratch};
-use super::loaded_book::INDEX_MIN_VECTORS;
-use super::quantized::{dot_rows, quantize_into, QuantizedSet};
+use super::index_settings::IndexSettings;
+use super::quantized::{dot_rows, quantize_into};
 use super::snapshot;
 use super::vector::{dot, Hit, VectorSet};
 use crate::error::Result;
@@ -32,62 +32,6 @@ pub fn build_index(vectors: &VectorSet, settings: IndexSettings) -> Option<Built
         let snapshot = index.to_snapshot();
         (index, snapshot)
     })
-}
-
-/// How the index is built.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct IndexSettings {
-    /// Sets of fewer vectors get no index ([`INDEX_MIN_VECTORS`] by default).
-    pub min_vectors: usize,
-    /// Candidate list size while building (quality vs build time).
-    pub ef_construction: usize,
-    /// Candidates examined per query (at least `k`); they are re-ranked exactly.
-    pub ef_search: usize,
-    /// Seed of the level generator (fixed: the same vectors give the same index).
-    pub seed: u64,
-    /// Links kept per node on layer zero (at most 64).
-    pub zero_links: usize,
-    /// Links kept per node on the upper layers (at most 32).
-    pub upper_links: usize,
-    /// Whether the build selects links with the HNSW heuristic (else the nearest).
-    pub heuristic: bool,
-    /// With the heuristic, whether the links it prunes fill the free slots.
-    pub keep_pruned: bool,
-    /// The share of the nodes of a layer that are also on the layer above.
-    pub ml: f32,
-}
-
-/// Measured on 10,000, 20,000 and 53,901 MiniLM vectors (see the README's
-/// benchmark): the heuristic without its pruned links and `ml` = 1/32 (the
-/// paper's layer sizes) build several times faster than `instant-distance`'s
-/// defaults and walk fewer nodes per query. 16 links on layer zero keep
-/// vectors, int8 copy and graph under 1.3× the `f32` vectors at 53,901 (32
-/// made it 1.306×) and, with ef 128, recall@10 at 0.95 or more on the
-/// hardest query set (20,000 vectors, held-out queries: 0.953; ef 96 gave 0.940).
-impl Default for IndexSettings {
-    fn default() -> Self {
-        IndexSettings {
-            min_vectors: INDEX_MIN_VECTORS,
-            ef_construction: 100,
-            ef_search: 128,
-            seed: 0x1ec7e4,
-            zero_links: 16,
-            upper_links: 16,
-            heuristic: true,
-            keep_pruned: false,
-            ml: 1.0 / 32.0,
-        }
-    }
-}
-
-impl IndexSettings {
-    /// The defaults, for sets of at least `min` vectors.
-    pub fn with_min_vectors(min: usize) -> Self {
-        IndexSettings {
-            min_vectors: min,
-            ..IndexSettings::default()
-        }
-    }
 }
 
 /// An HNSW index over the positions of a book's vector set.
@@ -206,47 +150,6 @@ impl VectorIndex {
         hits.truncate(k);
         Some(hits)
     }
-}
-
-/// A vector of the set being indexed, as `instant-distance` sees it while
-/// building: a position and a handle into the quantised copy (nothing copied).
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Node<'a> {
-    pub(super) position: u32,
-    pub(super) vector: (&'a [i8], f32),
-}
-
-impl Point for Node<'_> {
-    fn distance(&self, other: &Self) -> f32 {
-        1.0 - dot_rows(self.vector, other.vector)
-    }
-}
-
-/// Only the position goes into serde's view of the built graph.
-impl Serialize for Node<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        serializer.serialize_u32(self.position)
-    }
-}
-
-pub(super) fn build_hnsw(set: &QuantizedSet, settings: IndexSettings) -> Hnsw<Node<'_>> {
-    let points: Vec<Node<'_>> = (0..set.len())
-        .map(|i| Node {
-            position: i as u32,
-            vector: set.row(i),
-        })
-        .collect();
-    Builder::default()
-        .ef_construction(settings.ef_construction)
-        .ef_search(settings.ef_search)
-        .seed(settings.seed)
-        .ml(settings.ml)
-        .select_heuristic(settings.heuristic.then_some(Heuristic {
-            extend_candidates: false,
-            keep_pruned: settings.keep_pruned,
-        }))
-        .build_hnsw(points)
-        .0
 }
 
 #[cfg(test)]

@@ -9,13 +9,13 @@ use serde::Serialize;
 
 use super::chunk::ChunkSettings;
 use super::embed::Embedder;
-use super::index::{build_index, BuiltIndex, IndexSettings, VectorIndex};
+use super::index::{build_index, BuiltIndex, VectorIndex};
+use super::index_settings::IndexSettings;
 use super::lexical::{encode as lexical_bytes, LexicalIndex};
 pub use super::library_search::{SearchOptions, SearchResult};
 use super::loaded_book::with_index;
 pub use super::loaded_book::{
-    search_book_lexical, search_book_vectors, IndexSource, LoadedBook, INDEX_MIN_VECTORS,
-    QUANTIZED_MIN_VECTORS,
+    search_book_lexical, search_book_vectors, IndexSource, LoadedBook, QUANTIZED_MIN_VECTORS,
 };
 use super::prepare::{prepare_book, Pace, PreparedBook, Unpaced};
 use super::search_mode::SearchMode;

@@ -4,6 +4,7 @@
 use std::rc::Rc;
 
 use super::index::VectorIndex;
+use super::index_settings::INDEX_MIN_VECTORS;
 use super::lexical::bm25::{self, Eligible};
 use super::lexical::LexicalIndex;
 use super::page_bound::{eligible_prefix, ends_ascending};
@@ -11,16 +12,6 @@ use super::scan::{quantized_top_k, scan_top_k, RERANK_FACTOR};
 use super::vector::{exact_top_k, Hit, VectorSet};
 use crate::domain::Book;
 use crate::domain::Chunk;
-
-/// Books smaller than this get no index, and searches with fewer eligible
-/// chunks are exact (the default of [`IndexSettings::min_vectors`](super::index::IndexSettings::min_vectors), option
-/// `retrieval.indexMinChunks`). Measured (`npm run bench`, MiniLM vectors,
-/// k = 10, p50, ef 128), exact against index in headless Chromium: 0.040 /
-/// 0.100 ms at 1,024 vectors, 0.080 / 0.135 at 2,048, 0.150 / 0.175 at
-/// 4,096, 0.320 / 0.220 at 8,192 (natively 0.043 / 0.070, 0.082 / 0.086,
-/// 0.161 / 0.109, 0.327 / 0.148): in the page the index starts to win at
-/// about 5,000 vectors, so smaller books are not worth its build and memory.
-pub const INDEX_MIN_VECTORS: usize = 8192;
 
 /// An exact search over at least this many vectors scans their int8 copy
 /// and re-ranks its best candidates in f32; smaller ones scan f32 alone.

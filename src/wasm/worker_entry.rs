@@ -17,11 +17,11 @@ use super::panic_guard::{self, guarded_promise};
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 use crate::retrieval::chunk::ChunkSettings;
-use crate::retrieval::index::{build_index, IndexSettings};
 use crate::retrieval::library::IngestProgress;
 use crate::retrieval::prepare::prepare_book;
 use crate::retrieval::prepared_wire::encode_prepared;
 use crate::retrieval::vector::VectorSet;
+use crate::retrieval::{index::build_index, index_settings::IndexSettings};
 
 /// Runs one ingestion job: `job` is `{ bookId, book, chunking, inPage? }`
 /// (`inPage`: yield to the page's event loop often). Resolves with the

@@ -11,6 +11,7 @@ use crate::domain::Endpoint;
 use crate::error::Result;
 use crate::http::{ByteStream, HttpRequest};
 
+mod convert;
 mod request;
 mod response;
 mod stream;

@@ -2,8 +2,8 @@
 
 use serde_json::Value;
 
-use super::stream::{error_from, reasoning_parts};
-use crate::domain::{Usage, RESPONSE_TOOL};
+use super::convert::{error_from, reasoning_parts, stop_reason, usage_from};
+use crate::domain::RESPONSE_TOOL;
 use crate::error::{Error, Result};
 use crate::provider::{FinishReason, StreamPart};
 
@@ -83,34 +83,10 @@ pub fn parts_from_message(body: &str) -> Result<Vec<StreamPart>> {
     Ok(parts)
 }
 
-/// Maps an Anthropic `stop_reason`.
-pub(super) fn stop_reason(reason: &str) -> FinishReason {
-    match reason {
-        "end_turn" | "stop_sequence" => FinishReason::Stop,
-        "tool_use" => FinishReason::ToolCalls,
-        "max_tokens" => FinishReason::Length,
-        "refusal" => FinishReason::ContentFilter,
-        other => FinishReason::Other(other.to_owned()),
-    }
-}
-
-/// Reads an Anthropic `usage` object. Anthropic's `input_tokens` leaves out
-/// cache reads and writes; Lectern's `input_tokens` counts the whole prompt,
-/// with cache reads also in `cached_input_tokens`.
-pub(super) fn usage_from(usage: &Value) -> Usage {
-    let number = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
-    let cached = number("cache_read_input_tokens");
-    Usage {
-        input_tokens: number("input_tokens") + cached + number("cache_creation_input_tokens"),
-        output_tokens: number("output_tokens"),
-        cached_input_tokens: cached,
-        estimated: false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::Usage;
 
     #[test]
     fn text_and_tool_use_message() {

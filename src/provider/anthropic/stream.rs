@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::response::{stop_reason, usage_from};
+use super::convert::{error_from, reasoning_parts, stop_reason, string_field, usage_from};
 use crate::domain::{Usage, RESPONSE_TOOL};
 use crate::error::{Error, Result};
 use crate::provider::sse::SseEvent;
@@ -44,48 +44,6 @@ fn block_index(event: &Value) -> Result<usize> {
         .and_then(Value::as_u64)
         .map(|i| i as usize)
         .ok_or_else(|| Error::protocol(format!("content block event without an index: {event}")))
-}
-
-/// The string at `key` of `object`, unless it is missing, null or empty.
-fn string_field(object: &Value, key: &str) -> Option<String> {
-    object
-        .get(key)
-        .and_then(Value::as_str)
-        .filter(|t| !t.is_empty())
-        .map(str::to_owned)
-}
-
-/// The parts of a `thinking` block (its text, then its signature) or of a
-/// `redacted_thinking` block (its opaque data), whole or as a stream opens it.
-pub(super) fn reasoning_parts(block: &Value, out: &mut Vec<StreamPart>) {
-    if block.get("type").and_then(Value::as_str) == Some("redacted_thinking") {
-        out.extend(string_field(block, "data").map(StreamPart::RedactedReasoning));
-        return;
-    }
-    out.extend(string_field(block, "thinking").map(StreamPart::ReasoningDelta));
-    out.extend(string_field(block, "signature").map(StreamPart::ReasoningSignature));
-}
-
-/// The typed error for an `error` event (or error body).
-pub fn error_from(error: &Value) -> Error {
-    let kind = error.get("type").and_then(Value::as_str).unwrap_or("error");
-    let message = error
-        .get("message")
-        .and_then(Value::as_str)
-        .unwrap_or(kind)
-        .to_owned();
-    let body = format!("{kind}: {message}");
-    match kind {
-        "overloaded_error" => Error::Api { status: 529, body },
-        "api_error" => Error::Api { status: 500, body },
-        "rate_limit_error" => Error::RateLimited { retry_after_ms: None },
-        "authentication_error" => Error::Auth { status: 401, body },
-        "permission_error" => Error::Auth { status: 403, body },
-        "request_too_large" => Error::Api { status: 413, body },
-        "invalid_request_error" => Error::Api { status: 400, body },
-        "not_found_error" => Error::Api { status: 404, body },
-        _ => Error::protocol(format!("the provider reported an error mid-stream: {body}")),
-    }
 }
 
 impl EventDecoder {

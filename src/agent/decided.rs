@@ -1,0 +1,25 @@
+//! A checked approval decision: what `resolveApprovals` was told about one
+//! call, read by the resolve itself and by the grants it writes.
+
+use crate::approval::DecisionKind;
+use crate::domain::{Decision, ToolCall};
+
+/// A checked decision: the call as it will run (edits applied).
+pub(super) struct Decided {
+    pub(super) call: ToolCall,
+    pub(super) original_arguments: String,
+    pub(super) kind: DecisionKind,
+    pub(super) reason: Option<String>,
+}
+
+impl Decided {
+    /// The decision its record carries.
+    pub(super) fn record_decision(&self) -> Decision {
+        match self.kind {
+            DecisionKind::Approve => Decision::Approved,
+            DecisionKind::ApproveAlways => Decision::ApprovedAlways,
+            DecisionKind::Edit => Decision::Edited,
+            DecisionKind::Reject => Decision::Rejected,
+        }
+    }
+}
