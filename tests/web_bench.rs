@@ -313,7 +313,7 @@ async fn cold_start_with_index(
     vectors: &lectern::retrieval::vector::VectorSet,
     queries: &lectern::retrieval::vector::VectorSet,
 ) -> String {
-    use lectern::retrieval::index::{IndexSettings, VectorIndex};
+    use lectern::retrieval::{index::VectorIndex, index_settings::IndexSettings};
     use lectern::storage::{BookStore, IndexedDbStore};
     let snapshot = VectorIndex::build(vectors, IndexSettings::default()).to_snapshot();
     web_support::sleep(0).await;

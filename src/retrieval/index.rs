@@ -10,9 +10,6 @@
 
 use std::cell::RefCell;
 
-use instant_distance::Point;
-use serde::{Serialize, Serializer};
-
 use super::built_graph::{build_hnsw, graph_of};
 use super::hnsw::{HnswGraph, Scratch};
 use super::index_settings::IndexSettings;

@@ -5,67 +5,27 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use serde::Serialize;
-
 use super::chunk::ChunkSettings;
 use super::embed::Embedder;
 use super::index::{build_index, BuiltIndex, VectorIndex};
 use super::index_settings::IndexSettings;
 use super::lexical::{encode as lexical_bytes, LexicalIndex};
-pub use super::library_search::{SearchOptions, SearchResult};
 use super::loaded_book::with_index;
 pub use super::loaded_book::{
     search_book_lexical, search_book_vectors, IndexSource, LoadedBook, QUANTIZED_MIN_VECTORS,
 };
+pub use super::new_book::{BookSource, IngestProgress, NewBook};
 use super::prepare::{prepare_book, Pace, PreparedBook, Unpaced};
 use super::search_mode::SearchMode;
+pub use super::search_options::{SearchOptions, SearchResult};
 use super::vector::VectorSet;
 use crate::cancel::CancelToken;
 use crate::domain::Chunk;
-use crate::domain::Page;
 use crate::domain::{Book, NO_EMBEDDER};
 use crate::error::{Error, Result};
 use crate::ids::new_id;
 use crate::storage::{BookStore, BookWrite};
 use crate::time::Clock;
-
-/// What a book is made from.
-#[derive(Debug, Clone, PartialEq)]
-pub enum BookSource {
-    /// Plain text (pages from form feeds, `[[page N]]` markers, or made).
-    Text(String),
-    /// One string per page.
-    Pages(Vec<String>),
-    /// Pages already cut, possibly with chapter titles.
-    Prepared(Vec<Page>),
-    /// The bytes of an EPUB file.
-    Epub(Vec<u8>),
-}
-
-/// A book to add.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NewBook {
-    /// Title (required, non-empty).
-    pub title: String,
-    /// Author.
-    pub author: Option<String>,
-    /// The content.
-    pub source: BookSource,
-}
-
-/// Where ingestion is.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct IngestProgress {
-    /// The book being added.
-    pub book_id: String,
-    /// `chunking`, `embedding` or `indexing`.
-    pub phase: &'static str,
-    /// Units done.
-    pub done: usize,
-    /// Units in all.
-    pub total: usize,
-}
 
 /// Where a book's missing index is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -3,55 +3,14 @@
 
 use std::rc::Rc;
 
-use serde::{Deserialize, Serialize};
-
 use super::embed::Embedder;
-use super::library::{Library, LoadedBook};
+use super::library::Library;
+use super::loaded_book::LoadedBook;
 use super::search_mode::{search_book, SearchMode};
+use super::search_options::{SearchOptions, SearchResult};
 use super::vector::normalize;
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
-
-/// Options of a search.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct SearchOptions {
-    /// Only these books (default: all).
-    #[serde(default)]
-    pub book_ids: Option<Vec<String>>,
-    /// How many results (default 5).
-    #[serde(default)]
-    pub k: Option<usize>,
-    /// No result may end after this page.
-    #[serde(default)]
-    pub max_page: Option<u32>,
-    /// How to rank (default [`Library::default_mode`]).
-    #[serde(default)]
-    pub mode: Option<SearchMode>,
-}
-
-/// One search result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SearchResult {
-    /// The book.
-    pub book_id: String,
-    /// The chunk's position in the book.
-    pub ordinal: u32,
-    /// The passage.
-    pub text: String,
-    /// First page.
-    pub start_page: u32,
-    /// Last page.
-    pub end_page: u32,
-    /// Its chapter.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub chapter: Option<String>,
-    /// Higher is better; what it is depends on the mode ([`SearchMode`]):
-    /// BM25 score (lexical), cosine similarity (semantic), reciprocal-rank
-    /// fusion score (hybrid).
-    pub score: f32,
-}
 
 impl Library {
     /// The `k` passages that best match `query` among the chosen books, best

@@ -8,7 +8,7 @@ use super::chunk::{ChunkSettings, Chunker};
 
 use super::embed::Embedder;
 use super::lexical::LexicalIndex;
-use super::library::{BookSource, IngestProgress, NewBook};
+use super::new_book::{BookSource, IngestProgress, NewBook};
 use super::pages::{pages_from_list, pages_from_text};
 use super::vector::{normalize, VectorSet};
 use crate::cancel::CancelToken;

@@ -11,7 +11,7 @@ use lectern::cancel::CancelToken;
 use lectern::retrieval::chunk::ChunkSettings;
 use lectern::retrieval::embed::Embedder;
 use lectern::retrieval::hashed::HashedEmbedder;
-use lectern::retrieval::index::IndexSettings;
+use lectern::retrieval::index_settings::IndexSettings;
 use lectern::retrieval::library::{BookSource, IndexSource, Library, NewBook, SearchOptions};
 use lectern::storage::MemoryStore;
 use lectern::time::ManualClock;

@@ -9,7 +9,7 @@ use lectern::cancel::CancelToken;
 use lectern::domain::Book;
 use lectern::retrieval::chunk::ChunkSettings;
 use lectern::retrieval::hashed::HashedEmbedder;
-use lectern::retrieval::index::IndexSettings;
+use lectern::retrieval::index_settings::IndexSettings;
 use lectern::retrieval::library::{BookSource, IndexSource, Library, NewBook, SearchOptions, SearchResult};
 use lectern::storage::{BookStore, BookWrite, MemoryStore};
 use lectern::time::ManualClock;
