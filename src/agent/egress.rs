@@ -11,7 +11,8 @@ use crate::domain::{
 };
 use crate::error::Error;
 use crate::provider::ModelRequest;
-use crate::retrieval::search_tool::{passage_pages, SEARCH_BOOK};
+use crate::retrieval::passages::passage_pages;
+use crate::tool::builtin::SEARCH_BOOK;
 
 /// Passages of `text` (as `format_passages` wrote them) from `book_id`.
 fn passages_in(text: &str, book_id: &str, via: &str) -> Vec<PassageRef> {

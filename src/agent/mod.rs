@@ -12,9 +12,9 @@ use crate::error::{Error, Result};
 use crate::ids::new_id;
 use crate::provider::Model;
 use crate::retrieval::library::Library;
-use crate::retrieval::search_tool::SearchBookTool;
 use crate::storage::Store;
 use crate::time::Clock;
+use crate::tool::builtin::SearchBookTool;
 use crate::tool::{Tool, ToolCache, ToolRegistry};
 
 mod active_turns;

@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::events::EventKind;
 use crate::provider::ModelRequest;
 use crate::retrieval::reader_context::ReaderContextPlan;
-use crate::retrieval::search_tool::SEARCH_BOOK;
+use crate::tool::builtin::SEARCH_BOOK;
 
 impl Agent {
     /// The request for the next model call: system message, history window,

@@ -7,7 +7,8 @@ use super::TurnState;
 use crate::domain::SourceCheck;
 use crate::domain::{distinct_sources, Source, SourceVia};
 use crate::retrieval::grounding::check_answer;
-use crate::retrieval::search_tool::{passages_in_text, SEARCH_BOOK};
+use crate::retrieval::passages::passages_in_text;
+use crate::tool::builtin::SEARCH_BOOK;
 
 /// Every passage the turn's model requests carried, for the book `book_id`;
 /// a search result within the reader's pages is left out (they are there whole).

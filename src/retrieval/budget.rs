@@ -6,7 +6,7 @@
 use super::library::SearchResult;
 use crate::domain::estimate_tokens;
 
-/// The estimated tokens one passage costs as [`super::search_tool::format_passages`]
+/// The estimated tokens one passage costs as [`super::passages::format_passages`]
 /// writes it: its `[Pages X-Y]` line, its text and the blank line after it.
 pub fn passage_tokens(result: &SearchResult) -> usize {
     let header = format!("[Pages {}-{}]\n", result.start_page, result.end_page);

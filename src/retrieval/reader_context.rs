@@ -481,7 +481,7 @@ mod tests {
         }];
         let text = format_sources(&sources);
         assert_eq!(text, "[Pages 30-31]\nGregory.");
-        assert_eq!(super::super::search_tool::passage_pages(&text), [(30, 31)]);
+        assert_eq!(super::super::passages::passage_pages(&text), [(30, 31)]);
         assert_eq!(sources_tokens(&sources), source_tokens(30, 31, "Gregory."));
     }
 }

@@ -13,7 +13,7 @@ use lectern::agent::{book_context_warning, AgentConfig, Persona, RetrievalStrate
 use lectern::domain::NewConversation;
 use lectern::events::EventSink;
 use lectern::provider::scripted::ScriptedTurn;
-use lectern::retrieval::search_tool::NO_PASSAGES;
+use lectern::retrieval::passages::NO_PASSAGES;
 
 /// A phrase of the reading rules.
 const RULE: &str = "the reader must not learn anything past their page";

@@ -6,10 +6,10 @@ use std::rc::Rc;
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Value};
 
-use super::budget::within_budget;
-use super::library::{Library, SearchOptions, SearchResult};
-use super::reader_context::passage_header;
 use crate::domain::ToolDefinition;
+use crate::retrieval::budget::within_budget;
+use crate::retrieval::library::{Library, SearchOptions};
+use crate::retrieval::passages::{format_passages, NO_PASSAGES};
 use crate::tool::{Tool, ToolContext, ToolResult};
 
 /// The tool's name.
@@ -17,55 +17,6 @@ pub const SEARCH_BOOK: &str = "search_book";
 
 /// Passages returned when the model gives no `top_k`.
 pub const DEFAULT_TOP_K: usize = 5;
-
-/// What the tool answers when nothing qualifies.
-pub const NO_PASSAGES: &str = "No relevant passages found.";
-
-/// Formats passages as the model reads them: `[Pages X-Y]` then the text, blank lines between.
-pub fn format_passages(results: &[SearchResult]) -> String {
-    if results.is_empty() {
-        return NO_PASSAGES.to_owned();
-    }
-    results
-        .iter()
-        .map(|r| format!("{}\n{}", passage_header(r.start_page, r.end_page), r.text))
-        .collect::<Vec<_>>()
-        .join("\n\n")
-}
-
-/// The page ranges of the passages in text [`format_passages`] wrote:
-/// each line `[Pages X-Y]`, in order.
-pub fn passage_pages(text: &str) -> Vec<(u32, u32)> {
-    text.lines().filter_map(header_pages).collect()
-}
-
-/// The passages in text [`format_passages`] wrote: each `[Pages X-Y]`
-/// header's page range and the text up to the next header (trimmed).
-pub fn passages_in_text(text: &str) -> Vec<(u32, u32, String)> {
-    let mut passages: Vec<(u32, u32, String)> = Vec::new();
-    for line in text.lines() {
-        match header_pages(line) {
-            Some((start, end)) => passages.push((start, end, String::new())),
-            None => {
-                if let Some((_, _, body)) = passages.last_mut() {
-                    body.push_str(line);
-                    body.push('\n');
-                }
-            }
-        }
-    }
-    for (_, _, body) in &mut passages {
-        *body = body.trim().to_owned();
-    }
-    passages
-}
-
-/// The page range of a `[Pages X-Y]` line.
-fn header_pages(line: &str) -> Option<(u32, u32)> {
-    let range = line.strip_prefix("[Pages ")?.strip_suffix(']')?;
-    let (start, end) = range.split_once('-')?;
-    Some((start.parse().ok()?, end.parse().ok()?))
-}
 
 /// The `search_book` tool over a library.
 pub struct SearchBookTool {
@@ -152,39 +103,5 @@ impl Tool for SearchBookTool {
             map.remove("text");
         }
         (text, Some(details))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn passage(start_page: u32, end_page: u32, text: &str) -> SearchResult {
-        SearchResult {
-            book_id: "b".into(),
-            ordinal: 0,
-            text: text.into(),
-            start_page,
-            end_page,
-            chapter: None,
-            score: 1.0,
-        }
-    }
-
-    #[test]
-    fn passage_pages_reads_back_what_format_passages_wrote() {
-        let text = format_passages(&[
-            passage(3, 4, "Syme met Gregory.\n[Pages of a diary]"),
-            passage(12, 12, "日本語"),
-        ]);
-        assert_eq!(passage_pages(&text), [(3, 4), (12, 12)]);
-        assert!(passage_pages(NO_PASSAGES).is_empty());
-        let passages = passages_in_text(&text);
-        assert_eq!(
-            passages[0],
-            (3, 4, "Syme met Gregory.\n[Pages of a diary]".to_owned())
-        );
-        assert_eq!(passages[1], (12, 12, "日本語".to_owned()));
-        assert!(passages_in_text(NO_PASSAGES).is_empty());
     }
 }
