@@ -23,6 +23,7 @@ mod budget;
 mod calibration;
 mod compress;
 mod config;
+mod config_report;
 mod context;
 mod context_room;
 mod cut_step;
@@ -34,7 +35,9 @@ mod headless;
 mod locks;
 mod mentions;
 mod model_call;
+mod open_options;
 mod open_turn;
+mod option_rules;
 mod portability;
 pub mod prompts;
 mod replay;
@@ -61,15 +64,15 @@ pub use crate::domain::{
 pub use crate::retrieval::config::RetrievalStrategy;
 pub use approvals::{MOVED_ON, REJECTED};
 pub use calibration::Calibration;
-pub use config::{
-    book_context_warning, validate_config, AgentConfig, ConfigReport, ModelProfile, Persona, RunLimits,
-    ToolShell,
-};
+pub use config::{AgentConfig, ModelProfile, Persona, RunLimits, ToolShell};
+pub use config_report::{book_context_warning, validate_config, ConfigReport};
 pub use context::{estimate_tokens, history_window, read_window, ContextStrategy, DEFAULT_KEEP_RECENT};
 pub use friendly::friendly_message;
 pub use headless::{HeadlessRequest, DEFAULT_RUN_TIMEOUT_MS};
 pub use locks::{MemoryLocks, TurnGuard, TurnLocks};
 pub use mentions::MentionResolver;
+pub use open_options::{HostFunctions, OpenOptions};
+pub use option_rules::broken_rules;
 pub use portability::{
     ConversationExport, ExportFormat, ExportOptions, LecternBundle, BUNDLE_VERSION, MAX_IMPORT_RECORDS,
 };

@@ -7,6 +7,7 @@
 //! produced it, so it survives a reload; [`ApprovalDecision`]s resume it.
 
 mod decision;
+mod options;
 mod policy;
 
 pub use crate::domain::OnNewMessage;
@@ -15,4 +16,5 @@ pub use crate::domain::{
     PendingTurn, SettledCall,
 };
 pub use decision::{ApprovalDecision, DecisionKind};
+pub use options::ApprovalOptions;
 pub use policy::{ApprovalConfig, ApprovalPolicy, PolicyContext, PolicyRule, ToolPolicy};

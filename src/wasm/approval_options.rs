@@ -1,68 +1,18 @@
-//! `approvals` in `Lectern.open`'s options: policies by tool, some of them
-//! host functions `(args, ctx) => 'auto' | 'ask' | 'deny'` (or a promise of one).
+//! The host functions among `approvals` (in `Lectern.open`'s options and
+//! `setApprovals`): policies decided per call by `(args, ctx) => 'auto' | 'ask' | 'deny'` (or a promise of one).
 
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
 use js_sys::{Function, Object, Promise, Reflect};
-use serde::Deserialize;
 use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 use super::js::{describe_js, from_js, to_js};
-use crate::approval::{ApprovalConfig, ApprovalPolicy, OnNewMessage, PolicyContext, PolicyRule, ToolPolicy};
+use crate::approval::{ApprovalConfig, ApprovalOptions, ApprovalPolicy, PolicyContext, PolicyRule};
 
 use crate::error::{Error, Result};
-
-/// The serialisable part of `approvals`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ApprovalOptions {
-    /// The policy of unlisted tools (default `'auto'`).
-    #[serde(default)]
-    pub default: ApprovalPolicy,
-    /// Fixed policies by tool name (functions are taken out before parsing).
-    #[serde(default)]
-    pub tools: BTreeMap<String, ApprovalPolicy>,
-    /// Approve every `ask` without asking.
-    #[serde(default)]
-    pub auto_approve: bool,
-    /// How long a paused turn waits, in ms (default a day).
-    #[serde(default)]
-    pub ttl_ms: Option<u64>,
-    /// What a new message does to a turn waiting for approval (default `'refuse'`).
-    #[serde(default)]
-    pub on_new_message: OnNewMessage,
-}
-
-impl ApprovalOptions {
-    /// The approval configuration, with the host's policy functions.
-    pub fn config(&self, rules: Vec<(String, Function)>) -> Result<ApprovalConfig> {
-        let mut config = ApprovalConfig {
-            default_policy: self.default,
-            auto_approve: self.auto_approve,
-            on_new_message: self.on_new_message,
-            ..ApprovalConfig::default()
-        };
-        if let Some(ttl) = self.ttl_ms {
-            if ttl == 0 {
-                return Err(Error::config("approvals.ttlMs must be at least 1"));
-            }
-            config.ttl_ms = ttl;
-        }
-        for (name, policy) in &self.tools {
-            config.tools.insert(name.clone(), ToolPolicy::Fixed(*policy));
-        }
-        for (name, function) in rules {
-            config
-                .tools
-                .insert(name, ToolPolicy::Rule(Rc::new(JsPolicyRule { function })));
-        }
-        Ok(config)
-    }
-}
 
 /// `setApprovals(policy)`'s argument, read like `approvals` in `Lectern.open`'s options.
 pub fn read_approvals(policy: JsValue) -> Result<ApprovalConfig> {
@@ -74,7 +24,7 @@ pub fn read_approvals(policy: JsValue) -> Result<ApprovalConfig> {
     let rules = take_policy_functions(&holder)?;
     let plain = Reflect::get(&holder, &"approvals".into()).unwrap_or(JsValue::UNDEFINED);
     let options: ApprovalOptions = from_js(plain, "approvals")?;
-    options.config(rules)
+    options.config(js_rules(rules))
 }
 
 /// Takes the functions out of `options.approvals.tools` (the options object is
@@ -101,6 +51,14 @@ pub fn take_policy_functions(options: &Object) -> Result<Vec<(String, Function)>
     }
     let _ = Reflect::set(options, &"approvals".into(), &approvals);
     Ok(rules)
+}
+
+/// The host's policy functions as the core's per-call rules.
+pub fn js_rules(functions: Vec<(String, Function)>) -> Vec<(String, Rc<dyn PolicyRule>)> {
+    functions
+        .into_iter()
+        .map(|(name, function)| (name, Rc::new(JsPolicyRule { function }) as Rc<dyn PolicyRule>))
+        .collect()
 }
 
 /// A host function deciding a tool's policy per call.

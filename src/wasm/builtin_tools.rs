@@ -4,20 +4,9 @@ use std::rc::Rc;
 
 use super::intl_zones::IntlZones;
 use crate::agent::Agent;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::time::BrowserClock;
-use crate::tool::builtin::{CurrentDatetime, BUILTIN_TOOLS, CURRENT_DATETIME};
-
-/// Checks the names of `builtinTools`: each must be a built-in tool.
-pub fn check_builtin_tools(names: &[String]) -> Result<()> {
-    match names.iter().find(|name| !BUILTIN_TOOLS.contains(&name.as_str())) {
-        Some(unknown) => Err(Error::config(format!(
-            "builtinTools: unknown built-in tool {unknown:?} (known: {})",
-            BUILTIN_TOOLS.join(", ")
-        ))),
-        None => Ok(()),
-    }
-}
+use crate::tool::builtin::{check_builtin_tools, CurrentDatetime, CURRENT_DATETIME};
 
 /// Registers the built-in tools `names` asks for (names checked first).
 pub fn register_builtin_tools(agent: &Agent, names: &[String]) -> Result<()> {

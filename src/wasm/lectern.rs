@@ -7,6 +7,7 @@ use std::rc::Rc;
 use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 
+use super::approval_options::js_rules;
 use super::book_completion::spawn_completion;
 use super::builtin_tools::register_builtin_tools;
 use super::custom_provider::JsFunctionModel;
@@ -17,11 +18,12 @@ use super::js::{error_to_js, from_js, string_arg, to_js};
 use super::js_tool::JsTool;
 use super::listeners::Listeners;
 use super::mention_resolver::JsMentionResolver;
-use super::options::{read_options, OpenOptions};
+use super::options::read_options;
 use super::panic_guard::{self, check_js, guarded_promise};
 use super::send_options::{read_send_options, turn_error_to_js};
 use super::web_locks::WebLocks;
 use super::worker_embedder::WorkerEmbedder;
+use crate::agent::OpenOptions;
 use crate::agent::{
     book_context_warning, friendly_message, validate_config, Agent, SendOptions, TurnError, TurnResult,
 };
@@ -217,7 +219,7 @@ impl Lectern {
         check_js()?;
         let opened = async {
             let (options, mut callbacks) = read_options(&options)?;
-            let config = options.agent_config(std::mem::take(&mut callbacks.policy_functions))?;
+            let config = options.agent_config(js_rules(std::mem::take(&mut callbacks.policy_functions)))?;
             let listeners = Rc::new(Listeners::with(callbacks.on_event.take()));
             let (store, books, database): (Rc<dyn Store>, Rc<dyn BookStore>, _) = match &options.db_name {
                 Some(name) => {

@@ -28,6 +28,7 @@ mod lexical_first;
 mod local;
 mod minilm_encoder;
 mod minilm_tokenizer;
+mod open_options;
 mod output_tokens;
 mod pages;
 mod policy;
