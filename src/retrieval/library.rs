@@ -1,13 +1,14 @@
 //! The library: adding, listing and deleting books, and the one search path
 //! that `lectern.search` and the `search_book` tool share.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::chunk::ChunkSettings;
 use super::embed::Embedder;
-use super::index::{build_index, BuiltIndex, VectorIndex};
+use super::index::{BuiltIndex, VectorIndex};
+use super::index_builder::{IndexBuilder, NoIndexBuilder};
 use super::index_settings::IndexSettings;
 use super::lexical::{encode as lexical_bytes, LexicalIndex};
 use super::loaded_book::with_index;
@@ -27,25 +28,6 @@ use crate::ids::new_id;
 use crate::storage::{BookStore, BookWrite};
 use crate::time::Clock;
 
-/// Where a book's missing index is built.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum IndexBuilds {
-    /// On the calling thread, when a book is added or loaded without a
-    /// usable snapshot (the default natively; never in a browser, where one
-    /// synchronous build would freeze the page).
-    #[cfg(not(target_arch = "wasm32"))]
-    #[default]
-    Here,
-    /// Elsewhere (the browser's ingestion worker): such a book is searched
-    /// exactly, [`IndexSource::Building`], until [`Library::attach_snapshot`]
-    /// gives it one or [`Library::forgo_index`] gives up.
-    Elsewhere,
-    /// Never: such a book is searched exactly ([`IndexSource::None`]); a
-    /// page without a worker (the default in wasm).
-    #[cfg_attr(target_arch = "wasm32", default)]
-    Never,
-}
-
 /// Books, their vectors and lexical indexes, and the search over them.
 pub struct Library {
     pub(super) store: Rc<dyn BookStore>,
@@ -53,7 +35,7 @@ pub struct Library {
     clock: Rc<dyn Clock>,
     chunking: ChunkSettings,
     indexing: IndexSettings,
-    index_builds: Cell<IndexBuilds>,
+    index_builder: RefCell<Rc<dyn IndexBuilder>>,
     loaded: RefCell<HashMap<String, Rc<LoadedBook>>>,
 }
 
@@ -87,19 +69,20 @@ impl Library {
             clock,
             chunking,
             indexing: IndexSettings::default(),
-            index_builds: Cell::new(IndexBuilds::default()),
+            index_builder: RefCell::new(Rc::new(NoIndexBuilder)),
             loaded: RefCell::new(HashMap::new()),
         }
     }
 
-    /// Where missing indexes are built from now on ([`IndexBuilds::default`] at first).
-    pub fn set_index_builds(&self, builds: IndexBuilds) {
-        self.index_builds.set(builds);
+    /// Who builds missing indexes from now on ([`NoIndexBuilder`] at first).
+    pub fn set_index_builder(&self, builder: Rc<dyn IndexBuilder>) {
+        *self.index_builder.borrow_mut() = builder;
     }
 
-    /// Where missing indexes are built.
-    pub fn index_builds(&self) -> IndexBuilds {
-        self.index_builds.get()
+    /// The library with `builder` building its missing indexes.
+    pub fn with_index_builder(self, builder: Rc<dyn IndexBuilder>) -> Self {
+        self.set_index_builder(builder);
+        self
     }
 
     /// Uses these index settings for books built from now on.
@@ -186,11 +169,6 @@ impl Library {
         self.indexing
     }
 
-    /// The HNSW index of `vectors` and its snapshot, if there are enough vectors for one.
-    pub fn build_index(&self, vectors: &VectorSet) -> Option<BuiltIndex> {
-        build_index(vectors, self.indexing)
-    }
-
     /// Stores a prepared book with its index and the index's snapshot in one
     /// atomic write, then keeps it loaded. Nothing is written once `cancel` tripped.
     pub async fn store_prepared(
@@ -244,24 +222,20 @@ impl Library {
         Ok(book)
     }
 
-    /// The index of `vectors` and its snapshot, if indexes are built here and
-    /// there are enough vectors. (Not compiled into wasm, which never builds
-    /// on the calling thread: the page's module leaves the builder out.)
+    /// The index of `vectors` and its snapshot, if the builder builds here
+    /// and there are enough vectors.
     fn build_here(&self, vectors: &VectorSet) -> Option<BuiltIndex> {
-        #[cfg(not(target_arch = "wasm32"))]
-        if self.index_builds() == IndexBuilds::Here {
-            return self.build_index(vectors);
-        }
-        let _ = vectors;
-        None
+        let builder = self.index_builder.borrow().clone();
+        builder.build_now(vectors, self.indexing)
     }
 
     /// The source of a book of `count` vectors with no usable index: built
     /// elsewhere when it is big enough and someone can, else none.
     fn without_index(&self, count: usize) -> IndexSource {
-        match self.index_builds() {
-            IndexBuilds::Elsewhere if count >= self.indexing.min_vectors => IndexSource::Building,
-            _ => IndexSource::None,
+        if count >= self.indexing.min_vectors && self.index_builder.borrow().builds_later() {
+            IndexSource::Building
+        } else {
+            IndexSource::None
         }
     }
 
@@ -345,7 +319,7 @@ impl Library {
     /// The book ready to search: from memory, else from the store with its
     /// lexical index (if missing or unreadable: built from its chunks and
     /// saved) and its index snapshot (if missing or unreadable: built and
-    /// saved here, or left to be built elsewhere, per [`IndexBuilds`]).
+    /// saved here, or left to be built elsewhere, per the [`IndexBuilder`]).
     pub async fn load(&self, id: &str) -> Result<Rc<LoadedBook>> {
         if let Some(loaded) = self.loaded.borrow().get(id) {
             return Ok(loaded.clone());

@@ -31,7 +31,7 @@ impl Library {
     /// embedder — with this library's embedder, reporting `embedding`
     /// progress, and stores them with the book in one write; the next load
     /// searches with them (and builds its index as
-    /// [`super::library::IndexBuilds`] says). `Ok(false)` if there is
+    /// the library's [`IndexBuilder`](super::index_builder::IndexBuilder) says). `Ok(false)` if there is
     /// nothing to do: the book has vectors (perhaps another tab's, computed
     /// meanwhile) or this library has no embedder.
     pub async fn embed_pending(

@@ -16,6 +16,7 @@ pub mod grounding;
 pub mod hashed;
 pub mod hnsw;
 pub mod index;
+pub mod index_builder;
 pub mod index_settings;
 pub mod lexical;
 pub mod library;

@@ -17,7 +17,10 @@ use super::book_input::{BookInput, SourceInput};
 use crate::cancel::CancelToken;
 use crate::domain::Book;
 use crate::error::{Error, Result};
-use crate::retrieval::library::{IndexBuilds, IndexSource, IngestProgress, Library};
+use crate::retrieval::index::BuiltIndex;
+use crate::retrieval::index_builder::IndexBuilder;
+use crate::retrieval::index_settings::IndexSettings;
+use crate::retrieval::library::{IndexSource, IngestProgress, Library};
 use crate::retrieval::prepare::PreparedBook;
 use crate::retrieval::prepared_wire::decode_prepared;
 use crate::retrieval::vector::VectorSet;
@@ -174,18 +177,6 @@ impl Ingestion {
         }
     }
 
-    /// Where this page's missing indexes are built: in the worker, or — with
-    /// `worker: false` or no `Worker` — nowhere (one synchronous build would
-    /// freeze the page; exact search serves).
-    pub fn index_builds(&self) -> IndexBuilds {
-        let has_worker = Reflect::has(&js_sys::global(), &"Worker".into()).unwrap_or(false);
-        if self.use_worker && has_worker {
-            IndexBuilds::Elsewhere
-        } else {
-            IndexBuilds::Never
-        }
-    }
-
     /// Adds `new` to `library`, searchable lexically at once: pages, chunks
     /// and lexical index prepared in the worker (or here, paced) and stored
     /// here. Its vectors and index come after, from [`Ingestion::complete`].
@@ -204,10 +195,6 @@ impl Ingestion {
             let promise = worker.run(&job.0, &job.1, progress, signal);
             let outcome = cancel.run(async { Ok(JsFuture::from(promise).await) }).await?;
             let result = outcome.map_err(IngestError::Js)?;
-            if worker.unavailable() {
-                // No worker: no index is built in this page.
-                library.set_index_builds(IndexBuilds::Never);
-            }
             if !result.is_null() && !result.is_undefined() {
                 return Ok(library
                     .store_prepared(read_result(&result)?, None, cancel)
@@ -285,9 +272,6 @@ impl Ingestion {
         };
         if !attached {
             library.forgo_index(id);
-        }
-        if self.worker.borrow().as_ref().is_some_and(|w| w.unavailable()) {
-            library.set_index_builds(IndexBuilds::Never);
         }
     }
 
@@ -396,4 +380,19 @@ fn read_result(result: &JsValue) -> Result<PreparedBook> {
         .and_then(|b| b.dyn_into().ok())
         .ok_or_else(|| Error::protocol("the ingestion worker sent a malformed result"))?;
     decode_prepared(&book.to_vec(), VectorSet::new(0))
+}
+
+/// This page's missing indexes are built in the worker, and attached when
+/// it is done; with `worker: false`, no `Worker`, or a worker that failed,
+/// nowhere (one synchronous build would freeze the page; exact search serves).
+impl IndexBuilder for Ingestion {
+    fn build_now(&self, _: &VectorSet, _: IndexSettings) -> Option<BuiltIndex> {
+        None
+    }
+
+    fn builds_later(&self) -> bool {
+        let has_worker = Reflect::has(&js_sys::global(), &"Worker".into()).unwrap_or(false);
+        let failed = self.worker.borrow().as_ref().is_some_and(|w| w.unavailable());
+        self.use_worker && has_worker && !failed
+    }
 }

@@ -254,7 +254,7 @@ impl Lectern {
                 )
                 .with_index_settings(options.retrieval.indexing()),
             );
-            library.set_index_builds(ingestion.index_builds());
+            library.set_index_builder(ingestion.clone());
             // Read every book and its index snapshot now, off the critical path, so the
             // first search after a reload waits for neither; vectors or an index that
             // were never finished are computed meanwhile (never blocking the page).

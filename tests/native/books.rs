@@ -17,6 +17,7 @@ use lectern::events::{EventKind, EventSink};
 use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
 use lectern::retrieval::chunk::ChunkSettings;
 use lectern::retrieval::hashed::HashedEmbedder;
+use lectern::retrieval::index_builder::BuildHere;
 use lectern::retrieval::library::{BookSource, IndexSource, Library, NewBook, SearchOptions};
 use lectern::retrieval::vector::exact_top_k;
 use lectern::retrieval::{index::VectorIndex, index_settings::IndexSettings};
@@ -34,6 +35,7 @@ fn library(store: Rc<MemoryStore>, chunking: ChunkSettings) -> Library {
         chunking,
     )
     .with_index_settings(IndexSettings::with_min_vectors(1024))
+    .with_index_builder(Rc::new(BuildHere))
 }
 
 fn add(library: &Library, title: &str, source: BookSource) -> lectern::domain::Book {

@@ -11,6 +11,7 @@ use lectern::cancel::CancelToken;
 use lectern::retrieval::chunk::ChunkSettings;
 use lectern::retrieval::embed::Embedder;
 use lectern::retrieval::hashed::HashedEmbedder;
+use lectern::retrieval::index_builder::BuildHere;
 use lectern::retrieval::index_settings::IndexSettings;
 use lectern::retrieval::library::{BookSource, IndexSource, Library, NewBook, SearchOptions};
 use lectern::storage::MemoryStore;
@@ -31,7 +32,8 @@ fn library(dims: usize) -> (Library, Rc<MemoryStore>) {
             page_chars: 600,
         },
     )
-    .with_index_settings(IndexSettings::with_min_vectors(256));
+    .with_index_settings(IndexSettings::with_min_vectors(256))
+    .with_index_builder(Rc::new(BuildHere));
     (library, store)
 }
 

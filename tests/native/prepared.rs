@@ -11,9 +11,12 @@ use lectern::cancel::CancelToken;
 use lectern::retrieval::chunk::ChunkSettings;
 use lectern::retrieval::hashed::HashedEmbedder;
 use lectern::retrieval::index::build_index;
+use lectern::retrieval::index::BuiltIndex;
+use lectern::retrieval::index_builder::{BuildHere, IndexBuilder, NoIndexBuilder};
 use lectern::retrieval::index_settings::IndexSettings;
-use lectern::retrieval::library::{BookSource, IndexBuilds, IndexSource, Library, NewBook, SearchOptions};
+use lectern::retrieval::library::{BookSource, IndexSource, Library, NewBook, SearchOptions};
 use lectern::retrieval::prepare::{prepare_book, Unpaced};
+use lectern::retrieval::vector::VectorSet;
 use lectern::storage::{BookStore, MemoryStore};
 use lectern::time::ManualClock;
 
@@ -51,22 +54,34 @@ fn indexing() -> IndexSettings {
     IndexSettings::with_min_vectors(1024)
 }
 
-/// A library over `store` whose missing indexes are built as `builds` says.
-fn library_over(store: &Rc<MemoryStore>, builds: IndexBuilds) -> Library {
-    let library = Library::new(
+/// Builds every missing index elsewhere, later (as the page's worker does).
+struct BuildsLater;
+
+impl IndexBuilder for BuildsLater {
+    fn build_now(&self, _: &VectorSet, _: IndexSettings) -> Option<BuiltIndex> {
+        None
+    }
+
+    fn builds_later(&self) -> bool {
+        true
+    }
+}
+
+/// A library over `store` whose missing indexes `builder` builds.
+fn library_over(store: &Rc<MemoryStore>, builder: impl IndexBuilder + 'static) -> Library {
+    Library::new(
         store.clone(),
         Rc::new(HashedEmbedder::new(32)),
         Rc::new(ManualClock::new(1.0e12)),
         CHUNKING,
     )
-    .with_index_settings(indexing());
-    library.set_index_builds(builds);
-    library
+    .with_index_settings(indexing())
+    .with_index_builder(Rc::new(builder))
 }
 
 fn setup() -> (Rc<MemoryStore>, Library, ChunkSettings) {
     let store = Rc::new(MemoryStore::new());
-    let library = library_over(&store, IndexBuilds::Elsewhere);
+    let library = library_over(&store, BuildsLater);
     (store, library, CHUNKING)
 }
 
@@ -173,7 +188,7 @@ fn a_book_loaded_without_its_snapshot_waits_for_one_built_elsewhere() {
     let (id, snapshot) = stored_without_index(&library, &chunking);
 
     // Reopened before the index came: not built on load, searched exactly, waiting.
-    let reopened = library_over(&store, IndexBuilds::Elsewhere);
+    let reopened = library_over(&store, BuildsLater);
     let loaded = block_on(reopened.load(&id)).unwrap();
     assert_eq!(loaded.index_source, IndexSource::Building);
     assert!(loaded.index.is_none());
@@ -189,7 +204,7 @@ fn a_book_loaded_without_its_snapshot_waits_for_one_built_elsewhere() {
 
     // Built on the calling thread when so set (the default).
     block_on(store.put_index_snapshot(&id, b"not a snapshot")).unwrap();
-    let here = library_over(&store, IndexBuilds::Here);
+    let here = library_over(&store, BuildHere);
     assert_eq!(block_on(here.load(&id)).unwrap().index_source, IndexSource::Built);
 }
 
@@ -217,7 +232,7 @@ fn a_waiting_book_whose_builder_cannot_run_is_searched_exactly() {
 #[test]
 fn a_library_that_never_builds_searches_big_books_exactly() {
     let store = Rc::new(MemoryStore::new());
-    let library = library_over(&store, IndexBuilds::Never);
+    let library = library_over(&store, NoIndexBuilder);
     let phases = std::cell::RefCell::new(Vec::new());
     let new = NewBook {
         title: "Never indexed".into(),
@@ -237,7 +252,7 @@ fn a_library_that_never_builds_searches_big_books_exactly() {
     assert!(loaded.index.is_none());
     assert!(block_on(store.index_snapshot(&book.id)).unwrap().is_none());
 
-    let reopened = library_over(&store, IndexBuilds::Never);
+    let reopened = library_over(&store, NoIndexBuilder);
     assert_eq!(
         block_on(reopened.load(&book.id)).unwrap().index_source,
         IndexSource::None

@@ -9,6 +9,7 @@ use lectern::cancel::CancelToken;
 use lectern::domain::Book;
 use lectern::retrieval::chunk::ChunkSettings;
 use lectern::retrieval::hashed::HashedEmbedder;
+use lectern::retrieval::index_builder::BuildHere;
 use lectern::retrieval::index_settings::IndexSettings;
 use lectern::retrieval::library::{BookSource, IndexSource, Library, NewBook, SearchOptions, SearchResult};
 use lectern::storage::{BookStore, BookWrite, MemoryStore};
@@ -59,6 +60,7 @@ fn library(store: Rc<MemoryStore>) -> Library {
         ef_construction: 10,
         ..IndexSettings::default()
     })
+    .with_index_builder(Rc::new(BuildHere))
 }
 
 /// A generated book of about 1,300 chunks: big enough to be indexed.
