@@ -4,40 +4,14 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+use super::kernels;
 use super::quantized::QuantizedSet;
 use crate::domain::StoredVectors;
 
 /// Dot product of two equally long vectors; SIMD in wasm builds with `simd128`.
 #[inline]
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    {
-        dot_simd128(a, b)
-    }
-    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-    {
-        dot_lanes(a, b)
-    }
-}
-
-/// Dot product in eight independent lanes (the compiler vectorises it natively).
-#[inline]
-pub fn dot_lanes(a: &[f32], b: &[f32]) -> f32 {
-    let n = a.len().min(b.len());
-    let (a, b) = (&a[..n], &b[..n]);
-    let mut acc = [0.0f32; 8];
-    let chunks = n / 8;
-    for c in 0..chunks {
-        let (x, y) = (&a[c * 8..c * 8 + 8], &b[c * 8..c * 8 + 8]);
-        for lane in 0..8 {
-            acc[lane] += x[lane] * y[lane];
-        }
-    }
-    let mut sum: f32 = acc.iter().sum();
-    for i in chunks * 8..n {
-        sum += a[i] * b[i];
-    }
-    sum
+    kernels::dot(a, b)
 }
 
 /// One multiply-add at a time: the baseline the benchmark compares against.
@@ -45,46 +19,9 @@ pub fn dot_scalar(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).fold(0.0, |acc, (x, y)| acc + x * y)
 }
 
-#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-#[inline(always)]
-fn dot_simd128(a: &[f32], b: &[f32]) -> f32 {
-    use core::arch::wasm32::*;
-    let n = a.len().min(b.len());
-    let (pa, pb) = (a.as_ptr(), b.as_ptr());
-    // SAFETY (every load below): i + 4 <= n, within both slices; v128_load reads unaligned.
-    let load = |p: *const f32, i: usize| unsafe { v128_load(p.add(i) as *const v128) };
-    let madd = |acc: v128, i: usize| f32x4_add(acc, f32x4_mul(load(pa, i), load(pb, i)));
-    let zero = f32x4_splat(0.0);
-    let (mut acc0, mut acc1, mut acc2, mut acc3) = (zero, zero, zero, zero);
-    let mut i = 0;
-    // Sixteen floats an iteration in four independent sums, unrolled by hand
-    // so that a size-optimised build keeps it.
-    while i + 16 <= n {
-        acc0 = madd(acc0, i);
-        acc1 = madd(acc1, i + 4);
-        acc2 = madd(acc2, i + 8);
-        acc3 = madd(acc3, i + 12);
-        i += 16;
-    }
-    while i + 4 <= n {
-        acc0 = madd(acc0, i);
-        i += 4;
-    }
-    let acc = f32x4_add(f32x4_add(acc0, acc1), f32x4_add(acc2, acc3));
-    let mut sum = f32x4_extract_lane::<0>(acc)
-        + f32x4_extract_lane::<1>(acc)
-        + f32x4_extract_lane::<2>(acc)
-        + f32x4_extract_lane::<3>(acc);
-    while i < n {
-        sum += a[i] * b[i];
-        i += 1;
-    }
-    sum
-}
-
 /// Scales `v` to unit length (a zero vector stays zero).
 pub fn normalize(v: &mut [f32]) {
-    let norm = dot_lanes(v, v).sqrt();
+    let norm = kernels::dot_lanes(v, v).sqrt();
     if norm > 0.0 {
         v.iter_mut().for_each(|x| *x /= norm);
     }
@@ -228,6 +165,7 @@ pub fn exact_top_k(set: &VectorSet, query: &[f32], k: usize, eligible: impl Fn(u
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::retrieval::kernels::dot_lanes;
 
     #[test]
     fn dot_products_agree() {
