@@ -15,6 +15,14 @@ pub async fn error_for_status(response: HttpResponse, now_ms: f64) -> Error {
     let status = response.status;
     let retry_after_ms = retry_after_ms(&response, now_ms);
     let body = response.text().await.unwrap_or_default();
+    error_for(status, &body, retry_after_ms)
+}
+
+/// The typed error for a failed call's `status`, with an excerpt of `body`:
+/// 401/403 are `Auth`, 429 is `RateLimited` (after `retry_after_ms`),
+/// anything else `Api`. For HTTP responses and for a host function's
+/// thrown `{ status }` alike.
+pub fn error_for(status: u16, body: &str, retry_after_ms: Option<u64>) -> Error {
     let body: String = body.chars().take(BODY_EXCERPT_CHARS).collect();
     match status {
         401 | 403 => Error::Auth { status, body },

@@ -1,23 +1,16 @@
-//! Turning an SSE response body into stream parts, for any provider's event format.
+//! Turning an SSE response body into stream parts, for any provider's
+//! event format: its events parsed lazily, then decoded by [`decode_events`].
 
 use std::collections::VecDeque;
 
 use futures::StreamExt;
 
+pub use super::event_parts::EventDecoder;
+use super::event_parts::{decode_events, EventStream};
 use super::sse::{SseEvent, SseParser};
-use super::{PartStream, StreamPart};
-use crate::error::{Error, Result};
+use super::PartStream;
+use crate::error::Result;
 use crate::http::ByteStream;
-
-/// A provider's SSE event format.
-pub trait EventDecoder {
-    /// Decodes one event, appending its parts to `out`.
-    fn decode(&mut self, event: &SseEvent, out: &mut Vec<StreamPart>) -> Result<()>;
-    /// Whether the stream's end marker arrived (no more events will be read).
-    fn is_done(&self) -> bool;
-    /// Whether the answer is complete (a body ending now is not cut off).
-    fn is_finished(&self) -> bool;
-}
 
 /// Decodes an SSE body lazily, as bytes arrive, until the decoder is done.
 ///
@@ -25,17 +18,22 @@ pub trait EventDecoder {
 /// ends the stream after the parts before it, and no more of the body is read.
 /// A body that ends before the answer finished is a `Connection` error (it was cut off).
 pub fn decode_sse_body<D: EventDecoder + 'static>(body: ByteStream, decoder: D) -> PartStream {
-    struct State<D> {
+    decode_events(sse_events(body), decoder)
+}
+
+/// The events of an SSE body, parsed as they are asked for: a body chunk is
+/// read only once the events of the one before were taken. A line or event
+/// past the parser's cap follows the events completed before it, as an error.
+fn sse_events(body: ByteStream) -> EventStream {
+    struct State {
         body: ByteStream,
         parser: SseParser,
-        decoder: D,
-        queue: VecDeque<Result<StreamPart>>,
+        queue: VecDeque<Result<SseEvent>>,
         ended: bool,
     }
     let state = State {
         body,
         parser: SseParser::new(),
-        decoder,
         queue: VecDeque::new(),
         ended: false,
     };
@@ -50,23 +48,9 @@ pub fn decode_sse_body<D: EventDecoder + 'static>(body: ByteStream, decoder: D) 
             match s.body.next().await {
                 Some(Ok(bytes)) => {
                     let mut events = Vec::new();
-                    // Events completed before a line past the cap are decoded first.
                     let fed = s.parser.feed(&bytes, &mut events);
-                    let mut parts = Vec::new();
-                    for event in &events {
-                        if let Err(e) = s.decoder.decode(event, &mut parts) {
-                            s.queue.extend(parts.drain(..).map(Ok));
-                            s.queue.push_back(Err(e));
-                            s.ended = true;
-                            break;
-                        }
-                        if s.decoder.is_done() {
-                            s.ended = true;
-                            break;
-                        }
-                    }
-                    s.queue.extend(parts.into_iter().map(Ok));
-                    if let (Err(e), false) = (fed, s.ended) {
+                    s.queue.extend(events.into_iter().map(Ok));
+                    if let Err(e) = fed {
                         s.queue.push_back(Err(e));
                         s.ended = true;
                     }
@@ -77,11 +61,6 @@ pub fn decode_sse_body<D: EventDecoder + 'static>(body: ByteStream, decoder: D) 
                 }
                 None => {
                     s.parser.finish();
-                    if !s.decoder.is_finished() {
-                        s.queue.push_back(Err(Error::connection(
-                            "the stream ended before the model finished its answer",
-                        )));
-                    }
                     s.ended = true;
                 }
             }
@@ -95,7 +74,9 @@ mod tests {
     use std::rc::Rc;
 
     use super::*;
+    use crate::error::Error;
     use crate::provider::openai::ChunkDecoder;
+    use crate::provider::StreamPart;
 
     const MIB: usize = 1024 * 1024;
 
