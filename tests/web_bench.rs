@@ -367,7 +367,7 @@ async fn context_per_step_in_chromium() {
 #[ignore]
 async fn agent_loop_in_chromium() {
     use lectern::storage::IndexedDbStore;
-    use lectern::time::BrowserClock;
+    use lectern::web::BrowserClock;
     use std::rc::Rc;
     report("Agent loop and store, wasm in headless Chromium (IndexedDB)".into());
     let name = format!("bench-loop-{}", js_sys::Date::now() as u64);

@@ -2,11 +2,10 @@
 
 use std::rc::Rc;
 
-use super::intl_zones::IntlZones;
 use crate::agent::Agent;
 use crate::error::{Error, Result};
-use crate::time::BrowserClock;
 use crate::tool::builtin::{CurrentDatetime, BUILTIN_TOOLS, CURRENT_DATETIME};
+use crate::web::{BrowserClock, IntlZones};
 
 /// Checks the names of `builtinTools`: each must be a built-in tool.
 pub fn check_builtin_tools(names: &[String]) -> Result<()> {

@@ -20,7 +20,6 @@ use super::mention_resolver::JsMentionResolver;
 use super::options::{read_options, OpenOptions};
 use super::panic_guard::{self, check_js, guarded_promise};
 use super::send_options::{read_send_options, turn_error_to_js};
-use super::web_locks::WebLocks;
 use super::worker_embedder::WorkerEmbedder;
 use crate::agent::{
     book_context_warning, friendly_message, validate_config, Agent, SendOptions, TurnError, TurnResult,
@@ -29,7 +28,6 @@ use crate::cancel::CancelToken;
 use crate::domain::NewConversation;
 use crate::error::{Error, Result, StorageReason};
 use crate::events::{Event, EventKind, EventSink};
-use crate::http::FetchTransport;
 use crate::provider::{provider_for, with_policy, CustomSettings, Model, ProviderConfig, ProviderKind};
 use crate::retrieval::config::EmbedderConfig;
 use crate::retrieval::embed::Embedder;
@@ -37,7 +35,8 @@ use crate::retrieval::library::Library;
 use crate::storage::{
     BookStore, IndexedDbOptions, IndexedDbStore, MemoryStore, Store, DEFAULT_BLOCKED_TIMEOUT_MS,
 };
-use crate::time::{BrowserClock, Clock};
+use crate::time::Clock;
+use crate::web::{BrowserClock, FetchTransport, WebLocks};
 
 #[wasm_bindgen]
 extern "C" {

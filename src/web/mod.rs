@@ -1,0 +1,20 @@
+//! The browser implementations of the core's seams, for `wasm32` only:
+//! `fetch` for [`crate::http::Transport`], `Date.now()` and `setTimeout` for
+//! [`crate::time::Clock`], Web Locks for the agent's turn locks, `Intl` for
+//! `current_datetime`'s time zones, and the event-loop pace of ingestion.
+//!
+//! Nothing here is the JS API: no `#[wasm_bindgen]` export lives in `web/`
+//! (that is `wasm/`), and the core never names `web/`; `wasm/` and the
+//! browser tests plug these into it.
+
+mod clock;
+mod fetch;
+mod locks;
+mod pace;
+mod zones;
+
+pub use clock::BrowserClock;
+pub use fetch::FetchTransport;
+pub use locks::WebLocks;
+pub use pace::BrowserPace;
+pub use zones::IntlZones;
