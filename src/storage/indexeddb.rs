@@ -40,6 +40,7 @@ use crate::domain::{CallUsage, ContextSummary, OpenTurn, RunRecord, ToolCallReco
 use crate::domain::{Conversation, Message};
 use crate::domain::{Grant, PendingTurn};
 use crate::error::{Error, Result, StorageReason};
+use crate::web::{from_js_text, to_js_text, JsonTextError};
 
 /// The schema version this code writes; `indexeddb_schema::upgrade` brings older databases to it.
 pub const SCHEMA_VERSION: u32 = 8;
@@ -184,23 +185,30 @@ impl Drop for IndexedDbStore {
 /// conversion makes (records hold no bytes, `Map`s or `undefined`; vectors and
 /// snapshots are typed arrays written apart), with one serializer in the wasm.
 pub(super) fn to_js<T: Serialize>(value: &T) -> Result<JsValue> {
-    let text = serde_json::to_string(value)
-        .map_err(|e| Error::storage_because(StorageReason::Data, format!("cannot encode record: {e}")))?;
-    js_sys::JSON::parse(&text)
-        .map_err(|_| Error::storage_because(StorageReason::Data, "cannot encode record as a JS object"))
+    to_js_text(value).map_err(|e| match e {
+        JsonTextError::Serde(e) => {
+            Error::storage_because(StorageReason::Data, format!("cannot encode record: {e}"))
+        }
+        JsonTextError::NotJson => {
+            Error::storage_because(StorageReason::Data, "cannot encode record as a JS object")
+        }
+    })
 }
 
 /// A stored record back, through JSON text (one deserializer in the wasm,
 /// shared with the JS API's inputs).
 pub(super) fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T> {
-    let text = js_sys::JSON::stringify(&value)
-        .ok()
-        .and_then(|text| text.as_string())
-        .ok_or_else(|| Error::storage_because(StorageReason::Data, "cannot decode record: not plain JSON"))?;
     // Through a `Value`: its per-type deserializers are far smaller than the text parser's.
-    serde_json::from_str(&text)
-        .and_then(serde_json::from_value)
-        .map_err(|e| Error::storage_because(StorageReason::Data, format!("cannot decode record: {e}")))
+    from_js_text::<serde_json::Value>(&value)
+        .and_then(|value| serde_json::from_value(value).map_err(JsonTextError::Serde))
+        .map_err(|e| match e {
+            JsonTextError::Serde(e) => {
+                Error::storage_because(StorageReason::Data, format!("cannot decode record: {e}"))
+            }
+            JsonTextError::NotJson => {
+                Error::storage_because(StorageReason::Data, "cannot decode record: not plain JSON")
+            }
+        })
 }
 
 /// One record by key, read in a short transaction of its own.
