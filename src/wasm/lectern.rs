@@ -32,11 +32,11 @@ use crate::provider::{provider_for, with_policy, CustomSettings, Model, Provider
 use crate::retrieval::config::EmbedderConfig;
 use crate::retrieval::embed::Embedder;
 use crate::retrieval::library::Library;
-use crate::storage::{
-    BookStore, IndexedDbOptions, IndexedDbStore, MemoryStore, Store, DEFAULT_BLOCKED_TIMEOUT_MS,
-};
+use crate::storage::{BookStore, MemoryStore, Store};
 use crate::time::Clock;
-use crate::web::{BrowserClock, FetchTransport, WebLocks};
+use crate::web::{
+    BrowserClock, FetchTransport, IndexedDbOptions, IndexedDbStore, WebLocks, DEFAULT_BLOCKED_TIMEOUT_MS,
+};
 
 #[wasm_bindgen]
 extern "C" {

@@ -1,4 +1,5 @@
 //! The browser implementations of the core's seams, for `wasm32` only:
+//! IndexedDB for [`crate::storage::Store`] and [`crate::storage::BookStore`],
 //! `fetch` for [`crate::http::Transport`], `Date.now()` and `setTimeout` for
 //! [`crate::time::Clock`], Web Locks for the agent's turn locks, `Intl` for
 //! `current_datetime`'s time zones, and the event-loop pace of ingestion;
@@ -11,6 +12,7 @@
 
 mod clock;
 mod fetch;
+mod indexeddb;
 mod json;
 mod locks;
 mod pace;
@@ -18,6 +20,10 @@ mod zones;
 
 pub use clock::BrowserClock;
 pub use fetch::FetchTransport;
+pub use indexeddb::{
+    CloseListener, IndexedDbOptions, IndexedDbStore, DEFAULT_BLOCKED_TIMEOUT_MS,
+    SCHEMA_VERSION as INDEXEDDB_SCHEMA_VERSION,
+};
 pub(crate) use json::{from_js_text, to_js_text, JsonTextError};
 pub use locks::WebLocks;
 pub use pace::BrowserPace;

@@ -22,7 +22,7 @@ use web_sys::{DomException, Event, IdbDatabase, IdbFactory, IdbOpenDbRequest, Id
 
 use crate::error::{Error, Result, StorageReason};
 use crate::time::Clock;
-use crate::web::BrowserClock;
+use crate::web::clock::BrowserClock;
 
 /// How long an upgrade blocked by other connections waits, by default (ms).
 pub const DEFAULT_BLOCKED_TIMEOUT_MS: u64 = 5_000;
