@@ -68,9 +68,7 @@ pub(super) async fn recent_messages(
     before_seq: Option<u32>,
     limit: usize,
 ) -> Result<Vec<Message>> {
-    let tx = db
-        .transaction(&[CONVERSATIONS, MESSAGES], TransactionMode::ReadOnly)
-        .map_err(idb_error)?;
+    let tx = transaction(db, &[CONVERSATIONS, MESSAGES], TransactionMode::ReadOnly)?;
     if !exists(&tx, CONVERSATIONS, conversation_id).await? {
         return Err(Error::not_found("conversation", conversation_id));
     }
