@@ -1,8 +1,9 @@
 //! Lectern: an LLM agent loop that runs inside the browser.
 //!
-//! The core (this crate without the `wasm` module) is platform-neutral and is
-//! tested natively; the browser implementations of its seams (IndexedDB,
-//! `fetch`, `setTimeout`) and the JS API compile for `wasm32` only.
+//! The core (this crate without the `web` and `wasm` modules) is
+//! platform-neutral and is tested natively; the browser implementations of
+//! its seams (`web`: IndexedDB, `fetch`, `setTimeout`, ...) and the JS API
+//! (`wasm`) compile for `wasm32` only.
 #![deny(missing_docs)]
 
 pub mod agent;
@@ -21,5 +22,7 @@ pub mod time;
 pub mod tool;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
+#[cfg(target_arch = "wasm32")]
+pub mod web;
 
 pub use error::{Error, Result};

@@ -136,7 +136,8 @@ async fn minilm_in_chromium() {
 #[wasm_bindgen_test]
 #[ignore]
 async fn retrieval_in_chromium() {
-    use lectern::storage::{BookStore, BookWrite, IndexedDbStore};
+    use lectern::storage::{BookStore, BookWrite};
+    use lectern::web::IndexedDbStore;
     let Some(all) = fixture_vectors().await else {
         report("SKIPPED: retrieval benchmark needs LECTERN_FIXTURES_URL serving ../shared/fixtures".into());
         return;
@@ -314,7 +315,8 @@ async fn cold_start_with_index(
     queries: &lectern::retrieval::vector::VectorSet,
 ) -> String {
     use lectern::retrieval::{index::VectorIndex, index_settings::IndexSettings};
-    use lectern::storage::{BookStore, IndexedDbStore};
+    use lectern::storage::BookStore;
+    use lectern::web::IndexedDbStore;
     let snapshot = VectorIndex::build(vectors, IndexSettings::default()).to_snapshot();
     web_support::sleep(0).await;
     let name = format!("bench-index-{}", js_sys::Date::now() as u64);
@@ -351,7 +353,7 @@ async fn cold_start_with_index(
 #[wasm_bindgen_test]
 #[ignore]
 async fn context_per_step_in_chromium() {
-    use lectern::storage::IndexedDbStore;
+    use lectern::web::IndexedDbStore;
     report("Context per step, wasm in headless Chromium (IndexedDB; median of 50)".into());
     let name = format!("bench-context-{}", js_sys::Date::now() as u64);
     let store = IndexedDbStore::open(&name).await.unwrap();
@@ -366,8 +368,8 @@ async fn context_per_step_in_chromium() {
 #[wasm_bindgen_test]
 #[ignore]
 async fn agent_loop_in_chromium() {
-    use lectern::storage::IndexedDbStore;
-    use lectern::time::BrowserClock;
+    use lectern::web::BrowserClock;
+    use lectern::web::IndexedDbStore;
     use std::rc::Rc;
     report("Agent loop and store, wasm in headless Chromium (IndexedDB)".into());
     let name = format!("bench-loop-{}", js_sys::Date::now() as u64);

@@ -2,8 +2,9 @@
 //!
 //! Providers build an [`HttpRequest`] and read the [`HttpResponse`] body as a
 //! stream of byte chunks, so streamed answers are decoded as they arrive.
-//! The browser sends with `fetch` ([`FetchTransport`]); native tests replay
-//! recorded responses and check what was sent ([`ReplayTransport`]).
+//! The browser sends with `fetch` (`web::FetchTransport`, `wasm32` only);
+//! native tests replay recorded responses and check what was sent
+//! ([`ReplayTransport`]).
 
 use futures::future::LocalBoxFuture;
 use futures::stream::LocalBoxStream;
@@ -12,12 +13,8 @@ use futures::StreamExt;
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 
-#[cfg(target_arch = "wasm32")]
-mod fetch;
 mod replay;
 
-#[cfg(target_arch = "wasm32")]
-pub use fetch::FetchTransport;
 pub use replay::{RecordedResponse, ReplayTransport};
 
 /// A response body, chunk by chunk as the network delivers it.

@@ -1,8 +1,9 @@
 //! The storage seam: where conversations and messages live.
 //!
 //! [`MemoryStore`] keeps them in memory (native tests, ephemeral sessions);
-//! `IndexedDbStore` keeps them in the browser's IndexedDB. Both pass the same
-//! conformance suite (`tests/conformance/`, run natively and in Chromium).
+//! `web::IndexedDbStore` (`wasm32` only) keeps them in the browser's
+//! IndexedDB. Both pass the same conformance suite (`tests/conformance/`,
+//! run natively and in Chromium).
 
 use futures::future::LocalBoxFuture;
 
@@ -15,39 +16,11 @@ use crate::error::{Error, Result};
 
 mod books;
 mod import;
-#[cfg(target_arch = "wasm32")]
-mod indexeddb;
-#[cfg(target_arch = "wasm32")]
-mod indexeddb_books;
-#[cfg(target_arch = "wasm32")]
-mod indexeddb_events;
-#[cfg(target_arch = "wasm32")]
-mod indexeddb_grants;
-#[cfg(target_arch = "wasm32")]
-mod indexeddb_import;
-#[cfg(target_arch = "wasm32")]
-mod indexeddb_open;
-#[cfg(target_arch = "wasm32")]
-mod indexeddb_open_turns;
-#[cfg(target_arch = "wasm32")]
-mod indexeddb_schema;
-#[cfg(target_arch = "wasm32")]
-mod indexeddb_summaries;
-#[cfg(target_arch = "wasm32")]
-mod indexeddb_turns;
-#[cfg(target_arch = "wasm32")]
-mod indexeddb_tx;
-#[cfg(target_arch = "wasm32")]
-mod indexeddb_usage;
 mod memory;
 mod memory_books;
 
 pub use books::{BookStore, BookWrite, VECTOR_BATCH};
 pub use import::ConversationImport;
-#[cfg(target_arch = "wasm32")]
-pub use indexeddb::{CloseListener, IndexedDbStore, SCHEMA_VERSION as INDEXEDDB_SCHEMA_VERSION};
-#[cfg(target_arch = "wasm32")]
-pub use indexeddb_open::{IndexedDbOptions, DEFAULT_BLOCKED_TIMEOUT_MS};
 pub use memory::MemoryStore;
 
 /// Persistent conversations and messages.

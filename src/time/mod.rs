@@ -1,20 +1,17 @@
 //! The clock seam: what time it is, and waiting.
 //!
-//! The browser uses `Date.now()` and `setTimeout`; native code uses the system
-//! clock, and tests use [`ManualClock`] so nothing really sleeps.
+//! The browser uses `Date.now()` and `setTimeout` (`web::BrowserClock`,
+//! `wasm32` only); native code uses the system clock, and tests use
+//! [`ManualClock`] so nothing really sleeps.
 
 use futures::future::LocalBoxFuture;
 
-#[cfg(target_arch = "wasm32")]
-mod browser;
 mod civil;
 mod manual;
 #[cfg(not(target_arch = "wasm32"))]
 mod system;
 mod timeout;
 
-#[cfg(target_arch = "wasm32")]
-pub use browser::BrowserClock;
 pub use civil::civil_from_days;
 pub use manual::ManualClock;
 #[cfg(not(target_arch = "wasm32"))]
@@ -28,10 +25,3 @@ pub trait Clock {
     /// Completes after `ms` milliseconds.
     fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()>;
 }
-
-/// The real clock of the platform being compiled for.
-#[cfg(target_arch = "wasm32")]
-pub type PlatformClock = BrowserClock;
-/// The real clock of the platform being compiled for.
-#[cfg(not(target_arch = "wasm32"))]
-pub type PlatformClock = SystemClock;

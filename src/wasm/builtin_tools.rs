@@ -2,11 +2,10 @@
 
 use std::rc::Rc;
 
-use super::intl_zones::IntlZones;
 use crate::agent::Agent;
 use crate::error::Result;
-use crate::time::BrowserClock;
 use crate::tool::builtin::{check_builtin_tools, CurrentDatetime, CURRENT_DATETIME};
+use crate::web::{BrowserClock, IntlZones};
 
 /// Registers the built-in tools `names` asks for (names checked first).
 pub fn register_builtin_tools(agent: &Agent, names: &[String]) -> Result<()> {

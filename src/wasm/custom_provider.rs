@@ -20,6 +20,7 @@ use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 use crate::provider::openai::{parts_from_response, request_body, ChunkDecoder, OpenAiSettings};
 use crate::provider::{Model, ModelRequest, PartStream, StreamPart};
+use crate::web::{from_js_text, JsonTextError};
 
 /// A [`Model`] that calls a host function.
 pub struct JsFunctionModel {
@@ -73,13 +74,12 @@ fn thrown(value: &JsValue) -> Error {
     }
 }
 
+/// What the host function returned (an answer, a chunk), as JSON.
 fn to_json(value: &JsValue) -> Result<Value> {
-    let text = js_sys::JSON::stringify(value)
-        .ok()
-        .and_then(|s| s.as_string())
-        .ok_or_else(|| Error::protocol("the custom provider returned a value that is not JSON"))?;
-    serde_json::from_str(&text)
-        .map_err(|e| Error::protocol(format!("the custom provider returned bad JSON: {e}")))
+    from_js_text(value).map_err(|e| match e {
+        JsonTextError::Serde(e) => Error::protocol(format!("the custom provider returned bad JSON: {e}")),
+        JsonTextError::NotJson => Error::protocol("the custom provider returned a value that is not JSON"),
+    })
 }
 
 async fn await_js(value: JsValue, cancel: &CancelToken) -> Result<JsValue> {

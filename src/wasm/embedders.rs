@@ -7,12 +7,11 @@ use js_sys::Function;
 
 use super::js_embedder::JsEmbedder;
 use crate::error::{Error, Result};
-use crate::http::FetchTransport;
 use crate::retrieval::config::EmbedderConfig;
 use crate::retrieval::embed::Embedder;
 use crate::retrieval::hashed::HashedEmbedder;
 use crate::retrieval::openai_embedder::OpenAiEmbedder;
-use crate::time::BrowserClock;
+use crate::web::{BrowserClock, FetchTransport};
 
 /// The embedder `config` describes, if any (`kind: 'none'`, the default, has none).
 pub fn optional_embedder(

@@ -24,6 +24,7 @@ use crate::retrieval::library::{IndexSource, IngestProgress, Library};
 use crate::retrieval::prepare::PreparedBook;
 use crate::retrieval::prepared_wire::decode_prepared;
 use crate::retrieval::vector::VectorSet;
+use crate::web::BrowserPace;
 
 #[wasm_bindgen(module = "/src/wasm/js/worker_host.js")]
 extern "C" {
@@ -82,7 +83,7 @@ async fn add_in_module(
     progress: &Function,
     cancel: &CancelToken,
 ) -> Result<Book> {
-    let pace = super::browser_pace::BrowserPace::new();
+    let pace = BrowserPace::new();
     library
         .add_book_lexical(new.into_new_book(), &js_progress(progress), cancel, &pace)
         .await
@@ -222,7 +223,7 @@ impl Ingestion {
         if self.model_in_module && !library.load(id).await?.book.has_vectors() {
             cancel.run(self.load_model(id, &progress)).await?;
         }
-        let pace = super::browser_pace::BrowserPace::new();
+        let pace = BrowserPace::new();
         library
             .embed_pending(id, progress.as_ref(), cancel, &pace)
             .await?;

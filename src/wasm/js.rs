@@ -8,14 +8,16 @@ use wasm_bindgen::{JsCast, JsValue};
 
 use crate::error::{Error, Result};
 use crate::retrieval::minilm::safetensors::FileBytes;
+use crate::web::{from_js_text, to_js_text, JsonTextError};
 
 /// Converts a Rust value to a plain JS value (objects, not `Map`s; numbers, not `BigInt`s).
 ///
 /// Goes through JSON text (`JSON.parse`), so one serializer serves the wasm.
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue> {
-    let text = serde_json::to_string(value)
-        .map_err(|e| Error::config(format!("cannot convert a value for JS: {e}")))?;
-    js_sys::JSON::parse(&text).map_err(|_| Error::config("cannot convert a value for JS: not JSON"))
+    to_js_text(value).map_err(|e| match e {
+        JsonTextError::Serde(e) => Error::config(format!("cannot convert a value for JS: {e}")),
+        JsonTextError::NotJson => Error::config("cannot convert a value for JS: not JSON"),
+    })
 }
 
 /// Converts a plain JS value from the host, naming `what` it was in the error.
@@ -23,11 +25,10 @@ pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue> {
 /// Goes through JSON text so that `deny_unknown_fields` catches misspelt
 /// options (a direct conversion reads only the fields it knows).
 pub fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T> {
-    let text = js_sys::JSON::stringify(&value)
-        .ok()
-        .and_then(|s| s.as_string())
-        .ok_or_else(|| Error::config(format!("invalid {what}: not a plain JSON value")))?;
-    serde_json::from_str(&text).map_err(|e| Error::config(format!("invalid {what}: {e}")))
+    from_js_text(&value).map_err(|e| match e {
+        JsonTextError::Serde(e) => Error::config(format!("invalid {what}: {e}")),
+        JsonTextError::NotJson => Error::config(format!("invalid {what}: not a plain JSON value")),
+    })
 }
 
 /// Reads a string argument, or a `Config` error naming it.

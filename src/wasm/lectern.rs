@@ -21,7 +21,6 @@ use super::mention_resolver::JsMentionResolver;
 use super::options::read_options;
 use super::panic_guard::{self, check_js, guarded_promise};
 use super::send_options::{read_send_options, turn_error_to_js};
-use super::web_locks::WebLocks;
 use super::worker_embedder::WorkerEmbedder;
 use crate::agent::OpenOptions;
 use crate::agent::{
@@ -31,15 +30,15 @@ use crate::cancel::CancelToken;
 use crate::domain::NewConversation;
 use crate::error::{Error, Result, StorageReason};
 use crate::events::{Event, EventKind, EventSink};
-use crate::http::FetchTransport;
 use crate::provider::{provider_for, with_policy, CustomSettings, Model, ProviderConfig, ProviderKind};
 use crate::retrieval::config::EmbedderConfig;
 use crate::retrieval::embed::Embedder;
 use crate::retrieval::library::Library;
-use crate::storage::{
-    BookStore, IndexedDbOptions, IndexedDbStore, MemoryStore, Store, DEFAULT_BLOCKED_TIMEOUT_MS,
+use crate::storage::{BookStore, MemoryStore, Store};
+use crate::time::Clock;
+use crate::web::{
+    BrowserClock, FetchTransport, IndexedDbOptions, IndexedDbStore, WebLocks, DEFAULT_BLOCKED_TIMEOUT_MS,
 };
-use crate::time::{BrowserClock, Clock};
 
 #[wasm_bindgen]
 extern "C" {

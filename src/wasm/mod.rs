@@ -13,7 +13,6 @@
 
 mod abort_signal;
 mod book_input;
-mod browser_pace;
 mod embedders;
 pub mod js;
 mod js_embedder;
@@ -37,8 +36,6 @@ mod custom_provider;
 mod event_stream;
 #[cfg(feature = "page")]
 mod ingest_worker;
-#[cfg(feature = "page")]
-mod intl_zones;
 #[cfg(feature = "page")]
 mod js_tool;
 #[cfg(feature = "page")]
@@ -67,8 +64,6 @@ mod subscribe_api;
 mod test_support;
 #[cfg(feature = "page")]
 mod typescript;
-#[cfg(feature = "page")]
-mod web_locks;
 #[cfg(feature = "page")]
 mod worker_embedder;
 

@@ -9,7 +9,6 @@ use wasm_bindgen::prelude::*;
 
 use super::abort_signal::link_signal;
 use super::book_input::read_book_input;
-use super::browser_pace::BrowserPace;
 use super::embedders;
 use super::js::{error_to_js, from_js, to_js};
 use super::minilm_files::on_bytes_to;
@@ -22,6 +21,7 @@ use crate::retrieval::prepare::prepare_book;
 use crate::retrieval::prepared_wire::encode_prepared;
 use crate::retrieval::vector::VectorSet;
 use crate::retrieval::{index::build_index, index_settings::IndexSettings};
+use crate::web::BrowserPace;
 
 /// Runs one ingestion job: `job` is `{ bookId, book, chunking, inPage? }`
 /// (`inPage`: yield to the page's event loop often). Resolves with the

@@ -1,7 +1,7 @@
 //! The behaviour every [`Store`] must show, as one suite of async checks.
 //!
 //! Native tests run it against [`MemoryStore`](lectern::storage::MemoryStore); browser
-//! tests run the same functions against `IndexedDbStore`. Each case gets a
+//! tests run the same functions against `lectern::web::IndexedDbStore`. Each case gets a
 //! fresh, empty store from the factory and panics with its name on failure.
 #![allow(dead_code)]
 

@@ -8,7 +8,8 @@ use crate::support::web_support;
 
 use js_sys::{Function, Reflect};
 use lectern::retrieval::lexical::{encode, LexicalIndex};
-use lectern::storage::{BookStore, IndexedDbStore};
+use lectern::storage::BookStore;
+use lectern::web::IndexedDbStore;
 use serde_json::{json, Value};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;

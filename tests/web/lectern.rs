@@ -3,8 +3,8 @@
 
 use crate::support::web_support;
 
-use lectern::storage::IndexedDbStore;
 use lectern::wasm::Lectern;
+use lectern::web::IndexedDbStore;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;

@@ -10,8 +10,9 @@ use std::future::{Future, IntoFuture};
 use futures::future::{select, Either};
 use idb::{DatabaseEvent, Factory, KeyPath, ObjectStoreParams, TransactionMode};
 use lectern::error::StorageReason;
-use lectern::storage::{IndexedDbOptions, IndexedDbStore, Store, INDEXEDDB_SCHEMA_VERSION};
+use lectern::storage::Store;
 use lectern::wasm::Lectern;
+use lectern::web::{IndexedDbOptions, IndexedDbStore, INDEXEDDB_SCHEMA_VERSION};
 use serde_json::json;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
@@ -149,6 +150,7 @@ async fn a_store_closed_by_another_connection_or_by_close_refuses_calls_as_close
     for error in [
         store.conversations().await.expect_err("closed"),
         store.conversation("x").await.expect_err("closed"),
+        store.recent_messages("x", None, 10).await.expect_err("closed"),
     ] {
         assert_eq!(error.storage_reason(), Some(StorageReason::Closed), "{error}");
     }
@@ -158,8 +160,12 @@ async fn a_store_closed_by_another_connection_or_by_close_refuses_calls_as_close
     let other = unique("closed-by-close");
     let store = IndexedDbStore::open(&other).await.unwrap();
     store.close();
-    let error = store.runs().await.expect_err("closed");
-    assert_eq!(error.storage_reason(), Some(StorageReason::Closed), "{error}");
+    for error in [
+        store.runs().await.expect_err("closed"),
+        store.recent_messages("x", None, 10).await.expect_err("closed"),
+    ] {
+        assert_eq!(error.storage_reason(), Some(StorageReason::Closed), "{error}");
+    }
     drop(store);
     IndexedDbStore::delete_database(&other).await.unwrap();
 }

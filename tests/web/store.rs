@@ -4,7 +4,8 @@ use crate::support::conformance;
 use crate::support::web_support;
 
 use lectern::domain::{Conversation, Message, Role};
-use lectern::storage::{IndexedDbStore, Store};
+use lectern::storage::Store;
+use lectern::web::IndexedDbStore;
 use wasm_bindgen_test::*;
 use web_support::unique;
 
@@ -71,7 +72,7 @@ async fn database_is_created_at_the_current_schema_version() {
     store.close();
     let factory = idb::Factory::new().unwrap();
     let db = factory.open(&name, None).unwrap().await.unwrap();
-    assert_eq!(db.version().unwrap(), lectern::storage::INDEXEDDB_SCHEMA_VERSION);
+    assert_eq!(db.version().unwrap(), lectern::web::INDEXEDDB_SCHEMA_VERSION);
     let mut stores = db.store_names();
     stores.sort();
     assert_eq!(
@@ -159,7 +160,7 @@ async fn a_version_1_database_is_upgraded_in_place() {
     store.close();
     drop(store);
     let db = factory.open(&name, None).unwrap().await.unwrap();
-    assert_eq!(db.version().unwrap(), lectern::storage::INDEXEDDB_SCHEMA_VERSION);
+    assert_eq!(db.version().unwrap(), lectern::web::INDEXEDDB_SCHEMA_VERSION);
     assert!(
         db.store_names().contains(&"pages".to_owned()),
         "the version-5 pages store exists"

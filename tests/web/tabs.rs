@@ -8,7 +8,7 @@ use crate::support::web_support;
 use std::cell::Cell;
 
 use js_sys::Function;
-use lectern::storage::IndexedDbStore;
+use lectern::web::IndexedDbStore;
 use serde_json::json;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;

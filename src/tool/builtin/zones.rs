@@ -1,5 +1,5 @@
 //! The time-zone seam of `current_datetime`: the browser's `Intl` in the
-//! wasm build (`wasm/intl_zones.rs`), a fixed table for native tests.
+//! wasm build (`web/zones.rs`), a fixed table for native tests.
 
 use serde::Serialize;
 

@@ -4,14 +4,12 @@
 
 use idb::{Database, Transaction};
 
-use super::indexeddb::{
-    finish, idb_error, idb_error_while, to_js, write_transaction, CONVERSATIONS, MESSAGES, PENDING_TURNS,
-    TOOL_CALLS,
-};
-use super::indexeddb_grants::APPROVAL_GRANTS;
-use super::indexeddb_usage::USAGE_TOTALS;
-use super::ConversationImport;
+use super::errors::{idb_error, idb_error_while};
+use super::record::to_record;
+use super::schema::{APPROVAL_GRANTS, CONVERSATIONS, MESSAGES, PENDING_TURNS, TOOL_CALLS, USAGE_TOTALS};
+use super::tx::{finish, write_transaction};
 use crate::error::Result;
+use crate::storage::ConversationImport;
 
 /// `Store::import_conversation`.
 pub(super) async fn import_conversation(db: &Database, mut import: ConversationImport) -> Result<()> {
@@ -30,34 +28,35 @@ pub(super) async fn import_conversation(db: &Database, mut import: ConversationI
     finish(tx, guard, outcome).await
 }
 
+/// The body of `import_conversation`, inside its read-write transaction.
 async fn import_in(tx: &Transaction, import: ConversationImport) -> Result<()> {
     // Every record encoded first, then added in one loop: one small future
     // rather than one per record type (the wasm stays smaller).
     let id = &import.conversation.id;
     let mut records = vec![(
         CONVERSATIONS,
-        to_js(&import.conversation)?,
+        to_record(&import.conversation)?,
         format!("conversation {id}"),
     )];
     for message in &import.messages {
-        records.push((MESSAGES, to_js(message)?, format!("message {}", message.id)));
+        records.push((MESSAGES, to_record(message)?, format!("message {}", message.id)));
     }
     for record in &import.tool_calls {
         records.push((
             TOOL_CALLS,
-            to_js(record)?,
+            to_record(record)?,
             format!("tool-call record {}", record.id),
         ));
     }
     for turn in import.pending_turns {
         let what = format!("paused turn {}", turn.turn_id);
-        records.push((PENDING_TURNS, to_js(&turn.pruned())?, what));
+        records.push((PENDING_TURNS, to_record(&turn.pruned())?, what));
     }
-    records.push((USAGE_TOTALS, to_js(&import.usage)?, "usage totals".to_owned()));
+    records.push((USAGE_TOTALS, to_record(&import.usage)?, "usage totals".to_owned()));
     for grant in &import.grants {
         records.push((
             APPROVAL_GRANTS,
-            to_js(grant)?,
+            to_record(grant)?,
             format!("grant of {}", grant.tool_name),
         ));
     }

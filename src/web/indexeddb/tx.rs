@@ -1,15 +1,20 @@
-//! IndexedDB transactions and their failures: opening one on a possibly
-//! closed connection, committing one and *checking* that it committed, and
-//! every `DOMException` turned into an [`Error::Storage`] with its reason.
+//! IndexedDB transactions: opening one on a possibly closed connection,
+//! committing one and *checking* that it committed, aborting a write given up
+//! halfway; and the reads every store shares (one record, all of a store, all
+//! of one owner, whether a key exists).
 
-use idb::{Database, Transaction, TransactionMode, TransactionResult};
-use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{DomException, IdbTransaction};
+use idb::{Database, Query, Transaction, TransactionMode, TransactionResult};
+use serde::de::DeserializeOwned;
+use wasm_bindgen::JsValue;
+use web_sys::IdbTransaction;
 
+use super::errors::{aborted, exception_of, idb_error};
+use super::keys::owner_range;
+use super::record::from_record;
 use crate::error::{Error, Result, StorageReason};
 
 /// Why a call on a closed connection fails.
-pub(super) const CLOSED: &str = "the IndexedDB connection is closed (by close(), or because another tab \
+const CLOSED: &str = "the IndexedDB connection is closed (by close(), or because another tab \
                                  opened a newer version of the database or deleted it)";
 
 /// A transaction over `stores`; on a closed connection, a `closed` error.
@@ -79,73 +84,54 @@ pub(super) async fn finish<T>(tx: Transaction, mut guard: AbortOnDrop, outcome: 
     }
 }
 
-/// The error of a transaction that aborted, for the cause `error` names.
-fn aborted(error: Option<DomException>) -> Error {
-    match error {
-        Some(e) => {
-            let reason = match StorageReason::from_dom_exception(&e.name()) {
-                StorageReason::Unknown => StorageReason::Aborted,
-                reason => reason,
-            };
-            Error::storage_because(
-                reason,
-                format!(
-                    "the write was aborted and nothing of it was stored: {}: {}",
-                    e.name(),
-                    e.message()
-                ),
-            )
-        }
-        None => Error::storage_because(
-            StorageReason::Aborted,
-            "the write was aborted and nothing of it was stored",
-        ),
-    }
+/// One record by key, read in a short transaction of its own.
+pub(super) async fn get_record<T: DeserializeOwned>(
+    db: &Database,
+    store: &str,
+    key: &str,
+) -> Result<Option<T>> {
+    let tx = transaction(db, &[store], TransactionMode::ReadOnly)?;
+    let found = tx
+        .object_store(store)
+        .map_err(idb_error)?
+        .get(JsValue::from_str(key))
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)?;
+    found.map(from_record).transpose()
 }
 
-/// An IndexedDB failure as a storage error, its reason read from the `DOMException`.
-pub(super) fn idb_error(error: idb::Error) -> Error {
-    idb_error_while("IndexedDB", error)
+/// Every record of a store, read in a short transaction of its own.
+pub(super) async fn all_records<T: DeserializeOwned>(db: &Database, store: &str) -> Result<Vec<T>> {
+    let tx = transaction(db, &[store], TransactionMode::ReadOnly)?;
+    let values = tx
+        .object_store(store)
+        .map_err(idb_error)?
+        .get_all(None, None)
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)?;
+    values.into_iter().map(from_record).collect()
 }
 
-/// [`idb_error`], its message starting with what was being done.
-pub(super) fn idb_error_while(doing: &str, error: idb::Error) -> Error {
-    let reason = exception_of(&error).map_or(StorageReason::Unknown, |e| {
-        StorageReason::from_dom_exception(&e.name())
-    });
-    Error::storage_because(reason, format!("{doing}: {error}"))
+/// Every record of `store` keyed `[owner_id, n]` (a conversation's messages, a book's chunks), in key order, within `tx`.
+pub(super) async fn owned_records(tx: &Transaction, store: &str, owner_id: &str) -> Result<Vec<JsValue>> {
+    tx.object_store(store)
+        .map_err(idb_error)?
+        .get_all(Some(owner_range(owner_id)?), None)
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)
 }
 
-/// The `DOMException` an IndexedDB failure carries, if it carries one.
-pub(super) fn exception_of(error: &idb::Error) -> Option<DomException> {
-    use idb::Error as E;
-    let value: &JsValue = match error {
-        E::DomException(e) => return Some(e.clone()),
-        E::AddFailed(v)
-        | E::ClearFailed(v)
-        | E::CountFailed(v)
-        | E::DeleteFailed(v)
-        | E::GetAllFailed(v)
-        | E::GetAllKeysFailed(v)
-        | E::GetFailed(v)
-        | E::GetKeyFailed(v)
-        | E::UpdateFailed(v)
-        | E::OpenCursorFailed(v)
-        | E::OpenKeyCursorFailed(v)
-        | E::CursorAdvanceFailed(v)
-        | E::CursorContinueFailed(v)
-        | E::CursorKeyNotFound(v)
-        | E::ObjectStoreNotFound(v)
-        | E::IndexNotFound(v)
-        | E::ObjectStoreCreateFailed(v)
-        | E::IndexCreateFailed(v)
-        | E::KeyRangeCreateFailed(v)
-        | E::TransactionOpenFailed(v)
-        | E::TransactionCommitError(v)
-        | E::TransactionAbortError(v)
-        | E::IndexedDbOpenFailed(v)
-        | E::IndexedDbDeleteFailed(v) => v,
-        _ => return None,
-    };
-    value.dyn_ref::<DomException>().cloned()
+/// Whether `store` holds a record keyed `key` (a conversation, a book), within `tx`.
+pub(super) async fn exists(tx: &Transaction, store: &str, key: &str) -> Result<bool> {
+    let count = tx
+        .object_store(store)
+        .map_err(idb_error)?
+        .count(Some(Query::Key(JsValue::from_str(key))))
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)?;
+    Ok(count > 0)
 }

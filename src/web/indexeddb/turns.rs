@@ -8,21 +8,24 @@ use std::collections::HashSet;
 use idb::{Database, Query, Transaction, TransactionMode};
 use wasm_bindgen::JsValue;
 
-use super::indexeddb::{
-    all_records, append_in, commit as commit_tx, conversation_exists, finish, from_js, get_record, idb_error,
-    owned_records, owner_range, to_js, transaction, write_transaction, CONVERSATIONS, MESSAGES,
-    PENDING_TURNS, RUNS, TOOL_CALLS,
+use super::errors::idb_error;
+use super::grants::put_grants_in;
+use super::keys::owner_range;
+use super::messages::append_in;
+use super::open_turns;
+use super::record::{from_record, to_record};
+use super::schema::{
+    APPROVAL_GRANTS, BY_CONVERSATION, CONVERSATIONS, MESSAGES, OPEN_TURNS, PENDING_TURNS, RUNS, TOOL_CALLS,
 };
-use super::indexeddb_grants::{put_grants_in, APPROVAL_GRANTS};
-use super::indexeddb_open_turns::{self as open_turns, OPEN_TURNS};
-use super::{check_revision, TurnWrite};
+use super::tx::{
+    all_records, commit as commit_tx, exists, finish, get_record, owned_records, transaction,
+    write_transaction,
+};
 use crate::domain::Message;
 use crate::domain::PendingTurn;
 use crate::domain::{RunRecord, ToolCallRecord};
 use crate::error::{Error, Result};
-
-/// The index of `pendingTurns` by conversation.
-pub(super) const BY_CONVERSATION: &str = "byConversation";
+use crate::storage::{check_revision, TurnWrite};
 
 /// `Store::commit`: one read-write transaction over messages, tool calls, paused turns and grants.
 pub(super) async fn commit(db: &Database, write: TurnWrite) -> Result<Vec<Message>> {
@@ -39,8 +42,8 @@ pub(super) async fn commit(db: &Database, write: TurnWrite) -> Result<Vec<Messag
     finish(tx, guard, outcome).await
 }
 
+/// The body of `commit`, inside its read-write transaction.
 async fn commit_in(tx: &Transaction, write: TurnWrite) -> Result<Vec<Message>> {
-    let conversations = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
     let mut owners: HashSet<&str> = write
         .tool_calls
         .iter()
@@ -52,7 +55,7 @@ async fn commit_in(tx: &Transaction, write: TurnWrite) -> Result<Vec<Message>> {
     owners.extend(write.grants.iter().map(|g| g.conversation_id.as_str()));
     owners.extend(write.open_turn.as_ref().map(|c| c.conversation_id()));
     for owner in owners {
-        if !conversation_exists(&conversations, owner).await? {
+        if !exists(tx, CONVERSATIONS, owner).await? {
             return Err(Error::not_found("conversation", owner));
         }
     }
@@ -63,7 +66,7 @@ async fn commit_in(tx: &Transaction, write: TurnWrite) -> Result<Vec<Message>> {
             .map_err(idb_error)?
             .await
             .map_err(idb_error)?
-            .map(from_js::<PendingTurn>)
+            .map(from_record::<PendingTurn>)
             .transpose()?;
         check_revision(stored.as_ref(), pending)?;
     }
@@ -71,14 +74,14 @@ async fn commit_in(tx: &Transaction, write: TurnWrite) -> Result<Vec<Message>> {
     let records = tx.object_store(TOOL_CALLS).map_err(idb_error)?;
     for record in &write.tool_calls {
         records
-            .put(&to_js(record)?, None)
+            .put(&to_record(record)?, None)
             .map_err(idb_error)?
             .await
             .map_err(idb_error)?;
     }
     if let Some(pending) = write.pending {
         pending_store
-            .put(&to_js(&pending.pruned())?, None)
+            .put(&to_record(&pending.pruned())?, None)
             .map_err(idb_error)?
             .await
             .map_err(idb_error)?;
@@ -110,7 +113,7 @@ pub(super) async fn pending_turns(db: &Database, conversation_id: Option<&str>) 
                 .map_err(idb_error)?
                 .await
                 .map_err(idb_error)?;
-            values.into_iter().map(from_js).collect::<Result<_>>()?
+            values.into_iter().map(from_record).collect::<Result<_>>()?
         }
     };
     Ok(turns)
@@ -119,12 +122,11 @@ pub(super) async fn pending_turns(db: &Database, conversation_id: Option<&str>) 
 /// `Store::tool_calls`.
 pub(super) async fn tool_calls(db: &Database, conversation_id: &str) -> Result<Vec<ToolCallRecord>> {
     let tx = transaction(db, &[CONVERSATIONS, TOOL_CALLS], TransactionMode::ReadOnly)?;
-    let conversations = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
-    if !conversation_exists(&conversations, conversation_id).await? {
+    if !exists(&tx, CONVERSATIONS, conversation_id).await? {
         return Err(Error::not_found("conversation", conversation_id));
     }
     let values = owned_records(&tx, TOOL_CALLS, conversation_id).await?;
-    values.into_iter().map(from_js).collect()
+    values.into_iter().map(from_record).collect()
 }
 
 /// Deletes a conversation's tool-call records and paused turns, inside `delete_conversation`'s transaction.
@@ -154,7 +156,7 @@ pub(super) async fn put_run(db: &Database, run: &RunRecord) -> Result<()> {
     let tx = transaction(db, &[RUNS], TransactionMode::ReadWrite)?;
     tx.object_store(RUNS)
         .map_err(idb_error)?
-        .put(&to_js(run)?, None)
+        .put(&to_record(run)?, None)
         .map_err(idb_error)?
         .await
         .map_err(idb_error)?;

@@ -10,14 +10,14 @@ use futures::future::LocalBoxFuture;
 use js_sys::Reflect;
 use wasm_bindgen::JsValue;
 
+use super::clock::BrowserClock;
 use crate::retrieval::prepare::Pace;
-use crate::time::{BrowserClock, Clock};
+use crate::time::Clock;
 
 /// Work between two yields in the page, in milliseconds (under a 16 ms frame).
 const SLICE_MS: f64 = 10.0;
 
 /// Work between two yields in the worker, in milliseconds.
-#[cfg(feature = "ingest")]
 const WORKER_SLICE_MS: f64 = 100.0;
 
 /// Texts the hashed embedder gets per call while paced (a few ms of work).
@@ -44,13 +44,19 @@ impl BrowserPace {
     }
 
     /// The worker's pace: longer slices, and a local embedder's own batches.
-    #[cfg(feature = "ingest")]
     pub fn in_worker() -> Self {
         BrowserPace {
             slice_ms: WORKER_SLICE_MS,
             local_batch: None,
             ..BrowserPace::new()
         }
+    }
+}
+
+impl Default for BrowserPace {
+    /// The page's pace ([`BrowserPace::new`]).
+    fn default() -> Self {
+        BrowserPace::new()
     }
 }
 

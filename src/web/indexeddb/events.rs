@@ -2,20 +2,17 @@
 //! `[conversationId, turnId, seq]` (so a conversation's key range lists and
 //! deletes them) with a `byTurn` index for `replay` (schema version 7).
 
-use idb::{Database, IndexParams, KeyPath, ObjectStoreParams, Query, TransactionMode};
+use idb::{Database, Query, Transaction, TransactionMode};
 use js_sys::Array;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
 
-use super::indexeddb::{
-    commit, conversation_exists, from_js, idb_error, owner_range, to_js, transaction, CONVERSATIONS,
-};
+use super::errors::idb_error;
+use super::keys::owner_range;
+use super::record::{from_record, to_record};
+use super::schema::{BY_TURN, CONVERSATIONS, TURN_EVENTS};
+use super::tx::{commit, exists, transaction};
 use crate::error::{Error, Result};
-
-/// Recorded events (schema version 7).
-pub(super) const TURN_EVENTS: &str = "turnEvents";
-/// The index of `turnEvents` by `turnId`.
-const BY_TURN: &str = "byTurn";
 
 /// One recorded event, as stored.
 #[derive(Serialize, Deserialize)]
@@ -27,15 +24,6 @@ struct StoredEvent {
     event: serde_json::Value,
 }
 
-/// The recorded events store (part of schema step 7).
-pub(super) fn events_v7(db: &Database) -> std::result::Result<(), idb::Error> {
-    let mut params = ObjectStoreParams::new();
-    params.key_path(Some(KeyPath::new_array(["conversationId", "turnId", "seq"])));
-    let store = db.create_object_store(TURN_EVENTS, params)?;
-    store.create_index(BY_TURN, KeyPath::new_single("turnId"), Some(IndexParams::new()))?;
-    Ok(())
-}
-
 /// `Store::append_turn_events`: numbers them after the turn's kept ones, in one transaction.
 pub(super) async fn append_turn_events(
     db: &Database,
@@ -44,8 +32,7 @@ pub(super) async fn append_turn_events(
     events: Vec<serde_json::Value>,
 ) -> Result<()> {
     let tx = transaction(db, &[CONVERSATIONS, TURN_EVENTS], TransactionMode::ReadWrite)?;
-    let conversations = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
-    if !conversation_exists(&conversations, conversation_id).await? {
+    if !exists(&tx, CONVERSATIONS, conversation_id).await? {
         let _ = tx.abort();
         return Err(Error::not_found("conversation", conversation_id));
     }
@@ -65,7 +52,7 @@ pub(super) async fn append_turn_events(
             event,
         };
         store
-            .put(&to_js(&record)?, None)
+            .put(&to_record(&record)?, None)
             .map_err(idb_error)?
             .await
             .map_err(idb_error)?;
@@ -85,7 +72,7 @@ pub(super) async fn turn_events(db: &Database, turn_id: &str) -> Result<Vec<serd
         .map_err(idb_error)?
         .await
         .map_err(idb_error)?;
-    let mut stored: Vec<StoredEvent> = values.into_iter().map(from_js).collect::<Result<_>>()?;
+    let mut stored: Vec<StoredEvent> = values.into_iter().map(from_record).collect::<Result<_>>()?;
     stored.sort_by_key(|s| s.seq);
     Ok(stored.into_iter().map(|s| s.event).collect())
 }
@@ -93,8 +80,7 @@ pub(super) async fn turn_events(db: &Database, turn_id: &str) -> Result<Vec<serd
 /// `Store::recorded_turns`: the distinct turn ids among the conversation's keys.
 pub(super) async fn recorded_turns(db: &Database, conversation_id: &str) -> Result<Vec<String>> {
     let tx = transaction(db, &[CONVERSATIONS, TURN_EVENTS], TransactionMode::ReadOnly)?;
-    let conversations = tx.object_store(CONVERSATIONS).map_err(idb_error)?;
-    if !conversation_exists(&conversations, conversation_id).await? {
+    if !exists(&tx, CONVERSATIONS, conversation_id).await? {
         return Err(Error::not_found("conversation", conversation_id));
     }
     let keys = tx
@@ -118,7 +104,7 @@ pub(super) async fn recorded_turns(db: &Database, conversation_id: &str) -> Resu
 }
 
 /// Deletes a conversation's recorded events inside `tx` (its deletion's transaction).
-pub(super) async fn delete_events_in(tx: &idb::Transaction, conversation_id: &str) -> Result<()> {
+pub(super) async fn delete_events_in(tx: &Transaction, conversation_id: &str) -> Result<()> {
     tx.object_store(TURN_EVENTS)
         .map_err(idb_error)?
         .delete(owner_range(conversation_id)?)

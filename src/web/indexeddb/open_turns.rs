@@ -2,24 +2,17 @@
 //! turnId]` (schema version 8). Written and deleted inside a turn's step
 //! commits; read by `interruptedTurns` and `resumeTurn`.
 
-use idb::{Database, KeyPath, ObjectStoreParams, Transaction};
+use idb::{Database, Transaction, TransactionMode};
 use js_sys::Array;
 use wasm_bindgen::JsValue;
 
-use super::indexeddb::{all_records, from_js, idb_error, owned_records, owner_range, to_js, transaction};
+use super::errors::idb_error;
+use super::keys::owner_range;
+use super::record::{from_record, to_record};
+use super::schema::OPEN_TURNS;
+use super::tx::{all_records, owned_records, transaction};
 use crate::domain::{OpenTurn, OpenTurnChange};
 use crate::error::Result;
-
-/// Open-turn records, keyed by `[conversationId, turnId]` (schema version 8).
-pub(super) const OPEN_TURNS: &str = "openTurns";
-
-/// The open-turns store (schema step 8). Older databases simply have no open turns.
-pub(super) fn open_turns_v8(db: &Database) -> std::result::Result<(), idb::Error> {
-    let mut params = ObjectStoreParams::new();
-    params.key_path(Some(KeyPath::new_array(["conversationId", "turnId"])));
-    db.create_object_store(OPEN_TURNS, params)?;
-    Ok(())
-}
 
 /// Applies a step commit's change to the open-turn record within `tx`.
 pub(super) async fn apply_in(tx: &Transaction, change: &OpenTurnChange) -> Result<()> {
@@ -27,7 +20,7 @@ pub(super) async fn apply_in(tx: &Transaction, change: &OpenTurnChange) -> Resul
     match change {
         OpenTurnChange::Put(turn) => {
             store
-                .put(&to_js(turn)?, None)
+                .put(&to_record(turn)?, None)
                 .map_err(idb_error)?
                 .await
                 .map_err(idb_error)?;
@@ -62,7 +55,7 @@ pub(super) async fn open_turns(db: &Database, conversation_id: Option<&str>) -> 
     let Some(id) = conversation_id else {
         return all_records(db, OPEN_TURNS).await;
     };
-    let tx = transaction(db, &[OPEN_TURNS], idb::TransactionMode::ReadOnly)?;
+    let tx = transaction(db, &[OPEN_TURNS], TransactionMode::ReadOnly)?;
     let values = owned_records(&tx, OPEN_TURNS, id).await?;
-    values.into_iter().map(from_js).collect()
+    values.into_iter().map(from_record).collect()
 }

@@ -1,0 +1,48 @@
+//! Records as the JS objects IndexedDB stores: serde records through the
+//! JSON-text codec, with failures as storage `data` errors, and the fields
+//! of a record built by hand (typed arrays, pages).
+
+use js_sys::{Object, Reflect};
+use serde::{de::DeserializeOwned, Serialize};
+use wasm_bindgen::JsValue;
+
+use crate::error::{Error, Result, StorageReason};
+use crate::web::{from_js_text, to_js_text, JsonTextError};
+
+/// A record as the JS object IndexedDB stores, through JSON text: the same
+/// plain objects, arrays, strings, numbers, booleans and `null`s a direct
+/// conversion makes (records hold no bytes, `Map`s or `undefined`; vectors and
+/// snapshots are typed arrays written apart), with one serializer in the wasm.
+pub(super) fn to_record<T: Serialize>(value: &T) -> Result<JsValue> {
+    to_js_text(value).map_err(|e| match e {
+        JsonTextError::Serde(e) => {
+            Error::storage_because(StorageReason::Data, format!("cannot encode record: {e}"))
+        }
+        JsonTextError::NotJson => {
+            Error::storage_because(StorageReason::Data, "cannot encode record as a JS object")
+        }
+    })
+}
+
+/// A stored record back, through JSON text (one deserializer in the wasm,
+/// shared with the JS API's inputs).
+pub(super) fn from_record<T: DeserializeOwned>(value: JsValue) -> Result<T> {
+    // Through a `Value`: its per-type deserializers are far smaller than the text parser's.
+    from_js_text::<serde_json::Value>(&value)
+        .and_then(|value| serde_json::from_value(value).map_err(JsonTextError::Serde))
+        .map_err(|e| match e {
+            JsonTextError::Serde(e) => {
+                Error::storage_because(StorageReason::Data, format!("cannot decode record: {e}"))
+            }
+            JsonTextError::NotJson => {
+                Error::storage_because(StorageReason::Data, "cannot decode record: not plain JSON")
+            }
+        })
+}
+
+/// Sets the field `key` of a record built by hand.
+pub(super) fn set_field(object: &Object, key: &str, value: &JsValue) -> Result<()> {
+    Reflect::set(object, &key.into(), value)
+        .map(|_| ())
+        .map_err(|_| Error::storage(format!("cannot build the {key} field")))
+}
