@@ -18,6 +18,7 @@ pub mod hnsw;
 pub mod index;
 pub mod index_builder;
 pub mod index_settings;
+pub mod ingest_job;
 pub mod kernels;
 pub mod lexical;
 pub mod library;

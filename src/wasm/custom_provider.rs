@@ -18,8 +18,10 @@ use web_sys::AbortController;
 use super::js::{describe_js, to_js};
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
+use crate::provider::event_parts::{decode_events, EventStream};
 use crate::provider::openai::{parts_from_response, request_body, ChunkDecoder, OpenAiSettings};
-use crate::provider::{Model, ModelRequest, PartStream, StreamPart};
+use crate::provider::sse::SseEvent;
+use crate::provider::{error_for, Model, ModelRequest, PartStream};
 use crate::web::{from_js_text, JsonTextError};
 
 /// A [`Model`] that calls a host function.
@@ -49,32 +51,20 @@ impl JsFunctionModel {
     }
 }
 
-/// The typed error for something the host function threw.
+/// The typed error for something the host function threw: a `status` maps
+/// as an HTTP status would (`retryAfterMs` with 429), none is a `Connection` error.
 fn thrown(value: &JsValue) -> Error {
-    let status = Reflect::get(value, &"status".into())
-        .ok()
-        .and_then(|s| s.as_f64());
+    let number = |key: &str| Reflect::get(value, &key.into()).ok().and_then(|v| v.as_f64());
     let message = describe_js(value);
-    match status.map(|s| s as u16) {
-        Some(401 | 403) => Error::Auth {
-            status: status.unwrap_or_default() as u16,
-            body: message,
-        },
-        Some(429) => Error::RateLimited {
-            retry_after_ms: Reflect::get(value, &"retryAfterMs".into())
-                .ok()
-                .and_then(|v| v.as_f64())
-                .map(|ms| ms.max(0.0) as u64),
-        },
-        Some(status) => Error::Api {
-            status,
-            body: message,
-        },
+    match number("status") {
+        Some(status) => {
+            let retry_after_ms = number("retryAfterMs").map(|ms| ms.max(0.0) as u64);
+            error_for(status as u16, &message, retry_after_ms)
+        }
         None => Error::connection(format!("the custom provider failed: {message}")),
     }
 }
 
-/// What the host function returned (an answer, a chunk), as JSON.
 fn to_json(value: &JsValue) -> Result<Value> {
     from_js_text(value).map_err(|e| match e {
         JsonTextError::Serde(e) => Error::protocol(format!("the custom provider returned bad JSON: {e}")),
@@ -113,60 +103,67 @@ fn call_options(cancel: &CancelToken) -> Result<(JsValue, AbortOnDrop)> {
     Ok((options.into(), AbortOnDrop(controller)))
 }
 
-/// Reads an async iterator of chunks into parts, one `next()` at a time.
-fn chunk_stream(iterator: JsValue, cancel: CancelToken, guard: AbortOnDrop) -> PartStream {
+/// The chunks of an async iterator as events, one `next()` at a time as
+/// they are asked for: each chunk's JSON text, then the `[DONE]` marker when
+/// the iterator ends. A failed `next()` is the last item, and the iterator
+/// is told to `return()`. The guard aborts the call's signal once the events
+/// are dropped (read to their end, or given up).
+fn iterator_events(iterator: JsValue, cancel: CancelToken, guard: AbortOnDrop) -> EventStream {
     struct State {
         iterator: JsValue,
-        decoder: ChunkDecoder,
-        queue: std::collections::VecDeque<Result<StreamPart>>,
-        ended: bool,
         cancel: CancelToken,
+        ended: bool,
         _guard: AbortOnDrop,
     }
     let state = State {
         iterator,
-        decoder: ChunkDecoder::new(),
-        queue: Default::default(),
-        ended: false,
         cancel,
+        ended: false,
         _guard: guard,
     };
     Box::pin(futures::stream::unfold(state, |mut s| async move {
-        loop {
-            if let Some(item) = s.queue.pop_front() {
-                return Some((item, s));
-            }
-            if s.ended {
-                return None;
-            }
-            match next_chunk(&s.iterator, &s.cancel).await {
-                Ok(Some(chunk)) => {
-                    let mut parts = Vec::new();
-                    let decoded = to_json(&chunk).and_then(|json| s.decoder.decode_chunk(&json, &mut parts));
-                    s.queue.extend(parts.into_iter().map(Ok));
-                    if let Err(e) = decoded {
-                        s.queue.push_back(Err(e));
-                        s.ended = true;
-                    }
-                }
-                Ok(None) => {
-                    let mut parts = Vec::new();
-                    s.decoder.done(&mut parts);
-                    s.queue.extend(parts.into_iter().map(Ok));
-                    s.ended = true;
-                }
-                Err(e) => {
-                    if let Ok(stop) = Reflect::get(&s.iterator, &"return".into()) {
-                        if let Some(stop) = stop.dyn_ref::<Function>() {
-                            let _ = stop.call0(&s.iterator);
-                        }
-                    }
-                    s.queue.push_back(Err(e));
-                    s.ended = true;
-                }
-            }
+        if s.ended {
+            return None;
         }
+        let event = match next_chunk(&s.iterator, &s.cancel).await {
+            Ok(Some(chunk)) => chunk_text(&chunk).map(data_event),
+            Ok(None) => {
+                s.ended = true;
+                Ok(data_event("[DONE]".to_owned()))
+            }
+            Err(e) => {
+                stop_iterator(&s.iterator);
+                Err(e)
+            }
+        };
+        s.ended |= event.is_err();
+        Some((event, s))
     }))
+}
+
+/// An event carrying `data`, as an SSE `data:` line would.
+fn data_event(data: String) -> SseEvent {
+    SseEvent {
+        data,
+        ..SseEvent::default()
+    }
+}
+
+/// A chunk's JSON text.
+fn chunk_text(chunk: &JsValue) -> Result<String> {
+    js_sys::JSON::stringify(chunk)
+        .ok()
+        .and_then(|text| text.as_string())
+        .ok_or_else(|| Error::protocol("the custom provider returned a value that is not JSON"))
+}
+
+/// Calls the iterator's `return()`, if it has one: the host stops producing.
+fn stop_iterator(iterator: &JsValue) {
+    if let Ok(stop) = Reflect::get(iterator, &"return".into()) {
+        if let Some(stop) = stop.dyn_ref::<Function>() {
+            let _ = stop.call0(iterator);
+        }
+    }
 }
 
 async fn next_chunk(iterator: &JsValue, cancel: &CancelToken) -> Result<Option<JsValue>> {
@@ -202,7 +199,10 @@ impl Model for JsFunctionModel {
             let async_iterator = Reflect::get(&value, &Symbol::async_iterator()).ok();
             if let Some(open) = async_iterator.and_then(|f| f.dyn_into::<Function>().ok()) {
                 let iterator = open.call0(&value).map_err(|e| thrown(&e))?;
-                return Ok(chunk_stream(iterator, cancel, guard));
+                return Ok(decode_events(
+                    iterator_events(iterator, cancel, guard),
+                    ChunkDecoder::new(),
+                ));
             }
             let json = to_json(&value)?;
             let parts = parts_from_response(&json.to_string())?;

@@ -20,6 +20,7 @@ use crate::error::{Error, Result};
 use crate::retrieval::index::BuiltIndex;
 use crate::retrieval::index_builder::IndexBuilder;
 use crate::retrieval::index_settings::IndexSettings;
+use crate::retrieval::ingest_job::{IngestJob, JobContent};
 use crate::retrieval::library::{IndexSource, IngestProgress, Library};
 use crate::retrieval::prepare::PreparedBook;
 use crate::retrieval::prepared_wire::decode_prepared;
@@ -284,30 +285,34 @@ impl Ingestion {
             .unchecked_into()
     }
 
-    /// The job message for `new` and the buffers it transfers (the text is
-    /// passed as the same JS string; EPUB bytes are copied, so the caller's
-    /// buffer is not detached).
+    /// The message that carries book `id`'s [`IngestJob`] to the ingestion
+    /// module: `{ job: JSON text, epub?: Uint8Array }`, with the EPUB's buffer
+    /// to transfer.
     fn job(&self, id: &str, new: &BookInput, library: &Library) -> Result<(JsValue, Array)> {
-        let transfer = Array::new();
-        let book = Object::new();
-        set(&book, "title", &new.title.as_str().into());
-        if let Some(author) = &new.author {
-            set(&book, "author", &author.as_str().into());
-        }
-        match &new.source {
-            SourceInput::Text(text) => set(&book, "text", text),
-            SourceInput::Pages(pages) => set(&book, "pages", pages),
+        let (message, transfer) = (Object::new(), Array::new());
+        let content = match &new.source {
+            SourceInput::Text(text) => JobContent::Text {
+                text: text.as_string().unwrap_or_default(),
+            },
+            SourceInput::Pages(pages) => JobContent::Pages {
+                pages: pages.iter().map(|p| p.as_string().unwrap_or_default()).collect(),
+            },
             SourceInput::Epub(bytes) => {
                 let copy = bytes.slice(0, bytes.length());
                 transfer.push(&copy.buffer());
-                set(&book, "epub", &copy);
+                set(&message, "epub", &copy);
+                JobContent::Epub
             }
-        }
-        let job = Object::new();
-        set(&job, "bookId", &id.into());
-        set(&job, "book", &book);
-        set(&job, "chunking", &super::js::to_js(library.chunking())?);
-        Ok((job.into(), transfer))
+        };
+        let job = IngestJob {
+            book_id: id.to_owned(),
+            title: new.title.clone(),
+            author: new.author.clone(),
+            content,
+            chunking: *library.chunking(),
+        };
+        set(&message, "job", &job.to_text()?.into());
+        Ok((message.into(), transfer))
     }
 
     /// The unit vectors of `texts`, computed by the embedder in the

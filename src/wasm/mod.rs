@@ -12,6 +12,7 @@
 //! JS `Error`s; [`typescript`] holds the hand-written TypeScript types.
 
 mod abort_signal;
+#[cfg(feature = "page")]
 mod book_input;
 mod embedders;
 pub mod js;

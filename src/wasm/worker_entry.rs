@@ -8,14 +8,13 @@ use js_sys::{Float32Array, Function, Object, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use super::abort_signal::link_signal;
-use super::book_input::read_book_input;
 use super::embedders;
 use super::js::{error_to_js, from_js, to_js};
 use super::minilm_files::on_bytes_to;
 use super::panic_guard::{self, guarded_promise};
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
-use crate::retrieval::chunk::ChunkSettings;
+use crate::retrieval::ingest_job::IngestJob;
 use crate::retrieval::library::IngestProgress;
 use crate::retrieval::prepare::prepare_book;
 use crate::retrieval::prepared_wire::encode_prepared;
@@ -23,36 +22,47 @@ use crate::retrieval::vector::VectorSet;
 use crate::retrieval::{index::build_index, index_settings::IndexSettings};
 use crate::web::BrowserPace;
 
-/// Runs one ingestion job: `job` is `{ bookId, book, chunking, inPage? }`
-/// (`inPage`: yield to the page's event loop often). Resolves with the
+/// Runs one ingestion job: `message` is `{ job, epub? }`, the JSON text of
+/// an [`IngestJob`] and an EPUB's bytes (`in_page`: yield to the page's event
+/// loop often). Resolves with the
 /// prepared book, `{ book: Uint8Array }` (pages, chunks and lexical index:
 /// what the page stores so that the book is searched at once; its vectors
 /// and index come after, see `Ingestion::complete`).
 #[wasm_bindgen(js_name = "__lecternIngest", skip_typescript)]
-pub fn ingest_job(job: JsValue, on_progress: Function, signal: JsValue) -> Promise {
+pub fn ingest_job(
+    message: JsValue,
+    on_progress: Function,
+    signal: JsValue,
+    in_page: Option<bool>,
+) -> Promise {
     panic_guard::install();
     guarded_promise(async move {
-        run_job(job, on_progress, signal)
+        run_job(message, on_progress, signal, in_page.unwrap_or(false))
             .await
             .map_err(|error| error_to_js(&error))
     })
 }
 
-fn field(job: &JsValue, name: &str) -> JsValue {
-    Reflect::get(job, &name.into()).unwrap_or(JsValue::UNDEFINED)
+fn field(message: &JsValue, name: &str) -> JsValue {
+    Reflect::get(message, &name.into()).unwrap_or(JsValue::UNDEFINED)
 }
 
-async fn run_job(job: JsValue, on_progress: Function, signal: JsValue) -> Result<JsValue> {
-    let id = field(&job, "bookId")
+async fn run_job(message: JsValue, on_progress: Function, signal: JsValue, in_page: bool) -> Result<JsValue> {
+    let text = field(&message, "job")
         .as_string()
-        .ok_or_else(|| Error::config("an ingestion job needs a bookId"))?;
-    let new = read_book_input(field(&job, "book"))?.into_new_book();
-    let chunking: ChunkSettings = from_js(field(&job, "chunking"), "chunking")?;
+        .ok_or_else(|| Error::protocol("an ingestion message needs its job"))?;
+    let job = IngestJob::from_text(&text)?;
+    let epub = field(&message, "epub")
+        .dyn_into::<Uint8Array>()
+        .ok()
+        .map(|bytes| bytes.to_vec());
+    let (id, chunking) = (job.book_id.clone(), job.chunking);
+    let new = job.into_new_book(epub)?;
     let cancel = CancelToken::new();
     link_signal(&signal, &cancel)?;
     // In the page (no worker), the work yields often; in the worker now
     // and then, so that a query to embed or a cancel gets in.
-    let pace = match field(&job, "inPage").as_bool().unwrap_or(false) {
+    let pace = match in_page {
         true => BrowserPace::new(),
         false => BrowserPace::in_worker(),
     };

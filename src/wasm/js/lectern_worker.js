@@ -4,7 +4,7 @@
 // Shipped beside lectern.js; it runs the ingestion module, lectern_ingest.js
 // and its lectern_ingest_bg.wasm (which the page's module leaves out).
 //
-// Messages in:  { type: 'init' } · { type: 'ingest', id, job } (pages, chunks, lexical index) ·
+// Messages in:  { type: 'init' } · { type: 'ingest', id, job } (job: { job: an IngestJob's JSON text, epub? }: pages, chunks, lexical index) ·
 //               { type: 'index', id, vectors, dims, minChunks } (a stored book's index) ·
 //               { type: 'embedTexts', id, embedder, texts } (queries and chunks, the model kept loaded here) ·
 //               { type: 'cancel', id }

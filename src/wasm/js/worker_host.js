@@ -117,7 +117,7 @@ export class IngestWorker {
   /** [`run`] without a worker: the ingestion module in the page, paced. */
   async runInPage(job, onProgress, signal) {
     const { __lecternIngest } = await loadIngestModule();
-    return __lecternIngest({ ...job, inPage: true }, onProgress, signal);
+    return __lecternIngest(job, onProgress, signal, true);
   }
 
   /**
