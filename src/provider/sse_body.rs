@@ -1,8 +1,6 @@
 //! Turning an SSE response body into stream parts, for any provider's
 //! event format: its events parsed lazily, then decoded by [`decode_events`].
 
-use std::collections::VecDeque;
-
 use futures::StreamExt;
 
 pub use super::event_parts::EventDecoder;
@@ -23,48 +21,27 @@ pub fn decode_sse_body<D: EventDecoder + 'static>(body: ByteStream, decoder: D) 
 
 /// The events of an SSE body, parsed as they are asked for: a body chunk is
 /// read only once the events of the one before were taken. A line or event
-/// past the parser's cap follows the events completed before it, as an error.
+/// past the parser's cap follows the events completed before it, as an
+/// error, and ends the events, as an error of the body does.
 fn sse_events(body: ByteStream) -> EventStream {
-    struct State {
-        body: ByteStream,
-        parser: SseParser,
-        queue: VecDeque<Result<SseEvent>>,
-        ended: bool,
-    }
-    let state = State {
-        body,
-        parser: SseParser::new(),
-        queue: VecDeque::new(),
-        ended: false,
-    };
-    Box::pin(futures::stream::unfold(state, |mut s| async move {
-        loop {
-            if let Some(item) = s.queue.pop_front() {
-                return Some((item, s));
+    let mut parser = SseParser::new();
+    let events = body.flat_map(move |chunk| {
+        let mut items: Vec<Result<SseEvent>> = Vec::new();
+        match chunk {
+            Ok(bytes) => {
+                let mut events = Vec::new();
+                let fed = parser.feed(&bytes, &mut events);
+                items.extend(events.into_iter().map(Ok));
+                items.extend(fed.err().map(Err));
             }
-            if s.ended {
-                return None;
-            }
-            match s.body.next().await {
-                Some(Ok(bytes)) => {
-                    let mut events = Vec::new();
-                    let fed = s.parser.feed(&bytes, &mut events);
-                    s.queue.extend(events.into_iter().map(Ok));
-                    if let Err(e) = fed {
-                        s.queue.push_back(Err(e));
-                        s.ended = true;
-                    }
-                }
-                Some(Err(e)) => {
-                    s.queue.push_back(Err(e));
-                    s.ended = true;
-                }
-                None => {
-                    s.parser.finish();
-                    s.ended = true;
-                }
-            }
+            Err(e) => items.push(Err(e)),
         }
+        futures::stream::iter(items)
+    });
+    Box::pin(events.scan(false, |failed, item| {
+        let next = (!*failed).then_some(item);
+        *failed = next.as_ref().is_some_and(Result::is_err);
+        futures::future::ready(next)
     }))
 }
 
