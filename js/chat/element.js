@@ -26,6 +26,9 @@ export class LecternChat extends HTMLElement {
   static observedAttributes = ['conversation-id', 'placeholder', 'show-working-state', 'show-settings', 'key-storage'];
 
   #lectern = null;
+  /** `() => Lectern | Promise<Lectern>`: the engine, loaded when the chat is first used. */
+  #loader = null;
+  #starting = null;
   #conversationId = null;
   #mentionItems = [];
   #settings = {};
@@ -58,6 +61,8 @@ export class LecternChat extends HTMLElement {
     input.addEventListener('keydown', (event) => this.#keydown(event, mentions));
     input.addEventListener('input', () => mentions.update());
     input.addEventListener('blur', () => mentions.close());
+    // A lazily loaded engine starts when the chat is first used, not when it is shown.
+    input.addEventListener('focus', () => this.#start().catch(() => {}));
     const settings = settingsPanel((value) => this.#saveSettings(value));
     // Shown only for a host that handles lectern-settings-change (attribute show-settings).
     settings.panel.hidden = true;
@@ -101,11 +106,23 @@ export class LecternChat extends HTMLElement {
     else if (name === 'key-storage') this.#keys = new KeyStore(value === 'session');
   }
 
-  /** The `Lectern` instance the chat talks to; setting it (again, after new settings) reloads. */
+  /**
+   * The `Lectern` instance the chat talks to; setting it (again, after new
+   * settings) reloads. Or a function that opens one (`() => Lectern.open(…)`):
+   * the chat renders at once and loads the engine when it is first used (the
+   * input focused, a message sent), the first send waiting for it.
+   */
   get lectern() {
     return this.#lectern;
   }
   set lectern(value) {
+    if (typeof value === 'function') {
+      this.#loader = value;
+      this.#starting = null;
+      value = null;
+    } else {
+      this.#loader = null;
+    }
     if ((value ?? null) === this.#lectern) return;
     this.#leaveTurn();
     this.#unsubscribe?.();
@@ -172,9 +189,43 @@ export class LecternChat extends HTMLElement {
     this.#turn?.controller?.abort();
   }
 
+  /** Opens the engine of a lazily loaded chat (once), showing that it starts. */
+  #start() {
+    if (this.#lectern || !this.#loader) return Promise.resolve(this.#lectern);
+    const loader = this.#loader;
+    this.#starting ??= (async () => {
+      this.toggleAttribute('starting', true);
+      this.#ui.send.textContent = 'Starting…';
+      this.#announce('Starting the assistant');
+      try {
+        const lectern = await loader();
+        if (this.#loader === loader) this.lectern = lectern;
+        return lectern;
+      } catch (error) {
+        if (this.#loader === loader) this.#starting = null;
+        this.#failed(error, () => this.#start());
+        throw error;
+      } finally {
+        this.toggleAttribute('starting', false);
+        this.#ui.send.textContent = 'Send';
+      }
+    })();
+    return this.#starting;
+  }
+
   /** Sends `text` as the user; resolves with whether a turn ran. */
   async send(text) {
     const message = String(text ?? '').trim();
+    if (message && !this.#turn && !this.#lectern && this.#loader) {
+      this.#ui.send.disabled = true;
+      try {
+        await this.#start();
+      } catch {
+        return false;
+      } finally {
+        this.#ui.send.disabled = false;
+      }
+    }
     if (!message || this.#turn || !this.#lectern) return false;
     await this.#loaded;
     if (this.#turn) return false; // another send started meanwhile

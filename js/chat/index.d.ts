@@ -35,8 +35,15 @@ export interface LecternChatEventMap extends HTMLElementEventMap {
 
 /** `<lectern-chat>`: a chat over a `Lectern` instance. */
 export declare class LecternChat extends HTMLElement {
-  /** The instance the chat talks to; setting it again (after new settings) reloads the conversation. */
-  lectern: Lectern | null;
+  /** The instance the chat talks to (null until a lazily loaded one has started). */
+  get lectern(): Lectern | null;
+  /**
+   * The instance the chat talks to; setting it again (after new settings)
+   * reloads the conversation. Or a function that opens one
+   * (`() => Lectern.open(…)`): the chat renders at once and loads the engine
+   * when first used (the input focused, a message sent).
+   */
+  set lectern(value: Lectern | (() => Lectern | Promise<Lectern>) | null);
   /** The conversation shown (attribute `conversation-id`); without one, the chat creates one. */
   conversationId: string | null;
   /** The items offered after `@`. */

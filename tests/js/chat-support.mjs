@@ -6,14 +6,14 @@ import { mkdir } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { ARTIFACTS } from './browser.mjs';
 
-/** A fresh context (own storage, no service worker) on chat.html with its own mock session. */
-export async function openChat(running, { session = `s${randomUUID().slice(0, 8)}`, query = '' } = {}) {
+/** A fresh context (own storage, no service worker) on chat.html (or `page`) with its own mock session. */
+export async function openChat(running, { session = `s${randomUUID().slice(0, 8)}`, query = '', page: file = 'chat.html' } = {}) {
   const context = await running.browser.newContext({ serviceWorkers: 'block' });
   const page = await context.newPage();
   const problems = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('console', (m) => m.type() === 'error' && !/Failed to load resource/.test(m.text()) && problems.push(`console: ${m.text()}`));
-  await page.goto(`${running.demo.url}chat.html?mock-session=${session}${query}`);
+  await page.goto(`${running.demo.url}${file}?mock-session=${session}${query}`);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
   const mock = `${running.demo.mockUrl}/__mock/${session}`;
   return {
