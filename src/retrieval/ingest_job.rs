@@ -20,28 +20,14 @@ pub struct IngestJob {
     /// Author.
     #[serde(default)]
     pub author: Option<String>,
-    /// The content (an EPUB's bytes travel beside the job).
-    pub content: JobContent,
+    /// Plain text, for a text book.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// One string per page, for a book given by pages.
+    #[serde(default)]
+    pub pages: Option<Vec<String>>,
     /// How chunks are cut.
     pub chunking: ChunkSettings,
-}
-
-/// What a job's book is made from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase", deny_unknown_fields)]
-pub enum JobContent {
-    /// Plain text.
-    Text {
-        /// The text.
-        text: String,
-    },
-    /// One string per page.
-    Pages {
-        /// The pages.
-        pages: Vec<String>,
-    },
-    /// An EPUB file, whose bytes come with the job.
-    Epub,
 }
 
 impl IngestJob {
@@ -56,19 +42,18 @@ impl IngestJob {
         serde_json::from_str(text).map_err(|e| Error::protocol(format!("malformed ingestion job: {e}")))
     }
 
-    /// The book to prepare, with `epub` (the bytes that came beside the job)
-    /// for an EPUB job; a `Protocol` error when bytes are missing or stray.
+    /// The book to prepare from its text, its pages or `epub` (an EPUB's
+    /// bytes, which came beside the job): exactly one, else a `Protocol` error.
+    /// (Plain optional fields rather than an enum: serde's tagged enums cost
+    /// the ingestion module several KB.)
     pub fn into_new_book(self, epub: Option<Vec<u8>>) -> Result<NewBook> {
-        let source = match (self.content, epub) {
-            (JobContent::Text { text }, None) => BookSource::Text(text),
-            (JobContent::Pages { pages }, None) => BookSource::Pages(pages),
-            (JobContent::Epub, Some(bytes)) => BookSource::Epub(bytes),
-            (JobContent::Epub, None) => {
-                return Err(Error::protocol("an EPUB ingestion job came without its bytes"))
-            }
-            (_, Some(_)) => {
+        let source = match (self.text, self.pages, epub) {
+            (Some(text), None, None) => BookSource::Text(text),
+            (None, Some(pages), None) => BookSource::Pages(pages),
+            (None, None, Some(bytes)) => BookSource::Epub(bytes),
+            _ => {
                 return Err(Error::protocol(
-                    "bytes came with an ingestion job that is not an EPUB",
+                    "an ingestion job needs exactly one of text, pages or an EPUB's bytes",
                 ))
             }
         };

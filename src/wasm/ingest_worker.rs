@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::retrieval::index::BuiltIndex;
 use crate::retrieval::index_builder::IndexBuilder;
 use crate::retrieval::index_settings::IndexSettings;
-use crate::retrieval::ingest_job::{IngestJob, JobContent};
+use crate::retrieval::ingest_job::IngestJob;
 use crate::retrieval::library::{IndexSource, IngestProgress, Library};
 use crate::retrieval::prepare::PreparedBook;
 use crate::retrieval::prepared_wire::decode_prepared;
@@ -290,25 +290,24 @@ impl Ingestion {
     /// to transfer.
     fn job(&self, id: &str, new: &BookInput, library: &Library) -> Result<(JsValue, Array)> {
         let (message, transfer) = (Object::new(), Array::new());
-        let content = match &new.source {
-            SourceInput::Text(text) => JobContent::Text {
-                text: text.as_string().unwrap_or_default(),
-            },
-            SourceInput::Pages(pages) => JobContent::Pages {
-                pages: pages.iter().map(|p| p.as_string().unwrap_or_default()).collect(),
-            },
+        let (mut text, mut pages) = (None, None);
+        match &new.source {
+            SourceInput::Text(value) => text = value.as_string(),
+            SourceInput::Pages(list) => {
+                pages = Some(list.iter().map(|p| p.as_string().unwrap_or_default()).collect())
+            }
             SourceInput::Epub(bytes) => {
                 let copy = bytes.slice(0, bytes.length());
                 transfer.push(&copy.buffer());
                 set(&message, "epub", &copy);
-                JobContent::Epub
             }
-        };
+        }
         let job = IngestJob {
             book_id: id.to_owned(),
             title: new.title.clone(),
             author: new.author.clone(),
-            content,
+            text,
+            pages,
             chunking: *library.chunking(),
         };
         set(&message, "job", &job.to_text()?.into());
