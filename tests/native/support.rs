@@ -9,6 +9,8 @@ pub mod conformance;
 pub mod figures;
 #[path = "../fuzz_props/mod.rs"]
 pub mod fuzz_props;
+#[path = "../harness/mod.rs"]
+pub mod harness;
 #[path = "../store_support/hooked_store.rs"]
 pub mod hooked_store;
 #[path = "../bench_support/lexical_eval.rs"]
