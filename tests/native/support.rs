@@ -1,8 +1,6 @@
 //! Harnesses, fixtures and evaluations the native tests share with the
 //! benches and the browser tests (their files stay where those include them).
 
-#[path = "../book_agent/mod.rs"]
-pub mod book_agent;
 #[path = "../conformance/mod.rs"]
 pub mod conformance;
 #[path = "../bench_support/figures.rs"]
