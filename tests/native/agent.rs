@@ -8,97 +8,21 @@ use std::rc::Rc;
 use futures::executor::block_on;
 use futures::future::LocalBoxFuture;
 use lectern::agent::{
-    Agent, AgentConfig, ContextStrategy, MentionResolver, Persona, RunLimits, SendOptions, ToolShell,
-    TurnError, TurnResult,
+    AgentConfig, ContextStrategy, MentionResolver, Persona, RunLimits, SendOptions, ToolShell,
 };
-use lectern::domain::{Mention, NewConversation, Role};
+use lectern::domain::{Mention, Role};
 use lectern::error::{Error, Result};
-use lectern::events::{EventKind, EventSink};
-use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
-use lectern::storage::{MemoryStore, Store};
+use lectern::events::EventKind;
+use lectern::provider::scripted::ScriptedTurn;
 use lectern::time::{Clock, ManualClock};
 use lectern::tool::{FnTool, Tool, ToolContext, ToolResult};
 use serde_json::{json, Value};
 
-struct Harness {
-    agent: Agent,
-    model: Rc<ScriptedModel>,
-    store: Rc<MemoryStore>,
-    conversation: String,
-    events: Rc<RefCell<Vec<EventKind>>>,
-}
+use crate::support::harness::{tools, Builder, TestAgent};
 
-fn harness_with(turns: Vec<ScriptedTurn>, config: AgentConfig, clock: Rc<dyn Clock>) -> Harness {
-    let model = Rc::new(ScriptedModel::new(turns));
-    let store = Rc::new(MemoryStore::new());
-    let agent = Agent::new(store.clone(), model.clone(), clock, config);
-    let conversation = block_on(agent.create_conversation(NewConversation {
-        title: Some("Test".into()),
-        book_id: None,
-    }))
-    .unwrap()
-    .id;
-    Harness {
-        agent,
-        model,
-        store,
-        conversation,
-        events: Rc::new(RefCell::new(Vec::new())),
-    }
-}
-
-fn harness(turns: Vec<ScriptedTurn>) -> Harness {
-    harness_with(
-        turns,
-        AgentConfig::default(),
-        Rc::new(ManualClock::new(1_700_000_000_000.0)),
-    )
-}
-
-impl Harness {
-    fn send_with(&self, text: &str, options: &SendOptions) -> Result<TurnResult, TurnError> {
-        let events = self.events.clone();
-        let sink = EventSink::new(move |e| events.borrow_mut().push(e.kind));
-        block_on(self.agent.send(&self.conversation, text, options, &sink))
-    }
-
-    fn send(&self, text: &str) -> Result<TurnResult, TurnError> {
-        self.send_with(text, &SendOptions::default())
-    }
-
-    fn roles(&self) -> Vec<Role> {
-        block_on(self.store.messages(&self.conversation))
-            .unwrap()
-            .iter()
-            .map(|m| m.role)
-            .collect()
-    }
-
-    fn tool_contents(&self) -> Vec<String> {
-        block_on(self.store.messages(&self.conversation))
-            .unwrap()
-            .into_iter()
-            .filter(|m| m.role == Role::ToolResult)
-            .map(|m| m.content)
-            .collect()
-    }
-
-    fn register(&self, tool: impl Tool + 'static) {
-        self.agent.register_tool(Rc::new(tool)).unwrap();
-    }
-
-    fn event_types(&self) -> Vec<String> {
-        self.events
-            .borrow()
-            .iter()
-            .map(|e| {
-                serde_json::to_value(e).unwrap()["type"]
-                    .as_str()
-                    .unwrap()
-                    .to_owned()
-            })
-            .collect()
-    }
+/// An agent over `turns` talking in a conversation titled "Test".
+fn agent(turns: Vec<ScriptedTurn>) -> Builder {
+    TestAgent::builder(turns).title("Test")
 }
 
 fn object_schema(properties: Value, required: &[&str]) -> Value {
@@ -124,12 +48,12 @@ fn weather(runs: Rc<Cell<u32>>) -> impl Tool {
 
 #[test]
 fn direct_answer_has_no_tool_events() {
-    let h = harness(vec![ScriptedTurn::text("Hello there.").with_usage(10, 3)]);
+    let h = agent(vec![ScriptedTurn::text("Hello there.").with_usage(10, 3)]).build();
     let reply = h.send("Hi").unwrap();
     assert_eq!(reply.text, "Hello there.");
     assert_eq!((reply.steps, reply.tool_calls.len()), (1, 0));
     assert_eq!(
-        h.event_types(),
+        h.event_log().types(),
         [
             "stepStart",
             "textDelta",
@@ -145,11 +69,12 @@ fn direct_answer_has_no_tool_events() {
 #[test]
 fn one_tool_then_text_with_every_step_persisted() {
     let runs = Rc::new(Cell::new(0));
-    let h = harness(vec![
+    let h = agent(vec![
         ScriptedTurn::tools(&[("weather", r#"{"city":"Oslo"}"#)]).with_usage(20, 5),
         ScriptedTurn::text("It is 21 °C in Oslo.").with_usage(40, 8),
-    ]);
-    h.register(weather(runs.clone()));
+    ])
+    .tool(weather(runs.clone()))
+    .build();
     let reply = h.send("Weather in Oslo?").unwrap();
     assert_eq!(reply.text, "It is 21 °C in Oslo.");
     assert_eq!(runs.get(), 1);
@@ -170,7 +95,7 @@ fn one_tool_then_text_with_every_step_persisted() {
     assert_eq!(second.messages[1].tool_calls[0].name, "weather");
     assert_eq!(second.messages[2].tool_call_id.as_deref(), Some(call.id.as_str()));
     assert_eq!(second.tools[0].name, "weather");
-    let types = h.event_types();
+    let types = h.event_log().types();
     let invocation = types.iter().position(|t| *t == "toolInvocation").unwrap();
     let result = types.iter().position(|t| *t == "toolResult").unwrap();
     assert!(invocation < result && types.iter().filter(|t| **t == "stepStart").count() == 2);
@@ -201,31 +126,22 @@ fn rendezvous(name: &'static str, started: Rc<Cell<u32>>, clock: &ManualClock) -
 fn calls_in_one_response_run_concurrently_and_results_keep_call_order() {
     let started = Rc::new(Cell::new(0));
     let clock = ManualClock::with_timers(0.0);
-    let h = harness_with(
-        vec![
-            ScriptedTurn::tools(&[("first", "{}"), ("second", "{}")]),
-            ScriptedTurn::text("Both done."),
-        ],
-        AgentConfig::default(),
-        Rc::new(clock.clone()),
-    );
-    h.register(rendezvous("first", started.clone(), &clock));
-    h.register(rendezvous("second", started.clone(), &clock));
-    let reply = clock
-        .drive(h.agent.send(
-            &h.conversation,
-            "Run both",
-            &SendOptions::default(),
-            &EventSink::none(),
-        ))
-        .unwrap();
+    let h = agent(vec![
+        ScriptedTurn::tools(&[("first", "{}"), ("second", "{}")]),
+        ScriptedTurn::text("Both done."),
+    ])
+    .clock(clock.clone())
+    .tool(rendezvous("first", started.clone(), &clock))
+    .tool(rendezvous("second", started.clone(), &clock))
+    .build();
+    let reply = h.send("Run both").unwrap();
     let results: Vec<Option<&str>> = reply.tool_calls.iter().map(|c| c.result.as_deref()).collect();
     assert_eq!(
         results,
         [Some("first"), Some("second")],
         "both finished, in call order"
     );
-    assert_eq!(h.tool_contents(), ["first", "second"]);
+    assert_eq!(h.tool_results(), ["first", "second"]);
 }
 
 #[test]
@@ -255,29 +171,23 @@ fn parallel_tool_calls_off_runs_them_one_by_one() {
         parallel_tool_calls: false,
         ..AgentConfig::default()
     };
-    let h = harness_with(
-        vec![
-            ScriptedTurn::tools(&[("a", "{}"), ("b", "{}"), ("c", "{}")]),
-            ScriptedTurn::text("done"),
-        ],
-        config,
-        Rc::new(clock.clone()),
-    );
-    for name in ["a", "b", "c"] {
-        h.register(tool(name));
-    }
-    clock
-        .drive(
-            h.agent
-                .send(&h.conversation, "go", &SendOptions::default(), &EventSink::none()),
-        )
-        .unwrap();
+    let h = agent(vec![
+        ScriptedTurn::tools(&[("a", "{}"), ("b", "{}"), ("c", "{}")]),
+        ScriptedTurn::text("done"),
+    ])
+    .config(config)
+    .clock(clock.clone())
+    .tool(tool("a"))
+    .tool(tool("b"))
+    .tool(tool("c"))
+    .build();
+    h.send("go").unwrap();
     assert_eq!(most.get(), 1);
 }
 
 #[test]
 fn failures_are_results_the_model_reads() {
-    let h = harness(vec![
+    let h = agent(vec![
         ScriptedTurn::tools(&[
             ("broken", "{}"),
             ("slow", "{}"),
@@ -289,24 +199,17 @@ fn failures_are_results_the_model_reads() {
         ScriptedTurn::text("Recovered."),
     ]);
     let runs = Rc::new(Cell::new(0));
-    h.register(weather(runs.clone()));
-    h.register(FnTool::new(
+    let broken = FnTool::new(
         "broken",
         "always fails",
         json!({"type": "object"}),
         |_a: Value, _c: ToolContext| boxed(Err("database is down".into())),
-    ));
-    h.register(
-        FnTool::new(
-            "slow",
-            "never returns",
-            json!({"type": "object"}),
-            |_a: Value, _c: ToolContext| {
-                Box::pin(futures::future::pending()) as LocalBoxFuture<'static, ToolResult>
-            },
-        )
-        .with_timeout_ms(250),
     );
+    let h = h
+        .tool(weather(runs.clone()))
+        .tool(broken)
+        .tool(tools::hanging("slow", "never returns").with_timeout_ms(250))
+        .build();
     let reply = h.send("Try everything").unwrap();
     assert_eq!(reply.text, "Recovered.");
     let errors: Vec<Option<&str>> = reply.tool_calls.iter().map(|c| c.error.as_deref()).collect();
@@ -322,7 +225,7 @@ fn failures_are_results_the_model_reads() {
     assert_eq!(errors[4], Some("Invalid arguments: city: is required"));
     assert_eq!(errors[5], None, "the corrected call ran");
     assert_eq!(runs.get(), 1, "invalid arguments never reach the tool");
-    let contents = h.tool_contents();
+    let contents = h.tool_results();
     assert_eq!(contents[2], r#"{"error":"Unknown tool: nonexistent"}"#);
     assert_eq!(contents[4], r#"{"error":"Invalid arguments: city: is required"}"#);
     let second_request = &h.model.requests()[1];
@@ -335,8 +238,7 @@ fn failures_are_results_the_model_reads() {
         5
     );
     let result_events = h
-        .events
-        .borrow()
+        .events()
         .iter()
         .filter(|e| matches!(e, EventKind::ToolResult { error: Some(_), .. }))
         .count();
@@ -352,21 +254,20 @@ fn tools_outside_the_allowed_list_are_neither_offered_nor_run() {
         },
         ..AgentConfig::default()
     };
-    let h = harness_with(
-        vec![
-            ScriptedTurn::tools(&[("weather", r#"{"city":"Oslo"}"#)]),
-            ScriptedTurn::text("ok"),
-        ],
-        config,
-        Rc::new(ManualClock::new(0.0)),
-    );
-    h.register(weather(runs.clone()));
-    h.register(FnTool::new(
+    let h = agent(vec![
+        ScriptedTurn::tools(&[("weather", r#"{"city":"Oslo"}"#)]),
+        ScriptedTurn::text("ok"),
+    ])
+    .config(config)
+    .clock(ManualClock::new(0.0))
+    .tool(weather(runs.clone()))
+    .tool(FnTool::new(
         "clock",
         "time",
         json!({"type": "object"}),
         |_a: Value, _c: ToolContext| boxed(Ok(json!("noon"))),
-    ));
+    ))
+    .build();
     let reply = h.send("weather?").unwrap();
     let offered: Vec<String> = h.model.requests()[0]
         .tools
@@ -390,15 +291,14 @@ fn iteration_limit_rejects_with_the_steps_done_and_keeps_them() {
         },
         ..AgentConfig::default()
     };
-    let h = harness_with(
-        vec![
-            ScriptedTurn::tools(&[("weather", r#"{"city":"A"}"#)]),
-            ScriptedTurn::tools(&[("weather", r#"{"city":"B"}"#)]),
-        ],
-        config,
-        Rc::new(ManualClock::new(0.0)),
-    );
-    h.register(weather(Rc::new(Cell::new(0))));
+    let h = agent(vec![
+        ScriptedTurn::tools(&[("weather", r#"{"city":"A"}"#)]),
+        ScriptedTurn::tools(&[("weather", r#"{"city":"B"}"#)]),
+    ])
+    .config(config)
+    .clock(ManualClock::new(0.0))
+    .tool(weather(Rc::new(Cell::new(0))))
+    .build();
     let failure = h.send("loop").unwrap_err();
     assert_eq!(failure.error, Error::MaxIterations { limit: 2 });
     assert_eq!((failure.steps, failure.tool_calls.len()), (2, 2));
@@ -429,12 +329,11 @@ fn tool_call_limit_refuses_the_excess_and_rejects() {
         ("weather", r#"{"city":"B"}"#),
         ("weather", r#"{"city":"C"}"#),
     ];
-    let h = harness_with(
-        vec![ScriptedTurn::tools(&calls)],
-        config,
-        Rc::new(ManualClock::new(0.0)),
-    );
-    h.register(weather(runs.clone()));
+    let h = agent(vec![ScriptedTurn::tools(&calls)])
+        .config(config)
+        .clock(ManualClock::new(0.0))
+        .tool(weather(runs.clone()))
+        .build();
     let failure = h.send("three cities").unwrap_err();
     assert_eq!(failure.error.name(), "MaxToolCallsError");
     assert_eq!(runs.get(), 2);
@@ -444,7 +343,7 @@ fn tool_call_limit_refuses_the_excess_and_rejects() {
         .unwrap()
         .contains("limit of 2 tool calls"));
     assert_eq!(
-        h.tool_contents().len(),
+        h.tool_results().len(),
         3,
         "every call has a result, so the history stays replayable"
     );
@@ -452,14 +351,15 @@ fn tool_call_limit_refuses_the_excess_and_rejects() {
 
 #[test]
 fn model_failure_after_a_tool_step_keeps_the_step_and_writes_no_answer() {
-    let h = harness(vec![
+    let h = agent(vec![
         ScriptedTurn::tools(&[("weather", r#"{"city":"Oslo"}"#)]),
         ScriptedTurn::error(Error::Api {
             status: 503,
             body: "overloaded".into(),
         }),
-    ]);
-    h.register(weather(Rc::new(Cell::new(0))));
+    ])
+    .tool(weather(Rc::new(Cell::new(0))))
+    .build();
     let failure = h.send("weather").unwrap_err();
     assert_eq!(failure.error.name(), "ApiError");
     assert_eq!((failure.steps, failure.tool_calls.len()), (2, 1));
@@ -468,12 +368,13 @@ fn model_failure_after_a_tool_step_keeps_the_step_and_writes_no_answer() {
 
 #[test]
 fn tool_results_are_in_the_next_turns_context() {
-    let h = harness(vec![
+    let h = agent(vec![
         ScriptedTurn::tools(&[("weather", r#"{"city":"Oslo"}"#)]),
         ScriptedTurn::text("21 °C."),
         ScriptedTurn::text("Still 21 °C."),
-    ]);
-    h.register(weather(Rc::new(Cell::new(0))));
+    ])
+    .tool(weather(Rc::new(Cell::new(0))))
+    .build();
     h.send("weather").unwrap();
     h.send("and now?").unwrap();
     let third = &h.model.requests()[2];
@@ -497,16 +398,15 @@ fn history_cap_keeps_tool_calls_with_their_results() {
         context: ContextStrategy::FullHistory { max_messages: 4 },
         ..AgentConfig::default()
     };
-    let h = harness_with(
-        vec![
-            ScriptedTurn::tools(&[("weather", r#"{"city":"A"}"#), ("weather", r#"{"city":"B"}"#)]),
-            ScriptedTurn::text("Two cities."),
-            ScriptedTurn::text("ok"),
-        ],
-        config,
-        Rc::new(ManualClock::new(0.0)),
-    );
-    h.register(weather(Rc::new(Cell::new(0))));
+    let h = agent(vec![
+        ScriptedTurn::tools(&[("weather", r#"{"city":"A"}"#), ("weather", r#"{"city":"B"}"#)]),
+        ScriptedTurn::text("Two cities."),
+        ScriptedTurn::text("ok"),
+    ])
+    .config(config)
+    .clock(ManualClock::new(0.0))
+    .tool(weather(Rc::new(Cell::new(0))))
+    .build();
     h.send("weather in A and B").unwrap();
     h.send("thanks").unwrap();
     // Stored: user, ask, result, result, answer, user. Four would start at a result: the unit goes whole.
@@ -526,20 +426,18 @@ fn history_cap_keeps_tool_calls_with_their_results() {
 fn the_tenant_reaches_tools_and_arguments_cannot_override_it() {
     let seen = Rc::new(RefCell::new(Vec::new()));
     let record = seen.clone();
-    let h = harness_with(
-        vec![
-            ScriptedTurn::tools(&[("whoami", r#"{"userId":"attacker","user_id":"attacker"}"#)]),
-            ScriptedTurn::text("done"),
-            ScriptedTurn::tools(&[("whoami", "{}")]),
-            ScriptedTurn::text("done"),
-        ],
-        AgentConfig {
-            user_id: Some("tenant-1".into()),
-            ..AgentConfig::default()
-        },
-        Rc::new(ManualClock::new(0.0)),
-    );
-    h.register(FnTool::new(
+    let h = agent(vec![
+        ScriptedTurn::tools(&[("whoami", r#"{"userId":"attacker","user_id":"attacker"}"#)]),
+        ScriptedTurn::text("done"),
+        ScriptedTurn::tools(&[("whoami", "{}")]),
+        ScriptedTurn::text("done"),
+    ])
+    .config(AgentConfig {
+        user_id: Some("tenant-1".into()),
+        ..AgentConfig::default()
+    })
+    .clock(ManualClock::new(0.0))
+    .tool(FnTool::new(
         "whoami",
         "the tenant",
         json!({"type": "object"}),
@@ -549,7 +447,8 @@ fn the_tenant_reaches_tools_and_arguments_cannot_override_it() {
                 .push((ctx.user_id.clone(), args, ctx.conversation_id.clone()));
             boxed(Ok(json!(ctx.user_id)))
         },
-    ));
+    ))
+    .build();
     h.send("who am I").unwrap();
     h.send_with(
         "again",
@@ -574,15 +473,13 @@ fn redacted_fields_never_reach_events_or_storage() {
     };
     let got = Rc::new(RefCell::new(Value::Null));
     let sink = got.clone();
-    let h = harness_with(
-        vec![
-            ScriptedTurn::tools(&[("login", r#"{"user":"ann","password":"hunter2"}"#)]),
-            ScriptedTurn::text("in"),
-        ],
-        config,
-        Rc::new(ManualClock::new(0.0)),
-    );
-    h.register(FnTool::new(
+    let h = agent(vec![
+        ScriptedTurn::tools(&[("login", r#"{"user":"ann","password":"hunter2"}"#)]),
+        ScriptedTurn::text("in"),
+    ])
+    .config(config)
+    .clock(ManualClock::new(0.0))
+    .tool(FnTool::new(
         "login",
         "log in",
         json!({"type": "object"}),
@@ -590,7 +487,8 @@ fn redacted_fields_never_reach_events_or_storage() {
             *sink.borrow_mut() = args;
             boxed(Ok(json!("ok")))
         },
-    ));
+    ))
+    .build();
     let reply = h.send("log me in").unwrap();
     assert_eq!(
         got.borrow()["password"],
@@ -598,23 +496,23 @@ fn redacted_fields_never_reach_events_or_storage() {
         "the tool gets the real value"
     );
     assert!(!reply.tool_calls[0].arguments.contains("hunter2"));
-    let stored = block_on(h.store.messages(&h.conversation)).unwrap();
+    let stored = h.messages();
     assert!(!serde_json::to_string(&stored).unwrap().contains("hunter2"));
-    assert!(!format!("{:?}", h.events.borrow()).contains("hunter2"));
+    assert!(!format!("{:?}", h.events()).contains("hunter2"));
 }
 
 #[test]
 fn cached_results_are_reused_until_cleared() {
     let runs = Rc::new(Cell::new(0));
     let counter = runs.clone();
-    let h = harness(vec![
+    let h = agent(vec![
         ScriptedTurn::tools(&[("rate", r#"{"from":"EUR","to":"USD"}"#)]),
         ScriptedTurn::tools(&[("rate", r#"{"to":"USD","from":"EUR"}"#)]),
         ScriptedTurn::text("1.08"),
         ScriptedTurn::tools(&[("rate", r#"{"from":"EUR","to":"USD"}"#)]),
         ScriptedTurn::text("1.08"),
-    ]);
-    h.register(
+    ])
+    .tool(
         FnTool::new(
             "rate",
             "exchange rate",
@@ -625,7 +523,8 @@ fn cached_results_are_reused_until_cleared() {
             },
         )
         .with_cache_ttl_ms(60_000),
-    );
+    )
+    .build();
     let reply = h.send("rate?").unwrap();
     let cached: Vec<bool> = reply.tool_calls.iter().map(|c| c.cached).collect();
     assert_eq!(
@@ -649,11 +548,10 @@ fn turn_timeout_rejects_and_keeps_what_was_done() {
         },
         ..AgentConfig::default()
     };
-    let h = harness_with(
-        vec![ScriptedTurn::text("thinking").hanging()],
-        config,
-        Rc::new(ManualClock::new(0.0)),
-    );
+    let h = agent(vec![ScriptedTurn::text("thinking").hanging()])
+        .config(config)
+        .clock(ManualClock::new(0.0))
+        .build();
     let failure = h.send("hello").unwrap_err();
     assert_eq!(failure.error, Error::Timeout { after_ms: 5_000 });
     assert_eq!(h.roles(), [Role::User], "no answer is written on timeout");
@@ -662,21 +560,19 @@ fn turn_timeout_rejects_and_keeps_what_was_done() {
 #[test]
 fn abort_keeps_the_partial_answer_marked_interrupted() {
     let clock = ManualClock::with_timers(0.0);
-    let h = harness_with(
-        vec![ScriptedTurn::text("The story begins ").hanging()],
-        AgentConfig {
+    let h = agent(vec![ScriptedTurn::text("The story begins ").hanging()])
+        .config(AgentConfig {
             limits: RunLimits {
                 turn_timeout_ms: 60_000,
                 ..RunLimits::default()
             },
             ..AgentConfig::default()
-        },
-        Rc::new(clock.clone()),
-    );
+        })
+        .clock(clock.clone())
+        .build();
     let options = SendOptions::default();
     let cancel = options.cancel.clone();
-    let none = EventSink::none();
-    let send = h.agent.send(&h.conversation, "tell a story", &options, &none);
+    let send = h.sending("tell a story", &options);
     let aborter = async {
         clock.sleep(20).await;
         cancel.cancel();
@@ -690,7 +586,7 @@ fn abort_keeps_the_partial_answer_marked_interrupted() {
     let failure = outcome.unwrap_err();
     assert_eq!(failure.error, Error::Aborted);
     assert_eq!(failure.partial_text.as_deref(), Some("The story begins "));
-    let stored = block_on(h.store.messages(&h.conversation)).unwrap();
+    let stored = h.messages();
     assert_eq!(stored.len(), 2);
     assert!(stored[1].interrupted && stored[1].content == "The story begins ");
 }
@@ -698,23 +594,17 @@ fn abort_keeps_the_partial_answer_marked_interrupted() {
 #[test]
 fn two_sends_on_one_conversation_never_interleave() {
     let clock = ManualClock::with_timers(0.0);
-    let h = harness_with(
-        vec![
-            ScriptedTurn::tools(&[("pause", "{}")]),
-            ScriptedTurn::text("first done"),
-            ScriptedTurn::text("second done"),
-        ],
-        AgentConfig::default(),
-        Rc::new(clock.clone()),
-    );
-    h.register(pause_tool(&clock, 30));
-    let (none, options) = (EventSink::none(), SendOptions::default());
-    let (first, second) = clock.drive(async {
-        futures::join!(
-            h.agent.send(&h.conversation, "one", &options, &none),
-            h.agent.send(&h.conversation, "two", &options, &none)
-        )
-    });
+    let h = agent(vec![
+        ScriptedTurn::tools(&[("pause", "{}")]),
+        ScriptedTurn::text("first done"),
+        ScriptedTurn::text("second done"),
+    ])
+    .clock(clock.clone())
+    .tool(pause_tool(&clock, 30))
+    .build();
+    let options = SendOptions::default();
+    let (first, second) =
+        clock.drive(async { futures::join!(h.sending("one", &options), h.sending("two", &options)) });
     assert_eq!(first.unwrap().text, "first done");
     assert_eq!(second.unwrap().text, "second done");
     assert_eq!(
@@ -741,19 +631,18 @@ fn a_send_that_waits_too_long_for_the_conversation_is_refused() {
         ..AgentConfig::default()
     };
     let clock = ManualClock::with_timers(0.0);
-    let h = harness_with(
-        vec![
-            ScriptedTurn::tools(&[("pause", "{}")]),
-            ScriptedTurn::text("done"),
-        ],
-        config,
-        Rc::new(clock.clone()),
-    );
-    h.register(pause_tool(&clock, 200));
-    let (none, options) = (EventSink::none(), SendOptions::default());
+    let h = agent(vec![
+        ScriptedTurn::tools(&[("pause", "{}")]),
+        ScriptedTurn::text("done"),
+    ])
+    .config(config)
+    .clock(clock.clone())
+    .tool(pause_tool(&clock, 200))
+    .build();
+    let options = SendOptions::default();
     let (first, (second, refused_at)) = clock.drive(async {
-        futures::join!(h.agent.send(&h.conversation, "one", &options, &none), async {
-            let outcome = h.agent.send(&h.conversation, "two", &options, &none).await;
+        futures::join!(h.sending("one", &options), async {
+            let outcome = h.sending("two", &options).await;
             (outcome, clock.now_ms())
         })
     });
@@ -764,19 +653,7 @@ fn a_send_that_waits_too_long_for_the_conversation_is_refused() {
 
 /// A `pause` tool that sleeps `ms` on `clock`.
 fn pause_tool(clock: &ManualClock, ms: u64) -> impl Tool {
-    let clock = clock.clone();
-    FnTool::new(
-        "pause",
-        "waits",
-        json!({"type": "object"}),
-        move |_a: Value, _c: ToolContext| {
-            let sleep = clock.sleep(ms);
-            Box::pin(async move {
-                sleep.await;
-                Ok(json!("paused"))
-            }) as LocalBoxFuture<'static, ToolResult>
-        },
-    )
+    tools::sleeping("pause", "waits", clock, ms, json!("paused"))
 }
 
 struct Notes;
@@ -790,15 +667,12 @@ impl MentionResolver for Notes {
 
 #[test]
 fn mentions_and_working_state_reach_the_system_message() {
-    let h = harness(vec![
+    let h = agent(vec![
         ScriptedTurn::tools(&[("advance", "{}")]),
         ScriptedTurn::text("ok"),
-    ]);
-    let h = Harness {
-        agent: h.agent.with_mention_resolver(Rc::new(Notes)),
-        ..h
-    };
-    h.register(FnTool::new(
+    ])
+    .mentions(Rc::new(Notes))
+    .tool(FnTool::new(
         "advance",
         "moves on",
         json!({"type": "object"}),
@@ -806,7 +680,8 @@ fn mentions_and_working_state_reach_the_system_message() {
             ctx.set_working_state(json!({"step": 2}));
             boxed(Ok(json!("advanced")))
         },
-    ));
+    ))
+    .build();
     block_on(h.agent.set_working_state(&h.conversation, json!({"step": 1}))).unwrap();
     let options = SendOptions {
         mentions: vec![Mention {
@@ -855,11 +730,10 @@ fn system_prompt_comes_first_from_a_template_with_variables() {
         prompt_variables,
         ..AgentConfig::default()
     };
-    let h = harness_with(
-        vec![ScriptedTurn::text("hi")],
-        config,
-        Rc::new(ManualClock::new(0.0)),
-    );
+    let h = agent(vec![ScriptedTurn::text("hi")])
+        .config(config)
+        .clock(ManualClock::new(0.0))
+        .build();
     h.send("hello").unwrap();
     let request = &h.model.requests()[0];
     assert_eq!(
@@ -879,11 +753,10 @@ fn system_prompt_comes_first_from_a_template_with_variables() {
         },
         ..AgentConfig::default()
     };
-    let h = harness_with(
-        vec![ScriptedTurn::text("hi")],
-        unknown,
-        Rc::new(ManualClock::new(0.0)),
-    );
+    let h = agent(vec![ScriptedTurn::text("hi")])
+        .config(unknown)
+        .clock(ManualClock::new(0.0))
+        .build();
     assert_eq!(h.send("hello").unwrap_err().error.name(), "ConfigError");
 }
 
@@ -904,8 +777,7 @@ fn validate_config_reports_errors_and_warnings_without_calling_a_model() {
         },
         ..AgentConfig::default()
     };
-    let h = harness(vec![]);
-    h.register(weather(Rc::new(Cell::new(0))));
+    let h = agent(vec![]).tool(weather(Rc::new(Cell::new(0)))).build();
     let report = validate_config(&provider, &config, h.agent.tools());
     assert!(!report.valid);
     assert_eq!(report.errors.len(), 3, "{:?}", report.errors);

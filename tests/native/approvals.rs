@@ -1,197 +1,22 @@
 //! Human in the loop, natively: policies, paused turns resumed call by call,
 //! edits, rejections, expiry, double resolves, reloads, records and headless runs.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use futures::executor::block_on;
 use futures::future::LocalBoxFuture;
-use lectern::agent::{
-    Agent, AgentConfig, HeadlessRequest, RunLimits, RunStatus, SendOptions, TurnError, TurnResult,
-    TurnStatus, REJECTED,
-};
+use lectern::agent::{AgentConfig, HeadlessRequest, RunLimits, RunStatus, SendOptions, TurnStatus, REJECTED};
 use lectern::approval::{
-    ApprovalConfig, ApprovalDecision, ApprovalPolicy, Decision, DecisionKind, PolicyContext, PolicyRule,
-    ToolPolicy,
+    ApprovalConfig, ApprovalDecision, ApprovalPolicy, Decision, DecisionKind, ToolPolicy,
 };
-use lectern::domain::{NewConversation, Role};
-use lectern::error::{Error, Result};
+use lectern::domain::Role;
+use lectern::error::Error;
 use lectern::events::{EventKind, EventSink};
-use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
-use lectern::provider::Model;
-use lectern::storage::{MemoryStore, Store};
+use lectern::provider::scripted::ScriptedTurn;
+use lectern::storage::Store;
 use lectern::time::{Clock, ManualClock};
 use lectern::tool::{FnTool, ToolResult};
 use serde_json::{json, Value};
 
-/// One "page": an agent over a shared store, model and clock. A second page
-/// over the same store stands for a reload.
-struct Page {
-    agent: Agent,
-    events: Rc<RefCell<Vec<EventKind>>>,
-    clock: Rc<ManualClock>,
-}
-
-struct World {
-    store: Rc<MemoryStore>,
-    model: Rc<ScriptedModel>,
-    clock: Rc<ManualClock>,
-    /// Every run of a tool: (name, arguments).
-    runs: Rc<RefCell<Vec<(String, Value)>>>,
-    conversation: String,
-}
-
-fn schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": { "path": { "type": "string" }, "text": { "type": "string" } },
-        "required": ["path"],
-        "additionalProperties": false
-    })
-}
-
-/// Writes ask, reads run.
-struct WritesAsk;
-
-impl PolicyRule for WritesAsk {
-    fn decide(
-        &self,
-        arguments: &Value,
-        _: &PolicyContext,
-    ) -> LocalBoxFuture<'static, Result<ApprovalPolicy, String>> {
-        let policy = if arguments.get("text").is_some() {
-            ApprovalPolicy::Ask
-        } else {
-            ApprovalPolicy::Auto
-        };
-        Box::pin(async move { Ok(policy) })
-    }
-}
-
-fn approvals() -> ApprovalConfig {
-    let mut config = ApprovalConfig {
-        ttl_ms: 60_000,
-        ..ApprovalConfig::default()
-    };
-    config
-        .tools
-        .insert("write_file".into(), ToolPolicy::Fixed(ApprovalPolicy::Ask));
-    config
-        .tools
-        .insert("delete_file".into(), ToolPolicy::Fixed(ApprovalPolicy::Deny));
-    config
-        .tools
-        .insert("file".into(), ToolPolicy::Rule(Rc::new(WritesAsk)));
-    config
-}
-
-impl World {
-    fn new(turns: Vec<ScriptedTurn>) -> World {
-        let store = Rc::new(MemoryStore::new());
-        let model = Rc::new(ScriptedModel::new(turns));
-        let clock = Rc::new(ManualClock::new(1_700_000_000_000.0));
-        let mut world = World {
-            store,
-            model,
-            clock,
-            runs: Rc::new(RefCell::new(Vec::new())),
-            conversation: String::new(),
-        };
-        world.conversation = block_on(
-            world
-                .page(approvals())
-                .agent
-                .create_conversation(NewConversation::default()),
-        )
-        .unwrap()
-        .id;
-        world
-    }
-
-    fn page(&self, approvals: ApprovalConfig) -> Page {
-        let config = AgentConfig {
-            approvals,
-            ..AgentConfig::default()
-        };
-        self.page_with(config, self.clock.clone())
-    }
-
-    fn page_with(&self, config: AgentConfig, clock: Rc<ManualClock>) -> Page {
-        let model: Rc<dyn Model> = self.model.clone();
-        let agent = Agent::new(self.store.clone(), model, clock.clone(), config);
-        for name in ["read_file", "write_file", "delete_file", "file"] {
-            let runs = self.runs.clone();
-            let tool = FnTool::new(name, "A file tool", schema(), move |args: Value, _| {
-                runs.borrow_mut().push((name.to_owned(), args.clone()));
-                Box::pin(async move { Ok(json!({ "ok": args["path"] })) })
-                    as LocalBoxFuture<'static, ToolResult>
-            });
-            agent.register_tool(Rc::new(tool)).unwrap();
-        }
-        Page {
-            agent,
-            events: Rc::new(RefCell::new(Vec::new())),
-            clock,
-        }
-    }
-
-    fn runs_of(&self, name: &str) -> Vec<Value> {
-        self.runs
-            .borrow()
-            .iter()
-            .filter(|(n, _)| n == name)
-            .map(|(_, a)| a.clone())
-            .collect()
-    }
-
-    fn tool_results(&self) -> Vec<String> {
-        block_on(self.store.messages(&self.conversation))
-            .unwrap()
-            .into_iter()
-            .filter(|m| m.role == Role::ToolResult)
-            .map(|m| m.content)
-            .collect()
-    }
-}
-
-impl Page {
-    fn sink(&self) -> EventSink {
-        let events = self.events.clone();
-        EventSink::new(move |e| events.borrow_mut().push(e.kind))
-    }
-
-    fn send(&self, world: &World, text: &str) -> Result<TurnResult, TurnError> {
-        self.clock.drive(
-            self.agent
-                .send(&world.conversation, text, &SendOptions::default(), &self.sink()),
-        )
-    }
-
-    fn resolve(&self, turn_id: &str, decisions: Vec<ApprovalDecision>) -> Result<TurnResult, TurnError> {
-        self.clock.drive(self.agent.resolve_approvals(
-            turn_id,
-            &decisions,
-            &SendOptions::default(),
-            &self.sink(),
-        ))
-    }
-}
-
-fn decide(call_id: &str, decision: DecisionKind) -> ApprovalDecision {
-    ApprovalDecision {
-        call_id: call_id.into(),
-        decision,
-        arguments: None,
-        reason: None,
-    }
-}
-
-fn edit(call_id: &str, arguments: Value) -> ApprovalDecision {
-    ApprovalDecision {
-        arguments: Some(arguments),
-        ..decide(call_id, DecisionKind::Edit)
-    }
-}
+use crate::support::harness::approvals::{approvals, decide, edit, file_schema, Page, World};
 
 #[test]
 fn mixed_decisions_in_one_response_pause_then_resume_with_edits_in_history() {
@@ -205,7 +30,7 @@ fn mixed_decisions_in_one_response_pause_then_resume_with_edits_in_history() {
         ScriptedTurn::text("Done: wrote b and C."),
     ]);
     let page = world.page(approvals());
-    let paused = page.send(&world, "tidy up").unwrap();
+    let paused = page.send("tidy up").unwrap();
     assert_eq!(paused.status, TurnStatus::AwaitingApproval);
     assert_eq!(paused.text, "");
     let ids: Vec<&str> = paused.pending.iter().map(|c| c.call_id.as_str()).collect();
@@ -218,8 +43,7 @@ fn mixed_decisions_in_one_response_pause_then_resume_with_edits_in_history() {
     assert_eq!(world.runs_of("read_file").len(), 1);
     assert!(world.runs_of("write_file").is_empty() && world.runs_of("delete_file").is_empty());
     assert!(page
-        .events
-        .borrow()
+        .events()
         .iter()
         .any(|e| matches!(e, EventKind::ApprovalRequested { calls, .. } if calls.len() == 2)));
     let listed = block_on(page.agent.pending_approvals(Some(&world.conversation))).unwrap();
@@ -230,7 +54,7 @@ fn mixed_decisions_in_one_response_pause_then_resume_with_edits_in_history() {
     let done = page
         .resolve(
             &paused.turn_id,
-            vec![
+            &[
                 decide("call_1_1", DecisionKind::Approve),
                 edit("call_1_2", json!({"path": "C.txt", "text": "bye"})),
             ],
@@ -298,9 +122,9 @@ fn calls_can_be_decided_one_at_a_time() {
         ScriptedTurn::text("ok"),
     ]);
     let page = world.page(approvals());
-    let paused = page.send(&world, "write").unwrap();
+    let paused = page.send("write").unwrap();
     let first = page
-        .resolve(&paused.turn_id, vec![decide("call_1_0", DecisionKind::Approve)])
+        .resolve(&paused.turn_id, &[decide("call_1_0", DecisionKind::Approve)])
         .unwrap();
     assert_eq!(first.status, TurnStatus::AwaitingApproval);
     assert_eq!(first.pending.len(), 1);
@@ -316,7 +140,7 @@ fn calls_can_be_decided_one_at_a_time() {
         "the model waits for every decision"
     );
     let err = page
-        .resolve(&paused.turn_id, vec![decide("call_1_0", DecisionKind::Approve)])
+        .resolve(&paused.turn_id, &[decide("call_1_0", DecisionKind::Approve)])
         .unwrap_err();
     assert_eq!(
         err.error,
@@ -326,7 +150,7 @@ fn calls_can_be_decided_one_at_a_time() {
         }
     );
     let done = page
-        .resolve(&paused.turn_id, vec![decide("call_1_1", DecisionKind::Reject)])
+        .resolve(&paused.turn_id, &[decide("call_1_1", DecisionKind::Reject)])
         .unwrap();
     assert_eq!(done.status, TurnStatus::Completed);
     assert_eq!(world.runs_of("write_file").len(), 1);
@@ -339,9 +163,9 @@ fn an_invalid_edit_is_refused_with_the_schema_error_and_changes_nothing() {
         ScriptedTurn::text("ok"),
     ]);
     let page = world.page(approvals());
-    let paused = page.send(&world, "write").unwrap();
+    let paused = page.send("write").unwrap();
     let err = page
-        .resolve(&paused.turn_id, vec![edit("call_1_0", json!({"path": 7}))])
+        .resolve(&paused.turn_id, &[edit("call_1_0", json!({"path": 7}))])
         .unwrap_err();
     match &err.error {
         Error::InvalidArguments { tool, message } => {
@@ -354,7 +178,7 @@ fn an_invalid_edit_is_refused_with_the_schema_error_and_changes_nothing() {
     let extra = page
         .resolve(
             &paused.turn_id,
-            vec![edit("call_1_0", json!({"path": "b", "mode": 1}))],
+            &[edit("call_1_0", json!({"path": "b", "mode": 1}))],
         )
         .unwrap_err();
     assert!(matches!(extra.error, Error::InvalidArguments { .. }));
@@ -367,7 +191,7 @@ fn an_invalid_edit_is_refused_with_the_schema_error_and_changes_nothing() {
     let done = page
         .resolve(
             &paused.turn_id,
-            vec![edit("call_1_0", json!({"path": "b.txt", "text": "2"}))],
+            &[edit("call_1_0", json!({"path": "b.txt", "text": "2"}))],
         )
         .unwrap();
     assert_eq!(done.text, "ok");
@@ -384,12 +208,12 @@ fn a_rejection_reaches_the_model_as_the_tool_result() {
         ScriptedTurn::text("Understood, I will not write it."),
     ]);
     let page = world.page(approvals());
-    let paused = page.send(&world, "write").unwrap();
+    let paused = page.send("write").unwrap();
     let reject = ApprovalDecision {
         reason: Some("not that file".into()),
         ..decide("call_1_0", DecisionKind::Reject)
     };
-    let done = page.resolve(&paused.turn_id, vec![reject]).unwrap();
+    let done = page.resolve(&paused.turn_id, &[reject]).unwrap();
     assert_eq!(done.text, "Understood, I will not write it.");
     assert!(world.runs_of("write_file").is_empty());
     let request = world.model.requests().last().unwrap().clone();
@@ -411,14 +235,14 @@ fn an_expired_approval_is_refused_and_closed() {
         ScriptedTurn::text("fresh answer"),
     ]);
     let page = world.page(approvals());
-    let paused = page.send(&world, "write").unwrap();
+    let paused = page.send("write").unwrap();
     world.clock.advance(60_001.0);
     assert!(
         block_on(page.agent.pending_approvals(None)).unwrap().is_empty(),
         "expired turns are not listed"
     );
     let err = page
-        .resolve(&paused.turn_id, vec![decide("call_1_0", DecisionKind::Approve)])
+        .resolve(&paused.turn_id, &[decide("call_1_0", DecisionKind::Approve)])
         .unwrap_err();
     assert!(
         matches!(err.error, Error::ApprovalExpired { .. }),
@@ -429,7 +253,7 @@ fn an_expired_approval_is_refused_and_closed() {
     assert!(world.runs_of("write_file").is_empty());
     assert!(world.tool_results()[0].contains("nobody approved"));
     let again = page
-        .resolve(&paused.turn_id, vec![decide("call_1_0", DecisionKind::Approve)])
+        .resolve(&paused.turn_id, &[decide("call_1_0", DecisionKind::Approve)])
         .unwrap_err();
     assert_eq!(
         again.error,
@@ -440,7 +264,7 @@ fn an_expired_approval_is_refused_and_closed() {
     );
     let record = &block_on(page.agent.tool_calls(&world.conversation)).unwrap()[0];
     assert_eq!(record.decision, Decision::Expired);
-    assert_eq!(page.send(&world, "something else").unwrap().text, "fresh answer");
+    assert_eq!(page.send("something else").unwrap().text, "fresh answer");
 }
 
 #[test]
@@ -450,9 +274,9 @@ fn a_send_closes_an_expired_turn_by_itself() {
         ScriptedTurn::text("fresh answer"),
     ]);
     let page = world.page(approvals());
-    page.send(&world, "write").unwrap();
+    page.send("write").unwrap();
     world.clock.advance(60_001.0);
-    assert_eq!(page.send(&world, "never mind").unwrap().text, "fresh answer");
+    assert_eq!(page.send("never mind").unwrap().text, "fresh answer");
     let roles: Vec<Role> = block_on(world.store.messages(&world.conversation))
         .unwrap()
         .iter()
@@ -478,11 +302,11 @@ fn resolving_twice_or_an_unknown_turn_is_a_typed_error_and_runs_nothing_twice() 
         ScriptedTurn::text("ok"),
     ]);
     let page = world.page(approvals());
-    let paused = page.send(&world, "write").unwrap();
-    page.resolve(&paused.turn_id, vec![decide("call_1_0", DecisionKind::Approve)])
+    let paused = page.send("write").unwrap();
+    page.resolve(&paused.turn_id, &[decide("call_1_0", DecisionKind::Approve)])
         .unwrap();
     let twice = page
-        .resolve(&paused.turn_id, vec![decide("call_1_0", DecisionKind::Approve)])
+        .resolve(&paused.turn_id, &[decide("call_1_0", DecisionKind::Approve)])
         .unwrap_err();
     assert_eq!(
         twice.error,
@@ -494,7 +318,7 @@ fn resolving_twice_or_an_unknown_turn_is_a_typed_error_and_runs_nothing_twice() 
     assert_eq!(twice.error.name(), "AlreadyResolvedError");
     assert_eq!(world.runs_of("write_file").len(), 1);
     let unknown = page
-        .resolve("no-such-turn", vec![decide("call_1_0", DecisionKind::Approve)])
+        .resolve("no-such-turn", &[decide("call_1_0", DecisionKind::Approve)])
         .unwrap_err();
     assert_eq!(unknown.error, Error::not_found("pending turn", "no-such-turn"));
     assert!(matches!(
@@ -510,14 +334,13 @@ fn deny_answers_the_model_with_a_refusal_without_asking() {
         ScriptedTurn::text("I may not delete files."),
     ]);
     let page = world.page(approvals());
-    let done = page.send(&world, "delete d").unwrap();
+    let done = page.send("delete d").unwrap();
     assert_eq!(done.status, TurnStatus::Completed);
     assert!(world.runs_of("delete_file").is_empty());
     assert!(world.tool_results()[0].contains("Denied: delete_file is not allowed"));
     assert_eq!(done.tool_calls[0].decision, Decision::Denied);
     assert!(!page
-        .events
-        .borrow()
+        .events()
         .iter()
         .any(|e| matches!(e, EventKind::ApprovalRequested { .. })));
 }
@@ -537,18 +360,18 @@ fn a_policy_function_decides_per_call_and_auto_approve_lifts_ask_only() {
         ScriptedTurn::text("ok again"),
     ]);
     let page = world.page(approvals());
-    let paused = page.send(&world, "read then write").unwrap();
+    let paused = page.send("read then write").unwrap();
     assert_eq!(paused.pending.len(), 1);
     assert_eq!(paused.pending[0].call_id, "call_1_1");
     assert_eq!(world.runs_of("file").len(), 1, "the read ran without asking");
-    page.resolve(&paused.turn_id, vec![decide("call_1_1", DecisionKind::Approve)])
+    page.resolve(&paused.turn_id, &[decide("call_1_1", DecisionKind::Approve)])
         .unwrap();
 
     let trusted = world.page(ApprovalConfig {
         auto_approve: true,
         ..approvals()
     });
-    let done = trusted.send(&world, "write and delete").unwrap();
+    let done = trusted.send("write and delete").unwrap();
     assert_eq!(done.status, TurnStatus::Completed);
     assert_eq!(world.runs_of("write_file").len(), 1);
     assert!(
@@ -567,8 +390,8 @@ fn a_paused_conversation_refuses_new_messages_until_cancelled() {
         ScriptedTurn::text("after cancel"),
     ]);
     let page = world.page(approvals());
-    let paused = page.send(&world, "write").unwrap();
-    let refused = page.send(&world, "hello?").unwrap_err();
+    let paused = page.send("write").unwrap();
+    let refused = page.send("hello?").unwrap_err();
     assert_eq!(
         refused.error,
         Error::ApprovalPending {
@@ -579,7 +402,7 @@ fn a_paused_conversation_refuses_new_messages_until_cancelled() {
     assert_eq!(refused.error.name(), "ApprovalPendingError");
     block_on(page.agent.cancel_pending(&paused.turn_id)).unwrap();
     assert!(world.runs_of("write_file").is_empty());
-    assert_eq!(page.send(&world, "hello?").unwrap().text, "after cancel");
+    assert_eq!(page.send("hello?").unwrap().text, "after cancel");
     let results = world.tool_results();
     assert_eq!(results.len(), 2);
     assert!(results[1].contains("cancelled"));
@@ -598,7 +421,7 @@ fn a_paused_turn_survives_a_reload_and_its_tool_runs_once() {
         ScriptedTurn::text("written").with_usage(20, 3),
     ]);
     let before = world.page(approvals());
-    let paused = before.send(&world, "write").unwrap();
+    let paused = before.send("write").unwrap();
     drop(before);
 
     let after = world.page(approvals());
@@ -606,7 +429,7 @@ fn a_paused_turn_survives_a_reload_and_its_tool_runs_once() {
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].turn_id, paused.turn_id);
     let done = after
-        .resolve(&paused.turn_id, vec![decide("call_1_0", DecisionKind::Approve)])
+        .resolve(&paused.turn_id, &[decide("call_1_0", DecisionKind::Approve)])
         .unwrap();
     assert_eq!(done.text, "written");
     assert_eq!(done.turn_id, paused.turn_id);
@@ -614,7 +437,7 @@ fn a_paused_turn_survives_a_reload_and_its_tool_runs_once() {
     assert_eq!(done.usage.input_tokens, 30, "so does the usage");
     assert_eq!(world.runs_of("write_file").len(), 1);
     assert!(after
-        .resolve(&paused.turn_id, vec![decide("call_1_0", DecisionKind::Approve)])
+        .resolve(&paused.turn_id, &[decide("call_1_0", DecisionKind::Approve)])
         .is_err());
     assert_eq!(world.runs_of("write_file").len(), 1);
 }
@@ -771,15 +594,21 @@ fn slow_page(world: &World) -> Page {
         },
         ..AgentConfig::default()
     };
-    let clock = ManualClock::with_timers(world.clock.now_ms());
-    let page = world.page_with(config, Rc::new(clock));
     let runs = world.runs.clone();
-    let tool = FnTool::new("slow_write", "Writes slowly", schema(), move |args: Value, _| {
-        runs.borrow_mut().push(("slow_write".to_owned(), args));
-        Box::pin(futures::future::pending()) as LocalBoxFuture<'static, ToolResult>
-    });
-    page.agent.register_tool(Rc::new(tool)).unwrap();
-    page
+    let tool = FnTool::new(
+        "slow_write",
+        "Writes slowly",
+        file_schema(),
+        move |args: Value, _| {
+            runs.borrow_mut().push(("slow_write".to_owned(), args));
+            Box::pin(futures::future::pending()) as LocalBoxFuture<'static, ToolResult>
+        },
+    );
+    world
+        .page_builder(config)
+        .clock(ManualClock::with_timers(world.clock.now_ms()))
+        .tool(tool)
+        .build()
 }
 
 #[test]
@@ -789,12 +618,12 @@ fn a_resolve_cut_off_by_its_time_limit_releases_the_turn_at_once() {
         ScriptedTurn::text("Moving on."),
     ]);
     let page = slow_page(&world);
-    let paused = page.send(&world, "write slowly").unwrap();
+    let paused = page.send("write slowly").unwrap();
     let cut = page
-        .resolve(&paused.turn_id, vec![decide("call_1_0", DecisionKind::Approve)])
+        .resolve(&paused.turn_id, &[decide("call_1_0", DecisionKind::Approve)])
         .unwrap_err();
     assert_eq!(cut.error, Error::Timeout { after_ms: 100 });
-    assert_eq!(page.send(&world, "hello?").unwrap().text, "Moving on.");
+    assert_eq!(page.send("hello?").unwrap().text, "Moving on.");
     assert_eq!(world.runs_of("slow_write").len(), 1, "never run again");
     assert!(world.tool_results()[0].starts_with("{\"error\":\"Interrupted"));
     let record = &block_on(page.agent.tool_calls(&world.conversation)).unwrap()[0];
@@ -813,7 +642,7 @@ fn a_resolve_abandoned_by_a_closed_page_lapses_and_undecided_calls_wait_again() 
         ScriptedTurn::text("One write was interrupted, the other done."),
     ]);
     let page = slow_page(&world);
-    let paused = page.send(&world, "write two files").unwrap();
+    let paused = page.send("write two files").unwrap();
     {
         // The page closes while the approved call runs: the resolve is dropped mid-tool.
         let decisions = [decide("call_1_0", DecisionKind::Approve)];
@@ -829,13 +658,13 @@ fn a_resolve_abandoned_by_a_closed_page_lapses_and_undecided_calls_wait_again() 
         "claimed, not listed"
     );
     assert!(matches!(
-        page.send(&world, "hello?").unwrap_err().error,
+        page.send("hello?").unwrap_err().error,
         Error::ApprovalPending { .. }
     ));
     page.clock.advance(2_200.0);
     // The claim lapsed: the claimed call is answered as interrupted, the other waits again.
     assert!(matches!(
-        page.send(&world, "hello?").unwrap_err().error,
+        page.send("hello?").unwrap_err().error,
         Error::ApprovalPending { .. }
     ));
     let waiting = block_on(page.agent.pending_approvals(None)).unwrap();
@@ -843,7 +672,7 @@ fn a_resolve_abandoned_by_a_closed_page_lapses_and_undecided_calls_wait_again() 
     let ids: Vec<&str> = waiting[0].calls.iter().map(|c| c.call_id.as_str()).collect();
     assert_eq!(ids, ["call_1_1"]);
     let done = page
-        .resolve(&paused.turn_id, vec![decide("call_1_1", DecisionKind::Approve)])
+        .resolve(&paused.turn_id, &[decide("call_1_1", DecisionKind::Approve)])
         .unwrap();
     assert_eq!(done.text, "One write was interrupted, the other done.");
     assert_eq!(world.runs_of("slow_write").len(), 1, "never run again");
@@ -868,11 +697,11 @@ fn a_turn_pauses_again_and_again_with_every_tool_run_once() {
         ScriptedTurn::text("Wrote a, b and c."),
     ]);
     let page = world.page(approvals());
-    let first = page.send(&world, "write three files").unwrap();
+    let first = page.send("write three files").unwrap();
     assert_eq!(first.status, TurnStatus::AwaitingApproval);
 
     let second = page
-        .resolve(&first.turn_id, vec![decide("call_1_0", DecisionKind::Approve)])
+        .resolve(&first.turn_id, &[decide("call_1_0", DecisionKind::Approve)])
         .unwrap();
     assert_eq!(
         second.status,
@@ -890,11 +719,11 @@ fn a_turn_pauses_again_and_again_with_every_tool_run_once() {
     // A reload between the pauses: another page resolves.
     let reloaded = world.page(approvals());
     let third = reloaded
-        .resolve(&first.turn_id, vec![decide("call_2_1", DecisionKind::Approve)])
+        .resolve(&first.turn_id, &[decide("call_2_1", DecisionKind::Approve)])
         .unwrap();
     assert_eq!(third.status, TurnStatus::AwaitingApproval, "paused a third time");
     let done = reloaded
-        .resolve(&first.turn_id, vec![decide("call_3_0", DecisionKind::Approve)])
+        .resolve(&first.turn_id, &[decide("call_3_0", DecisionKind::Approve)])
         .unwrap();
     assert_eq!(done.status, TurnStatus::Completed);
     assert_eq!(done.text, "Wrote a, b and c.");
@@ -935,7 +764,7 @@ fn a_turn_pauses_again_and_again_with_every_tool_run_once() {
         [User, Assistant, ToolResult, Assistant, ToolResult, ToolResult, Assistant, ToolResult, Assistant]
     );
     let second_resolve = page
-        .resolve(&first.turn_id, vec![decide("call_3_0", DecisionKind::Approve)])
+        .resolve(&first.turn_id, &[decide("call_3_0", DecisionKind::Approve)])
         .unwrap_err();
     assert!(matches!(second_resolve.error, Error::AlreadyResolved { .. }));
     assert!(block_on(page.agent.pending_approvals(None)).unwrap().is_empty());

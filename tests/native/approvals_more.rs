@@ -1,144 +1,18 @@
 //! More human in the loop, natively: "always allow" grants, a new message
 //! over a paused turn (`onNewMessage`), and approvals switched at run time.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use futures::executor::block_on;
-use futures::future::LocalBoxFuture;
-use lectern::agent::{
-    Agent, AgentConfig, SendOptions, TurnError, TurnOverrides, TurnResult, TurnStatus, MOVED_ON,
-};
+use lectern::agent::{SendOptions, TurnOverrides, TurnStatus, MOVED_ON};
 use lectern::approval::{
     ApprovalConfig, ApprovalDecision, ApprovalOverrides, ApprovalPolicy, Decision, DecisionKind,
     OnNewMessage, PendingStatus, ToolPolicy,
 };
 use lectern::domain::{NewConversation, Role};
-use lectern::events::EventSink;
-use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
-use lectern::provider::Model;
-use lectern::storage::{MemoryStore, Store};
-use lectern::time::ManualClock;
-use lectern::tool::{FnTool, ToolResult};
-use serde_json::{json, Value};
+use lectern::provider::scripted::ScriptedTurn;
+use lectern::storage::Store;
+use serde_json::json;
 
-/// A store, model and clock shared by "pages" (agents): a second page over the same store stands for a reload.
-struct World {
-    store: Rc<MemoryStore>,
-    model: Rc<ScriptedModel>,
-    clock: Rc<ManualClock>,
-    /// Every run of a tool: (name, arguments).
-    runs: Rc<RefCell<Vec<(String, Value)>>>,
-    conversation: String,
-}
-
-/// `write_file` asks, `delete_file` is denied, `read_file` runs.
-fn approvals() -> ApprovalConfig {
-    let mut config = ApprovalConfig {
-        ttl_ms: 60_000,
-        ..ApprovalConfig::default()
-    };
-    config
-        .tools
-        .insert("write_file".into(), ToolPolicy::Fixed(ApprovalPolicy::Ask));
-    config
-        .tools
-        .insert("delete_file".into(), ToolPolicy::Fixed(ApprovalPolicy::Deny));
-    config
-}
-
-impl World {
-    fn new(turns: Vec<ScriptedTurn>) -> World {
-        let mut world = World {
-            store: Rc::new(MemoryStore::new()),
-            model: Rc::new(ScriptedModel::new(turns)),
-            clock: Rc::new(ManualClock::new(1_700_000_000_000.0)),
-            runs: Rc::new(RefCell::new(Vec::new())),
-            conversation: String::new(),
-        };
-        let page = world.page(approvals());
-        world.conversation = block_on(page.create_conversation(NewConversation::default()))
-            .unwrap()
-            .id;
-        world
-    }
-
-    /// A new agent over the shared store (a page load).
-    fn page(&self, approvals: ApprovalConfig) -> Agent {
-        let config = AgentConfig {
-            approvals,
-            ..AgentConfig::default()
-        };
-        let model: Rc<dyn Model> = self.model.clone();
-        let agent = Agent::new(self.store.clone(), model, self.clock.clone(), config);
-        for name in ["read_file", "write_file", "delete_file"] {
-            let runs = self.runs.clone();
-            let tool = FnTool::new(
-                name,
-                "A file tool",
-                json!({"type": "object"}),
-                move |args: Value, _| {
-                    runs.borrow_mut().push((name.to_owned(), args.clone()));
-                    Box::pin(async move { Ok(json!({ "ok": args["path"] })) })
-                        as LocalBoxFuture<'static, ToolResult>
-                },
-            );
-            agent.register_tool(Rc::new(tool)).unwrap();
-        }
-        agent
-    }
-
-    fn send_with(&self, agent: &Agent, text: &str, options: &SendOptions) -> Result<TurnResult, TurnError> {
-        self.clock
-            .drive(agent.send(&self.conversation, text, options, &EventSink::none()))
-    }
-
-    fn send(&self, agent: &Agent, text: &str) -> Result<TurnResult, TurnError> {
-        self.send_with(agent, text, &SendOptions::default())
-    }
-
-    fn resolve(
-        &self,
-        agent: &Agent,
-        turn_id: &str,
-        decisions: &[ApprovalDecision],
-    ) -> Result<TurnResult, TurnError> {
-        self.clock.drive(agent.resolve_approvals(
-            turn_id,
-            decisions,
-            &SendOptions::default(),
-            &EventSink::none(),
-        ))
-    }
-
-    fn runs_of(&self, name: &str) -> usize {
-        self.runs.borrow().iter().filter(|(n, _)| n == name).count()
-    }
-
-    /// The stored history as (role, content) pairs, tool calls shown as `call:<name>`.
-    fn history(&self) -> Vec<(Role, String)> {
-        block_on(self.store.messages(&self.conversation))
-            .unwrap()
-            .into_iter()
-            .map(|m| {
-                let content = match m.tool_calls.first() {
-                    Some(call) => format!("call:{}", call.name),
-                    None => m.content,
-                };
-                (m.role, content)
-            })
-            .collect()
-    }
-}
-
-fn decide(call_id: &str, decision: DecisionKind) -> ApprovalDecision {
-    ApprovalDecision {
-        call_id: call_id.into(),
-        decision,
-        arguments: None,
-        reason: None,
-    }
-}
+use crate::support::harness::approvals::{approvals, decide, World};
 
 fn write(path: &str) -> (&'static str, String) {
     ("write_file", format!(r#"{{"path":"{path}","text":"x"}}"#))
@@ -160,22 +34,18 @@ fn approve_always_runs_the_tool_and_the_grant_survives_a_reload_until_reset() {
         ScriptedTurn::text("Wrote d."),
     ]);
     let page = world.page(approvals());
-    let paused = world.send(&page, "write a and b").unwrap();
+    let paused = page.send("write a and b").unwrap();
     assert_eq!(paused.status, TurnStatus::AwaitingApproval);
     assert_eq!(paused.pending.len(), 2);
     // One "always" decides both waiting calls of the tool; the denied call stays denied.
     let first = &paused.pending[0].call_id;
-    let done = world
-        .resolve(
-            &page,
-            &paused.turn_id,
-            &[decide(first, DecisionKind::ApproveAlways)],
-        )
+    let done = page
+        .resolve(&paused.turn_id, &[decide(first, DecisionKind::ApproveAlways)])
         .unwrap();
     assert_eq!(done.status, TurnStatus::Completed, "{done:?}");
-    assert_eq!(world.runs_of("write_file"), 2);
-    assert_eq!(world.runs_of("delete_file"), 0);
-    let records = block_on(page.tool_calls(&world.conversation)).unwrap();
+    assert_eq!(world.runs_of("write_file").len(), 2);
+    assert_eq!(world.runs_of("delete_file").len(), 0);
+    let records = block_on(page.agent.tool_calls(&world.conversation)).unwrap();
     let decisions: Vec<(&str, Decision)> = records.iter().map(|r| (r.name.as_str(), r.decision)).collect();
     assert_eq!(decisions.len(), 3);
     for expected in [
@@ -195,18 +65,18 @@ fn approve_always_runs_the_tool_and_the_grant_survives_a_reload_until_reset() {
 
     // A reload: the next call of the tool runs without a pause.
     let reloaded = world.page(approvals());
-    let next = world.send(&reloaded, "write c").unwrap();
+    let next = reloaded.send("write c").unwrap();
     assert_eq!(next.status, TurnStatus::Completed, "{next:?}");
-    assert_eq!(world.runs_of("write_file"), 3);
-    let records = block_on(reloaded.tool_calls(&world.conversation)).unwrap();
+    assert_eq!(world.runs_of("write_file").len(), 3);
+    let records = block_on(reloaded.agent.tool_calls(&world.conversation)).unwrap();
     assert_eq!(records.iter().filter(|r| r.decision == Decision::Auto).count(), 1);
 
     // Revoked: it asks again.
-    block_on(reloaded.reset_approvals(&world.conversation)).unwrap();
-    let asked = world.send(&reloaded, "write d").unwrap();
+    block_on(reloaded.agent.reset_approvals(&world.conversation)).unwrap();
+    let asked = reloaded.send("write d").unwrap();
     assert_eq!(asked.status, TurnStatus::AwaitingApproval);
-    assert_eq!(world.runs_of("write_file"), 3);
-    let err = block_on(reloaded.reset_approvals("nope")).unwrap_err();
+    assert_eq!(world.runs_of("write_file").len(), 3);
+    let err = block_on(reloaded.agent.reset_approvals("nope")).unwrap_err();
     assert_eq!(err.name(), "NotFoundError");
 }
 
@@ -220,25 +90,22 @@ fn a_grant_is_per_conversation_and_never_lifts_deny() {
         ScriptedTurn::text("not allowed"),
     ]);
     let page = world.page(approvals());
-    let paused = world.send(&page, "write a").unwrap();
+    let paused = page.send("write a").unwrap();
     let always = decide(&paused.pending[0].call_id, DecisionKind::ApproveAlways);
-    world.resolve(&page, &paused.turn_id, &[always]).unwrap();
+    page.resolve(&paused.turn_id, &[always]).unwrap();
     // Another conversation still asks.
-    let other = block_on(page.create_conversation(NewConversation::default())).unwrap();
-    let asked = world
-        .clock
-        .drive(page.send(&other.id, "write b", &SendOptions::default(), &EventSink::none()))
-        .unwrap();
+    let other = page.create_conversation(NewConversation::default());
+    let asked = page.send_in(&other, "write b", &SendOptions::default()).unwrap();
     assert_eq!(asked.status, TurnStatus::AwaitingApproval);
     // A page whose policy denies the tool: the grant does not lift `deny`.
     let mut deny = approvals();
     deny.tools
         .insert("write_file".into(), ToolPolicy::Fixed(ApprovalPolicy::Deny));
     let strict = world.page(deny);
-    let done = world.send(&strict, "write c").unwrap();
+    let done = strict.send("write c").unwrap();
     assert_eq!(done.status, TurnStatus::Completed);
-    assert_eq!(world.runs_of("write_file"), 1);
-    let records = block_on(strict.tool_calls(&world.conversation)).unwrap();
+    assert_eq!(world.runs_of("write_file").len(), 1);
+    let records = block_on(strict.agent.tool_calls(&world.conversation)).unwrap();
     let decisions: Vec<Decision> = records.iter().map(|r| r.decision).collect();
     assert_eq!(records.len(), 2);
     assert!(decisions.contains(&Decision::Denied), "{decisions:?}");
@@ -248,17 +115,17 @@ fn a_grant_is_per_conversation_and_never_lifts_deny() {
 fn arguments_on_approve_always_are_refused_and_nothing_is_granted() {
     let world = World::new(vec![tools(&[write("a")])]);
     let page = world.page(approvals());
-    let paused = world.send(&page, "write a").unwrap();
+    let paused = page.send("write a").unwrap();
     let decision = ApprovalDecision {
         arguments: Some(json!({"path": "b"})),
         ..decide(&paused.pending[0].call_id, DecisionKind::ApproveAlways)
     };
-    let err = world.resolve(&page, &paused.turn_id, &[decision]).unwrap_err();
+    let err = page.resolve(&paused.turn_id, &[decision]).unwrap_err();
     assert_eq!(err.error.name(), "ConfigError", "{err:?}");
     assert!(block_on(world.store.grants(&world.conversation))
         .unwrap()
         .is_empty());
-    assert_eq!(world.runs_of("write_file"), 0);
+    assert_eq!(world.runs_of("write_file").len(), 0);
 }
 
 fn reject_new(approvals: ApprovalConfig) -> ApprovalConfig {
@@ -272,10 +139,10 @@ fn reject_new(approvals: ApprovalConfig) -> ApprovalConfig {
 fn a_new_message_over_a_paused_turn_is_refused_by_default() {
     let world = World::new(vec![tools(&[write("a")]), ScriptedTurn::text("never")]);
     let page = world.page(approvals());
-    let paused = world.send(&page, "write a").unwrap();
-    let err = world.send(&page, "never mind").unwrap_err();
+    let paused = page.send("write a").unwrap();
+    let err = page.send("never mind").unwrap_err();
     assert_eq!(err.error.name(), "ApprovalPendingError");
-    let listed = block_on(page.pending_approvals(Some(&world.conversation))).unwrap();
+    let listed = block_on(page.agent.pending_approvals(Some(&world.conversation))).unwrap();
     assert_eq!(listed[0].turn_id, paused.turn_id, "still waiting");
 }
 
@@ -286,12 +153,12 @@ fn on_new_message_reject_answers_the_calls_and_runs_the_new_message() {
         ScriptedTurn::text("Sure, something else."),
     ]);
     let page = world.page(reject_new(approvals()));
-    let paused = world.send(&page, "write a").unwrap();
+    let paused = page.send("write a").unwrap();
     assert_eq!(paused.status, TurnStatus::AwaitingApproval);
-    let done = world.send(&page, "never mind, something else").unwrap();
+    let done = page.send("never mind, something else").unwrap();
     assert_eq!(done.status, TurnStatus::Completed, "{done:?}");
     assert_eq!(done.text, "Sure, something else.");
-    assert_eq!(world.runs_of("write_file"), 0);
+    assert_eq!(world.runs_of("write_file").len(), 0);
     assert_eq!(
         world.history(),
         [
@@ -307,15 +174,14 @@ fn on_new_message_reject_answers_the_calls_and_runs_the_new_message() {
         .unwrap()
         .unwrap();
     assert_eq!(stored.status, PendingStatus::MovedOn);
-    let records = block_on(page.tool_calls(&world.conversation)).unwrap();
+    let records = block_on(page.agent.tool_calls(&world.conversation)).unwrap();
     assert!(records
         .iter()
         .any(|r| r.name == "write_file" && r.decision == Decision::MovedOn));
     // The model's request for the new message showed the moved-on answer.
     let request = world.model.requests().last().unwrap().clone();
     assert!(request.messages.iter().any(|m| m.content == MOVED_ON));
-    let resolved = world.resolve(
-        &page,
+    let resolved = page.resolve(
         &paused.turn_id,
         &[decide(&paused.pending[0].call_id, DecisionKind::Approve)],
     );
@@ -326,7 +192,7 @@ fn on_new_message_reject_answers_the_calls_and_runs_the_new_message() {
 fn a_send_can_override_on_new_message_either_way() {
     let world = World::new(vec![tools(&[write("a")]), ScriptedTurn::text("Moved on.")]);
     let refusing = world.page(approvals());
-    world.send(&refusing, "write a").unwrap();
+    refusing.send("write a").unwrap();
     let per_send = SendOptions {
         overrides: TurnOverrides {
             approvals: ApprovalOverrides {
@@ -337,12 +203,12 @@ fn a_send_can_override_on_new_message_either_way() {
         },
         ..SendOptions::default()
     };
-    let done = world.send_with(&refusing, "something else", &per_send).unwrap();
+    let done = refusing.send_with("something else", &per_send).unwrap();
     assert_eq!(done.text, "Moved on.");
 
     let world = World::new(vec![tools(&[write("a")])]);
     let rejecting = world.page(reject_new(approvals()));
-    world.send(&rejecting, "write a").unwrap();
+    rejecting.send("write a").unwrap();
     let keep = SendOptions {
         overrides: TurnOverrides {
             approvals: ApprovalOverrides {
@@ -353,7 +219,7 @@ fn a_send_can_override_on_new_message_either_way() {
         },
         ..SendOptions::default()
     };
-    let err = world.send_with(&rejecting, "wait", &keep).unwrap_err();
+    let err = rejecting.send_with("wait", &keep).unwrap_err();
     assert_eq!(err.error.name(), "ApprovalPendingError");
 }
 
@@ -366,24 +232,24 @@ fn set_approvals_switches_auto_approve_without_a_new_agent() {
         tools(&[write("c")]),
     ]);
     let page = world.page(approvals());
-    let paused = world.send(&page, "write a").unwrap();
+    let paused = page.send("write a").unwrap();
     assert_eq!(paused.status, TurnStatus::AwaitingApproval);
-    block_on(page.cancel_pending(&paused.turn_id)).unwrap();
-    page.set_approvals(ApprovalConfig {
+    block_on(page.agent.cancel_pending(&paused.turn_id)).unwrap();
+    page.agent.set_approvals(ApprovalConfig {
         auto_approve: true,
         ..approvals()
     });
-    let done = world.send(&page, "write b").unwrap();
+    let done = page.send("write b").unwrap();
     assert_eq!(done.status, TurnStatus::Completed, "{done:?}");
-    assert_eq!(world.runs_of("write_file"), 1);
-    page.set_approvals(approvals());
-    let asked = world.send(&page, "write c").unwrap();
+    assert_eq!(world.runs_of("write_file").len(), 1);
+    page.agent.set_approvals(approvals());
+    let asked = page.send("write c").unwrap();
     assert_eq!(
         asked.status,
         TurnStatus::AwaitingApproval,
         "switched back: it asks again"
     );
-    assert_eq!(world.runs_of("write_file"), 1);
+    assert_eq!(world.runs_of("write_file").len(), 1);
 }
 
 #[test]
@@ -411,15 +277,15 @@ fn a_per_send_auto_approve_holds_for_every_step_of_the_turn() {
         },
         ..SendOptions::default()
     };
-    let done = world.send_with(&page, "go", &auto).unwrap();
+    let done = page.send_with("go", &auto).unwrap();
     assert_eq!(done.status, TurnStatus::Completed, "{done:?}");
-    assert_eq!(world.runs_of("read_file"), 1);
+    assert_eq!(world.runs_of("read_file").len(), 1);
     assert_eq!(
-        world.runs_of("write_file"),
+        world.runs_of("write_file").len(),
         1,
         "every step of the turn auto-approves"
     );
-    assert_eq!(world.runs_of("delete_file"), 0, "deny still refuses");
+    assert_eq!(world.runs_of("delete_file").len(), 0, "deny still refuses");
 }
 
 #[test]
@@ -439,16 +305,15 @@ fn a_per_send_auto_approve_false_asks_even_when_the_instance_auto_approves() {
         },
         ..SendOptions::default()
     };
-    let paused = world.send_with(&page, "write a", &ask).unwrap();
+    let paused = page.send_with("write a", &ask).unwrap();
     assert_eq!(paused.status, TurnStatus::AwaitingApproval);
     // The paused turn keeps its override: a reload with the same instance setting still resumes it.
     let stored = block_on(world.store.pending_turn(&paused.turn_id))
         .unwrap()
         .unwrap();
     assert_eq!(stored.step.state.overrides.approvals.auto_approve, Some(false));
-    let done = world
+    let done = page
         .resolve(
-            &page,
             &paused.turn_id,
             &[decide(&paused.pending[0].call_id, DecisionKind::Approve)],
         )

@@ -2,7 +2,7 @@
 //! search, index agreement with exact search on real embeddings, snapshots,
 //! deletion, embedder mismatch, abort, and book conversations.
 
-use crate::support::book_agent;
+use crate::support::harness::{books, Builder};
 use crate::support::shared_fixtures;
 use crate::support::unicode_books;
 
@@ -10,11 +10,11 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use futures::executor::block_on;
-use lectern::agent::{Agent, AgentConfig, RetrievalStrategy, SendOptions};
+use lectern::agent::{AgentConfig, RetrievalStrategy};
 use lectern::cancel::CancelToken;
 use lectern::domain::{NewConversation, Role};
-use lectern::events::{EventKind, EventSink};
-use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
+use lectern::events::EventKind;
+use lectern::provider::scripted::ScriptedTurn;
 use lectern::retrieval::chunk::ChunkSettings;
 use lectern::retrieval::hashed::HashedEmbedder;
 use lectern::retrieval::index_builder::BuildHere;
@@ -371,27 +371,18 @@ fn bad_input_mismatched_embedders_and_aborts_leave_nothing_behind() {
     assert_eq!(err.name(), "EmbedderMismatchError", "{err}");
 }
 
-fn book_agent(
-    strategy: RetrievalStrategy,
-    turns: Vec<ScriptedTurn>,
-) -> (Agent, Rc<ScriptedModel>, Rc<Library>, String, Rc<MemoryStore>) {
+/// An agent with `strategy` over the three-page book, the reader on page 2; and the book's id.
+fn book_agent(strategy: RetrievalStrategy, turns: Vec<ScriptedTurn>) -> (Builder, String) {
     let config = AgentConfig {
         retrieval: strategy,
         ..AgentConfig::default()
     };
-    let built = book_agent::book_agent(config, book_agent::thursday_pages(), 2, turns);
-    (
-        built.agent,
-        built.model,
-        built.library,
-        built.book_id,
-        built.store,
-    )
+    books::book_agent(config, books::thursday_pages(), 2, turns)
 }
 
 #[test]
 fn a_book_conversation_searches_only_up_to_the_readers_page() {
-    let (agent, model, _library, book_id, store) = book_agent(
+    let (builder, book_id) = book_agent(
         RetrievalStrategy::ToolUse,
         vec![
             ScriptedTurn::tools(&[("search_book", r#"{"query":"Syme policeman twist Sunday"}"#)]),
@@ -399,16 +390,8 @@ fn a_book_conversation_searches_only_up_to_the_readers_page() {
             ScriptedTurn::text("Still no spoilers."),
         ],
     );
-    let conv = block_on(agent.create_conversation(NewConversation {
-        title: Some("Reading".into()),
-        book_id: Some(book_id.clone()),
-    }))
-    .unwrap();
-    let events = Rc::new(RefCell::new(Vec::new()));
-    let sink_events = events.clone();
-    let sink = EventSink::new(move |e| sink_events.borrow_mut().push(e.kind));
-    let reply =
-        block_on(agent.send(&conv.id, "Who is Syme really?", &SendOptions::default(), &sink)).unwrap();
+    let h = builder.title("Reading").book(&book_id).build();
+    let reply = h.send("Who is Syme really?").unwrap();
     assert_eq!(reply.text, "So far, Syme met Gregory.");
     let result = reply.tool_calls[0].result.clone().unwrap();
     assert!(
@@ -419,14 +402,14 @@ fn a_book_conversation_searches_only_up_to_the_readers_page() {
         !result.contains("policeman"),
         "page 3 is past the reader: {result}"
     );
-    let details = events.borrow().iter().find_map(|e| match e {
-        EventKind::ToolResult { details: Some(d), .. } => Some(d.clone()),
+    let details = h.events().into_iter().find_map(|e| match e {
+        EventKind::ToolResult { details: Some(d), .. } => Some(d),
         _ => None,
     });
     let details = details.expect("search_book reports details");
     assert_eq!(details["query"], "Syme policeman twist Sunday");
     assert_eq!(details["resultCount"], 2);
-    let first_request = &model.requests()[0];
+    let first_request = &h.model.requests()[0];
     assert_eq!(
         first_request
             .tools
@@ -441,21 +424,19 @@ fn a_book_conversation_searches_only_up_to_the_readers_page() {
         "{system}"
     );
     // Persisted, and in the next turn's context.
-    let stored = block_on(lectern::storage::Store::messages(&*store, &conv.id)).unwrap();
     assert_eq!(
-        stored.iter().map(|m| m.role).collect::<Vec<_>>(),
+        h.roles(),
         [Role::User, Role::Assistant, Role::ToolResult, Role::Assistant]
     );
-    block_on(agent.send(&conv.id, "And then?", &SendOptions::default(), &EventSink::none())).unwrap();
-    let third = &model.requests()[2];
+    h.send("And then?").unwrap();
+    let third = &h.model.requests()[2];
     assert!(third
         .messages
         .iter()
         .any(|m| m.role == Role::ToolResult && m.content == result));
 
-    let plain = block_on(agent.create_conversation(NewConversation::default())).unwrap();
-    let _ = plain;
-    let missing = block_on(agent.create_conversation(NewConversation {
+    h.create_conversation(NewConversation::default());
+    let missing = block_on(h.agent.create_conversation(NewConversation {
         title: None,
         book_id: Some("nope".into()),
     }));
@@ -464,23 +445,13 @@ fn a_book_conversation_searches_only_up_to_the_readers_page() {
 
 #[test]
 fn always_retrieve_puts_bounded_passages_in_the_context_and_offers_no_tools() {
-    let (agent, model, _library, book_id, _store) = book_agent(
+    let (builder, book_id) = book_agent(
         RetrievalStrategy::AlwaysRetrieve,
         vec![ScriptedTurn::text("From what you've read...")],
     );
-    let conv = block_on(agent.create_conversation(NewConversation {
-        title: None,
-        book_id: Some(book_id),
-    }))
-    .unwrap();
-    block_on(agent.send(
-        &conv.id,
-        "What about Gregory and Syme?",
-        &SendOptions::default(),
-        &EventSink::none(),
-    ))
-    .unwrap();
-    let request = &model.requests()[0];
+    let h = builder.book(&book_id).build();
+    h.send("What about Gregory and Syme?").unwrap();
+    let request = &h.model.requests()[0];
     assert!(request.tools.is_empty());
     let system = request.system.as_deref().unwrap();
     assert!(

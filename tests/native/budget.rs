@@ -4,52 +4,26 @@
 //! `deleteAllConversations` (which takes the totals with it).
 
 use std::collections::BTreeMap;
-use std::rc::Rc;
 
 use futures::executor::block_on;
-use futures::future::LocalBoxFuture;
-use lectern::agent::{Agent, AgentConfig, SendOptions, TurnError, TurnResult};
-use lectern::domain::{Budget, NewConversation, Role};
+use lectern::agent::{AgentConfig, SendOptions};
+use lectern::domain::{Budget, Role};
 use lectern::error::Error;
-use lectern::events::EventSink;
-use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
+use lectern::provider::scripted::ScriptedTurn;
 use lectern::provider::{Price, PriceTable};
-use lectern::storage::{MemoryStore, Store};
+use lectern::storage::Store;
 use lectern::time::{Clock, ManualClock};
-use lectern::tool::{FnTool, ToolResult};
 use serde_json::json;
 
-struct Harness {
-    agent: Agent,
-    model: Rc<ScriptedModel>,
-    store: Rc<MemoryStore>,
-    conversation: String,
-}
+use crate::support::harness::{tools, TestAgent};
 
-fn harness(turns: Vec<ScriptedTurn>, config: AgentConfig, clock: Rc<dyn Clock>) -> Harness {
-    let model = Rc::new(ScriptedModel::new(turns));
-    let store = Rc::new(MemoryStore::new());
-    let agent = Agent::new(store.clone(), model.clone(), clock, config);
-    let lookup = FnTool::new(
-        "lookup",
-        "Looks something up",
-        json!({ "type": "object" }),
-        |_, _| Box::pin(async { Ok(json!("found")) }) as LocalBoxFuture<'static, ToolResult>,
-    );
-    agent.register_tool(Rc::new(lookup)).unwrap();
-    let conversation = block_on(agent.create_conversation(NewConversation::default()))
-        .unwrap()
-        .id;
-    Harness {
-        agent,
-        model,
-        store,
-        conversation,
-    }
-}
-
-fn send(h: &Harness, text: &str, options: &SendOptions) -> Result<TurnResult, TurnError> {
-    block_on(h.agent.send(&h.conversation, text, options, &EventSink::none()))
+/// An agent over `turns` with `config` on `clock`, whose `lookup` tool answers "found".
+fn harness(turns: Vec<ScriptedTurn>, config: AgentConfig, clock: ManualClock) -> TestAgent {
+    TestAgent::builder(turns)
+        .config(config)
+        .clock(clock)
+        .tool(tools::answering("lookup", "Looks something up", json!("found")))
+        .build()
 }
 
 fn tokens(max_tokens: u64) -> Budget {
@@ -67,8 +41,8 @@ fn with_budget(budget: Budget, period: Budget) -> AgentConfig {
     }
 }
 
-fn clock() -> Rc<dyn Clock> {
-    Rc::new(ManualClock::new(1.0e12))
+fn clock() -> ManualClock {
+    ManualClock::new(1.0e12)
 }
 
 #[test]
@@ -81,7 +55,7 @@ fn a_turn_stops_before_the_call_that_would_pass_its_budget_with_its_usage_and_wh
         with_budget(tokens(600), Budget::default()),
         clock(),
     );
-    let failure = send(&h, "look it up", &SendOptions::default()).unwrap_err();
+    let failure = h.send_with("look it up", &SendOptions::default()).unwrap_err();
     let Error::BudgetExceeded {
         scope,
         limit,
@@ -103,13 +77,8 @@ fn a_turn_stops_before_the_call_that_would_pass_its_budget_with_its_usage_and_wh
         (400, 100)
     );
     assert_eq!((failure.steps, failure.tool_calls.len()), (1, 1));
-    let roles: Vec<Role> = block_on(h.store.messages(&h.conversation))
-        .unwrap()
-        .iter()
-        .map(|m| m.role)
-        .collect();
     assert_eq!(
-        roles,
+        h.roles(),
         [Role::User, Role::Assistant, Role::ToolResult],
         "the step is stored whole"
     );
@@ -132,7 +101,7 @@ fn a_send_budget_replaces_the_configured_one() {
     );
     let mut options = SendOptions::default();
     options.overrides.budget = Some(tokens(5_000));
-    let reply = send(&h, "look it up", &options).unwrap();
+    let reply = h.send_with("look it up", &options).unwrap();
     assert_eq!((reply.text.as_str(), reply.usage.input_tokens), ("done", 1_000));
 }
 
@@ -147,9 +116,9 @@ fn a_conversation_budget_counts_every_turn_and_blocks_the_next_one_before_any_ca
         with_budget(Budget::default(), tokens(1_000)),
         clock(),
     );
-    send(&h, "first", &SendOptions::default()).unwrap();
-    send(&h, "second", &SendOptions::default()).unwrap();
-    let failure = send(&h, "third", &SendOptions::default()).unwrap_err();
+    h.send_with("first", &SendOptions::default()).unwrap();
+    h.send_with("second", &SendOptions::default()).unwrap();
+    let failure = h.send_with("third", &SendOptions::default()).unwrap_err();
     assert!(
         matches!(&failure.error, Error::BudgetExceeded { scope, spent, .. } if scope == "conversation" && *spent == 900.0),
         "{:?}",
@@ -163,10 +132,7 @@ fn a_conversation_budget_counts_every_turn_and_blocks_the_next_one_before_any_ca
         (800, 100, 2)
     );
     // The user's message is kept: nothing of it is lost, and a larger budget can answer it.
-    let last = block_on(h.store.messages(&h.conversation))
-        .unwrap()
-        .pop()
-        .unwrap();
+    let last = h.messages().pop().unwrap();
     assert_eq!((last.role, last.content.as_str()), (Role::User, "third"));
 }
 
@@ -193,7 +159,7 @@ fn cost_budgets_use_the_model_price() {
         config,
         clock(),
     );
-    let failure = send(&h, "look it up", &SendOptions::default()).unwrap_err();
+    let failure = h.send_with("look it up", &SendOptions::default()).unwrap_err();
     assert!(
         matches!(&failure.error, Error::BudgetExceeded { limit, max, .. } if limit == "costUsd" && *max == 0.5),
         "{:?}",
@@ -213,17 +179,12 @@ fn an_aborted_turn_keeps_its_estimated_usage_in_the_error_and_the_totals() {
             ScriptedTurn::text("The story begins ").hanging(),
         ],
         AgentConfig::default(),
-        Rc::new(clock.clone()),
+        clock.clone(),
     );
-    block_on(
-        h.agent
-            .send(&h.conversation, "hi", &SendOptions::default(), &EventSink::none()),
-    )
-    .unwrap();
+    h.send("hi").unwrap();
     let options = SendOptions::default();
     let cancel = options.cancel.clone();
-    let none = EventSink::none();
-    let send = h.agent.send(&h.conversation, "tell a story", &options, &none);
+    let send = h.sending("tell a story", &options);
     let aborter = async {
         clock.sleep(20).await;
         cancel.cancel();
@@ -255,7 +216,7 @@ fn usage_of_an_unknown_conversation_is_not_found_and_deleting_clears_it() {
     );
     let fresh = block_on(h.agent.usage(&h.conversation)).unwrap();
     assert_eq!((fresh.tokens(), fresh.turns), (0, 0));
-    send(&h, "hi", &SendOptions::default()).unwrap();
+    h.send_with("hi", &SendOptions::default()).unwrap();
     assert_eq!(block_on(h.agent.usage(&h.conversation)).unwrap().tokens(), 7);
     block_on(h.store.delete_conversation(&h.conversation)).unwrap();
     assert_eq!(
@@ -273,13 +234,12 @@ fn delete_all_conversations_waits_for_no_turn_and_keeps_nothing() {
             ScriptedTurn::text("slow").hanging(),
         ],
         AgentConfig::default(),
-        Rc::new(clock.clone()),
+        clock.clone(),
     );
-    send(&h, "hi", &SendOptions::default()).unwrap();
+    h.send_with("hi", &SendOptions::default()).unwrap();
     let options = SendOptions::default();
     let cancel = options.cancel.clone();
-    let none = EventSink::none();
-    let running = h.agent.send(&h.conversation, "go on", &options, &none);
+    let running = h.sending("go on", &options);
     let attempt = async {
         clock.sleep(10).await;
         let refused = h.agent.delete_all_conversations().await;
@@ -291,11 +251,7 @@ fn delete_all_conversations_waits_for_no_turn_and_keeps_nothing() {
         panic!("{refused:?}")
     };
     assert_eq!(conversation_id, h.conversation);
-    assert_eq!(
-        block_on(h.store.messages(&h.conversation)).unwrap().len(),
-        4,
-        "nothing was deleted"
-    );
+    assert_eq!(h.messages().len(), 4, "nothing was deleted");
     block_on(h.agent.delete_all_conversations()).unwrap();
     assert!(block_on(h.agent.conversations()).unwrap().is_empty());
     assert_eq!(
@@ -310,8 +266,8 @@ fn dry_run_estimates() -> Vec<u64> {
         ScriptedTurn::tools(&[("lookup", "{}")]),
         ScriptedTurn::text("done"),
     ];
-    let h = harness(turns, AgentConfig::default(), Rc::new(ManualClock::new(1.0e12)));
-    send(&h, "look it up", &SendOptions::default()).unwrap();
+    let h = harness(turns, AgentConfig::default(), ManualClock::new(1.0e12));
+    h.send_with("look it up", &SendOptions::default()).unwrap();
     let empty = lectern::provider::ModelResponse::default();
     h.model
         .requests()
@@ -335,9 +291,9 @@ fn the_budget_check_scales_the_estimate_by_what_the_provider_counted() {
     let h = harness(
         turns,
         with_budget(budget, Budget::default()),
-        Rc::new(ManualClock::new(1.0e12)),
+        ManualClock::new(1.0e12),
     );
-    let failure = send(&h, "look it up", &SendOptions::default()).unwrap_err();
+    let failure = h.send_with("look it up", &SendOptions::default()).unwrap_err();
     match failure.error {
         Error::BudgetExceeded {
             next, spent: before, ..

@@ -5,83 +5,36 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use futures::executor::block_on;
 use futures::future::LocalBoxFuture;
-use lectern::agent::{Agent, AgentConfig, SendOptions, TurnError, TurnResult};
+use lectern::agent::SendOptions;
 use lectern::cancel::CancelToken;
-use lectern::domain::{NewConversation, Role};
-use lectern::events::{EventKind, EventSink};
-use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
-use lectern::storage::MemoryStore;
+use lectern::events::EventKind;
+use lectern::provider::scripted::ScriptedTurn;
 use lectern::time::ManualClock;
 use lectern::tool::builtin::{CurrentDatetime, FixedZones};
 use lectern::tool::{FnTool, ToolResult};
 use serde_json::{json, Value};
 
+use crate::support::harness::{Builder, TestAgent};
+
 /// 2026-11-23T11:24:43Z, a Monday.
 const NOW: f64 = 1_795_433_083_000.0;
 
-struct World {
-    agent: Agent,
-    clock: Rc<ManualClock>,
-    conversation: String,
+/// An agent over `turns` on a clock at [`NOW`].
+fn at_now(turns: Vec<ScriptedTurn>) -> Builder {
+    TestAgent::builder(turns).clock(ManualClock::new(NOW))
 }
 
-impl World {
-    fn new(turns: Vec<ScriptedTurn>) -> World {
-        let model = Rc::new(ScriptedModel::new(turns));
-        let clock = Rc::new(ManualClock::new(NOW));
-        let agent = Agent::new(
-            Rc::new(MemoryStore::new()),
-            model.clone(),
-            clock.clone(),
-            AgentConfig::default(),
-        );
-        let conversation = block_on(agent.create_conversation(NewConversation::default()))
-            .unwrap()
-            .id;
-        World {
-            agent,
-            clock,
-            conversation,
-        }
-    }
-
-    fn with_datetime(turns: Vec<ScriptedTurn>) -> World {
-        let world = World::new(turns);
-        let tool = CurrentDatetime::new(Rc::new(FixedZones::default()), world.clock.clone());
-        world.agent.register_tool(Rc::new(tool)).unwrap();
-        world
-    }
-
-    fn send_with(
-        &self,
-        text: &str,
-        options: &SendOptions,
-        events: &EventSink,
-    ) -> Result<TurnResult, TurnError> {
-        self.clock
-            .drive(self.agent.send(&self.conversation, text, options, events))
-    }
-
-    fn send(&self, text: &str) -> Result<TurnResult, TurnError> {
-        self.send_with(text, &SendOptions::default(), &EventSink::none())
-    }
-
-    /// The tool results the model read, as stored.
-    fn tool_results(&self) -> Vec<String> {
-        block_on(self.agent.messages(&self.conversation))
-            .unwrap()
-            .into_iter()
-            .filter(|m| m.role == Role::ToolResult)
-            .map(|m| m.content)
-            .collect()
-    }
+/// An agent over `turns` with `current_datetime` reading its clock.
+fn with_datetime(turns: Vec<ScriptedTurn>) -> TestAgent {
+    let clock = ManualClock::new(NOW);
+    let tool = CurrentDatetime::new(Rc::new(FixedZones::default()), Rc::new(clock.clone()));
+    TestAgent::builder(turns).clock(clock).tool(tool).build()
 }
 
 #[test]
 fn current_datetime_reads_a_named_zone_the_readers_zone_and_refuses_an_unknown_one() {
-    let world = World::with_datetime(vec![
+    let world = with_datetime(vec![
         ScriptedTurn::tools(&[
             ("current_datetime", r#"{"timeZone":"Asia/Tokyo"}"#),
             ("current_datetime", "{}"),
@@ -118,7 +71,7 @@ fn current_datetime_reads_a_named_zone_the_readers_zone_and_refuses_an_unknown_o
 
 #[test]
 fn a_host_tool_cannot_take_a_builtin_tools_name() {
-    let world = World::with_datetime(Vec::new());
+    let world = with_datetime(Vec::new());
     let host = FnTool::new("current_datetime", "mine", json!({"type": "object"}), |_, _| {
         Box::pin(async { Ok(json!("noon")) }) as LocalBoxFuture<'static, ToolResult>
     });
@@ -162,26 +115,18 @@ fn tool_result_attempts(events: &[EventKind]) -> Vec<u32> {
 
 #[test]
 fn a_tool_that_fails_twice_then_succeeds_runs_three_times_waiting_between() {
-    let world = World::new(vec![
+    let world = at_now(vec![
         ScriptedTurn::tools(&[("fetch_page", "{}")]),
         ScriptedTurn::text("done"),
     ]);
     let runs = Rc::new(Cell::new(0));
-    world
-        .agent
-        .register_tool(Rc::new(flaky(runs.clone(), 2).with_retries(3, 250)))
-        .unwrap();
-    let events = Rc::new(std::cell::RefCell::new(Vec::new()));
-    let sink = {
-        let events = events.clone();
-        EventSink::new(move |e| events.borrow_mut().push(e.kind))
-    };
-    let done = world.send_with("fetch", &SendOptions::default(), &sink).unwrap();
+    let world = world.tool(flaky(runs.clone(), 2).with_retries(3, 250)).build();
+    let done = world.send("fetch").unwrap();
     assert_eq!(runs.get(), 3);
     assert_eq!(done.tool_calls[0].attempts, 3);
     assert_eq!(done.tool_calls[0].error, None);
     assert_eq!(world.tool_results(), [r#"{"run":3}"#]);
-    assert_eq!(tool_result_attempts(&events.borrow()), [3]);
+    assert_eq!(tool_result_attempts(&world.events()), [3]);
     assert!(
         world.clock.total_slept_ms() == 500,
         "two waits of 250 ms on the clock"
@@ -190,15 +135,12 @@ fn a_tool_that_fails_twice_then_succeeds_runs_three_times_waiting_between() {
 
 #[test]
 fn retries_give_up_after_the_limit_and_never_follow_invalid_arguments() {
-    let world = World::new(vec![
+    let world = at_now(vec![
         ScriptedTurn::tools(&[("fetch_page", "{}"), ("fetch_page", r#"{"n":"not a number"}"#)]),
         ScriptedTurn::text("gave up"),
     ]);
     let runs = Rc::new(Cell::new(0));
-    world
-        .agent
-        .register_tool(Rc::new(flaky(runs.clone(), 10).with_retries(2, 0)))
-        .unwrap();
+    let world = world.tool(flaky(runs.clone(), 10).with_retries(2, 0)).build();
     let done = world.send("fetch").unwrap();
     assert_eq!(
         runs.get(),
@@ -212,7 +154,7 @@ fn retries_give_up_after_the_limit_and_never_follow_invalid_arguments() {
 
 #[test]
 fn an_abort_stops_retrying() {
-    let world = World::new(vec![
+    let world = at_now(vec![
         ScriptedTurn::tools(&[("fetch_page", "{}")]),
         ScriptedTurn::text("never"),
     ]);
@@ -226,21 +168,19 @@ fn an_abort_stops_retrying() {
         Box::pin(async { Err("HTTP 503".to_owned()) }) as LocalBoxFuture<'static, ToolResult>
     })
     .with_retries(5, 100);
-    world.agent.register_tool(Rc::new(tool)).unwrap();
+    let world = world.tool(tool).build();
     let options = SendOptions {
         cancel,
         ..SendOptions::default()
     };
-    let err = world
-        .send_with("fetch", &options, &EventSink::none())
-        .unwrap_err();
+    let err = world.send_with("fetch", &options).unwrap_err();
     assert_eq!(err.error.name(), "AbortError");
     assert_eq!(runs.get(), 1, "no retry after the abort");
 }
 
 #[test]
 fn a_timed_out_run_is_retried() {
-    let world = World::new(vec![
+    let world = at_now(vec![
         ScriptedTurn::tools(&[("fetch_page", "{}")]),
         ScriptedTurn::text("done"),
     ]);
@@ -261,7 +201,7 @@ fn a_timed_out_run_is_retried() {
     )
     .with_timeout_ms(100)
     .with_retries(1, 0);
-    world.agent.register_tool(Rc::new(tool)).unwrap();
+    let world = world.tool(tool).build();
     let done = world.send("fetch").unwrap();
     assert_eq!(runs.get(), 2);
     assert_eq!(done.tool_calls[0].attempts, 2);

@@ -6,19 +6,16 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use futures::executor::block_on;
-use futures::future::LocalBoxFuture;
-use lectern::agent::{history_window, read_window, Agent, AgentConfig, ContextStrategy, SendOptions};
-use lectern::approval::{
-    ApprovalConfig, ApprovalDecision, ApprovalPolicy, DecisionKind, PendingStatus, ToolPolicy,
-};
-use lectern::domain::{Conversation, Message, NewConversation, Role, ToolCall};
+use lectern::agent::{history_window, read_window, ContextStrategy};
+use lectern::approval::{ApprovalPolicy, PendingStatus};
+use lectern::domain::{Conversation, Message, Role, ToolCall};
 use lectern::error::Error;
-use lectern::events::EventSink;
-use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
+use lectern::provider::scripted::ScriptedTurn;
 use lectern::storage::{MemoryStore, Store};
-use lectern::time::ManualClock;
-use lectern::tool::{FnTool, ToolResult};
-use serde_json::{json, Value};
+use serde_json::json;
+
+use crate::support::harness::approvals::{approve, fixed_policies, with_approvals};
+use crate::support::harness::{tools, TestAgent};
 
 use crate::support::hooked_store;
 use hooked_store::HookedStore;
@@ -144,20 +141,19 @@ fn reads_of_a_turn(stored: usize) -> (usize, Vec<Vec<Message>>, Vec<Message>) {
     conversation(&*store, "c");
     let mut rng = Rng(42);
     block_on(store.append_messages(generated("c", stored, 3, &mut rng))).unwrap();
-    let model = Rc::new(ScriptedModel::new(vec![
+    let turns = vec![
         ScriptedTurn::tools(&[("lookup", r#"{"q":"x"}"#)]),
         ScriptedTurn::text("done"),
-    ]));
-    let clock = Rc::new(ManualClock::new(1_700_000_000_000.0));
-    let agent = Agent::new(store.clone(), model.clone(), clock, AgentConfig::default());
-    let tool = FnTool::new("lookup", "looks up", json!({"type": "object"}), |_: Value, _| {
-        Box::pin(async { Ok(json!("found")) }) as LocalBoxFuture<'static, ToolResult>
-    });
-    agent.register_tool(Rc::new(tool)).unwrap();
+    ];
+    let h = TestAgent::builder(turns)
+        .store(store.clone())
+        .tool(tools::answering("lookup", "looks up", json!("found")))
+        .open("c")
+        .build();
     read.set(0);
-    block_on(agent.send("c", "hello", &SendOptions::default(), &EventSink::none())).unwrap();
+    h.send("hello").unwrap();
     let read = read.get();
-    let requests = model.requests().into_iter().map(|r| r.messages).collect();
+    let requests = h.model.requests().into_iter().map(|r| r.messages).collect();
     let all = block_on(store.inner.messages("c")).unwrap();
     (read, requests, all)
 }
@@ -179,47 +175,27 @@ fn a_step_reads_the_window_not_the_conversation() {
 
 #[test]
 fn a_settled_paused_turn_keeps_only_a_tombstone_and_its_records() {
-    let store = Rc::new(MemoryStore::new());
-    let model = Rc::new(ScriptedModel::new(vec![
+    let turns = vec![
         ScriptedTurn::tools(&[("write", r#"{"path":"a"}"#)]),
         ScriptedTurn::text("written"),
         ScriptedTurn::tools(&[("write", r#"{"path":"b"}"#)]),
-    ]));
-    let clock = Rc::new(ManualClock::new(1_700_000_000_000.0));
-    let mut approvals = ApprovalConfig::default();
-    approvals
-        .tools
-        .insert("write".into(), ToolPolicy::Fixed(ApprovalPolicy::Ask));
-    let config = AgentConfig {
-        approvals,
-        ..AgentConfig::default()
-    };
-    let agent = Agent::new(store.clone(), model, clock, config);
-    let tool = FnTool::new("write", "writes", json!({"type": "object"}), |_: Value, _| {
-        Box::pin(async { Ok(json!("ok")) }) as LocalBoxFuture<'static, ToolResult>
-    });
-    agent.register_tool(Rc::new(tool)).unwrap();
-    let conv = block_on(agent.create_conversation(NewConversation::default()))
-        .unwrap()
-        .id;
-    let (options, sink) = (SendOptions::default(), EventSink::none());
+    ];
+    let h = TestAgent::builder(turns)
+        .config(with_approvals(fixed_policies(&[("write", ApprovalPolicy::Ask)])))
+        .tool(tools::answering("write", "writes", json!("ok")))
+        .build();
 
-    let paused = block_on(agent.send(&conv, "write a", &options, &sink)).unwrap();
-    let approve = vec![ApprovalDecision {
-        call_id: paused.pending[0].call_id.clone(),
-        decision: DecisionKind::Approve,
-        arguments: None,
-        reason: None,
-    }];
-    block_on(agent.resolve_approvals(&paused.turn_id, &approve, &options, &sink)).unwrap();
-    let cancelled = block_on(agent.send(&conv, "write b", &options, &sink)).unwrap();
-    block_on(agent.cancel_pending(&cancelled.turn_id)).unwrap();
+    let paused = h.send("write a").unwrap();
+    let decisions = [approve(&paused.pending[0].call_id)];
+    h.resolve(&paused.turn_id, &decisions).unwrap();
+    let cancelled = h.send("write b").unwrap();
+    block_on(h.agent.cancel_pending(&cancelled.turn_id)).unwrap();
 
     for (turn_id, status) in [
         (&paused.turn_id, PendingStatus::Resolved),
         (&cancelled.turn_id, PendingStatus::Cancelled),
     ] {
-        let stored = block_on(store.pending_turn(turn_id)).unwrap().unwrap();
+        let stored = block_on(h.store.pending_turn(turn_id)).unwrap().unwrap();
         assert_eq!(stored.status, status);
         assert!(stored.calls.is_empty(), "{status:?}: no calls wait");
         assert!(
@@ -231,7 +207,7 @@ fn a_settled_paused_turn_keeps_only_a_tombstone_and_its_records() {
             stored.step
         );
     }
-    let again = block_on(agent.resolve_approvals(&paused.turn_id, &approve, &options, &sink)).unwrap_err();
+    let again = h.resolve(&paused.turn_id, &decisions).unwrap_err();
     assert_eq!(
         again.error,
         Error::AlreadyResolved {
@@ -239,8 +215,8 @@ fn a_settled_paused_turn_keeps_only_a_tombstone_and_its_records() {
             state: "resolved".into()
         }
     );
-    let err = block_on(agent.cancel_pending(&cancelled.turn_id)).unwrap_err();
+    let err = block_on(h.agent.cancel_pending(&cancelled.turn_id)).unwrap_err();
     assert_eq!(err.name(), "AlreadyResolvedError");
-    let records = block_on(store.tool_calls(&conv)).unwrap();
+    let records = block_on(h.store.tool_calls(&h.conversation)).unwrap();
     assert_eq!(records.len(), 2, "the records stay: {records:?}");
 }

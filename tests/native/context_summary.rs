@@ -11,16 +11,18 @@ use futures::executor::block_on;
 use futures::future::LocalBoxFuture;
 use futures::StreamExt;
 use lectern::agent::prompts::PromptLibrary;
-use lectern::agent::{validate_config, Agent, AgentConfig, ContextStrategy, SendOptions};
+use lectern::agent::{validate_config, AgentConfig, ContextStrategy};
 use lectern::cancel::CancelToken;
-use lectern::domain::{estimate_tokens, EgressEntry, EgressPurpose, NewConversation, Role, Usage};
+use lectern::domain::{estimate_tokens, EgressEntry, EgressPurpose, Role, Usage};
 use lectern::error::{Error, Result};
-use lectern::events::{EventKind, EventSink};
+use lectern::events::EventKind;
 use lectern::provider::{FinishReason, Model, ModelRequest, PartStream, ProviderConfig, StreamPart};
 use lectern::storage::{MemoryStore, Store};
 use lectern::time::ManualClock;
 use lectern::tool::{FnTool, ToolRegistry, ToolResult};
 use serde_json::json;
+
+use crate::support::harness::{Builder, TestAgent};
 
 /// How every summary request's system message begins (the shipped prompt).
 const SUMMARY_PROMPT_START: &str = "You keep the running summary";
@@ -127,14 +129,8 @@ impl Model for SummaryModel {
     }
 }
 
-struct Harness {
-    agent: Agent,
-    model: Rc<SummaryModel>,
-    store: Rc<MemoryStore>,
-    conversation: String,
-    events: Rc<RefCell<Vec<EventKind>>>,
-    egress: RefCell<Vec<EgressEntry>>,
-}
+/// An agent over a [`SummaryModel`].
+type Harness = TestAgent<MemoryStore, SummaryModel>;
 
 const BUDGET: usize = 700;
 
@@ -148,61 +144,45 @@ fn config(max_tokens: usize, keep_recent: usize) -> AgentConfig {
     }
 }
 
+/// An agent with `config` over `model`, whose `lookup` tool answers "found it".
 fn harness(config: AgentConfig, model: SummaryModel) -> Harness {
-    let model = Rc::new(model);
-    let store = Rc::new(MemoryStore::new());
-    let clock = Rc::new(ManualClock::new(1.0e12));
-    let agent = Agent::new(store.clone(), model.clone(), clock, config);
     let lookup = FnTool::new(
         "lookup",
         "Looks something up.",
         json!({ "type": "object", "properties": {} }),
         |_, _| Box::pin(async { Ok(json!("found it")) }) as LocalBoxFuture<'static, ToolResult>,
     );
-    agent.register_tool(Rc::new(lookup)).unwrap();
-    let conversation = block_on(agent.create_conversation(NewConversation::default()))
-        .unwrap()
-        .id;
-    Harness {
-        agent,
-        model,
-        store,
-        conversation,
-        events: Rc::new(RefCell::new(Vec::new())),
-        egress: RefCell::new(Vec::new()),
-    }
+    Builder::over(Rc::new(model))
+        .config(config)
+        .clock(ManualClock::new(1.0e12))
+        .tool(lookup)
+        .build()
 }
 
-impl Harness {
-    /// Sends `turns` messages of 60 words each.
-    fn talk(&self, turns: usize) {
-        for n in 0..turns {
-            let text = format!("question {n} {}", "word ".repeat(60));
-            let events = self.events.clone();
-            let sink = EventSink::new(move |e| events.borrow_mut().push(e.kind));
-            let result = block_on(
-                self.agent
-                    .send(&self.conversation, &text, &SendOptions::default(), &sink),
-            );
-            self.egress.borrow_mut().extend(result.unwrap().egress);
-        }
+/// Sends `turns` messages of 60 words each; the egress entries of their results.
+fn talk(h: &Harness, turns: usize) -> Vec<EgressEntry> {
+    let mut egress = Vec::new();
+    for n in 0..turns {
+        let text = format!("question {n} {}", "word ".repeat(60));
+        egress.extend(h.send(&text).unwrap().egress);
     }
+    egress
+}
 
-    fn compressed(&self) -> Vec<(u32, Option<u32>, Option<String>)> {
-        self.events
-            .borrow()
-            .iter()
-            .filter_map(|e| match e {
-                EventKind::ContextCompressed {
-                    summarized_messages,
-                    through_seq,
-                    fallback,
-                    ..
-                } => Some((*summarized_messages, *through_seq, fallback.clone())),
-                _ => None,
-            })
-            .collect()
-    }
+/// Each `contextCompressed` event: (summarised messages, through seq, fallback).
+fn compressed(h: &Harness) -> Vec<(u32, Option<u32>, Option<String>)> {
+    h.events()
+        .iter()
+        .filter_map(|e| match e {
+            EventKind::ContextCompressed {
+                summarized_messages,
+                through_seq,
+                fallback,
+                ..
+            } => Some((*summarized_messages, *through_seq, fallback.clone())),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Estimated tokens of a request, as the budget counts them.
@@ -224,7 +204,7 @@ fn request_tokens(request: &ModelRequest) -> usize {
 #[test]
 fn history_past_the_budget_is_summarised_once_then_extended() {
     let h = harness(config(BUDGET, 2), SummaryModel::default());
-    h.talk(12);
+    talk(&h, 12);
     let summaries = h.model.summary_requests();
     let answers = h.model.answer_requests();
     eprintln!(
@@ -282,7 +262,7 @@ fn history_past_the_budget_is_summarised_once_then_extended() {
     assert_eq!(stored.summarized_messages as usize, kept_at);
     assert!(last.messages.len() >= 2, "keepRecent messages stay verbatim");
     // One contextCompressed event per summary call, none a fallback.
-    let compressed = h.compressed();
+    let compressed = compressed(&h);
     assert_eq!(compressed.len(), summaries.len());
     assert!(compressed
         .iter()
@@ -292,27 +272,20 @@ fn history_past_the_budget_is_summarised_once_then_extended() {
 #[test]
 fn the_stored_summary_is_reused_by_a_new_agent() {
     let h = harness(config(BUDGET, 2), SummaryModel::default());
-    h.talk(8);
+    talk(&h, 8);
     let made = h.model.summary_requests().len();
     assert!(made >= 1);
     // A reopened page: a new agent on the same store summarises nothing again.
-    let model = Rc::new(SummaryModel::default());
-    let agent = Agent::new(
-        h.store.clone(),
-        model.clone(),
-        Rc::new(ManualClock::new(2.0e12)),
-        config(BUDGET, 2),
-    );
-    block_on(agent.send(
-        &h.conversation,
-        "one more",
-        &SendOptions::default(),
-        &EventSink::none(),
-    ))
-    .unwrap();
-    let request = model.answer_requests().pop().unwrap();
+    let reopened = Builder::over(Rc::new(SummaryModel::default()))
+        .store(h.store.clone())
+        .config(config(BUDGET, 2))
+        .clock(ManualClock::new(2.0e12))
+        .open(&h.conversation)
+        .build();
+    reopened.send("one more").unwrap();
+    let request = reopened.model.answer_requests().pop().unwrap();
     assert!(
-        model.summary_requests().is_empty(),
+        reopened.model.summary_requests().is_empty(),
         "the stored summary is used as it is"
     );
     assert!(request.system.unwrap().ends_with(&format!("SUMMARY {made}")));
@@ -325,7 +298,7 @@ fn a_call_is_never_split_from_its_results() {
         ..SummaryModel::default()
     };
     let h = harness(config(BUDGET, 3), model);
-    h.talk(10);
+    talk(&h, 10);
     assert!(!h.model.summary_requests().is_empty());
     for request in h.model.answer_requests() {
         let messages = &request.messages;
@@ -373,15 +346,14 @@ fn a_failed_summary_falls_back_to_truncation_without_failing_the_turn() {
         });
     }
     let h = harness(config(BUDGET, 2), model);
-    h.talk(8);
-    let compressed = h.compressed();
+    talk(&h, 8);
+    let compressed = compressed(&h);
     let (failed, made): (Vec<_>, Vec<_>) = compressed.iter().partition(|(_, _, fallback)| fallback.is_some());
     assert_eq!(failed.len(), 2, "{compressed:?}");
     assert!(failed[0].2.as_deref().unwrap().starts_with("ApiError"));
     assert_eq!(failed[0].1, None, "nothing was summarised yet");
     assert!(h
-        .events
-        .borrow()
+        .events()
         .iter()
         .any(|e| matches!(e, EventKind::Warning { code, .. } if code == "contextSummaryFailed")));
     // Every turn answered, each within the budget; a later summary call worked and was stored.
@@ -408,7 +380,7 @@ fn the_summary_prompt_can_be_replaced_and_its_call_is_counted() {
     config.prompts = PromptLibrary::built_in().with_overrides(overrides);
     config.prompt_variables.insert("reader".into(), "Ann".into());
     let h = harness(config, SummaryModel::default());
-    h.talk(8);
+    let egress = talk(&h, 8);
     let summaries = h.model.summary_requests();
     assert!(!summaries.is_empty());
     assert_eq!(
@@ -431,7 +403,6 @@ fn the_summary_prompt_can_be_replaced_and_its_call_is_counted() {
     );
     assert_eq!(totals.turns, 8);
     // The egress ledger lists each summary call before its turn's first step.
-    let egress = h.egress.borrow();
     let listed: Vec<&EgressEntry> = egress
         .iter()
         .filter(|e| e.purpose == EgressPurpose::Summary)
@@ -446,18 +417,13 @@ fn the_summary_prompt_can_be_replaced_and_its_call_is_counted() {
 #[test]
 fn an_abort_during_the_summary_call_fails_the_turn_as_aborted() {
     let h = harness(config(BUDGET, 2), SummaryModel::default());
-    h.talk(4);
+    talk(&h, 4);
     let before = h.model.summary_requests().len();
     h.model.summary_errors.borrow_mut().push_back(Error::Aborted);
     let mut result = Ok(());
     for n in 0..4 {
         let text = format!("more {n} {}", "word ".repeat(60));
-        let outcome = block_on(h.agent.send(
-            &h.conversation,
-            &text,
-            &SendOptions::default(),
-            &EventSink::none(),
-        ));
+        let outcome = h.send(&text);
         if let Err(error) = outcome {
             result = Err(error.error);
             break;

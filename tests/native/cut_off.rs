@@ -7,32 +7,21 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
-use lectern::agent::{Agent, AgentConfig, RunLimits, SendOptions, TurnError, TurnResult};
-use lectern::domain::{NewConversation, Role};
+use lectern::agent::{AgentConfig, RunLimits};
+use lectern::domain::Role;
 use lectern::error::Error;
-use lectern::events::EventSink;
-use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
-use lectern::storage::{MemoryStore, Store};
+use lectern::provider::scripted::ScriptedTurn;
 use lectern::time::{Clock, ManualClock};
 use lectern::tool::{FnTool, ToolResult};
 use serde_json::{json, Value};
 
-struct Setup {
-    clock: ManualClock,
-    store: Rc<MemoryStore>,
-    model: Rc<ScriptedModel>,
-    agent: Agent,
-    conversation: String,
-    /// Tools that started, in order.
-    started: Rc<RefCell<Vec<&'static str>>>,
-}
+use crate::support::harness::TestAgent;
 
 /// An agent whose `quick` tool answers at once and whose `slow` tool takes
-/// 10 s, with a 5 s turn limit and a 60 s tool limit.
-fn setup(turns: Vec<ScriptedTurn>, parallel: bool) -> Setup {
+/// 10 s, with a 5 s turn limit and a 60 s tool limit; and the tools that
+/// started, in order.
+fn setup(turns: Vec<ScriptedTurn>, parallel: bool) -> (TestAgent, Rc<RefCell<Vec<&'static str>>>) {
     let clock = ManualClock::with_timers(1_700_000_000_000.0);
-    let store = Rc::new(MemoryStore::new());
-    let model = Rc::new(ScriptedModel::new(turns));
     let config = AgentConfig {
         limits: RunLimits {
             turn_timeout_ms: 5_000,
@@ -42,8 +31,8 @@ fn setup(turns: Vec<ScriptedTurn>, parallel: bool) -> Setup {
         parallel_tool_calls: parallel,
         ..AgentConfig::default()
     };
-    let agent = Agent::new(store.clone(), model.clone(), Rc::new(clock.clone()), config);
     let started = Rc::new(RefCell::new(Vec::new()));
+    let mut builder = TestAgent::builder(turns).config(config).clock(clock.clone());
     for (name, ms) in [("quick", 0), ("slow", 10_000)] {
         let (clock, started) = (clock.clone(), started.clone());
         let tool = FnTool::new(name, "a tool", json!({"type": "object"}), move |_: Value, _| {
@@ -54,45 +43,14 @@ fn setup(turns: Vec<ScriptedTurn>, parallel: bool) -> Setup {
                 Ok(json!(format!("{name} done")))
             }) as LocalBoxFuture<'static, ToolResult>
         });
-        agent.register_tool(Rc::new(tool)).unwrap();
+        builder = builder.tool(tool);
     }
-    let conversation = clock
-        .drive(agent.create_conversation(NewConversation::default()))
-        .unwrap()
-        .id;
-    Setup {
-        clock,
-        store,
-        model,
-        agent,
-        conversation,
-        started,
-    }
-}
-
-impl Setup {
-    fn send(&self, text: &str) -> Result<TurnResult, TurnError> {
-        self.clock.drive(self.agent.send(
-            &self.conversation,
-            text,
-            &SendOptions::default(),
-            &EventSink::none(),
-        ))
-    }
-
-    fn messages(&self) -> Vec<(Role, String)> {
-        self.clock
-            .drive(self.store.messages(&self.conversation))
-            .unwrap()
-            .into_iter()
-            .map(|m| (m.role, m.content))
-            .collect()
-    }
+    (builder.build(), started)
 }
 
 #[test]
 fn a_send_cut_off_while_tools_run_keeps_what_they_did() {
-    let s = setup(
+    let (s, started) = setup(
         vec![
             ScriptedTurn::tools(&[("quick", "{}"), ("slow", "{}")]),
             ScriptedTurn::text("The slow one may not have finished."),
@@ -119,7 +77,7 @@ fn a_send_cut_off_while_tools_run_keeps_what_they_did() {
         stored, cut.tool_calls,
         "the records are stored as the error reports them"
     );
-    let messages = s.messages();
+    let messages = s.history();
     let roles: Vec<Role> = messages.iter().map(|(role, _)| *role).collect();
     assert_eq!(
         roles,
@@ -131,14 +89,14 @@ fn a_send_cut_off_while_tools_run_keeps_what_they_did() {
     // The conversation goes on; the model reads what happened, nothing runs again.
     let next = s.send("and now?").unwrap();
     assert_eq!(next.text, "The slow one may not have finished.");
-    assert_eq!(*s.started.borrow(), ["quick", "slow"]);
+    assert_eq!(*started.borrow(), ["quick", "slow"]);
     let history = &s.model.requests()[1].messages;
     assert_eq!(history.len(), 5, "user, calls, two results, user");
 }
 
 #[test]
 fn calls_not_started_when_a_one_by_one_step_is_cut_off_are_answered_not_run() {
-    let s = setup(
+    let (s, started) = setup(
         vec![ScriptedTurn::tools(&[("slow", "{}"), ("quick", "{}")])],
         false,
     );
@@ -151,6 +109,6 @@ fn calls_not_started_when_a_one_by_one_step_is_cut_off_are_answered_not_run() {
         .collect();
     assert!(errors[0].starts_with("Interrupted"), "{errors:?}");
     assert!(errors[1].starts_with("Not run"), "{errors:?}");
-    assert_eq!(*s.started.borrow(), ["slow"], "the second never started");
-    assert_eq!(s.messages().len(), 4);
+    assert_eq!(*started.borrow(), ["slow"], "the second never started");
+    assert_eq!(s.history().len(), 4);
 }

@@ -2,22 +2,19 @@
 //! big it was, and which book passages, tool results and mentions it
 //! carried — on the result, the failed turn's error and headless runs.
 
-use crate::support::book_agent;
-
 use std::rc::Rc;
 
-use book_agent::{book_agent, thursday_pages, BookAgent};
-use futures::executor::block_on;
 use futures::future::LocalBoxFuture;
-use lectern::agent::{Agent, AgentConfig, MentionResolver, RetrievalStrategy, SendOptions};
-use lectern::domain::{EgressEntry, EgressPurpose, Mention, NewConversation};
+use lectern::agent::{AgentConfig, MentionResolver, RetrievalStrategy, SendOptions};
+use lectern::domain::{EgressEntry, EgressPurpose, Mention};
 use lectern::error::{Error, Result};
-use lectern::events::EventSink;
-use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
+use lectern::provider::scripted::ScriptedTurn;
 use lectern::provider::{with_policy, ProviderConfig};
-use lectern::storage::MemoryStore;
 use lectern::time::ManualClock;
 use serde_json::json;
+
+use crate::support::harness::books::{book_agent, thursday_pages};
+use crate::support::harness::TestAgent;
 
 fn pages(entry: &EgressEntry) -> Vec<(u32, u32, &str)> {
     entry
@@ -33,19 +30,9 @@ fn book_turn(retrieval: RetrievalStrategy, turns: Vec<ScriptedTurn>) -> (Vec<Egr
         retrieval,
         ..AgentConfig::default()
     };
-    let BookAgent { agent, book_id, .. } = book_agent(config, thursday_pages(), 2, turns);
-    let conv = block_on(agent.create_conversation(NewConversation {
-        title: None,
-        book_id: Some(book_id.clone()),
-    }))
-    .unwrap();
-    let result = block_on(agent.send(
-        &conv.id,
-        "Who is Gregory?",
-        &SendOptions::default(),
-        &EventSink::none(),
-    ));
-    (result.unwrap().egress, book_id)
+    let (builder, book_id) = book_agent(config, thursday_pages(), 2, turns);
+    let h = builder.book(&book_id).build();
+    (h.send("Who is Gregory?").unwrap().egress, book_id)
 }
 
 #[test]
@@ -124,7 +111,7 @@ fn search_book_results_are_listed_on_the_request_that_carried_them() {
 
 #[test]
 fn a_failed_call_is_listed_on_the_error_and_a_refused_connection_is_not() {
-    let model = Rc::new(ScriptedModel::new(vec![
+    let turns = vec![
         ScriptedTurn::error(Error::Api {
             status: 500,
             body: "boom".into(),
@@ -132,21 +119,13 @@ fn a_failed_call_is_listed_on_the_error_and_a_refused_connection_is_not() {
         ScriptedTurn::error(Error::Connection {
             message: "refused".into(),
         }),
-    ]));
-    let agent = Agent::new(
-        Rc::new(MemoryStore::new()),
-        model,
-        Rc::new(ManualClock::new(1.0e12)),
-        AgentConfig::default(),
-    );
-    let conv = block_on(agent.create_conversation(NewConversation::default())).unwrap();
-    let failure =
-        block_on(agent.send(&conv.id, "hello", &SendOptions::default(), &EventSink::none())).unwrap_err();
+    ];
+    let h = TestAgent::builder(turns).clock(ManualClock::new(1.0e12)).build();
+    let failure = h.send("hello").unwrap_err();
     assert_eq!(failure.egress.len(), 1, "the request reached the server");
     let entry = &failure.egress[0];
     assert!(entry.estimated && entry.input_tokens > 0 && entry.output_tokens == 0);
-    let failure =
-        block_on(agent.send(&conv.id, "again", &SendOptions::default(), &EventSink::none())).unwrap_err();
+    let failure = h.send("again").unwrap_err();
     assert!(failure.egress.is_empty(), "a refused connection sent nothing");
 }
 
@@ -188,16 +167,10 @@ impl MentionResolver for Notes {
 
 #[test]
 fn mentions_are_listed_with_the_request_they_went_into() {
-    let model = Rc::new(ScriptedModel::new(vec![ScriptedTurn::text("ok")]));
-    let config = AgentConfig::default();
-    let agent = Agent::new(
-        Rc::new(MemoryStore::new()),
-        model,
-        Rc::new(ManualClock::new(1.0e12)),
-        config,
-    )
-    .with_mention_resolver(Rc::new(Notes));
-    let conv = block_on(agent.create_conversation(NewConversation::default())).unwrap();
+    let h = TestAgent::builder(vec![ScriptedTurn::text("ok")])
+        .clock(ManualClock::new(1.0e12))
+        .mentions(Rc::new(Notes))
+        .build();
     let options = SendOptions {
         mentions: vec![Mention {
             kind: "note".into(),
@@ -205,6 +178,6 @@ fn mentions_are_listed_with_the_request_they_went_into() {
         }],
         ..SendOptions::default()
     };
-    let result = block_on(agent.send(&conv.id, "see this", &options, &EventSink::none())).unwrap();
+    let result = h.send_with("see this", &options).unwrap();
     assert_eq!(result.egress[0].mentions, options.mentions);
 }

@@ -3,23 +3,19 @@
 //! `retrieval.maxContextTokens` bounds the passages put into the prompt, and a
 //! provider that reports no usage gets an estimate marked as such.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
-use futures::executor::block_on;
 use futures::future::LocalBoxFuture;
-use lectern::agent::{Agent, AgentConfig, RetrievalStrategy, RunLimits, SendOptions};
+use lectern::agent::{AgentConfig, RetrievalStrategy, RunLimits};
 use lectern::cancel::CancelToken;
-use lectern::domain::NewConversation;
 use lectern::error::{Error, Result};
-use lectern::events::{EventKind, EventSink};
+use lectern::events::EventKind;
 use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
 use lectern::provider::{with_policy, Model, ModelRequest, PartStream, ProviderConfig};
-use lectern::retrieval::chunk::ChunkSettings;
-use lectern::retrieval::hashed::HashedEmbedder;
-use lectern::retrieval::library::{BookSource, Library, NewBook};
-use lectern::storage::MemoryStore;
 use lectern::time::{Clock, ManualClock};
+
+use crate::support::harness::books::Book;
+use crate::support::harness::{Builder, TestAgent};
 
 /// A model that reads its prompt for `prompt_ms` before its first part, like
 /// a 135M model on two cores over a 1,000-token prompt (about 100 s).
@@ -58,18 +54,8 @@ fn send_to_slow_model(provider: &str) -> std::result::Result<String, Error> {
         limits: RunLimits::resolve(None, provider.local).unwrap(),
         ..AgentConfig::default()
     };
-    let store = Rc::new(MemoryStore::new());
-    let agent = Agent::new(store, model, Rc::new(clock.clone()), config);
-    let conversation = clock
-        .drive(agent.create_conversation(NewConversation::default()))
-        .unwrap();
-    clock
-        .drive(agent.send(
-            &conversation.id,
-            "Who is Syme?",
-            &SendOptions::default(),
-            &EventSink::none(),
-        ))
+    let h = Builder::over(model).clock(clock).config(config).build();
+    h.send("Who is Syme?")
         .map(|reply| reply.text)
         .map_err(|e| e.error)
 }
@@ -100,20 +86,7 @@ fn book_agent(
     strategy: RetrievalStrategy,
     max_context_tokens: Option<usize>,
     turns: Vec<ScriptedTurn>,
-) -> (Agent, Rc<ScriptedModel>, String) {
-    let store = Rc::new(MemoryStore::new());
-    let clock = Rc::new(ManualClock::new(1.0e12));
-    let chunking = ChunkSettings {
-        chunk_chars: 800,
-        overlap_chars: 0,
-        page_chars: 2000,
-    };
-    let library = Rc::new(Library::new(
-        store.clone(),
-        Rc::new(HashedEmbedder::default()),
-        clock.clone(),
-        chunking,
-    ));
+) -> TestAgent {
     let pages = (1..=6)
         .map(|n| {
             format!(
@@ -122,14 +95,11 @@ fn book_agent(
             )
         })
         .collect();
-    let new_book = NewBook {
-        title: "Thursday".into(),
+    let book = Book {
+        pages,
         author: None,
-        source: BookSource::Pages(pages),
+        chunk_chars: 800,
     };
-    let book = block_on(library.add_book(new_book, &|_| {}, &CancelToken::new())).unwrap();
-    block_on(library.set_current_page(&book.id, 5)).unwrap();
-    let model = Rc::new(ScriptedModel::new(turns));
     // The reader's pages left out: these tests count the passages found.
     let config = AgentConfig {
         retrieval: strategy,
@@ -138,15 +108,11 @@ fn book_agent(
         retrieved_passages: 5,
         ..AgentConfig::default()
     };
-    let agent = Agent::new(store, model.clone(), clock, config)
-        .with_library(library)
-        .unwrap();
-    let conversation = block_on(agent.create_conversation(NewConversation {
-        title: None,
-        book_id: Some(book.id),
-    }))
-    .unwrap();
-    (agent, model, conversation.id)
+    let builder = TestAgent::builder(turns)
+        .config(config)
+        .clock(ManualClock::new(1.0e12));
+    let (builder, book_id) = book.shelve(builder, 5);
+    builder.book(&book_id).build()
 }
 
 fn passages_in(text: &str) -> usize {
@@ -157,19 +123,13 @@ fn passages_in(text: &str) -> usize {
 fn always_retrieve_passages_stop_at_max_context_tokens() {
     // Each found passage is cut to the 400 characters around the question's words: ~105 tokens.
     for (budget, expected) in [(None, 5), (Some(450), 4), (Some(250), 2), (Some(1), 1)] {
-        let (agent, model, conversation) = book_agent(
+        let h = book_agent(
             RetrievalStrategy::AlwaysRetrieve,
             budget,
             vec![ScriptedTurn::text("He walks.")],
         );
-        block_on(agent.send(
-            &conversation,
-            "Where did Syme walk?",
-            &SendOptions::default(),
-            &EventSink::none(),
-        ))
-        .unwrap();
-        let system = model.requests()[0].system.clone().unwrap();
+        h.send("Where did Syme walk?").unwrap();
+        let system = h.model.requests()[0].system.clone().unwrap();
         assert_eq!(passages_in(&system), expected, "budget {budget:?}: {system}");
         assert!(!system.contains("Page 6:"), "past the reader's page");
     }
@@ -184,46 +144,29 @@ fn search_book_results_stop_at_max_context_tokens() {
         ]
     };
     for (budget, expected) in [(None, 5), (Some(650), 3)] {
-        let (agent, _model, conversation) = book_agent(RetrievalStrategy::ToolUse, budget, turns());
-        let reply = block_on(agent.send(
-            &conversation,
-            "Where?",
-            &SendOptions::default(),
-            &EventSink::none(),
-        ))
-        .unwrap();
+        let h = book_agent(RetrievalStrategy::ToolUse, budget, turns());
+        let reply = h.send("Where?").unwrap();
         let result = reply.tool_calls[0].result.clone().unwrap();
         assert_eq!(passages_in(&result), expected, "budget {budget:?}: {result}");
     }
 }
 
 fn usage_events(turns: Vec<ScriptedTurn>) -> (Vec<(u64, u64, bool)>, lectern::domain::TurnUsage) {
-    let store = Rc::new(MemoryStore::new());
-    let clock = Rc::new(ManualClock::new(1.0e12));
-    let model = Rc::new(ScriptedModel::new(turns));
-    let agent = Agent::new(store, model, clock, AgentConfig::default());
-    let conversation = block_on(agent.create_conversation(NewConversation::default())).unwrap();
-    let events = Rc::new(RefCell::new(Vec::new()));
-    let seen = events.clone();
-    let sink = EventSink::new(move |e| {
-        if let EventKind::TokenUsage {
-            input_tokens,
-            output_tokens,
-            estimated,
-            ..
-        } = e.kind
-        {
-            seen.borrow_mut().push((input_tokens, output_tokens, estimated));
-        }
-    });
-    let reply = block_on(agent.send(
-        &conversation.id,
-        &"question ".repeat(100),
-        &SendOptions::default(),
-        &sink,
-    ))
-    .unwrap();
-    let events = events.borrow().clone();
+    let h = TestAgent::builder(turns).clock(ManualClock::new(1.0e12)).build();
+    let reply = h.send(&"question ".repeat(100)).unwrap();
+    let events = h
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            EventKind::TokenUsage {
+                input_tokens,
+                output_tokens,
+                estimated,
+                ..
+            } => Some((input_tokens, output_tokens, estimated)),
+            _ => None,
+        })
+        .collect();
     (events, reply.usage)
 }
 

@@ -3,22 +3,18 @@
 //! formats, and `modelProfile.contextLength` bounds each request, counting the
 //! system message, tool definitions and the room kept for the answer.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
-use futures::executor::block_on;
 use futures::future::LocalBoxFuture;
-use lectern::agent::{validate_config, Agent, AgentConfig, ModelProfile, Persona, SendOptions};
-use lectern::domain::NewConversation;
-use lectern::events::{EventKind, EventSink};
+use lectern::agent::{validate_config, AgentConfig, ModelProfile, Persona, SendOptions};
+use lectern::events::EventKind;
 use lectern::provider::anthropic::AnthropicSettings;
 use lectern::provider::openai::OpenAiSettings;
-use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
+use lectern::provider::scripted::ScriptedTurn;
 use lectern::provider::{ModelRequest, ProviderConfig};
-use lectern::storage::MemoryStore;
 use lectern::time::ManualClock;
 use lectern::tool::{FnTool, ToolRegistry, ToolResult};
 use serde_json::{json, Value};
+
+use crate::support::harness::TestAgent;
 
 /// The requests of one turn per `sends` entry (its `maxOutputTokens`), and
 /// the events of them all.
@@ -28,9 +24,9 @@ fn run(
     sends: &[(&str, Option<u32>)],
 ) -> (Vec<ModelRequest>, Vec<EventKind>) {
     let turns = sends.iter().map(|_| ScriptedTurn::text("ok")).collect();
-    let model = Rc::new(ScriptedModel::new(turns));
-    let store = Rc::new(MemoryStore::new());
-    let agent = Agent::new(store, model.clone(), Rc::new(ManualClock::new(1.0e12)), config);
+    let mut builder = TestAgent::builder(turns)
+        .config(config)
+        .clock(ManualClock::new(1.0e12));
     for n in 0..tools {
         let tool = FnTool::new(
             &format!("tool_{n}"),
@@ -38,22 +34,15 @@ fn run(
             json!({ "type": "object", "properties": { "query": { "type": "string" } } }),
             |_, _| Box::pin(async { Ok(json!("done")) }) as LocalBoxFuture<'static, ToolResult>,
         );
-        agent.register_tool(Rc::new(tool)).unwrap();
+        builder = builder.tool(tool);
     }
-    let conversation = block_on(agent.create_conversation(NewConversation::default()))
-        .unwrap()
-        .id;
-    let events = Rc::new(RefCell::new(Vec::new()));
-    let sink_events = events.clone();
-    let sink = EventSink::new(move |e| sink_events.borrow_mut().push(e.kind));
+    let h = builder.build();
     for (text, max) in sends {
         let mut options = SendOptions::default();
         options.overrides.max_output_tokens = *max;
-        block_on(agent.send(&conversation, text, &options, &sink)).unwrap();
+        h.send_with(text, &options).unwrap();
     }
-    let requests = model.requests();
-    let events = events.borrow().clone();
-    (requests, events)
+    (h.model.requests(), h.events())
 }
 
 fn layered(persona: Option<u32>, profile: Option<u32>) -> AgentConfig {

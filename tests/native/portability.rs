@@ -3,53 +3,36 @@
 //! imported conversation going on with `send`, and every validation fault
 //! refused with its path and nothing stored.
 
-use crate::support::book_agent;
-
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use futures::executor::block_on;
 use futures::future::LocalBoxFuture;
-use lectern::agent::{Agent, AgentConfig, ExportFormat, SendOptions, TurnStatus};
-use lectern::approval::{ApprovalConfig, ApprovalDecision, ApprovalPolicy, DecisionKind, ToolPolicy};
+use lectern::agent::{AgentConfig, ExportFormat, SendOptions, TurnStatus};
+use lectern::approval::{ApprovalConfig, ApprovalDecision, ApprovalPolicy, DecisionKind};
 use lectern::domain::{NewConversation, Role};
 use lectern::error::Error;
 use lectern::events::EventSink;
-use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
-use lectern::provider::Model;
-use lectern::storage::{MemoryStore, Store};
-use lectern::time::ManualClock;
+use lectern::provider::scripted::ScriptedTurn;
+use lectern::storage::Store;
 use lectern::tool::{FnTool, ToolResult};
 use serde_json::{json, Value};
 
-struct World {
-    store: Rc<MemoryStore>,
-    model: Rc<ScriptedModel>,
-    clock: Rc<ManualClock>,
-    agent: Agent,
-    /// Every run of `write_file`: its arguments.
-    writes: Rc<RefCell<Vec<Value>>>,
-}
+use crate::support::harness::approvals::{fixed_policies, with_approvals};
+use crate::support::harness::{books, TestAgent};
 
-/// `read_file` runs, `write_file` asks.
-fn world(turns: Vec<ScriptedTurn>) -> World {
-    let store = Rc::new(MemoryStore::new());
-    let model = Rc::new(ScriptedModel::new(turns));
-    let clock = Rc::new(ManualClock::new(1_700_000_000_000.0));
-    let mut approvals = ApprovalConfig {
+/// The arguments of every `write_file` run.
+type Writes = Rc<RefCell<Vec<Value>>>;
+
+/// An agent (no conversation yet) whose `read_file` runs and `write_file`
+/// asks; and the arguments of every `write_file` run.
+fn file_agent(turns: Vec<ScriptedTurn>) -> (TestAgent, Writes) {
+    let config = with_approvals(ApprovalConfig {
         ttl_ms: 60_000,
-        ..ApprovalConfig::default()
-    };
-    approvals
-        .tools
-        .insert("write_file".into(), ToolPolicy::Fixed(ApprovalPolicy::Ask));
-    let config = AgentConfig {
-        approvals,
-        ..AgentConfig::default()
-    };
-    let dyn_model: Rc<dyn Model> = model.clone();
-    let agent = Agent::new(store.clone(), dyn_model, clock.clone(), config);
-    let writes = Rc::new(RefCell::new(Vec::new()));
+        ..fixed_policies(&[("write_file", ApprovalPolicy::Ask)])
+    });
+    let writes = Writes::default();
+    let mut builder = TestAgent::builder(turns).config(config).without_conversation();
     for name in ["read_file", "write_file"] {
         let writes = writes.clone();
         let tool = FnTool::new(
@@ -64,59 +47,47 @@ fn world(turns: Vec<ScriptedTurn>) -> World {
                     as LocalBoxFuture<'static, ToolResult>
             },
         );
-        agent.register_tool(Rc::new(tool)).unwrap();
+        builder = builder.tool(tool);
     }
-    World {
-        store,
-        model,
-        clock,
-        agent,
-        writes,
-    }
+    (builder.build(), writes)
 }
 
-impl World {
-    fn conversation(&self) -> String {
-        block_on(self.agent.create_conversation(NewConversation::default()))
-            .unwrap()
-            .id
-    }
+/// A new conversation's id.
+fn conversation(world: &TestAgent) -> String {
+    world.create_conversation(NewConversation::default())
+}
 
-    fn send(&self, id: &str, text: &str) -> TurnStatus {
-        let sent = self.clock.drive(
-            self.agent
-                .send(id, text, &SendOptions::default(), &EventSink::none()),
-        );
-        sent.unwrap().status
-    }
+fn send(world: &TestAgent, id: &str, text: &str) -> TurnStatus {
+    world.send_in(id, text, &SendOptions::default()).unwrap().status
+}
 
-    fn export(&self, id: &str, format: ExportFormat) -> Value {
-        let export = self.clock.drive(self.agent.export_conversation(id, format));
-        serde_json::to_value(export.unwrap()).unwrap()
-    }
+fn export(world: &TestAgent, id: &str, format: ExportFormat) -> Value {
+    let export = world.clock.drive(world.agent.export_conversation(id, format));
+    serde_json::to_value(export.unwrap()).unwrap()
+}
 
-    fn import(&self, data: Value) -> Result<String, Error> {
-        self.clock
-            .drive(self.agent.import_conversation(data))
-            .map(|c| c.id)
-    }
+fn import(world: &TestAgent, data: Value) -> Result<String, Error> {
+    world
+        .clock
+        .drive(world.agent.import_conversation(data))
+        .map(|c| c.id)
+}
 
-    /// Everything the store holds of every conversation (ids included).
-    fn snapshot(&self) -> Value {
-        let mut all = Vec::new();
-        for conversation in block_on(self.store.conversations()).unwrap() {
-            let id = conversation.id.clone();
-            all.push(json!({
-                "conversation": conversation,
-                "messages": block_on(self.store.messages(&id)).unwrap(),
-                "toolCalls": block_on(self.store.tool_calls(&id)).unwrap(),
-                "pending": block_on(self.store.pending_turns(Some(&id))).unwrap(),
-                "usage": block_on(self.store.usage_totals(&id)).unwrap(),
-                "grants": block_on(self.store.grants(&id)).unwrap(),
-            }));
-        }
-        Value::Array(all)
+/// Everything the store holds of every conversation (ids included).
+fn snapshot(world: &TestAgent) -> Value {
+    let mut all = Vec::new();
+    for conversation in block_on(world.store.conversations()).unwrap() {
+        let id = conversation.id.clone();
+        all.push(json!({
+            "conversation": conversation,
+            "messages": block_on(world.store.messages(&id)).unwrap(),
+            "toolCalls": block_on(world.store.tool_calls(&id)).unwrap(),
+            "pending": block_on(world.store.pending_turns(Some(&id))).unwrap(),
+            "usage": block_on(world.store.usage_totals(&id)).unwrap(),
+            "grants": block_on(world.store.grants(&id)).unwrap(),
+        }));
     }
+    Value::Array(all)
 }
 
 fn write(path: &str) -> ScriptedTurn {
@@ -125,18 +96,18 @@ fn write(path: &str) -> ScriptedTurn {
 
 /// A conversation with a finished tool step (`read_file`), usage, and a turn
 /// paused on `write_file`.
-fn paused_world() -> (World, String) {
-    let world = world(vec![
+fn paused_world() -> (TestAgent, String, Writes) {
+    let (world, writes) = file_agent(vec![
         ScriptedTurn::tools(&[("read_file", r#"{"path":"a"}"#)]).with_usage(100, 10),
         ScriptedTurn::text("It says hi.").with_usage(120, 12),
         write("b"),
         ScriptedTurn::text("Wrote b."),
         ScriptedTurn::text("You're welcome."),
     ]);
-    let id = world.conversation();
-    assert_eq!(world.send(&id, "read a"), TurnStatus::Completed);
-    assert_eq!(world.send(&id, "write b"), TurnStatus::AwaitingApproval);
-    (world, id)
+    let id = conversation(&world);
+    assert_eq!(send(&world, &id, "read a"), TurnStatus::Completed);
+    assert_eq!(send(&world, &id, "write b"), TurnStatus::AwaitingApproval);
+    (world, id, writes)
 }
 
 /// `bundle` with the ids an import replaces blanked: the conversation's,
@@ -167,8 +138,8 @@ fn without_ids(mut bundle: Value) -> Value {
 
 #[test]
 fn a_lectern_bundle_round_trips_and_its_paused_turn_resolves_after_import() {
-    let (world, id) = paused_world();
-    let bundle = world.export(&id, ExportFormat::Lectern);
+    let (world, id, writes) = paused_world();
+    let bundle = export(&world, &id, ExportFormat::Lectern);
     assert_eq!(
         (&bundle["format"], &bundle["version"]),
         (&json!("lectern"), &json!(1))
@@ -181,9 +152,9 @@ fn a_lectern_bundle_round_trips_and_its_paused_turn_resolves_after_import() {
         (&json!(270), &json!(2))
     );
 
-    let copy = world.import(bundle.clone()).unwrap();
+    let copy = import(&world, bundle.clone()).unwrap();
     assert_ne!(copy, id);
-    let exported = world.export(&copy, ExportFormat::Lectern);
+    let exported = export(&world, &copy, ExportFormat::Lectern);
     assert_eq!(without_ids(exported.clone()), without_ids(bundle.clone()));
     let turn_id = exported["pendingTurns"][0]["turnId"].as_str().unwrap().to_owned();
     assert_ne!(turn_id, bundle["pendingTurns"][0]["turnId"].as_str().unwrap());
@@ -211,12 +182,12 @@ fn a_lectern_bundle_round_trips_and_its_paused_turn_resolves_after_import() {
         (resolved.status, resolved.text.as_str()),
         (TurnStatus::Completed, "Wrote b.")
     );
-    assert_eq!(*world.writes.borrow(), [json!({"path": "b"})]);
+    assert_eq!(*writes.borrow(), [json!({"path": "b"})]);
     let original = block_on(world.agent.pending_approvals(Some(&id))).unwrap();
     assert_eq!(original.len(), 1, "the original turn still waits");
 
     // And the conversation goes on with `send`, its imported history sent to the model.
-    assert_eq!(world.send(&copy, "thanks"), TurnStatus::Completed);
+    assert_eq!(send(&world, &copy, "thanks"), TurnStatus::Completed);
     let request = world.model.requests().pop().unwrap();
     let texts: Vec<&str> = request.messages.iter().map(|m| m.content.as_str()).collect();
     assert_eq!(texts.first(), Some(&"read a"), "{texts:?}");
@@ -228,8 +199,8 @@ fn a_lectern_bundle_round_trips_and_its_paused_turn_resolves_after_import() {
 
 #[test]
 fn an_openai_export_is_the_providers_messages_array_and_round_trips() {
-    let (world, id) = paused_world();
-    let messages = world.export(&id, ExportFormat::OpenAi);
+    let (world, id, _) = paused_world();
+    let messages = export(&world, &id, ExportFormat::OpenAi);
     let call_id = messages[1]["tool_calls"][0]["id"].clone();
     assert_eq!(
         messages,
@@ -243,13 +214,13 @@ fn an_openai_export_is_the_providers_messages_array_and_round_trips() {
             {"role": "user", "content": "write b"}
         ])
     );
-    let copy = world.import(messages.clone()).unwrap();
-    assert_eq!(world.export(&copy, ExportFormat::OpenAi), messages);
+    let copy = import(&world, messages.clone()).unwrap();
+    assert_eq!(export(&world, &copy, ExportFormat::OpenAi), messages);
     let titled = json!({ "format": "openai", "messages": messages, "title": "From elsewhere" });
-    let titled = world.import(titled).unwrap();
+    let titled = import(&world, titled).unwrap();
     let conversation = block_on(world.store.conversation(&titled)).unwrap().unwrap();
     assert_eq!(conversation.title, "From elsewhere");
-    assert_eq!(world.export(&titled, ExportFormat::OpenAi), messages);
+    assert_eq!(export(&world, &titled, ExportFormat::OpenAi), messages);
     let missing = world
         .clock
         .drive(world.agent.export_conversation("nope", ExportFormat::OpenAi));
@@ -258,13 +229,13 @@ fn an_openai_export_is_the_providers_messages_array_and_round_trips() {
 
 #[test]
 fn openai_text_parts_are_joined_and_the_imported_conversation_goes_on() {
-    let world = world(vec![ScriptedTurn::text("Bonjour !")]);
+    let (world, _) = file_agent(vec![ScriptedTurn::text("Bonjour !")]);
     let data = json!([
         {"role": "system", "content": "Be brief."},
         {"role": "user", "content": [{"type": "text", "text": "héllo"}, {"type": "text", "text": "wörld 😀"}], "name": "ann"},
         {"role": "assistant", "content": [{"type": "text", "text": "Hi!"}], "refusal": null}
     ]);
-    let id = world.import(data).unwrap();
+    let id = import(&world, data).unwrap();
     let messages = block_on(world.agent.messages(&id)).unwrap();
     let stored: Vec<(Role, &str, u32)> = messages
         .iter()
@@ -278,7 +249,7 @@ fn openai_text_parts_are_joined_and_the_imported_conversation_goes_on() {
             (Role::Assistant, "Hi!", 2)
         ]
     );
-    assert_eq!(world.send(&id, "and now?"), TurnStatus::Completed);
+    assert_eq!(send(&world, &id, "and now?"), TurnStatus::Completed);
     assert_eq!(block_on(world.agent.messages(&id)).unwrap().len(), 5);
     let sent = &world.model.requests()[0].messages;
     assert_eq!(sent[1].content, "héllo\nwörld 😀");
@@ -292,21 +263,21 @@ fn changed(bundle: &Value, change: impl FnOnce(&mut Value)) -> Value {
 }
 
 /// Each import is refused with `Import` at its path, and the store is as it was.
-fn assert_refused(world: &World, cases: Vec<(&str, Value)>) {
-    let before = world.snapshot();
+fn assert_refused(world: &TestAgent, cases: Vec<(&str, Value)>) {
+    let before = snapshot(world);
     for (path, data) in cases {
-        match world.import(data) {
+        match import(world, data) {
             Err(Error::Import { path: found, message }) => assert_eq!(found, path, "{message}"),
             other => panic!("{path}: expected an ImportError, got {other:?}"),
         }
-        assert_eq!(world.snapshot(), before, "{path}: nothing stored");
+        assert_eq!(snapshot(world), before, "{path}: nothing stored");
     }
 }
 
 #[test]
 fn every_fault_of_a_lectern_bundle_is_refused_with_its_path_and_nothing_stored() {
-    let (world, id) = paused_world();
-    let good = world.export(&id, ExportFormat::Lectern);
+    let (world, id, _) = paused_world();
+    let good = export(&world, &id, ExportFormat::Lectern);
     let too_long = "x".repeat(200_001);
     let many: Vec<Value> = vec![json!({}); 100_001];
     let cases = vec![
@@ -413,12 +384,12 @@ fn every_fault_of_a_lectern_bundle_is_refused_with_its_path_and_nothing_stored()
     ];
     assert_refused(&world, cases);
     // The good bundle itself imports.
-    world.import(good).unwrap();
+    import(&world, good).unwrap();
 }
 
 #[test]
 fn every_fault_of_openai_messages_is_refused_with_its_path_and_nothing_stored() {
-    let (world, _) = paused_world();
+    let (world, _, _) = paused_world();
     let call =
         json!({"id": "call_1", "type": "function", "function": {"name": "read_file", "arguments": "{}"}});
     let ask = json!({"role": "assistant", "content": null, "tool_calls": [call]});
@@ -483,16 +454,13 @@ fn every_fault_of_openai_messages_is_refused_with_its_path_and_nothing_stored() 
 
 #[test]
 fn a_book_conversation_imports_only_with_its_book_in_the_library() {
-    let books = book_agent::book_agent(AgentConfig::default(), book_agent::thursday_pages(), 1, vec![]);
-    let new = NewConversation {
-        title: Some("About Thursday".into()),
-        book_id: Some(books.book_id.clone()),
-    };
-    let id = block_on(books.agent.create_conversation(new)).unwrap().id;
+    let (builder, book_id) = books::book_agent(AgentConfig::default(), books::thursday_pages(), 1, vec![]);
+    let books = builder.title("About Thursday").book(&book_id).build();
+    let id = books.conversation.clone();
     let bundle = block_on(books.agent.export_conversation(&id, ExportFormat::Lectern)).unwrap();
     let bundle = serde_json::to_value(bundle).unwrap();
     let copy = block_on(books.agent.import_conversation(bundle.clone())).unwrap();
-    assert_eq!(copy.book_id.as_deref(), Some(books.book_id.as_str()));
+    assert_eq!(copy.book_id.as_deref(), Some(book_id.as_str()));
     let elsewhere = changed(&bundle, |b| b["conversation"]["bookId"] = json!("no-such-book"));
     let refused = block_on(books.agent.import_conversation(elsewhere)).unwrap_err();
     assert!(

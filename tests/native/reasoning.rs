@@ -4,24 +4,24 @@
 //! across a tool step and across an approval pause and resolve; DeepSeek's
 //! `reasoning_content`; events and `messages()` only with `showThinking`.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use futures::executor::block_on;
-use futures::future::LocalBoxFuture;
-use lectern::agent::{validate_config, Agent, AgentConfig, RunLimits, SendOptions, TurnStatus};
-use lectern::approval::{ApprovalConfig, ApprovalDecision, ApprovalPolicy, DecisionKind, ToolPolicy};
+use lectern::agent::{validate_config, AgentConfig, RunLimits, TurnStatus};
+use lectern::approval::{ApprovalConfig, ApprovalPolicy};
 use lectern::cancel::CancelToken;
-use lectern::domain::{Message, NewConversation, ReasoningBlock, Role};
-use lectern::events::{EventKind, EventSink};
+use lectern::domain::{Message, ReasoningBlock, Role};
+use lectern::events::EventKind;
 use lectern::http::{RecordedResponse, ReplayTransport};
-use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
-use lectern::provider::{accumulate, anthropic, openai, provider_for, Model, ModelRequest, ModelResponse};
+use lectern::provider::scripted::ScriptedTurn;
+use lectern::provider::{accumulate, anthropic, openai, provider_for, ModelRequest, ModelResponse};
 use lectern::provider::{ProviderConfig, ProviderKind};
-use lectern::storage::{MemoryStore, Store};
-use lectern::time::{Clock, ManualClock};
-use lectern::tool::{FnTool, ToolRegistry, ToolResult};
+use lectern::time::ManualClock;
+use lectern::tool::ToolRegistry;
 use serde_json::{json, Value};
+
+use crate::support::harness::approvals::{approve, fixed_policies, with_approvals};
+use crate::support::harness::{tools, TestAgent};
 
 fn fixture(file: &str) -> Vec<u8> {
     let path = format!("{}/tests/fixtures/reasoning/{file}", env!("CARGO_MANIFEST_DIR"));
@@ -122,82 +122,42 @@ fn openai_reasoning_content_and_reasoning_decode_beside_null_fields() {
     }
 }
 
-/// An agent over a scripted model with one tool, `weather`, that `approvals` may hold for a person.
-struct World {
-    agent: Agent,
-    store: Rc<MemoryStore>,
-    model: Rc<ScriptedModel>,
-    clock: Rc<ManualClock>,
-    events: Rc<RefCell<Vec<EventKind>>>,
-    conversation: String,
+/// An agent over `turns` with one tool, `weather`, that `config.approvals` may hold for a person.
+fn world(turns: Vec<ScriptedTurn>, config: AgentConfig) -> TestAgent {
+    TestAgent::builder(turns)
+        .config(config)
+        .tool(tools::answering("weather", "The weather", json!({"sky": "grey"})))
+        .build()
 }
 
-impl World {
-    fn new(turns: Vec<ScriptedTurn>, config: AgentConfig) -> World {
-        let store = Rc::new(MemoryStore::new());
-        let model = Rc::new(ScriptedModel::new(turns));
-        let clock = Rc::new(ManualClock::new(1_700_000_000_000.0));
-        let dyn_model: Rc<dyn Model> = model.clone();
-        let agent = Agent::new(store.clone(), dyn_model, clock.clone(), config);
-        let tool = FnTool::new(
-            "weather",
-            "The weather",
-            json!({"type": "object"}),
-            |_args: Value, _| {
-                Box::pin(async { Ok(json!({"sky": "grey"})) }) as LocalBoxFuture<'static, ToolResult>
-            },
-        );
-        agent.register_tool(Rc::new(tool)).unwrap();
-        let conversation = block_on(agent.create_conversation(NewConversation::default()))
-            .unwrap()
-            .id;
-        World {
-            agent,
-            store,
-            model,
-            clock,
-            events: Rc::new(RefCell::new(Vec::new())),
-            conversation,
-        }
-    }
+/// Sends `text`: the turn's result (a failed turn panics with its error).
+fn send(world: &TestAgent, text: &str) -> lectern::agent::TurnResult {
+    world.send(text).unwrap_or_else(|e| panic!("{}", e.error))
+}
 
-    fn sink(&self) -> EventSink {
-        let events = self.events.clone();
-        EventSink::new(move |e| events.borrow_mut().push(e.kind))
-    }
+/// The text of each `reasoningDelta` event.
+fn reasoning_events(world: &TestAgent) -> Vec<String> {
+    world
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            EventKind::ReasoningDelta { text } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
+}
 
-    fn send(&self, text: &str) -> lectern::agent::TurnResult {
-        self.clock
-            .drive(
-                self.agent
-                    .send(&self.conversation, text, &SendOptions::default(), &self.sink()),
-            )
-            .unwrap_or_else(|e| panic!("{}", e.error))
-    }
-
-    fn reasoning_events(&self) -> Vec<String> {
-        self.events
-            .borrow()
-            .iter()
-            .filter_map(|e| match e {
-                EventKind::ReasoningDelta { text } => Some(text.clone()),
-                _ => None,
-            })
-            .collect()
-    }
-
-    /// The Anthropic body (thinking on) of the model's request number `n` (from 0).
-    fn anthropic_body(&self, n: usize) -> Value {
-        let settings: ProviderConfig = serde_json::from_value(json!({
-            "kind": "anthropic", "model": "claude-x", "maxTokens": 4096,
-            "thinking": {"budgetTokens": 2048}
-        }))
-        .unwrap();
-        let ProviderKind::Anthropic(settings) = settings.kind else {
-            unreachable!()
-        };
-        anthropic::request_body(&settings, &self.model.requests()[n])
-    }
+/// The Anthropic body (thinking on) of the model's request number `n` (from 0).
+fn anthropic_body(world: &TestAgent, n: usize) -> Value {
+    let settings: ProviderConfig = serde_json::from_value(json!({
+        "kind": "anthropic", "model": "claude-x", "maxTokens": 4096,
+        "thinking": {"budgetTokens": 2048}
+    }))
+    .unwrap();
+    let ProviderKind::Anthropic(settings) = settings.kind else {
+        unreachable!()
+    };
+    anthropic::request_body(&settings, &world.model.requests()[n])
 }
 
 fn thinking_then_tool() -> Vec<ScriptedTurn> {
@@ -223,10 +183,10 @@ fn tool_turn_blocks(body: &Value) -> Vec<Value> {
 
 #[test]
 fn signed_thinking_goes_back_first_across_a_tool_step() {
-    let world = World::new(thinking_then_tool(), AgentConfig::default());
-    let result = world.send("Weather?");
+    let world = world(thinking_then_tool(), AgentConfig::default());
+    let result = send(&world, "Weather?");
     assert_eq!(result.text, "Grey skies.");
-    let blocks = tool_turn_blocks(&world.anthropic_body(1));
+    let blocks = tool_turn_blocks(&anthropic_body(&world, 1));
     assert_eq!(
         blocks[..3],
         [
@@ -236,20 +196,20 @@ fn signed_thinking_goes_back_first_across_a_tool_step() {
         ]
     );
     // Stored with both assistant messages; hidden from messages() without showThinking.
-    let stored = block_on(world.store.messages(&world.conversation)).unwrap();
+    let stored = world.messages();
     let answers: Vec<&Message> = stored.iter().filter(|m| m.role == Role::Assistant).collect();
     assert_eq!(answers[0].reasoning.len(), 2);
     assert_eq!(answers[1].reasoning, [block("Now answer.", Some("sig-2"))]);
     let shown = block_on(world.agent.messages(&world.conversation)).unwrap();
     assert!(shown.iter().all(|m| m.reasoning.is_empty()));
     assert!(
-        world.reasoning_events().is_empty(),
+        reasoning_events(&world).is_empty(),
         "no reasoningDelta without showThinking"
     );
     // A later turn sends the earlier cycle's thinking no more.
     world.model.push(ScriptedTurn::text("Still grey."));
-    world.send("And now?");
-    let later = world.anthropic_body(2).to_string();
+    send(&world, "And now?");
+    let later = anthropic_body(&world, 2).to_string();
     assert!(
         !later.contains("\"thinking\",") && !later.contains("redacted_thinking"),
         "{later}"
@@ -262,10 +222,10 @@ fn show_thinking_emits_reasoning_deltas_and_shows_stored_reasoning() {
         show_thinking: true,
         ..AgentConfig::default()
     };
-    let world = World::new(thinking_then_tool(), config);
-    world.send("Weather?");
+    let world = world(thinking_then_tool(), config);
+    send(&world, "Weather?");
     assert_eq!(
-        world.reasoning_events().concat(),
+        reasoning_events(&world).concat(),
         "Need the weather first.Now answer."
     );
     let shown = block_on(world.agent.messages(&world.conversation)).unwrap();
@@ -275,37 +235,18 @@ fn show_thinking_emits_reasoning_deltas_and_shows_stored_reasoning() {
 
 #[test]
 fn signed_thinking_goes_back_first_after_an_approval_pause_and_resolve() {
-    let mut approvals = ApprovalConfig {
+    let config = with_approvals(ApprovalConfig {
         ttl_ms: 60_000,
-        ..ApprovalConfig::default()
-    };
-    approvals
-        .tools
-        .insert("weather".into(), ToolPolicy::Fixed(ApprovalPolicy::Ask));
-    let config = AgentConfig {
-        approvals,
-        ..AgentConfig::default()
-    };
-    let world = World::new(thinking_then_tool(), config);
-    let paused = world.send("Weather?");
+        ..fixed_policies(&[("weather", ApprovalPolicy::Ask)])
+    });
+    let world = world(thinking_then_tool(), config);
+    let paused = send(&world, "Weather?");
     assert_eq!(paused.status, TurnStatus::AwaitingApproval);
-    let decision = ApprovalDecision {
-        call_id: "call_1_0".into(),
-        decision: DecisionKind::Approve,
-        arguments: None,
-        reason: None,
-    };
     let done = world
-        .clock
-        .drive(world.agent.resolve_approvals(
-            &paused.turn_id,
-            &[decision],
-            &SendOptions::default(),
-            &world.sink(),
-        ))
+        .resolve(&paused.turn_id, &[approve("call_1_0")])
         .unwrap_or_else(|e| panic!("{}", e.error));
     assert_eq!(done.text, "Grey skies.");
-    let blocks = tool_turn_blocks(&world.anthropic_body(1));
+    let blocks = tool_turn_blocks(&anthropic_body(&world, 1));
     assert_eq!(blocks[0]["signature"], "sig-1");
     assert_eq!(
         blocks[1],
@@ -320,8 +261,8 @@ fn deepseek_gets_the_tool_step_s_reasoning_content_back() {
         ScriptedTurn::tools(&[("weather", "{}")]).with_reasoning(vec![block("Look it up.", None)]),
         ScriptedTurn::text("Grey."),
     ];
-    let world = World::new(turns, AgentConfig::default());
-    world.send("Weather?");
+    let world = world(turns, AgentConfig::default());
+    send(&world, "Weather?");
     let request = &world.model.requests()[1];
     let body_for = |base_url: &str| {
         let config: ProviderConfig =
@@ -367,11 +308,9 @@ fn validate_config_rejects_a_thinking_budget_out_of_range() {
 #[test]
 fn a_step_cut_off_by_the_turn_limit_keeps_its_reasoning() {
     let clock = ManualClock::with_timers(1_700_000_000_000.0);
-    let store = Rc::new(MemoryStore::new());
     let turns = vec![
         ScriptedTurn::tools(&[("slow", "{}")]).with_reasoning(vec![block("Slow it is.", Some("sig-s"))])
     ];
-    let model: Rc<dyn Model> = Rc::new(ScriptedModel::new(turns));
     let config = AgentConfig {
         limits: RunLimits {
             turn_timeout_ms: 5_000,
@@ -380,30 +319,20 @@ fn a_step_cut_off_by_the_turn_limit_keeps_its_reasoning() {
         },
         ..AgentConfig::default()
     };
-    let agent = Agent::new(store.clone(), model, Rc::new(clock.clone()), config);
-    let sleeper = clock.clone();
-    let slow = FnTool::new(
-        "slow",
-        "a slow tool",
-        json!({"type": "object"}),
-        move |_: Value, _| {
-            let sleep = sleeper.sleep(10_000);
-            Box::pin(async move {
-                sleep.await;
-                Ok(json!("done"))
-            }) as LocalBoxFuture<'static, ToolResult>
-        },
-    );
-    agent.register_tool(Rc::new(slow)).unwrap();
-    let id = clock
-        .drive(agent.create_conversation(NewConversation::default()))
-        .unwrap()
-        .id;
-    let cut = clock
-        .drive(agent.send(&id, "go", &SendOptions::default(), &EventSink::none()))
-        .unwrap_err();
+    let h = TestAgent::builder(turns)
+        .config(config)
+        .clock(clock.clone())
+        .tool(tools::sleeping(
+            "slow",
+            "a slow tool",
+            &clock,
+            10_000,
+            json!("done"),
+        ))
+        .build();
+    let cut = h.send("go").unwrap_err();
     assert_eq!(cut.error.name(), "TimeoutError");
-    let stored = clock.drive(store.messages(&id)).unwrap();
+    let stored = h.messages();
     let ask = stored
         .iter()
         .find(|m| !m.tool_calls.is_empty())

@@ -2,70 +2,40 @@
 //! come back exactly as they were emitted — across a pause and its resolve,
 //! for failed turns, with no listener — and nothing is kept when it is off.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use futures::executor::block_on;
-use futures::future::LocalBoxFuture;
-use lectern::agent::{Agent, AgentConfig, SendOptions, TurnStatus};
-use lectern::approval::{ApprovalConfig, ApprovalDecision, ApprovalPolicy, DecisionKind, ToolPolicy};
-use lectern::domain::NewConversation;
+use lectern::agent::{AgentConfig, SendOptions, TurnStatus};
+use lectern::approval::{ApprovalConfig, ApprovalPolicy};
 use lectern::error::Error;
 use lectern::events::EventSink;
-use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
-use lectern::storage::{MemoryStore, Store};
+use lectern::provider::scripted::ScriptedTurn;
+use lectern::storage::Store;
 use lectern::time::ManualClock;
-use lectern::tool::{FnTool, ToolResult};
-use serde_json::{json, Value};
+use serde_json::json;
 
-struct World {
-    agent: Agent,
-    store: Rc<MemoryStore>,
-    conversation: String,
-    live: Rc<RefCell<Vec<Value>>>,
-}
+use crate::support::harness::approvals::{approve, fixed_policies};
+use crate::support::harness::{tools, TestAgent};
 
-fn world(record: bool, ask: bool, turns: Vec<ScriptedTurn>) -> World {
-    let store = Rc::new(MemoryStore::new());
-    let mut approvals = ApprovalConfig {
-        ttl_ms: 60_000,
-        ..ApprovalConfig::default()
+/// An agent that records its turns' events if `record`, whose `lookup` tool
+/// answers "found" and asks for approval if `ask`.
+fn world(record: bool, ask: bool, turns: Vec<ScriptedTurn>) -> TestAgent {
+    let policies: &[(&str, ApprovalPolicy)] = if ask {
+        &[("lookup", ApprovalPolicy::Ask)]
+    } else {
+        &[]
     };
-    if ask {
-        approvals
-            .tools
-            .insert("lookup".into(), ToolPolicy::Fixed(ApprovalPolicy::Ask));
-    }
     let config = AgentConfig {
         record_events: record,
-        approvals,
+        approvals: ApprovalConfig {
+            ttl_ms: 60_000,
+            ..fixed_policies(policies)
+        },
         ..AgentConfig::default()
     };
-    let model = Rc::new(ScriptedModel::new(turns));
-    let agent = Agent::new(store.clone(), model, Rc::new(ManualClock::new(1.0e12)), config);
-    let lookup = FnTool::new(
-        "lookup",
-        "Looks something up.",
-        json!({ "type": "object" }),
-        |_, _| Box::pin(async { Ok(json!("found")) }) as LocalBoxFuture<'static, ToolResult>,
-    );
-    agent.register_tool(Rc::new(lookup)).unwrap();
-    let conversation = block_on(agent.create_conversation(NewConversation::default()))
-        .unwrap()
-        .id;
-    World {
-        agent,
-        store,
-        conversation,
-        live: Rc::new(RefCell::new(Vec::new())),
-    }
-}
-
-impl World {
-    fn sink(&self) -> EventSink {
-        let live = self.live.clone();
-        EventSink::new(move |e| live.borrow_mut().push(serde_json::to_value(e).unwrap()))
-    }
+    TestAgent::builder(turns)
+        .config(config)
+        .clock(ManualClock::new(1.0e12))
+        .tool(tools::answering("lookup", "Looks something up.", json!("found")))
+        .build()
 }
 
 fn tool_then_answer() -> Vec<ScriptedTurn> {
@@ -78,14 +48,10 @@ fn tool_then_answer() -> Vec<ScriptedTurn> {
 #[test]
 fn a_replayed_turn_is_the_live_sequence() {
     let w = world(true, false, tool_then_answer());
-    let result = block_on(
-        w.agent
-            .send(&w.conversation, "find it", &SendOptions::default(), &w.sink()),
-    )
-    .unwrap();
+    let result = w.send("find it").unwrap();
     let replayed = block_on(w.agent.replay(&result.turn_id)).unwrap();
     assert!(replayed.len() > 8, "{replayed:?}");
-    assert_eq!(replayed, *w.live.borrow());
+    assert_eq!(replayed, w.event_log().json());
     let last = replayed.last().unwrap();
     assert_eq!(
         (&last["type"], &last["text"]),
@@ -100,31 +66,18 @@ fn a_replayed_turn_is_the_live_sequence() {
 #[test]
 fn a_paused_turn_and_its_resolve_are_one_recording() {
     let w = world(true, true, tool_then_answer());
-    let paused = block_on(
-        w.agent
-            .send(&w.conversation, "find it", &SendOptions::default(), &w.sink()),
-    )
-    .unwrap();
+    let paused = w.send("find it").unwrap();
     assert_eq!(paused.status, TurnStatus::AwaitingApproval);
     let before = block_on(w.agent.replay(&paused.turn_id)).unwrap();
     assert_eq!(before.last().unwrap()["type"], "approvalRequested");
-    let decision = ApprovalDecision {
-        call_id: paused.pending[0].call_id.clone(),
-        decision: DecisionKind::Approve,
-        arguments: None,
-        reason: None,
-    };
-    let done =
-        block_on(
-            w.agent
-                .resolve_approvals(&paused.turn_id, &[decision], &SendOptions::default(), &w.sink()),
-        )
+    let done = w
+        .resolve(&paused.turn_id, &[approve(&paused.pending[0].call_id)])
         .unwrap();
     assert_eq!(done.turn_id, paused.turn_id);
     let replayed = block_on(w.agent.replay(&paused.turn_id)).unwrap();
     assert_eq!(
         replayed,
-        *w.live.borrow(),
+        w.event_log().json(),
         "the resolve's events follow the pause's"
     );
     assert!(replayed.len() > before.len());
@@ -168,12 +121,8 @@ fn a_failed_turn_is_recorded_with_no_listener() {
 #[test]
 fn nothing_is_recorded_when_it_is_off() {
     let w = world(false, false, tool_then_answer());
-    let result = block_on(
-        w.agent
-            .send(&w.conversation, "find it", &SendOptions::default(), &w.sink()),
-    )
-    .unwrap();
-    assert!(!w.live.borrow().is_empty());
+    let result = w.send("find it").unwrap();
+    assert!(!w.events().is_empty());
     assert!(block_on(w.agent.replay(&result.turn_id)).unwrap().is_empty());
     assert!(block_on(w.store.recorded_turns(&w.conversation))
         .unwrap()

@@ -12,96 +12,62 @@ use std::task::{Context, Poll};
 
 use futures::executor::block_on;
 use futures::future::LocalBoxFuture;
-use lectern::agent::{
-    Agent, AgentConfig, MemoryLocks, SendOptions, TurnLocks, TurnStatus, INTERRUPTED_BY_CLOSE,
-};
-use lectern::approval::{ApprovalConfig, ApprovalDecision, ApprovalPolicy, DecisionKind, ToolPolicy};
-use lectern::domain::{Decision, NewConversation, Role};
+use lectern::agent::{MemoryLocks, SendOptions, TurnStatus, INTERRUPTED_BY_CLOSE};
+use lectern::approval::ApprovalPolicy;
+use lectern::domain::{Decision, Role};
 use lectern::error::Error;
 use lectern::events::EventSink;
-use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
-use lectern::storage::{MemoryStore, Store};
+use lectern::provider::scripted::ScriptedTurn;
+use lectern::storage::Store;
 use lectern::time::ManualClock;
-use lectern::tool::{FnTool, Tool, ToolResult};
+use lectern::tool::{FnTool, ToolResult};
 use serde_json::{json, Value};
 
-struct Tabs {
-    store: Rc<MemoryStore>,
-    model: Rc<ScriptedModel>,
-    /// Two agents on one store and one set of locks: two tabs on one database.
-    a: Agent,
-    b: Agent,
-    conversation: String,
-    /// Runs of `lookup` (answers at once) and `hang` (never settles), over both tabs.
-    lookups: Rc<Cell<u32>>,
-    hangs: Rc<Cell<u32>>,
-}
+use crate::support::harness::approvals::{approve, fixed_policies, with_approvals};
+use crate::support::harness::{tools, TestAgent, START_MS};
 
-/// `hang` never settles; `lookup` answers at once; `forbidden` is denied; `write` asks.
-fn tabs(turns: Vec<ScriptedTurn>) -> Tabs {
-    let store = Rc::new(MemoryStore::new());
-    let model = Rc::new(ScriptedModel::new(turns));
-    let locks: Rc<dyn TurnLocks> = Rc::new(MemoryLocks::new());
-    let mut approvals = ApprovalConfig::default();
-    let policies = [
+/// Counts a tool's runs.
+type Runs = Rc<Cell<u32>>;
+
+/// Two agents on one store, model and conversation, sharing one set of locks
+/// (two tabs on one database), each on a clock of its own; and the runs of
+/// `lookup` (answers at once) and `hang` (never settles), over both tabs.
+/// `forbidden` is denied; `write` asks.
+fn tabs(turns: Vec<ScriptedTurn>) -> (TestAgent, TestAgent, Runs, Runs) {
+    let config = with_approvals(fixed_policies(&[
         ("forbidden", ApprovalPolicy::Deny),
         ("write", ApprovalPolicy::Ask),
-    ];
-    for (tool, policy) in policies {
-        approvals.tools.insert(tool.into(), ToolPolicy::Fixed(policy));
-    }
-    let config = AgentConfig {
-        approvals,
-        ..AgentConfig::default()
-    };
-    let (lookups, hangs) = (Rc::new(Cell::new(0)), Rc::new(Cell::new(0)));
-    let tab = || {
-        let clock = Rc::new(ManualClock::with_timers(1_700_000_000_000.0));
-        let agent =
-            Agent::new(store.clone(), model.clone(), clock, config.clone()).with_turn_locks(locks.clone());
-        let count = lookups.clone();
-        let lookup = FnTool::new(
+    ]));
+    let (lookups, hangs) = (Runs::default(), Runs::default());
+    let count = hangs.clone();
+    let hang = FnTool::new(
+        "hang",
+        "never ends",
+        json!({"type": "object"}),
+        move |_: Value, _| {
+            count.set(count.get() + 1);
+            Box::pin(futures::future::pending()) as LocalBoxFuture<'static, ToolResult>
+        },
+    );
+    let tab = TestAgent::builder(turns)
+        .config(config)
+        .clock(ManualClock::with_timers(START_MS))
+        .locks(Rc::new(MemoryLocks::new()))
+        .tool(tools::counting(
             "lookup",
             "looks up",
-            json!({"type": "object"}),
-            move |_: Value, _| {
-                count.set(count.get() + 1);
-                Box::pin(async { Ok(json!("found it")) }) as LocalBoxFuture<'static, ToolResult>
-            },
-        );
-        let count = hangs.clone();
-        let hang = FnTool::new(
-            "hang",
-            "never ends",
-            json!({"type": "object"}),
-            move |_: Value, _| {
-                count.set(count.get() + 1);
-                Box::pin(futures::future::pending()) as LocalBoxFuture<'static, ToolResult>
-            },
-        );
-        let idle =
-            || |_: Value, _| Box::pin(async { Ok(json!("done")) }) as LocalBoxFuture<'static, ToolResult>;
-        let forbidden = FnTool::new("forbidden", "denied", json!({"type": "object"}), idle());
-        let write = FnTool::new("write", "asks", json!({"type": "object"}), idle());
-        let tools: [Rc<dyn Tool>; 4] = [Rc::new(lookup), Rc::new(hang), Rc::new(forbidden), Rc::new(write)];
-        for tool in tools {
-            agent.register_tool(tool).unwrap();
-        }
-        agent
-    };
-    let (a, b) = (tab(), tab());
-    let conversation = block_on(a.create_conversation(NewConversation::default()))
-        .unwrap()
-        .id;
-    Tabs {
-        store,
-        model,
-        a,
-        b,
-        conversation,
-        lookups,
-        hangs,
-    }
+            lookups.clone(),
+            json!("found it"),
+        ))
+        .tool(hang)
+        .tool(tools::answering("forbidden", "denied", json!("done")))
+        .tool(tools::answering("write", "asks", json!("done")));
+    let a = tab.clone().build();
+    let b = tab
+        .clock(ManualClock::with_timers(START_MS))
+        .open(&a.conversation)
+        .build();
+    (a, b, lookups, hangs)
 }
 
 /// Polls `future` once: the memory store answers at once, so a turn runs
@@ -112,73 +78,60 @@ fn run_until_stuck<F: Future>(future: &mut Pin<Box<F>>) {
     assert!(matches!(polled, Poll::Pending), "the turn should be stuck");
 }
 
-impl Tabs {
-    /// Tab A sends `text` and is closed while its turn is stuck.
-    fn close_tab_a_mid_turn(&self, text: &str) {
-        let (none, options) = (EventSink::none(), SendOptions::default());
-        let mut turn = Box::pin(self.a.send(&self.conversation, text, &options, &none));
-        run_until_stuck(&mut turn);
-        drop(turn);
-    }
-
-    fn roles(&self) -> Vec<Role> {
-        let messages = block_on(self.store.messages(&self.conversation)).unwrap();
-        messages.into_iter().map(|m| m.role).collect()
-    }
-
-    fn results(&self) -> Vec<String> {
-        let messages = block_on(self.store.messages(&self.conversation)).unwrap();
-        let results = messages.into_iter().filter(|m| m.role == Role::ToolResult);
-        results.map(|m| m.content).collect()
-    }
+/// `tab` sends `text` and is closed while its turn is stuck.
+fn close_mid_turn(tab: &TestAgent, text: &str) {
+    let options = SendOptions::default();
+    let mut turn = Box::pin(tab.sending(text, &options));
+    run_until_stuck(&mut turn);
+    drop(turn);
 }
 
 #[test]
 fn a_turn_cut_off_during_a_model_call_resumes_from_its_last_stored_step() {
-    let t = tabs(vec![
+    let (a, b, lookups, ..) = tabs(vec![
         ScriptedTurn::tools(&[("lookup", "{}")]).with_usage(100, 10),
         ScriptedTurn::text("never arrives").hanging(),
         ScriptedTurn::text("It was found.").with_usage(200, 20),
     ]);
-    t.close_tab_a_mid_turn("Find it");
+    close_mid_turn(&a, "Find it");
 
-    let listed = block_on(t.b.interrupted_turns(None)).unwrap();
+    let listed = block_on(b.agent.interrupted_turns(None)).unwrap();
     assert_eq!(listed.len(), 1, "{listed:?}");
     let turn = &listed[0];
     assert_eq!((turn.steps, turn.completed_tool_calls), (1, 1));
     assert!(turn.interrupted_calls.is_empty());
     assert_eq!(
-        block_on(t.b.interrupted_turns(Some(&t.conversation))).unwrap(),
+        block_on(b.agent.interrupted_turns(Some(&a.conversation))).unwrap(),
         listed
     );
 
     let (none, options) = (EventSink::none(), SendOptions::default());
-    let result = block_on(t.b.resume_turn(&turn.turn_id, &options, &none)).unwrap();
+    let result = block_on(b.agent.resume_turn(&turn.turn_id, &options, &none)).unwrap();
     assert_eq!(result.status, TurnStatus::Completed);
     assert_eq!(result.text, "It was found.");
     assert_eq!(result.turn_id, turn.turn_id, "the same turn went on");
-    assert_eq!(t.lookups.get(), 1, "the completed tool call was not run again");
+    assert_eq!(lookups.get(), 1, "the completed tool call was not run again");
     assert_eq!(
         (result.usage.input_tokens, result.usage.output_tokens),
         (300, 30),
         "usage goes on from the stored step"
     );
     use Role::{Assistant, ToolResult as Result, User};
-    assert_eq!(t.roles(), [User, Assistant, Result, Assistant]);
-    let last = t.model.requests().pop().unwrap();
+    assert_eq!(a.roles(), [User, Assistant, Result, Assistant]);
+    let last = a.model.requests().pop().unwrap();
     assert!(last.messages.iter().any(|m| m.content.contains("found it")));
-    assert!(block_on(t.b.interrupted_turns(None)).unwrap().is_empty());
-    assert!(block_on(t.store.open_turns(None)).unwrap().is_empty());
+    assert!(block_on(b.agent.interrupted_turns(None)).unwrap().is_empty());
+    assert!(block_on(a.store.open_turns(None)).unwrap().is_empty());
 }
 
 #[test]
 fn calls_running_when_the_tab_closed_are_answered_interrupted_and_never_run_again() {
-    let t = tabs(vec![
+    let (a, b, _, hangs) = tabs(vec![
         ScriptedTurn::tools(&[("hang", "{}"), ("forbidden", "{}")]).with_usage(100, 10),
         ScriptedTurn::text("The action may not have happened.").with_usage(50, 5),
     ]);
-    t.close_tab_a_mid_turn("Do it");
-    let listed = block_on(t.b.interrupted_turns(None)).unwrap();
+    close_mid_turn(&a, "Do it");
+    let listed = block_on(b.agent.interrupted_turns(None)).unwrap();
     let calls: Vec<&str> = listed[0]
         .interrupted_calls
         .iter()
@@ -187,14 +140,14 @@ fn calls_running_when_the_tab_closed_are_answered_interrupted_and_never_run_agai
     assert_eq!(calls, ["hang"], "the denied call had settled without running");
 
     let (none, options) = (EventSink::none(), SendOptions::default());
-    let result = block_on(t.b.resume_turn(&listed[0].turn_id, &options, &none)).unwrap();
+    let result = block_on(b.agent.resume_turn(&listed[0].turn_id, &options, &none)).unwrap();
     assert_eq!(result.status, TurnStatus::Completed);
-    assert_eq!(t.hangs.get(), 1, "never run a second time");
-    let results = t.results();
+    assert_eq!(hangs.get(), 1, "never run a second time");
+    let results = a.tool_results();
     assert_eq!(results.len(), 2);
     assert_eq!(results[0], json!({ "error": INTERRUPTED_BY_CLOSE }).to_string());
     assert!(results[1].contains("Denied"), "{}", results[1]);
-    let records = block_on(t.store.tool_calls(&t.conversation)).unwrap();
+    let records = block_on(a.store.tool_calls(&a.conversation)).unwrap();
     let decisions: Vec<(&str, Decision)> = records.iter().map(|r| (r.name.as_str(), r.decision)).collect();
     assert_eq!(
         decisions,
@@ -205,7 +158,7 @@ fn calls_running_when_the_tab_closed_are_answered_interrupted_and_never_run_agai
         2,
         "the resumed turn reports the step's calls"
     );
-    let last = t.model.requests().pop().unwrap();
+    let last = a.model.requests().pop().unwrap();
     assert!(last
         .messages
         .iter()
@@ -215,18 +168,18 @@ fn calls_running_when_the_tab_closed_are_answered_interrupted_and_never_run_agai
 
 #[test]
 fn a_turn_still_running_is_not_listed_and_cannot_be_resumed() {
-    let t = tabs(vec![ScriptedTurn::text("slow").hanging()]);
+    let (a, b, ..) = tabs(vec![ScriptedTurn::text("slow").hanging()]);
     let (none, options) = (EventSink::none(), SendOptions::default());
-    let mut running = Box::pin(t.a.send(&t.conversation, "Hello", &options, &none));
+    let mut running = Box::pin(a.agent.send(&a.conversation, "Hello", &options, &none));
     run_until_stuck(&mut running);
 
     assert!(
-        block_on(t.b.interrupted_turns(None)).unwrap().is_empty(),
+        block_on(b.agent.interrupted_turns(None)).unwrap().is_empty(),
         "tab A holds the lock"
     );
-    let open = block_on(t.store.open_turns(None)).unwrap();
+    let open = block_on(a.store.open_turns(None)).unwrap();
     assert_eq!(open.len(), 1, "its record exists while it runs");
-    let refused = block_on(t.b.resume_turn(&open[0].turn_id, &options, &none)).unwrap_err();
+    let refused = block_on(b.agent.resume_turn(&open[0].turn_id, &options, &none)).unwrap_err();
     assert!(
         matches!(refused.error, Error::ConversationBusy { waited_ms: 0, .. }),
         "{}",
@@ -234,7 +187,7 @@ fn a_turn_still_running_is_not_listed_and_cannot_be_resumed() {
     );
     drop(running);
     assert_eq!(
-        block_on(t.b.interrupted_turns(None)).unwrap().len(),
+        block_on(b.agent.interrupted_turns(None)).unwrap().len(),
         1,
         "closed: now listed"
     );
@@ -242,31 +195,33 @@ fn a_turn_still_running_is_not_listed_and_cannot_be_resumed() {
 
 #[test]
 fn a_new_message_closes_the_interrupted_turn_and_records_its_cut_off_calls() {
-    let t = tabs(vec![
+    let (a, b, _, hangs) = tabs(vec![
         ScriptedTurn::tools(&[("hang", "{}")]),
         ScriptedTurn::text("Hello again."),
     ]);
-    t.close_tab_a_mid_turn("Do it");
-    let turn_id = block_on(t.b.interrupted_turns(None)).unwrap()[0].turn_id.clone();
+    close_mid_turn(&a, "Do it");
+    let turn_id = block_on(b.agent.interrupted_turns(None)).unwrap()[0]
+        .turn_id
+        .clone();
 
     let (none, options) = (EventSink::none(), SendOptions::default());
-    let result = block_on(t.b.send(&t.conversation, "Never mind", &options, &none)).unwrap();
+    let result = b.send("Never mind").unwrap();
     assert_eq!(result.text, "Hello again.");
     use Role::{Assistant, ToolResult as Result, User};
-    assert_eq!(t.roles(), [User, Assistant, Result, User, Assistant]);
+    assert_eq!(a.roles(), [User, Assistant, Result, User, Assistant]);
     assert_eq!(
-        t.results(),
+        a.tool_results(),
         [json!({ "error": INTERRUPTED_BY_CLOSE }).to_string()]
     );
-    assert_eq!(t.hangs.get(), 1);
-    assert!(block_on(t.b.interrupted_turns(None)).unwrap().is_empty());
-    let gone = block_on(t.b.resume_turn(&turn_id, &options, &none)).unwrap_err();
+    assert_eq!(hangs.get(), 1);
+    assert!(block_on(b.agent.interrupted_turns(None)).unwrap().is_empty());
+    let gone = block_on(b.agent.resume_turn(&turn_id, &options, &none)).unwrap_err();
     assert!(matches!(gone.error, Error::NotFound { .. }), "{}", gone.error);
 }
 
 #[test]
 fn turns_that_end_leave_no_open_record() {
-    let t = tabs(vec![
+    let (a, ..) = tabs(vec![
         ScriptedTurn::text("Answered."),
         ScriptedTurn::error(Error::Api {
             status: 400,
@@ -276,30 +231,26 @@ fn turns_that_end_leave_no_open_record() {
         ScriptedTurn::text("Written."),
     ]);
     let (none, options) = (EventSink::none(), SendOptions::default());
-    let open = || block_on(t.store.open_turns(None)).unwrap();
-    block_on(t.a.send(&t.conversation, "one", &options, &none)).unwrap();
+    let open = || block_on(a.store.open_turns(None)).unwrap();
+    a.send("one").unwrap();
     assert!(open().is_empty(), "answered");
-    block_on(t.a.send(&t.conversation, "two", &options, &none)).unwrap_err();
+    a.send("two").unwrap_err();
     assert!(open().is_empty(), "failed");
-    let paused = block_on(t.a.retry(&t.conversation, &options, &none)).unwrap();
+    let paused = block_on(a.agent.retry(&a.conversation, &options, &none)).unwrap();
     assert_eq!(paused.status, TurnStatus::AwaitingApproval);
     assert!(open().is_empty(), "paused: the paused turn is its own record");
-    let approve = ApprovalDecision {
-        call_id: paused.pending[0].call_id.clone(),
-        decision: DecisionKind::Approve,
-        arguments: None,
-        reason: None,
-    };
-    let done = block_on(t.a.resolve_approvals(&paused.turn_id, &[approve], &options, &none)).unwrap();
+    let done = a
+        .resolve(&paused.turn_id, &[approve(&paused.pending[0].call_id)])
+        .unwrap();
     assert_eq!(done.text, "Written.");
     assert!(open().is_empty(), "resolved and answered");
 }
 
 #[test]
 fn resuming_a_turn_that_is_not_open_is_not_found() {
-    let t = tabs(vec![]);
+    let (a, ..) = tabs(vec![]);
     let (none, options) = (EventSink::none(), SendOptions::default());
-    let missing = block_on(t.a.resume_turn("no-such-turn", &options, &none)).unwrap_err();
+    let missing = block_on(a.agent.resume_turn("no-such-turn", &options, &none)).unwrap_err();
     assert!(
         matches!(missing.error, Error::NotFound { .. }),
         "{}",
@@ -309,22 +260,22 @@ fn resuming_a_turn_that_is_not_open_is_not_found() {
 
 #[test]
 fn a_turn_cut_off_before_its_first_answer_asks_the_model_again_about_the_user_message() {
-    let t = tabs(vec![
+    let (a, b, ..) = tabs(vec![
         ScriptedTurn::text("never arrives").hanging(),
         ScriptedTurn::text("Hello!"),
     ]);
-    t.close_tab_a_mid_turn("Hi there");
-    let listed = block_on(t.b.interrupted_turns(Some(&t.conversation))).unwrap();
+    close_mid_turn(&a, "Hi there");
+    let listed = block_on(b.agent.interrupted_turns(Some(&a.conversation))).unwrap();
     assert_eq!((listed[0].steps, listed[0].completed_tool_calls), (0, 0));
 
     let (none, options) = (EventSink::none(), SendOptions::default());
-    let result = block_on(t.b.resume_turn(&listed[0].turn_id, &options, &none)).unwrap();
+    let result = block_on(b.agent.resume_turn(&listed[0].turn_id, &options, &none)).unwrap();
     assert_eq!(result.text, "Hello!");
     assert_eq!(
-        t.roles(),
+        a.roles(),
         [Role::User, Role::Assistant],
         "the user message is stored once"
     );
-    let asked = t.model.requests().pop().unwrap();
+    let asked = a.model.requests().pop().unwrap();
     assert_eq!(asked.messages.last().unwrap().content, "Hi there");
 }

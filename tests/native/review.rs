@@ -2,37 +2,28 @@
 //! `proposed`; one that only read ends `completed`; `reviewRun` accepts or
 //! rejects it once, keeping the log; failed runs can be reviewed too.
 
-use std::rc::Rc;
-
 use futures::executor::block_on;
-use futures::future::LocalBoxFuture;
-use lectern::agent::{Agent, AgentConfig, HeadlessRequest};
+use lectern::agent::HeadlessRequest;
 use lectern::domain::{ReviewDecision, RunRecord, RunStatus};
 use lectern::error::Error;
 use lectern::events::EventSink;
-use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
-use lectern::storage::MemoryStore;
+use lectern::provider::scripted::ScriptedTurn;
 use lectern::time::ManualClock;
-use lectern::tool::{FnTool, ToolResult};
 use serde_json::json;
 
-fn agent(turns: Vec<ScriptedTurn>) -> Agent {
-    let model = Rc::new(ScriptedModel::new(turns));
-    let agent = Agent::new(
-        Rc::new(MemoryStore::new()),
-        model,
-        Rc::new(ManualClock::new(1.0e12)),
-        AgentConfig::default(),
-    );
-    let done = |_, _| Box::pin(async { Ok(json!("done")) }) as LocalBoxFuture<'static, ToolResult>;
-    let read = FnTool::new("read_notes", "Reads the notes", json!({ "type": "object" }), done).read_only();
-    let write = FnTool::new("save_note", "Saves a note", json!({ "type": "object" }), done);
-    agent.register_tool(Rc::new(read)).unwrap();
-    agent.register_tool(Rc::new(write)).unwrap();
-    agent
+use crate::support::harness::{tools, TestAgent};
+
+/// An agent (no conversation yet) with a read-only `read_notes` tool and a `save_note` tool.
+fn agent(turns: Vec<ScriptedTurn>) -> TestAgent {
+    TestAgent::builder(turns)
+        .clock(ManualClock::new(1.0e12))
+        .tool(tools::answering("read_notes", "Reads the notes", json!("done")).read_only())
+        .tool(tools::answering("save_note", "Saves a note", json!("done")))
+        .without_conversation()
+        .build()
 }
 
-fn run(agent: &Agent) -> RunRecord {
+fn run(h: &TestAgent) -> RunRecord {
     let request = HeadlessRequest {
         conversation_id: None,
         instruction: "tidy the notes".into(),
@@ -40,7 +31,11 @@ fn run(agent: &Agent) -> RunRecord {
         max_iterations: Some(4),
         timeout_ms: 120_000,
     };
-    block_on(agent.run_headless(request, Default::default(), &EventSink::none())).unwrap()
+    block_on(
+        h.agent
+            .run_headless(request, Default::default(), &EventSink::none()),
+    )
+    .unwrap()
 }
 
 #[test]
@@ -59,7 +54,7 @@ fn a_run_that_only_read_is_completed_and_one_that_wrote_is_proposed() {
     let proposed = run(&writer);
     assert_eq!(proposed.status, RunStatus::Proposed);
     assert_eq!(
-        block_on(writer.run(&proposed.run_id)).unwrap().status,
+        block_on(writer.agent.run(&proposed.run_id)).unwrap().status,
         RunStatus::Proposed,
         "as stored"
     );
@@ -72,14 +67,14 @@ fn a_rejected_run_keeps_its_log_and_is_reviewed_once() {
         ScriptedTurn::text("Saved."),
     ]);
     let proposed = run(&writer);
-    let rejected = block_on(writer.review_run(
+    let rejected = block_on(writer.agent.review_run(
         &proposed.run_id,
         ReviewDecision::Reject,
         Some("wrong note".into()),
     ))
     .unwrap();
     assert_eq!(rejected.status, RunStatus::Rejected);
-    let stored = block_on(writer.run(&proposed.run_id)).unwrap();
+    let stored = block_on(writer.agent.run(&proposed.run_id)).unwrap();
     assert_eq!(stored, rejected);
     let review = stored.review.unwrap();
     assert_eq!(
@@ -91,7 +86,12 @@ fn a_rejected_run_keeps_its_log_and_is_reviewed_once() {
         (4, 1),
         "the log is kept"
     );
-    let again = block_on(writer.review_run(&proposed.run_id, ReviewDecision::Accept, None)).unwrap_err();
+    let again = block_on(
+        writer
+            .agent
+            .review_run(&proposed.run_id, ReviewDecision::Accept, None),
+    )
+    .unwrap_err();
     assert!(
         matches!(&again, Error::Config { .. }) && again.to_string().contains("already reviewed"),
         "{again}"
@@ -104,22 +104,37 @@ fn accepted_failed_and_unreviewable_runs() {
         ScriptedTurn::tools(&[("save_note", "{}")]),
         ScriptedTurn::text("Saved."),
     ]);
-    let accepted = block_on(writer.review_run(&run(&writer).run_id, ReviewDecision::Accept, None)).unwrap();
+    let accepted = block_on(
+        writer
+            .agent
+            .review_run(&run(&writer).run_id, ReviewDecision::Accept, None),
+    )
+    .unwrap();
     assert_eq!(accepted.status, RunStatus::Accepted);
     let failing = agent(vec![ScriptedTurn::error(Error::connection("down"))]);
     let failed = run(&failing);
     assert_eq!(failed.status, RunStatus::Failed);
-    let reviewed = block_on(failing.review_run(&failed.run_id, ReviewDecision::Reject, None)).unwrap();
+    let reviewed = block_on(
+        failing
+            .agent
+            .review_run(&failed.run_id, ReviewDecision::Reject, None),
+    )
+    .unwrap();
     assert_eq!(
         (reviewed.status, reviewed.review.is_some()),
         (RunStatus::Failed, true)
     );
     let reader = agent(vec![ScriptedTurn::text("Nothing to do.")]);
     let completed = run(&reader);
-    let refused = block_on(reader.review_run(&completed.run_id, ReviewDecision::Accept, None)).unwrap_err();
+    let refused = block_on(
+        reader
+            .agent
+            .review_run(&completed.run_id, ReviewDecision::Accept, None),
+    )
+    .unwrap_err();
     assert_eq!(refused.name(), "ConfigError");
     assert_eq!(
-        block_on(reader.review_run("nope", ReviewDecision::Accept, None))
+        block_on(reader.agent.review_run("nope", ReviewDecision::Accept, None))
             .unwrap_err()
             .name(),
         "NotFoundError"

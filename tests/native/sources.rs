@@ -4,18 +4,15 @@
 //! `finish` event and the stored answer (so a reload shows them), with the
 //! answer checked against them: an answer that invents is not `grounded`.
 
-use crate::support::book_agent;
-
-use std::cell::RefCell;
 use std::rc::Rc;
 
-use book_agent::{book_agent, thursday_pages, BookAgent};
 use futures::executor::block_on;
-use lectern::agent::{AgentConfig, RetrievalStrategy, SendOptions, TurnResult};
-use lectern::domain::{NewConversation, Role, Source, SourceVia};
-use lectern::events::{EventKind, EventSink};
+use lectern::agent::{AgentConfig, RetrievalStrategy, TurnResult};
+use lectern::domain::{Role, Source, SourceVia};
+use lectern::events::EventKind;
 use lectern::provider::scripted::ScriptedTurn;
-use lectern::storage::Store;
+
+use crate::support::harness::books::{book_agent, thursday_pages};
 
 /// One turn of `question` in a conversation bound to the three-page book,
 /// the reader on page 2: the result, the `finish` event's sources, the stored answer's.
@@ -24,28 +21,23 @@ fn book_turn(
     turns: Vec<ScriptedTurn>,
     question: &str,
 ) -> (TurnResult, Vec<Source>, lectern::domain::Message) {
-    let BookAgent {
-        agent,
-        store,
-        book_id,
-        ..
-    } = book_agent(config, thursday_pages(), 2, turns);
-    let conv = block_on(agent.create_conversation(NewConversation {
-        title: None,
-        book_id: Some(book_id),
-    }))
-    .unwrap();
-    let finished = Rc::new(RefCell::new(Vec::new()));
-    let seen = finished.clone();
-    let sink = EventSink::new(move |e| {
-        if let EventKind::Finish { sources, .. } = e.kind {
-            seen.borrow_mut().extend(sources);
-        }
-    });
-    let result = block_on(agent.send(&conv.id, question, &SendOptions::default(), &sink)).unwrap();
-    let stored = block_on(store.messages(&conv.id)).unwrap();
-    let answer = stored.into_iter().rfind(|m| m.role == Role::Assistant).unwrap();
-    let finished = finished.borrow().clone();
+    let (builder, book_id) = book_agent(config, thursday_pages(), 2, turns);
+    let h = builder.book(&book_id).build();
+    let result = h.send(question).unwrap();
+    let finished = h
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            EventKind::Finish { sources, .. } => Some(sources),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let answer = h
+        .messages()
+        .into_iter()
+        .rfind(|m| m.role == Role::Assistant)
+        .unwrap();
     (result, finished, answer)
 }
 
@@ -141,14 +133,13 @@ fn an_invented_answer_is_marked_and_keeps_its_sources() {
 
 #[test]
 fn a_conversation_without_a_book_has_no_sources() {
-    let BookAgent { agent, .. } = book_agent(
+    let (builder, _) = book_agent(
         AgentConfig::default(),
         thursday_pages(),
         2,
         vec![ScriptedTurn::text("Hello.")],
     );
-    let conv = block_on(agent.create_conversation(NewConversation::default())).unwrap();
-    let result = block_on(agent.send(&conv.id, "Hi", &SendOptions::default(), &EventSink::none())).unwrap();
+    let result = builder.build().send("Hi").unwrap();
     assert!(result.sources.is_empty() && result.source_check.is_none());
     let json = serde_json::to_value(&result).unwrap();
     assert_eq!(json["sources"], serde_json::json!([]));

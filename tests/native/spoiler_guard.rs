@@ -2,18 +2,14 @@
 //! conversation, whatever the persona's prompt or template says, and only
 //! once; `search_book`'s schema, its default `top_k` and its empty answer.
 
-use crate::support::book_agent;
-
 use std::collections::BTreeMap;
 
-use book_agent::{book_agent, thursday_pages, BookAgent};
-use futures::executor::block_on;
 use lectern::agent::prompts::PromptLibrary;
-use lectern::agent::{book_context_warning, AgentConfig, Persona, RetrievalStrategy, SendOptions};
-use lectern::domain::NewConversation;
-use lectern::events::EventSink;
+use lectern::agent::{book_context_warning, AgentConfig, Persona, RetrievalStrategy};
 use lectern::provider::scripted::ScriptedTurn;
 use lectern::retrieval::passages::NO_PASSAGES;
+
+use crate::support::harness::books::{book_agent, thursday_pages};
 
 /// A phrase of the reading rules.
 const RULE: &str = "the reader must not learn anything past their page";
@@ -21,25 +17,10 @@ const RULE: &str = "the reader must not learn anything past their page";
 /// The system message of the first model call of one turn in a book
 /// conversation (or a plain one with `bound: false`).
 fn first_system(config: AgentConfig, bound: bool) -> String {
-    let BookAgent {
-        agent,
-        model,
-        book_id,
-        ..
-    } = book_agent(config, thursday_pages(), 2, vec![ScriptedTurn::text("Fine.")]);
-    let conv = block_on(agent.create_conversation(NewConversation {
-        title: None,
-        book_id: bound.then_some(book_id),
-    }))
-    .unwrap();
-    block_on(agent.send(
-        &conv.id,
-        "Who is Sunday?",
-        &SendOptions::default(),
-        &EventSink::none(),
-    ))
-    .unwrap();
-    model.requests()[0].system.clone().unwrap()
+    let (builder, book_id) = book_agent(config, thursday_pages(), 2, vec![ScriptedTurn::text("Fine.")]);
+    let h = if bound { builder.book(&book_id) } else { builder }.build();
+    h.send("Who is Sunday?").unwrap();
+    h.model.requests()[0].system.clone().unwrap()
 }
 
 fn persona_prompt(text: &str) -> AgentConfig {
@@ -134,12 +115,7 @@ fn search_book_requires_a_query_and_defaults_to_five_passages() {
         retrieval: RetrievalStrategy::ToolUse,
         ..AgentConfig::default()
     };
-    let BookAgent {
-        agent,
-        model,
-        book_id,
-        ..
-    } = book_agent(
+    let (builder, book_id) = book_agent(
         config,
         pages,
         10,
@@ -150,19 +126,9 @@ fn search_book_requires_a_query_and_defaults_to_five_passages() {
             ScriptedTurn::text("Done."),
         ],
     );
-    let conv = block_on(agent.create_conversation(NewConversation {
-        title: None,
-        book_id: Some(book_id),
-    }))
-    .unwrap();
-    let reply = block_on(agent.send(
-        &conv.id,
-        "The river?",
-        &SendOptions::default(),
-        &EventSink::none(),
-    ))
-    .unwrap();
-    let definition = &model.requests()[0].tools[0];
+    let h = builder.book(&book_id).build();
+    let reply = h.send("The river?").unwrap();
+    let definition = &h.model.requests()[0].tools[0];
     assert_eq!(definition.parameters["required"], serde_json::json!(["query"]));
     assert_eq!(definition.parameters["properties"]["top_k"]["default"], 5);
     let results: Vec<String> = reply
@@ -185,7 +151,8 @@ fn search_book_requires_a_query_and_defaults_to_five_passages() {
     );
     assert_eq!(results[2], NO_PASSAGES);
     // The model reads that answer as the tool's result.
-    let last = model
+    let last = h
+        .model
         .requests()
         .last()
         .unwrap()

@@ -8,23 +8,27 @@
 //! call, streamed or whole, decodes to answer text and is never run as a tool
 //! (the fixture's chunkings are in `providers.rs`).
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::rc::Rc;
 
 use futures::executor::block_on;
 use futures::future::LocalBoxFuture;
-use lectern::agent::{Agent, AgentConfig, Budget, SendOptions, TurnError, TurnResult, TurnStatus};
-use lectern::approval::{ApprovalConfig, ApprovalDecision, ApprovalPolicy, DecisionKind, ToolPolicy};
-use lectern::domain::{EgressPurpose, NewConversation, ResponseFormat, Role};
-use lectern::events::{EventKind, EventSink};
+use lectern::agent::{AgentConfig, Budget, SendOptions, TurnStatus};
+use lectern::approval::{ApprovalConfig, ApprovalPolicy};
+use lectern::domain::{EgressPurpose, ResponseFormat, Role};
+use lectern::events::EventKind;
 use lectern::http::{RecordedResponse, ReplayTransport};
 use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
 use lectern::provider::{anthropic, openai, provider_for, Model, ModelRequest, ProviderConfig, ProviderKind};
-use lectern::storage::{MemoryStore, Store};
+use lectern::storage::MemoryStore;
 use lectern::time::ManualClock;
 use lectern::tool::{FnTool, ToolRegistry, ToolResult};
 use lectern::Error;
 use serde_json::{json, Value};
+
+use crate::support::harness::approvals::{approve, fixed_policies, with_approvals};
+use crate::support::harness::test_agent::AnyModel;
+use crate::support::harness::{tools, Builder, TestAgent};
 
 fn schema() -> Value {
     json!({
@@ -44,107 +48,76 @@ fn structured() -> SendOptions {
     options
 }
 
-/// An agent over a scripted model or a provider, with a `weather` tool that counts its runs.
-struct World {
-    agent: Agent,
-    store: Rc<MemoryStore>,
-    events: Rc<RefCell<Vec<EventKind>>>,
-    weather_runs: Rc<Cell<u32>>,
-    conversation: String,
-}
+/// What every turn here asks.
+const ASK: &str = "Weather in Tromsø?";
 
-impl World {
-    fn new(model: Rc<dyn Model>, config: AgentConfig) -> World {
-        let store = Rc::new(MemoryStore::new());
-        let agent = Agent::new(store.clone(), model, Rc::new(ManualClock::new(1.7e12)), config);
-        let weather_runs = Rc::new(Cell::new(0));
-        let runs = weather_runs.clone();
-        let tool = FnTool::new(
+/// An agent over `model` (a scripted model or a provider) with `config` and
+/// a `weather` tool; and the count of the tool's runs.
+fn agent_over<M: AnyModel + ?Sized>(
+    model: Rc<M>,
+    config: AgentConfig,
+) -> (TestAgent<MemoryStore, M>, Rc<Cell<u32>>) {
+    let runs = Rc::new(Cell::new(0));
+    let h = Builder::over(model)
+        .config(config)
+        .clock(ManualClock::new(1.7e12))
+        .tool(tools::counting(
             "weather",
             "The weather",
-            json!({"type": "object"}),
-            move |_: Value, _| {
-                runs.set(runs.get() + 1);
-                Box::pin(async { Ok(json!({"sky": "grey"})) }) as LocalBoxFuture<'static, ToolResult>
-            },
-        );
-        agent.register_tool(Rc::new(tool)).unwrap();
-        let conversation = block_on(agent.create_conversation(NewConversation::default()))
-            .unwrap()
-            .id;
-        World {
-            agent,
-            store,
-            events: Rc::new(RefCell::new(Vec::new())),
-            weather_runs,
-            conversation,
-        }
-    }
+            runs.clone(),
+            json!({"sky": "grey"}),
+        ))
+        .build();
+    (h, runs)
+}
 
-    fn scripted(turns: Vec<ScriptedTurn>, config: AgentConfig) -> (World, Rc<ScriptedModel>) {
-        let model = Rc::new(ScriptedModel::new(turns));
-        (World::new(model.clone(), config), model)
-    }
+/// [`agent_over`] a scripted model playing `turns`.
+fn scripted(turns: Vec<ScriptedTurn>, config: AgentConfig) -> (TestAgent, Rc<Cell<u32>>) {
+    agent_over(Rc::new(ScriptedModel::new(turns)), config)
+}
 
-    fn send(&self, options: &SendOptions) -> Result<TurnResult, TurnError> {
-        let events = self.events.clone();
-        let sink = EventSink::new(move |e| events.borrow_mut().push(e.kind));
-        block_on(
-            self.agent
-                .send(&self.conversation, "Weather in Tromsø?", options, &sink),
-        )
-    }
-
-    fn stored(&self) -> Vec<(Role, String)> {
-        block_on(self.store.messages(&self.conversation))
-            .unwrap()
-            .into_iter()
-            .map(|m| (m.role, m.content))
-            .collect()
-    }
-
-    fn finish_data(&self) -> Option<Value> {
-        self.events.borrow().iter().find_map(|e| match e {
-            EventKind::Finish { data, .. } => data.clone(),
-            _ => None,
-        })
-    }
+/// The data of the `finish` event.
+fn finish_data<M: ?Sized>(world: &TestAgent<MemoryStore, M>) -> Option<Value> {
+    world.events().iter().find_map(|e| match e {
+        EventKind::Finish { data, .. } => data.clone(),
+        _ => None,
+    })
 }
 
 const VALID: &str = r#"{"city": "Tromsø", "temperatureC": -4}"#;
 
 #[test]
 fn a_valid_answer_resolves_with_its_data() {
-    let (world, model) = World::scripted(vec![ScriptedTurn::text(VALID)], AgentConfig::default());
-    let result = world.send(&structured()).unwrap();
+    let (world, _) = scripted(vec![ScriptedTurn::text(VALID)], AgentConfig::default());
+    let result = world.send_with(ASK, &structured()).unwrap();
     let data = json!({"city": "Tromsø", "temperatureC": -4});
     assert_eq!(result.data, Some(data.clone()));
     assert_eq!(result.text, VALID);
-    assert_eq!(world.finish_data(), Some(data.clone()));
+    assert_eq!(finish_data(&world), Some(data.clone()));
     assert_eq!(serde_json::to_value(&result).unwrap()["data"], data);
-    let requests = model.requests();
+    let requests = world.model.requests();
     assert_eq!(requests.len(), 1);
     assert_eq!(
         requests[0].response_format,
         structured().overrides.response_format
     );
-    assert_eq!(world.stored()[1], (Role::Assistant, VALID.to_owned()));
+    assert_eq!(world.history()[1], (Role::Assistant, VALID.to_owned()));
     // Without a schema there is no data, in the result or its JSON.
-    model.push(ScriptedTurn::text("Grey."));
-    let plain = world.send(&SendOptions::default()).unwrap();
+    world.model.push(ScriptedTurn::text("Grey."));
+    let plain = world.send_with(ASK, &SendOptions::default()).unwrap();
     assert_eq!(plain.data, None);
     assert!(serde_json::to_value(&plain).unwrap().get("data").is_none());
-    assert_eq!(model.requests()[1].response_format, None);
+    assert_eq!(world.model.requests()[1].response_format, None);
 }
 
 #[test]
 fn a_fenced_answer_parses_and_is_stored_unfenced() {
     let fenced = format!("```json\n{VALID}\n```");
-    let (world, _) = World::scripted(vec![ScriptedTurn::text(&fenced)], AgentConfig::default());
-    let result = world.send(&structured()).unwrap();
+    let (world, _) = scripted(vec![ScriptedTurn::text(&fenced)], AgentConfig::default());
+    let result = world.send_with(ASK, &structured()).unwrap();
     assert_eq!(result.data.unwrap()["city"], "Tromsø");
     assert_eq!(result.text, VALID);
-    assert_eq!(world.stored()[1].1, VALID);
+    assert_eq!(world.history()[1].1, VALID);
 }
 
 #[test]
@@ -153,8 +126,8 @@ fn a_wrong_answer_gets_one_corrective_call_kept_out_of_the_store() {
         ScriptedTurn::text(r#"{"city": "Tromsø"}"#).with_usage(100, 10),
         ScriptedTurn::text(VALID).with_usage(130, 12),
     ];
-    let (world, model) = World::scripted(turns, AgentConfig::default());
-    let result = world.send(&structured()).unwrap();
+    let (world, _) = scripted(turns, AgentConfig::default());
+    let result = world.send_with(ASK, &structured()).unwrap();
     assert_eq!(result.data.unwrap()["temperatureC"], -4);
     assert_eq!(
         (
@@ -164,7 +137,7 @@ fn a_wrong_answer_gets_one_corrective_call_kept_out_of_the_store() {
         ),
         (2, 230, 22)
     );
-    let requests = model.requests();
+    let requests = world.model.requests();
     assert_eq!(requests.len(), 2);
     let (first, second) = (&requests[0], &requests[1]);
     assert_eq!(second.messages.len(), first.messages.len() + 2);
@@ -189,15 +162,14 @@ fn a_wrong_answer_gets_one_corrective_call_kept_out_of_the_store() {
         "the correction offers no tools"
     );
     assert_eq!(
-        world.stored(),
+        world.history(),
         [
             (Role::User, "Weather in Tromsø?".to_owned()),
             (Role::Assistant, VALID.to_owned())
         ]
     );
     let steps: Vec<u32> = world
-        .events
-        .borrow()
+        .events()
         .iter()
         .filter_map(|e| match e {
             EventKind::StepStart { step } => Some(*step),
@@ -226,8 +198,8 @@ fn two_wrong_answers_fail_typed_and_store_no_answer() {
         ScriptedTurn::text("It is cold in Tromsø.").with_usage(100, 10),
         ScriptedTurn::text(r#"{"city": "Tromsø", "temperatureC": "cold"}"#).with_usage(120, 11),
     ];
-    let (world, model) = World::scripted(turns, AgentConfig::default());
-    let failure = world.send(&structured()).unwrap_err();
+    let (world, _) = scripted(turns, AgentConfig::default());
+    let failure = world.send_with(ASK, &structured()).unwrap_err();
     assert_eq!(
         failure.error,
         Error::StructuredOutput {
@@ -236,10 +208,10 @@ fn two_wrong_answers_fail_typed_and_store_no_answer() {
         }
     );
     assert_eq!(failure.error.name(), "StructuredOutputError");
-    let note = model.requests()[1].messages.last().unwrap().content.clone();
+    let note = world.model.requests()[1].messages.last().unwrap().content.clone();
     assert!(note.contains("the answer is not JSON ("), "{note}");
     assert_eq!((failure.steps, failure.usage.input_tokens), (2, 220));
-    assert_eq!(world.stored(), [(Role::User, "Weather in Tromsø?".to_owned())]);
+    assert_eq!(world.history(), [(Role::User, "Weather in Tromsø?".to_owned())]);
     let totals = block_on(world.agent.usage(&world.conversation)).unwrap();
     assert_eq!(
         totals.input_tokens, 220,
@@ -256,15 +228,15 @@ fn the_budget_is_checked_before_the_corrective_call() {
         },
         ..AgentConfig::default()
     };
-    let (world, model) = World::scripted(vec![ScriptedTurn::text("{}").with_usage(1_000, 30)], config);
-    let failure = world.send(&structured()).unwrap_err();
+    let (world, _) = scripted(vec![ScriptedTurn::text("{}").with_usage(1_000, 30)], config);
+    let failure = world.send_with(ASK, &structured()).unwrap_err();
     assert!(
         matches!(failure.error, Error::BudgetExceeded { .. }),
         "{:?}",
         failure.error
     );
-    assert_eq!(model.requests().len(), 1, "the correction was not sent");
-    assert_eq!(world.stored().len(), 1);
+    assert_eq!(world.model.requests().len(), 1, "the correction was not sent");
+    assert_eq!(world.history().len(), 1);
 }
 
 #[test]
@@ -273,51 +245,32 @@ fn tools_run_before_a_structured_answer() {
         ScriptedTurn::tools(&[("weather", "{}")]),
         ScriptedTurn::text(VALID),
     ];
-    let (world, model) = World::scripted(turns, AgentConfig::default());
-    let result = world.send(&structured()).unwrap();
-    assert_eq!(world.weather_runs.get(), 1);
+    let (world, runs) = scripted(turns, AgentConfig::default());
+    let result = world.send_with(ASK, &structured()).unwrap();
+    assert_eq!(runs.get(), 1);
     assert_eq!(result.tool_calls.len(), 1);
     assert_eq!(result.data.unwrap()["city"], "Tromsø");
-    assert!(model.requests().iter().all(|r| r.response_format.is_some()));
+    assert!(world.model.requests().iter().all(|r| r.response_format.is_some()));
 }
 
 #[test]
 fn a_paused_turn_keeps_its_schema_for_the_answer_after_approval() {
-    let mut approvals = ApprovalConfig {
+    let config = with_approvals(ApprovalConfig {
         ttl_ms: 60_000,
-        ..ApprovalConfig::default()
-    };
-    approvals
-        .tools
-        .insert("weather".into(), ToolPolicy::Fixed(ApprovalPolicy::Ask));
-    let config = AgentConfig {
-        approvals,
-        ..AgentConfig::default()
-    };
+        ..fixed_policies(&[("weather", ApprovalPolicy::Ask)])
+    });
     let turns = vec![
         ScriptedTurn::tools(&[("weather", "{}")]),
         ScriptedTurn::text(VALID),
     ];
-    let (world, model) = World::scripted(turns, config);
-    let paused = world.send(&structured()).unwrap();
+    let (world, _) = scripted(turns, config);
+    let paused = world.send_with(ASK, &structured()).unwrap();
     assert_eq!(paused.status, TurnStatus::AwaitingApproval);
     assert_eq!(paused.data, None);
-    let decision = ApprovalDecision {
-        call_id: "call_1_0".into(),
-        decision: DecisionKind::Approve,
-        arguments: None,
-        reason: None,
-    };
-    let done = block_on(world.agent.resolve_approvals(
-        &paused.turn_id,
-        &[decision],
-        &SendOptions::default(),
-        &EventSink::none(),
-    ))
-    .unwrap();
+    let done = world.resolve(&paused.turn_id, &[approve("call_1_0")]).unwrap();
     assert_eq!(done.data.unwrap()["city"], "Tromsø");
     assert_eq!(
-        model.requests()[1].response_format,
+        world.model.requests()[1].response_format,
         structured().overrides.response_format
     );
 }
@@ -338,12 +291,12 @@ fn provider(config: Value) -> ProviderKind {
 #[test]
 fn request_bodies_of_both_wire_formats() {
     let turns = vec![ScriptedTurn::text(VALID), ScriptedTurn::text(VALID)];
-    let (world, model) = World::scripted(turns, AgentConfig::default());
-    world.send(&structured()).unwrap();
+    let (world, _) = scripted(turns, AgentConfig::default());
+    world.send_with(ASK, &structured()).unwrap();
     let mut no_tools = structured();
     no_tools.overrides.tools = Some(Vec::new());
-    world.send(&no_tools).unwrap();
-    let [with_tools, alone] = <[ModelRequest; 2]>::try_from(model.requests()).unwrap();
+    world.send_with(ASK, &no_tools).unwrap();
+    let [with_tools, alone] = <[ModelRequest; 2]>::try_from(world.model.requests()).unwrap();
 
     let ProviderKind::Openai(settings) =
         provider(json!({"kind": "openai", "baseUrl": "http://127.0.0.1:1/v1", "model": "m"}))
@@ -418,10 +371,10 @@ fn an_anthropic_turn_answers_through_the_response_tool_streamed_and_whole() {
         "text/event-stream",
         [fixture("13-response-tool.sse")],
     ));
-    let world = World::new(model, AgentConfig::default());
-    let result = world.send(&structured()).unwrap();
+    let (world, runs) = agent_over(model, AgentConfig::default());
+    let result = world.send_with(ASK, &structured()).unwrap();
     assert_eq!(result.data, Some(json!({"city": "Tromsø", "temperatureC": -4})));
-    assert!(result.tool_calls.is_empty() && world.weather_runs.get() == 0);
+    assert!(result.tool_calls.is_empty() && runs.get() == 0);
     assert_eq!(transport.request_bodies()[0]["tool_choice"]["type"], "any");
 
     // Whole: a wrong answer, then the corrected one.
@@ -441,8 +394,8 @@ fn an_anthropic_turn_answers_through_the_response_tool_streamed_and_whole() {
             [message(input).into_bytes()],
         ));
     }
-    let world = World::new(model, AgentConfig::default());
-    let result = world.send(&structured()).unwrap();
+    let (world, _) = agent_over(model, AgentConfig::default());
+    let result = world.send_with(ASK, &structured()).unwrap();
     assert_eq!(result.data.unwrap()["temperatureC"], -4.5);
     let bodies = transport.request_bodies();
     assert_eq!(bodies.len(), 2);

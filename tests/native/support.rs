@@ -1,14 +1,14 @@
 //! Harnesses, fixtures and evaluations the native tests share with the
 //! benches and the browser tests (their files stay where those include them).
 
-#[path = "../book_agent/mod.rs"]
-pub mod book_agent;
 #[path = "../conformance/mod.rs"]
 pub mod conformance;
 #[path = "../bench_support/figures.rs"]
 pub mod figures;
 #[path = "../fuzz_props/mod.rs"]
 pub mod fuzz_props;
+#[path = "../harness/mod.rs"]
+pub mod harness;
 #[path = "../store_support/hooked_store.rs"]
 pub mod hooked_store;
 #[path = "../bench_support/lexical_eval.rs"]

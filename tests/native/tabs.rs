@@ -5,95 +5,48 @@
 
 use std::rc::Rc;
 
-use futures::future::LocalBoxFuture;
-use lectern::agent::{Agent, AgentConfig, MemoryLocks, RunLimits, SendOptions, TurnLocks, TurnStatus};
-use lectern::approval::{ApprovalConfig, ApprovalPolicy, ToolPolicy};
-use lectern::domain::{NewConversation, Role};
+use lectern::agent::{AgentConfig, MemoryLocks, RunLimits, SendOptions, TurnStatus};
+use lectern::approval::ApprovalPolicy;
+use lectern::domain::Role;
 use lectern::error::Error;
-use lectern::events::EventSink;
-use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
-use lectern::storage::{MemoryStore, Store};
+use lectern::provider::scripted::ScriptedTurn;
 use lectern::time::{Clock, ManualClock};
-use lectern::tool::{FnTool, ToolResult};
-use serde_json::{json, Value};
+use serde_json::json;
+
+use crate::support::harness::approvals::fixed_policies;
+use crate::support::harness::{tools, TestAgent};
 
 const START: f64 = 1_700_000_000_000.0;
 
-struct Tabs {
-    clock: ManualClock,
-    store: Rc<MemoryStore>,
-    a: Agent,
-    b: Agent,
-    conversation: String,
-}
-
-/// Two agents over one store, model and clock, sharing one set of turn locks.
-/// Their `pause` tool sleeps `pause_ms`; `write` asks for approval.
-fn tabs(turns: Vec<ScriptedTurn>, limits: RunLimits, pause_ms: u64) -> Tabs {
+/// Two agents (tabs) over one store, model and clock, sharing one set of turn
+/// locks and one conversation. Their `pause` tool sleeps `pause_ms`; `write` asks for approval.
+fn tabs(turns: Vec<ScriptedTurn>, limits: RunLimits, pause_ms: u64) -> (TestAgent, TestAgent) {
     let clock = ManualClock::with_timers(START);
-    let store = Rc::new(MemoryStore::new());
-    let model = Rc::new(ScriptedModel::new(turns));
-    let locks: Rc<dyn TurnLocks> = Rc::new(MemoryLocks::new());
-    let mut approvals = ApprovalConfig::default();
-    approvals
-        .tools
-        .insert("write".into(), ToolPolicy::Fixed(ApprovalPolicy::Ask));
     let config = AgentConfig {
         limits,
-        approvals,
+        approvals: fixed_policies(&[("write", ApprovalPolicy::Ask)]),
         ..AgentConfig::default()
     };
-    let tab = || {
-        let agent = Agent::new(
-            store.clone(),
-            model.clone(),
-            Rc::new(clock.clone()),
-            config.clone(),
-        )
-        .with_turn_locks(locks.clone());
-        let sleeper = clock.clone();
-        let pause = FnTool::new("pause", "waits", json!({"type": "object"}), move |_: Value, _| {
-            let sleep = sleeper.sleep(pause_ms);
-            Box::pin(async move {
-                sleep.await;
-                Ok(json!("paused"))
-            }) as LocalBoxFuture<'static, ToolResult>
-        });
-        agent.register_tool(Rc::new(pause)).unwrap();
-        let write = FnTool::new("write", "writes", json!({"type": "object"}), |_: Value, _| {
-            Box::pin(async { Ok(json!("written")) }) as LocalBoxFuture<'static, ToolResult>
-        });
-        agent.register_tool(Rc::new(write)).unwrap();
-        agent
-    };
-    let (a, b) = (tab(), tab());
-    let conversation = clock
-        .drive(a.create_conversation(NewConversation::default()))
-        .unwrap()
-        .id;
-    Tabs {
-        clock,
-        store,
-        a,
-        b,
-        conversation,
-    }
-}
-
-impl Tabs {
-    fn messages(&self) -> Vec<(Role, String)> {
-        self.clock
-            .drive(self.store.messages(&self.conversation))
-            .unwrap()
-            .into_iter()
-            .map(|m| (m.role, m.content))
-            .collect()
-    }
+    let tab = TestAgent::builder(turns)
+        .clock(clock.clone())
+        .config(config)
+        .locks(Rc::new(MemoryLocks::new()))
+        .tool(tools::sleeping(
+            "pause",
+            "waits",
+            &clock,
+            pause_ms,
+            json!("paused"),
+        ))
+        .tool(tools::answering("write", "writes", json!("written")));
+    let a = tab.clone().build();
+    let b = tab.open(&a.conversation).build();
+    (a, b)
 }
 
 #[test]
 fn two_tabs_sending_at_the_same_moment_take_turns() {
-    let t = tabs(
+    let (a, b) = tabs(
         vec![
             ScriptedTurn::tools(&[("pause", "{}")]),
             ScriptedTurn::text("first done"),
@@ -103,23 +56,20 @@ fn two_tabs_sending_at_the_same_moment_take_turns() {
         RunLimits::default(),
         30,
     );
-    let (none, options) = (EventSink::none(), SendOptions::default());
-    let (one, two) = t.clock.drive(async {
-        futures::join!(
-            t.a.send(&t.conversation, "one", &options, &none),
-            t.b.send(&t.conversation, "two", &options, &none)
-        )
-    });
+    let options = SendOptions::default();
+    let (one, two) = a
+        .clock
+        .drive(async { futures::join!(a.sending("one", &options), b.sending("two", &options)) });
     assert_eq!(one.unwrap().text, "first done");
     assert_eq!(two.unwrap().text, "second done");
-    let roles: Vec<Role> = t.messages().into_iter().map(|(role, _)| role).collect();
+    let roles: Vec<Role> = a.history().into_iter().map(|(role, _)| role).collect();
     use Role::{Assistant, ToolResult as Result, User};
     assert_eq!(
         roles,
         [User, Assistant, Result, Assistant, User, Assistant, Result, Assistant],
         "the second tab's turn began after the first tab's ended"
     );
-    assert_eq!(t.messages()[4].1, "two");
+    assert_eq!(a.history()[4].1, "two");
 }
 
 #[test]
@@ -128,7 +78,7 @@ fn a_tab_waits_for_the_other_no_longer_than_lock_wait_ms() {
         lock_wait_ms: Some(10),
         ..RunLimits::default()
     };
-    let t = tabs(
+    let (a, b) = tabs(
         vec![
             ScriptedTurn::tools(&[("pause", "{}")]),
             ScriptedTurn::text("done"),
@@ -137,18 +87,18 @@ fn a_tab_waits_for_the_other_no_longer_than_lock_wait_ms() {
         limits,
         200,
     );
-    let (none, options) = (EventSink::none(), SendOptions::default());
-    let (one, (two, refused_at)) = t.clock.drive(async {
-        futures::join!(t.a.send(&t.conversation, "one", &options, &none), async {
-            let outcome = t.b.send(&t.conversation, "two", &options, &none).await;
-            (outcome, t.clock.now_ms())
+    let options = SendOptions::default();
+    let (one, (two, refused_at)) = a.clock.drive(async {
+        futures::join!(a.sending("one", &options), async {
+            let outcome = b.sending("two", &options).await;
+            (outcome, a.clock.now_ms())
         })
     });
     assert_eq!(one.unwrap().text, "done");
     assert_eq!(
         two.unwrap_err().error,
         Error::ConversationBusy {
-            conversation_id: t.conversation.clone(),
+            conversation_id: a.conversation.clone(),
             waited_ms: 10
         }
     );
@@ -158,16 +108,13 @@ fn a_tab_waits_for_the_other_no_longer_than_lock_wait_ms() {
         "refused when the wait ran out, not when the turn ended"
     );
     // The withdrawn request holds nothing: the conversation is free again.
-    let again = t
-        .clock
-        .drive(t.b.send(&t.conversation, "three", &options, &none))
-        .unwrap();
+    let again = b.send("three").unwrap();
     assert_eq!(again.text, "and again");
 }
 
 #[test]
 fn a_tab_that_gets_the_lock_after_the_other_paused_sees_the_paused_turn() {
-    let t = tabs(
+    let (a, b) = tabs(
         vec![
             ScriptedTurn::tools(&[("pause", "{}")]),
             ScriptedTurn::tools(&[("write", "{}")]),
@@ -175,26 +122,19 @@ fn a_tab_that_gets_the_lock_after_the_other_paused_sees_the_paused_turn() {
         RunLimits::default(),
         30,
     );
-    let (none, options) = (EventSink::none(), SendOptions::default());
-    let (one, two) = t.clock.drive(async {
-        futures::join!(
-            t.a.send(&t.conversation, "one", &options, &none),
-            t.b.send(&t.conversation, "two", &options, &none)
-        )
-    });
+    let options = SendOptions::default();
+    let (one, two) = a
+        .clock
+        .drive(async { futures::join!(a.sending("one", &options), b.sending("two", &options)) });
     let paused = one.unwrap();
     assert_eq!(paused.status, TurnStatus::AwaitingApproval);
     assert_eq!(
         two.unwrap_err().error,
         Error::ApprovalPending {
-            conversation_id: t.conversation.clone(),
+            conversation_id: a.conversation.clone(),
             turn_id: paused.turn_id
         }
     );
-    let users = t
-        .messages()
-        .into_iter()
-        .filter(|(role, _)| *role == Role::User)
-        .count();
+    let users = a.roles().into_iter().filter(|role| *role == Role::User).count();
     assert_eq!(users, 1, "the refused message was not stored");
 }

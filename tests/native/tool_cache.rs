@@ -4,28 +4,23 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use futures::executor::block_on;
 use futures::future::LocalBoxFuture;
-use lectern::agent::{Agent, AgentConfig, SendOptions};
+use lectern::agent::SendOptions;
 use lectern::domain::NewConversation;
-use lectern::events::EventSink;
-use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
-use lectern::storage::MemoryStore;
-use lectern::time::ManualClock;
+use lectern::provider::scripted::ScriptedTurn;
 use lectern::tool::{CacheScope, FnTool, ToolContext, ToolResult};
 use serde_json::{json, Value};
 
+use crate::support::harness::TestAgent;
+
 /// An agent with a `profile` tool that answers with the caller's user id and
 /// counts its runs, cached for a minute in `scope`.
-fn agent_with(scope: Option<CacheScope>, turns: usize) -> (Agent, Rc<Cell<u32>>) {
+fn agent_with(scope: Option<CacheScope>, turns: usize) -> (TestAgent, Rc<Cell<u32>>) {
     let mut script = Vec::new();
     for _ in 0..turns {
         script.push(ScriptedTurn::tools(&[("profile", "{}")]));
         script.push(ScriptedTurn::text("ok"));
     }
-    let model = Rc::new(ScriptedModel::new(script));
-    let clock = Rc::new(ManualClock::new(1_700_000_000_000.0));
-    let agent = Agent::new(Rc::new(MemoryStore::new()), model, clock, AgentConfig::default());
     let runs = Rc::new(Cell::new(0));
     let counter = runs.clone();
     let tool = FnTool::new(
@@ -43,26 +38,27 @@ fn agent_with(scope: Option<CacheScope>, turns: usize) -> (Agent, Rc<Cell<u32>>)
         Some(scope) => tool.with_cache_scope(scope),
         None => tool,
     };
-    agent.register_tool(Rc::new(tool)).unwrap();
-    (agent, runs)
+    let h = TestAgent::builder(script)
+        .tool(tool)
+        .without_conversation()
+        .build();
+    (h, runs)
 }
 
-fn conversation(agent: &Agent) -> String {
-    block_on(agent.create_conversation(NewConversation {
+fn conversation(h: &TestAgent) -> String {
+    h.create_conversation(NewConversation {
         title: None,
         book_id: None,
-    }))
-    .unwrap()
-    .id
+    })
 }
 
 /// Sends as `user` and returns (the tool's result, whether it came from the cache).
-fn ask(agent: &Agent, conversation: &str, user: &str) -> (String, bool) {
+fn ask(h: &TestAgent, conversation: &str, user: &str) -> (String, bool) {
     let options = SendOptions {
         user_id: Some(user.to_owned()),
         ..SendOptions::default()
     };
-    let reply = block_on(agent.send(conversation, "who am I?", &options, &EventSink::none())).unwrap();
+    let reply = h.send_in(conversation, "who am I?", &options).unwrap();
     let call = &reply.tool_calls[0];
     (call.result.clone().unwrap(), call.cached)
 }

@@ -4,19 +4,17 @@
 //! reaches the model are covered: a step that runs at once, and a paused step
 //! resumed after approval.
 
-use std::rc::Rc;
-
 use futures::executor::block_on;
 use futures::future::LocalBoxFuture;
-use lectern::agent::{Agent, AgentConfig, SendOptions, TurnStatus};
-use lectern::approval::{ApprovalConfig, ApprovalDecision, ApprovalPolicy, DecisionKind, ToolPolicy};
-use lectern::domain::{NewConversation, Role};
-use lectern::events::EventSink;
-use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
-use lectern::storage::{MemoryStore, Store};
-use lectern::time::ManualClock;
+use lectern::agent::{AgentConfig, TurnStatus};
+use lectern::approval::ApprovalPolicy;
+use lectern::domain::Role;
+use lectern::provider::scripted::ScriptedTurn;
 use lectern::tool::{FnTool, ToolResult};
 use serde_json::{json, Value};
+
+use crate::support::harness::approvals::{approve, fixed_policies, with_approvals};
+use crate::support::harness::TestAgent;
 
 /// 812,345 characters, two of every three multibyte, so a cut at a byte
 /// offset would land inside a character.
@@ -24,21 +22,8 @@ fn long_result() -> String {
     "é😀a".repeat(812_345 / 3) + "é😀"
 }
 
-struct Setup {
-    agent: Agent,
-    model: Rc<ScriptedModel>,
-    store: Rc<MemoryStore>,
-    conversation: String,
-}
-
-fn setup(config: AgentConfig, result: String) -> Setup {
-    let model = Rc::new(ScriptedModel::new(vec![
-        ScriptedTurn::tools(&[("dump", "{}")]),
-        ScriptedTurn::text("Read it."),
-    ]));
-    let store = Rc::new(MemoryStore::new());
-    let clock = Rc::new(ManualClock::new(1_700_000_000_000.0));
-    let agent = Agent::new(store.clone(), model.clone(), clock, config);
+/// An agent with `config` whose `dump` tool answers `result`, scripted to call it once and answer.
+fn setup(config: AgentConfig, result: String) -> TestAgent {
     let tool = FnTool::new(
         "dump",
         "Returns a long text",
@@ -48,47 +33,30 @@ fn setup(config: AgentConfig, result: String) -> Setup {
             Box::pin(async move { Ok(Value::String(result)) }) as LocalBoxFuture<'static, ToolResult>
         },
     );
-    agent.register_tool(Rc::new(tool)).unwrap();
-    let conversation = block_on(agent.create_conversation(NewConversation::default()))
-        .unwrap()
-        .id;
-    Setup {
-        agent,
-        model,
-        store,
-        conversation,
-    }
+    let turns = vec![
+        ScriptedTurn::tools(&[("dump", "{}")]),
+        ScriptedTurn::text("Read it."),
+    ];
+    TestAgent::builder(turns).config(config).tool(tool).build()
 }
 
-impl Setup {
-    fn send(&self) -> lectern::agent::TurnResult {
-        block_on(self.agent.send(
-            &self.conversation,
-            "dump it",
-            &SendOptions::default(),
-            &EventSink::none(),
-        ))
-        .unwrap()
-    }
+/// Sends "dump it".
+fn send(s: &TestAgent) -> lectern::agent::TurnResult {
+    s.send("dump it").unwrap()
+}
 
-    /// The stored tool result, and the one the model got in its second call.
-    fn seen_by_model(&self) -> (String, String) {
-        let stored = block_on(self.store.messages(&self.conversation))
-            .unwrap()
-            .into_iter()
-            .find(|m| m.role == Role::ToolResult)
-            .unwrap()
-            .content;
-        let requests = self.model.requests();
-        let sent = requests[1]
-            .messages
-            .iter()
-            .find(|m| m.role == Role::ToolResult)
-            .unwrap()
-            .content
-            .clone();
-        (stored, sent)
-    }
+/// The stored tool result, and the one the model got in its second call.
+fn seen_by_model(s: &TestAgent) -> (String, String) {
+    let stored = s.tool_results().remove(0);
+    let requests = s.model.requests();
+    let sent = requests[1]
+        .messages
+        .iter()
+        .find(|m| m.role == Role::ToolResult)
+        .unwrap()
+        .content
+        .clone();
+    (stored, sent)
 }
 
 fn expected_cut(full: &str, shown: usize, note: &str) -> String {
@@ -100,9 +68,9 @@ fn a_long_result_reaches_the_model_cut_with_a_note_and_the_record_keeps_it_whole
     let full = long_result();
     assert_eq!(full.chars().count(), 812_345);
     let s = setup(AgentConfig::default(), full.clone());
-    let reply = s.send();
+    let reply = send(&s);
     assert_eq!(reply.text, "Read it.");
-    let (stored, sent) = s.seen_by_model();
+    let (stored, sent) = seen_by_model(&s);
     let expected = expected_cut(&full, 50_000, "[truncated: 50,000 of 812,345 characters shown]");
     assert_eq!(stored, expected);
     assert_eq!(sent, expected);
@@ -118,47 +86,30 @@ fn the_cap_is_configurable_and_a_result_at_the_cap_is_whole() {
         ..AgentConfig::default()
     };
     let s = setup(config(10), "😀".repeat(25));
-    s.send();
-    let (stored, _) = s.seen_by_model();
+    send(&s);
+    let (stored, _) = seen_by_model(&s);
     assert_eq!(
         stored,
         expected_cut(&"😀".repeat(25), 10, "[truncated: 10 of 25 characters shown]")
     );
 
     let s = setup(config(25), "😀".repeat(25));
-    s.send();
-    assert_eq!(s.seen_by_model().0, "😀".repeat(25));
+    send(&s);
+    assert_eq!(seen_by_model(&s).0, "😀".repeat(25));
 }
 
 #[test]
 fn a_result_that_ran_after_approval_is_cut_the_same_way() {
-    let mut approvals = ApprovalConfig::default();
-    approvals
-        .tools
-        .insert("dump".into(), ToolPolicy::Fixed(ApprovalPolicy::Ask));
-    let config = AgentConfig {
-        approvals,
-        ..AgentConfig::default()
-    };
+    let config = with_approvals(fixed_policies(&[("dump", ApprovalPolicy::Ask)]));
     let full = long_result();
     let s = setup(config, full.clone());
-    let paused = s.send();
+    let paused = send(&s);
     assert_eq!(paused.status, TurnStatus::AwaitingApproval);
-    let decision = ApprovalDecision {
-        call_id: paused.pending[0].call_id.clone(),
-        decision: DecisionKind::Approve,
-        arguments: None,
-        reason: None,
-    };
-    let reply = block_on(s.agent.resolve_approvals(
-        &paused.turn_id,
-        &[decision],
-        &SendOptions::default(),
-        &EventSink::none(),
-    ))
-    .unwrap();
+    let reply = s
+        .resolve(&paused.turn_id, &[approve(&paused.pending[0].call_id)])
+        .unwrap();
     assert_eq!(reply.text, "Read it.");
-    let (stored, sent) = s.seen_by_model();
+    let (stored, sent) = seen_by_model(&s);
     let expected = expected_cut(&full, 50_000, "[truncated: 50,000 of 812,345 characters shown]");
     assert_eq!(stored, expected);
     assert_eq!(sent, expected);

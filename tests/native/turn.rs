@@ -1,16 +1,17 @@
 //! One chat turn end to end, natively: OpenAI wire format replayed through the
 //! fixture transport, memory store, manual clock.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
-use lectern::agent::{Agent, AgentConfig, Persona, SendOptions, TurnError, TurnResult};
+use lectern::agent::{AgentConfig, Persona, SendOptions, TurnError, TurnResult};
 use lectern::domain::{NewConversation, Role};
 use lectern::events::{EventKind, EventSink};
 use lectern::http::{RecordedResponse, ReplayTransport};
-use lectern::provider::{provider_for, with_policy, PriceTable, ProviderConfig};
+use lectern::provider::{provider_for, with_policy, Model, PriceTable, ProviderConfig};
 use lectern::storage::{MemoryStore, Store};
-use lectern::time::{Clock, ManualClock};
+use lectern::time::ManualClock;
+
+use crate::support::harness::{Builder, EventLog, TestAgent, START_MS};
 
 fn sse(chunks: &[&str]) -> Vec<String> {
     chunks.iter().map(|c| format!("data: {c}\n\n")).collect()
@@ -34,11 +35,8 @@ fn text_stream(words: &[&str]) -> RecordedResponse {
     RecordedResponse::ok_chunks("text/event-stream", chunks)
 }
 
-struct Harness {
-    agent: Agent,
-    store: Rc<MemoryStore>,
-    transport: ReplayTransport,
-}
+/// The agent under test (no conversation yet) and the transport its provider replays.
+type Harness = (TestAgent<MemoryStore, dyn Model>, ReplayTransport);
 
 fn harness(stream: bool) -> Harness {
     harness_with(serde_json::json!({
@@ -53,16 +51,16 @@ fn harness(stream: bool) -> Harness {
 }
 
 /// Asserts the conversation's stored messages, role and content, in order.
-async fn assert_stored(h: &Harness, conversation: &str, expected: &[(Role, &str)]) {
+async fn assert_stored(h: &TestAgent<MemoryStore, dyn Model>, conversation: &str, expected: &[(Role, &str)]) {
     let messages = h.store.messages(conversation).await.unwrap();
     let stored: Vec<(Role, &str)> = messages.iter().map(|m| (m.role, m.content.as_str())).collect();
     assert_eq!(stored, expected);
 }
 
 /// Asserts that request `index` sent the system prompt and the user's "Hello", nothing else.
-fn assert_sent_hello(h: &Harness, index: usize) {
+fn assert_sent_hello(transport: &ReplayTransport, index: usize) {
     assert_eq!(
-        h.transport.request_bodies()[index]["messages"],
+        transport.request_bodies()[index]["messages"],
         serde_json::json!([
             {"role": "system", "content": "You are a test."},
             {"role": "user", "content": "Hello"}
@@ -70,35 +68,31 @@ fn assert_sent_hello(h: &Harness, index: usize) {
     );
 }
 
+/// An agent over the provider `provider` (JSON, as a host passes it) on a
+/// replay transport, with a test system prompt and the provider's prices.
 fn harness_with(provider: serde_json::Value) -> Harness {
     let config: ProviderConfig = serde_json::from_value(provider).unwrap();
     config.validate().unwrap();
-    let store = Rc::new(MemoryStore::new());
     let transport = ReplayTransport::new();
-    let clock: Rc<dyn Clock> = Rc::new(ManualClock::new(1_700_000_000_000.0));
-    let inner = provider_for(&config.kind, Rc::new(transport.clone()), clock.clone()).unwrap();
-    let agent = Agent::new(
-        store.clone(),
-        with_policy(&config, inner, clock.clone()),
-        clock,
-        AgentConfig {
+    let clock = ManualClock::new(START_MS);
+    let inner = provider_for(&config.kind, Rc::new(transport.clone()), Rc::new(clock.clone())).unwrap();
+    let h = Builder::over(with_policy(&config, inner, Rc::new(clock.clone())))
+        .clock(clock)
+        .config(AgentConfig {
             persona: Persona {
                 system_prompt: Some("You are a test.".into()),
                 ..Persona::default()
             },
             prices: PriceTable::new(config.prices.clone()),
             ..AgentConfig::default()
-        },
-    );
-    Harness {
-        agent,
-        store,
-        transport,
-    }
+        })
+        .without_conversation()
+        .build();
+    (h, transport)
 }
 
 async fn send(
-    h: &Harness,
+    h: &TestAgent<MemoryStore, dyn Model>,
     conversation: &str,
     text: &str,
     sink: &EventSink,
@@ -108,20 +102,11 @@ async fn send(
         .await
 }
 
-fn recording_sink() -> (EventSink, Rc<RefCell<Vec<EventKind>>>) {
-    let seen = Rc::new(RefCell::new(Vec::new()));
-    let sink_seen = seen.clone();
-    (
-        EventSink::new(move |ev| sink_seen.borrow_mut().push(ev.kind)),
-        seen,
-    )
-}
-
 #[test]
 fn streamed_reply_is_delivered_in_order_and_persisted() {
     futures::executor::block_on(async {
-        let h = harness(true);
-        h.transport.push(text_stream(&["Hel", "lo", " there"]));
+        let (h, transport) = harness(true);
+        transport.push(text_stream(&["Hel", "lo", " there"]));
         let conv = h
             .agent
             .create_conversation(NewConversation {
@@ -130,7 +115,8 @@ fn streamed_reply_is_delivered_in_order_and_persisted() {
             })
             .await
             .unwrap();
-        let (sink, seen) = recording_sink();
+        let seen = EventLog::default();
+        let sink = seen.sink();
 
         let reply = send(&h, &conv.id, "Hello", &sink).await.unwrap();
 
@@ -140,7 +126,7 @@ fn streamed_reply_is_delivered_in_order_and_persisted() {
             (12, 3, 1)
         );
         let deltas: Vec<String> = seen
-            .borrow()
+            .kinds()
             .iter()
             .filter_map(|k| match k {
                 EventKind::TextDelta { text } => Some(text.clone()),
@@ -149,7 +135,7 @@ fn streamed_reply_is_delivered_in_order_and_persisted() {
             .collect();
         assert_eq!(deltas, ["Hel", "lo", " there"]);
         assert!(seen
-            .borrow()
+            .kinds()
             .iter()
             .any(|k| matches!(k, EventKind::TokenUsage { input_tokens: 12, .. })));
 
@@ -160,28 +146,28 @@ fn streamed_reply_is_delivered_in_order_and_persisted() {
         )
         .await;
 
-        let requests = h.transport.requests();
+        let requests = transport.requests();
         assert_eq!(requests[0].url, "http://mock.test/v1/chat/completions");
         assert!(requests[0]
             .headers
             .contains(&("authorization".into(), "Bearer sk-test".into())));
         assert!(requests[0].headers.contains(&("x-extra".into(), "1".into())));
-        let body = &h.transport.request_bodies()[0];
+        let body = &transport.request_bodies()[0];
         assert_eq!(body["model"], "gpt-4o-mini");
         assert_eq!(body["stream_options"]["include_usage"], true);
-        assert_sent_hello(&h, 0);
+        assert_sent_hello(&transport, 0);
     });
 }
 
 #[test]
 fn next_turn_replays_the_history() {
     futures::executor::block_on(async {
-        let h = harness(false);
-        h.transport.push(RecordedResponse::status(
+        let (h, transport) = harness(false);
+        transport.push(RecordedResponse::status(
             200,
             r#"{"choices":[{"message":{"role":"assistant","content":"One."},"finish_reason":"stop"}]}"#,
         ));
-        h.transport.push(RecordedResponse::status(
+        transport.push(RecordedResponse::status(
             200,
             r#"{"choices":[{"message":{"role":"assistant","content":"Two."},"finish_reason":"stop"}]}"#,
         ));
@@ -193,7 +179,7 @@ fn next_turn_replays_the_history() {
         send(&h, &conv.id, "first", &EventSink::none()).await.unwrap();
         let reply = send(&h, &conv.id, "second", &EventSink::none()).await.unwrap();
         assert_eq!(reply.text, "Two.");
-        let body = &h.transport.request_bodies()[1];
+        let body = &transport.request_bodies()[1];
         let roles: Vec<&str> = body["messages"]
             .as_array()
             .unwrap()
@@ -208,13 +194,13 @@ fn next_turn_replays_the_history() {
 #[test]
 fn unknown_conversation_is_not_found_and_writes_nothing() {
     futures::executor::block_on(async {
-        let h = harness(true);
+        let (h, transport) = harness(true);
         let err = send(&h, "missing", "Hello", &EventSink::none())
             .await
             .unwrap_err()
             .error;
         assert_eq!(err.name(), "NotFoundError");
-        assert!(h.transport.requests().is_empty());
+        assert!(transport.requests().is_empty());
         assert!(h.store.conversations().await.unwrap().is_empty());
     });
 }
@@ -222,15 +208,15 @@ fn unknown_conversation_is_not_found_and_writes_nothing() {
 #[test]
 fn provider_failure_keeps_the_user_message_and_writes_no_answer() {
     futures::executor::block_on(async {
-        let h = harness(true);
-        h.transport
-            .push(RecordedResponse::status(429, "{}").with_header("retry-after", "1"));
+        let (h, transport) = harness(true);
+        transport.push(RecordedResponse::status(429, "{}").with_header("retry-after", "1"));
         let conv = h
             .agent
             .create_conversation(NewConversation::default())
             .await
             .unwrap();
-        let (sink, seen) = recording_sink();
+        let seen = EventLog::default();
+        let sink = seen.sink();
         let err = send(&h, &conv.id, "Hello", &sink).await.unwrap_err().error;
         assert_eq!(err.name(), "RateLimitError");
         let roles: Vec<Role> = h
@@ -243,7 +229,7 @@ fn provider_failure_keeps_the_user_message_and_writes_no_answer() {
             .collect();
         assert_eq!(roles, [Role::User]);
         assert!(
-            matches!(&seen.borrow()[..], [EventKind::StepStart { step: 1 }, EventKind::Error { name, .. }] if name == "RateLimitError")
+            matches!(&seen.kinds()[..], [EventKind::StepStart { step: 1 }, EventKind::Error { name, .. }] if name == "RateLimitError")
         );
     });
 }
@@ -251,11 +237,11 @@ fn provider_failure_keeps_the_user_message_and_writes_no_answer() {
 #[test]
 fn stream_cut_off_mid_answer_is_a_connection_error_with_no_answer_persisted() {
     futures::executor::block_on(async {
-        let h = harness(true);
+        let (h, transport) = harness(true);
         let mut cut = text_stream(&["partial"]);
         cut.chunks.truncate(1);
         cut.drop_after_chunks = true;
-        h.transport.push(cut);
+        transport.push(cut);
         let conv = h
             .agent
             .create_conversation(NewConversation::default())
@@ -276,8 +262,8 @@ fn stream_cut_off_mid_answer_is_a_connection_error_with_no_answer_persisted() {
 #[test]
 fn unknown_tools_are_answered_to_the_model_which_then_replies() {
     futures::executor::block_on(async {
-        let h = harness(true);
-        h.transport.push(RecordedResponse::ok_chunks(
+        let (h, transport) = harness(true);
+        transport.push(RecordedResponse::ok_chunks(
             "text/event-stream",
             sse(&[
                 r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"lookup","arguments":"{\"q\":"}}]}}]}"#,
@@ -286,7 +272,7 @@ fn unknown_tools_are_answered_to_the_model_which_then_replies() {
                 "[DONE]",
             ]),
         ));
-        h.transport.push(text_stream(&["I cannot look that up."]));
+        transport.push(text_stream(&["I cannot look that up."]));
         let conv = h
             .agent
             .create_conversation(NewConversation::default())
@@ -298,7 +284,7 @@ fn unknown_tools_are_answered_to_the_model_which_then_replies() {
         assert_eq!(reply.text, "I cannot look that up.");
         assert_eq!(reply.steps, 2);
         assert_eq!(reply.tool_calls[0].error.as_deref(), Some("Unknown tool: lookup"));
-        let second = &h.transport.request_bodies()[1]["messages"];
+        let second = &transport.request_bodies()[1]["messages"];
         assert_eq!(second[2]["tool_calls"][0]["function"]["arguments"], "{\"q\":1}");
         assert_eq!(
             second[3],
@@ -322,7 +308,7 @@ fn unknown_tools_are_answered_to_the_model_which_then_replies() {
 #[test]
 fn empty_message_is_a_config_error_before_anything_is_written() {
     futures::executor::block_on(async {
-        let h = harness(true);
+        let (h, _) = harness(true);
         let conv = h
             .agent
             .create_conversation(NewConversation::default())
@@ -340,19 +326,20 @@ fn empty_message_is_a_config_error_before_anything_is_written() {
 #[test]
 fn retry_reruns_the_trailing_user_message_without_storing_it_again() {
     futures::executor::block_on(async {
-        let h = harness(true);
-        h.transport.push(RecordedResponse::status(
+        let (h, transport) = harness(true);
+        transport.push(RecordedResponse::status(
             401,
             r#"{"error":{"message":"bad key"}}"#,
         ));
-        h.transport.push(text_stream(&["Second", " try"]));
+        transport.push(text_stream(&["Second", " try"]));
         let conv = h
             .agent
             .create_conversation(NewConversation::default())
             .await
             .unwrap();
         send(&h, &conv.id, "Hello", &EventSink::none()).await.unwrap_err();
-        let (sink, seen) = recording_sink();
+        let seen = EventLog::default();
+        let sink = seen.sink();
 
         let reply = h
             .agent
@@ -362,7 +349,7 @@ fn retry_reruns_the_trailing_user_message_without_storing_it_again() {
 
         assert_eq!(reply.text, "Second try");
         assert!(seen
-            .borrow()
+            .kinds()
             .iter()
             .any(|k| matches!(k, EventKind::TextDelta { text } if text == "Second")));
         assert_stored(
@@ -371,15 +358,15 @@ fn retry_reruns_the_trailing_user_message_without_storing_it_again() {
             &[(Role::User, "Hello"), (Role::Assistant, "Second try")],
         )
         .await;
-        assert_sent_hello(&h, 1);
+        assert_sent_hello(&transport, 1);
     });
 }
 
 #[test]
 fn retry_without_a_trailing_user_message_is_a_config_error_and_writes_nothing() {
     futures::executor::block_on(async {
-        let h = harness(true);
-        h.transport.push(text_stream(&["Done."]));
+        let (h, transport) = harness(true);
+        transport.push(text_stream(&["Done."]));
         let conv = h
             .agent
             .create_conversation(NewConversation::default())
@@ -402,6 +389,6 @@ fn retry_without_a_trailing_user_message_is_a_config_error_and_writes_nothing() 
         assert_eq!(answered.error.name(), "ConfigError");
         assert!(answered.error.to_string().contains("not a user message"));
         assert_eq!(h.store.messages(&conv.id).await.unwrap().len(), 2);
-        assert_eq!(h.transport.requests().len(), 1);
+        assert_eq!(transport.requests().len(), 1);
     });
 }
