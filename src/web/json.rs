@@ -32,5 +32,10 @@ pub fn from_js_text<T: DeserializeOwned>(value: &JsValue) -> Result<T, JsonTextE
         .ok()
         .and_then(|text| text.as_string())
         .ok_or(JsonTextError::NotJson)?;
-    serde_json::from_str(&text).map_err(JsonTextError::Serde)
+    // Through a `Value`: one deserializer (serde_json's `Value`'s) per type for
+    // the whole module, shared with the stored records, instead of a second,
+    // larger one over text.
+    serde_json::from_str(&text)
+        .and_then(serde_json::from_value)
+        .map_err(JsonTextError::Serde)
 }
