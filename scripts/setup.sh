@@ -41,6 +41,8 @@ packages=()
 if [ "$mode" = test ]; then
   command -v chromium >/dev/null 2>&1 || packages+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || packages+=(chromium-driver)
+  # scripts/import-graph.py (the layout's rules) and the model wheels' download.
+  command -v python3 >/dev/null 2>&1 || packages+=(python3 python3-pip)
 fi
 if [ "$mode" = browsers ]; then
   command -v firefox-esr >/dev/null 2>&1 || packages+=(firefox-esr)
@@ -55,8 +57,8 @@ if [ ${#packages[@]} -gt 0 ]; then
   elif [ "$mode" = browsers ]; then
     echo "note: cannot install ${packages[*]} here (not root, or no apt-get): those engines are skipped."
   elif [ "$mode" = test ]; then
-    echo "error: the browser tests need chromium and chromedriver on PATH." >&2
-    echo "       On Debian/Ubuntu: sudo apt-get install chromium chromium-driver" >&2
+    echo "error: the tests need chromium, chromedriver and python3 on PATH." >&2
+    echo "       On Debian/Ubuntu: sudo apt-get install chromium chromium-driver python3" >&2
     exit 1
   fi
 fi
