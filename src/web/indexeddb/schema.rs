@@ -106,11 +106,8 @@ const fn indexed(
     owner: Owner,
 ) -> StoreSchema {
     StoreSchema {
-        name,
-        key_path,
         index: Some(index),
-        since,
-        owner,
+        ..store(name, key_path, since, owner)
     }
 }
 
