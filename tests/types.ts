@@ -516,7 +516,10 @@ export async function chatWidget(lectern: Lectern): Promise<string | null> {
   const created = document.createElement('lectern-chat');
   // @ts-expect-error: lectern must be a Lectern instance.
   created.lectern = 'not an instance';
-  return `${sent} ${approval.calls.length} ${safeHref('https://example.org') ?? ''} ${chat instanceof LecternChat}`;
+  // Or a function that opens one: the widget loads the engine when first used.
+  created.lectern = () => Lectern.open({ provider: { kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2' } });
+  const started: Lectern | null = created.lectern;
+  return `${sent} ${approval.calls.length} ${safeHref('https://example.org') ?? ''} ${chat instanceof LecternChat} ${started === null}`;
 }
 
 /** A widget handed an instance hears every turn's events, and retries a failed turn. */
