@@ -67,7 +67,7 @@ function readmeSnippetPage() {
   return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8" /><link rel="icon" href="data:," /></head><body>\n${page}</body></html>\n`;
 }
 
-/** The README's example, built by Vite: a question typed into the widget gets the streamed answer. */
+/** The README's example, built by Vite: the widget renders without the engine, and a question typed into it gets the streamed answer. */
 async function chatThroughReadmeSnippet(site) {
   const context = await state.browser.newContext();
   const page = await context.newPage();
@@ -84,8 +84,11 @@ async function chatThroughReadmeSnippet(site) {
   await answer.waitFor();
   // The turn is stored once the widget is no longer busy (the text shows while it streams).
   await page.locator('lectern-chat:not([busy])').waitFor();
-  // No conversation named: after a reload the chat shows the same one.
+  // No conversation named: after a reload the chat shows the same one, once used (its engine loads then).
   await page.reload();
+  await input.waitFor();
+  assert.equal(await answer.count(), 0, 'no engine, no history, before the chat is used');
+  await input.focus();
   await answer.waitFor();
   assert.deepEqual(problems, []);
   await context.close();
