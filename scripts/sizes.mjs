@@ -73,6 +73,9 @@ export function figureLines({ rows, total }) {
     `FIGURE page_gzip chromium ${kb(onLoad.reduce((sum, r) => sum + r.gzip, 0))}`,
     `FIGURE package_gzip chromium ${kb(total.gzip)}`,
     `FIGURE chat_gzip chromium ${kb(chat.reduce((sum, r) => sum + r.gzip, 0))}`,
+    // A chat page that opens Lectern on the widget's first use loads only the widget (chat_gzip)
+    // before it is used; before its first answer, the widget, the page's module and its JS.
+    `FIGURE first_answer_gzip chromium ${kb([...onLoad, ...chat].reduce((sum, r) => sum + r.gzip, 0))}`,
   ];
 }
 
