@@ -19,6 +19,7 @@ use lectern::time::ManualClock;
 use lectern::tool::{FnTool, Tool, ToolResult};
 use serde_json::{json, Value};
 
+use super::test_agent::tool_results_of;
 use super::{Builder, TestAgent};
 
 /// An approval configuration (default TTL) with a fixed policy per tool.
@@ -190,11 +191,7 @@ impl World {
 
     /// The stored tool results, as the model reads them.
     pub fn tool_results(&self) -> Vec<String> {
-        self.messages()
-            .into_iter()
-            .filter(|m| m.role == Role::ToolResult)
-            .map(|m| m.content)
-            .collect()
+        tool_results_of(self.messages())
     }
 
     /// The stored history as (role, content) pairs, tool calls shown as `call:<name>`.

@@ -140,11 +140,7 @@ impl<S: Store + ?Sized + 'static, M: ?Sized> TestAgent<S, M> {
 
     /// The stored tool results, as the model reads them.
     pub fn tool_results(&self) -> Vec<String> {
-        self.messages()
-            .into_iter()
-            .filter(|m| m.role == Role::ToolResult)
-            .map(|m| m.content)
-            .collect()
+        tool_results_of(self.messages())
     }
 }
 
@@ -360,4 +356,13 @@ impl<S: ?Sized, M: ?Sized> Builder<S, M> {
             events,
         }
     }
+}
+
+/// The tool results among stored `messages`, as the model reads them.
+pub fn tool_results_of(messages: Vec<Message>) -> Vec<String> {
+    messages
+        .into_iter()
+        .filter(|m| m.role == Role::ToolResult)
+        .map(|m| m.content)
+        .collect()
 }
