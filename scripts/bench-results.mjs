@@ -138,11 +138,11 @@ const ROWS = [
   ['Package', 'wasm_raw', '`pkg/lectern_bg.wasm` (the page module), raw', 'KB'],
   ['Package', 'wasm_gzip', '`pkg/lectern_bg.wasm` (the page module), gzip -9', 'KB', atMost(300, 'KB')],
   ['Package', 'wasm_brotli', '`pkg/lectern_bg.wasm` (the page module), brotli 11', 'KB'],
-  ['Package', 'ingest_wasm_gzip', '`pkg/lectern_ingest_bg.wasm` (the ingestion module: worker, or loaded on demand), gzip -9', 'KB'],
-  ['Package', 'page_gzip', 'what a page loads before its first book (page module, its JS and snippets), gzip -9', 'KB'],
+  ['Package', 'ingest_wasm_gzip', '`pkg/lectern_books_bg.wasm` (the books module: loaded on the first book use, and run by the worker), gzip -9', 'KB'],
+  ['Package', 'page_gzip', 'what a page loads before its first book (the page module, its JS and the snippets it imports), gzip -9', 'KB'],
   ['Package', 'package_gzip', 'every shipped file, gzip -9', 'KB'],
   ['Package', 'chat_gzip', '`<lectern-chat>` (`pkg/chat/*.js`, each file gzip -9, summed): all a chat page that opens the engine on first use loads before the chat is used', 'KB'],
-  ['Package', 'first_answer_gzip', 'what a chat page loads before its first answer (the widget, the page module, its JS and snippets), gzip -9', 'KB'],
+  ['Package', 'first_answer_gzip', 'what a chat page loads before its first answer (the widget, the page module, its JS and the snippets it imports), gzip -9', 'KB'],
 ];
 
 function fmt(value) {
@@ -240,6 +240,7 @@ export function readTables(text) {
 
 /** Titles of the `TABLE` sections. */
 const TABLE_TITLES = {
+  package_sizes: 'Every shipped file, raw, gzip -9 and brotli q11 (`scripts/sizes.mjs`, after `scripts/build.sh`)',
   reader_evidence: 'Evidence recall, strategy by strategy (32 reader questions on Thursday, `benches/reader_evidence.rs`)',
   reader_answers: 'Answers to the reader questions, model by model (`benches/reader_answers.mjs`)',
 };

@@ -6,6 +6,7 @@
 #
 #   BENCH_EXACT_ONLY=1 npm run bench    no index builds (exact search only)
 #   npm run bench -- reader              only the evidence recall on reader questions, and
+#   npm run bench -- sizes               only the package's sizes (a release build)
 #   npm run bench -- answers             only the answers of the local and Demo models to them
 #                                        (READER_ANSWERS_LIMIT=12: 12 of the 32, half of each kind);
 #                                        the other figures are carried from bench/RESULTS.md
@@ -18,10 +19,14 @@ log=bench/last-run.log
 minilm=$(bash scripts/fetch-minilm.sh | tail -n 1)
 case "$minilm" in LECTERN_MINILM_DIR=*) export "${minilm?}" ;; esac
 
-run_all() {
+run_sizes() {
   printf '\n== Package sizes (release build)\n'
   bash scripts/build.sh | tail -n +2
   node scripts/sizes.mjs --figures
+}
+
+run_all() {
+  run_sizes
   printf '\n== SSE parse throughput, native\n'
   cargo bench --bench sse_throughput 2>/dev/null | grep -v '^\s*$'
 
@@ -84,7 +89,7 @@ run_answers() {
   node benches/reader_answers.mjs | tee bench/answers.log | grep -v '^  '
 }
 
-if [ "${1:-}" = reader ] || [ "${1:-}" = answers ]; then
+if [ "${1:-}" = reader ] || [ "${1:-}" = answers ] || [ "${1:-}" = sizes ]; then
   "run_$1" 2>&1 | tee "$log"
   printf '\n== Results (bench/RESULTS.md; the figures not measured now carried)\n'
   node scripts/bench-results.mjs "$log" --carry bench/RESULTS.md --out bench/RESULTS.md --readme README.md

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds the release package into pkg/ — two wasm modules from this crate —
 # and prints the sizes of every shipped file:
-#   lectern.js + lectern_bg.wasm                 the page's module (feature `page`)
-#   lectern_ingest.js + lectern_ingest_bg.wasm   the ingestion module (feature `ingest`),
-#                                                run by lectern_worker.js or, without a
-#                                                worker, loaded into the page on demand
+#   lectern.js + lectern_bg.wasm               the page's module (feature `page`)
+#   lectern_books.js + lectern_books_bg.wasm   the books module (feature `books`): loaded
+#                                              into the page on the first book call or
+#                                              book conversation, and run by lectern_worker.js
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,11 +17,11 @@ build_module() { # <feature> <out-name> [wasm-bindgen flags…]
   wasm-bindgen --target web --weak-refs --out-dir pkg --out-name "$name" "$@" "$target/lectern.wasm"
 }
 build_module page lectern
-build_module ingest lectern_ingest --no-typescript
+build_module books lectern_books --no-typescript
 # wasm-bindgen's classes declare [Symbol.dispose]: name the lib that types it, so a consumer's
 # tsc with an ES2022 lib and skipLibCheck off accepts lectern.d.ts (tests/js/consumer.test.mjs).
 sed -i '1i /// <reference lib="esnext.disposable" />' pkg/lectern.d.ts
-# The ingestion worker's entry, beside lectern.js (it imports ./lectern_ingest.js).
+# The ingestion worker's entry, beside lectern.js (it imports ./lectern_books.js).
 cp src/wasm/js/lectern_worker.js pkg/lectern_worker.js
 # The wllama adapter (import 'lectern/wllama'): plain JS, no wasm.
 cp js/wllama.js pkg/lectern_wllama.js
@@ -30,7 +30,7 @@ cp js/wllama.d.ts pkg/lectern_wllama.d.ts
 cp -r js/chat pkg/chat
 # binaryen from npm: Debian's wasm-opt (108) corrupts wasm-bindgen's externref table.
 wasm_opt=node_modules/.bin/wasm-opt
-for wasm in pkg/lectern_bg.wasm pkg/lectern_ingest_bg.wasm; do
+for wasm in pkg/lectern_bg.wasm pkg/lectern_books_bg.wasm; do
   if [ -x "$wasm_opt" ]; then
     "$wasm_opt" -Os --strip-debug --strip-producers --enable-bulk-memory --enable-nontrapping-float-to-int --enable-simd \
       --enable-sign-ext --enable-mutable-globals --enable-reference-types \

@@ -57,12 +57,28 @@ export function markdownTable({ rows, total }) {
   ].join('\n');
 }
 
+/** The files `pkg/lectern.js` imports statically (its snippets), as `pkg/…` paths. */
+function pageImports() {
+  const source = readFileSync(join(root, 'pkg/lectern.js'), 'utf8');
+  const paths = [...source.matchAll(/^import .* from '\.\/([^']+)';$/gm)].map((m) => `pkg/${m[1]}`);
+  return new Set(paths);
+}
+
+/** The sizes as `TABLE package_sizes` lines for `npm run bench`'s RESULTS.md. */
+export function tableLines(sizes) {
+  return markdownTable(sizes)
+    .split('\n')
+    .map((line) => `TABLE package_sizes ${line.replace(/lectern-[0-9a-f]{16}/g, 'lectern-…')}`);
+}
+
 /** Figure lines for `npm run bench` (kilobytes of 1,000 bytes). */
 export function figureLines({ rows, total }) {
   const wasm = rows.find((r) => r.file === 'pkg/lectern_bg.wasm');
-  const ingest = rows.find((r) => r.file === 'pkg/lectern_ingest_bg.wasm');
-  // What a page fetches on load: the page's module and the JS it imports (not the types).
-  const onLoad = rows.filter((r) => /^pkg\/(lectern\.js|lectern_bg\.wasm|snippets\/.*\.js)$/.test(r.file));
+  const ingest = rows.find((r) => r.file === 'pkg/lectern_books_bg.wasm');
+  // What a page fetches for its first answer: the page's module and the JS it imports (not the
+  // types, not the books module's snippets).
+  const imported = pageImports();
+  const onLoad = rows.filter((r) => r.file === 'pkg/lectern.js' || r.file === 'pkg/lectern_bg.wasm' || imported.has(r.file));
   const chat = rows.filter((r) => /^pkg\/chat\/.*\.js$/.test(r.file));
   const kb = (n) => n / 1000;
   return [
@@ -82,7 +98,7 @@ export function figureLines({ rows, total }) {
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const sizes = packageSizes();
   if (process.argv[2] === '--figures') {
-    console.log(figureLines(sizes).join('\n'));
+    console.log([...figureLines(sizes), ...tableLines(sizes)].join('\n'));
     process.exit(0);
   }
   const table = markdownTable(sizes);

@@ -232,6 +232,21 @@ pub enum StorageReason {
 }
 
 impl StorageReason {
+    /// The reason with this (serialised, camelCase) name; `Unknown` for any other.
+    pub fn from_name(name: &str) -> Self {
+        match name {
+            "quota" => StorageReason::Quota,
+            "aborted" => StorageReason::Aborted,
+            "blocked" => StorageReason::Blocked,
+            "closed" => StorageReason::Closed,
+            "constraint" => StorageReason::Constraint,
+            "version" => StorageReason::Version,
+            "upgrade" => StorageReason::Upgrade,
+            "data" => StorageReason::Data,
+            _ => StorageReason::Unknown,
+        }
+    }
+
     /// The reason a `DOMException` with this `name` stands for.
     pub fn from_dom_exception(name: &str) -> Self {
         match name {

@@ -11,7 +11,7 @@ use crate::domain::{Conversation, Message, NewConversation};
 use crate::error::{Error, Result};
 use crate::ids::new_id;
 use crate::provider::Model;
-use crate::retrieval::library::Library;
+use crate::retrieval::book_access::BookAccess;
 use crate::storage::Store;
 use crate::time::Clock;
 use crate::tool::builtin::SearchBookTool;
@@ -93,7 +93,7 @@ pub struct Agent {
     locks: Rc<dyn TurnLocks>,
     mentions: Option<Rc<dyn MentionResolver>>,
     active: active_turns::ActiveTurns,
-    library: Option<Rc<Library>>,
+    library: Option<Rc<dyn BookAccess>>,
     /// The approval configuration in force: the configuration's, until `set_approvals`.
     approvals: RefCell<Rc<ApprovalConfig>>,
     /// The model's real input tokens against Lectern's estimate, as learnt so far.
@@ -124,8 +124,8 @@ impl Agent {
         }
     }
 
-    /// Gives book conversations their library, and registers `search_book`.
-    pub fn with_library(mut self, library: Rc<Library>) -> Result<Self> {
+    /// Gives book conversations their books, and registers `search_book`.
+    pub fn with_library(mut self, library: Rc<dyn BookAccess>) -> Result<Self> {
         self.tools.register(Rc::new(
             SearchBookTool::new(library.clone()).with_budget(self.config.max_context_tokens),
         ))?;
@@ -133,8 +133,8 @@ impl Agent {
         Ok(self)
     }
 
-    /// The library, if books are enabled.
-    pub fn library(&self) -> Option<&Rc<Library>> {
+    /// The books, if enabled.
+    pub fn library(&self) -> Option<&Rc<dyn BookAccess>> {
         self.library.as_ref()
     }
 

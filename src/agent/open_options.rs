@@ -13,6 +13,7 @@ use super::{AgentConfig, Budget, ContextStrategy, ModelProfile, Persona, RunLimi
 use crate::approval::{ApprovalOptions, PolicyRule};
 use crate::error::{Error, Result};
 use crate::provider::{PriceTable, ProviderConfig, ProviderKind};
+use crate::retrieval::books_settings::BooksSettings;
 use crate::retrieval::config::{EmbedderConfig, RetrievalSettings};
 use crate::retrieval::reader_context::{MAX_PASSAGES, MAX_READER_PAGES};
 use crate::tool::builtin::check_builtin_tools;
@@ -112,6 +113,9 @@ pub struct OpenOptions {
     /// `embedder` as JSON text without `embed` (what the worker gets).
     #[serde(skip)]
     pub embedder_json: String,
+    /// `retrieval` as JSON text (what the books module reads).
+    #[serde(skip)]
+    pub retrieval_json: String,
 }
 
 fn default_true() -> bool {
@@ -123,6 +127,18 @@ fn default_max_tool_result_chars() -> usize {
 }
 
 impl OpenOptions {
+    /// What the books module is opened with.
+    pub fn books_settings(&self) -> BooksSettings {
+        BooksSettings {
+            db_name: self.db_name.clone(),
+            blocked_timeout_ms: self.blocked_timeout_ms,
+            embedder: self.embedder_json.clone(),
+            retrieval: self.retrieval_json.clone(),
+            worker: self.worker,
+            worker_url: self.worker_url.clone(),
+        }
+    }
+
     /// The agent configuration these options and the host's policy functions describe.
     pub fn agent_config(&self, rules: Vec<(String, Rc<dyn PolicyRule>)>) -> Result<AgentConfig> {
         if self.allowed_tools.is_some() && self.tool_shell.allowed_tools.is_some() {
@@ -192,6 +208,11 @@ impl OpenOptions {
             }
             (false, true) => return Err(Error::config("embedder.embed is only for kind: 'custom'")),
             _ => {}
+        }
+        if let EmbedderConfig::Hashed(hashed) = &self.embedder {
+            if !(16..=8192).contains(&hashed.dimensions) {
+                return Err(Error::config("embedder.dimensions must be within 16..=8192"));
+            }
         }
         let r = &self.retrieval;
         if r.chunk_chars < 100 || r.overlap_chars >= r.chunk_chars || r.page_chars < 200 {

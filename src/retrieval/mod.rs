@@ -1,6 +1,8 @@
 //! Books and retrieval: pages, chunks, embeddings, the vector index and the
 //! page-bounded search behind `search_book`.
 
+pub mod book_access;
+pub mod books_settings;
 pub mod breaks;
 pub mod budget;
 pub mod built_graph;
@@ -22,6 +24,7 @@ pub mod ingest_job;
 pub mod kernels;
 pub mod lexical;
 pub mod library;
+mod library_access;
 mod library_bundle;
 mod library_pages;
 pub mod library_search;

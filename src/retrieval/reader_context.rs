@@ -31,7 +31,8 @@ pub const DEFAULT_PASSAGES: usize = 10;
 pub const DEFAULT_CONTEXT_TOKENS: usize = 1500;
 
 /// How the context for one question is put together.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ReaderContextPlan {
     /// Pages up to and including the reader's, always in the context (0: none).
     pub reader_pages: u32,

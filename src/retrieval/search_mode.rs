@@ -7,7 +7,7 @@ use super::loaded_book::{search_book_lexical, search_book_vectors, LoadedBook};
 use super::vector::Hit;
 
 /// `search(query, { mode })`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum SearchMode {
     /// BM25 over the chunks' words: every eligible chunk holding a query

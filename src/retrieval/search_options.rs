@@ -6,25 +6,25 @@ use serde::{Deserialize, Serialize};
 use super::search_mode::SearchMode;
 
 /// Options of a search.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SearchOptions {
     /// Only these books (default: all).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub book_ids: Option<Vec<String>>,
     /// How many results (default 5).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub k: Option<usize>,
     /// No result may end after this page.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_page: Option<u32>,
     /// How to rank (default [`Library::default_mode`](super::library::Library::default_mode)).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<SearchMode>,
 }
 
 /// One search result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchResult {
     /// The book.

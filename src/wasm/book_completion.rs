@@ -7,49 +7,50 @@ use std::rc::Rc;
 use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::JsValue;
 
-use super::ingest_worker::Ingestion;
+use super::books_state::{BooksInner, Emit};
 use super::js::to_js;
-use super::listeners::Listeners;
 use crate::cancel::CancelToken;
 use crate::error::Error;
-use crate::retrieval::library::{IngestProgress, Library};
+use crate::retrieval::library::IngestProgress;
 
 /// A progress report as JS (from the worker, or the library's records) to
-/// `on_progress` (the `addBook` option, if any) and to every listener as
-/// an `ingestProgress` event.
-pub fn progress_to(on_progress: Option<Function>, listeners: Rc<Listeners>) -> Rc<dyn Fn(JsValue)> {
+/// `on_progress` (the `addBook` option, if any) and to the page's listeners
+/// as an `ingestProgress` event.
+pub fn progress_to(on_progress: Option<Function>, emit: Emit) -> Rc<dyn Fn(JsValue)> {
     Rc::new(move |value: JsValue| {
         if let Some(callback) = &on_progress {
             let _ = callback.call1(&JsValue::NULL, &value);
         }
         let _ = Reflect::set(&value, &"type".into(), &"ingestProgress".into());
-        listeners.emit(&value);
+        emit(&value);
     })
 }
 
-/// Runs [`Ingestion::complete`] for book `id` on its own, its progress
+/// Runs [`Ingestion::complete`](super::ingest_worker::Ingestion::complete) for book `id` on its own, its progress
 /// reported as [`progress_to`] says: a failure other than an abort becomes
 /// an `ingestFailed` event `{ bookId, name, message }` (the book stays,
 /// searched lexically; the next open tries again).
 pub fn spawn_completion(
-    ingestion: Rc<Ingestion>,
-    library: Rc<Library>,
+    inner: &Rc<BooksInner>,
     id: String,
     on_progress: Option<Function>,
     cancel: CancelToken,
-    listeners: Rc<Listeners>,
 ) {
-    let report = progress_to(on_progress, listeners.clone());
+    let report = progress_to(on_progress, inner.emit.clone());
     let progress: Rc<dyn Fn(IngestProgress)> = Rc::new(move |progress: IngestProgress| {
         if let Ok(value) = to_js(&progress) {
             report(value);
         }
     });
+    let inner = inner.clone();
     wasm_bindgen_futures::spawn_local(async move {
-        let outcome = ingestion.complete(&library, &id, progress, &cancel).await;
+        let outcome = inner
+            .ingestion
+            .complete(&inner.library, &id, progress, &cancel)
+            .await;
         match outcome {
             Ok(()) | Err(Error::Aborted) => {}
-            Err(error) => listeners.emit(&failed_event(&id, &error)),
+            Err(error) => (inner.emit)(&failed_event(&id, &error)),
         }
     });
 }

@@ -8,7 +8,6 @@ use wasm_bindgen::{JsCast, JsValue};
 
 use super::js::from_js;
 use crate::error::{Error, Result};
-#[cfg(feature = "ingest")]
 use crate::retrieval::library::{BookSource, NewBook};
 
 #[derive(Deserialize)]
@@ -78,7 +77,6 @@ pub fn read_book_input(input: JsValue) -> Result<BookInput> {
 
 impl BookInput {
     /// The book, read into Rust (the text copied once).
-    #[cfg(feature = "ingest")]
     pub fn into_new_book(self) -> NewBook {
         let source = match self.source {
             SourceInput::Text(text) => BookSource::Text(text.as_string().unwrap_or_default()),

@@ -1,20 +1,16 @@
-//! The book methods of `Lectern`: addBook, books, deleteBook, setCurrentPage, page, search.
+//! The book methods of `Lectern`: addBook, books, deleteBook,
+//! setCurrentPage, page, indexSource, exportBook, importBook, search. Each
+//! forwards its arguments, as the host gave them, to the books module
+//! ([`super::books_remote`]), loaded on the first of them.
 
-use std::rc::Rc;
-
-use js_sys::{Function, Promise, Reflect, Uint8Array};
+use js_sys::Promise;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
 
-use super::book_completion::{progress_to, spawn_completion};
-use super::book_input::read_book_input;
-use super::ingest_worker::IngestError;
-use super::js::{error_to_js, from_js, string_arg, to_js};
-use super::lectern::{Inner, Lectern};
+use super::books_remote::BooksModule;
+use super::js::error_to_js;
+use super::lectern::Lectern;
 use super::panic_guard::guarded_promise;
-use crate::cancel::CancelToken;
-use crate::domain::Book;
-use crate::error::{Error, Result};
-use crate::retrieval::library::{IndexSource, Library, SearchOptions};
 
 #[wasm_bindgen]
 extern "C" {
@@ -31,77 +27,38 @@ extern "C" {
     pub type SearchOptionsInput;
 }
 
-/// `addBook`: reads the input and options, then lets the instance's
-/// ingestion run it; progress goes to `onProgress` and `onEvent`.
-async fn add_book(
-    inner: &Rc<Inner>,
-    book: JsValue,
-    options: Option<JsValue>,
-) -> std::result::Result<Book, IngestError> {
-    inner.ensure_open()?;
-    let library = library(inner)?;
-    let new = read_book_input(book)?;
-    let cancel = CancelToken::new();
-    let mut on_progress: Option<Function> = None;
-    let mut signal = JsValue::UNDEFINED;
-    if let Some(options) = options.filter(|o| o.is_object()) {
-        on_progress = Reflect::get(&options, &"onProgress".into())
-            .ok()
-            .and_then(|f| f.dyn_into().ok());
-        signal = Reflect::get(&options, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
-        super::abort_signal::link_signal(&signal, &cancel)?;
+impl Lectern {
+    /// Runs `call` on the books of the open instance (loading them first) as
+    /// a promise that settles as the books module's does.
+    fn on_books(&self, call: impl FnOnce(&BooksModule) -> Promise + 'static) -> Promise {
+        let inner = self.inner.clone();
+        guarded_promise(async move {
+            inner.ensure_open().map_err(|error| error_to_js(&error))?;
+            let books = inner.books.module().await?;
+            JsFuture::from(call(&books)).await
+        })
     }
-    let report = progress_to(on_progress.clone(), inner.listeners.clone());
-    let progress = Closure::<dyn Fn(JsValue)>::new(move |value: JsValue| report(value));
-    let progress: Function = progress.into_js_value().unchecked_into();
-    let book = inner
-        .ingestion
-        .add_book(&library, new, &progress, &cancel, &signal)
-        .await?;
-    // Its vectors and index behind the reader; `signal` still stops them.
-    let (ingestion, listeners) = (inner.ingestion.clone(), inner.listeners.clone());
-    spawn_completion(
-        ingestion,
-        library,
-        book.id.clone(),
-        on_progress,
-        cancel,
-        listeners,
-    );
-    Ok(book)
-}
-
-/// The instance's library of books.
-fn library(inner: &Inner) -> Result<Rc<Library>> {
-    inner
-        .agent
-        .library()
-        .cloned()
-        .ok_or_else(|| Error::config("books are not enabled"))
 }
 
 #[wasm_bindgen]
 impl Lectern {
     /// Adds a book: `{ title, author?, text | pages | epub }`, with
-    /// `{ onProgress?, signal? }`. Resolves with the stored `Book`. The work
-    /// runs in Lectern's worker where it can, else in the page, paced.
+    /// `{ onProgress?, signal? }`. Resolves with the stored `Book`, searchable
+    /// by words at once; its vectors and index fill in behind the reader. The
+    /// work runs in Lectern's worker where it can, else in the page, paced.
     #[wasm_bindgen(js_name = addBook, unchecked_return_type = "Promise<Book>")]
     pub fn add_book(&self, book: NewBookInput, options: Option<AddBookOptionsInput>) -> Promise {
-        let inner = self.inner.clone();
-        guarded_promise(async move {
-            let added = add_book(&inner, book.into(), options.map(JsValue::from)).await;
-            match added {
-                Ok(book) => to_js(&book).map_err(|e| error_to_js(&e)),
-                Err(IngestError::Lectern(error)) => Err(error_to_js(&error)),
-                Err(IngestError::Js(error)) => Err(error),
-            }
-        })
+        let (book, options) = (
+            JsValue::from(book),
+            options.map_or(JsValue::UNDEFINED, JsValue::from),
+        );
+        self.on_books(move |books| books.add_book(&book, &options))
     }
 
     /// Every book, oldest first.
     #[wasm_bindgen(unchecked_return_type = "Promise<Book[]>")]
     pub fn books(&self) -> Promise {
-        self.call(|inner| async move { library(&inner)?.books().await })
+        self.on_books(|books| books.books())
     }
 
     /// Deletes a book with its chunks, vectors and index.
@@ -110,9 +67,7 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "bookId", unchecked_param_type = "string")] book_id: JsValue,
     ) -> Promise {
-        self.call_with_id(book_id, "bookId", |inner, id| async move {
-            library(&inner)?.delete_book(&id).await
-        })
+        self.on_books(move |books| books.delete_book(&book_id))
     }
 
     /// Moves the reader to `page`; `search_book` never returns text past it.
@@ -122,9 +77,7 @@ impl Lectern {
         #[wasm_bindgen(js_name = "bookId", unchecked_param_type = "string")] book_id: JsValue,
         #[wasm_bindgen(unchecked_param_type = "number")] page: JsValue,
     ) -> Promise {
-        self.call_with_id(book_id, "bookId", |inner, id| async move {
-            library(&inner)?.set_current_page(&id, page_number(&page)?).await
-        })
+        self.on_books(move |books| books.set_current_page(&book_id, &page))
     }
 
     /// Page `number` of a book, `{ number, text, chapter? }`, for a reader:
@@ -137,9 +90,7 @@ impl Lectern {
         #[wasm_bindgen(js_name = "bookId", unchecked_param_type = "string")] book_id: JsValue,
         #[wasm_bindgen(unchecked_param_type = "number")] number: JsValue,
     ) -> Promise {
-        self.call_with_id(book_id, "bookId", |inner, id| async move {
-            library(&inner)?.page(&id, page_number(&number)?).await
-        })
+        self.on_books(move |books| books.page(&book_id, &number))
     }
 
     /// How a book's vector index came to be in this session: `none` (searched
@@ -150,15 +101,7 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "bookId", unchecked_param_type = "string")] book_id: JsValue,
     ) -> Promise {
-        self.call_with_id(book_id, "bookId", |inner, id| async move {
-            let loaded = library(&inner)?.load(&id).await?;
-            Ok(match loaded.index_source {
-                IndexSource::None => "none",
-                IndexSource::Built => "built",
-                IndexSource::Building => "building",
-                IndexSource::Snapshot => "snapshot",
-            })
-        })
+        self.on_books(move |books| books.index_source(&book_id))
     }
 
     /// The stored book as one versioned binary bundle (record, chunks,
@@ -168,16 +111,7 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "bookId", unchecked_param_type = "string")] book_id: JsValue,
     ) -> Promise {
-        let inner = self.inner.clone();
-        guarded_promise(async move {
-            let bytes = async {
-                inner.ensure_open()?;
-                let id = string_arg(&book_id, "bookId")?;
-                library(&inner)?.export_book(&id).await
-            };
-            let bytes = bytes.await.map_err(|error| error_to_js(&error))?;
-            Ok(Uint8Array::from(bytes.as_slice()).into())
-        })
+        self.on_books(move |books| books.export_book(&book_id))
     }
 
     /// Stores the book of an `exportBook` bundle (a `Uint8Array` or
@@ -188,58 +122,17 @@ impl Lectern {
         &self,
         #[wasm_bindgen(unchecked_param_type = "Uint8Array | ArrayBuffer")] bundle: JsValue,
     ) -> Promise {
-        self.call(|inner| async move {
-            let bytes = if let Some(bytes) = bundle.dyn_ref::<Uint8Array>() {
-                bytes.to_vec()
-            } else if let Some(buffer) = bundle.dyn_ref::<js_sys::ArrayBuffer>() {
-                Uint8Array::new(buffer).to_vec()
-            } else {
-                return Err(Error::config("importBook needs a Uint8Array or an ArrayBuffer"));
-            };
-            let library = library(&inner)?;
-            let book = library.import_book(&bytes).await?;
-            // What it was shipped without (vectors, a big book's index) is computed behind the reader.
-            let (ingestion, listeners) = (inner.ingestion.clone(), inner.listeners.clone());
-            spawn_completion(
-                ingestion,
-                library,
-                book.id.clone(),
-                None,
-                CancelToken::new(),
-                listeners,
-            );
-            Ok(book)
-        })
+        self.on_books(move |books| books.import_book(&bundle))
     }
 
-    /// Searches books: `{ bookIds?, k = 5, maxPage? }`; with `maxPage`, no result ends after it.
+    /// Searches books: `{ bookIds?, k = 5, maxPage?, mode? }`; with `maxPage`, no result ends after it.
     #[wasm_bindgen(unchecked_return_type = "Promise<SearchResult[]>")]
     pub fn search(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] query: JsValue,
         options: Option<SearchOptionsInput>,
     ) -> Promise {
-        self.call(|inner| async move {
-            let query = string_arg(&query, "query")?;
-            let options: SearchOptions = match options
-                .map(JsValue::from)
-                .filter(|o| !o.is_undefined() && !o.is_null())
-            {
-                Some(options) => from_js(options, "search options")?,
-                None => SearchOptions::default(),
-            };
-            library(&inner)?
-                .search(&query, &options, &CancelToken::new())
-                .await
-        })
+        let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
+        self.on_books(move |books| books.search(&query, &options))
     }
-}
-
-/// A page number from JS: a whole number from 1, else a `ConfigError`.
-fn page_number(value: &JsValue) -> Result<u32> {
-    value
-        .as_f64()
-        .filter(|p| p.fract() == 0.0 && *p >= 1.0 && *p <= u32::MAX as f64)
-        .map(|p| p as u32)
-        .ok_or_else(|| Error::config("page must be a whole number from 1"))
 }

@@ -55,7 +55,6 @@ pub fn embedder_for(config: &EmbedderConfig, embed: Option<Function>) -> Result<
 
 /// The embedder `config` describes, if any, with MiniLM's files loaded
 /// first (in the ingestion module, which computes it), reporting their bytes.
-#[cfg(feature = "ingest")]
 pub async fn loaded_embedder(
     config: &EmbedderConfig,
     embed: Option<Function>,
@@ -68,7 +67,6 @@ pub async fn loaded_embedder(
 }
 
 /// The embedder options the page sent as JSON text; a `Config` error if they are not.
-#[cfg(feature = "ingest")]
 pub fn embedder_config(json: &str) -> Result<EmbedderConfig> {
     serde_json::from_str(json).map_err(|e| Error::config(format!("invalid embedder: {e}")))
 }
@@ -76,7 +74,6 @@ pub fn embedder_config(json: &str) -> Result<EmbedderConfig> {
 /// The unit vectors of `texts`, one per text, by the embedder the options
 /// `json` describe (loading MiniLM's files first, once per module, their
 /// bytes to `on_bytes`): how queries and chunks are embedded where the model lives.
-#[cfg(feature = "ingest")]
 pub async fn embed_texts(
     json: &str,
     texts: &[String],

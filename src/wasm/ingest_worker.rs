@@ -1,9 +1,8 @@
 //! Where `addBook` does its work: in Lectern's own module Worker
 //! (`lectern_worker.js`, started on the first book, stopped by `close()`),
 //! or — without Workers, with `worker: false`, or when the worker cannot
-//! start — in the page, yielding to the event loop between slices: there the
-//! host loads the ingestion module (`lectern_ingest.js`) into the page, or,
-//! in a module built with the `ingest` feature too, this module does it.
+//! start — here in the page's books module, yielding to the event loop
+//! between slices.
 
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -32,10 +31,9 @@ extern "C" {
     /// The page's handle on the ingestion worker.
     type IngestWorker;
 
-    /// `use_worker`: try the worker first; `in_page`: without one, run the
-    /// ingestion module in the page (else `run` resolves `null`).
+    /// `use_worker`: try the worker first (else `run` and `embedTexts` resolve `null`).
     #[wasm_bindgen(constructor)]
-    fn new(url: Option<String>, use_worker: bool, in_page: bool) -> IngestWorker;
+    fn new(url: Option<String>, use_worker: bool) -> IngestWorker;
 
     /// Resolves with the prepared book (`{ book: Uint8Array }`: pages,
     /// chunks and lexical index), `null` if it cannot run here.
@@ -55,8 +53,8 @@ extern "C" {
     fn index(this: &IngestWorker, vectors: Float32Array, dims: u32, min_chunks: u32) -> Promise;
 
     /// Resolves with the vectors of `texts` as one `Float32Array` (computed
-    /// where the model lives, its bytes to `on_bytes(done, total)` while it
-    /// loads), or `null` if there is no worker and not `in_page`.
+    /// in the worker, the model's bytes to `on_bytes(done, total)` while it
+    /// loads), or `null` if there is no worker.
     #[wasm_bindgen(method, js_name = embedTexts)]
     fn embed_texts(
         this: &IngestWorker,
@@ -73,11 +71,7 @@ extern "C" {
     fn unavailable(this: &IngestWorker) -> bool;
 }
 
-/// Whether this module has the ingestion code itself (feature `ingest`).
-const IN_MODULE: bool = cfg!(feature = "ingest");
-
-/// Ingests `new` here, paced, lexically (a module with the ingestion code).
-#[cfg(feature = "ingest")]
+/// Ingests `new` here, paced, lexically.
 async fn add_in_module(
     library: &Library,
     new: BookInput,
@@ -90,17 +84,7 @@ async fn add_in_module(
         .await
 }
 
-/// The page's module has no ingestion code: the host ran the ingestion
-/// module and it could not.
-#[cfg(not(feature = "ingest"))]
-async fn add_in_module(_: &Library, _: BookInput, _: &Function, _: &CancelToken) -> Result<Book> {
-    Err(Error::protocol(
-        "the ingestion module (lectern_ingest.js) could not run in this page",
-    ))
-}
-
 /// `progress` (a JS function) as the library's progress callback.
-#[cfg(feature = "ingest")]
 fn js_progress(progress: &Function) -> impl Fn(IngestProgress) + '_ {
     move |p: IngestProgress| {
         if let Ok(value) = super::js::to_js(&p) {
@@ -109,23 +93,13 @@ fn js_progress(progress: &Function) -> impl Fn(IngestProgress) + '_ {
     }
 }
 
-/// Embeds `texts` here (a module with the ingestion code).
-#[cfg(feature = "ingest")]
+/// Embeds `texts` here, without a worker.
 async fn embed_in_module(
     embedder_json: &str,
     texts: &[String],
     on_bytes: Option<Function>,
 ) -> Result<Vec<Vec<f32>>> {
     super::embedders::embed_texts(embedder_json, texts, super::minilm_files::on_bytes_to(on_bytes)).await
-}
-
-/// The page's module has no ingestion code: the host ran the ingestion
-/// module and it could not.
-#[cfg(not(feature = "ingest"))]
-async fn embed_in_module(_: &str, _: &[String], _: Option<Function>) -> Result<Vec<Vec<f32>>> {
-    Err(Error::protocol(
-        "the ingestion module (lectern_ingest.js) could not run in this page",
-    ))
 }
 
 /// What an ingestion needs besides the book, and the worker it owns.
@@ -190,7 +164,7 @@ impl Ingestion {
         cancel: &CancelToken,
         signal: &JsValue,
     ) -> std::result::Result<Book, IngestError> {
-        if self.use_worker || !IN_MODULE {
+        if self.use_worker {
             let id = library.new_book_id();
             let job = self.job(&id, &new, library)?;
             let worker = self.worker();
@@ -280,7 +254,7 @@ impl Ingestion {
     /// The worker, made (not yet started) on first use.
     fn worker(&self) -> IngestWorker {
         let mut slot = self.worker.borrow_mut();
-        slot.get_or_insert_with(|| IngestWorker::new(self.worker_url.clone(), self.use_worker, !IN_MODULE))
+        slot.get_or_insert_with(|| IngestWorker::new(self.worker_url.clone(), self.use_worker))
             .clone()
             .unchecked_into()
     }

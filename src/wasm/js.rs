@@ -6,7 +6,7 @@ use js_sys::{Object, Reflect, Uint8Array};
 use serde::{de::DeserializeOwned, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, StorageReason};
 use crate::retrieval::minilm::safetensors::FileBytes;
 use crate::web::{from_js_text, to_js_text, JsonTextError};
 
@@ -70,8 +70,9 @@ pub fn describe_js(value: &JsValue) -> String {
 }
 
 /// The Lectern error a JS `Error` made by [`error_to_js`] stands for (as the
-/// worker rebuilds them): the kinds a model load or an embedding can end
-/// with keep their kind; anything else is a `Protocol` error describing it.
+/// worker rebuilds them, or the books module sends them): the kinds a model
+/// load, an embedding or a book's lookup can end with keep their kind;
+/// anything else is a `Protocol` error describing it.
 pub fn error_from_js(value: &JsValue) -> Error {
     let text = |key: &str| Reflect::get(value, &key.into()).ok().and_then(|v| v.as_string());
     let message = text("message").unwrap_or_else(|| describe_js(value));
@@ -80,6 +81,14 @@ pub fn error_from_js(value: &JsValue) -> Error {
         Some("ConnectionError") => Error::connection(message),
         Some("EmbedderMismatchError") => Error::EmbedderMismatch { message },
         Some("AbortError") => Error::Aborted,
+        Some("NotFoundError") => Error::NotFound {
+            what: text("what").unwrap_or_default(),
+            id: text("id").unwrap_or_default(),
+        },
+        Some("StorageError") => Error::Storage {
+            reason: StorageReason::from_name(&text("reason").unwrap_or_default()),
+            message,
+        },
         Some("ApiError") => Error::Api {
             status: Reflect::get(value, &"status".into())
                 .ok()

@@ -1,40 +1,33 @@
 //! The `Lectern` class.
 
 use std::cell::{Cell, RefCell};
-use std::future::Future;
 use std::rc::Rc;
 
 use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::approval_options::js_rules;
-use super::book_completion::spawn_completion;
+use super::books_remote::RemoteBooks;
 use super::builtin_tools::register_builtin_tools;
 use super::custom_provider::JsFunctionModel;
-use super::embedders::optional_embedder;
 use super::event_stream::{async_iterable, EventQueue};
-use super::ingest_worker::Ingestion;
 use super::js::{error_to_js, from_js, string_arg, to_js};
 use super::js_tool::JsTool;
 use super::listeners::Listeners;
 use super::mention_resolver::JsMentionResolver;
 use super::options::read_options;
 use super::panic_guard::{self, check_js, guarded_promise};
+use super::promise::promise;
 use super::send_options::{read_send_options, turn_error_to_js};
-use super::worker_embedder::WorkerEmbedder;
 use crate::agent::OpenOptions;
 use crate::agent::{
     book_context_warning, friendly_message, validate_config, Agent, SendOptions, TurnError, TurnResult,
 };
-use crate::cancel::CancelToken;
 use crate::domain::NewConversation;
 use crate::error::{Error, Result, StorageReason};
 use crate::events::{Event, EventKind, EventSink};
 use crate::provider::{provider_for, with_policy, CustomSettings, Model, ProviderConfig, ProviderKind};
-use crate::retrieval::config::EmbedderConfig;
-use crate::retrieval::embed::Embedder;
-use crate::retrieval::library::Library;
-use crate::storage::{BookStore, MemoryStore, Store};
+use crate::storage::{MemoryStore, Store};
 use crate::time::Clock;
 use crate::web::{
     BrowserClock, FetchTransport, IndexedDbOptions, IndexedDbStore, WebLocks, DEFAULT_BLOCKED_TIMEOUT_MS,
@@ -66,8 +59,8 @@ pub(super) struct Inner {
     pub(super) listeners: Rc<Listeners>,
     pub(super) friendly_errors: bool,
     closed: Cell<bool>,
-    /// Where `addBook` runs: Lectern's worker, or the page.
-    pub(super) ingestion: Rc<Ingestion>,
+    /// The books, in the books module loaded on first use.
+    pub(super) books: Rc<RemoteBooks>,
 }
 
 impl Inner {
@@ -111,21 +104,6 @@ impl Inner {
 #[wasm_bindgen]
 pub struct Lectern {
     pub(super) inner: Rc<Inner>,
-}
-
-/// Runs `work` as a promise that resolves with its value converted for JS or
-/// rejects with a typed JS `Error`.
-pub(super) fn promise<T, F>(work: F) -> Promise
-where
-    T: serde::Serialize,
-    F: Future<Output = Result<T>> + 'static,
-{
-    guarded_promise(async move {
-        match work.await.and_then(|value| to_js(&value)) {
-            Ok(value) => Ok(value),
-            Err(error) => Err(error_to_js(&error)),
-        }
-    })
 }
 
 fn model_for(config: &ProviderConfig, call: Option<Function>) -> Result<Rc<dyn Model>> {
@@ -220,63 +198,23 @@ impl Lectern {
             let (options, mut callbacks) = read_options(&options)?;
             let config = options.agent_config(js_rules(std::mem::take(&mut callbacks.policy_functions)))?;
             let listeners = Rc::new(Listeners::with(callbacks.on_event.take()));
-            let (store, books, database): (Rc<dyn Store>, Rc<dyn BookStore>, _) = match &options.db_name {
+            let (store, database): (Rc<dyn Store>, _) = match &options.db_name {
                 Some(name) => {
                     let db = Rc::new(open_store(name, &options, listeners.clone()).await?);
-                    (db.clone(), db.clone(), Some(db))
+                    (db.clone(), Some(db))
                 }
-                None => {
-                    let memory = Rc::new(MemoryStore::new());
-                    (memory.clone(), memory, None)
-                }
+                None => (Rc::new(MemoryStore::new()), None),
             };
             let model = model_for(&options.provider, callbacks.provider_call)?;
-            let ingestion = Rc::new(Ingestion::new(
-                options.worker,
-                options.worker_url.clone(),
-                options.embedder_json.clone(),
-                matches!(options.embedder, EmbedderConfig::Minilm(_)),
-            ));
-            let embedder = match &options.embedder {
-                // The model lives in the ingestion module; queries are embedded there.
-                EmbedderConfig::Minilm(_) => {
-                    Some(Rc::new(WorkerEmbedder::new(ingestion.clone())) as Rc<dyn Embedder>)
-                }
-                config => optional_embedder(config, callbacks.embed)?,
-            };
-            let library = Rc::new(
-                Library::with_embedder(
-                    books,
-                    embedder,
-                    Rc::new(BrowserClock),
-                    options.retrieval.chunking(),
-                )
-                .with_index_settings(options.retrieval.indexing()),
-            );
-            library.set_index_builder(ingestion.clone());
-            // Read every book and its index snapshot now, off the critical path, so the
-            // first search after a reload waits for neither; vectors or an index that
-            // were never finished are computed meanwhile (never blocking the page).
-            let (warming, builder, events) = (library.clone(), ingestion.clone(), listeners.clone());
-            wasm_bindgen_futures::spawn_local(async move {
-                let Ok(all) = warming.books().await else {
-                    return;
-                };
-                for book in all {
-                    if warming.load(&book.id).await.is_ok() {
-                        let (library, builder) = (warming.clone(), builder.clone());
-                        spawn_completion(
-                            builder,
-                            library,
-                            book.id,
-                            None,
-                            CancelToken::new(),
-                            events.clone(),
-                        );
-                    }
-                }
-            });
-            let mut agent = Agent::new(store, model, Rc::new(BrowserClock), config).with_library(library)?;
+            let heard = listeners.clone();
+            let emit = Closure::<dyn Fn(JsValue)>::new(move |event: JsValue| heard.emit(&event));
+            let books = Rc::new(RemoteBooks::new(
+                &options.books_settings(),
+                callbacks.embed,
+                emit.into_js_value().unchecked_into(),
+            )?);
+            let mut agent =
+                Agent::new(store, model, Rc::new(BrowserClock), config).with_library(books.clone())?;
             register_builtin_tools(&agent, &options.builtin_tools)?;
             if let Some(name) = &options.db_name {
                 // Every instance on this database, in any tab, shares the conversation locks.
@@ -295,7 +233,7 @@ impl Lectern {
                     listeners,
                     friendly_errors: options.friendly_errors,
                     closed: Cell::new(false),
-                    ingestion,
+                    books,
                 }),
             })
         };
@@ -521,7 +459,7 @@ impl Lectern {
         let inner = self.inner.clone();
         promise(async move {
             if !inner.closed.replace(true) {
-                inner.ingestion.close();
+                inner.books.close();
                 if let Some(db) = &inner.database {
                     db.close();
                 }

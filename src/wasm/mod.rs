@@ -2,31 +2,30 @@
 //!
 //! One crate, two wasm modules, chosen by feature (both by default, as the
 //! crate's own browser tests use them):
-//! - `page`: [`Lectern`], the class the page sees; it never parses, embeds
-//!   a book or builds an index itself;
-//! - `ingest`: the ingestion module (`lectern_ingest.js`) that Lectern's
-//!   worker runs, or the page when there is no worker: pages, chunks,
-//!   embeddings and the index build ([`worker_entry`]).
+//! - `page`: [`Lectern`], the class the page sees: conversations, turns,
+//!   tools, approvals; its book methods and book conversations go to the
+//!   books module, which it loads on first use ([`books_remote`]);
+//! - `ingest`: the books module (`lectern_books.js`): in the page,
+//!   `LecternBooks` ([`books_module`]: the library, search, ingestion);
+//!   in Lectern's worker, pages, chunks, embeddings and the index build
+//!   ([`worker_entry`]).
 //!
 //! [`js`] owns every value conversion and turns [`crate::Error`]s into real
 //! JS `Error`s; [`typescript`] holds the hand-written TypeScript types.
 
 mod abort_signal;
-#[cfg(feature = "page")]
-mod book_input;
-mod embedders;
 pub mod js;
-mod js_embedder;
 mod panic_guard;
+mod promise;
 
 #[cfg(feature = "page")]
 mod approval_options;
 #[cfg(feature = "page")]
 mod approvals_api;
 #[cfg(feature = "page")]
-mod book_completion;
-#[cfg(feature = "page")]
 mod books_api;
+#[cfg(feature = "page")]
+mod books_remote;
 #[cfg(feature = "page")]
 mod builtin_tools;
 #[cfg(feature = "page")]
@@ -35,8 +34,6 @@ mod call;
 mod custom_provider;
 #[cfg(feature = "page")]
 mod event_stream;
-#[cfg(feature = "page")]
-mod ingest_worker;
 #[cfg(feature = "page")]
 mod js_tool;
 #[cfg(feature = "page")]
@@ -65,12 +62,28 @@ mod subscribe_api;
 mod test_support;
 #[cfg(feature = "page")]
 mod typescript;
-#[cfg(feature = "page")]
-mod worker_embedder;
 
-#[cfg(feature = "ingest")]
+#[cfg(feature = "books")]
+mod book_completion;
+#[cfg(feature = "books")]
+mod book_input;
+#[cfg(feature = "books")]
+mod books_module;
+#[cfg(feature = "books")]
+mod books_module_api;
+#[cfg(feature = "books")]
+mod books_state;
+#[cfg(feature = "books")]
+mod embedders;
+#[cfg(feature = "books")]
+mod ingest_worker;
+#[cfg(feature = "books")]
+mod js_embedder;
+#[cfg(feature = "books")]
 mod minilm_files;
-#[cfg(feature = "ingest")]
+#[cfg(feature = "books")]
+mod worker_embedder;
+#[cfg(feature = "books")]
 mod worker_entry;
 
 #[cfg(feature = "page")]

@@ -65,13 +65,16 @@ pub fn read_options(options: &JsValue) -> Result<(OpenOptions, Callbacks)> {
             .map_err(|_| Error::config("provider.call must be a function"))?;
         let _ = Reflect::set(&copy, &"provider".into(), &provider);
     }
-    let embedder_json =
-        js_sys::JSON::stringify(&Reflect::get(&copy, &"embedder".into()).unwrap_or(JsValue::UNDEFINED))
+    let json_of = |key: &str| {
+        js_sys::JSON::stringify(&Reflect::get(&copy, &key.into()).unwrap_or(JsValue::UNDEFINED))
             .ok()
             .and_then(|text| text.as_string())
-            .unwrap_or_else(|| r#"{"kind":"none"}"#.to_owned());
+    };
+    let embedder_json = json_of("embedder").unwrap_or_else(|| r#"{"kind":"none"}"#.to_owned());
+    let retrieval_json = json_of("retrieval").unwrap_or_else(|| "null".to_owned());
     let mut parsed: OpenOptions = from_js(copy.into(), "Lectern.open options")?;
     parsed.embedder_json = embedder_json;
+    parsed.retrieval_json = retrieval_json;
     parsed.check(HostFunctions {
         provider_call: callbacks.provider_call.is_some(),
         embed: callbacks.embed.is_some(),

@@ -23,21 +23,15 @@ use crate::retrieval::{index::build_index, index_settings::IndexSettings};
 use crate::web::BrowserPace;
 
 /// Runs one ingestion job: `message` is `{ job, epub? }`, the JSON text of
-/// an [`IngestJob`] and an EPUB's bytes (`in_page`: yield to the page's event
-/// loop often). Resolves with the
+/// an [`IngestJob`] and an EPUB's bytes, in Lectern's worker. Resolves with the
 /// prepared book, `{ book: Uint8Array }` (pages, chunks and lexical index:
 /// what the page stores so that the book is searched at once; its vectors
 /// and index come after, see `Ingestion::complete`).
 #[wasm_bindgen(js_name = "__lecternIngest", skip_typescript)]
-pub fn ingest_job(
-    message: JsValue,
-    on_progress: Function,
-    signal: JsValue,
-    in_page: Option<bool>,
-) -> Promise {
+pub fn ingest_job(message: JsValue, on_progress: Function, signal: JsValue) -> Promise {
     panic_guard::install();
     guarded_promise(async move {
-        run_job(message, on_progress, signal, in_page.unwrap_or(false))
+        run_job(message, on_progress, signal)
             .await
             .map_err(|error| error_to_js(&error))
     })
@@ -47,7 +41,7 @@ fn field(message: &JsValue, name: &str) -> JsValue {
     Reflect::get(message, &name.into()).unwrap_or(JsValue::UNDEFINED)
 }
 
-async fn run_job(message: JsValue, on_progress: Function, signal: JsValue, in_page: bool) -> Result<JsValue> {
+async fn run_job(message: JsValue, on_progress: Function, signal: JsValue) -> Result<JsValue> {
     let text = field(&message, "job")
         .as_string()
         .ok_or_else(|| Error::protocol("an ingestion message needs its job"))?;
@@ -60,12 +54,8 @@ async fn run_job(message: JsValue, on_progress: Function, signal: JsValue, in_pa
     let new = job.into_new_book(epub)?;
     let cancel = CancelToken::new();
     link_signal(&signal, &cancel)?;
-    // In the page (no worker), the work yields often; in the worker now
-    // and then, so that a query to embed or a cancel gets in.
-    let pace = match in_page {
-        true => BrowserPace::new(),
-        false => BrowserPace::in_worker(),
-    };
+    // The work yields now and then, so that a query to embed or a cancel gets in.
+    let pace = BrowserPace::in_worker();
     let report = |progress: IngestProgress| {
         if let Ok(value) = to_js(&progress) {
             let _ = on_progress.call1(&JsValue::NULL, &value);

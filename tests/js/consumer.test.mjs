@@ -33,7 +33,7 @@ test('the tarball holds the package files and nothing else, and every export tar
   const files = state.pack.files;
   const allowed = /^(package\.json|README\.md|LICENSE-MIT|LICENSE-APACHE|pkg\/.+)$/;
   assert.deepEqual(files.filter((file) => !allowed.test(file)), [], 'only pkg/, the README, the licences and package.json');
-  for (const file of ['pkg/lectern_bg.wasm', 'pkg/lectern_ingest_bg.wasm', 'pkg/lectern_worker.js', 'pkg/chat/index.js', 'LICENSE-MIT']) {
+  for (const file of ['pkg/lectern_bg.wasm', 'pkg/lectern_books_bg.wasm', 'pkg/lectern_worker.js', 'pkg/chat/index.js', 'LICENSE-MIT']) {
     assert.ok(files.includes(file), file);
   }
   assert.ok(files.some((file) => file.startsWith('pkg/snippets/') && file.endsWith('worker_host.js')));
@@ -134,7 +134,7 @@ test('vite build: no warning, the worker and both wasm files emitted, and the bu
   await build({ root: state.app, logLevel: 'warn', customLogger: logger, configFile: false, build: { rollupOptions: { input } } });
   assert.deepEqual(warnings, [], 'vite build warns of nothing');
   const assets = readdirSync(join(state.app, 'dist/assets'));
-  for (const name of ['lectern_bg', 'lectern_ingest_bg', 'lectern_worker']) {
+  for (const name of ['lectern_bg', 'lectern_books_bg', 'lectern_worker']) {
     assert.ok(assets.some((file) => file.startsWith(`${name}-`)), `${name}-*.* in dist/assets (${assets.join(', ')})`);
   }
   const site = await startStatic(join(state.app, 'dist'));
@@ -142,9 +142,9 @@ test('vite build: no warning, the worker and both wasm files emitted, and the bu
     const run = await drive(site, 'index.html');
     assertTurnAndBook(run);
     assert.ok(run.workers.some((url) => /\/assets\/lectern_worker-[\w-]+\.js$/.test(url)), `the worker ran: ${run.workers}`);
-    assert.ok(run.requests.some((url) => /lectern_ingest_bg-[\w-]+\.wasm$/.test(url)), 'the worker loaded the ingestion wasm');
-    const inPage = run.requests.filter((url) => /\/assets\/lectern_ingest-[\w-]+\.js$/.test(url));
-    assert.deepEqual(inPage, [], 'the page never loads the in-page ingestion chunk while the worker serves');
+    assert.ok(run.requests.some((url) => /lectern_books_bg-[\w-]+\.wasm$/.test(url)), 'the books module loaded its wasm');
+    const booksChunk = run.requests.filter((url) => /\/assets\/lectern_books-[\w-]+\.js$/.test(url));
+    assert.ok(booksChunk.length >= 1, `the page loaded the books module's chunk: ${run.requests}`);
     assert.ok(!run.requests.some((url) => url.includes('node_modules')), 'everything comes from dist/');
     await chatThroughReadmeSnippet(site);
   } finally {
@@ -158,7 +158,7 @@ test('a plain page with an import map and no bundler streams a turn and ingests 
     const run = await drive(site, 'plain.html');
     assertTurnAndBook(run);
     assert.ok(run.workers.some((url) => url.endsWith('/node_modules/lectern/pkg/lectern_worker.js')), `the worker ran: ${run.workers}`);
-    assert.ok(run.requests.some((url) => url.endsWith('/node_modules/lectern/pkg/lectern_ingest_bg.wasm')), 'the ingestion wasm loaded');
+    assert.ok(run.requests.some((url) => url.endsWith('/node_modules/lectern/pkg/lectern_books_bg.wasm')), 'the books wasm loaded');
   } finally {
     await site.close();
   }

@@ -49,26 +49,27 @@ test('a size budget rises only with a new reason; lowering one needs none', asyn
   assert.deepEqual(risesWithoutReason(before, { 'a.wasm': { gzip: 120, reason: 'sources on answers' }, 'b.js': { gzip: 10 } }), []);
 });
 
-test("two modules: the page's has the Lectern class and no ingestion, the ingestion module nothing else", () => {
+test("two modules: the page's has the Lectern class and no books, the books module LecternBooks and the worker's entries", () => {
   const page = read('lectern.js');
-  const ingest = read('lectern_ingest.js');
+  const books = read('lectern_books.js');
   assert.match(page, /export class Lectern\b/);
-  assert.doesNotMatch(page, /__lecternIngest|__lecternBuildIndex/, 'no ingestion entries in the page module');
-  assert.match(ingest, /export function __lecternIngest\b/);
-  assert.match(ingest, /export function __lecternBuildIndex\b/);
-  assert.doesNotMatch(ingest, /class Lectern\b/);
+  assert.doesNotMatch(page, /class LecternBooks\b|__lecternIngest|__lecternBuildIndex/, 'no books code in the page module');
+  assert.match(books, /export class LecternBooks\b/);
+  assert.match(books, /export function __lecternIngest\b/);
+  assert.match(books, /export function __lecternBuildIndex\b/);
+  assert.doesNotMatch(books, /class Lectern\b/);
   const wasm = (name) => new WebAssembly.Module(readFileSync(new URL(`../../pkg/${name}`, import.meta.url)));
   const exports = (name) => WebAssembly.Module.exports(wasm(name)).map((e) => e.name);
-  assert.ok(!exports('lectern_bg.wasm').some((name) => /lecternIngest|lecternBuildIndex/.test(name)));
-  assert.ok(!exports('lectern_ingest_bg.wasm').some((name) => name.startsWith('lectern_')), 'no Lectern methods');
+  assert.ok(!exports('lectern_bg.wasm').some((name) => /lecternIngest|lecternBuildIndex|^lecternbooks_/.test(name)));
+  assert.ok(!exports('lectern_books_bg.wasm').some((name) => name.startsWith('lectern_')), 'no Lectern methods');
 });
 
-test('the worker file and the ingestion module ship, and the URLs the page side loads them from find them', async () => {
+test('the worker file and the books module ship, and the URLs they are loaded from find them', async () => {
   const { readdirSync, existsSync } = await import('node:fs');
   const pkg = new URL('../../pkg/', import.meta.url);
-  const hosts = readdirSync(new URL('snippets/', pkg), { recursive: true })
-    .filter((p) => p.endsWith('worker_host.js'))
-    .map((p) => new URL(`snippets/${p}`, pkg));
+  const snippets = readdirSync(new URL('snippets/', pkg), { recursive: true });
+  const snippet = (name) => snippets.filter((p) => p.endsWith(name)).map((p) => new URL(`snippets/${p}`, pkg));
+  const hosts = snippet('worker_host.js');
   assert.equal(hosts.length, 1, 'one worker_host.js among the snippets');
   const source = readFileSync(hosts[0], 'utf8');
   const literal = source.match(/new Worker\(new URL\('([^']+)', import\.meta\.url\), \{ type: 'module'[^}]*\}\)/);
@@ -79,12 +80,14 @@ test('the worker file and the ingestion module ship, and the URLs the page side 
   assert.ok(existsSync(target), 'pkg/lectern_worker.js exists');
   const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
   assert.ok(manifest.files.includes('pkg/lectern_worker.js'));
-  assert.match(read('lectern_worker.js'), /from '\.\/lectern_ingest\.js'/);
-  // Without a worker the page imports the ingestion module with a literal bundlers follow.
-  const dynamic = source.match(/import\('([^']+)'\)/);
+  assert.match(read('lectern_worker.js'), /from '\.\/lectern_books\.js'/);
+  // The page's module imports the books module on first use, with a literal bundlers follow.
+  const [booksHost] = snippet('books_host.js');
+  assert.ok(booksHost, 'books_host.js among the snippets');
+  const dynamic = readFileSync(booksHost, 'utf8').match(/import\('([^']+)'\)/);
   assert.ok(dynamic, "the bundler-visible pattern import('literal')");
-  assert.equal(new URL(dynamic[1], hosts[0]).href, new URL('lectern_ingest.js', pkg).href);
-  for (const file of ['pkg/lectern_ingest.js', 'pkg/lectern_ingest_bg.wasm']) {
+  assert.equal(new URL(dynamic[1], booksHost).href, new URL('lectern_books.js', pkg).href);
+  for (const file of ['pkg/lectern_books.js', 'pkg/lectern_books_bg.wasm']) {
     assert.ok(manifest.files.includes(file), file);
     assert.ok(existsSync(new URL(`../../${file}`, import.meta.url)), file);
   }

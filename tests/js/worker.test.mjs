@@ -402,8 +402,8 @@ test('worker: false, no Worker, and a worker that cannot start all ingest in the
     return { chunkCounts, startedWhenOff, workers: window.workers, fetched };
   });
   assert.equal(out.startedWhenOff, 0, 'worker: false starts no worker');
-  assert.ok(out.fetched.includes('/pkg/lectern_ingest_bg.wasm'), 'the page loaded the ingestion module');
-  assert.equal(out.fetched.filter((p) => p === '/pkg/lectern_ingest_bg.wasm').length, 1, 'once');
+  assert.ok(out.fetched.includes('/pkg/lectern_books_bg.wasm'), 'the page loaded the books module');
+  assert.equal(out.fetched.filter((p) => p === '/pkg/lectern_books_bg.wasm').length, 1, 'once');
   assert.equal(out.workers.length, 1, 'the missing worker was tried once, not for every book');
   assert.ok(out.workers[0].messages.includes('error-event'));
   assert.ok(out.chunkCounts.every((n) => n > 0 && n === out.chunkCounts[0]), `${out.chunkCounts}`);
@@ -481,4 +481,54 @@ test('aborting after addBook resolved stops only the vectors; the next open comp
   assert.ok(out.semantic.every((s) => s <= 1), `cosine scores: ${out.semantic}`);
   assert.deepEqual(out.phases, ['embedding'], 'with progress events');
   await page.close();
+});
+
+test('a chat answers without the books module; the first book call loads it once, and a book conversation reads through it', async () => {
+  const { page, problems } = await lecternPage();
+  const out = await page.evaluate(async () => {
+    const fetched = () =>
+      performance
+        .getEntriesByType('resource')
+        .map((e) => new URL(e.name).pathname)
+        .filter((p) => p.startsWith('/pkg/lectern_books'));
+    const lectern = await window.open({ dbName: `lazy-books-${Math.random()}` });
+    const chat = await lectern.createConversation({ title: 'chat' });
+    const answer = await lectern.send(chat.id, 'hello');
+    const afterChat = fetched();
+    // Two calls at once: the books module still loads once.
+    const [before, book] = await Promise.all([
+      lectern.books(),
+      lectern.addBook({ title: 'Lazy', text: window.book(30) }),
+    ]);
+    const reading = await lectern.createConversation({ title: 'reading', bookId: book.id });
+    const read = await lectern.send(reading.id, 'Who met the poet near the harbour?');
+    const results = await lectern.search('poet harbour', { bookIds: [book.id], k: 3 });
+    const missing = await window.attempt(() => lectern.createConversation({ bookId: 'no-such-book' }));
+    const badPage = await window.attempt(() => lectern.page(book.id, 0));
+    await lectern.close();
+    const closed = await window.attempt(() => lectern.books());
+    return {
+      answered: answer.success,
+      afterChat,
+      afterBooks: fetched(),
+      before: before.length,
+      sources: (read.sources ?? []).map((s) => s.bookId),
+      results: results.length,
+      missing: missing.error?.name,
+      badPage: badPage.error?.name,
+      closed: closed.error?.name,
+    };
+  });
+  assert.equal(out.answered, true);
+  assert.deepEqual(out.afterChat, [], 'a chat without books loads no books module');
+  // The page fetches the module's wasm once; its JS shows twice, as the worker's script graph imports it too.
+  assert.deepEqual(out.afterBooks.filter((p) => p.endsWith('.wasm')), ['/pkg/lectern_books_bg.wasm'], 'loaded once');
+  assert.ok(out.afterBooks.includes('/pkg/lectern_books.js'));
+  assert.ok(out.before === 0 || out.before === 1, `${out.before}`);
+  assert.ok(out.sources.length > 0, 'the book conversation got passages from the books module');
+  assert.equal(out.results, 3);
+  assert.equal(out.missing, 'NotFoundError', 'an unknown book keeps its error kind across the modules');
+  assert.equal(out.badPage, 'ConfigError');
+  assert.equal(out.closed, 'StorageError');
+  assert.deepEqual(problems, []);
 });

@@ -7,9 +7,10 @@ use futures::future::LocalBoxFuture;
 use serde_json::{json, Value};
 
 use crate::domain::ToolDefinition;
+use crate::retrieval::book_access::BookAccess;
 use crate::retrieval::budget::within_budget;
-use crate::retrieval::library::{Library, SearchOptions};
 use crate::retrieval::passages::{format_passages, NO_PASSAGES};
+use crate::retrieval::search_options::SearchOptions;
 use crate::tool::{Tool, ToolContext, ToolResult};
 
 /// The tool's name.
@@ -20,14 +21,14 @@ pub const DEFAULT_TOP_K: usize = 5;
 
 /// The `search_book` tool over a library.
 pub struct SearchBookTool {
-    library: Rc<Library>,
+    library: Rc<dyn BookAccess>,
     definition: ToolDefinition,
     max_context_tokens: Option<usize>,
 }
 
 impl SearchBookTool {
     /// The tool searching `library`.
-    pub fn new(library: Rc<Library>) -> Self {
+    pub fn new(library: Rc<dyn BookAccess>) -> Self {
         SearchBookTool {
             library,
             definition: ToolDefinition {

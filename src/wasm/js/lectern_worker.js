@@ -1,8 +1,8 @@
-// Lectern's ingestion worker: the page's Lectern starts it (a module Worker)
-// and hands it books to cut, texts to embed and vectors to index, so that
-// the page never freezes.
-// Shipped beside lectern.js; it runs the ingestion module, lectern_ingest.js
-// and its lectern_ingest_bg.wasm (which the page's module leaves out).
+// Lectern's ingestion worker: the books module in the page starts it (a module
+// Worker) and hands it books to cut, texts to embed and vectors to index, so
+// that the page never freezes.
+// Shipped beside lectern.js; it runs the books module's ingestion entries,
+// lectern_books.js and its lectern_books_bg.wasm (which the page's module leaves out).
 //
 // Messages in:  { type: 'init' } · { type: 'ingest', id, job } (job: { job: an IngestJob's JSON text, epub? }: pages, chunks, lexical index) ·
 //               { type: 'index', id, vectors, dims, minChunks } (a stored book's index) ·
@@ -13,7 +13,7 @@
 //               { type: 'prepared', id, result } (the book's bytes, transferred) ·
 //               { type: 'done', id, snapshot? } (the index, transferred) ·
 //               { type: 'vectors', id, vectors } (a Float32Array, transferred) · { type: 'error', id, error }
-import init, { __lecternBuildIndex, __lecternEmbed, __lecternIngest } from './lectern_ingest.js';
+import init, { __lecternBuildIndex, __lecternEmbed, __lecternIngest } from './lectern_books.js';
 
 const jobs = new Map(); // id -> AbortController
 

@@ -1,4 +1,4 @@
-// Model files for the ingestion module (lectern_ingest.js): fetched with
+// Model files for the books module (lectern_books.js): fetched with
 // progress, kept in the Cache API so that the next session reads them with
 // no network. Runs in Lectern's worker, or in the page without one.
 

@@ -1,10 +1,10 @@
-// The page's side of Lectern's ingestion worker (lectern_worker.js, shipped
-// at the package root beside lectern.js): starts it on the first book, hands
-// it jobs (a book to cut, texts to embed, vectors to index); when it cannot
-// start (or with `worker: false`), runs the ingestion module
-// (lectern_ingest.js) in the page instead, paced, without an index.
+// The books module's side of Lectern's ingestion worker (lectern_worker.js,
+// shipped at the package root beside lectern.js): starts it on the first
+// book, hands it jobs (a book to cut, texts to embed, vectors to index); when
+// it cannot start (or with `worker: false`), every call resolves `null` and
+// the books module (which has the same code) does the work itself, paced.
 // wasm-bindgen copies this file to pkg/snippets/lectern-<hash>/src/wasm/js/:
-// the URLs below climb back to pkg/ (literals, for bundlers).
+// the URL below climbs back to pkg/ (a literal, for bundlers).
 
 const START_TIMEOUT_MS = 20000;
 
@@ -15,16 +15,6 @@ function rebuild({ name, message, fields }) {
   return Object.assign(error, fields);
 }
 
-/** The ingestion module, loaded into the page (once) when there is no worker. */
-let ingestModule = null;
-function loadIngestModule() {
-  ingestModule ??= import('../../../../../lectern_ingest.js').then(async (module) => {
-    await module.default();
-    return module;
-  });
-  return ingestModule;
-}
-
 // The options are written out in each call: Vite refuses a worker whose options are not a literal.
 function startWorker(url) {
   if (url) return new Worker(url, { type: 'module', name: 'lectern-ingest' });
@@ -32,14 +22,10 @@ function startWorker(url) {
 }
 
 export class IngestWorker {
-  /**
-   * `url`: where the worker script is (default: beside lectern.js); `useWorker`:
-   * try the worker first; `inPage`: without one, run the ingestion module in the page.
-   */
-  constructor(url, useWorker, inPage) {
+  /** `url`: where the worker script is (default: beside lectern.js); `useWorker`: try the worker. */
+  constructor(url, useWorker) {
     this.url = url ?? undefined;
     this.useWorker = useWorker;
-    this.inPage = inPage;
     this.worker = null;
     this.starting = null;
     this.unavailable = false;
@@ -95,11 +81,10 @@ export class IngestWorker {
   /**
    * Runs one job in the worker: resolves with the prepared book
    * (`{ book: Uint8Array }`: pages, chunks, lexical index), rejects with the
-   * job's error; without a worker, runs it in the page or, if not `inPage`,
-   * resolves `null`.
+   * job's error; without a worker, resolves `null`.
    */
   async run(job, transfer, onProgress, signal) {
-    if (!(await this.start())) return this.inPage ? this.runInPage(job, onProgress, signal) : null;
+    if (!(await this.start())) return null;
     if (signal?.aborted) throw new DOMException('aborted', 'AbortError');
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -112,12 +97,6 @@ export class IngestWorker {
       this.jobs.set(id, { resolve, reject, onProgress, done, indexed: null });
       this.worker.postMessage({ type: 'ingest', id, job }, transfer);
     });
-  }
-
-  /** [`run`] without a worker: the ingestion module in the page, paced. */
-  async runInPage(job, onProgress, signal) {
-    const { __lecternIngest } = await loadIngestModule();
-    return __lecternIngest(job, onProgress, signal, true);
   }
 
   /**
@@ -139,15 +118,10 @@ export class IngestWorker {
    * Embeds `texts` with the embedder `embedder` (its options as JSON text) in
    * the worker, which keeps the model loaded (its bytes to `onBytes(done,
    * total)` while it loads): resolves with their vectors as one
-   * `Float32Array`, a row per text. Without a worker: in the page's
-   * ingestion module when `inPage`, else resolves `null`.
+   * `Float32Array`, a row per text. Without a worker, resolves `null`.
    */
   async embedTexts(embedder, texts, onBytes) {
-    if (!(await this.start())) {
-      if (!this.inPage) return null;
-      const { __lecternEmbed } = await loadIngestModule();
-      return __lecternEmbed(embedder, texts, onBytes ?? undefined);
-    }
+    if (!(await this.start())) return null;
     const id = this.nextId++;
     const onProgress = ({ done, total }) => onBytes?.(done, total);
     return new Promise((resolve, reject) => {

@@ -118,7 +118,7 @@ export interface IngestProgress {
   total: number;
 }
 
-/** `ingestProgress`, sent to `onEvent` and subscribers (it belongs to no conversation), also for the work an instance takes up when it opens. */
+/** `ingestProgress`, sent to `onEvent` and subscribers (it belongs to no conversation), also for the work an instance takes up when its books module loads (its first book call or book conversation). */
 export interface IngestProgressEvent extends IngestProgress {
   type: 'ingestProgress';
 }

@@ -1,0 +1,36 @@
+//! What a conversation about a book asks of the books: the book, a search
+//! bounded by the reader's page, and the reader's context for a question.
+//! [`Library`](super::library::Library) answers it where it lives; the page's
+//! module answers it through the books module it loads on first use.
+
+use futures::future::LocalBoxFuture;
+
+use super::reader_context::ReaderContextPlan;
+use super::search_options::{SearchOptions, SearchResult};
+use crate::cancel::CancelToken;
+use crate::domain::{Book, Source};
+use crate::error::Result;
+
+/// The books a conversation may be about.
+pub trait BookAccess {
+    /// The book with this id; `NotFound` if there is none.
+    fn book<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Book>>;
+
+    /// The passages best matching `query`, as [`Library::search`](super::library::Library::search).
+    fn search<'a>(
+        &'a self,
+        query: &'a str,
+        options: &'a SearchOptions,
+        cancel: &'a CancelToken,
+    ) -> LocalBoxFuture<'a, Result<Vec<SearchResult>>>;
+
+    /// The context for `question` at the reader's page, as
+    /// [`Library::reader_context`](super::library::Library::reader_context).
+    fn reader_context<'a>(
+        &'a self,
+        book_id: &'a str,
+        question: &'a str,
+        plan: &'a ReaderContextPlan,
+        cancel: &'a CancelToken,
+    ) -> LocalBoxFuture<'a, Result<Vec<Source>>>;
+}

@@ -1,0 +1,36 @@
+//! The library, as the books a conversation is about.
+
+use futures::future::LocalBoxFuture;
+
+use super::book_access::BookAccess;
+use super::library::Library;
+use super::reader_context::ReaderContextPlan;
+use super::search_options::{SearchOptions, SearchResult};
+use crate::cancel::CancelToken;
+use crate::domain::{Book, Source};
+use crate::error::Result;
+
+impl BookAccess for Library {
+    fn book<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Book>> {
+        Box::pin(Library::book(self, id))
+    }
+
+    fn search<'a>(
+        &'a self,
+        query: &'a str,
+        options: &'a SearchOptions,
+        cancel: &'a CancelToken,
+    ) -> LocalBoxFuture<'a, Result<Vec<SearchResult>>> {
+        Box::pin(Library::search(self, query, options, cancel))
+    }
+
+    fn reader_context<'a>(
+        &'a self,
+        book_id: &'a str,
+        question: &'a str,
+        plan: &'a ReaderContextPlan,
+        cancel: &'a CancelToken,
+    ) -> LocalBoxFuture<'a, Result<Vec<Source>>> {
+        Box::pin(Library::reader_context(self, book_id, question, plan, cancel))
+    }
+}
