@@ -135,7 +135,8 @@ pub fn attr<'a>(attrs: &'a [(String, String)], key: &str) -> Option<&'a str> {
 }
 
 /// Readable text of an XHTML document: block elements become paragraph
-/// breaks, `<br>` a space; `head`, `script` and `style` are dropped.
+/// breaks, `<br>` a line break (verse, addresses, letters keep their
+/// lines); `head`, `script` and `style` are dropped.
 pub fn xhtml_text(markup: &str) -> String {
     const BLOCKS: &[&str] = &[
         "p",
@@ -165,7 +166,7 @@ pub fn xhtml_text(markup: &str) -> String {
             }
             Token::End { name } if skipping.as_deref() == Some(name.as_str()) => skipping = None,
             _ if skipping.is_some() => {}
-            Token::Start { name, .. } if name == "br" => text.push(' '),
+            Token::Start { name, .. } if name == "br" => text.push('\u{2028}'),
             Token::Start { name, .. } | Token::End { name } if BLOCKS.contains(&name.as_str()) => {
                 text.push('\u{2029}')
             }
@@ -173,12 +174,23 @@ pub fn xhtml_text(markup: &str) -> String {
             _ => {}
         }
     }
-    // U+2029 marks block boundaries; whitespace inside a paragraph collapses.
+    // U+2029 marks block boundaries, U+2028 a `<br>`; whitespace inside a line collapses.
     text.split('\u{2029}')
-        .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
+        .map(paragraph_lines)
         .filter(|p| !p.is_empty())
         .collect::<Vec<_>>()
         .join("\n\n")
+}
+
+/// A paragraph's lines (split at U+2028), each with its whitespace collapsed,
+/// empty ones dropped, joined by line breaks.
+fn paragraph_lines(paragraph: &str) -> String {
+    paragraph
+        .split('\u{2028}')
+        .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[cfg(test)]
@@ -210,7 +222,7 @@ mod tests {
         let page = "<html><head><title>No</title><style>p{}</style></head><body><h1>Chapter&#160;1</h1>\n<p>It was a <i>dark</i>\n   night&mdash;truly.</p><p>Next<br/>line &#x263A;</p><script>x()</script></body></html>";
         assert_eq!(
             xhtml_text(page),
-            "Chapter 1\n\nIt was a dark night—truly.\n\nNext line ☺"
+            "Chapter 1\n\nIt was a dark night—truly.\n\nNext\nline ☺"
         );
     }
 
