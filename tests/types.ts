@@ -47,6 +47,7 @@ import init, {
   type ImportInput,
   type LecternBundle,
   type PendingTurn,
+  type ToolDefinition,
 } from 'lectern';
 import { completionPrompt, loadWllamaModel, wllamaProvider, type CompletionForm, type WllamaLike, type WllamaLoadProgress } from 'lectern/wllama';
 import { LecternChat, safeHref, type ChatMention, type LecternChatEventMap } from 'lectern/chat';
@@ -467,8 +468,10 @@ export async function approvals(lectern: Lectern, id: string): Promise<string> {
 export async function approvalControls(lectern: Lectern, id: string): Promise<string> {
   const onNewMessage: OnNewMessage = 'reject';
   lectern.setApprovals({ tools: { write_document: 'ask' }, autoApprove: false, onNewMessage });
+  lectern.setAutoApprove(!lectern.autoApprove());
+  const described: string[] = lectern.toolDefinitions().map((d: ToolDefinition) => `${d.name}: ${d.description}`);
   const perSend: SendApprovals = { autoApprove: true, onNewMessage: 'refuse' };
-  let outcome: SendOutcome = await lectern.send(id, 'Write it', { approvals: perSend });
+  let outcome: SendOutcome = await lectern.send(id, `Write it (${described.length} tools)`, { approvals: perSend });
   if (outcome.status === 'awaitingApproval') {
     const always: ApprovalDecision = { callId: outcome.pending[0].callId, decision: 'approveAlways' };
     outcome = await lectern.resolveApprovals(outcome.turnId, [always]);

@@ -70,11 +70,60 @@ export class LecternChat extends HTMLElement {
     const working = h('details', { part: 'working-state', class: 'working-state', hidden: true }, h('summary', {}, 'Working state'), h('pre'));
     const total = h('span', { part: 'usage-total', class: 'total' });
     const status = h('div', { role: 'status', class: 'visually-hidden', part: 'status' });
+    const approvals = this.#approvalControls();
     const frame = h('div', { class: 'frame', part: 'frame' },
       settings.panel, working, transcript,
       h('div', { part: 'composer', class: 'composer' }, h('label', { class: 'visually-hidden', for: 'input' }, 'Message'), mentions.list, input, send, stop),
-      h('div', { class: 'footer' }, total), status);
-    return { frame, input, mentions, send, stop, settings, transcript, working, total, status };
+      h('div', { class: 'footer' }, approvals.row, total), status);
+    return { frame, input, mentions, send, stop, settings, transcript, working, total, status, approvals };
+  }
+
+  /**
+   * The instance's approval controls, shown once it has tools: a switch that runs them without
+   * asking (`setAutoApprove`), and a button that makes the tools always allowed in this
+   * conversation ask again (`resetApprovals`).
+   */
+  #approvalControls() {
+    const auto = h('input', {
+      type: 'checkbox',
+      id: 'auto-approve',
+      role: 'switch',
+      class: 'auto-approve',
+      onchange: () => {
+        this.#lectern?.setAutoApprove(auto.checked);
+        auto.setAttribute('aria-checked', String(auto.checked));
+        this.#announce(auto.checked ? 'Tools now run without asking' : 'Tools now ask before they run');
+      },
+    });
+    const reset = h('button', {
+      type: 'button',
+      class: 'reset-approvals',
+      onclick: async () => {
+        if (!this.#lectern || !this.#conversationId) return;
+        await this.#lectern.resetApprovals(this.#conversationId).then(
+          () => this.#announce('The tools you always allowed will ask again'),
+          (error) => this.#announce(`${error?.name ?? 'Error'}: ${error?.message ?? error}`),
+        );
+      },
+    }, 'Ask again for always-allowed tools');
+    const row = h('div', { part: 'approval-controls', class: 'approval-controls', hidden: true },
+      h('label', { for: 'auto-approve' }, auto, ' Run tools without asking'), reset);
+    return { row, auto, reset };
+  }
+
+  /** Shows the approval controls for an instance with tools, the switch as the engine has it. */
+  #showApprovalControls(lectern) {
+    const { row, auto } = this.#ui.approvals;
+    const tools = lectern?.toolNames?.() ?? [];
+    row.hidden = tools.length === 0;
+    auto.checked = Boolean(lectern?.autoApprove?.());
+    auto.setAttribute('aria-checked', String(auto.checked));
+  }
+
+  /** A tool's definition as registered (what it does, its schema), for an approval card. */
+  #describeTool(name) {
+    const definitions = this.#lectern?.toolDefinitions?.() ?? [];
+    return definitions.find((d) => d.name === name);
   }
 
   connectedCallback() {
@@ -281,6 +330,7 @@ export class LecternChat extends HTMLElement {
       this.#loadedFor = this.#conversationId;
     }
     const id = this.#conversationId;
+    this.#showApprovalControls(lectern);
     const [messages, records, pending, interrupted] = await Promise.all([
       lectern.messages(id),
       lectern.toolCalls(id),
@@ -482,7 +532,7 @@ export class LecternChat extends HTMLElement {
   }
 
   #approvalCard(turnId, calls) {
-    const card = approvalCard({ turnId, calls }, (decision) => this.#decide(card, turnId, decision));
+    const card = approvalCard({ turnId, calls }, (decision) => this.#decide(card, turnId, decision), (name) => this.#describeTool(name));
     return card;
   }
 
@@ -491,6 +541,7 @@ export class LecternChat extends HTMLElement {
     for (const old of this.#ui.transcript.querySelectorAll('.approval-card')) if (old.dataset.turnId === turnId) old.remove();
     for (const call of calls) this.#asked.set(call.callId, call.arguments);
     const card = this.#approvalCard(turnId, calls);
+    this.#showApprovalControls(this.#lectern);
     this.#append(card);
     this.#scroll();
     this.#announce(`Needs your approval: ${calls.map((c) => c.toolName).join(', ')}`);

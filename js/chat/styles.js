@@ -35,6 +35,12 @@ a { color: var(--lectern-accent, #2563eb); }
 .approval-card label { display: block; margin-top: 0.3rem; }
 .approval-card input.reason { width: 100%; font: inherit; }
 .approval-card textarea { width: 100%; font-family: ui-monospace, monospace; font-size: 0.9em; }
+.approval-card .description { margin: 0.2rem 0; color: #52525b; }
+.approval-card dl.fields { display: grid; grid-template-columns: max-content 1fr; gap: 0.15rem 0.6rem; margin: 0.3rem 0; }
+.approval-card dl.fields dt { font-weight: 600; }
+.approval-card dl.fields dd { margin: 0; overflow-wrap: anywhere; }
+.approval-card details.raw { margin: 0.3rem 0; }
+.approval-controls { display: flex; gap: 0.75rem; align-items: center; flex-wrap: wrap; font-size: 0.85em; }
 .problem, .error { color: var(--lectern-error, #b91c1c); }
 .message.error { background: #fef2f2; }
 .interrupted-turn { border: 1px dashed #a1a1aa; border-radius: var(--lectern-radius, 10px); padding: 0.4rem 0.75rem; font-size: 0.9em; }

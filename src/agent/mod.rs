@@ -172,6 +172,15 @@ impl Agent {
         *self.approvals.borrow_mut() = Rc::new(approvals);
     }
 
+    /// Turns auto-approval (every `ask` approved, `deny` still refused) on or
+    /// off, the rest of the approval configuration kept, from the next tool
+    /// step on (per agent, not stored).
+    pub fn set_auto_approve(&self, on: bool) {
+        let mut approvals = (*self.approvals()).clone();
+        approvals.auto_approve = on;
+        self.set_approvals(approvals);
+    }
+
     /// The registered tools.
     pub fn tools(&self) -> &ToolRegistry {
         &self.tools

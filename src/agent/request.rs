@@ -43,9 +43,10 @@ impl Agent {
                 passages: state.passages.as_deref(),
             },
         )?;
+        // Under `alwaysRetrieve` the passages are searched for the model: no
+        // `search_book`, but the other tools stay (`allowedTools: []` for none).
         let book_tools = book.is_some() && self.config.retrieval == RetrievalStrategy::ToolUse;
-        let always_retrieve = book.is_some() && self.config.retrieval == RetrievalStrategy::AlwaysRetrieve;
-        let tools = if tools_left && !always_retrieve {
+        let tools = if tools_left {
             self.offered_tools(state, book_tools)
         } else {
             Vec::new()

@@ -149,7 +149,7 @@ impl ProviderConfig {
         if let Some(url) = base_url {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 return Err(Error::config(format!(
-                    "provider.baseUrl must start with http:// or https://, got {url:?}"
+                    "provider.baseUrl must be an http:// or https:// URL (in a page, a path such as '/v1' is resolved against it), got {url:?}"
                 )));
             }
         }

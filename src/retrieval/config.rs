@@ -13,8 +13,8 @@ pub enum RetrievalStrategy {
     /// The model decides when to call `search_book`.
     #[default]
     ToolUse,
-    /// No tools are offered; the user's message is searched before each turn
-    /// and the passages go into the system message.
+    /// The user's message is searched before each turn and the passages go
+    /// into the system message; `search_book` is not offered, the other tools are.
     AlwaysRetrieve,
 }
 

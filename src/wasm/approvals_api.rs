@@ -84,6 +84,23 @@ impl Lectern {
         Ok(())
     }
 
+    /// Turns auto-approval on or off (every `'ask'` approved without asking;
+    /// `'deny'` still refuses), the other approval policies kept, from the
+    /// next tool step on; per instance, not stored.
+    #[wasm_bindgen(js_name = setAutoApprove)]
+    pub fn set_auto_approve(&self, on: bool) -> std::result::Result<(), JsValue> {
+        check_js()?;
+        self.inner.agent.set_auto_approve(on);
+        Ok(())
+    }
+
+    /// Whether auto-approval is on (`approvals.autoApprove`, or the last `setAutoApprove`).
+    #[wasm_bindgen(js_name = autoApprove)]
+    pub fn auto_approve(&self) -> std::result::Result<bool, JsValue> {
+        check_js()?;
+        Ok(self.inner.agent.approvals().auto_approve)
+    }
+
     /// Revokes every "always allow" (`approveAlways`) of a conversation: its tools ask again.
     #[wasm_bindgen(js_name = resetApprovals, unchecked_return_type = "Promise<void>")]
     pub fn reset_approvals(

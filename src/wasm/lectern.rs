@@ -13,7 +13,7 @@ use super::custom_provider::JsFunctionModel;
 use super::event_stream::{async_iterable, EventQueue};
 use super::js::{error_to_js, from_js, string_arg, to_js};
 use super::js_tool::JsTool;
-use super::listeners::Listeners;
+use super::listeners::{deep_freeze, Listeners};
 use super::mention_resolver::JsMentionResolver;
 use super::options::read_options;
 use super::panic_guard::{self, check_js, guarded_promise};
@@ -90,7 +90,8 @@ impl Inner {
                 return;
             }
             if let Ok(value) = to_js(&event) {
-                // A listener that throws must not break the turn.
+                // A listener that throws must not break the turn; none can change what the next sees.
+                deep_freeze(&value);
                 listeners.emit(&value);
                 if let Some(also) = &also {
                     also(&value);
@@ -388,6 +389,13 @@ impl Lectern {
     pub fn tool_names(&self) -> std::result::Result<Vec<String>, JsValue> {
         check_js()?;
         Ok(self.inner.agent.tools().names())
+    }
+
+    /// The registered tools as the model sees them: `{ name, description, parameters }`, by name.
+    #[wasm_bindgen(js_name = toolDefinitions, unchecked_return_type = "ToolDefinition[]")]
+    pub fn tool_definitions(&self) -> std::result::Result<JsValue, JsValue> {
+        check_js()?;
+        to_js(&self.inner.agent.tools().definitions(|_| true)).map_err(|e| error_to_js(&e))
     }
 
     /// Forgets cached tool results: of one tool, or of all.

@@ -2,8 +2,8 @@
 
 use std::cell::{Cell, RefCell};
 
-use js_sys::Function;
-use wasm_bindgen::JsValue;
+use js_sys::{Function, Object};
+use wasm_bindgen::{JsCast, JsValue};
 
 /// Functions that get every event an instance emits, in subscription order.
 #[derive(Default)]
@@ -40,12 +40,30 @@ impl Listeners {
         self.items.borrow().is_empty()
     }
 
-    /// Hands `event` to every listener. One that throws breaks neither the
-    /// others nor the turn; one may (un)subscribe from inside its call.
+    /// Hands `event`, frozen ([`deep_freeze`]), to every listener. One that
+    /// throws breaks neither the others nor the turn; one may (un)subscribe
+    /// from inside its call.
     pub fn emit(&self, event: &JsValue) {
+        deep_freeze(event);
         let current: Vec<Function> = self.items.borrow().iter().map(|(_, f)| f.clone()).collect();
         for listener in current {
             let _ = listener.call1(&JsValue::NULL, event);
         }
+    }
+}
+
+/// Freezes `value` and every object and array in it, so that one listener
+/// cannot change what the next one sees. Events are plain data (parsed
+/// JSON): nothing in them refuses to be frozen.
+pub fn deep_freeze(value: &JsValue) {
+    let Some(object) = value.dyn_ref::<Object>() else {
+        return;
+    };
+    if Object::is_frozen(object) {
+        return;
+    }
+    Object::freeze(object);
+    for item in Object::values(object).iter() {
+        deep_freeze(&item);
     }
 }

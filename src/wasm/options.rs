@@ -63,6 +63,7 @@ pub fn read_options(options: &JsValue) -> Result<(OpenOptions, Callbacks)> {
         let provider = Object::assign(&Object::new(), provider.unchecked_ref());
         callbacks.provider_call = take_function(&provider, "call")
             .map_err(|_| Error::config("provider.call must be a function"))?;
+        resolve_base_url(&provider);
         let _ = Reflect::set(&copy, &"provider".into(), &provider);
     }
     let json_of = |key: &str| {
@@ -80,4 +81,24 @@ pub fn read_options(options: &JsValue) -> Result<(OpenOptions, Callbacks)> {
         embed: callbacks.embed.is_some(),
     })?;
     Ok((parsed, callbacks))
+}
+
+/// A `provider.baseUrl` that is a path (`'/v1'`) or otherwise relative,
+/// resolved against the page's (or worker's) own URL, as `fetch` would; an
+/// absolute one, or one that does not resolve, is left for the checks.
+fn resolve_base_url(provider: &Object) {
+    let key = JsValue::from_str("baseUrl");
+    let Some(url) = Reflect::get(provider, &key).ok().and_then(|v| v.as_string()) else {
+        return;
+    };
+    if url.starts_with("http://") || url.starts_with("https://") || url.is_empty() {
+        return;
+    }
+    let page = Reflect::get(&js_sys::global(), &"location".into())
+        .and_then(|location| Reflect::get(&location, &"href".into()))
+        .ok()
+        .and_then(|href| href.as_string());
+    if let Some(resolved) = page.and_then(|page| web_sys::Url::new_with_base(&url, &page).ok()) {
+        let _ = Reflect::set(provider, &key, &resolved.href().into());
+    }
 }

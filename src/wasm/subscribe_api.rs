@@ -13,7 +13,7 @@ impl Lectern {
     /// Calls `listener` with every event this instance emits from now on — of
     /// every turn (`send`, `stream`, `retry`, `resolveApprovals`, headless
     /// runs) and `ingestProgress` — the objects `onEvent` gets. Returns the
-    /// function that unsubscribes it. A listener that throws breaks nothing.
+    /// function that unsubscribes it. Events are deeply frozen; a listener that throws breaks nothing.
     #[wasm_bindgen(unchecked_return_type = "() => void")]
     pub fn subscribe(
         &self,

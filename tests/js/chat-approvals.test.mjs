@@ -28,6 +28,12 @@ test('edit: bad JSON and schema-invalid arguments are shown inline; the edited c
   assert.equal(await ui.status.textContent(), 'Needs your approval: save_note');
   assert.equal(await page.evaluate(() => document.querySelector('lectern-chat').shadowRoot.activeElement?.className), 'approval-card', 'the card takes focus');
   assert.deepEqual(await notes(page), [], 'nothing ran yet');
+  // A readable summary first: what the tool does, the arguments as labelled fields.
+  assert.equal(await card.locator('.description').textContent(), "save_note: Saves a note in the reader's notebook");
+  assert.deepEqual(await card.locator('dl.fields dt').allTextContents(), ['title', 'text']);
+  assert.deepEqual(await card.locator('dl.fields dd').allTextContents(), ['Syme', 'a poet']);
+  assert.equal(await card.locator('textarea.arguments').isVisible(), false, 'the raw JSON is one click away');
+  await card.locator('details.raw summary').click();
 
   await card.locator('textarea.arguments').fill('{ "title": "Syme", ');
   await card.locator('button.edit').click();
@@ -110,6 +116,58 @@ test('a pending approval comes back after a reload and is decided once', async (
   await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
   assert.equal(await ui.approvals.count(), 0, 'no card after the decision');
   assert.deepEqual((await notes(page)).map((n) => n.text), ['an anarchist'], 'ran once');
+  assert.deepEqual(chat.problems, []);
+  await chat.close();
+});
+
+test('always allow, the auto-approve switch and reset: a tool asks, is always allowed, asks again after reset, runs unasked with the switch on', async () => {
+  const chat = await openChat(running);
+  const { page } = chat;
+  const long = `A long note ${'about the council of days '.repeat(12)}end.`;
+  const save = (id, text) => ({ toolCalls: [{ id, name: 'save_note', arguments: { title: id, text } }] });
+  await chat.script([
+    save('n1', long), { text: 'Saved one.' },
+    save('n2', 'two'), { text: 'Saved two.' },
+    save('n3', 'three'), { text: 'Not saved.' },
+    save('n4', 'four'), { text: 'Saved four.' },
+  ]);
+  const ui = chatOf(page);
+  const root = page.locator('lectern-chat');
+  const controls = root.locator('.approval-controls');
+  await controls.waitFor();
+  assert.equal(await root.locator('input.auto-approve').isChecked(), false);
+
+  await ask(page, 'Save one');
+  const card = ui.approvals.first();
+  await card.waitFor();
+  const folded = card.locator('dd details.folded');
+  assert.equal(await folded.count(), 1, 'the long value is folded');
+  assert.match(await folded.locator('summary').textContent(), /^A long note about the council.*… \(\d+ characters\)$/);
+  await screenshot(page, 'chat-approval-summary');
+  await card.locator('button.always').click();
+  await waitForAnswer(page, 'Saved one.');
+
+  await ask(page, 'Save two');
+  await waitForAnswer(page, 'Saved two.');
+  assert.equal(await ui.approvals.count(), 0, 'always allowed: no card');
+
+  await root.locator('button.reset-approvals').click();
+  await page.waitForFunction(() => /ask again/.test(document.querySelector('lectern-chat').shadowRoot.querySelector('[role="status"]').textContent));
+  await ask(page, 'Save three');
+  await ui.approvals.first().waitFor();
+  await ui.approvals.first().locator('button.reject').click();
+  await waitForAnswer(page, 'Not saved.');
+
+  // The switch, by keyboard: focus it, Space turns it on.
+  await root.locator('input.auto-approve').focus();
+  await page.keyboard.press('Space');
+  assert.equal(await root.locator('input.auto-approve').isChecked(), true);
+  assert.equal(await page.evaluate(() => document.querySelector('lectern-chat').lectern.autoApprove()), true);
+  await ask(page, 'Save four');
+  await waitForAnswer(page, 'Saved four.');
+  assert.equal(await ui.approvals.count(), 0, 'auto-approved: no card');
+  assert.deepEqual((await notes(page)).map((n) => n.title), ['n1', 'n2', 'n4']);
+  await screenshot(page, 'chat-approval-controls');
   assert.deepEqual(chat.problems, []);
   await chat.close();
 });

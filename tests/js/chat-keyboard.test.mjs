@@ -35,9 +35,9 @@ test('keyboard only: ask, then approve a tool call from its card', async () => {
   await page.keyboard.press('Enter');
   await chatOf(page).approvals.first().waitFor();
   assert.equal(await active(page), 'li.approval-card', 'the card has focus, not its buttons');
-  // Tab through the card: arguments, reason, then Approve.
+  // Tab through the card: the raw JSON's toggle, reason, then Approve.
   await page.keyboard.press('Tab');
-  assert.equal(await active(page), 'textarea.arguments');
+  assert.equal(await active(page), 'summary.');
   await page.keyboard.press('Tab');
   assert.equal(await active(page), 'input.reason');
   await page.keyboard.press('Tab');

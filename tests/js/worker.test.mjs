@@ -532,3 +532,57 @@ test('a chat answers without the books module; the first book call loads it once
   assert.equal(out.closed, 'StorageError');
   assert.deepEqual(problems, []);
 });
+
+test('events are frozen: a listener that changes one (and throws) changes nothing for the next listener or the stream', async () => {
+  const { page, problems } = await lecternPage();
+  const out = await page.evaluate(async () => {
+    const second = [];
+    const lectern = await window.open({
+      onEvent: (event) => {
+        event.type = 'changed'; // throws: the event is frozen (module code is strict)
+      },
+    });
+    lectern.subscribe((event) => second.push({ type: event.type, frozen: Object.isFrozen(event) }));
+    // A book conversation: its finish event carries its sources, objects in an array.
+    const book = await lectern.addBook({ title: 'Frozen', text: window.book(20) });
+    const chat = await lectern.createConversation({ bookId: book.id });
+    const streamed = [];
+    for await (const event of lectern.stream(chat.id, 'hello')) {
+      streamed.push(event);
+    }
+    const finish = streamed.find((e) => e.type === 'finish');
+    const nested = [finish.sources, ...(finish.sources ?? [])].filter((v) => v && typeof v === 'object');
+    await lectern.close();
+    return {
+      types: second.map((e) => e.type),
+      allFrozen: second.every((e) => e.frozen) && streamed.every((e) => Object.isFrozen(e)),
+      nestedCount: nested.length,
+      nestedFrozen: nested.length > 0 && nested.every((v) => Object.isFrozen(v)),
+    };
+  });
+  assert.ok(out.types.includes('finish'), `${out.types}`);
+  assert.ok(!out.types.includes('changed'), 'the first listener changed nothing');
+  assert.ok(out.nestedCount >= 2, `the finish event's sources: ${out.nestedCount}`);
+  assert.equal(out.allFrozen, true);
+  assert.equal(out.nestedFrozen, true, 'objects inside an event are frozen too');
+  assert.deepEqual(problems, []);
+});
+
+test("a provider's baseUrl given as a path is resolved against the page: '/v1' asks the page's own server", async () => {
+  const { page, problems } = await lecternPage();
+  const out = await page.evaluate(async () => {
+    const lectern = await window.Lectern.open({ provider: { kind: 'openai', baseUrl: '/v1', model: 'm', apiKey: 'k', maxRetries: 0 } });
+    const chat = await lectern.createConversation({});
+    const sent = await window.attempt(() => lectern.send(chat.id, 'hello'));
+    const asked = performance
+      .getEntriesByType('resource')
+      .map((e) => e.name)
+      .filter((url) => url.endsWith('/v1/chat/completions'));
+    await lectern.close();
+    return { error: sent.error?.name, asked, origin: location.origin };
+  });
+  // The demo server serves no /v1: the request reached it (a 404), not a ConfigError at open.
+  assert.equal(out.error, 'ApiError');
+  assert.deepEqual(out.asked, [`${out.origin}/v1/chat/completions`]);
+  assert.deepEqual(problems, []);
+});

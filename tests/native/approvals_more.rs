@@ -253,6 +253,29 @@ fn set_approvals_switches_auto_approve_without_a_new_agent() {
 }
 
 #[test]
+fn set_auto_approve_keeps_the_other_policies() {
+    let world = World::new(vec![
+        tools(&[write("a"), ("delete_file", r#"{"path":"x"}"#.into())]),
+        ScriptedTurn::text("a written"),
+        tools(&[write("b")]),
+    ]);
+    let page = world.page(approvals());
+    page.agent.set_auto_approve(true);
+    assert!(page.agent.approvals().auto_approve);
+    let done = page.send("write a, delete x").unwrap();
+    assert_eq!(done.status, TurnStatus::Completed, "{done:?}");
+    assert_eq!(world.runs_of("write_file").len(), 1, "the ask was approved");
+    assert_eq!(world.runs_of("delete_file").len(), 0, "deny still refuses");
+    page.agent.set_auto_approve(false);
+    let asked = page.send("write b").unwrap();
+    assert_eq!(
+        asked.status,
+        TurnStatus::AwaitingApproval,
+        "switched off: it asks again"
+    );
+}
+
+#[test]
 fn a_per_send_auto_approve_holds_for_every_step_of_the_turn() {
     let world = World::new(vec![
         tools(&[

@@ -2,7 +2,7 @@
 //! search, index agreement with exact search on real embeddings, snapshots,
 //! deletion, embedder mismatch, abort, and book conversations.
 
-use crate::support::harness::{books, Builder};
+use crate::support::harness::{books, tools, Builder};
 use crate::support::shared_fixtures;
 use crate::support::unicode_books;
 
@@ -23,6 +23,7 @@ use lectern::retrieval::vector::exact_top_k;
 use lectern::retrieval::{index::VectorIndex, index_settings::IndexSettings};
 use lectern::storage::{BookStore, MemoryStore};
 use lectern::time::ManualClock;
+use serde_json::json;
 use shared_fixtures::{minilm, thursday};
 
 /// A library that indexes books of 1,024 chunks or more (the default is
@@ -444,15 +445,18 @@ fn a_book_conversation_searches_only_up_to_the_readers_page() {
 }
 
 #[test]
-fn always_retrieve_puts_bounded_passages_in_the_context_and_offers_no_tools() {
+fn always_retrieve_puts_bounded_passages_in_the_context_and_keeps_the_other_tools() {
     let (builder, book_id) = book_agent(
         RetrievalStrategy::AlwaysRetrieve,
         vec![ScriptedTurn::text("From what you've read...")],
     );
-    let h = builder.book(&book_id).build();
+    let clock = tools::answering("current_datetime", "The date and time now.", json!("noon"));
+    let h = builder.tool(clock).book(&book_id).build();
     h.send("What about Gregory and Syme?").unwrap();
     let request = &h.model.requests()[0];
-    assert!(request.tools.is_empty());
+    // The passages are searched for the model: search_book is not offered, the other tools are.
+    let offered: Vec<&str> = request.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(offered, ["current_datetime"]);
     let system = request.system.as_deref().unwrap();
     assert!(
         system.contains("## Passages from the book (up to page 2)"),

@@ -66,6 +66,15 @@ export interface ToolContext {
   setWorkingState(state: Record<string, unknown> | null): void;
 }
 
+/** A registered tool as the model sees it (`toolDefinitions`). */
+export interface ToolDefinition {
+  name: string;
+  /** What the tool does, for the model (and for a person approving a call). */
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
 /** A tool for `registerTool`. */
 export interface ToolSpec<Args = Record<string, unknown>> {
   /** 1–64 characters of a-z, A-Z, 0-9, _ and -. */

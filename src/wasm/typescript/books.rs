@@ -38,7 +38,7 @@ export type EmbedderConfig =
 
 /** Book cutting and retrieval. */
 export interface RetrievalSettings {
-  /** `toolUse` (default): the model calls `search_book`. `alwaysRetrieve`: no tools; the user's message is searched (BM25 on its content words, the first passage naming each name it asks about) and the passages put into the context. Either way the reader's pages (`readerPages`) are in the context. */
+  /** `toolUse` (default): the model calls `search_book`. `alwaysRetrieve`: `search_book` is not offered (the other tools are; `allowedTools: []` offers none); the user's message is searched (BM25 on its content words, the first passage naming each name it asks about) and the passages put into the context. Either way the reader's pages (`readerPages`) are in the context. */
   strategy?: 'toolUse' | 'alwaysRetrieve';
   /** Chunk size in characters (default 800). */
   chunkChars?: number;
@@ -134,7 +134,7 @@ export interface IngestFailedEvent {
 /**
  * How `search` ranks passages. `lexical`: BM25 over the passages' words (every book has its
  * index). `semantic`: the embedder's vectors. `hybrid`: both lists fused by reciprocal rank.
- * Default: `hybrid` with a semantic embedder (`openai`, `custom`), `semantic` with `hashed`,
+ * Default: `hybrid` with a semantic embedder (`minilm`, `openai`, `custom`), `semantic` with `hashed`,
  * `lexical` without an embedder; `semantic` and `hybrid` without one are a `ConfigError`.
  */
 export type SearchMode = 'lexical' | 'semantic' | 'hybrid';
@@ -159,7 +159,7 @@ export interface SearchResult {
   startPage: number;
   endPage: number;
   chapter?: string;
-  /** Higher is better. `lexical`: the BM25 score (> 0); `semantic`: cosine similarity to the query; `hybrid`: the reciprocal-rank-fusion score, the sum of 1 / (60 + rank) over the two lists (at most 2/61). */
+  /** Higher is better. `lexical`: the BM25 score (> 0); `semantic`: cosine similarity to the query; `hybrid`: the weighted reciprocal-rank-fusion score, 1 / (5 + rank) from the vector list plus 0.3 / (5 + rank) from the BM25 list, ranks from 1 (at most 1.3/6). */
   score: number;
 }
 "#;

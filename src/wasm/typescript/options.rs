@@ -95,11 +95,11 @@ export interface LecternOptions {
   promptVariables?: Record<string, string>;
   /** Turns a mention into text for the model (see `SendOptions.mentions`). */
   resolveMention?: (mention: Mention) => string | Promise<string>;
-  /** The embedder for books (default `{ kind: 'hashed' }`, offline). */
+  /** The embedder for books (default `{ kind: 'none' }`: no vectors, books searched by words with BM25). */
   embedder?: EmbedderConfig;
   /** How books are cut and how book conversations retrieve. */
   retrieval?: RetrievalSettings;
-  /** Ingest books (`addBook`) in Lectern's own module Worker (default true); `false`: in the page, yielding to the event loop every ~10 ms (the HNSW build of a big book still blocks). Without `Worker`, or when the worker cannot start, Lectern ingests in the page. */
+  /** Ingest books (`addBook`) in Lectern's own module Worker (default true); `false`: in the page, yielding to the event loop every ~10 ms, and no HNSW index is built (searches are exact). Without `Worker`, or when the worker cannot start, Lectern ingests in the page the same way. */
   worker?: boolean;
   /** Where the worker script is, if not `lectern_worker.js` beside `lectern.js` (e.g. a URL your bundler or server gives it). */
   workerUrl?: string | URL;
@@ -111,7 +111,7 @@ export interface LecternOptions {
   budget?: Budget;
   /** The spend limit of each conversation over all its turns (`usage(conversationId)`), checked before each model call. */
   budgetPeriod?: Budget;
-  /** Receives every event of every turn, in order, `ingestProgress`, `ingestFailed`, `storageClosed` and `warning`. A callback that throws does not break the turn. */
+  /** Receives every event of every turn, in order, `ingestProgress`, `ingestFailed`, `storageClosed` and `warning`, each deeply frozen (one listener cannot change what the next sees). A callback that throws does not break the turn. */
   onEvent?: (event: LecternEvent | IngestProgressEvent | IngestFailedEvent | StorageClosedEvent | InstanceWarningEvent) => void;
 }
 "#;

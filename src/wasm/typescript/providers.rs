@@ -34,7 +34,7 @@ export interface ModelPrice {
 /** An OpenAI-compatible chat-completions server (OpenAI, Ollama, LM Studio, vLLM, llama.cpp, LiteLLM, ...). */
 export interface OpenAIProviderConfig extends CallPolicyConfig {
   kind: 'openai';
-  /** Base URL up to and including `/v1`, e.g. `https://api.openai.com/v1`. */
+  /** Base URL up to and including `/v1`, e.g. `https://api.openai.com/v1`; a path such as `/v1` (your own proxy) is resolved against the page's URL. */
   baseUrl: string;
   /** Model name sent with each request. */
   model: string;
@@ -59,7 +59,7 @@ export interface OpenAIProviderConfig extends CallPolicyConfig {
 /** Anthropic's Messages API (called from the browser with `anthropic-dangerous-direct-browser-access`). */
 export interface AnthropicProviderConfig extends CallPolicyConfig {
   kind: 'anthropic';
-  /** Default `https://api.anthropic.com/v1`. */
+  /** Default `https://api.anthropic.com/v1`; a path such as `/v1` is resolved against the page's URL. */
   baseUrl?: string;
   model: string;
   /** Sent as `x-api-key`. */
