@@ -14,6 +14,8 @@ import { Usage } from './usage.js';
 /** Errors of a decision the engine refused before going on: shown in the card, which stays. */
 const DECISION_REFUSED = new Set(['InvalidArgumentsError', 'ConfigError', 'AlreadyResolvedError', 'ApprovalExpiredError', 'NotFoundError']);
 const PROPERTIES = ['lectern', 'conversationId', 'mentions', 'settings'];
+/** Events after which the working-state panel reads the state again. */
+const LIVE_STATE = new Set(['toolResult', 'finish', 'error']);
 
 /** The most recent conversation bound to no book, so a reload shows the same chat; else a new one. */
 async function latestOrNewConversation(lectern) {
@@ -350,7 +352,7 @@ export class LecternChat extends HTMLElement {
         for (const call of message.toolCalls ?? []) {
           const record = recorded.get(call.id);
           if (!record || record.decision === 'pending') continue;
-          const { card, update } = toolCard({ callId: call.id, toolName: call.name, arguments: record.arguments });
+          const { card, update } = toolCard({ callId: call.id, toolName: call.name, arguments: record.arguments, costUsd: record.stepCostUsd });
           update(record);
           items.push(card);
         }
@@ -369,6 +371,8 @@ export class LecternChat extends HTMLElement {
 
   #onEvent(event) {
     if (!event || event.conversationId !== this.#conversationId) return;
+    // A tool (of this tab's turn, another tab's or a headless run) may have changed the working state.
+    if (LIVE_STATE.has(event.type)) this.#showWorkingState();
     const turn = this.#turn ?? (this.#turn = { controller: null, message: null, usage: new Usage(), passive: true });
     switch (event.type) {
       case 'textDelta':

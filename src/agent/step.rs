@@ -72,8 +72,8 @@ fn in_call_order(mut outcomes: Vec<ToolOutcome>, calls: &[ToolCall]) -> Vec<Tool
     ordered
 }
 
-/// The records of `outcomes`, stamped with the turn and their positions, and
-/// added to the turn's state.
+/// The records of `outcomes`, stamped with the turn, their positions and the
+/// cost of the step that asked for them, and added to the turn's state.
 fn stamp(outcomes: &[ToolOutcome], turn_id: &str, state: &mut TurnState) -> Vec<ToolCallRecord> {
     let records: Vec<ToolCallRecord> = outcomes
         .iter()
@@ -81,6 +81,7 @@ fn stamp(outcomes: &[ToolOutcome], turn_id: &str, state: &mut TurnState) -> Vec<
         .map(|(i, outcome)| ToolCallRecord {
             turn_id: turn_id.to_owned(),
             position: (state.records.len() + i) as u32,
+            step_cost_usd: state.step_cost_usd,
             ..outcome.record.clone()
         })
         .collect();

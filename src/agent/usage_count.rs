@@ -58,6 +58,7 @@ impl Agent {
         let (request, response) = call;
         let usage = usage_or_estimate(request, response);
         let cost_usd = self.count_call(scope, state, usage).await;
+        state.step_cost_usd = cost_usd;
         self.record_egress(state, request, carried, &usage);
         scope.emit(|| EventKind::TokenUsage {
             input_tokens: usage.input_tokens,

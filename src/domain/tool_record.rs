@@ -69,6 +69,10 @@ pub struct ToolCallRecord {
     /// arguments, a cached result). Records stored before it read 1.
     #[serde(default = "one")]
     pub attempts: u32,
+    /// The cost in USD of the model step that asked for the call, where the
+    /// price is known (a widget shows it on the call's card after a reload).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_cost_usd: Option<f64>,
 }
 
 fn one() -> u32 {
@@ -95,6 +99,7 @@ impl ToolCallRecord {
             started_at: now,
             finished_at: now,
             attempts: 0,
+            step_cost_usd: None,
         }
     }
 }

@@ -91,6 +91,10 @@ pub struct TurnState {
     /// What each model request of the turn sent off the device.
     #[serde(default)]
     pub egress: Vec<super::EgressEntry>,
+    /// The cost in USD of the turn's latest model call, where the price is
+    /// known: the step its tool calls' records are stamped with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_cost_usd: Option<f64>,
     /// Grants given in this turn and not stored yet: written with the next step commit.
     #[serde(skip)]
     pub new_grants: Vec<Grant>,

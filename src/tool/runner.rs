@@ -158,6 +158,7 @@ async fn run_one(call: &ToolCall, settings: &ToolRunSettings, run: &ToolRunConte
         started_at: started,
         finished_at: finished,
         attempts,
+        step_cost_usd: None,
     };
     (run.emit)(EventKind::ToolResult {
         tool_name: call.name.clone(),

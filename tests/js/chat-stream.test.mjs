@@ -130,7 +130,7 @@ test('another conversation set mid-turn stops the old turn, which shows nothing 
   await chat.close();
 });
 
-test('a tool call shows as a card with its arguments, result and duration', async () => {
+test('a tool call shows as a card with its arguments, result, duration and step cost, after a reload too', async () => {
   const chat = await openChat(running);
   const { page } = chat;
   await chat.script([{ toolCalls: [{ id: 'call_t', name: 'local_time', arguments: {} }] }, { text: 'It is time to read.' }]);
@@ -140,7 +140,8 @@ test('a tool call shows as a card with its arguments, result and duration', asyn
   assert.equal(await ui.toolCards.count(), 1);
   const card = ui.toolCards.first();
   assert.equal(await card.getAttribute('data-tool'), 'local_time');
-  assert.match(await card.locator('summary').textContent(), /local_time — done · \d+ ms · step \$\d/);
+  const shown = await card.locator('summary').textContent();
+  assert.match(shown, /local_time — done · \d+ ms · step \$\d/);
   await card.locator('summary').click();
   assert.match(await card.locator('.result pre').textContent(), /timeZone/);
   const requests = await chat.requests();
@@ -150,7 +151,9 @@ test('a tool call shows as a card with its arguments, result and duration', asyn
   await page.reload();
   await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
   assert.equal(await ui.toolCards.count(), 1, 'the card is rebuilt from the stored records');
-  assert.match(await ui.toolCards.first().locator('summary').textContent(), /local_time — done · \d+ ms/);
+  const rebuilt = await ui.toolCards.first().locator('summary').textContent();
+  assert.match(rebuilt, /local_time — done · \d+ ms · step \$\d/, 'the stored duration and step cost');
+  assert.equal(rebuilt, shown, 'as it was shown before the reload');
   assert.deepEqual(chat.problems, []);
   await chat.close();
 });
@@ -225,6 +228,27 @@ test('a turn cut off by a reload offers Continue, which finishes it without runn
   await page.reload();
   await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
   assert.equal(await cut.count(), 0, 'nothing left to continue');
+  assert.deepEqual(chat.problems, []);
+  await chat.close();
+});
+
+test('the working-state panel follows turns the widget did not start (the host, another tab, a headless run)', async () => {
+  const chat = await openChat(running);
+  const { page } = chat;
+  const ui = chatOf(page);
+  await ask(page, 'Hello');
+  await waitForAnswer(page, 'Mock reply to: Hello');
+  await page.evaluate(async () => {
+    const element = document.querySelector('lectern-chat');
+    await element.lectern.setWorkingState(element.conversationId, { step: 'set by the host' });
+    await element.lectern.send(element.conversationId, 'From the host');
+  });
+  await page.waitForFunction(
+    () => /set by the host/.test(document.querySelector('lectern-chat').shadowRoot.querySelector('details.working-state pre').textContent),
+    null,
+    { timeout: 10000 },
+  );
+  assert.equal(await ui.root.locator('details.working-state').isHidden(), false);
   assert.deepEqual(chat.problems, []);
   await chat.close();
 });

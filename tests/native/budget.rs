@@ -171,6 +171,36 @@ fn cost_budgets_use_the_model_price() {
 }
 
 #[test]
+fn each_tool_call_record_keeps_the_cost_of_the_step_that_asked_for_it() {
+    let price = Price {
+        input_per_m_tok: 1_000.0,
+        output_per_m_tok: 1_000.0,
+        cached_input_per_m_tok: None,
+    };
+    let config = AgentConfig {
+        prices: PriceTable::new(BTreeMap::from([("scripted".to_string(), price)])),
+        ..AgentConfig::default()
+    };
+    let h = harness(
+        vec![
+            ScriptedTurn::tools(&[("lookup", "{}")]).with_usage(300, 100),
+            ScriptedTurn::tools(&[("lookup", "{}")]).with_usage(100, 100),
+            ScriptedTurn::text("found").with_usage(1, 1),
+        ],
+        config,
+        clock(),
+    );
+    h.send("look it up twice").unwrap();
+    let stored = block_on(h.agent.store().tool_calls(&h.conversation)).unwrap();
+    let costs: Vec<Option<f64>> = stored.iter().map(|r| r.step_cost_usd).collect();
+    assert_eq!(
+        costs,
+        [Some(0.4), Some(0.2)],
+        "each record has its own step's cost, stored"
+    );
+}
+
+#[test]
 fn an_aborted_turn_keeps_its_estimated_usage_in_the_error_and_the_totals() {
     let clock = ManualClock::with_timers(0.0);
     let h = harness(

@@ -119,6 +119,8 @@ export interface ToolCallRecord {
   finishedAt: number;
   /** How many times the tool ran: more than 1 after retries, 0 if it did not run (refused, invalid arguments, cached). */
   attempts: number;
+  /** The cost in USD of the model step that asked for the call, where the price is known. */
+  stepCostUsd?: number;
 }
 
 /** Tokens used, and their cost where the price is known. */
