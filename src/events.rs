@@ -127,6 +127,15 @@ pub enum EventKind {
         #[serde(skip_serializing_if = "Option::is_none")]
         source_check: Option<crate::domain::SourceCheck>,
     },
+    /// A headless run ended and is stored (`runs()`): `proposed` ones wait
+    /// for a person's review (`reviewRun`).
+    #[serde(rename_all = "camelCase")]
+    RunFinished {
+        /// The run.
+        run_id: String,
+        /// How it ended.
+        status: crate::domain::RunStatus,
+    },
     /// Something the host should know that does not stop the turn.
     Warning {
         /// What kind: `contextOverflow` (the request is larger than

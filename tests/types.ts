@@ -98,6 +98,8 @@ export function describeEvent(event: LecternEvent): string {
         : `summary failed: ${event.fallback}`;
     case 'error':
       return `${event.name}: ${event.message}`;
+    case 'runFinished':
+      return `run ${event.runId} ${event.status === 'proposed' ? 'waits for review' : event.status}`;
     default: {
       const unreachable: never = event;
       return unreachable;

@@ -1,6 +1,7 @@
 // <lectern-chat>: lifecycle, properties, methods, and the turn: send, stream, tools,
 // approvals, stop, errors with Retry. The pieces it shows live in their own modules.
 import { approvalCard } from './approval-card.js';
+import { reviewBanner } from './review-banner.js';
 import { h, prettyJson } from './dom.js';
 import { friendlyError, retryable } from './errors.js';
 import { MentionList } from './mentions.js';
@@ -69,15 +70,16 @@ export class LecternChat extends HTMLElement {
     // Shown only for a host that handles lectern-settings-change (attribute show-settings).
     settings.panel.hidden = true;
     const transcript = h('ol', { part: 'transcript', class: 'transcript', role: 'log', 'aria-label': 'Conversation' });
+    const reviews = h('ul', { part: 'reviews', class: 'reviews', 'aria-label': 'Runs to review' });
     const working = h('details', { part: 'working-state', class: 'working-state', hidden: true }, h('summary', {}, 'Working state'), h('pre'));
     const total = h('span', { part: 'usage-total', class: 'total' });
     const status = h('div', { role: 'status', class: 'visually-hidden', part: 'status' });
     const approvals = this.#approvalControls();
     const frame = h('div', { class: 'frame', part: 'frame' },
-      settings.panel, working, transcript,
+      settings.panel, working, reviews, transcript,
       h('div', { part: 'composer', class: 'composer' }, h('label', { class: 'visually-hidden', for: 'input' }, 'Message'), mentions.list, input, send, stop),
       h('div', { class: 'footer' }, approvals.row, total), status);
-    return { frame, input, mentions, send, stop, settings, transcript, working, total, status, approvals };
+    return { frame, input, mentions, send, stop, settings, transcript, working, total, status, approvals, reviews };
   }
 
   /**
@@ -366,11 +368,30 @@ export class LecternChat extends HTMLElement {
     this.#ui.transcript.replaceChildren(...items);
     this.#ui.transcript.setAttribute('aria-busy', 'false');
     this.#scroll();
-    await Promise.all([this.#showWorkingState(), this.#showTotal()]);
+    await Promise.all([this.#showWorkingState(), this.#showTotal(), this.#showReviews()]);
+  }
+
+  /** A banner for each headless run of the conversation that waits for a person's review. */
+  async #showReviews() {
+    const lectern = this.#lectern;
+    const id = this.#conversationId;
+    if (!lectern?.runs || !id) return;
+    const runs = await lectern.runs().catch(() => []);
+    if (lectern !== this.#lectern || id !== this.#conversationId) return;
+    const proposed = runs.filter((run) => run.conversationId === id && run.status === 'proposed');
+    this.#ui.reviews.replaceChildren(...proposed.map((run) => reviewBanner(run, (decision, note) => this.#review(run, decision, note))));
+  }
+
+  async #review(run, decision, note) {
+    await this.#lectern.reviewRun(run.runId, decision, note);
+    this.#announce(decision === 'accept' ? 'Run accepted' : 'Run rejected');
+    await this.#showReviews();
   }
 
   #onEvent(event) {
     if (!event || event.conversationId !== this.#conversationId) return;
+    // A headless run ended (after its turn's events): a proposed one waits for a review.
+    if (event.type === 'runFinished') return void this.#showReviews();
     // A tool (of this tab's turn, another tab's or a headless run) may have changed the working state.
     if (LIVE_STATE.has(event.type)) this.#showWorkingState();
     const turn = this.#turn ?? (this.#turn = { controller: null, message: null, usage: new Usage(), passive: true });

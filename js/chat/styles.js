@@ -40,6 +40,11 @@ a { color: var(--lectern-accent, #2563eb); }
 .approval-card dl.fields dt { font-weight: 600; }
 .approval-card dl.fields dd { margin: 0; overflow-wrap: anywhere; }
 .approval-card details.raw { margin: 0.3rem 0; }
+.reviews { list-style: none; margin: 0; padding: 0; display: grid; gap: 0.5rem; }
+.reviews:empty { display: none; }
+.review-banner { border: 1px solid #d97706; background: #fffbeb; border-radius: var(--lectern-radius, 10px); padding: 0.4rem 0.75rem; font-size: 0.9em; }
+.review-banner label { display: block; margin-top: 0.3rem; }
+.review-banner input.note { width: 100%; font: inherit; }
 .approval-controls { display: flex; gap: 0.75rem; align-items: center; flex-wrap: wrap; font-size: 0.85em; }
 .problem, .error { color: var(--lectern-error, #b91c1c); }
 .message.error { background: #fef2f2; }

@@ -7,7 +7,7 @@ use super::{Agent, SendOptions, TurnError, TurnOverrides, TurnResult, TurnStatus
 use crate::cancel::CancelToken;
 use crate::domain::{NewConversation, RunError, RunRecord, RunStatus};
 use crate::error::{Error, Result};
-use crate::events::EventSink;
+use crate::events::{Event, EventKind, EventSink};
 use crate::ids::new_id;
 
 /// The default time a headless run may take: two minutes.
@@ -87,6 +87,14 @@ impl Agent {
             .await?;
         run.finished_at = Some(self.clock.now_ms());
         self.store.put_run(&run).await?;
+        events.emit_with(|| Event {
+            conversation_id: conversation_id.clone(),
+            turn_id: String::new(),
+            kind: EventKind::RunFinished {
+                run_id: run.run_id.clone(),
+                status: run.status,
+            },
+        });
         Ok(run)
     }
 

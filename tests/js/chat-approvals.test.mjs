@@ -171,3 +171,35 @@ test('always allow, the auto-approve switch and reset: a tool asks, is always al
   assert.deepEqual(chat.problems, []);
   await chat.close();
 });
+
+test('a headless run that ended proposed shows a review banner; Reject with a note reviews it, and it stays reviewed', async () => {
+  const chat = await openChat(running);
+  const { page } = chat;
+  await chat.script([
+    { toolCalls: [{ id: 'call_h', name: 'save_note', arguments: { title: 'bg', text: 'from a run' } }] },
+    { text: 'Saved it in the background.' },
+  ]);
+  await page.waitForFunction(() => document.querySelector('lectern-chat').conversationId);
+  const run = await page.evaluate(async () => {
+    const element = document.querySelector('lectern-chat');
+    return element.lectern.runHeadless({ conversationId: element.conversationId, instruction: 'Save a note in the background' });
+  });
+  assert.equal(run.status, 'proposed');
+  const banner = page.locator('lectern-chat').locator('li.review-banner');
+  await banner.waitFor();
+  assert.match(await banner.locator('.heading').textContent(), /Save a note in the background/);
+  assert.equal(await banner.locator('.tools').textContent(), 'Tools it ran: save_note');
+  await screenshot(page, 'chat-review-banner');
+  await banner.locator('input.note').fill('not wanted');
+  await banner.locator('button.reject').click();
+  await banner.waitFor({ state: 'detached' });
+  const reviewed = await page.evaluate((id) => document.querySelector('lectern-chat').lectern.run(id), run.runId);
+  assert.equal(reviewed.status, 'rejected');
+  assert.equal(reviewed.review.note, 'not wanted');
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
+  await chatOf(page).input.waitFor();
+  assert.equal(await page.locator('lectern-chat').locator('li.review-banner').count(), 0, 'reviewed: no banner after a reload');
+  assert.deepEqual(chat.problems, []);
+  await chat.close();
+});

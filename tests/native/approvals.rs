@@ -459,17 +459,21 @@ fn a_headless_run_auto_approves_and_is_stored() {
         max_iterations: Some(4),
         timeout_ms: 120_000,
     };
-    let run = block_on(
-        page.agent
-            .run_headless(request, Default::default(), &EventSink::none()),
-    )
-    .unwrap();
+    let run = block_on(page.agent.run_headless(request, Default::default(), page.sink())).unwrap();
     assert_eq!(
         run.status,
         RunStatus::Proposed,
         "write_file ran: it may have changed something"
     );
     assert_eq!(run.text, "Report written.");
+    // Its last event says it ended, once the stored run says so too.
+    assert_eq!(
+        page.events().last(),
+        Some(&EventKind::RunFinished {
+            run_id: run.run_id.clone(),
+            status: RunStatus::Proposed
+        })
+    );
     assert!(run.error.is_none());
     assert_eq!(world.runs_of("write_file").len(), 1);
     assert!(world.runs_of("delete_file").is_empty());

@@ -72,6 +72,9 @@ export interface ContextCompressedEvent extends EventBase { type: 'contextCompre
 /** The turn failed; `send` rejects with the same error. */
 export interface ErrorEvent extends EventBase { type: 'error'; name: LecternErrorName; message: string; }
 
+/** A headless run ended and is stored (`runs()`); a `'proposed'` one waits for `reviewRun` (`turnId` is empty). */
+export interface RunFinishedEvent extends EventBase { type: 'runFinished'; runId: string; status: RunRecord['status']; }
+
 /** Everything `onEvent` receives; switch on `type`. */
 export type LecternEvent =
   | StepStartEvent
@@ -84,6 +87,7 @@ export type LecternEvent =
   | StepFinishEvent
   | ApprovalRequestedEvent
   | FinishEvent
+  | RunFinishedEvent
   | WarningEvent
   | ContextCompressedEvent
   | ErrorEvent;
