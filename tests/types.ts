@@ -509,6 +509,9 @@ export async function chatWidget(lectern: Lectern): Promise<string | null> {
   chat.mentions = mentions;
   chat.conversationId = (await lectern.createConversation({ title: 'Widget' })).id;
   chat.settings = { kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2', stream: true };
+  chat.models = ['llama3.2', { id: 'qwen2.5', label: 'Qwen 2.5' }];
+  const offered: string[] = chat.models.map((m) => (typeof m === 'string' ? m : m.id));
+  console.log(offered);
   chat.addEventListener('lectern-finish', (event) => console.log(event.detail.turnId, event.detail.usage.inputTokens));
   chat.addEventListener('lectern-settings-change', (event) => console.log(event.detail.apiKey.length));
   chat.addEventListener('lectern-send', (event) => event.detail.text.startsWith('/') && event.preventDefault());

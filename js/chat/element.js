@@ -14,7 +14,7 @@ import { Usage } from './usage.js';
 
 /** Errors of a decision the engine refused before going on: shown in the card, which stays. */
 const DECISION_REFUSED = new Set(['InvalidArgumentsError', 'ConfigError', 'AlreadyResolvedError', 'ApprovalExpiredError', 'NotFoundError']);
-const PROPERTIES = ['lectern', 'conversationId', 'mentions', 'settings'];
+const PROPERTIES = ['lectern', 'conversationId', 'mentions', 'settings', 'models'];
 /** Events after which the working-state panel reads the state again. */
 const LIVE_STATE = new Set(['toolResult', 'finish', 'error']);
 
@@ -35,6 +35,7 @@ export class LecternChat extends HTMLElement {
   #conversationId = null;
   #mentionItems = [];
   #settings = {};
+  #models = [];
   #unsubscribe = null;
   #turn = null;
   #cards = new Map();
@@ -205,6 +206,18 @@ export class LecternChat extends HTMLElement {
   }
   set mentions(value) {
     this.#mentionItems = Array.isArray(value) ? value : [];
+  }
+
+  /**
+   * The models the settings panel offers to pick from (`['gpt-4o-mini', { id, label }]`); none:
+   * the model is typed as free text.
+   */
+  get models() {
+    return [...this.#models];
+  }
+  set models(value) {
+    this.#models = Array.isArray(value) ? [...value] : [];
+    this.#ui.settings.setModels(this.#models);
   }
 
   /** `{ kind, baseUrl, model, stream }` shown in the settings panel (the key is never read from here). */

@@ -50,6 +50,8 @@ export declare class LecternChat extends HTMLElement {
   mentions: ChatMention[];
   /** What the settings panel shows (the API key is never read from here). */
   settings: Partial<ChatSettings>;
+  /** The models the settings panel offers to pick from; empty (the default): the model is typed as free text. */
+  models: (string | { id: string; label?: string })[];
   /** Resolves once the current conversation's history is shown. */
   readonly ready: Promise<void>;
   /** Focuses the message input. */

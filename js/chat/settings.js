@@ -1,4 +1,5 @@
-// The settings panel: provider kind, base URL, model, API key, streaming. The key stays in
+// The settings panel: provider kind, base URL, model (typed, or picked from the host's list),
+// API key, streaming. The key stays in
 // memory (or sessionStorage with key-storage="session"); the host reopens Lectern on
 // `lectern-settings-change` and sets `chat.lectern`.
 import { h } from './dom.js';
@@ -32,7 +33,10 @@ export function settingsPanel(onSave) {
     h('option', { value: 'openai' }, 'OpenAI-compatible (OpenAI, Ollama, LM Studio, vLLM, llama.cpp)'),
     h('option', { value: 'anthropic' }, 'Anthropic Messages'));
   const baseUrl = h('input', { name: 'baseUrl', type: 'url', required: true, placeholder: 'https://api.openai.com/v1' });
-  const model = h('input', { name: 'model', required: true, placeholder: 'gpt-4o-mini' });
+  const typed = h('input', { name: 'model', required: true, placeholder: 'gpt-4o-mini' });
+  const listed = h('select', { name: 'model', required: true });
+  // Free text, or the host's list of models when it gives one (`chat.models`).
+  let model = typed;
   const apiKey = h('input', { name: 'apiKey', type: 'password', autocomplete: 'off', placeholder: 'optional for local servers' });
   const stream = h('input', { name: 'stream', type: 'checkbox', checked: true });
   const form = h('form', {
@@ -42,7 +46,7 @@ export function settingsPanel(onSave) {
       panel.open = false;
     },
   },
-  field('Provider', kind), field('Base URL', baseUrl), field('Model', model), field('API key', apiKey),
+  field('Provider', kind), field('Base URL', baseUrl), h('label', { class: 'model' }, 'Model', model), field('API key', apiKey),
   h('label', { class: 'row' }, stream, 'Stream replies'),
   h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, 'Save')),
   h('p', { class: 'hint' }, 'The key is kept in this page only (never written to disk by the chat).'));
@@ -51,9 +55,28 @@ export function settingsPanel(onSave) {
   const fill = (settings = {}, key = '') => {
     if (settings.kind) kind.value = settings.kind;
     baseUrl.value = settings.baseUrl ?? baseUrl.value;
-    model.value = settings.model ?? model.value;
+    if (settings.model !== undefined) {
+      typed.value = settings.model;
+      listed.value = settings.model;
+    }
     apiKey.value = key;
     stream.checked = settings.stream !== false;
   };
-  return { panel, fill };
+  /**
+   * Offers `models` (`[{ id, label? } | id]`) as a list to pick from, the current choice kept
+   * when listed; none (or an empty list): the model typed as free text.
+   */
+  const setModels = (models = []) => {
+    const current = model.value;
+    const items = models.map((m) => (typeof m === 'string' ? { id: m, label: m } : { id: m.id, label: m.label ?? m.id }));
+    listed.replaceChildren(...items.map((m) => h('option', { value: m.id }, m.label)));
+    const next = items.length ? listed : typed;
+    if (items.some((m) => m.id === current)) listed.value = current;
+    typed.value = current || typed.value;
+    if (next !== model) {
+      model.replaceWith(next);
+      model = next;
+    }
+  };
+  return { panel, fill, setModels };
 }

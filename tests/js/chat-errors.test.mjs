@@ -145,3 +145,32 @@ test('key-storage="session" keeps the key in sessionStorage, and nowhere that ou
   assert.deepEqual(where, { session: 1, local: 0 });
   await chat.close();
 });
+
+test("with the host's models the settings panel offers them as a list to pick from; without, the model is typed", async () => {
+  const chat = await openChat(running);
+  const { page } = chat;
+  const settings = chatOf(page).root.locator('details.settings');
+  await page.evaluate(() => {
+    document.querySelector('lectern-chat').models = ['mock', { id: 'mock-large', label: 'Mock, large' }];
+  });
+  await settings.locator('summary').click();
+  const list = settings.locator('select[name="model"]');
+  assert.deepEqual(await list.locator('option').allTextContents(), ['mock', 'Mock, large']);
+  assert.equal(await list.inputValue(), 'mock', 'the current model stays chosen');
+  assert.equal(await settings.locator('input[name="model"]').count(), 0);
+  await list.selectOption('mock-large');
+  await screenshot(page, 'chat-settings-models');
+  const changed = page.evaluate(
+    () => new Promise((ok) => document.querySelector('lectern-chat').addEventListener('lectern-settings-change', (e) => ok(e.detail), { once: true })),
+  );
+  await settings.locator('button[type="submit"]').click();
+  assert.equal((await changed).model, 'mock-large');
+  await page.evaluate(() => {
+    document.querySelector('lectern-chat').models = [];
+  });
+  await settings.locator('summary').click();
+  assert.equal(await settings.locator('select[name="model"]').count(), 0);
+  assert.equal(await settings.locator('input[name="model"]').inputValue(), 'mock-large', 'free text again, the choice kept');
+  assert.deepEqual(chat.problems, []);
+  await chat.close();
+});
