@@ -12,6 +12,9 @@ export interface WllamaLike {
   loadModelFromUrl(url: string, params?: any): Promise<void>;
 }
 
+/** The answer length of an in-browser model when neither Lectern nor the host sets one (256 tokens: ~20 s at ~12 tokens/s on one thread). */
+export declare const DEFAULT_MAX_TOKENS: number;
+
 /** Options of {@link wllamaProvider}; call-policy options override the local defaults. */
 export interface WllamaProviderOptions extends CallPolicyConfig {
   /** The model name in usage and events (default `'wllama'`). */
@@ -20,7 +23,7 @@ export interface WllamaProviderOptions extends CallPolicyConfig {
   stream?: boolean;
   /** A promise every call waits for first, e.g. {@link loadWllamaModel}'s. */
   ready?: Promise<unknown>;
-  /** `max_tokens` when Lectern sets none. */
+  /** `max_tokens` when Lectern sets none (default {@link DEFAULT_MAX_TOKENS}, so that a small model cannot ramble for minutes). */
   maxTokens?: number;
   /** wllama sampling parameters (`top_k`, `top_p`, `min_p`, `penalty_repeat`, …). */
   sampling?: Record<string, unknown>;

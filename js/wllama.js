@@ -15,6 +15,9 @@
 //
 // This module imports nothing: it works with the wllama instance it is given.
 
+/** The answer length of an in-browser model when neither Lectern nor the host sets one: ~20 s at ~12 tokens/s on one thread. */
+export const DEFAULT_MAX_TOKENS = 256;
+
 /**
  * The `provider` option for `Lectern.open`: `{ kind: 'custom', local: true, model, stream, call }`.
  * `call` turns Lectern's OpenAI-format request into `wllama.createChatCompletion` (messages,
@@ -23,7 +26,8 @@
  *
  * options: `model` (the name in usage and events, default `'wllama'`), `stream` (default true),
  * `ready` (a promise the calls wait for, e.g. `loadWllamaModel(…)`: Lectern can open before the
- * model is loaded), `maxTokens` (default answer length when Lectern sets none), `sampling`
+ * model is loaded), `maxTokens` (the answer length when Lectern sets none; default
+ * {@link DEFAULT_MAX_TOKENS}, so that a small model cannot ramble for minutes), `sampling`
  * (wllama sampling parameters: `top_k`, `top_p`, `min_p`, `penalty_repeat`, …), `completion`
  * (for a base model with no chat template: `true` for {@link completionPrompt}, or a function of
  * the messages returning `{ prompt, stop }`; the model then continues a plain-text prompt through
@@ -34,7 +38,7 @@ export function wllamaProvider(wllama, options = {}) {
   if (!wllama || typeof wllama.createChatCompletion !== 'function') {
     throw new TypeError('wllamaProvider needs a Wllama instance (with createChatCompletion)');
   }
-  const { model = 'wllama', stream = true, ready, maxTokens, sampling = {}, completion, ...policy } = options;
+  const { model = 'wllama', stream = true, ready, maxTokens = DEFAULT_MAX_TOKENS, sampling = {}, completion, ...policy } = options;
   const form = completion === true ? completionPrompt : completion;
   if (form !== undefined && typeof form !== 'function') {
     throw new TypeError('wllamaProvider: `completion` is true or a function (messages) => { prompt, stop }');

@@ -97,6 +97,8 @@ async function useModel(choice) {
     dbName: 'lectern-site',
     provider: await choice.provider(),
     retrieval: choice.retrieval,
+    // A reading companion searches once or twice, then answers: a third call is the most it needs.
+    limits: { maxIterations: 3 },
     // MiniLM in Lectern's worker when the server has its files (npm start fetches them): books
     // open and search by words at once, and by meaning too once their vectors are in.
     ...(siteConfig.embedder ? { embedder: siteConfig.embedder } : {}),

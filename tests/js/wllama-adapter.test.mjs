@@ -95,6 +95,17 @@ test("Lectern's request becomes wllama's parameters, and the stream ends with us
   });
 });
 
+test('without maxTokens an answer is capped at DEFAULT_MAX_TOKENS; Lectern\'s own max_tokens wins', { skip }, async () => {
+  const wllama = fakeWllama({ chunks: [delta('Hi.'), { ...delta(''), timings }] });
+  const provider = adapter.wllamaProvider(wllama);
+  const request = { model: 'wllama', messages: [{ role: 'user', content: 'Hi' }], stream: true };
+  await collect(await provider.call(request, {}));
+  assert.equal(adapter.DEFAULT_MAX_TOKENS, 256);
+  assert.equal(wllama.asked[0].max_tokens, 256);
+  await collect(await provider.call({ ...request, max_tokens: 30 }, {}));
+  assert.equal(wllama.asked[1].max_tokens, 30);
+});
+
 test('usage wllama reports itself is kept, and no usage is made up without timings', { skip }, async () => {
   const usage = { prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 };
   const reported = await collect(
