@@ -55,6 +55,7 @@ function registerTools(instance) {
     name: 'local_time',
     description: "The reader's local date, time and time zone",
     parameters: { type: 'object', properties: {} },
+    readOnly: true, // reads only: runs without asking (a tool that is not asks by default)
     execute: () => ({ now: new Date().toString(), timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone }),
   });
 }

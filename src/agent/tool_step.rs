@@ -218,7 +218,8 @@ impl Agent {
         let auto_approve = state.overrides.auto_approve
             || state.granted.contains(&call.name)
             || approvals.auto_approve_for(state.overrides.approvals.auto_approve);
-        if approvals.always_runs(&call.name, auto_approve) {
+        let read_only = self.tools.get(&call.name).is_some_and(|tool| tool.read_only());
+        if approvals.always_runs(&call.name, read_only, auto_approve) {
             return Plan::Run;
         }
         let Ok((_, arguments)) = prepare_call(call, offered, &self.tools) else {
@@ -229,7 +230,9 @@ impl Agent {
             conversation_id: scope.conversation_id.to_owned(),
             user_id: state.user_id.clone(),
         };
-        let (policy, reason) = approvals.policy_for(&arguments, &context, auto_approve).await;
+        let (policy, reason) = approvals
+            .policy_for(&arguments, &context, read_only, auto_approve)
+            .await;
         match policy {
             ApprovalPolicy::Auto => Plan::Run,
             ApprovalPolicy::Ask => Plan::Ask(arguments),

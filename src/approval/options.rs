@@ -15,9 +15,10 @@ use crate::error::{Error, Result};
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ApprovalOptions {
-    /// The policy of unlisted tools (default `'auto'`).
+    /// The policy of unlisted tools (default: `'ask'` for a tool not
+    /// declared `readOnly`, `'auto'` for a read-only one).
     #[serde(default)]
-    pub default: ApprovalPolicy,
+    pub default: Option<ApprovalPolicy>,
     /// Fixed policies by tool name (functions are taken out before parsing).
     #[serde(default)]
     pub tools: BTreeMap<String, ApprovalPolicy>,

@@ -66,8 +66,10 @@ impl fmt::Debug for ToolPolicy {
 /// How tool calls are approved.
 #[derive(Debug, Clone)]
 pub struct ApprovalConfig {
-    /// The policy of tools not listed in `tools` (default `auto`).
-    pub default_policy: ApprovalPolicy,
+    /// The policy of tools not listed in `tools`; `None`: `ask` for a tool
+    /// not declared read-only, `auto` for a read-only one (what `approvals`
+    /// without a `default` gives). [`ApprovalConfig::default`] has `auto`.
+    pub default_policy: Option<ApprovalPolicy>,
     /// Policies by tool name.
     pub tools: BTreeMap<String, ToolPolicy>,
     /// Treat every `ask` as approved (trusted or headless use); `deny` still refuses.
@@ -84,7 +86,7 @@ pub const DEFAULT_APPROVAL_TTL_MS: u64 = 24 * 60 * 60 * 1000;
 impl Default for ApprovalConfig {
     fn default() -> Self {
         ApprovalConfig {
-            default_policy: ApprovalPolicy::Auto,
+            default_policy: Some(ApprovalPolicy::Auto),
             tools: BTreeMap::new(),
             auto_approve: false,
             ttl_ms: DEFAULT_APPROVAL_TTL_MS,
@@ -97,22 +99,25 @@ impl ApprovalConfig {
     /// Whether every call of `tool` runs without a look at its arguments (its
     /// policy is a fixed `auto`, or a fixed `ask` under auto-approval).
     /// `auto_approve` is the turn's effective auto-approval (see [`ApprovalConfig::auto_approve_for`]).
-    pub fn always_runs(&self, tool: &str, auto_approve: bool) -> bool {
-        self.fixed(tool)
+    /// `read_only`: whether the tool is declared read-only.
+    pub fn always_runs(&self, tool: &str, read_only: bool, auto_approve: bool) -> bool {
+        self.fixed(tool, read_only)
             .is_some_and(|policy| self.lifted(policy, auto_approve) == ApprovalPolicy::Auto)
     }
 
     /// The policy for one call. `auto_approve` (the turn's effective
     /// auto-approval) turns `ask` into `auto`; a rule that fails yields `deny` with its reason.
+    /// `read_only`: whether the tool is declared read-only.
     pub async fn policy_for(
         &self,
         arguments: &Value,
         context: &PolicyContext,
+        read_only: bool,
         auto_approve: bool,
     ) -> (ApprovalPolicy, Option<String>) {
         let decided = match self.tools.get(&context.tool_name) {
             Some(ToolPolicy::Rule(rule)) => rule.decide(arguments, context).await,
-            _ => Ok(self.fixed(&context.tool_name).unwrap_or_default()),
+            _ => Ok(self.fixed(&context.tool_name, read_only).unwrap_or_default()),
         };
         match decided {
             Ok(policy) => (self.lifted(policy, auto_approve), None),
@@ -123,10 +128,16 @@ impl ApprovalConfig {
         }
     }
 
-    /// A tool's policy when it does not depend on the call: listed as fixed, or the default.
-    fn fixed(&self, tool: &str) -> Option<ApprovalPolicy> {
+    /// A tool's policy when it does not depend on the call: listed as fixed,
+    /// or the default (by default, `auto` only for a read-only tool).
+    fn fixed(&self, tool: &str, read_only: bool) -> Option<ApprovalPolicy> {
+        let by_kind = if read_only {
+            ApprovalPolicy::Auto
+        } else {
+            ApprovalPolicy::Ask
+        };
         match self.tools.get(tool) {
-            None => Some(self.default_policy),
+            None => Some(self.default_policy.unwrap_or(by_kind)),
             Some(ToolPolicy::Fixed(policy)) => Some(*policy),
             Some(ToolPolicy::Rule(_)) => None,
         }
@@ -181,7 +192,7 @@ mod tests {
     #[test]
     fn listed_fixed_rule_and_default_policies() {
         let mut config = ApprovalConfig {
-            default_policy: ApprovalPolicy::Ask,
+            default_policy: Some(ApprovalPolicy::Ask),
             ..Default::default()
         };
         config
@@ -191,7 +202,7 @@ mod tests {
             .tools
             .insert("file".into(), ToolPolicy::Rule(Rc::new(WritesAsk)));
         let decide =
-            |tool: &str, args: Value, auto| block_on(config.policy_for(&args, &context(tool), auto)).0;
+            |tool: &str, args: Value, auto| block_on(config.policy_for(&args, &context(tool), false, auto)).0;
         assert_eq!(decide("rm", Value::Null, false), ApprovalPolicy::Deny);
         assert_eq!(decide("other", Value::Null, false), ApprovalPolicy::Ask);
         assert_eq!(
@@ -202,11 +213,33 @@ mod tests {
             decide("file", serde_json::json!({"mode": "write"}), false),
             ApprovalPolicy::Ask
         );
-        assert!(config.always_runs("unlisted", true) && !config.always_runs("unlisted", false));
-        assert!(!config.always_runs("file", true), "a rule needs the arguments");
-        assert!(!config.always_runs("rm", true));
+        assert!(config.always_runs("unlisted", false, true) && !config.always_runs("unlisted", false, false));
+        assert!(
+            !config.always_runs("file", false, true),
+            "a rule needs the arguments"
+        );
+        assert!(!config.always_runs("rm", false, true));
         // Auto-approval turns `ask` into `auto` but never lifts a `deny`.
         assert_eq!(decide("other", Value::Null, true), ApprovalPolicy::Auto);
         assert_eq!(decide("rm", Value::Null, true), ApprovalPolicy::Deny);
+    }
+
+    #[test]
+    fn without_a_default_only_read_only_tools_run_unasked() {
+        let config = ApprovalConfig {
+            default_policy: None,
+            ..Default::default()
+        };
+        assert!(config.always_runs("lookup", true, false), "read-only: auto");
+        assert!(!config.always_runs("write", false, false), "not read-only: asks");
+        let decide = |read_only| block_on(config.policy_for(&Value::Null, &context("t"), read_only, false)).0;
+        assert_eq!(
+            (decide(true), decide(false)),
+            (ApprovalPolicy::Auto, ApprovalPolicy::Ask)
+        );
+        assert!(
+            config.always_runs("write", false, true),
+            "auto-approval still lifts the ask"
+        );
     }
 }

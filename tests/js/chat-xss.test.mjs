@@ -53,6 +53,7 @@ test('payloads in a reply, a tool result, tool arguments and an error message st
       name: 'fetch_page',
       description: 'Fetches a page',
       parameters: { type: 'object', properties: { url: { type: 'string' } } },
+      readOnly: true,
       execute: () => ({ html: text }),
     });
   }, evil);

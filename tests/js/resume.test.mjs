@@ -45,6 +45,7 @@ async function tab(context) {
         name: 'lookup',
         description: 'Looks it up',
         parameters: { type: 'object', properties: {} },
+        readOnly: true,
         async execute() {
           window.lookups += 1;
           return { found: 'the key is under the mat' };

@@ -136,15 +136,20 @@ fn a_conversation_budget_counts_every_turn_and_blocks_the_next_one_before_any_ca
     assert_eq!((last.role, last.content.as_str()), (Role::User, "third"));
 }
 
-#[test]
-fn cost_budgets_use_the_model_price() {
+/// The scripted model's price: $1,000 a million tokens, in and out.
+fn priced() -> PriceTable {
     let price = Price {
         input_per_m_tok: 1_000.0,
         output_per_m_tok: 1_000.0,
         cached_input_per_m_tok: None,
     };
+    PriceTable::new(BTreeMap::from([("scripted".to_string(), price)]))
+}
+
+#[test]
+fn cost_budgets_use_the_model_price() {
     let config = AgentConfig {
-        prices: PriceTable::new(BTreeMap::from([("scripted".to_string(), price)])),
+        prices: priced(),
         budget: Budget {
             max_cost_usd: Some(0.5),
             max_tokens: None,
@@ -172,13 +177,8 @@ fn cost_budgets_use_the_model_price() {
 
 #[test]
 fn each_tool_call_record_keeps_the_cost_of_the_step_that_asked_for_it() {
-    let price = Price {
-        input_per_m_tok: 1_000.0,
-        output_per_m_tok: 1_000.0,
-        cached_input_per_m_tok: None,
-    };
     let config = AgentConfig {
-        prices: PriceTable::new(BTreeMap::from([("scripted".to_string(), price)])),
+        prices: priced(),
         ..AgentConfig::default()
     };
     let h = harness(

@@ -124,3 +124,16 @@ fn open_rejects_with_the_first_rule_validate_config_reports() {
         );
     }
 }
+
+#[test]
+fn without_an_approvals_default_only_read_only_tools_run_unasked() {
+    use lectern::approval::ApprovalPolicy;
+    let by_kind = options(json!({})).agent_config(Vec::new()).unwrap();
+    assert_eq!(by_kind.approvals.default_policy, None, "ask unless read-only");
+    assert!(by_kind.approvals.always_runs("lookup", true, false));
+    assert!(!by_kind.approvals.always_runs("save", false, false));
+    let given = options(json!({"approvals": {"default": "auto"}}));
+    let given = given.agent_config(Vec::new()).unwrap();
+    assert_eq!(given.approvals.default_policy, Some(ApprovalPolicy::Auto));
+    assert!(given.approvals.always_runs("save", false, false));
+}

@@ -404,7 +404,10 @@ async fn a_turn_pauses_twice_with_an_auto_tool_beside_and_runs_each_tool_once() 
     let open = || async {
         let opened = open_db(&session, &db, &counter).await;
         let body = format!("(globalThis['{reads}'] ||= []).push(args); return {{ read: args.path }};");
-        register(&opened, tool("read_file", path_schema(), &body, json!({})));
+        register(
+            &opened,
+            tool("read_file", path_schema(), &body, json!({ "readOnly": true })),
+        );
         opened
     };
     let first = open().await;

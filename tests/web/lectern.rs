@@ -190,7 +190,7 @@ async fn connection_refused_is_a_connection_error() {
 async fn invalid_options_reject_with_config_errors() {
     for (options, needle) in [
         (
-            json!({ "provider": { "kind": "openai", "baseUrl": "nope", "model": "m" } }),
+            json!({ "provider": { "kind": "openai", "baseUrl": "ftp://example.com/v1", "model": "m" } }),
             "baseUrl",
         ),
         (

@@ -26,7 +26,7 @@ async fn open_db(session: &MockSession, db: &str) -> Opened {
             "lookup",
             json!({ "type": "object" }),
             "return 'found';",
-            json!({}),
+            json!({ "readOnly": true }),
         ),
     );
     let write = "globalThis.portabilityWrites = (globalThis.portabilityWrites || 0) + 1; return 'written';";

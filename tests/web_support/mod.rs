@@ -202,8 +202,14 @@ pub async fn open_with(options: Value) -> Opened {
     open_with_js(js(options)).await
 }
 
-/// Opens a `Lectern` with these JS options (which may hold functions) plus an `onEvent` that records every event.
+/// Opens a `Lectern` with these JS options (which may hold functions) plus an
+/// `onEvent` that records every event. Without `approvals`, the tests' tools
+/// run unasked (`default: 'auto'`): the default policy has tests of its own.
 pub async fn open_with_js(options: JsValue) -> Opened {
+    let approvals = JsValue::from_str("approvals");
+    if Reflect::get(&options, &approvals).is_ok_and(|a| a.is_undefined()) {
+        Reflect::set(&options, &approvals, &js(json!({ "default": "auto" }))).unwrap();
+    }
     let events = Rc::new(RefCell::new(Vec::new()));
     let sink = events.clone();
     let listener = Closure::<dyn Fn(JsValue)>::new(move |ev: JsValue| sink.borrow_mut().push(json(&ev)));

@@ -100,7 +100,7 @@ export interface ToolSpec<Args = Record<string, unknown>> {
   retries?: number;
   /** Wait this long before each retry (default 0). */
   retryDelayMs?: number;
-  /** It only reads: a headless run that ran only such tools ends `'completed'`, not `'proposed'` (default false). */
+  /** It only reads (default false): it runs without asking unless `approvals` says otherwise (a tool that is not read-only asks by default), and a headless run that ran only such tools ends `'completed'`, not `'proposed'`. */
   readOnly?: boolean;
 }
 

@@ -16,7 +16,7 @@ export interface PolicyContext {
 
 /** Approval policies. A function that throws or returns anything else refuses the call (`deny`). */
 export interface ApprovalOptions {
-  /** Policy of tools not listed (default `'auto'`). */
+  /** Policy of tools not listed (default: `'ask'` for a tool not declared `readOnly`, `'auto'` for a read-only one). */
   default?: ApprovalPolicy;
   /** Per tool: a policy, or a function of the call, e.g. reads `'auto'`, writes `'ask'`. */
   tools?: Record<string, ApprovalPolicy | ((args: Record<string, unknown>, ctx: PolicyContext) => ApprovalPolicy | Promise<ApprovalPolicy>)>;

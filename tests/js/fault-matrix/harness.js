@@ -82,7 +82,8 @@ function get(name) {
 export async function open(name, { counter, ...options }) {
   const events = [];
   const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
-  const lectern = await Lectern.open({ ...defined, onEvent: (ev) => events.push(ev) });
+  // The matrix is about faults: its tools run unasked unless a case sets approvals.
+  const lectern = await Lectern.open({ approvals: { default: 'auto' }, ...defined, onEvent: (ev) => events.push(ev) });
   for (const tool of tools(counter)) lectern.registerTool(tool);
   instances.set(name, { lectern, events });
 }
