@@ -112,6 +112,10 @@ export class Locator {
     return this.#onElement('(el) => el.focus()');
   }
 
+  isChecked() {
+    return this.#onElement('(el) => !!el.checked');
+  }
+
   /** `fn(elements, arg)` in the page (synchronous: its value is returned as is). */
   evaluateAll(fn, arg) {
     return this.#run(`(els, arg) => (${fn})(els, arg)`, arg ?? null);
