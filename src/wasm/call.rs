@@ -10,9 +10,10 @@ use js_sys::Promise;
 use serde::Serialize;
 use wasm_bindgen::JsValue;
 
-use super::js::{error_to_js, string_arg, to_js};
+use super::js::string_arg;
 use super::lectern::{turn_outcome, Inner, Lectern};
 use super::panic_guard::guarded_promise;
+use super::promise::promise;
 use crate::agent::{TurnError, TurnResult};
 use crate::error::Result;
 
@@ -25,15 +26,9 @@ impl Lectern {
         Fut: Future<Output = Result<T>> + 'static,
     {
         let inner = self.inner.clone();
-        guarded_promise(async move {
-            let outcome = async {
-                inner.ensure_open()?;
-                work(inner).await
-            };
-            outcome
-                .await
-                .and_then(|value| to_js(&value))
-                .map_err(|error| error_to_js(&error))
+        promise(async move {
+            inner.ensure_open()?;
+            work(inner).await
         })
     }
 
