@@ -13,7 +13,7 @@ use super::custom_provider::JsFunctionModel;
 use super::event_stream::{async_iterable, EventQueue};
 use super::js::{error_to_js, from_js, string_arg, to_js};
 use super::js_tool::JsTool;
-use super::listeners::{deep_freeze, Listeners};
+use super::listeners::Listeners;
 use super::mention_resolver::JsMentionResolver;
 use super::options::read_options;
 use super::panic_guard::{self, check_js, guarded_promise};
@@ -90,8 +90,8 @@ impl Inner {
                 return;
             }
             if let Ok(value) = to_js(&event) {
-                // A listener that throws must not break the turn; none can change what the next sees.
-                deep_freeze(&value);
+                // A listener that throws must not break the turn; `emit` freezes the event
+                // first, so neither a listener nor the stream's queue can change it.
                 listeners.emit(&value);
                 if let Some(also) = &also {
                     also(&value);

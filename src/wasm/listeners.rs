@@ -55,7 +55,7 @@ impl Listeners {
 /// Freezes `value` and every object and array in it, so that one listener
 /// cannot change what the next one sees. Events are plain data (parsed
 /// JSON): nothing in them refuses to be frozen.
-pub fn deep_freeze(value: &JsValue) {
+fn deep_freeze(value: &JsValue) {
     let Some(object) = value.dyn_ref::<Object>() else {
         return;
     };
