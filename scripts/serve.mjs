@@ -7,6 +7,9 @@
 // service worker: /precache.json (the app shell's URLs and their hash) and /sw.js with that hash
 // written above it (a changed shell is a changed worker); /samples/thursday.txt is the Thursday
 // fixture from ../shared when present (else www/samples/ has a short public-domain text).
+// /v1/… is the mock model server's default session, forwarded, so a page can name its model
+// endpoint by path (`baseUrl: '/v1'`, as the README's widget example does). /blank.html is an
+// empty HTML page of the origin, for trying the package by hand and for tests.
 //
 //   node scripts/serve.mjs [--port 8080]     (PORT in the environment works too)
 import http from 'node:http';
@@ -26,6 +29,20 @@ function localModelFiles(model) {
   const wllama = join(root, 'node_modules/@wllama/wllama/esm');
   if (!model || !existsSync(model) || !existsSync(join(wllama, 'wasm/wllama.wasm'))) return null;
   return { wllama, dir: dirname(model), name: basename(model) };
+}
+
+/** Sends `req` on to `target` and its answer back, streamed both ways. */
+function forward(req, res, target) {
+  const out = http.request(target, { method: req.method, headers: { ...req.headers, host: new URL(target).host } }, (answer) => {
+    res.writeHead(answer.statusCode ?? 502, answer.headers);
+    answer.pipe(res);
+  });
+  out.on('error', (e) => {
+    if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+    res.end(`the mock model server did not answer: ${e.message}`);
+  });
+  res.on('close', () => out.destroy()); // the page gave up: so does the forwarded request
+  req.pipe(out);
 }
 
 /** The directory `dir` if it holds all-MiniLM-L6-v2's files. */
@@ -76,6 +93,11 @@ export async function startDemo({
         res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' });
         res.end(body);
       }
+    } else if (path === '/blank.html') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<!doctype html><html lang="en"><meta charset="utf-8"><title>Lectern</title><body></body></html>');
+    } else if (path.startsWith('/v1/')) {
+      forward(req, res, `${mock.url}${req.url}`);
     } else if (path === '/samples/thursday.txt' && existsSync(thursday)) {
       await serveFile(res, dirname(thursday), basename(thursday));
     } else if (local && path.startsWith('/wllama/')) {

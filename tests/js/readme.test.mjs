@@ -1,0 +1,98 @@
+// Every ```js and ```html block of README.md runs as written, in headless Chromium
+// against the built package and the mock model server, each in a fresh browser
+// context: the names a block takes from the prose around it come from its scene
+// (tests/js/readme-scenes.mjs), which also scripts the model and checks what the
+// block did. A block no scene names, or a scene whose block is gone, fails.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { demoAndChromium } from './browser.mjs';
+import { codeBlocks, moduleSource, splitHtml } from './readme-blocks.mjs';
+import { SCENES } from './readme-scenes.mjs';
+
+/** SmolLM2's GGUF (scripts/fetch-smollm2.sh), or the reason there is none. */
+function localModel() {
+  const fetched = spawnSync('bash', ['scripts/fetch-smollm2.sh'], { encoding: 'utf8' }).stdout.trim().split('\n').pop() ?? '';
+  return fetched.startsWith('LECTERN_SMOLLM2=') ? { path: fetched.slice('LECTERN_SMOLLM2='.length) } : { missing: fetched };
+}
+
+const model = localModel();
+const running = demoAndChromium({ chunkDelayMs: 0, localModel: model.path ?? null, minilm: process.env.LECTERN_MINILM_DIR });
+const blocks = codeBlocks(readFileSync('README.md', 'utf8'));
+
+test('every README code block has exactly one scene, and every scene a block', () => {
+  for (const block of blocks) {
+    const scenes = SCENES.filter((s) => block.code.includes(s.marker));
+    assert.equal(scenes.length, 1, `README.md:${block.line}: ${scenes.length} scenes match this block`);
+  }
+  for (const scene of SCENES) {
+    assert.ok(blocks.some((b) => b.code.includes(scene.marker)), `no README block for the scene "${scene.name}"`);
+  }
+});
+
+/** Why `scene` cannot run here, or null. */
+function missing(scene) {
+  if (scene.needs?.includes('localModel') && !running.demo.localModel) {
+    return model.missing ? `SKIPPED: ${model.missing}` : 'SKIPPED: @wllama/wllama is not installed';
+  }
+  if (scene.needs?.includes('minilm') && !running.demo.embedder) return 'SKIPPED: no MiniLM files (scripts/fetch-minilm.sh)';
+  return null;
+}
+
+for (const scene of SCENES) {
+  const block = blocks.find((b) => b.code.includes(scene.marker));
+  test(`README.md:${block?.line ?? '?'} ${scene.name}`, { timeout: 120000 }, async (t) => {
+    assert.ok(block, 'the block is gone from the README');
+    const why = missing(scene);
+    if (why) return t.skip(why);
+    const session = `readme-${randomUUID().slice(0, 8)}`;
+    const mockSession = `${running.demo.mockUrl}/__mock/${session}`;
+    const context = await running.browser.newContext({ serviceWorkers: 'block' });
+    const ctx = {
+      context,
+      origin: running.demo.url.replace(/\/$/, ''),
+      mock: `${running.demo.mockUrl}/s/${session}/v1`,
+      localModelUrl: running.demo.localModel && `/local-model/${running.demo.localModel}`,
+      requests: () => fetch(`${mockSession}/requests`).then((r) => r.json()),
+    };
+    try {
+      if (scene.turns) {
+        const queued = await fetch(`${mockSession}/script`, { method: 'POST', body: JSON.stringify({ turns: scene.turns }) });
+        assert.equal(queued.status, 200);
+      }
+      await scene.before?.(ctx);
+      const page = await context.newPage();
+      const problems = [];
+      page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+      await page.goto(`${ctx.origin}/blank.html`);
+      const { markup, script } = block.lang === 'html' ? splitHtml(block.code) : { markup: '', script: block.code };
+      const source = moduleSource(script, {
+        origin: ctx.origin,
+        rewrites: scene.rewrites?.(ctx),
+        given: scene.given?.(ctx),
+        after: scene.after,
+      });
+      const ran = await page.evaluate(
+        async ({ markup, source }) => {
+          document.body.innerHTML = markup;
+          const url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+          try {
+            await import(url);
+            return { out: window.readmeOut };
+          } catch (e) {
+            return { error: `${e?.name}: ${e?.message}\n${e?.stack ?? ''}` };
+          }
+        },
+        { markup, source },
+      );
+      assert.equal(ran.error, undefined, `README.md:${block.line} threw`);
+      await scene.drive?.(page, ctx);
+      await scene.check?.(ran.out, ctx);
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+}
