@@ -26,8 +26,8 @@ export const DEFAULT_MAX_TOKENS = 256;
  *
  * options: `model` (the name in usage and events, default `'wllama'`), `stream` (default true),
  * `ready` (a promise the calls wait for, e.g. `loadWllamaModel(…)`: Lectern can open before the
- * model is loaded), `maxTokens` (the answer length when Lectern sets none; default
- * {@link DEFAULT_MAX_TOKENS}, so that a small model cannot ramble for minutes), `sampling`
+ * model is loaded), `maxTokens` (the provider's answer cap, sent as each request's `max_tokens`;
+ * default {@link DEFAULT_MAX_TOKENS}, so that a small model cannot ramble for minutes), `sampling`
  * (wllama sampling parameters: `top_k`, `top_p`, `min_p`, `penalty_repeat`, …), `completion`
  * (for a base model with no chat template: `true` for {@link completionPrompt}, or a function of
  * the messages returning `{ prompt, stop }`; the model then continues a plain-text prompt through
@@ -52,6 +52,7 @@ export function wllamaProvider(wllama, options = {}) {
     local: true,
     model,
     stream,
+    maxTokens, // the provider's answer cap: each request's max_tokens unless a turn sets one
     call: async (request, callOptions = {}) => {
       if (ready) await ready;
       const settings = { maxTokens, sampling };

@@ -57,8 +57,11 @@ pub enum EventKind {
     ToolInvocation {
         /// The tool's name.
         tool_name: String,
-        /// The arguments as the model sent them (JSON text).
-        arguments: String,
+        /// The arguments as an object, the shape a pending call's have; `null` when
+        /// the model's text is not a JSON object (the call then fails as invalid).
+        arguments: Option<serde_json::Value>,
+        /// The arguments exactly as the model sent them (JSON text).
+        arguments_text: String,
         /// The provider's call id.
         call_id: String,
     },

@@ -81,7 +81,7 @@ export function describeEvent(event: LecternEvent): string {
     case 'toolCallDelta':
       return `${event.toolName ?? '?'} += ${event.argumentsDelta}`;
     case 'toolInvocation':
-      return `${event.toolName}(${event.arguments}) #${event.callId}`;
+      return `${event.toolName}(${event.argumentsText}) #${event.callId}, fields: ${Object.keys(event.arguments ?? {}).join()}`;
     case 'toolResult':
       return `${event.toolName} -> ${event.result ?? event.error} in ${event.durationMs} ms${event.cached ? ' (cached)' : ''}`;
     case 'stepFinish':

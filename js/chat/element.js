@@ -425,7 +425,7 @@ export class LecternChat extends HTMLElement {
         if (turn.message?.text) turn.message.end();
         else turn.message?.remove();
         turn.message = null;
-        const { card, update } = toolCard({ callId: event.callId, toolName: event.toolName, arguments: event.arguments, costUsd: this.#stepCost });
+        const { card, update } = toolCard({ callId: event.callId, toolName: event.toolName, arguments: event.argumentsText, costUsd: this.#stepCost });
         this.#cards.set(event.callId, update);
         this.#append(card);
         break;

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
+use super::answer_defaults::apply_answer_defaults;
 use super::anthropic::AnthropicSettings;
 use super::local::apply_local_defaults;
 use super::openai::OpenAiSettings;
@@ -63,6 +64,12 @@ pub struct CustomSettings {
     /// Whether the function is asked to stream (`stream: true` in its request).
     #[serde(default = "default_true")]
     pub stream: bool,
+    /// The request's `temperature` (none by default: the engine's own sampling).
+    #[serde(default)]
+    pub temperature: Option<f32>,
+    /// The request's `max_tokens` (default [`super::answer_defaults::DEFAULT_MAX_TOKENS`]).
+    #[serde(default)]
+    pub max_tokens: Option<u32>,
 }
 
 fn default_true() -> bool {
@@ -110,6 +117,9 @@ impl<'de> Deserialize<'de> for ProviderConfig {
         if local {
             apply_local_defaults(&mut policy);
         }
+        if let Some(kind) = object.get("kind").and_then(Value::as_str).map(str::to_owned) {
+            apply_answer_defaults(&kind, &mut object);
+        }
         let policy: CallPolicy = serde_json::from_value(Value::Object(policy)).map_err(D::Error::custom)?;
         let kind: ProviderKind = serde_json::from_value(Value::Object(object)).map_err(D::Error::custom)?;
         Ok(ProviderConfig {
@@ -144,7 +154,7 @@ impl ProviderConfig {
                 }
                 (Some(&s.base_url), &s.temperature, 1.0)
             }
-            ProviderKind::Custom(_) => (None, &None, 2.0),
+            ProviderKind::Custom(s) => (None, &s.temperature, 2.0),
         };
         if let Some(url) = base_url {
             if !(url.starts_with("http://") || url.starts_with("https://")) {

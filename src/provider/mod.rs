@@ -12,6 +12,7 @@ use crate::domain::{Endpoint, Message, ReasoningBlock, ResponseFormat, ToolCall,
 use crate::error::Result;
 
 mod accumulate;
+pub mod answer_defaults;
 pub mod anthropic;
 mod config;
 pub mod event_parts;
@@ -29,6 +30,7 @@ mod retry_after;
 pub mod scripted;
 pub mod sse;
 pub mod sse_body;
+mod temperature;
 mod timeouts;
 
 pub use accumulate::{accumulate, Accumulator};
@@ -41,6 +43,7 @@ pub use pricing::{Price, PriceTable};
 pub use rate_limit::RateLimiter;
 pub use retry::{backoff_ms, is_retryable, with_retries};
 pub use retry_after::{http_date_ms, retry_after_ms};
+pub(crate) use temperature::temperature_json;
 
 /// What the model is asked.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -102,7 +102,10 @@ async fn run_one(call: &ToolCall, settings: &ToolRunSettings, run: &ToolRunConte
     let shown_arguments = redact_arguments(&call.arguments, &settings.redact);
     (run.emit)(EventKind::ToolInvocation {
         tool_name: call.name.clone(),
-        arguments: shown_arguments.clone(),
+        arguments: serde_json::from_str(&shown_arguments)
+            .ok()
+            .filter(Value::is_object),
+        arguments_text: shown_arguments.clone(),
         call_id: call.id.clone(),
     });
     let mut details = None;

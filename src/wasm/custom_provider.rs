@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::provider::event_parts::{decode_events, EventStream};
 use crate::provider::openai::{parts_from_response, request_body, ChunkDecoder, OpenAiSettings};
 use crate::provider::sse::SseEvent;
-use crate::provider::{error_for, Model, ModelRequest, PartStream};
+use crate::provider::{error_for, CustomSettings, Model, ModelRequest, PartStream};
 use crate::web::{from_js_text, JsonTextError};
 
 /// A [`Model`] that calls a host function.
@@ -31,18 +31,19 @@ pub struct JsFunctionModel {
 }
 
 impl JsFunctionModel {
-    /// Wraps `function`; `stream` is passed on in each request.
-    pub fn new(function: Function, model: String, stream: bool) -> Self {
+    /// Wraps `function`; each request carries the settings' model, `stream`,
+    /// `temperature` and `max_tokens`.
+    pub fn new(function: Function, settings: &CustomSettings) -> Self {
         JsFunctionModel {
             function,
             settings: OpenAiSettings {
                 base_url: String::new(),
-                model,
+                model: settings.model.clone(),
                 api_key: None,
-                stream,
+                stream: settings.stream,
                 headers: BTreeMap::new(),
-                temperature: None,
-                max_tokens: None,
+                temperature: settings.temperature,
+                max_tokens: settings.max_tokens,
                 tool_choice: None,
                 replay_reasoning: None,
                 max_tokens_param: None,

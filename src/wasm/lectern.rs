@@ -26,7 +26,7 @@ use crate::agent::{
 use crate::domain::NewConversation;
 use crate::error::{Error, Result, StorageReason};
 use crate::events::{Event, EventKind, EventSink};
-use crate::provider::{provider_for, with_policy, CustomSettings, Model, ProviderConfig, ProviderKind};
+use crate::provider::{provider_for, with_policy, Model, ProviderConfig, ProviderKind};
 use crate::storage::{MemoryStore, Store};
 use crate::time::Clock;
 use crate::web::{
@@ -110,9 +110,7 @@ pub struct Lectern {
 fn model_for(config: &ProviderConfig, call: Option<Function>) -> Result<Rc<dyn Model>> {
     let clock: Rc<dyn Clock> = Rc::new(BrowserClock);
     let inner: Rc<dyn Model> = match (&config.kind, call) {
-        (ProviderKind::Custom(CustomSettings { model, stream }), Some(call)) => {
-            Rc::new(JsFunctionModel::new(call, model.clone(), *stream))
-        }
+        (ProviderKind::Custom(settings), Some(call)) => Rc::new(JsFunctionModel::new(call, settings)),
         (kind, _) => provider_for(kind, Rc::new(FetchTransport), clock.clone())?,
     };
     Ok(with_policy(config, inner, clock))

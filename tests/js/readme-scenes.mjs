@@ -96,7 +96,7 @@ export const SCENES = [
     given: () => `
       const { Lectern } = readme;
       const apiKey = 'sk-test';
-      const engine = { chat: { completions: { create: async (request) => ({
+      const engine = { chat: { completions: { create: async (request) => (window.asked = request) && ({
         id: 'c1', object: 'chat.completion', created: 0, model: request.model,
         choices: [{ index: 0, message: { role: 'assistant', content: 'From the engine.' }, finish_reason: 'stop' }],
         usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 },
@@ -104,8 +104,13 @@ export const SCENES = [
     after: `
       for (const provider of [openai, anthropic]) await (await Lectern.open({ provider })).close();
       const conv = await lectern.createConversation({});
-      return await lectern.send(conv.id, 'Hello?');`,
-    check: (out) => assert.equal(out.text, 'From the engine.'),
+      return { reply: await lectern.send(conv.id, 'Hello?'), asked: window.asked };`,
+    check: (out) => {
+      assert.equal(out.reply.text, 'From the engine.');
+      // The default answer cap reaches the function; its engine keeps its own temperature.
+      assert.equal(out.asked.max_tokens, 2048);
+      assert.equal('temperature' in out.asked, false);
+    },
   },
   {
     name: 'Cancellation: the stop button aborts the turn, which ends aborted',

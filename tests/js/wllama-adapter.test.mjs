@@ -54,6 +54,8 @@ test('the provider is a local custom provider; policy options pass through', { s
   assert.equal(provider.local, true);
   assert.equal(provider.model, 'smollm2');
   assert.equal(provider.stream, true);
+  assert.equal(provider.maxTokens, 256, 'the cap is the provider\'s, so Lectern sends it (its own default is 2048)');
+  assert.equal(adapter.wllamaProvider(fakeWllama(), { maxTokens: 64 }).maxTokens, 64);
   assert.deepEqual(provider.timeouts, { idleMs: 5000 });
   assert.equal(typeof provider.call, 'function');
   assert.throws(() => adapter.wllamaProvider({}), /needs a Wllama instance/);

@@ -101,6 +101,33 @@ fn one_tool_then_text_with_every_step_persisted() {
     assert!(invocation < result && types.iter().filter(|t| **t == "stepStart").count() == 2);
 }
 
+/// The `toolInvocation` event gives the arguments in a pending call's shape (an
+/// object) beside the model's text, and `null` when that text is no JSON object.
+#[test]
+fn tool_invocation_arguments_are_an_object_beside_the_models_text() {
+    let h = agent(vec![
+        ScriptedTurn::tools(&[("weather", r#"{"city":"Oslo"}"#), ("weather", "{\"city\":")]),
+        ScriptedTurn::text("Done."),
+    ])
+    .tool(weather(Rc::new(Cell::new(0))))
+    .build();
+    h.send("Weather in Oslo?").unwrap();
+    let invocations: Vec<(Value, Value)> = h
+        .event_log()
+        .json()
+        .into_iter()
+        .filter(|e| e["type"] == "toolInvocation")
+        .map(|e| (e["arguments"].clone(), e["argumentsText"].clone()))
+        .collect();
+    assert_eq!(
+        invocations,
+        [
+            (json!({"city": "Oslo"}), json!(r#"{"city":"Oslo"}"#)),
+            (Value::Null, json!("{\"city\":")),
+        ]
+    );
+}
+
 /// Two tools that each wait until both have started: they can only finish if
 /// they run at the same time.
 fn rendezvous(name: &'static str, started: Rc<Cell<u32>>, clock: &ManualClock) -> impl Tool {

@@ -191,6 +191,8 @@ fn openai_recorded_streams() {
         body,
         json!({
             "model": "gpt-4o-mini",
+            "temperature": 0.7,
+            "max_completion_tokens": 2048,
             "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "What's the weather?"}],
             "tools": [{"type": "function", "function": {"name": "get_weather", "description": "Current weather",
                        "parameters": {"type": "object", "properties": {"location": {"type": "string"}}}}}],
@@ -300,6 +302,7 @@ fn anthropic_recorded_streams() {
         json!({
             "model": "claude-sonnet-4-5",
             "max_tokens": 1024,
+            "temperature": 0.7,
             "system": "Be brief.",
             "messages": [{"role": "user", "content": [{"type": "text", "text": "What's the weather?"}]}],
             "tools": [{"name": "get_weather", "description": "Current weather",

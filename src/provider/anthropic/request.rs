@@ -4,7 +4,7 @@ use serde_json::{json, Map, Value};
 
 use super::AnthropicSettings;
 use crate::domain::{Message, ReasoningBlock, Role};
-use crate::provider::ModelRequest;
+use crate::provider::{temperature_json, ModelRequest};
 
 /// Put first when the history window starts with an assistant turn, since the
 /// API wants the conversation to open with the user.
@@ -126,7 +126,7 @@ fn add_tools_and_sampling(
         }
         None => {
             if let Some(t) = request.temperature.or(settings.temperature) {
-                body.insert("temperature".into(), json!(t));
+                body.insert("temperature".into(), temperature_json(t));
             }
         }
     }
@@ -333,7 +333,7 @@ mod tests {
             ])
         );
         let without = request_body(&settings(), &request);
-        assert_eq!(without["temperature"], json!(0.3f32));
+        assert_eq!(without["temperature"], json!(0.3));
         assert_eq!(without["messages"][3]["content"][0]["type"], "text");
     }
 

@@ -4,7 +4,7 @@ use serde_json::{json, Map, Value};
 
 use super::OpenAiSettings;
 use crate::domain::{reasoning_text, Message, Role};
-use crate::provider::ModelRequest;
+use crate::provider::{temperature_json, ModelRequest};
 
 /// The JSON body for `POST /chat/completions`.
 pub fn request_body(settings: &OpenAiSettings, request: &ModelRequest) -> Value {
@@ -35,7 +35,7 @@ pub fn request_body(settings: &OpenAiSettings, request: &ModelRequest) -> Value 
         }
     }
     if let Some(t) = request.temperature.or(settings.temperature) {
-        body.insert("temperature".into(), json!(t));
+        body.insert("temperature".into(), temperature_json(t));
     }
     if let Some(format) = &request.response_format {
         let schema = json!({ "name": format.name, "schema": format.schema, "strict": format.strict });

@@ -25,7 +25,12 @@ export interface ToolCallDeltaEvent extends EventBase {
   argumentsDelta: string;
 }
 /** A tool is about to run. */
-export interface ToolInvocationEvent extends EventBase { type: 'toolInvocation'; toolName: string; arguments: string; callId: string; }
+/**
+ * A tool is about to run. `arguments` has the shape of a pending call's (`PendingCall.arguments`): an
+ * object, or `null` when the model's text is not a JSON object (the call then fails as invalid);
+ * `argumentsText` is that text exactly. Both are redacted as configured.
+ */
+export interface ToolInvocationEvent extends EventBase { type: 'toolInvocation'; toolName: string; arguments: Record<string, unknown> | null; argumentsText: string; callId: string; }
 /** A tool finished, failed or was refused. */
 export interface ToolResultEvent extends EventBase {
   type: 'toolResult';

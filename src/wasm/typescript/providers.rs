@@ -44,10 +44,13 @@ export interface OpenAIProviderConfig extends CallPolicyConfig {
   stream?: boolean;
   /** Extra headers sent with every request. */
   headers?: Record<string, string>;
-  /** Sampling temperature, 0–2. */
-  temperature?: number;
-  /** Upper bound on generated tokens. */
-  maxTokens?: number;
+  /**
+   * Sampling temperature, 0–2. Default 0.7, but none for models that reason first (o-series,
+   * GPT-5, `…reasoner`, R1, QwQ, `…thinking…`: they refuse or ignore it); `null` sends none.
+   */
+  temperature?: number | null;
+  /** Upper bound on generated tokens. Default 2048 (none for models that reason first); `null` sends none. */
+  maxTokens?: number | null;
   /** Sent as `tool_choice` when tools are offered. */
   toolChoice?: 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
   /** Send a tool-call message's reasoning back as `reasoning_content` (DeepSeek thinking mode needs it); default `true` only for `api.deepseek.com`. */
@@ -66,8 +69,8 @@ export interface AnthropicProviderConfig extends CallPolicyConfig {
   apiKey?: string;
   stream?: boolean;
   headers?: Record<string, string>;
-  /** Sampling temperature, 0–1. */
-  temperature?: number;
+  /** Sampling temperature, 0–1. Default 0.7 (none with `thinking`); `null` sends none. */
+  temperature?: number | null;
   /** Required by the API; default 4096. */
   maxTokens?: number;
   /** The `anthropic-version` header; default `2023-06-01`. */
@@ -92,6 +95,10 @@ export interface CustomProviderConfig extends CallPolicyConfig {
   model?: string;
   /** Whether requests ask for a stream (`stream: true`); default `true`. */
   stream?: boolean;
+  /** The requests' `temperature`, 0–2; none by default (the engine's own sampling). */
+  temperature?: number | null;
+  /** The requests' `max_tokens`; default 2048; `null` sends none. */
+  maxTokens?: number | null;
 }
 
 /** The second argument of a custom provider's `call`. */
