@@ -133,6 +133,14 @@ const ROWS = [
   ['Local model', 'local_ttft_lectern_300_prompt_tokens', 'its prompt, tokens (wllama\'s count)', ''],
   ['Local model', 'local_ttft_lectern_120', 'the same with `maxContextTokens` 120 and a one-line `persona.systemPrompt`: first token', 's', atMost(10, 's')],
   ['Local model', 'local_ttft_lectern_120_prompt_tokens', 'its prompt, tokens', ''],
+  // Issue 32's first measurement (benches/candle_probe.mjs): candle 0.11.1's quantized Llama in wasm
+  // (simd128) beside wllama 3.8.1 on the same SmolLM2-135M GGUFs, one thread.
+  ...['Q4_1', 'Q4_0', 'Q8_0'].flatMap((quant) => [
+    ['Local runtime', `probe_candle_${quant}_prompt_tps`, `candle, ${quant}: prompt read`, 'tokens/s', atLeast(60, 'tokens/s')],
+    ['Local runtime', `probe_candle_${quant}_gen_tps`, `candle, ${quant}: generation`, 'tokens/s', atLeast(25, 'tokens/s')],
+    ['Local runtime', `probe_wllama_${quant}_prompt_tps`, `wllama, ${quant}: prompt read`, 'tokens/s'],
+    ['Local runtime', `probe_wllama_${quant}_gen_tps`, `wllama, ${quant}: generation`, 'tokens/s'],
+  ]),
   ['Ingestion', 'longtask_worker', 'longest main-thread task adding 1.3 MB of text (Worker)', 'ms', atMost(50, 'ms')],
   ['Ingestion', 'longtask_page', 'longest main-thread task adding 1.3 MB of text (no Worker)', 'ms', atMost(50, 'ms')],
   ['Package', 'wasm_raw', '`pkg/lectern_bg.wasm` (the page module), raw', 'KB'],

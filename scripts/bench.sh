@@ -7,6 +7,7 @@
 #   BENCH_EXACT_ONLY=1 npm run bench    no index builds (exact search only)
 #   npm run bench -- reader              only the evidence recall on reader questions, and
 #   npm run bench -- sizes               only the package's sizes (a release build)
+#   npm run bench -- candle              only candle's quantized Llama beside wllama (issue 32)
 #   npm run bench -- answers             only the answers of the local and Demo models to them
 #                                        (READER_ANSWERS_LIMIT=12: 12 of the 32, half of each kind);
 #                                        the other figures are carried from bench/RESULTS.md
@@ -57,6 +58,8 @@ run_all() {
   printf '\n== A local model: wllama + SmolLM2-135M in headless Chromium (COOP/COEP), and Lectern asking it\n'
   node benches/local_model.mjs
 
+  run_candle
+
   run_answers
 
   printf '\n== SSE parse throughput, retrieval, context per step and the agent loop, wasm in headless Chromium\n'
@@ -84,12 +87,17 @@ run_reader() {
   cargo bench --bench reader_evidence 2>/dev/null | grep -v '^\s*$'
 }
 
+run_candle() {
+  printf '\n== A local runtime: candle (wasm, simd128) beside wllama on SmolLM2-135M, one thread (headless Chromium)\n'
+  bash scripts/candle-probe.sh
+}
+
 run_answers() {
   printf '\n== Answers to the reader questions: the in-browser models and the Demo model (headless Chromium; each answer in bench/answers.log)\n'
   node benches/reader_answers.mjs | tee bench/answers.log | grep -v '^  '
 }
 
-if [ "${1:-}" = reader ] || [ "${1:-}" = answers ] || [ "${1:-}" = sizes ]; then
+if [ "${1:-}" = reader ] || [ "${1:-}" = answers ] || [ "${1:-}" = sizes ] || [ "${1:-}" = candle ]; then
   "run_$1" 2>&1 | tee "$log"
   printf '\n== Results (bench/RESULTS.md; the figures not measured now carried)\n'
   node scripts/bench-results.mjs "$log" --carry bench/RESULTS.md --out bench/RESULTS.md --readme README.md
