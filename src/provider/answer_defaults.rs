@@ -52,7 +52,7 @@ fn fill(provider: &mut Map<String, Value>, key: &str, default: Option<Value>) {
 }
 
 /// Whether `model` names a model that reasons before it answers: OpenAI's
-/// o-series and GPT-5, DeepSeek's reasoner and R1, QwQ, and `…thinking…` models.
+/// o-series, GPT-5 and gpt-oss, DeepSeek's reasoner and R1, QwQ, and `…thinking…` models.
 pub fn is_reasoning_model(model: &str) -> bool {
     let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
     let o_series = name
@@ -60,6 +60,7 @@ pub fn is_reasoning_model(model: &str) -> bool {
         .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
     o_series
         || name.starts_with("gpt-5")
+        || name.starts_with("gpt-oss")
         || name.contains("reasoner")
         || name.contains("thinking")
         || name.starts_with("qwq")
@@ -105,6 +106,7 @@ mod tests {
             "o1",
             "o4-mini-2025-04-16",
             "gpt-5",
+            "openai/gpt-oss-20b",
             "deepseek-reasoner",
             "deepseek-r1:7b",
             "qwq-32b",

@@ -46,7 +46,7 @@ export interface OpenAIProviderConfig extends CallPolicyConfig {
   headers?: Record<string, string>;
   /**
    * Sampling temperature, 0–2. Default 0.7, but none for models that reason first (o-series,
-   * GPT-5, `…reasoner`, R1, QwQ, `…thinking…`: they refuse or ignore it); `null` sends none.
+   * GPT-5, gpt-oss, `…reasoner`, R1, QwQ, `…thinking…`: they refuse or ignore it); `null` sends none.
    */
   temperature?: number | null;
   /** Upper bound on generated tokens. Default 2048 (none for models that reason first); `null` sends none. */
