@@ -24,7 +24,6 @@ export interface ToolCallDeltaEvent extends EventBase {
   toolName?: string;
   argumentsDelta: string;
 }
-/** A tool is about to run. */
 /**
  * A tool is about to run. `arguments` has the shape of a pending call's (`PendingCall.arguments`): an
  * object, or `null` when the model's text is not a JSON object (the call then fails as invalid);
