@@ -9,10 +9,12 @@ use crate::domain::{distinct_sources, Source, SourceVia};
 use crate::retrieval::grounding::check_answer;
 use crate::retrieval::passages::passages_in_text;
 use crate::tool::builtin::SEARCH_BOOK;
+use crate::tool::shown_part;
 
 /// Every passage the turn's model requests carried, for the book `book_id`;
-/// a search result within the reader's pages is left out (they are there whole).
-pub(super) fn turn_sources(state: &TurnState, book_id: Option<&str>) -> Vec<Source> {
+/// a search result within the reader's pages is left out (they are there whole),
+/// and so is what the model never read of a result longer than `max_result_chars`.
+pub(super) fn turn_sources(state: &TurnState, book_id: Option<&str>, max_result_chars: usize) -> Vec<Source> {
     let Some(book_id) = book_id else {
         return Vec::new();
     };
@@ -24,8 +26,8 @@ pub(super) fn turn_sources(state: &TurnState, book_id: Option<&str>) -> Vec<Sour
         .iter()
         .filter(|r| r.name == SEARCH_BOOK)
         .filter_map(|r| r.result.as_deref())
-        .flat_map(passages_in_text)
-        .filter(|(start, end, _)| !covered(*start, *end))
+        .flat_map(|result| passages_in_text(shown_part(result, max_result_chars)))
+        .filter(|(start, end, text)| !text.is_empty() && !covered(*start, *end))
         .map(|(start_page, end_page, text)| Source {
             book_id: book_id.to_owned(),
             start_page,

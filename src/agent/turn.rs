@@ -316,7 +316,7 @@ impl Agent {
             now,
         );
         answer.reasoning = response.reasoning;
-        answer.sources = turn_sources(state, call.book_id);
+        answer.sources = turn_sources(state, call.book_id, self.config.max_tool_result_chars);
         let question = request.messages.iter().rev().find(|m| m.role == Role::User);
         answer.source_check = source_check(&text, question.map_or("", |m| &m.content), &answer.sources);
         let (sources, source_check) = (answer.sources.clone(), answer.source_check.clone());

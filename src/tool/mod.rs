@@ -23,7 +23,7 @@ pub use cache::{CacheScope, ToolCache, DEFAULT_CACHE_ENTRIES};
 pub use redact::redact_arguments;
 pub use registry::ToolRegistry;
 pub use runner::{prepare_call, run_tool_calls, ToolOutcome, ToolRunContext, ToolRunSettings};
-pub use truncate::{cap_result, DEFAULT_MAX_RESULT_CHARS};
+pub use truncate::{cap_result, shown_part, DEFAULT_MAX_RESULT_CHARS};
 
 /// What a tool learns about the call besides its arguments. The model can
 /// never set these: they come from the host.

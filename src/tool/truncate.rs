@@ -8,16 +8,25 @@ pub const DEFAULT_MAX_RESULT_CHARS: usize = 50_000;
 /// characters, else its first `max_chars` characters (cut at a character
 /// boundary) and a note such as `[truncated: 50,000 of 812,345 characters shown]`.
 pub fn cap_result(content: &str, max_chars: usize) -> String {
-    let Some((cut, _)) = content.char_indices().nth(max_chars) else {
+    let shown = shown_part(content, max_chars);
+    if shown.len() == content.len() {
         return content.to_owned();
-    };
-    let total = max_chars + content[cut..].chars().count();
+    }
+    let total = max_chars + content[shown.len()..].chars().count();
     format!(
-        "{}\n\n[truncated: {} of {} characters shown]",
-        &content[..cut],
+        "{shown}\n\n[truncated: {} of {} characters shown]",
         thousands(max_chars),
         thousands(total)
     )
+}
+
+/// The part of `content` the model reads of it: its first `max_chars`
+/// characters (all of it when it is no longer).
+pub fn shown_part(content: &str, max_chars: usize) -> &str {
+    content
+        .char_indices()
+        .nth(max_chars)
+        .map_or(content, |(cut, _)| &content[..cut])
 }
 
 /// `812345` as `812,345`.

@@ -185,3 +185,33 @@ fn a_page_the_book_skips_is_left_out_of_the_readers_pages() {
         "{sources:?}"
     );
 }
+
+/// A `search_book` result cut at `maxToolResultChars` lists as sources only
+/// what the model read of it, never the passages past the cut.
+#[test]
+fn sources_are_what_the_model_read_of_a_capped_search_result() {
+    let turns = vec![
+        ScriptedTurn::tools(&[("search_book", r#"{"query":"Syme Gregory tavern"}"#)]),
+        ScriptedTurn::text("Syme met the poet Gregory."),
+    ];
+    let config = AgentConfig {
+        reader_pages: 0,
+        max_tool_result_chars: 90,
+        ..AgentConfig::default()
+    };
+    let (builder, book_id) = book_agent(config, thursday_pages(), 2, turns);
+    let h = builder.book(&book_id).build();
+    let result = h.send("Who is Syme?").unwrap();
+    let whole = result.tool_calls[0].result.clone().unwrap();
+    assert!(whole.matches("[Pages ").count() >= 2, "{whole}");
+    let read = h.model.requests()[1].messages.last().unwrap().content.clone();
+    assert!(read.contains("[truncated:"), "{read}");
+    assert!(!result.sources.is_empty());
+    for source in &result.sources {
+        assert!(
+            read.contains(&source.text),
+            "{:?} is not in what the model read: {read}",
+            source.text
+        );
+    }
+}
