@@ -2,17 +2,16 @@
 // server offers one (scripts/fetch-smollm2.sh): the chat answers with no model server.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { startDemo } from '../../scripts/serve.mjs';
+import { fetched } from './local/fixtures.mjs';
 import { launchChromium } from './browser.mjs';
 import { ask, chatOf, screenshot, waitIdle } from './chat-support.mjs';
 
 test('the chat answers with the model in the page when the server offers one', { timeout: 300000 }, async (t) => {
-  const fetched = spawnSync('bash', ['scripts/fetch-smollm2.sh'], { encoding: 'utf8' }).stdout.trim().split('\n').pop() ?? '';
-  const model = fetched.startsWith('LECTERN_SMOLLM2=') ? fetched.slice('LECTERN_SMOLLM2='.length) : null;
+  const { value: model, skip } = fetched('LECTERN_SMOLLM2', 'fetch-smollm2.sh');
   if (!model || !existsSync('node_modules/@wllama/wllama/esm/wasm/wllama.wasm')) {
-    t.skip(model ? 'SKIPPED: @wllama/wllama is not installed' : fetched);
+    t.skip(model ? 'SKIPPED: @wllama/wllama is not installed' : skip);
     return;
   }
   const demo = await startDemo({ port: 0, chunkDelayMs: 0, localModel: model });

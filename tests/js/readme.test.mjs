@@ -6,20 +6,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { demoAndChromium } from './browser.mjs';
 import { codeBlocks, moduleSource, splitHtml } from './readme-blocks.mjs';
 import { SCENES } from './readme-scenes.mjs';
+import { fetched } from './local/fixtures.mjs';
 
-/** SmolLM2's GGUF (scripts/fetch-smollm2.sh), or the reason there is none. */
-function localModel() {
-  const fetched = spawnSync('bash', ['scripts/fetch-smollm2.sh'], { encoding: 'utf8' }).stdout.trim().split('\n').pop() ?? '';
-  return fetched.startsWith('LECTERN_SMOLLM2=') ? { path: fetched.slice('LECTERN_SMOLLM2='.length) } : { missing: fetched };
-}
-
-const model = localModel();
-const running = demoAndChromium({ chunkDelayMs: 0, localModel: model.path ?? null, minilm: process.env.LECTERN_MINILM_DIR });
+/** SmolLM2's GGUF (`value`), or the reason there is none (`skip`). */
+const model = fetched('LECTERN_SMOLLM2', 'fetch-smollm2.sh');
+const running = demoAndChromium({ chunkDelayMs: 0, localModel: model.value ?? null, minilm: process.env.LECTERN_MINILM_DIR });
 const blocks = codeBlocks(readFileSync('README.md', 'utf8'));
 
 test('every README code block has exactly one scene, and every scene a block', () => {
@@ -35,7 +30,7 @@ test('every README code block has exactly one scene, and every scene a block', (
 /** Why `scene` cannot run here, or null. */
 function missing(scene) {
   if (scene.needs?.includes('localModel') && !running.demo.localModel) {
-    return model.missing ? `SKIPPED: ${model.missing}` : 'SKIPPED: @wllama/wllama is not installed';
+    return model.skip ?? 'SKIPPED: @wllama/wllama is not installed';
   }
   if (scene.needs?.includes('minilm') && !running.demo.embedder) return 'SKIPPED: no MiniLM files (scripts/fetch-minilm.sh)';
   return null;

@@ -6,19 +6,18 @@
 // Skipped when the model or wllama is not here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { startDemo } from '../../scripts/serve.mjs';
+import { fetched } from './local/fixtures.mjs';
 import { ARTIFACTS, launchChromium } from './browser.mjs';
 
 const CHOICE_KEY = 'lectern-site-model';
 
 test('the in-browser model, picked, answers in the chat, and again offline, still picked', { timeout: 300000 }, async (t) => {
-  const fetched = spawnSync('bash', ['scripts/fetch-smollm2.sh'], { encoding: 'utf8' }).stdout.trim().split('\n').pop() ?? '';
-  const model = fetched.startsWith('LECTERN_SMOLLM2=') ? fetched.slice('LECTERN_SMOLLM2='.length) : null;
+  const { value: model, skip } = fetched('LECTERN_SMOLLM2', 'fetch-smollm2.sh');
   if (!model || !existsSync('node_modules/@wllama/wllama/esm/wasm/wllama.wasm')) {
-    t.skip(model ? 'SKIPPED: @wllama/wllama is not installed' : fetched);
+    t.skip(model ? 'SKIPPED: @wllama/wllama is not installed' : skip);
     return;
   }
   const demo = await startDemo({ port: 0, localModel: model, minilm: null });
