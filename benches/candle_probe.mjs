@@ -7,11 +7,11 @@
 //   node benches/candle_probe.mjs <probe pkg dir> <model.gguf>…
 import { basename, dirname } from 'node:path';
 import { launchChromium } from '../tests/js/browser.mjs';
-import { localFixtures, root } from '../tests/js/local/fixtures.mjs';
+import { root, wllamaFiles } from '../tests/js/local/fixtures.mjs';
 import { startIsolatedServer } from '../tests/js/local/isolated-server.mjs';
 
 const [probeDir, ...models] = process.argv.slice(2);
-const fixtures = localFixtures();
+const fixtures = wllamaFiles(); // only wllama: the models come as arguments
 if (fixtures.skip) {
   console.log(fixtures.skip);
   process.exit(0);

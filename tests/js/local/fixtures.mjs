@@ -17,15 +17,22 @@ export function fetched(envName, script) {
   return { skip: last.startsWith('SKIPPED') ? last : `SKIPPED: ${script} failed (${run.stderr?.trim()})` };
 }
 
+/** `{ wllamaDir }`, wllama's browser files (index.js, wasm/), or `{ skip }` when it is not installed. */
+export function wllamaFiles() {
+  const wllamaDir = join(root, 'node_modules/@wllama/wllama/esm');
+  if (!existsSync(join(wllamaDir, 'index.js')) || !existsSync(join(wllamaDir, 'wasm/wllama.wasm'))) {
+    return { skip: 'SKIPPED: @wllama/wllama is not installed (npm ci)' };
+  }
+  return { wllamaDir };
+}
+
 /**
  * `{ model, minilmDir, wllamaDir, bookPath }` (absolute paths), or `{ skip }` with the reason.
  * `LECTERN_SMOLLM2` (a .gguf path), `LECTERN_MINILM_DIR` and `LECTERN_SHARED` override the defaults.
  */
 export function localFixtures() {
-  const wllamaDir = join(root, 'node_modules/@wllama/wllama/esm');
-  if (!existsSync(join(wllamaDir, 'index.js')) || !existsSync(join(wllamaDir, 'wasm/wllama.wasm'))) {
-    return { skip: 'SKIPPED: @wllama/wllama is not installed (npm ci)' };
-  }
+  const { wllamaDir, skip } = wllamaFiles();
+  if (skip) return { skip };
   if (!existsSync(join(root, 'pkg/lectern_wllama.js'))) {
     return { skip: 'SKIPPED: no pkg/ (bash scripts/build.sh)' };
   }
