@@ -1,13 +1,10 @@
 //! Retrieval quality on the Thursday fixture (issue 13): chapter-in-top-5
-//! hit rates of hashed vectors, BM25, MiniLM and hybrid on the fixed
-//! question set, printed as a table, with the issue's targets asserted
-//! (hybrid at least as good as the better of BM25 and MiniLM on each half;
-//! BM25 at least as good as hashed on named questions — on paraphrases it
-//! misses by one, printed). Skips without the fixture
-//! (`../shared`); skips the MiniLM rows without `LECTERN_MINILM_DIR`.
+//! hit rates of hashed vectors and BM25 on the fixed question set, printed
+//! as a table, with their target asserted. MiniLM and hybrid are
+//! `npm run bench`'s (`benches/retrieval_quality.rs`), which fails on a
+//! missed target. Skips without the fixture (`../shared`).
 
 use crate::support::lexical_eval;
-use crate::support::minilm_env;
 use crate::support::shared_fixtures;
 
 #[test]
@@ -30,36 +27,41 @@ fn the_question_set_is_half_named_half_paraphrased_over_every_chapter() {
     );
 }
 
-/// Prints the table and asserts the issue's targets but one: hybrid at
-/// least as good as the better of BM25 and MiniLM on each half, BM25 at
-/// least as good as hashed on named questions. BM25 against hashed on
-/// paraphrases misses by one question (3/15 against 4/15: the hashed
-/// embedder's character trigrams catch word forms whole words miss): it is
-/// printed, and reported in the README, not asserted.
+/// The lexical rows (hashed vectors and BM25) and their target: BM25 at
+/// least as good as hashed on named questions. The MiniLM and hybrid rows
+/// embed the whole book (minutes natively), so `npm run bench`
+/// (`benches/retrieval_quality.rs`) measures them and fails on a missed
+/// target; `lexical_eval::missed_targets` is the one check of both.
 #[test]
-fn hit_rates_on_the_thursday_questions() {
+fn lexical_hit_rates_on_the_thursday_questions() {
     let Some(text) = shared_fixtures::thursday() else {
         return;
     };
-    let evaluation = lexical_eval::evaluate(&text, minilm_env::minilm_from_env());
+    let evaluation = lexical_eval::evaluate(&text, None);
     for line in lexical_eval::table(&evaluation) {
         println!("{line}");
     }
-    let (bytes, chars) = lexical_eval::lexical_size(&text);
-    println!("stored lexical index: {bytes} bytes for {chars} characters of text");
-    let (hashed, bm25) = (evaluation.hashed, evaluation.bm25);
-    assert!(
-        bm25.named >= hashed.named,
-        "BM25 {bm25:?} against hashed {hashed:?}"
-    );
-    if let (Some(minilm), Some(hybrid)) = (evaluation.minilm, evaluation.hybrid) {
-        assert!(
-            hybrid.named >= bm25.named.max(minilm.named),
-            "hybrid {hybrid:?}, BM25 {bm25:?}, MiniLM {minilm:?}"
-        );
-        assert!(
-            hybrid.paraphrased >= bm25.paraphrased.max(minilm.paraphrased),
-            "hybrid {hybrid:?}, BM25 {bm25:?}, MiniLM {minilm:?}"
-        );
-    }
+    let missed = lexical_eval::missed_targets(&evaluation);
+    assert!(missed.is_empty(), "{missed:?}");
+}
+
+/// The check fails when it should: BM25 below hashed, and hybrid below MiniLM.
+#[test]
+fn missed_targets_name_each_miss() {
+    let rates = |named, paraphrased| lexical_eval::Rates { named, paraphrased };
+    let evaluation = lexical_eval::Evaluation {
+        hashed: rates(0.8, 0.3),
+        bm25: rates(0.7, 0.2),
+        minilm: Some(rates(0.6, 0.6)),
+        hybrid: Some(rates(0.7, 0.5)),
+    };
+    let missed = lexical_eval::missed_targets(&evaluation);
+    assert_eq!(missed.len(), 2, "{missed:?}");
+    assert!(missed[0].starts_with("BM25") && missed[1].starts_with("hybrid"));
+    let held = lexical_eval::Evaluation {
+        bm25: rates(0.8, 0.2),
+        hybrid: Some(rates(0.8, 0.6)),
+        ..evaluation
+    };
+    assert!(lexical_eval::missed_targets(&held).is_empty());
 }
