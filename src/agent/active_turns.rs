@@ -1,8 +1,8 @@
 //! Which conversations this agent is running a turn on right now, so that
 //! `deleteAllConversations` can refuse to pull the floor from under one.
 
+use crate::domain::SortedMap;
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use super::TurnGuard;
@@ -10,14 +10,14 @@ use super::TurnGuard;
 /// Counts of running turns by conversation.
 #[derive(Default, Clone)]
 pub(super) struct ActiveTurns {
-    running: Rc<RefCell<BTreeMap<String, usize>>>,
+    running: Rc<RefCell<SortedMap<String, usize>>>,
 }
 
 /// A turn's conversation lock, and its mark among the running turns; both
 /// are let go when it is dropped.
 pub(super) struct HeldTurn {
     _guard: TurnGuard,
-    running: Rc<RefCell<BTreeMap<String, usize>>>,
+    running: Rc<RefCell<SortedMap<String, usize>>>,
     conversation_id: String,
 }
 
@@ -27,8 +27,7 @@ impl ActiveTurns {
         *self
             .running
             .borrow_mut()
-            .entry(conversation_id.to_owned())
-            .or_default() += 1;
+            .get_or_default(conversation_id.to_owned()) += 1;
         HeldTurn {
             _guard: guard,
             running: self.running.clone(),

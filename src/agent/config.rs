@@ -3,7 +3,7 @@
 //! (allowed tools) and run limits. Where layers overlap, the persona wins over
 //! the model profile, which wins over the built-in default.
 
-use std::collections::BTreeMap;
+use crate::domain::SortedMap;
 
 use serde::Deserialize;
 
@@ -155,7 +155,7 @@ pub struct AgentConfig {
     /// The tenant id every tool's context carries (overridable per `send`).
     pub user_id: Option<String>,
     /// Values for `{{variables}}` in prompts.
-    pub prompt_variables: BTreeMap<String, String>,
+    pub prompt_variables: SortedMap<String, String>,
     /// Prices for `costUsd`.
     pub prices: PriceTable,
     /// How book conversations retrieve passages.
@@ -198,7 +198,7 @@ impl Default for AgentConfig {
             parallel_tool_calls: true,
             redact_arguments: Vec::new(),
             user_id: None,
-            prompt_variables: BTreeMap::new(),
+            prompt_variables: SortedMap::new(),
             prices: PriceTable::default(),
             retrieval: RetrievalStrategy::default(),
             max_context_tokens: Some(DEFAULT_CONTEXT_TOKENS),

@@ -2,7 +2,7 @@
 //! and the rules they must keep: checked here, natively tested, whatever
 //! reads them.
 
-use std::collections::BTreeMap;
+use crate::domain::SortedMap;
 use std::rc::Rc;
 
 use serde::Deserialize;
@@ -76,10 +76,10 @@ pub struct OpenOptions {
     pub user_id: Option<String>,
     /// Prompt templates by name, replacing or adding to `prompts/`.
     #[serde(default)]
-    pub prompts: BTreeMap<String, String>,
+    pub prompts: SortedMap<String, String>,
     /// Values for `{{variables}}` in prompts.
     #[serde(default)]
-    pub prompt_variables: BTreeMap<String, String>,
+    pub prompt_variables: SortedMap<String, String>,
     /// The embedder for books (default: none; books are searched lexically).
     #[serde(default)]
     pub embedder: EmbedderConfig,

@@ -1,7 +1,7 @@
 //! System prompt templates: embedded from `prompts/*.md` at build time,
 //! replaceable at runtime, with `{{variables}}` filled per call.
 
-use std::collections::BTreeMap;
+use crate::domain::SortedMap;
 
 use crate::error::{Error, Result};
 
@@ -27,7 +27,7 @@ const BUILT_IN: &[(&str, &str)] = &[
 /// Named prompt templates.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PromptLibrary {
-    templates: BTreeMap<String, String>,
+    templates: SortedMap<String, String>,
 }
 
 impl Default for PromptLibrary {
@@ -48,7 +48,7 @@ impl PromptLibrary {
     }
 
     /// Replaces or adds templates by name.
-    pub fn with_overrides(mut self, overrides: BTreeMap<String, String>) -> Self {
+    pub fn with_overrides(mut self, overrides: SortedMap<String, String>) -> Self {
         self.templates.extend(overrides);
         self
     }
@@ -76,13 +76,13 @@ impl PromptLibrary {
     }
 
     /// The template `name` with its variables filled.
-    pub fn render(&self, name: &str, variables: &BTreeMap<String, String>) -> Result<String> {
+    pub fn render(&self, name: &str, variables: &SortedMap<String, String>) -> Result<String> {
         Ok(fill(self.template(name)?, variables))
     }
 }
 
 /// Replaces each `{{ name }}` with its value; unknown names stay as written.
-pub fn fill(template: &str, variables: &BTreeMap<String, String>) -> String {
+pub fn fill(template: &str, variables: &SortedMap<String, String>) -> String {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;
     while let Some(open) = rest.find("{{") {
@@ -119,7 +119,7 @@ pub fn placeholders(template: &str) -> impl Iterator<Item = &str> {
 mod tests {
     use super::*;
 
-    fn vars(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    fn vars(pairs: &[(&str, &str)]) -> SortedMap<String, String> {
         pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -138,8 +138,8 @@ mod tests {
     #[test]
     fn built_in_first_and_overridable() {
         let library = PromptLibrary::built_in();
-        assert!(library.render(DEFAULT_PROMPT, &BTreeMap::new()).unwrap().len() > 20);
-        let err = library.render("nope", &BTreeMap::new()).unwrap_err();
+        assert!(library.render(DEFAULT_PROMPT, &SortedMap::new()).unwrap().len() > 20);
+        let err = library.render("nope", &SortedMap::new()).unwrap_err();
         assert_eq!(err.name(), "ConfigError");
         let custom = library.with_overrides(vars(&[(DEFAULT_PROMPT, "Be {{mood}}.")]));
         assert_eq!(

@@ -1,7 +1,7 @@
 //! Assembling the system message of one model call: the persona's prompt with
 //! its variables filled, the turn's mentions and the conversation's working state.
 
-use std::collections::BTreeMap;
+use crate::domain::SortedMap;
 
 use serde_json::Value;
 
@@ -48,7 +48,7 @@ fn book_context(book: &Book) -> String {
 
 /// The system message for one model call.
 pub fn system_message(config: &AgentConfig, inputs: &SystemInputs<'_>) -> Result<String> {
-    let mut variables: BTreeMap<String, String> = config.prompt_variables.clone();
+    let mut variables: SortedMap<String, String> = config.prompt_variables.clone();
     variables.insert("date".into(), inputs.date.clone());
     variables.insert("conversation_title".into(), inputs.conversation.title.clone());
     if let Some(user) = inputs.user_id {

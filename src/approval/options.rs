@@ -2,7 +2,7 @@
 //! `setApprovals`): the default policy, fixed policies by tool, and the
 //! host's per-call rules, which the caller hands over already wrapped.
 
-use std::collections::BTreeMap;
+use crate::domain::SortedMap;
 use std::rc::Rc;
 
 use serde::Deserialize;
@@ -21,7 +21,7 @@ pub struct ApprovalOptions {
     pub default: Option<ApprovalPolicy>,
     /// Fixed policies by tool name (functions are taken out before parsing).
     #[serde(default)]
-    pub tools: BTreeMap<String, ApprovalPolicy>,
+    pub tools: SortedMap<String, ApprovalPolicy>,
     /// Approve every `ask` without asking.
     #[serde(default)]
     pub auto_approve: bool,

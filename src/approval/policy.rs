@@ -1,6 +1,6 @@
 //! Per-tool approval policies.
 
-use std::collections::BTreeMap;
+use crate::domain::SortedMap;
 use std::fmt;
 use std::rc::Rc;
 
@@ -71,7 +71,7 @@ pub struct ApprovalConfig {
     /// without a `default` gives). [`ApprovalConfig::default`] has `auto`.
     pub default_policy: Option<ApprovalPolicy>,
     /// Policies by tool name.
-    pub tools: BTreeMap<String, ToolPolicy>,
+    pub tools: SortedMap<String, ToolPolicy>,
     /// Treat every `ask` as approved (trusted or headless use); `deny` still refuses.
     pub auto_approve: bool,
     /// How long a paused turn waits for its decisions (default 24 hours).
@@ -87,7 +87,7 @@ impl Default for ApprovalConfig {
     fn default() -> Self {
         ApprovalConfig {
             default_policy: Some(ApprovalPolicy::Auto),
-            tools: BTreeMap::new(),
+            tools: SortedMap::new(),
             auto_approve: false,
             ttl_ms: DEFAULT_APPROVAL_TTL_MS,
             on_new_message: OnNewMessage::Refuse,

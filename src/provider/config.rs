@@ -1,6 +1,6 @@
 //! How the host describes the provider to use.
 
-use std::collections::BTreeMap;
+use crate::domain::SortedMap;
 
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
@@ -23,7 +23,7 @@ pub struct ProviderConfig {
     /// Retries, rate limits and timeouts.
     pub policy: CallPolicy,
     /// Price overrides per model, in US dollars per million tokens.
-    pub prices: BTreeMap<String, Price>,
+    pub prices: SortedMap<String, Price>,
     /// `local: true`: the model runs on the reader's device (wllama in the
     /// page, a local server), so it gets the local defaults of
     /// [`super::local`] and of the run limits.
@@ -103,7 +103,7 @@ impl<'de> Deserialize<'de> for ProviderConfig {
             Some(value) => {
                 serde_json::from_value(value).map_err(|e| D::Error::custom(format!("prices: {e}")))?
             }
-            None => BTreeMap::new(),
+            None => SortedMap::new(),
         };
         let local = match object.remove("local") {
             None | Some(Value::Null) => false,
@@ -191,7 +191,7 @@ mod tests {
         config.validate().unwrap();
         assert_eq!(config.policy.max_retries, 5);
         assert_eq!(config.policy.rate_limit.requests_per_minute, Some(60));
-        assert_eq!(config.prices["m"].output_per_m_tok, 2.0);
+        assert_eq!(config.prices.get("m").unwrap().output_per_m_tok, 2.0);
         match config.kind {
             ProviderKind::Openai(settings) => {
                 assert_eq!(settings.api_key.as_deref(), Some("k"));

@@ -1,7 +1,7 @@
 //! The part every HTTP provider shares: send, map error statuses, decode the
 //! answer streamed or whole. A provider only says how its wire format looks.
 
-use std::collections::BTreeMap;
+use crate::domain::SortedMap;
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
@@ -36,7 +36,7 @@ pub fn json_request(
     body: String,
     stream: bool,
     own: Vec<(String, String)>,
-    extra: &BTreeMap<String, String>,
+    extra: &SortedMap<String, String>,
 ) -> HttpRequest {
     let mut http = HttpRequest::post_json(url, body);
     if stream {

@@ -1,6 +1,6 @@
 //! Token prices and the cost of a call.
 
-use std::collections::BTreeMap;
+use crate::domain::SortedMap;
 
 use serde::Deserialize;
 
@@ -52,12 +52,12 @@ const BUILT_IN: &[(&str, Price)] = &[
 /// Looks up prices: the host's overrides first (exact name), then the built-in table.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PriceTable {
-    overrides: BTreeMap<String, Price>,
+    overrides: SortedMap<String, Price>,
 }
 
 impl PriceTable {
     /// The built-in table with these overrides.
-    pub fn new(overrides: BTreeMap<String, Price>) -> Self {
+    pub fn new(overrides: SortedMap<String, Price>) -> Self {
         PriceTable { overrides }
     }
 
@@ -136,7 +136,7 @@ mod tests {
 
     #[test]
     fn overrides_take_precedence() {
-        let mut overrides = BTreeMap::new();
+        let mut overrides = SortedMap::new();
         overrides.insert(
             "my-model".to_string(),
             Price {

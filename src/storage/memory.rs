@@ -1,11 +1,11 @@
 //! An in-memory [`Store`].
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 
 use futures::future::LocalBoxFuture;
 
 use super::{check_revision, ConversationImport, Store, TurnWrite};
+use crate::domain::SortedMap;
 use crate::domain::{Book, Chunk, Page, StoredVectors};
 use crate::domain::{
     CallUsage, ContextSummary, OpenTurn, OpenTurnChange, RunRecord, ToolCallRecord, UsageTotals,
@@ -18,7 +18,7 @@ use crate::error::{Error, Result, StorageReason};
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     inner: RefCell<Inner>,
-    pub(super) books: RefCell<BTreeMap<String, StoredBook>>,
+    pub(super) books: RefCell<SortedMap<String, StoredBook>>,
 }
 
 /// A book and everything of it, as the memory store keeps it.
@@ -34,19 +34,19 @@ pub(super) struct StoredBook {
 
 #[derive(Debug, Default)]
 struct Inner {
-    conversations: BTreeMap<String, Conversation>,
-    messages: BTreeMap<String, Vec<Message>>,
+    conversations: SortedMap<String, Conversation>,
+    messages: SortedMap<String, Vec<Message>>,
     /// Tool-call records by conversation, keyed by turn and position.
-    tool_calls: BTreeMap<String, BTreeMap<(String, u32), ToolCallRecord>>,
-    pending: BTreeMap<String, PendingTurn>,
-    runs: BTreeMap<String, RunRecord>,
-    usage: BTreeMap<String, UsageTotals>,
+    tool_calls: SortedMap<String, SortedMap<(String, u32), ToolCallRecord>>,
+    pending: SortedMap<String, PendingTurn>,
+    runs: SortedMap<String, RunRecord>,
+    usage: SortedMap<String, UsageTotals>,
     /// "Always allow" grants by conversation, keyed by tool name.
-    grants: BTreeMap<String, BTreeMap<String, Grant>>,
+    grants: SortedMap<String, SortedMap<String, Grant>>,
     /// Context summaries by conversation.
-    summaries: BTreeMap<String, ContextSummary>,
+    summaries: SortedMap<String, ContextSummary>,
     /// Recorded events by turn, with the turn's conversation.
-    events: BTreeMap<String, (String, Vec<serde_json::Value>)>,
+    events: SortedMap<String, (String, Vec<serde_json::Value>)>,
     /// Open-turn records (a handful: one per conversation with a turn running or cut off).
     open_turns: Vec<OpenTurn>,
 }
@@ -66,7 +66,7 @@ impl Inner {
         }
         let mut stored = Vec::with_capacity(messages.len());
         for mut message in messages {
-            let list = self.messages.entry(message.conversation_id.clone()).or_default();
+            let list = self.messages.get_or_default(message.conversation_id.clone());
             message.seq = list.last().map_or(0, |m| m.seq + 1);
             list.push(message.clone());
             stored.push(message);
@@ -92,8 +92,7 @@ impl Inner {
         let stored = self.append(write.messages)?;
         for record in write.tool_calls {
             self.tool_calls
-                .entry(record.conversation_id.clone())
-                .or_default()
+                .get_or_default(record.conversation_id.clone())
                 .insert((record.turn_id.clone(), record.position), record);
         }
         if let Some(pending) = write.pending {
@@ -101,8 +100,7 @@ impl Inner {
         }
         for grant in write.grants {
             self.grants
-                .entry(grant.conversation_id.clone())
-                .or_default()
+                .get_or_default(grant.conversation_id.clone())
                 .insert(grant.tool_name.clone(), grant);
         }
         match write.open_turn {
@@ -141,8 +139,7 @@ impl Inner {
         }
         import.number_messages();
         self.messages.insert(id.clone(), import.messages);
-        // One by one: a map collected from an iterator sorts, and that code weighs on the wasm.
-        let records = self.tool_calls.entry(id.clone()).or_default();
+        let records = self.tool_calls.get_or_default(id.clone());
         for record in import.tool_calls {
             records.insert((record.turn_id.clone(), record.position), record);
         }
@@ -150,7 +147,7 @@ impl Inner {
             self.pending.insert(turn.turn_id.clone(), turn.pruned());
         }
         self.usage.insert(id.clone(), import.usage);
-        let grants = self.grants.entry(id.clone()).or_default();
+        let grants = self.grants.get_or_default(id.clone());
         for grant in import.grants {
             grants.insert(grant.tool_name.clone(), grant);
         }
@@ -323,8 +320,7 @@ impl Store for MemoryStore {
         if inner.conversations.contains_key(conversation_id) {
             inner
                 .usage
-                .entry(conversation_id.to_owned())
-                .or_insert_with(|| UsageTotals::empty(conversation_id))
+                .get_or_insert_with(conversation_id.to_owned(), || UsageTotals::empty(conversation_id))
                 .add(&call.usage, call.cost_usd, call.first_of_turn);
         }
         Box::pin(async move { Ok(()) })
@@ -407,8 +403,7 @@ impl Store for MemoryStore {
         let result = inner.require(conversation_id).map(|()| {
             let kept = inner
                 .events
-                .entry(turn_id.to_owned())
-                .or_insert_with(|| (conversation_id.to_owned(), Vec::new()));
+                .get_or_insert_with(turn_id.to_owned(), || (conversation_id.to_owned(), Vec::new()));
             kept.1.extend(events);
         });
         Box::pin(async move { result })

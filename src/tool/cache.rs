@@ -2,8 +2,9 @@
 //! or everyone) and canonical JSON of the arguments; bounded, least recently
 //! used entries evicted first, expired ones dropped on access and insert.
 
+use crate::domain::SortedMap;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -53,7 +54,7 @@ struct Entry {
 struct Entries {
     by_key: HashMap<Key, Entry>,
     /// Keys by last use, oldest first.
-    by_use: BTreeMap<u64, Key>,
+    by_use: SortedMap<u64, Key>,
     clock: u64,
 }
 

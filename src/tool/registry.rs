@@ -1,7 +1,7 @@
 //! The tools a Lectern instance knows.
 
+use crate::domain::SortedMap;
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use super::schema::check_parameters_schema;
@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 /// except a built-in one, which a host tool may not replace.
 #[derive(Default)]
 pub struct ToolRegistry {
-    tools: RefCell<BTreeMap<String, Rc<dyn Tool>>>,
+    tools: RefCell<SortedMap<String, Rc<dyn Tool>>>,
 }
 
 impl ToolRegistry {

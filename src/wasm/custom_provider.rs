@@ -6,7 +6,7 @@
 //! given up), and returns (or resolves with) either a `chat.completion` object
 //! or an async iterable of `chat.completion.chunk` objects.
 
-use std::collections::BTreeMap;
+use crate::domain::SortedMap;
 
 use futures::future::LocalBoxFuture;
 use js_sys::{Function, Promise, Reflect, Symbol};
@@ -41,7 +41,7 @@ impl JsFunctionModel {
                 model: settings.model.clone(),
                 api_key: None,
                 stream: settings.stream,
-                headers: BTreeMap::new(),
+                headers: SortedMap::new(),
                 temperature: settings.temperature,
                 max_tokens: settings.max_tokens,
                 tool_choice: None,

@@ -735,7 +735,7 @@ fn mentions_and_working_state_reach_the_system_message() {
 
 #[test]
 fn system_prompt_comes_first_from_a_template_with_variables() {
-    let mut prompt_variables = std::collections::BTreeMap::new();
+    let mut prompt_variables = lectern::domain::SortedMap::new();
     prompt_variables.insert("site".to_string(), "Lectern Books".to_string());
     let config = AgentConfig {
         prompts: lectern::agent::prompts::PromptLibrary::built_in().with_overrides(

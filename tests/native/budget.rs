@@ -3,7 +3,7 @@
 //! failed and aborted turns keep their usage; `usage(conversationId)` totals;
 //! `deleteAllConversations` (which takes the totals with it).
 
-use std::collections::BTreeMap;
+use lectern::domain::SortedMap;
 
 use futures::executor::block_on;
 use lectern::agent::{AgentConfig, SendOptions};
@@ -143,7 +143,7 @@ fn priced() -> PriceTable {
         output_per_m_tok: 1_000.0,
         cached_input_per_m_tok: None,
     };
-    PriceTable::new(BTreeMap::from([("scripted".to_string(), price)]))
+    PriceTable::new(SortedMap::from([("scripted".to_string(), price)]))
 }
 
 #[test]

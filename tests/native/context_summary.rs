@@ -3,8 +3,9 @@
 //! system message ahead of the kept messages; call/result units are never
 //! split; a failed summary falls back to truncation and never fails the turn.
 
+use lectern::domain::SortedMap;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 use futures::executor::block_on;
@@ -371,7 +372,7 @@ fn a_failed_summary_falls_back_to_truncation_without_failing_the_turn() {
 
 #[test]
 fn the_summary_prompt_can_be_replaced_and_its_call_is_counted() {
-    let mut overrides = BTreeMap::new();
+    let mut overrides = SortedMap::new();
     overrides.insert(
         "summarize_history".to_owned(),
         "Summarise in at most {{max_words}} words for {{reader}}.".to_owned(),
@@ -450,7 +451,7 @@ fn validate_config_knows_the_summarize_strategy() {
         "{small:?}"
     );
     let mut empty = config(8_000, 6);
-    let overrides = BTreeMap::from([("summarize_history".to_owned(), "  ".to_owned())]);
+    let overrides = SortedMap::from([("summarize_history".to_owned(), "  ".to_owned())]);
     empty.prompts = PromptLibrary::built_in().with_overrides(overrides);
     let empty = report(empty);
     assert!(!empty.valid);

@@ -2,7 +2,7 @@
 //! conversation, whatever the persona's prompt or template says, and only
 //! once; `search_book`'s schema, its default `top_k` and its empty answer.
 
-use std::collections::BTreeMap;
+use lectern::domain::SortedMap;
 
 use lectern::agent::prompts::PromptLibrary;
 use lectern::agent::{book_context_warning, AgentConfig, Persona, RetrievalStrategy};
@@ -58,7 +58,7 @@ fn a_prompt_that_places_book_context_gets_it_there_and_nowhere_else() {
 
 #[test]
 fn a_template_override_without_book_context_still_carries_the_rules_once() {
-    let overrides = BTreeMap::from([(
+    let overrides = SortedMap::from([(
         "conversation_system_prompt".to_string(),
         "A terse assistant.".to_string(),
     )]);
@@ -93,7 +93,7 @@ fn validate_config_warns_when_a_custom_prompt_omits_book_context() {
     assert_eq!(warns(&AgentConfig::default()), None);
     let named = |name: &str, text: &str| AgentConfig {
         prompts: PromptLibrary::built_in()
-            .with_overrides(BTreeMap::from([(name.to_string(), text.to_string())])),
+            .with_overrides(SortedMap::from([(name.to_string(), text.to_string())])),
         persona: Persona {
             prompt: Some(name.into()),
             ..Persona::default()

@@ -1,6 +1,6 @@
 //! Anthropic's Messages API.
 
-use std::collections::BTreeMap;
+use crate::domain::SortedMap;
 
 use serde::Deserialize;
 
@@ -38,7 +38,7 @@ pub struct AnthropicSettings {
     pub stream: bool,
     /// Extra headers sent with every request.
     #[serde(default)]
-    pub headers: BTreeMap<String, String>,
+    pub headers: SortedMap<String, String>,
     /// Sampling temperature (0–1).
     #[serde(default)]
     pub temperature: Option<f32>,

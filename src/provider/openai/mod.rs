@@ -1,6 +1,6 @@
 //! OpenAI-compatible chat completions (OpenAI, Ollama, LM Studio, vLLM, llama.cpp, ...).
 
-use std::collections::BTreeMap;
+use crate::domain::SortedMap;
 
 use serde::Deserialize;
 
@@ -34,7 +34,7 @@ pub struct OpenAiSettings {
     pub stream: bool,
     /// Extra headers sent with every request.
     #[serde(default)]
-    pub headers: BTreeMap<String, String>,
+    pub headers: SortedMap<String, String>,
     /// Default sampling temperature.
     #[serde(default)]
     pub temperature: Option<f32>,
