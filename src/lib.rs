@@ -20,6 +20,7 @@ pub mod storage;
 pub mod tagged;
 pub mod time;
 pub mod tool;
+pub mod value_de;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 #[cfg(target_arch = "wasm32")]

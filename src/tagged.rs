@@ -6,7 +6,7 @@
 //! module that machinery and its per-variant copies weighed about 35 KB for
 //! three small options enums (issue 12). Reading the object as a `Value`,
 //! taking the tag out and reading the variant's fields with
-//! `serde_json::from_value` reuses code the crate has anyway. The messages
+//! `value_de::from_value` reuses code the crate has anyway. The messages
 //! stay serde's (`missing field `kind``, `unknown variant …, expected one of …`).
 
 use serde::de::{DeserializeOwned, Deserializer, Error, Unexpected};
@@ -37,7 +37,7 @@ impl Tagged {
 
     /// The variant's fields (the object without its tag) as `T`.
     pub fn fields<T: DeserializeOwned, E: Error>(self) -> Result<T, E> {
-        serde_json::from_value(Value::Object(self.fields)).map_err(E::custom)
+        crate::value_de::from_value(Value::Object(self.fields)).map_err(E::custom)
     }
 
     /// The error for a tag that names none of `variants`.

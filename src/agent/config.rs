@@ -116,7 +116,7 @@ impl RunLimits {
                 .entry("turnTimeoutMs")
                 .or_insert(LOCAL_TURN_TIMEOUT_MS.into());
         }
-        serde_json::from_value(serde_json::Value::Object(object))
+        crate::value_de::from_value(serde_json::Value::Object(object))
             .map_err(|e| Error::config(format!("invalid limits: {e}")))
     }
 }

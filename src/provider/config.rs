@@ -101,7 +101,7 @@ impl<'de> Deserialize<'de> for ProviderConfig {
         }
         let prices = match object.remove("prices") {
             Some(value) => {
-                serde_json::from_value(value).map_err(|e| D::Error::custom(format!("prices: {e}")))?
+                crate::value_de::from_value(value).map_err(|e| D::Error::custom(format!("prices: {e}")))?
             }
             None => SortedMap::new(),
         };
@@ -120,8 +120,10 @@ impl<'de> Deserialize<'de> for ProviderConfig {
         if let Some(kind) = object.get("kind").and_then(Value::as_str).map(str::to_owned) {
             apply_answer_defaults(&kind, &mut object);
         }
-        let policy: CallPolicy = serde_json::from_value(Value::Object(policy)).map_err(D::Error::custom)?;
-        let kind: ProviderKind = serde_json::from_value(Value::Object(object)).map_err(D::Error::custom)?;
+        let policy: CallPolicy =
+            crate::value_de::from_value(Value::Object(policy)).map_err(D::Error::custom)?;
+        let kind: ProviderKind =
+            crate::value_de::from_value(Value::Object(object)).map_err(D::Error::custom)?;
         Ok(ProviderConfig {
             kind,
             policy,

@@ -169,7 +169,7 @@ mod tests {
     use crate::time::ManualClock;
 
     fn embedder(transport: &ReplayTransport) -> OpenAiEmbedder {
-        let settings: OpenAiEmbedderSettings = serde_json::from_value(
+        let settings: OpenAiEmbedderSettings = crate::value_de::from_value(
             json!({"baseUrl": "http://x/v1", "model": "text-embedding-3-small", "apiKey": "k"}),
         )
         .unwrap();

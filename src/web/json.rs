@@ -36,6 +36,6 @@ pub fn from_js_text<T: DeserializeOwned>(value: &JsValue) -> Result<T, JsonTextE
     // the whole module, shared with the stored records, instead of a second,
     // larger one over text.
     serde_json::from_str(&text)
-        .and_then(serde_json::from_value)
+        .and_then(crate::value_de::from_value)
         .map_err(JsonTextError::Serde)
 }

@@ -27,7 +27,7 @@ pub(super) fn only_known(object: &Map<String, Value>, known: &[&str], parent: &s
 
 /// A record in its stored shape, read from `value`.
 pub(super) fn record<T: DeserializeOwned>(value: Value, at: &str) -> Result<T> {
-    serde_json::from_value(value).map_err(|e| Error::import(at, e.to_string()))
+    crate::value_de::from_value(value).map_err(|e| Error::import(at, e.to_string()))
 }
 
 /// The array at `key` (empty when absent, unless `required`), at most

@@ -78,7 +78,7 @@ impl<'a> Safetensors<'a> {
         let mut entries = HashMap::with_capacity(header.len());
         for (name, value) in header {
             let entry: Entry =
-                serde_json::from_value(value).map_err(|e| malformed(&format!("{name}: {e}")))?;
+                crate::value_de::from_value(value).map_err(|e| malformed(&format!("{name}: {e}")))?;
             entries.insert(name, entry);
         }
         Ok(Safetensors {

@@ -29,7 +29,7 @@ pub(super) fn to_record<T: Serialize>(value: &T) -> Result<JsValue> {
 pub(super) fn from_record<T: DeserializeOwned>(value: JsValue) -> Result<T> {
     // Through a `Value`: its per-type deserializers are far smaller than the text parser's.
     from_js_text::<serde_json::Value>(&value)
-        .and_then(|value| serde_json::from_value(value).map_err(JsonTextError::Serde))
+        .and_then(|value| crate::value_de::from_value(value).map_err(JsonTextError::Serde))
         .map_err(|e| match e {
             JsonTextError::Serde(e) => {
                 Error::storage_because(StorageReason::Data, format!("cannot decode record: {e}"))
