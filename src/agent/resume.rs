@@ -31,7 +31,7 @@ impl Agent {
     /// same database — is not listed: its conversation's lock is held.
     pub async fn interrupted_turns(&self, conversation_id: Option<&str>) -> Result<Vec<InterruptedTurn>> {
         let mut turns = self.store.open_turns(conversation_id).await?;
-        turns.sort_by(|a, b| {
+        crate::domain::sort_by(&mut turns, |a, b| {
             a.started_at
                 .total_cmp(&b.started_at)
                 .then_with(|| a.turn_id.cmp(&b.turn_id))

@@ -20,6 +20,7 @@ mod paused_turn;
 mod reasoning;
 mod response_format;
 mod run;
+mod sort;
 mod sorted_map;
 mod source;
 mod stored_vectors;
@@ -47,6 +48,7 @@ pub use paused_turn::{
 pub use reasoning::{reasoning_text, ReasoningBlock};
 pub use response_format::{ResponseFormat, DEFAULT_RESPONSE_NAME, RESPONSE_TOOL};
 pub use run::{ReviewDecision, RunError, RunRecord, RunReview, RunStatus};
+pub use sort::sort_by;
 pub use sorted_map::SortedMap;
 pub use source::{distinct_sources, Source, SourceCheck, SourceVia};
 pub use stored_vectors::StoredVectors;

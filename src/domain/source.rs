@@ -75,7 +75,9 @@ pub fn distinct_sources(sources: impl IntoIterator<Item = Source>) -> Vec<Source
             kept.push(source);
         }
     }
-    kept.sort_by_key(|s| (s.start_page, s.end_page));
+    super::sort_by(&mut kept, |a, b| {
+        (a.start_page, a.end_page).cmp(&(b.start_page, b.end_page))
+    });
     kept
 }
 

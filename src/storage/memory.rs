@@ -201,7 +201,7 @@ impl Store for MemoryStore {
 
     fn conversations(&self) -> LocalBoxFuture<'_, Result<Vec<Conversation>>> {
         let mut all: Vec<Conversation> = self.inner.borrow().conversations.values().cloned().collect();
-        all.sort_by(|a, b| {
+        crate::domain::sort_by(&mut all, |a, b| {
             a.created_at
                 .total_cmp(&b.created_at)
                 .then_with(|| a.id.cmp(&b.id))
@@ -450,7 +450,9 @@ impl Store for MemoryStore {
             .filter(|t| conversation_id.is_none_or(|id| t.conversation_id == id))
             .cloned()
             .collect();
-        turns.sort_by(|a, b| (&a.conversation_id, &a.turn_id).cmp(&(&b.conversation_id, &b.turn_id)));
+        crate::domain::sort_by(&mut turns, |a, b| {
+            (&a.conversation_id, &a.turn_id).cmp(&(&b.conversation_id, &b.turn_id))
+        });
         Box::pin(async move { Ok(turns) })
     }
 }

@@ -47,7 +47,7 @@ impl BookStore for MemoryStore {
 
     fn books(&self) -> LocalBoxFuture<'_, Result<Vec<Book>>> {
         let mut all: Vec<Book> = self.books.borrow().values().map(|b| b.book.clone()).collect();
-        all.sort_by(|a, b| {
+        crate::domain::sort_by(&mut all, |a, b| {
             a.created_at
                 .total_cmp(&b.created_at)
                 .then_with(|| a.id.cmp(&b.id))

@@ -91,7 +91,7 @@ pub(super) async fn book(db: &Database, id: &str) -> Result<Option<Book>> {
 /// `BookStore::books`: oldest first (ties by id).
 pub(super) async fn books(db: &Database) -> Result<Vec<Book>> {
     let mut all: Vec<Book> = all_records(db, BOOKS).await?;
-    all.sort_by(|a, b| {
+    crate::domain::sort_by(&mut all, |a, b| {
         a.created_at
             .total_cmp(&b.created_at)
             .then_with(|| a.id.cmp(&b.id))

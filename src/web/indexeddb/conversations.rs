@@ -62,7 +62,7 @@ pub(super) async fn conversation(db: &Database, id: &str) -> Result<Option<Conve
 /// `Store::conversations`: oldest first (ties by id).
 pub(super) async fn conversations(db: &Database) -> Result<Vec<Conversation>> {
     let mut all: Vec<Conversation> = all_records(db, CONVERSATIONS).await?;
-    all.sort_by(|a, b| {
+    crate::domain::sort_by(&mut all, |a, b| {
         a.created_at
             .total_cmp(&b.created_at)
             .then_with(|| a.id.cmp(&b.id))

@@ -73,7 +73,7 @@ pub(super) async fn turn_events(db: &Database, turn_id: &str) -> Result<Vec<serd
         .await
         .map_err(idb_error)?;
     let mut stored: Vec<StoredEvent> = values.into_iter().map(from_record).collect::<Result<_>>()?;
-    stored.sort_by_key(|s| s.seq);
+    crate::domain::sort_by(&mut stored, |a, b| a.seq.cmp(&b.seq));
     Ok(stored.into_iter().map(|s| s.event).collect())
 }
 
