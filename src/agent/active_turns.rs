@@ -1,11 +1,11 @@
 //! Which conversations this agent is running a turn on right now, so that
 //! `deleteAllConversations` can refuse to pull the floor from under one.
 
-use crate::domain::SortedMap;
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::TurnGuard;
+use crate::domain::SortedMap;
 
 /// Counts of running turns by conversation.
 #[derive(Default, Clone)]

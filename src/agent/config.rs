@@ -3,14 +3,13 @@
 //! (allowed tools) and run limits. Where layers overlap, the persona wins over
 //! the model profile, which wins over the built-in default.
 
-use crate::domain::SortedMap;
-
 use serde::Deserialize;
 
 use super::context::ContextStrategy;
 use super::prompts::{PromptLibrary, DEFAULT_PROMPT};
 use crate::approval::ApprovalConfig;
 use crate::domain::Budget;
+use crate::domain::SortedMap;
 use crate::provider::PriceTable;
 use crate::retrieval::config::RetrievalStrategy;
 use crate::retrieval::reader_context::{DEFAULT_CONTEXT_TOKENS, DEFAULT_PASSAGES, DEFAULT_READER_PAGES};

@@ -2,7 +2,6 @@
 //! and the rules they must keep: checked here, natively tested, whatever
 //! reads them.
 
-use crate::domain::SortedMap;
 use std::rc::Rc;
 
 use serde::Deserialize;
@@ -11,6 +10,7 @@ use super::option_rules::broken_rules;
 use super::prompts::PromptLibrary;
 use super::{AgentConfig, Budget, ContextStrategy, ModelProfile, Persona, RunLimits, ToolShell};
 use crate::approval::{ApprovalOptions, PolicyRule};
+use crate::domain::SortedMap;
 use crate::error::{Error, Result};
 use crate::provider::{PriceTable, ProviderConfig, ProviderKind};
 use crate::retrieval::books_settings::BooksSettings;

@@ -2,7 +2,6 @@
 //! replaceable at runtime, with `{{variables}}` filled per call.
 
 use crate::domain::SortedMap;
-
 use crate::error::{Error, Result};
 
 /// The template a conversation uses unless the persona names another.

@@ -1,12 +1,11 @@
 //! Assembling the system message of one model call: the persona's prompt with
 //! its variables filled, the turn's mentions and the conversation's working state.
 
-use crate::domain::SortedMap;
-
 use serde_json::Value;
 
 use super::AgentConfig;
 use crate::domain::Book;
+use crate::domain::SortedMap;
 use crate::domain::{Conversation, Mention};
 use crate::error::Result;
 

@@ -2,13 +2,13 @@
 //! `setApprovals`): the default policy, fixed policies by tool, and the
 //! host's per-call rules, which the caller hands over already wrapped.
 
-use crate::domain::SortedMap;
 use std::rc::Rc;
 
 use serde::Deserialize;
 
 use super::policy::{ApprovalConfig, ApprovalPolicy, PolicyRule, ToolPolicy};
 use crate::domain::OnNewMessage;
+use crate::domain::SortedMap;
 use crate::error::{Error, Result};
 
 /// The serialisable part of `approvals` (rule functions are taken out first).

@@ -1,6 +1,5 @@
 //! Per-tool approval policies.
 
-use crate::domain::SortedMap;
 use std::fmt;
 use std::rc::Rc;
 
@@ -9,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::domain::OnNewMessage;
+use crate::domain::SortedMap;
 
 /// What happens to a call of a tool.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,7 +1,5 @@
 //! How the host describes the provider to use.
 
-use crate::domain::SortedMap;
-
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
@@ -11,6 +9,7 @@ use super::local::apply_local_defaults;
 use super::openai::OpenAiSettings;
 use super::policy::CallPolicy;
 use super::pricing::Price;
+use crate::domain::SortedMap;
 use crate::error::{Error, Result};
 use crate::tagged::Tagged;
 

@@ -1,7 +1,6 @@
 //! The part every HTTP provider shares: send, map error statuses, decode the
 //! answer streamed or whole. A provider only says how its wire format looks.
 
-use crate::domain::SortedMap;
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
@@ -9,6 +8,7 @@ use futures::future::LocalBoxFuture;
 use super::{error_for_status, Model, ModelRequest, PartStream, StreamPart};
 use crate::cancel::CancelToken;
 use crate::domain::Endpoint;
+use crate::domain::SortedMap;
 use crate::error::Result;
 use crate::http::{ByteStream, HttpRequest, Transport};
 use crate::time::Clock;

@@ -1,9 +1,8 @@
 //! Token prices and the cost of a call.
 
-use crate::domain::SortedMap;
-
 use serde::Deserialize;
 
+use crate::domain::SortedMap;
 use crate::domain::Usage;
 
 /// A model's price in US dollars per million tokens.

@@ -1,11 +1,11 @@
 //! The tools a Lectern instance knows.
 
-use crate::domain::SortedMap;
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::schema::check_parameters_schema;
 use super::Tool;
+use crate::domain::SortedMap;
 use crate::domain::ToolDefinition;
 use crate::error::{Error, Result};
 

@@ -6,8 +6,6 @@
 //! given up), and returns (or resolves with) either a `chat.completion` object
 //! or an async iterable of `chat.completion.chunk` objects.
 
-use crate::domain::SortedMap;
-
 use futures::future::LocalBoxFuture;
 use js_sys::{Function, Promise, Reflect, Symbol};
 use serde_json::Value;
@@ -17,6 +15,7 @@ use web_sys::AbortController;
 
 use super::js::{describe_js, to_js};
 use crate::cancel::CancelToken;
+use crate::domain::SortedMap;
 use crate::error::{Error, Result};
 use crate::provider::event_parts::{decode_events, EventStream};
 use crate::provider::openai::{parts_from_response, request_body, ChunkDecoder, OpenAiSettings};
