@@ -246,7 +246,7 @@ impl<'de> VariantAccess<'de> for VariantValue {
     fn unit_variant(self) -> Result<(), Error> {
         match self.0 {
             None | Some(Value::Null) => Ok(()),
-            Some(other) => Err(Error::invalid_type(unexpected(&other), &"unit variant")),
+            Some(other) => Err(Error::invalid_type(unexpected(&other), &"unit")),
         }
     }
 
@@ -259,6 +259,7 @@ impl<'de> VariantAccess<'de> for VariantValue {
 
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
         match self.0 {
+            Some(Value::Array(array)) if array.is_empty() => visitor.visit_unit(),
             Some(Value::Array(array)) => visit_array(array, visitor),
             Some(other) => Err(Error::invalid_type(unexpected(&other), &"tuple variant")),
             None => Err(Error::invalid_type(Unexpected::UnitVariant, &"tuple variant")),
@@ -323,6 +324,9 @@ mod tests {
         same::<Record>(json!({"id": "a", "seq": 1, "kind": "other"}));
         same::<Record>(json!({"id": "a", "seq": 1, "kind": {"plain": null, "scored": 1}}));
         same::<Record>(json!({"id": "a", "seq": 1, "kind": {"scored": "x"}}));
+        same::<Record>(json!({"id": "a", "seq": 1, "kind": {"plain": 3}}));
+        same::<Record>(json!({"id": "a", "seq": 1, "kind": {"span": [1, 2]}}));
+        same::<Record>(json!({"id": "a", "seq": 1, "kind": "span"}));
         same::<Record>(json!("text"));
         same::<Vec<u8>>(json!([1, 2, 300]));
         same::<(u8, u8)>(json!([1, 2, 3]));

@@ -10,7 +10,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 /// A map kept as a `Vec` of entries sorted by key: what Lectern needs of
 /// `BTreeMap` (lookups by binary search, iteration in key order, JSON as an
 /// object), for far less code in the wasm module. Each `BTreeMap<K, V>`
-/// instantiates its node splitting and rebalancing anew, about 6 KB a map;
+/// instantiates its node splitting and rebalancing anew, about 10 KB a map;
 /// this one is a binary search and a `Vec` insert or remove. Inserting and
 /// removing move the entries after the key, which is nothing for the
 /// conversations a memory store holds, the tools of a page or a config's
