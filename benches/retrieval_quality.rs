@@ -37,7 +37,7 @@ fn main() {
     let missed = lexical_eval::missed_targets(&evaluation);
     if !missed.is_empty() {
         for line in &missed {
-            eprintln!("TARGET MISSED: {line}");
+            println!("TARGET MISSED: {line}");
         }
         std::process::exit(1);
     }
