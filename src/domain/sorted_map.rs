@@ -124,7 +124,7 @@ impl<K: Ord, V> SortedMap<K, V> {
 
     /// The entries, in key order.
     pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
-        self.entries.iter().map(|(k, v)| (k, v))
+        self.into_iter()
     }
 
     /// The values, in key order.
@@ -147,9 +147,7 @@ impl<K: Ord, V> FromIterator<(K, V)> for SortedMap<K, V> {
     /// Later entries of a key replace earlier ones, as `BTreeMap`'s do.
     fn from_iter<I: IntoIterator<Item = (K, V)>>(entries: I) -> Self {
         let mut map = Self::default();
-        for (key, value) in entries {
-            map.insert(key, value);
-        }
+        map.extend(entries);
         map
     }
 }
