@@ -10,6 +10,7 @@
 use std::cell::RefCell;
 use std::future::Future;
 use std::panic::PanicHookInfo;
+use std::pin::Pin;
 use std::sync::{Once, OnceLock};
 
 use js_sys::{Function, Promise};
@@ -71,6 +72,12 @@ pub fn guarded_promise<F>(work: F) -> Promise
 where
     F: Future<Output = std::result::Result<JsValue, JsValue>> + 'static,
 {
+    guarded_boxed(Box::pin(work))
+}
+
+/// [`guarded_promise`] for a boxed future: one copy of the settling code for
+/// every method's future, not one per future type (the page's module −7 KB gzip).
+fn guarded_boxed(work: Pin<Box<dyn Future<Output = std::result::Result<JsValue, JsValue>>>>) -> Promise {
     if let Err(error) = check() {
         return Promise::reject(&error_to_js(&error));
     }
