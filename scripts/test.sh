@@ -17,7 +17,7 @@ python3 scripts/import-graph.py
 minilm=$(bash scripts/fetch-minilm.sh | tail -n 1)
 echo "$minilm"
 case "$minilm" in LECTERN_MINILM_DIR=*) export "${minilm?}" ;; esac
-cargo test
+cargo test --workspace
 
 step "2/5 release package (pkg/)"
 bash scripts/build.sh

@@ -12,6 +12,7 @@ pub mod cancel;
 pub mod domain;
 pub mod error;
 pub mod events;
+pub mod from_json;
 pub mod http;
 pub mod ids;
 pub mod provider;

@@ -28,7 +28,7 @@ pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, Error> {
 struct ValueDe(Value);
 
 /// What a value is, for serde's "invalid type" message (serde_json's words).
-fn unexpected(value: &Value) -> Unexpected<'_> {
+pub(crate) fn unexpected(value: &Value) -> Unexpected<'_> {
     match value {
         Value::Null => Unexpected::Unit,
         Value::Bool(b) => Unexpected::Bool(*b),

@@ -3,7 +3,7 @@
 //! (allowed tools) and run limits. Where layers overlap, the persona wins over
 //! the model profile, which wins over the built-in default.
 
-use serde::Deserialize;
+use crate::from_json::FromJson;
 
 use super::context::ContextStrategy;
 use super::prompts::{PromptLibrary, DEFAULT_PROMPT};
@@ -16,7 +16,7 @@ use crate::retrieval::reader_context::{DEFAULT_CONTEXT_TOKENS, DEFAULT_PASSAGES,
 use crate::tool::DEFAULT_MAX_RESULT_CHARS;
 
 /// Who the assistant is: its prompt, temperature and tools.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Persona {
     /// The system prompt text (may use `{{variables}}`); overrides `prompt`.
@@ -37,7 +37,7 @@ pub struct Persona {
 }
 
 /// What the model can take.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ModelProfile {
     /// The model's context window in tokens; bounds the token-budget strategy.
@@ -52,7 +52,7 @@ pub struct ModelProfile {
 }
 
 /// Which tools may be offered at all.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToolShell {
     /// Only these tools are offered (default: every registered tool).
@@ -61,7 +61,7 @@ pub struct ToolShell {
 }
 
 /// How far a turn may go.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RunLimits {
     /// Model calls per turn (default 10).

@@ -1,6 +1,7 @@
 //! Choosing which stored messages the model sees, read from the store in
 //! bounded pages from the newest message back.
 
+use crate::from_json::FromJson;
 use serde::{Deserialize, Deserializer};
 
 pub use crate::domain::estimate_tokens;
@@ -49,14 +50,14 @@ pub enum ContextStrategy {
 pub const DEFAULT_KEEP_RECENT: usize = 6;
 
 /// The fields of `{ strategy: 'fullHistory' }`.
-#[derive(Deserialize)]
+#[derive(FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct FullHistoryFields {
     max_messages: usize,
 }
 
 /// The fields of `{ strategy: 'summarize' }`.
-#[derive(Deserialize)]
+#[derive(FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct SummarizeFields {
     max_tokens: usize,
@@ -69,7 +70,7 @@ fn default_keep_recent() -> usize {
 }
 
 /// The fields of `{ strategy: 'tokenBudget' }`.
-#[derive(Deserialize)]
+#[derive(FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct TokenBudgetFields {
     max_tokens: usize,

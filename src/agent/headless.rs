@@ -1,7 +1,7 @@
 //! Headless runs: one turn with every allowed tool auto-approved and no
 //! person in the loop, kept as a run record for later review.
 
-use serde::Deserialize;
+use crate::from_json::FromJson;
 
 use super::{Agent, SendOptions, TurnError, TurnOverrides, TurnResult, TurnStatus};
 use crate::cancel::CancelToken;
@@ -18,7 +18,7 @@ fn default_run_timeout() -> u64 {
 }
 
 /// What to run (`runHeadless`' input).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HeadlessRequest {
     /// The conversation to run in; a new one is created without it.

@@ -2,9 +2,8 @@
 //! and the rules they must keep: checked here, natively tested, whatever
 //! reads them.
 
+use crate::from_json::FromJson;
 use std::rc::Rc;
-
-use serde::Deserialize;
 
 use super::option_rules::broken_rules;
 use super::prompts::PromptLibrary;
@@ -28,7 +27,7 @@ pub struct HostFunctions {
 }
 
 /// The serialisable part of the options (everything but the functions).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OpenOptions {
     /// IndexedDB database name; without it, conversations live in memory only.

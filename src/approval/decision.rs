@@ -1,10 +1,10 @@
 //! Decisions: what a person says about a pending call, and what became of every call.
 
-use serde::Deserialize;
+use crate::from_json::FromJson;
 use serde_json::Value;
 
 /// What a person decided about one pending call (`resolveApprovals`' input).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ApprovalDecision {
     /// The call decided.
@@ -20,7 +20,7 @@ pub struct ApprovalDecision {
 }
 
 /// The things a person can say about a call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub enum DecisionKind {
     /// Run it as the model wrote it.

@@ -2,9 +2,8 @@
 //! `setApprovals`): the default policy, fixed policies by tool, and the
 //! host's per-call rules, which the caller hands over already wrapped.
 
+use crate::from_json::FromJson;
 use std::rc::Rc;
-
-use serde::Deserialize;
 
 use super::policy::{ApprovalConfig, ApprovalPolicy, PolicyRule, ToolPolicy};
 use crate::domain::OnNewMessage;
@@ -12,7 +11,7 @@ use crate::domain::SortedMap;
 use crate::error::{Error, Result};
 
 /// The serialisable part of `approvals` (rule functions are taken out first).
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ApprovalOptions {
     /// The policy of unlisted tools (default: `'ask'` for a tool not

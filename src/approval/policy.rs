@@ -1,17 +1,18 @@
 //! Per-tool approval policies.
 
+use crate::from_json::FromJson;
 use std::fmt;
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::domain::OnNewMessage;
 use crate::domain::SortedMap;
 
 /// What happens to a call of a tool.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub enum ApprovalPolicy {
     /// Run it.

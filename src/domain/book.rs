@@ -1,6 +1,7 @@
 //! A book as Lectern keeps it.
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 
 use super::StoredVectors;
 
@@ -9,7 +10,7 @@ use super::StoredVectors;
 pub const NO_EMBEDDER: &str = "none";
 
 /// A stored book.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct Book {
     /// Unique, time-ordered id.

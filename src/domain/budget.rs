@@ -1,11 +1,12 @@
 //! A spend limit (`budget`, `budgetPeriod`); the agent checks it.
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 
 use crate::error::{Error, Result};
 
 /// A spend limit: tokens (input + output) and/or US dollars.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Budget {
     /// The most US dollars (needs the model's price in `prices`).

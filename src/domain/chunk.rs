@@ -1,9 +1,10 @@
 //! A passage of a book: the unit of retrieval, as stored.
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 
 /// A passage of a book, the unit of retrieval.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct Chunk {
     /// Position in the book (0, 1, 2, ...).

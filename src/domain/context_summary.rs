@@ -1,11 +1,12 @@
 //! The stored summary of a conversation's older messages (the `summarize`
 //! context strategy): computed once, then extended as history grows.
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 
 /// What the model was told about the messages that no longer fit its
 /// context, and how far that goes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct ContextSummary {
     /// The conversation.

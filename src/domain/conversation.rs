@@ -1,9 +1,10 @@
 //! A conversation: the container for a sequence of messages.
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 
 /// A stored conversation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct Conversation {
     /// Unique, time-ordered id.
@@ -21,7 +22,7 @@ pub struct Conversation {
 }
 
 /// What the host supplies to create a conversation.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewConversation {
     /// Title; defaults to "New conversation".

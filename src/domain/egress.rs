@@ -1,12 +1,13 @@
 //! The egress ledger: what each model request of a turn sent off the
 //! device, so a page can show its readers exactly what left it.
 
+use crate::from_json::FromJson;
 use serde::{Deserialize, Serialize};
 
 use super::Mention;
 
 /// Where a model's requests go.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct Endpoint {
     /// `openai`, `anthropic`, or `custom` (a JS function: Lectern cannot see where it sends).
@@ -32,7 +33,7 @@ impl Endpoint {
 }
 
 /// Why a model request was made.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub enum EgressPurpose {
     /// A step of the turn (an answer or tool calls).
@@ -44,7 +45,7 @@ pub enum EgressPurpose {
 }
 
 /// Book passages a request carried.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct PassageRef {
     /// The book.
@@ -58,7 +59,7 @@ pub struct PassageRef {
 }
 
 /// A tool result a request carried.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolResultRef {
     /// The call it answers.

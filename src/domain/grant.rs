@@ -1,11 +1,12 @@
 //! "Always allow": a person's standing approval of one tool in one conversation.
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 
 /// A tool a person approved for the rest of a conversation (decision
 /// `approveAlways`): its `ask` policy counts as `auto` there until
 /// `resetApprovals`. It never lifts a `deny`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct Grant {
     /// The conversation it holds in.

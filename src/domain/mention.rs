@@ -1,9 +1,10 @@
 //! A reference the user made to something of the host's (a document, a note).
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 
 /// `{ type, id }`: resolved by the host's resolver into text for the model.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, FromJson)]
 #[serde(deny_unknown_fields)]
 pub struct Mention {
     /// What kind of thing, in the host's terms (`document`, `note`, ...).

@@ -1,11 +1,12 @@
 //! A message in a conversation, as stored and as replayed to the model.
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 
 use super::{ReasoningBlock, Source, SourceCheck, ToolCall};
 
 /// Who a message comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, FromJson)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// Instructions for the model.
@@ -19,7 +20,7 @@ pub enum Role {
 }
 
 /// One stored message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct Message {
     /// Unique, time-ordered id.

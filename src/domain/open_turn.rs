@@ -1,14 +1,15 @@
 //! A turn that began and has not ended, as stored while it runs: if the page
 //! closes mid-turn, this is what `resumeTurn` goes on from.
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 
 use super::{Mention, ReasoningBlock, SettledCall, ToolCall, ToolCallRecord, TurnState};
 
 /// A running (or interrupted) turn: written with the user message, rewritten
 /// with every stored step and before a step's tools run, deleted in the same
 /// write as the answer, the pause or the failure that ends it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct OpenTurn {
     /// The turn.
@@ -33,7 +34,7 @@ pub struct OpenTurn {
 }
 
 /// A tool step whose calls were running when its record was written.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct OpenStepRecord {
     /// The text the model wrote alongside its calls.

@@ -1,9 +1,10 @@
 //! A page of a book, as stored with it and shown to the reader.
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 
 /// One page of a book (as stored with it, and as `lectern.page` returns it).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct Page {
     /// 1-based page number.

@@ -1,12 +1,13 @@
 //! A turn paused for approval, as stored.
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 use serde_json::Value;
 
 use super::{Decision, ReasoningBlock, ToolCall, TurnState};
 
 /// A call waiting for a person's decision.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct PendingCall {
     /// The provider's call id.
@@ -18,7 +19,7 @@ pub struct PendingCall {
 }
 
 /// Where a paused turn stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub enum PendingStatus {
     /// Waiting for decisions.
@@ -75,7 +76,7 @@ impl PendingTurn {
 }
 
 /// A call of the paused response that is settled: what the model will read for it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct SettledCall {
     /// The call.
@@ -85,7 +86,7 @@ pub struct SettledCall {
 }
 
 /// A call a `resolveApprovals` claimed and was running, with what the person decided.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct ClaimedCall {
     /// The call.
@@ -95,7 +96,7 @@ pub struct ClaimedCall {
 }
 
 /// The model response a turn paused in, and what is needed to go on from it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct PausedStep {
     /// The text the model wrote alongside its calls.
@@ -125,7 +126,7 @@ pub struct PausedStep {
 }
 
 /// A turn paused for approval, as stored.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct PendingTurn {
     /// The turn.

@@ -1,14 +1,15 @@
 //! A model's reasoning ("thinking") as it comes with an answer and is kept
 //! with the assistant message.
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 
 /// One block of reasoning, in the order the model wrote it.
 ///
 /// Anthropic signs its `thinking` blocks (`signature`) and may hide one
 /// entirely (`redacted`, opaque data sent back unchanged). OpenAI-compatible
 /// servers send unsigned text (`reasoning_content` or `reasoning`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct ReasoningBlock {
     /// The reasoning text (empty for a redacted block).

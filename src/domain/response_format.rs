@@ -1,7 +1,8 @@
 //! Structured output: the JSON Schema a turn's final answer must match
 //! (`send`'s `responseSchema`).
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
@@ -18,7 +19,7 @@ pub const DEFAULT_RESPONSE_NAME: &str = "response";
 ///
 /// It is also the shape of `send`'s `responseSchema` (`name` and `strict`
 /// optional); one read from outside goes through [`ResponseFormat::checked`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ResponseFormat {
     /// The schema's name: 1-64 characters of a-z, A-Z, 0-9, `_` or `-`.

@@ -1,11 +1,12 @@
 //! Headless runs as stored: what was asked, what happened, and the log.
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 
 use super::{Message, ToolCallRecord, TurnUsage};
 
 /// Where a run stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub enum RunStatus {
     /// Started and not finished (or the page closed while it ran).
@@ -24,7 +25,7 @@ pub enum RunStatus {
 }
 
 /// A person's verdict on a run (`reviewRun`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub enum ReviewDecision {
     /// What the run did is kept.
@@ -34,7 +35,7 @@ pub enum ReviewDecision {
 }
 
 /// The review of a run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct RunReview {
     /// Accept or reject.
@@ -47,7 +48,7 @@ pub struct RunReview {
 }
 
 /// Why a run failed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct RunError {
     /// The error's JS name, e.g. `TimeoutError`.
@@ -57,7 +58,7 @@ pub struct RunError {
 }
 
 /// A headless run, as stored and as `runHeadless` resolves.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct RunRecord {
     /// The run.

@@ -1,10 +1,11 @@
 //! The passages an answer was given: its sources, shown under the answer so
 //! the reader can check it, stored with it so a reload shows them again.
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 
 /// How a passage came to be in front of the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, FromJson)]
 pub enum SourceVia {
     /// The reader's current page (or the one before): always in a book conversation's context.
     #[serde(rename = "readerPage")]
@@ -29,7 +30,7 @@ impl SourceVia {
 }
 
 /// One passage of a book that a model request carried.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct Source {
     /// The book.
@@ -55,7 +56,7 @@ impl Source {
 }
 
 /// Whether an answer keeps to its sources (`retrieval::grounding::check_answer`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct SourceCheck {
     /// False when the answer names something no source names, or most of its

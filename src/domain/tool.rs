@@ -1,10 +1,11 @@
 //! Tools the model may call, and the calls it makes.
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 use serde_json::Value;
 
 /// A tool offered to the model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolDefinition {
     /// Name the model calls it by.
@@ -16,7 +17,7 @@ pub struct ToolDefinition {
 }
 
 /// A call the model asked for.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCall {
     /// Provider-assigned id that the result must echo.

@@ -1,11 +1,12 @@
 //! What became of each tool call: the record every call leaves, stored with its step.
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 
 use super::ToolCall;
 
 /// How a call came to run or not, as its record tells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub enum Decision {
     /// Its policy let it run without asking (or it could not run at all: unknown tool, bad arguments, over the limit).
@@ -30,7 +31,7 @@ pub enum Decision {
 }
 
 /// One tool call made during a turn and what came of it (arguments redacted as configured).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCallRecord {
     /// The provider's call id.

@@ -1,12 +1,13 @@
 //! What a turn carries from step to step — kept in memory while it runs, and
 //! stored with a paused turn so it can go on after a reload.
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 
 use super::{Grant, Mention, ToolCallRecord, Usage};
 
 /// What a new message does to a conversation's turn waiting for approval.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub enum OnNewMessage {
     /// Refuse the message (`ApprovalPending`) until the turn is resolved or cancelled.
@@ -18,7 +19,7 @@ pub enum OnNewMessage {
 }
 
 /// A `send`'s own approval settings, over the instance's.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct ApprovalOverrides {
     /// Approve every `ask` in this turn (`true`), or ask even if the instance auto-approves (`false`).
@@ -30,7 +31,7 @@ pub struct ApprovalOverrides {
 }
 
 /// Per-turn changes to the configuration (headless runs, `send`'s `approvals`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct TurnOverrides {
     /// Treat every `ask` policy as approved.
@@ -57,7 +58,7 @@ pub struct TurnOverrides {
 }
 
 /// The turn so far: counters, usage, tool-call records, and the inputs of its system message.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct TurnState {
     /// Model calls made.

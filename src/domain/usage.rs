@@ -1,9 +1,10 @@
 //! Token usage reported by a provider.
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 
 /// Tokens consumed by one model call, or summed over a turn.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
     /// Prompt tokens.
@@ -34,7 +35,7 @@ impl Usage {
 }
 
 /// Token usage summed over a turn.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct TurnUsage {
     /// Prompt tokens.

@@ -1,12 +1,13 @@
 //! A conversation's usage over all its turns, kept as each model call ends.
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 
 use super::Usage;
 
 /// Tokens and cost summed over every model call of a conversation — failed,
 /// aborted and paused turns included (`usage(conversationId)`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct UsageTotals {
     /// The conversation.

@@ -1,5 +1,6 @@
 //! How the host describes the provider to use.
 
+use crate::from_json::FromJson;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
@@ -54,7 +55,7 @@ impl<'de> Deserialize<'de> for ProviderKind {
 }
 
 /// `provider: { kind: 'custom', ... }` (besides its `call` function).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CustomSettings {
     /// The model name reported in usage and looked up in prices.

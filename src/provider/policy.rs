@@ -1,11 +1,11 @@
 //! How calls to a provider behave: retries, rate limits and timeouts.
 
-use serde::Deserialize;
+use crate::from_json::FromJson;
 
 use crate::error::{Error, Result};
 
 /// Retries, rate limits and timeouts for one provider; every field has a default.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CallPolicy {
     /// Retries after the first attempt for retryable failures (429, 408, 5xx, connection); default 2.
@@ -74,7 +74,7 @@ impl CallPolicy {
 }
 
 /// Exponential backoff with jitter.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RetryTuning {
     /// The first wait; each retry doubles it. Default 500 ms.
@@ -109,7 +109,7 @@ impl Default for RetryTuning {
 }
 
 /// A client-side budget; calls past it wait rather than fail.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RateLimit {
     /// Requests in any 60-second window.
@@ -121,7 +121,7 @@ pub struct RateLimit {
 }
 
 /// Time limits of one model call; each failure is a `TimeoutError`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Timeouts {
     /// From sending the request to the first part of the answer. Default 120 s.

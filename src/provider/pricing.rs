@@ -1,12 +1,12 @@
 //! Token prices and the cost of a call.
 
-use serde::Deserialize;
+use crate::from_json::FromJson;
 
 use crate::domain::SortedMap;
 use crate::domain::Usage;
 
 /// A model's price in US dollars per million tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Price {
     /// Prompt tokens.

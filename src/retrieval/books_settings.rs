@@ -2,13 +2,14 @@
 //! are stored, the embedder and the retrieval options as the host gave them,
 //! and where ingestion runs.
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 
 use super::config::{EmbedderConfig, RetrievalSettings};
 use crate::error::{Error, Result};
 
 /// The books module's part of `Lectern.open`'s options.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct BooksSettings {
     /// The IndexedDB database (`None`: books in memory).

@@ -1,6 +1,7 @@
 //! Sentence-aware chunks with overlap, each knowing its pages and chapter.
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 
 use super::breaks::{char_offset, cluster_cut, last_break};
 use super::pages::chapter_heading;
@@ -8,7 +9,7 @@ use super::sentences::split_sentences;
 use crate::domain::{Chunk, Page};
 
 /// How chunks are cut.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ChunkSettings {
     /// Target size in characters (default 800).

@@ -1,5 +1,6 @@
 //! How the host configures books: the embedder and the retrieval settings.
 
+use crate::from_json::FromJson;
 use serde::{Deserialize, Deserializer};
 
 use crate::tagged::Tagged;
@@ -7,7 +8,7 @@ use crate::tagged::Tagged;
 use super::openai_embedder::OpenAiEmbedderSettings;
 
 /// How a book conversation gets passages of its book.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub enum RetrievalStrategy {
     /// The model decides when to call `search_book`.
@@ -50,12 +51,12 @@ impl<'de> Deserialize<'de> for EmbedderConfig {
 }
 
 /// `{ kind: 'none' }` takes no other field.
-#[derive(Deserialize)]
+#[derive(FromJson)]
 #[serde(deny_unknown_fields)]
 struct NoSettings {}
 
 /// Settings of the hashed embedder.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HashedSettings {
     /// Vector dimension (default 1024).
@@ -76,7 +77,7 @@ impl Default for HashedSettings {
 }
 
 /// Settings of a host-function embedder.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CustomEmbedderSettings {
     /// The model's name, recorded with each book.
@@ -91,7 +92,7 @@ fn default_custom_batch() -> usize {
 }
 
 /// Settings of the built-in all-MiniLM-L6-v2 embedder: where its two files are.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct MiniLmSettings {
     /// URL of the model's `model.safetensors` (f32, 90 MB).
@@ -109,7 +110,7 @@ fn default_true() -> bool {
 }
 
 /// `retrieval: { strategy?, chunkChars?, overlapChars?, pageChars?, indexMinChunks? }`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RetrievalSettings {
     /// `toolUse` (default) or `alwaysRetrieve`.

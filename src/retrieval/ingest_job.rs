@@ -3,14 +3,15 @@
 //! by the page and read by the module as JSON text; an EPUB's bytes travel
 //! beside it (transferred, not copied into the text).
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 
 use super::chunk::ChunkSettings;
 use super::new_book::{BookSource, NewBook};
 use crate::error::{Error, Result};
 
 /// One book to cut into pages, chunks and a lexical index.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct IngestJob {
     /// The id the page gave the book.

@@ -1,12 +1,12 @@
 //! OpenAI-compatible `POST /embeddings`, batched, with the chat providers'
 //! retries and typed errors.
 
+use crate::from_json::FromJson;
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::embed::Embedder;
@@ -17,7 +17,7 @@ use crate::provider::{error_for_status, with_retries, CallPolicy};
 use crate::time::Clock;
 
 /// `embedder: { kind: 'openai', ... }`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OpenAiEmbedderSettings {
     /// Base URL up to and including `/v1`.

@@ -12,6 +12,7 @@ use super::search_mode::SearchMode;
 use crate::cancel::CancelToken;
 use crate::domain::{distinct_sources, estimate_tokens, Source, SourceVia};
 use crate::error::Result;
+use crate::from_json::FromJson;
 
 /// The most reader's pages a context takes (`retrieval.readerPages` is checked against it).
 pub const MAX_READER_PAGES: u32 = 4;
@@ -31,7 +32,7 @@ pub const DEFAULT_PASSAGES: usize = 10;
 pub const DEFAULT_CONTEXT_TOKENS: usize = 1500;
 
 /// How the context for one question is put together.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct ReaderContextPlan {
     /// Pages up to and including the reader's, always in the context (0: none).

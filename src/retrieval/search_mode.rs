@@ -1,13 +1,13 @@
 //! How a search ranks passages: BM25 alone, vectors alone, or both fused by
 //! weighted reciprocal rank (RRF), each under the page bound with a full top-k.
 
-use serde::Deserialize;
+use crate::from_json::FromJson;
 
 use super::loaded_book::{search_book_lexical, search_book_vectors, LoadedBook};
 use super::vector::Hit;
 
 /// `search(query, { mode })`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub enum SearchMode {
     /// BM25 over the chunks' words: every eligible chunk holding a query

@@ -1,12 +1,13 @@
 //! What a library search is asked (books, k, the page bound, the ranking)
 //! and what each of its results holds.
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 
 use super::search_mode::SearchMode;
 
 /// Options of a search.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SearchOptions {
     /// Only these books (default: all).
@@ -24,7 +25,7 @@ pub struct SearchOptions {
 }
 
 /// One search result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchResult {
     /// The book.

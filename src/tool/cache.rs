@@ -2,10 +2,10 @@
 //! or everyone) and canonical JSON of the arguments; bounded, least recently
 //! used entries evicted first, expired ones dropped on access and insert.
 
+use crate::from_json::FromJson;
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use serde::Deserialize;
 use serde_json::Value;
 
 use crate::domain::SortedMap;
@@ -14,7 +14,7 @@ use crate::domain::SortedMap;
 pub const DEFAULT_CACHE_ENTRIES: usize = 1000;
 
 /// Whose calls may share a cached result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub enum CacheScope {
     /// Calls of the same user (the turn's `userId`).

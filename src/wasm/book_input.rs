@@ -2,15 +2,15 @@
 //! (or pages, or EPUB bytes) stays a JS value until it is known where the
 //! work runs — passed on to the worker as it is, or read here for the page.
 
+use crate::from_json::FromJson;
 use js_sys::{Array, Object, Reflect, Uint8Array};
-use serde::Deserialize;
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::js::from_js;
 use crate::error::{Error, Result};
 use crate::retrieval::library::{BookSource, NewBook};
 
-#[derive(Deserialize)]
+#[derive(FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct BookFields {
     title: String,

@@ -1,9 +1,9 @@
 //! Tools registered from JS: `registerTool({ name, description, parameters, execute, timeoutMs?, cacheTtlMs?,
 //! cacheScope?, retries?, retryDelayMs? })`.
 
+use crate::from_json::FromJson;
 use futures::future::LocalBoxFuture;
 use js_sys::{Function, Object, Promise, Reflect};
-use serde::Deserialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::tool::{CacheScope, Tool, ToolContext, ToolResult, MAX_RETRIES};
 
 /// The serialisable part of a tool spec.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct ToolSpec {
     name: String,

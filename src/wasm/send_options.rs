@@ -1,8 +1,8 @@
 //! `send(id, text, { signal?, userId?, mentions?, maxOutputTokens?, budget?, approvals?, responseSchema? })`,
 //! and failed turns as JS errors.
 
+use crate::from_json::FromJson;
 use js_sys::{Object, Reflect};
-use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
 use super::abort_signal::link_signal;
@@ -12,7 +12,7 @@ use crate::cancel::CancelToken;
 use crate::domain::{ApprovalOverrides, Budget, Mention, OnNewMessage, ResponseFormat};
 use crate::error::{Error, Result};
 
-#[derive(Deserialize)]
+#[derive(FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct PlainSendOptions {
     #[serde(default)]
@@ -30,7 +30,7 @@ struct PlainSendOptions {
 }
 
 /// `send`'s `approvals`: this turn's own approval settings.
-#[derive(Deserialize)]
+#[derive(FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct SendApprovals {
     #[serde(default)]

@@ -3,7 +3,8 @@
 //! OpenAI chat-completions `messages` array, and `importConversation` of
 //! either, validated whole before anything is written, under new ids.
 
-use serde::{Deserialize, Serialize};
+use crate::from_json::FromJson;
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::Agent;
@@ -26,7 +27,7 @@ pub const BUNDLE_VERSION: u32 = 1;
 pub const MAX_IMPORT_RECORDS: usize = 100_000;
 
 /// The shape of an export.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 pub enum ExportFormat {
     /// Lectern's own bundle: everything, to import into Lectern again.
@@ -38,7 +39,7 @@ pub enum ExportFormat {
 }
 
 /// `exportConversation`'s options.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ExportOptions {
     /// `lectern` (the default) or `openai`.

@@ -1,6 +1,6 @@
 //! Anthropic's Messages API.
 
-use serde::Deserialize;
+use crate::from_json::FromJson;
 
 use super::http_model::{json_request, HttpModel, WireFormat};
 use super::sse_body::decode_sse_body;
@@ -21,7 +21,7 @@ pub use response::parts_from_message;
 pub use stream::EventDecoder as AnthropicDecoder;
 
 /// An Anthropic endpoint and the model to ask (`provider: { kind: 'anthropic', ... }`).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AnthropicSettings {
     /// Base URL up to and including `/v1`; default `https://api.anthropic.com/v1`.
@@ -55,7 +55,7 @@ pub struct AnthropicSettings {
 }
 
 /// `thinking: { budgetTokens }` of an Anthropic provider.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ThinkingSettings {
     /// Tokens the model may spend thinking (`budget_tokens`), part of `max_tokens`.

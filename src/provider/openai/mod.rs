@@ -1,6 +1,6 @@
 //! OpenAI-compatible chat completions (OpenAI, Ollama, LM Studio, vLLM, llama.cpp, ...).
 
-use serde::Deserialize;
+use crate::from_json::FromJson;
 
 use super::http_model::{json_request, HttpModel, WireFormat};
 use super::{ModelRequest, PartStream, StreamPart};
@@ -18,7 +18,7 @@ pub use response::parts_from_response;
 pub use stream::{decode_openai_body, ChunkDecoder};
 
 /// A chat-completions endpoint and the model to ask (`provider: { kind: 'openai', ... }`).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OpenAiSettings {
     /// Base URL up to and including `/v1`, e.g. `https://api.openai.com/v1`.
@@ -54,7 +54,7 @@ pub struct OpenAiSettings {
 }
 
 /// `maxTokensParam`: which field carries the token limit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, FromJson)]
 pub enum MaxTokensParam {
     /// `max_tokens`, which local servers and most compatible APIs take.
     #[serde(rename = "max_tokens")]

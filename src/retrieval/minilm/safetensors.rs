@@ -5,17 +5,16 @@
 //! browser it stays in the JS buffer it was fetched into and never whole in
 //! wasm memory.
 
+use crate::from_json::FromJson;
 use std::borrow::Cow;
 use std::collections::HashMap;
-
-use serde::Deserialize;
 
 use crate::error::{Error, Result};
 
 /// The longest header read (the MiniLM file's is 11 KB).
 const MAX_HEADER: usize = 16 << 20;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, FromJson)]
 struct Entry {
     dtype: String,
     shape: Vec<usize>,

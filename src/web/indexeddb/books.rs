@@ -3,8 +3,9 @@
 //! whole in one transaction with its vectors, byte records and pages, read
 //! back with its content, given vectors later, deleted with all of it.
 
+use crate::from_json::FromJson;
 use idb::{Database, Transaction, TransactionMode};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use wasm_bindgen::JsValue;
 
 use super::book_bytes::put_bytes;
@@ -23,7 +24,7 @@ use crate::storage::{BookWrite, VECTOR_BATCH};
 
 /// Up to [`VECTOR_BATCH`] chunks of a book in one record: reading a book back
 /// takes a few hundred requests, not one per chunk.
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 struct ChunkBatch {
     book_id: String,

@@ -2,9 +2,10 @@
 //! `[conversationId, turnId, seq]` (so a conversation's key range lists and
 //! deletes them) with a `byTurn` index for `replay` (schema version 7).
 
+use crate::from_json::FromJson;
 use idb::{Database, Query, Transaction, TransactionMode};
 use js_sys::Array;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::errors::idb_error;
@@ -15,7 +16,7 @@ use super::tx::{commit, exists, transaction};
 use crate::error::{Error, Result};
 
 /// One recorded event, as stored.
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]
 struct StoredEvent {
     conversation_id: String,
