@@ -2,6 +2,10 @@
 //! code per type. `#[derive(FromJson)]` (the `lectern-derive` crate, in
 //! `derive/`) writes each type's reader as calls to [`Fields`]; the generic
 //! parts here depend on a field's type only, so every record shares them.
+//! A field is read by its type's `FromJson` (records, `Option`, `Vec`), or by
+//! serde through [`from_json_via_serde!`](crate::from_json_via_serde) (scalars,
+//! maps, the tagged enums whose `Deserialize` is written by hand). The JS
+//! inputs and the stored records are read this way too (`web::from_js_text`).
 //!
 //! Messages are serde's: `missing field `x``, `unknown field `x`, expected one
 //! of …`, `unknown variant …`, `invalid type: …, expected struct X`. One
@@ -9,22 +13,89 @@
 //! unknown field is named first, then the fields in declaration order (serde
 //! names whichever fault comes first in the object's key order).
 
-use serde::de::{DeserializeOwned, Deserializer, Error as _, Visitor};
-use serde::forward_to_deserialize_any;
+use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde_json::{Error, Map, Value};
 
-use crate::value_de::{from_value, unexpected};
+use crate::value_de::unexpected;
 
 pub use lectern_derive::FromJson;
 
-/// A type read from a JSON value; `#[derive(FromJson)]` implements it.
+/// A type read from a JSON value; `#[derive(FromJson)]` implements it, and
+/// [`from_json_via_serde!`](crate::from_json_via_serde) for a type serde reads.
 pub trait FromJson: Sized {
     /// `value` as a `Self`, or serde's message for what is wrong with it.
     fn from_json(value: Value) -> Result<Self, Error>;
+
+    /// What a missing field named `name` reads as: serde's `missing field`,
+    /// or `None` for an `Option`.
+    fn missing(name: &'static str) -> Result<Self, Error> {
+        Err(Error::missing_field(name))
+    }
+}
+
+/// `FromJson` for types serde reads (`value_de::from_value`): scalars, and
+/// types whose `Deserialize` is serde's derive or written by hand.
+#[macro_export]
+macro_rules! from_json_via_serde {
+    ($($type:ty),* $(,)?) => {
+        $(impl $crate::from_json::FromJson for $type {
+            fn from_json(value: ::serde_json::Value) -> ::std::result::Result<Self, ::serde_json::Error> {
+                $crate::value_de::from_value(value)
+            }
+        })*
+    };
+}
+
+from_json_via_serde!(bool, u8, u16, u32, u64, usize, i32, i64, f32, f64, String, Value);
+
+impl<T: FromJson> FromJson for Option<T> {
+    fn from_json(value: Value) -> Result<Self, Error> {
+        match value {
+            Value::Null => Ok(None),
+            value => T::from_json(value).map(Some),
+        }
+    }
+
+    fn missing(_name: &'static str) -> Result<Self, Error> {
+        Ok(None)
+    }
+}
+
+impl<T: FromJson> FromJson for Vec<T> {
+    fn from_json(value: Value) -> Result<Self, Error> {
+        match value {
+            Value::Array(items) => {
+                // A loop, not `collect()` into a `Result`: far less code for each `T`.
+                let mut out = Vec::with_capacity(items.len());
+                for item in items {
+                    out.push(T::from_json(item)?);
+                }
+                Ok(out)
+            }
+            other => Err(Error::invalid_type(unexpected(&other), &"a sequence")),
+        }
+    }
+}
+
+/// Maps and pairs, as serde reads them (`SortedMap` has its own, in `domain`).
+macro_rules! generic_via_serde {
+    ($(impl<$($param:ident),*> for $type:ty;)*) => {
+        $(impl<$($param: DeserializeOwned),*> FromJson for $type {
+            fn from_json(value: Value) -> Result<Self, Error> {
+                crate::value_de::from_value(value)
+            }
+        })*
+    };
+}
+
+generic_via_serde! {
+    impl<T> for std::collections::BTreeMap<String, T>;
+    impl<A, B> for (A, B);
 }
 
 /// `serde::Deserialize` for a [`FromJson`] type: the value first, then the
-/// reader. The derive's `Deserialize` impl calls this.
+/// reader. The derive's `Deserialize` impl calls this, for the types serde
+/// reads that hold a record (a tagged enum's settings, a flattened entry).
 pub fn deserialize<'de, D: Deserializer<'de>, T: FromJson>(deserializer: D) -> Result<T, D::Error> {
     let value = <Value as serde::Deserialize>::deserialize(deserializer)?;
     T::from_json(value).map_err(D::Error::custom)
@@ -54,18 +125,17 @@ impl Fields {
         Ok(Self(map))
     }
 
-    /// The field `name`; when it is missing, `None` for an `Option` and
-    /// `missing field` for anything else, as serde reads it.
-    pub fn required<T: DeserializeOwned>(&mut self, name: &'static str) -> Result<T, Error> {
+    /// The field `name`; when it is missing, what [`FromJson::missing`] says.
+    pub fn required<T: FromJson>(&mut self, name: &'static str) -> Result<T, Error> {
         match self.0.remove(name) {
-            Some(value) => from_value(value),
-            None => T::deserialize(Missing(name)),
+            Some(value) => T::from_json(value),
+            None => T::missing(name),
         }
     }
 
     /// The field `name`, or `None` when it is missing (its default is the caller's).
-    pub fn optional<T: DeserializeOwned>(&mut self, name: &'static str) -> Result<Option<T>, Error> {
-        self.0.remove(name).map(from_value).transpose()
+    pub fn optional<T: FromJson>(&mut self, name: &'static str) -> Result<Option<T>, Error> {
+        self.0.remove(name).map(T::from_json).transpose()
     }
 }
 
@@ -92,27 +162,6 @@ pub fn variant_name(value: Value) -> Result<String, Error> {
 /// serde's `unknown variant` message.
 pub fn unknown_variant(name: &str, variants: &'static [&'static str]) -> Error {
     Error::unknown_variant(name, variants)
-}
-
-/// What a missing field reads as: `None` for an `Option`, else `missing field`.
-struct Missing(&'static str);
-
-impl<'de> Deserializer<'de> for Missing {
-    type Error = Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Error> {
-        Err(Error::missing_field(self.0))
-    }
-
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        visitor.visit_none()
-    }
-
-    forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf unit unit_struct newtype_struct seq tuple tuple_struct
-        map struct enum identifier ignored_any
-    }
 }
 
 #[cfg(test)]
@@ -142,6 +191,9 @@ mod tests {
         kind: OurKind,
         #[serde(default)]
         inner: Option<OurLoose>,
+        #[serde(default)]
+        kinds: Vec<OurKind>,
+        extra: Option<Value>,
     }
 
     #[derive(Debug, PartialEq, Deserialize)]
@@ -160,6 +212,9 @@ mod tests {
         kind: SerdeKind,
         #[serde(default)]
         inner: Option<SerdeLoose>,
+        #[serde(default)]
+        kinds: Vec<SerdeKind>,
+        extra: Option<Value>,
     }
 
     #[derive(Debug, PartialEq, FromJson)]
@@ -224,6 +279,11 @@ mod tests {
             json!({"recordId": "a", "n": 3, "kind": {"md": 1}}),
             json!({"recordId": "a", "n": 3, "kind": {"md": null, "plain_text": null}}),
             json!({"recordId": "a", "n": 3, "kind": "md", "extra": 1}),
+            json!({"recordId": "a", "n": 3, "kind": "md", "other": 1}),
+            json!({"recordId": "a", "n": 3, "kind": "md", "kinds": ["md", "plain_text"]}),
+            json!({"recordId": "a", "n": 3, "kind": "md", "kinds": "md"}),
+            json!({"recordId": "a", "n": 3, "kind": "md", "kinds": ["md", "x"]}),
+            json!({"recordId": "a", "n": 3, "kind": "md", "kinds": null}),
             json!({"recordId": "a", "n": 3, "kind": "md", "cache": 1}),
             json!({"recordId": "a", "n": 3, "kind": "md", "inner": {"maxTokens": "x"}}),
             json!({"recordId": "a", "n": 3, "kind": "md", "inner": {"other": 1}}),

@@ -76,6 +76,9 @@ struct TokenBudgetFields {
     max_tokens: usize,
 }
 
+// Read by its own `Deserialize` (a tagged enum), inside records too.
+crate::from_json_via_serde!(ContextStrategy);
+
 impl<'de> Deserialize<'de> for ContextStrategy {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
         let tagged = Tagged::read(deserializer, "strategy")?;

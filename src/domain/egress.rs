@@ -70,6 +70,9 @@ pub struct ToolResultRef {
     pub chars: usize,
 }
 
+// serde's derive reads it: FromJson does not flatten.
+crate::from_json_via_serde!(EgressEntry);
+
 /// One model request: where it went, how big it was, and which passages,
 /// tool results and mentions were in it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

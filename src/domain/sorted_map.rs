@@ -4,7 +4,7 @@ use std::borrow::Borrow;
 use std::fmt;
 use std::marker::PhantomData;
 
-use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde::de::{Deserialize, DeserializeOwned, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 /// A map kept as a `Vec` of entries sorted by key: what Lectern needs of
@@ -219,6 +219,13 @@ impl<'de, K: Ord + Deserialize<'de>, V: Deserialize<'de>> Visitor<'de> for MapVi
             map.insert(key, value);
         }
         Ok(map)
+    }
+}
+
+/// A record's map field, read as serde reads it.
+impl<V: DeserializeOwned> crate::from_json::FromJson for SortedMap<String, V> {
+    fn from_json(value: serde_json::Value) -> Result<Self, serde_json::Error> {
+        crate::value_de::from_value(value)
     }
 }
 

@@ -82,6 +82,9 @@ fn default_custom_model() -> String {
 /// Keys of the provider object that belong to the call policy, not the kind.
 const POLICY_KEYS: [&str; 4] = ["maxRetries", "rateLimit", "timeouts", "retry"];
 
+// Read by its own `Deserialize` (a tagged enum), inside records too.
+crate::from_json_via_serde!(ProviderConfig);
+
 impl<'de> Deserialize<'de> for ProviderConfig {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
         use serde::de::Error as _;

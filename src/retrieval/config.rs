@@ -36,6 +36,9 @@ pub enum EmbedderConfig {
     Minilm(MiniLmSettings),
 }
 
+// Read by its own `Deserialize` (a tagged enum), inside records too.
+crate::from_json_via_serde!(EmbedderConfig);
+
 impl<'de> Deserialize<'de> for EmbedderConfig {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let tagged = Tagged::read(deserializer, "kind")?;

@@ -135,7 +135,7 @@ impl RemoteBooks {
     }
 
     /// Runs `call` on the books and reads what its promise resolves with.
-    async fn ask<T: serde::de::DeserializeOwned>(
+    async fn ask<T: crate::from_json::FromJson>(
         &self,
         what: &str,
         call: impl FnOnce(&BooksModule) -> Promise,

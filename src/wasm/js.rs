@@ -3,10 +3,11 @@
 use std::borrow::Cow;
 
 use js_sys::{Object, Reflect, Uint8Array};
-use serde::{de::DeserializeOwned, Serialize};
+use serde::Serialize;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::error::{Error, Result, StorageReason};
+use crate::from_json::FromJson;
 use crate::retrieval::minilm::safetensors::FileBytes;
 use crate::web::{from_js_text, to_js_text, JsonTextError};
 
@@ -24,7 +25,7 @@ pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue> {
 ///
 /// Goes through JSON text so that `deny_unknown_fields` catches misspelt
 /// options (a direct conversion reads only the fields it knows).
-pub fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T> {
+pub fn from_js<T: FromJson>(value: JsValue, what: &str) -> Result<T> {
     from_js_text(&value).map_err(|e| match e {
         JsonTextError::Serde(e) => Error::config(format!("invalid {what}: {e}")),
         JsonTextError::NotJson => Error::config(format!("invalid {what}: not a plain JSON value")),

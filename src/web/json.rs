@@ -7,8 +7,10 @@
 //! back through text lets `deny_unknown_fields` see every field the host
 //! wrote. Each caller turns a [`JsonTextError`] into its own typed error.
 
-use serde::{de::DeserializeOwned, Serialize};
+use serde::Serialize;
 use wasm_bindgen::JsValue;
+
+use crate::from_json::FromJson;
 
 /// Why a value did not cross between Rust and JS.
 #[derive(Debug)]
@@ -22,20 +24,29 @@ pub enum JsonTextError {
 
 /// `value` as a plain JS value, through JSON text.
 pub fn to_js_text<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsonTextError> {
-    let text = serde_json::to_string(value).map_err(JsonTextError::Serde)?;
+    // Only the serializing is instantiated for each `T`; the rest is `parse_text`'s.
+    let mut text = Vec::with_capacity(128);
+    let written = value.serialize(&mut serde_json::Serializer::new(&mut text));
+    parse_text(text, written)
+}
+
+/// The text `to_js_text` wrote, parsed by `JSON.parse`.
+fn parse_text(text: Vec<u8>, written: Result<(), serde_json::Error>) -> Result<JsValue, JsonTextError> {
+    written.map_err(JsonTextError::Serde)?;
+    // serde_json writes UTF-8 only.
+    let text = String::from_utf8(text).map_err(|_| JsonTextError::NotJson)?;
     js_sys::JSON::parse(&text).map_err(|_| JsonTextError::NotJson)
 }
 
 /// A plain JS value read as `T`, through JSON text.
-pub fn from_js_text<T: DeserializeOwned>(value: &JsValue) -> Result<T, JsonTextError> {
+pub fn from_js_text<T: FromJson>(value: &JsValue) -> Result<T, JsonTextError> {
     let text = js_sys::JSON::stringify(value)
         .ok()
         .and_then(|text| text.as_string())
         .ok_or(JsonTextError::NotJson)?;
-    // Through a `Value`: one deserializer (serde_json's `Value`'s) per type for
-    // the whole module, shared with the stored records, instead of a second,
-    // larger one over text.
+    // Through a `Value`: the text parser instantiated once, for `Value`, and
+    // each type's small `FromJson` reader.
     serde_json::from_str(&text)
-        .and_then(crate::value_de::from_value)
+        .and_then(T::from_json)
         .map_err(JsonTextError::Serde)
 }

@@ -3,10 +3,11 @@
 //! of a record built by hand (typed arrays, pages).
 
 use js_sys::{Object, Reflect};
-use serde::{de::DeserializeOwned, Serialize};
+use serde::Serialize;
 use wasm_bindgen::JsValue;
 
 use crate::error::{Error, Result, StorageReason};
+use crate::from_json::FromJson;
 use crate::web::{from_js_text, to_js_text, JsonTextError};
 
 /// A record as the JS object IndexedDB stores, through JSON text: the same
@@ -26,18 +27,15 @@ pub(super) fn to_record<T: Serialize>(value: &T) -> Result<JsValue> {
 
 /// A stored record back, through JSON text (one deserializer in the wasm,
 /// shared with the JS API's inputs).
-pub(super) fn from_record<T: DeserializeOwned>(value: JsValue) -> Result<T> {
-    // Through a `Value`: its per-type deserializers are far smaller than the text parser's.
-    from_js_text::<serde_json::Value>(&value)
-        .and_then(|value| crate::value_de::from_value(value).map_err(JsonTextError::Serde))
-        .map_err(|e| match e {
-            JsonTextError::Serde(e) => {
-                Error::storage_because(StorageReason::Data, format!("cannot decode record: {e}"))
-            }
-            JsonTextError::NotJson => {
-                Error::storage_because(StorageReason::Data, "cannot decode record: not plain JSON")
-            }
-        })
+pub(super) fn from_record<T: FromJson>(value: JsValue) -> Result<T> {
+    from_js_text::<T>(&value).map_err(|e| match e {
+        JsonTextError::Serde(e) => {
+            Error::storage_because(StorageReason::Data, format!("cannot decode record: {e}"))
+        }
+        JsonTextError::NotJson => {
+            Error::storage_because(StorageReason::Data, "cannot decode record: not plain JSON")
+        }
+    })
 }
 
 /// Sets the field `key` of a record built by hand.

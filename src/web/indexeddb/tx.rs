@@ -4,7 +4,6 @@
 //! of one owner, whether a key exists).
 
 use idb::{Database, Query, Transaction, TransactionMode, TransactionResult};
-use serde::de::DeserializeOwned;
 use wasm_bindgen::JsValue;
 use web_sys::IdbTransaction;
 
@@ -12,6 +11,7 @@ use super::errors::{aborted, exception_of, idb_error};
 use super::keys::owner_range;
 use super::record::from_record;
 use crate::error::{Error, Result, StorageReason};
+use crate::from_json::FromJson;
 
 /// Why a call on a closed connection fails.
 const CLOSED: &str = "the IndexedDB connection is closed (by close(), or because another tab \
@@ -85,11 +85,7 @@ pub(super) async fn finish<T>(tx: Transaction, mut guard: AbortOnDrop, outcome: 
 }
 
 /// One record by key, read in a short transaction of its own.
-pub(super) async fn get_record<T: DeserializeOwned>(
-    db: &Database,
-    store: &str,
-    key: &str,
-) -> Result<Option<T>> {
+pub(super) async fn get_record<T: FromJson>(db: &Database, store: &str, key: &str) -> Result<Option<T>> {
     let tx = transaction(db, &[store], TransactionMode::ReadOnly)?;
     let found = tx
         .object_store(store)
@@ -102,7 +98,7 @@ pub(super) async fn get_record<T: DeserializeOwned>(
 }
 
 /// Every record of a store, read in a short transaction of its own.
-pub(super) async fn all_records<T: DeserializeOwned>(db: &Database, store: &str) -> Result<Vec<T>> {
+pub(super) async fn all_records<T: FromJson>(db: &Database, store: &str) -> Result<Vec<T>> {
     let tx = transaction(db, &[store], TransactionMode::ReadOnly)?;
     let values = tx
         .object_store(store)
