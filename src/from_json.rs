@@ -16,7 +16,7 @@
 use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde_json::{Error, Map, Value};
 
-use crate::value_de::unexpected;
+use crate::value_de::{unexpected, variant_parts};
 
 pub use lectern_derive::FromJson;
 
@@ -77,20 +77,18 @@ impl<T: FromJson> FromJson for Vec<T> {
     }
 }
 
-/// Maps and pairs, as serde reads them (`SortedMap` has its own, in `domain`).
-macro_rules! generic_via_serde {
-    ($(impl<$($param:ident),*> for $type:ty;)*) => {
-        $(impl<$($param: DeserializeOwned),*> FromJson for $type {
-            fn from_json(value: Value) -> Result<Self, Error> {
-                crate::value_de::from_value(value)
-            }
-        })*
-    };
+/// A map field, as serde reads it (`SortedMap` has its own, in `domain`).
+impl<V: DeserializeOwned> FromJson for std::collections::BTreeMap<String, V> {
+    fn from_json(value: Value) -> Result<Self, Error> {
+        crate::value_de::from_value(value)
+    }
 }
 
-generic_via_serde! {
-    impl<T> for std::collections::BTreeMap<String, T>;
-    impl<A, B> for (A, B);
+/// A pair, as serde reads it (an array of two).
+impl<A: DeserializeOwned, B: DeserializeOwned> FromJson for (A, B) {
+    fn from_json(value: Value) -> Result<Self, Error> {
+        crate::value_de::from_value(value)
+    }
 }
 
 /// `serde::Deserialize` for a [`FromJson`] type: the value first, then the
@@ -142,20 +140,10 @@ impl Fields {
 /// A unit variant's name: a string, or an object with one key whose value is
 /// `null` (serde_json's two forms of a unit variant).
 pub fn variant_name(value: Value) -> Result<String, Error> {
+    let (name, value) = variant_parts(value)?;
     match value {
-        Value::String(name) => Ok(name),
-        Value::Object(object) => {
-            let mut entries = object.into_iter();
-            match (entries.next(), entries.next()) {
-                (Some((name, Value::Null)), None) => Ok(name),
-                (Some((_, other)), None) => Err(Error::invalid_type(unexpected(&other), &"unit")),
-                _ => Err(Error::invalid_value(
-                    serde::de::Unexpected::Map,
-                    &"map with a single key",
-                )),
-            }
-        }
-        other => Err(Error::invalid_type(unexpected(&other), &"string or map")),
+        None | Some(Value::Null) => Ok(name),
+        Some(other) => Err(Error::invalid_type(unexpected(&other), &"unit")),
     }
 }
 

@@ -49,6 +49,22 @@ fn number_unexpected(n: &Number) -> Unexpected<'static> {
     }
 }
 
+/// An enum value's variant name and what it holds: a string is a unit
+/// variant's name; an object with one key, the variant and its value.
+pub(crate) fn variant_parts(value: Value) -> Result<(String, Option<Value>), Error> {
+    match value {
+        Value::String(variant) => Ok((variant, None)),
+        Value::Object(object) => {
+            let mut entries = object.into_iter();
+            match (entries.next(), entries.next()) {
+                (Some((variant, value)), None) => Ok((variant, Some(value))),
+                _ => Err(Error::invalid_value(Unexpected::Map, &"map with a single key")),
+            }
+        }
+        other => Err(Error::invalid_type(unexpected(&other), &"string or map")),
+    }
+}
+
 fn visit_number<'de, V: Visitor<'de>>(n: Number, visitor: V) -> Result<V::Value, Error> {
     if let Some(u) = n.as_u64() {
         visitor.visit_u64(u)
@@ -148,17 +164,7 @@ impl<'de> Deserializer<'de> for ValueDe {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        let (variant, value) = match self.0 {
-            Value::String(variant) => (variant, None),
-            Value::Object(object) => {
-                let mut entries = object.into_iter();
-                match (entries.next(), entries.next()) {
-                    (Some((variant, value)), None) => (variant, Some(value)),
-                    _ => return Err(Error::invalid_value(Unexpected::Map, &"map with a single key")),
-                }
-            }
-            other => return Err(Error::invalid_type(unexpected(&other), &"string or map")),
-        };
+        let (variant, value) = variant_parts(self.0)?;
         visitor.visit_enum(Variant { variant, value })
     }
 

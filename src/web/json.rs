@@ -1,6 +1,7 @@
 //! The JSON-text codec: Rust values to plain JS values and back through
-//! `JSON.parse` / `JSON.stringify`, so one serializer and one deserializer
-//! (serde_json's) serve the whole wasm.
+//! `JSON.parse` / `JSON.stringify`, so serde_json's serializer and its parser
+//! into a `Value` serve the whole wasm; each type is read from the `Value` by
+//! its [`FromJson`].
 //!
 //! It makes the same plain objects, arrays, strings, numbers, booleans and
 //! `null`s a direct conversion would (never `Map`s or `BigInt`s), and reading
