@@ -9,7 +9,7 @@
 //! `value_de::from_value` reuses code the crate has anyway. The messages
 //! stay serde's (`missing field `kind``, `unknown variant …, expected one of …`).
 
-use serde::de::{DeserializeOwned, Deserializer, Error, Unexpected};
+use serde::de::{Deserializer, Error, Unexpected};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -36,8 +36,8 @@ impl Tagged {
     }
 
     /// The variant's fields (the object without its tag) as `T`.
-    pub fn fields<T: DeserializeOwned, E: Error>(self) -> Result<T, E> {
-        crate::value_de::from_value(Value::Object(self.fields)).map_err(E::custom)
+    pub fn fields<T: crate::from_json::FromJson, E: Error>(self) -> Result<T, E> {
+        T::from_json(Value::Object(self.fields)).map_err(E::custom)
     }
 
     /// The error for a tag that names none of `variants`.
@@ -61,8 +61,9 @@ fn unexpected(value: &Value) -> Unexpected<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::from_json::FromJson;
 
-    #[derive(Debug, PartialEq, Deserialize)]
+    #[derive(Debug, PartialEq, FromJson)]
     #[serde(deny_unknown_fields)]
     struct Fields {
         n: u32,

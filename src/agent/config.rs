@@ -3,13 +3,12 @@
 //! (allowed tools) and run limits. Where layers overlap, the persona wins over
 //! the model profile, which wins over the built-in default.
 
-use crate::from_json::FromJson;
-
 use super::context::ContextStrategy;
 use super::prompts::{PromptLibrary, DEFAULT_PROMPT};
 use crate::approval::ApprovalConfig;
 use crate::domain::Budget;
 use crate::domain::SortedMap;
+use crate::from_json::FromJson;
 use crate::provider::PriceTable;
 use crate::retrieval::config::RetrievalStrategy;
 use crate::retrieval::reader_context::{DEFAULT_CONTEXT_TOKENS, DEFAULT_PASSAGES, DEFAULT_READER_PAGES};
@@ -115,7 +114,7 @@ impl RunLimits {
                 .entry("turnTimeoutMs")
                 .or_insert(LOCAL_TURN_TIMEOUT_MS.into());
         }
-        crate::value_de::from_value(serde_json::Value::Object(object))
+        FromJson::from_json(serde_json::Value::Object(object))
             .map_err(|e| Error::config(format!("invalid limits: {e}")))
     }
 }

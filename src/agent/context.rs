@@ -1,12 +1,12 @@
 //! Choosing which stored messages the model sees, read from the store in
 //! bounded pages from the newest message back.
 
-use crate::from_json::FromJson;
 use serde::{Deserialize, Deserializer};
 
 pub use crate::domain::estimate_tokens;
 use crate::domain::{Message, Role};
 use crate::error::Result;
+use crate::from_json::FromJson;
 use crate::storage::Store;
 use crate::tagged::Tagged;
 

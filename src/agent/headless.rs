@@ -1,13 +1,12 @@
 //! Headless runs: one turn with every allowed tool auto-approved and no
 //! person in the loop, kept as a run record for later review.
 
-use crate::from_json::FromJson;
-
 use super::{Agent, SendOptions, TurnError, TurnOverrides, TurnResult, TurnStatus};
 use crate::cancel::CancelToken;
 use crate::domain::{NewConversation, RunError, RunRecord, RunStatus};
 use crate::error::{Error, Result};
 use crate::events::{Event, EventKind, EventSink};
+use crate::from_json::FromJson;
 use crate::ids::new_id;
 
 /// The default time a headless run may take: two minutes.

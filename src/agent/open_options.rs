@@ -2,7 +2,6 @@
 //! and the rules they must keep: checked here, natively tested, whatever
 //! reads them.
 
-use crate::from_json::FromJson;
 use std::rc::Rc;
 
 use super::option_rules::broken_rules;
@@ -11,6 +10,7 @@ use super::{AgentConfig, Budget, ContextStrategy, ModelProfile, Persona, RunLimi
 use crate::approval::{ApprovalOptions, PolicyRule};
 use crate::domain::SortedMap;
 use crate::error::{Error, Result};
+use crate::from_json::FromJson;
 use crate::provider::{PriceTable, ProviderConfig, ProviderKind};
 use crate::retrieval::books_settings::BooksSettings;
 use crate::retrieval::config::{EmbedderConfig, RetrievalSettings};

@@ -1,7 +1,8 @@
 //! Decisions: what a person says about a pending call, and what became of every call.
 
-use crate::from_json::FromJson;
 use serde_json::Value;
+
+use crate::from_json::FromJson;
 
 /// What a person decided about one pending call (`resolveApprovals`' input).
 #[derive(Debug, Clone, PartialEq, FromJson)]

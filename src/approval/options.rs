@@ -2,13 +2,13 @@
 //! `setApprovals`): the default policy, fixed policies by tool, and the
 //! host's per-call rules, which the caller hands over already wrapped.
 
-use crate::from_json::FromJson;
 use std::rc::Rc;
 
 use super::policy::{ApprovalConfig, ApprovalPolicy, PolicyRule, ToolPolicy};
 use crate::domain::OnNewMessage;
 use crate::domain::SortedMap;
 use crate::error::{Error, Result};
+use crate::from_json::FromJson;
 
 /// The serialisable part of `approvals` (rule functions are taken out first).
 #[derive(Debug, Default, FromJson)]

@@ -1,9 +1,9 @@
 //! A book as Lectern keeps it.
 
-use crate::from_json::FromJson;
 use serde::Serialize;
 
 use super::StoredVectors;
+use crate::from_json::FromJson;
 
 /// [`Book::embedder`] of a book ingested without an embedder: it has no
 /// vectors and is searched lexically (BM25) only.

@@ -1,9 +1,9 @@
 //! A spend limit (`budget`, `budgetPeriod`); the agent checks it.
 
-use crate::from_json::FromJson;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::from_json::FromJson;
 
 /// A spend limit: tokens (input + output) and/or US dollars.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, FromJson)]

@@ -1,7 +1,8 @@
 //! A passage of a book: the unit of retrieval, as stored.
 
-use crate::from_json::FromJson;
 use serde::Serialize;
+
+use crate::from_json::FromJson;
 
 /// A passage of a book, the unit of retrieval.
 #[derive(Debug, Clone, PartialEq, Serialize, FromJson)]

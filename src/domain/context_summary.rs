@@ -1,8 +1,9 @@
 //! The stored summary of a conversation's older messages (the `summarize`
 //! context strategy): computed once, then extended as history grows.
 
-use crate::from_json::FromJson;
 use serde::Serialize;
+
+use crate::from_json::FromJson;
 
 /// What the model was told about the messages that no longer fit its
 /// context, and how far that goes.

@@ -1,7 +1,8 @@
 //! A conversation: the container for a sequence of messages.
 
-use crate::from_json::FromJson;
 use serde::Serialize;
+
+use crate::from_json::FromJson;
 
 /// A stored conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, FromJson)]

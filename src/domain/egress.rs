@@ -1,10 +1,10 @@
 //! The egress ledger: what each model request of a turn sent off the
 //! device, so a page can show its readers exactly what left it.
 
-use crate::from_json::FromJson;
 use serde::{Deserialize, Serialize};
 
 use super::Mention;
+use crate::from_json::FromJson;
 
 /// Where a model's requests go.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, FromJson)]

@@ -1,7 +1,8 @@
 //! "Always allow": a person's standing approval of one tool in one conversation.
 
-use crate::from_json::FromJson;
 use serde::Serialize;
+
+use crate::from_json::FromJson;
 
 /// A tool a person approved for the rest of a conversation (decision
 /// `approveAlways`): its `ask` policy counts as `auto` there until

@@ -1,7 +1,8 @@
 //! A reference the user made to something of the host's (a document, a note).
 
-use crate::from_json::FromJson;
 use serde::Serialize;
+
+use crate::from_json::FromJson;
 
 /// `{ type, id }`: resolved by the host's resolver into text for the model.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, FromJson)]

@@ -1,9 +1,9 @@
 //! A message in a conversation, as stored and as replayed to the model.
 
-use crate::from_json::FromJson;
 use serde::Serialize;
 
 use super::{ReasoningBlock, Source, SourceCheck, ToolCall};
+use crate::from_json::FromJson;
 
 /// Who a message comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, FromJson)]

@@ -1,10 +1,10 @@
 //! A turn that began and has not ended, as stored while it runs: if the page
 //! closes mid-turn, this is what `resumeTurn` goes on from.
 
-use crate::from_json::FromJson;
 use serde::Serialize;
 
 use super::{Mention, ReasoningBlock, SettledCall, ToolCall, ToolCallRecord, TurnState};
+use crate::from_json::FromJson;
 
 /// A running (or interrupted) turn: written with the user message, rewritten
 /// with every stored step and before a step's tools run, deleted in the same

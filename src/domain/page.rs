@@ -1,7 +1,8 @@
 //! A page of a book, as stored with it and shown to the reader.
 
-use crate::from_json::FromJson;
 use serde::Serialize;
+
+use crate::from_json::FromJson;
 
 /// One page of a book (as stored with it, and as `lectern.page` returns it).
 #[derive(Debug, Clone, PartialEq, Serialize, FromJson)]

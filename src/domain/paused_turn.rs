@@ -1,10 +1,10 @@
 //! A turn paused for approval, as stored.
 
-use crate::from_json::FromJson;
 use serde::Serialize;
 use serde_json::Value;
 
 use super::{Decision, ReasoningBlock, ToolCall, TurnState};
+use crate::from_json::FromJson;
 
 /// A call waiting for a person's decision.
 #[derive(Debug, Clone, PartialEq, Serialize, FromJson)]

@@ -1,8 +1,9 @@
 //! A model's reasoning ("thinking") as it comes with an answer and is kept
 //! with the assistant message.
 
-use crate::from_json::FromJson;
 use serde::Serialize;
+
+use crate::from_json::FromJson;
 
 /// One block of reasoning, in the order the model wrote it.
 ///

@@ -1,11 +1,11 @@
 //! Structured output: the JSON Schema a turn's final answer must match
 //! (`send`'s `responseSchema`).
 
-use crate::from_json::FromJson;
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::from_json::FromJson;
 
 /// The reserved tool through which Anthropic is made to answer in JSON
 /// (its input is the answer); no registered tool may take this name.

@@ -1,9 +1,9 @@
 //! Headless runs as stored: what was asked, what happened, and the log.
 
-use crate::from_json::FromJson;
 use serde::Serialize;
 
 use super::{Message, ToolCallRecord, TurnUsage};
+use crate::from_json::FromJson;
 
 /// Where a run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, FromJson)]

@@ -1,8 +1,9 @@
 //! The passages an answer was given: its sources, shown under the answer so
 //! the reader can check it, stored with it so a reload shows them again.
 
-use crate::from_json::FromJson;
 use serde::Serialize;
+
+use crate::from_json::FromJson;
 
 /// How a passage came to be in front of the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, FromJson)]

@@ -1,8 +1,9 @@
 //! Tools the model may call, and the calls it makes.
 
-use crate::from_json::FromJson;
 use serde::Serialize;
 use serde_json::Value;
+
+use crate::from_json::FromJson;
 
 /// A tool offered to the model.
 #[derive(Debug, Clone, PartialEq, Serialize, FromJson)]

@@ -1,9 +1,9 @@
 //! What became of each tool call: the record every call leaves, stored with its step.
 
-use crate::from_json::FromJson;
 use serde::Serialize;
 
 use super::ToolCall;
+use crate::from_json::FromJson;
 
 /// How a call came to run or not, as its record tells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, FromJson)]

@@ -1,10 +1,10 @@
 //! What a turn carries from step to step — kept in memory while it runs, and
 //! stored with a paused turn so it can go on after a reload.
 
-use crate::from_json::FromJson;
 use serde::Serialize;
 
 use super::{Grant, Mention, ToolCallRecord, Usage};
+use crate::from_json::FromJson;
 
 /// What a new message does to a conversation's turn waiting for approval.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, FromJson)]

@@ -1,7 +1,8 @@
 //! Token usage reported by a provider.
 
-use crate::from_json::FromJson;
 use serde::Serialize;
+
+use crate::from_json::FromJson;
 
 /// Tokens consumed by one model call, or summed over a turn.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, FromJson)]

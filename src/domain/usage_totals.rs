@@ -1,9 +1,9 @@
 //! A conversation's usage over all its turns, kept as each model call ends.
 
-use crate::from_json::FromJson;
 use serde::Serialize;
 
 use super::Usage;
+use crate::from_json::FromJson;
 
 /// Tokens and cost summed over every model call of a conversation — failed,
 /// aborted and paused turns included (`usage(conversationId)`).

@@ -1,6 +1,5 @@
 //! How the host describes the provider to use.
 
-use crate::from_json::FromJson;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
@@ -12,6 +11,7 @@ use super::policy::CallPolicy;
 use super::pricing::Price;
 use crate::domain::SortedMap;
 use crate::error::{Error, Result};
+use crate::from_json::FromJson;
 use crate::tagged::Tagged;
 
 /// The provider settings passed to `Lectern.open({ provider })`: which server
@@ -104,7 +104,7 @@ impl<'de> Deserialize<'de> for ProviderConfig {
         }
         let prices = match object.remove("prices") {
             Some(value) => {
-                crate::value_de::from_value(value).map_err(|e| D::Error::custom(format!("prices: {e}")))?
+                FromJson::from_json(value).map_err(|e| D::Error::custom(format!("prices: {e}")))?
             }
             None => SortedMap::new(),
         };
@@ -123,8 +123,7 @@ impl<'de> Deserialize<'de> for ProviderConfig {
         if let Some(kind) = object.get("kind").and_then(Value::as_str).map(str::to_owned) {
             apply_answer_defaults(&kind, &mut object);
         }
-        let policy: CallPolicy =
-            crate::value_de::from_value(Value::Object(policy)).map_err(D::Error::custom)?;
+        let policy: CallPolicy = FromJson::from_json(Value::Object(policy)).map_err(D::Error::custom)?;
         let kind: ProviderKind =
             crate::value_de::from_value(Value::Object(object)).map_err(D::Error::custom)?;
         Ok(ProviderConfig {

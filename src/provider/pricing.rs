@@ -1,9 +1,8 @@
 //! Token prices and the cost of a call.
 
-use crate::from_json::FromJson;
-
 use crate::domain::SortedMap;
 use crate::domain::Usage;
+use crate::from_json::FromJson;
 
 /// A model's price in US dollars per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq, FromJson)]

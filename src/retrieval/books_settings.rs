@@ -2,11 +2,11 @@
 //! are stored, the embedder and the retrieval options as the host gave them,
 //! and where ingestion runs.
 
-use crate::from_json::FromJson;
 use serde::Serialize;
 
 use super::config::{EmbedderConfig, RetrievalSettings};
 use crate::error::{Error, Result};
+use crate::from_json::FromJson;
 
 /// The books module's part of `Lectern.open`'s options.
 #[derive(Debug, Clone, PartialEq, Serialize, FromJson)]

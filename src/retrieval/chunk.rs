@@ -1,12 +1,12 @@
 //! Sentence-aware chunks with overlap, each knowing its pages and chapter.
 
-use crate::from_json::FromJson;
 use serde::Serialize;
 
 use super::breaks::{char_offset, cluster_cut, last_break};
 use super::pages::chapter_heading;
 use super::sentences::split_sentences;
 use crate::domain::{Chunk, Page};
+use crate::from_json::FromJson;
 
 /// How chunks are cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, FromJson)]

@@ -1,8 +1,8 @@
 //! How the host configures books: the embedder and the retrieval settings.
 
-use crate::from_json::FromJson;
 use serde::{Deserialize, Deserializer};
 
+use crate::from_json::FromJson;
 use crate::tagged::Tagged;
 
 use super::openai_embedder::OpenAiEmbedderSettings;

@@ -3,12 +3,12 @@
 //! by the page and read by the module as JSON text; an EPUB's bytes travel
 //! beside it (transferred, not copied into the text).
 
-use crate::from_json::FromJson;
 use serde::Serialize;
 
 use super::chunk::ChunkSettings;
 use super::new_book::{BookSource, NewBook};
 use crate::error::{Error, Result};
+use crate::from_json::FromJson;
 
 /// One book to cut into pages, chunks and a lexical index.
 #[derive(Debug, Clone, PartialEq, Serialize, FromJson)]

@@ -1,7 +1,6 @@
 //! OpenAI-compatible `POST /embeddings`, batched, with the chat providers'
 //! retries and typed errors.
 
-use crate::from_json::FromJson;
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -12,6 +11,7 @@ use serde_json::{json, Value};
 use super::embed::Embedder;
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
+use crate::from_json::FromJson;
 use crate::http::{HttpRequest, Transport};
 use crate::provider::{error_for_status, with_retries, CallPolicy};
 use crate::time::Clock;
@@ -169,7 +169,7 @@ mod tests {
     use crate::time::ManualClock;
 
     fn embedder(transport: &ReplayTransport) -> OpenAiEmbedder {
-        let settings: OpenAiEmbedderSettings = crate::value_de::from_value(
+        let settings: OpenAiEmbedderSettings = FromJson::from_json(
             json!({"baseUrl": "http://x/v1", "model": "text-embedding-3-small", "apiKey": "k"}),
         )
         .unwrap();

@@ -1,10 +1,9 @@
 //! How a search ranks passages: BM25 alone, vectors alone, or both fused by
 //! weighted reciprocal rank (RRF), each under the page bound with a full top-k.
 
-use crate::from_json::FromJson;
-
 use super::loaded_book::{search_book_lexical, search_book_vectors, LoadedBook};
 use super::vector::Hit;
+use crate::from_json::FromJson;
 
 /// `search(query, { mode })`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, FromJson)]

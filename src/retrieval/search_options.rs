@@ -1,10 +1,10 @@
 //! What a library search is asked (books, k, the page bound, the ranking)
 //! and what each of its results holds.
 
-use crate::from_json::FromJson;
 use serde::Serialize;
 
 use super::search_mode::SearchMode;
+use crate::from_json::FromJson;
 
 /// Options of a search.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, FromJson)]

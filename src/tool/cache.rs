@@ -2,13 +2,13 @@
 //! or everyone) and canonical JSON of the arguments; bounded, least recently
 //! used entries evicted first, expired ones dropped on access and insert.
 
-use crate::from_json::FromJson;
 use std::cell::RefCell;
 use std::collections::HashMap;
 
 use serde_json::Value;
 
 use crate::domain::SortedMap;
+use crate::from_json::FromJson;
 
 /// How many results a cache keeps by default.
 pub const DEFAULT_CACHE_ENTRIES: usize = 1000;

@@ -2,12 +2,12 @@
 //! (or pages, or EPUB bytes) stays a JS value until it is known where the
 //! work runs — passed on to the worker as it is, or read here for the page.
 
-use crate::from_json::FromJson;
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::js::from_js;
 use crate::error::{Error, Result};
+use crate::from_json::FromJson;
 use crate::retrieval::library::{BookSource, NewBook};
 
 #[derive(FromJson)]

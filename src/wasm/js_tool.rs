@@ -1,7 +1,6 @@
 //! Tools registered from JS: `registerTool({ name, description, parameters, execute, timeoutMs?, cacheTtlMs?,
 //! cacheScope?, retries?, retryDelayMs? })`.
 
-use crate::from_json::FromJson;
 use futures::future::LocalBoxFuture;
 use js_sys::{Function, Object, Promise, Reflect};
 use serde_json::Value;
@@ -12,6 +11,7 @@ use web_sys::AbortController;
 use super::js::{describe_js, from_js, to_js};
 use crate::domain::ToolDefinition;
 use crate::error::{Error, Result};
+use crate::from_json::FromJson;
 use crate::tool::{CacheScope, Tool, ToolContext, ToolResult, MAX_RETRIES};
 
 /// The serialisable part of a tool spec.

@@ -1,7 +1,6 @@
 //! `send(id, text, { signal?, userId?, mentions?, maxOutputTokens?, budget?, approvals?, responseSchema? })`,
 //! and failed turns as JS errors.
 
-use crate::from_json::FromJson;
 use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
@@ -11,6 +10,7 @@ use crate::agent::{SendOptions, TurnError};
 use crate::cancel::CancelToken;
 use crate::domain::{ApprovalOverrides, Budget, Mention, OnNewMessage, ResponseFormat};
 use crate::error::{Error, Result};
+use crate::from_json::FromJson;
 
 #[derive(FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

@@ -1,12 +1,12 @@
 //! Reading an import's JSON field by field, each fault an `Import` error
 //! naming where it is (`messages[3].tool_call_id`).
 
-use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::MAX_IMPORT_RECORDS;
 use crate::agent::turn::MAX_USER_MESSAGE_CHARS;
 use crate::error::{Error, Result};
+use crate::from_json::FromJson;
 
 /// `key` under `parent` (the top level when `parent` is empty).
 pub(super) fn path(parent: &str, key: &str) -> String {
@@ -26,8 +26,8 @@ pub(super) fn only_known(object: &Map<String, Value>, known: &[&str], parent: &s
 }
 
 /// A record in its stored shape, read from `value`.
-pub(super) fn record<T: DeserializeOwned>(value: Value, at: &str) -> Result<T> {
-    crate::value_de::from_value(value).map_err(|e| Error::import(at, e.to_string()))
+pub(super) fn record<T: FromJson>(value: Value, at: &str) -> Result<T> {
+    T::from_json(value).map_err(|e| Error::import(at, e.to_string()))
 }
 
 /// The array at `key` (empty when absent, unless `required`), at most
@@ -60,7 +60,7 @@ pub(super) fn items(
 }
 
 /// The records of the array at `key`, each read in its stored shape.
-pub(super) fn records<T: DeserializeOwned>(
+pub(super) fn records<T: FromJson>(
     object: &mut Map<String, Value>,
     key: &str,
     required: bool,

@@ -3,7 +3,6 @@
 //! OpenAI chat-completions `messages` array, and `importConversation` of
 //! either, validated whole before anything is written, under new ids.
 
-use crate::from_json::FromJson;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -11,6 +10,7 @@ use super::Agent;
 use crate::approval::{Grant, PendingTurn};
 use crate::domain::{Conversation, Message, ToolCallRecord, UsageTotals};
 use crate::error::{Error, Result};
+use crate::from_json::FromJson;
 use crate::provider::openai::message_json;
 use crate::storage::ConversationImport;
 

@@ -1,13 +1,12 @@
 //! Anthropic's Messages API.
 
-use crate::from_json::FromJson;
-
 use super::http_model::{json_request, HttpModel, WireFormat};
 use super::sse_body::decode_sse_body;
 use super::{ModelRequest, PartStream, StreamPart};
 use crate::domain::Endpoint;
 use crate::domain::SortedMap;
 use crate::error::Result;
+use crate::from_json::FromJson;
 use crate::http::{ByteStream, HttpRequest};
 
 mod convert;

@@ -1,12 +1,11 @@
 //! OpenAI-compatible chat completions (OpenAI, Ollama, LM Studio, vLLM, llama.cpp, ...).
 
-use crate::from_json::FromJson;
-
 use super::http_model::{json_request, HttpModel, WireFormat};
 use super::{ModelRequest, PartStream, StreamPart};
 use crate::domain::Endpoint;
 use crate::domain::SortedMap;
 use crate::error::Result;
+use crate::from_json::FromJson;
 use crate::http::{ByteStream, HttpRequest};
 
 mod request;

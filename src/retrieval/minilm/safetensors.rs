@@ -5,11 +5,11 @@
 //! browser it stays in the JS buffer it was fetched into and never whole in
 //! wasm memory.
 
-use crate::from_json::FromJson;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::error::{Error, Result};
+use crate::from_json::FromJson;
 
 /// The longest header read (the MiniLM file's is 11 KB).
 const MAX_HEADER: usize = 16 << 20;

@@ -3,7 +3,6 @@
 //! whole in one transaction with its vectors, byte records and pages, read
 //! back with its content, given vectors later, deleted with all of it.
 
-use crate::from_json::FromJson;
 use idb::{Database, Transaction, TransactionMode};
 use serde::Serialize;
 use wasm_bindgen::JsValue;
@@ -20,6 +19,7 @@ use super::tx::{
 use super::vectors::{add_vectors, read_vectors};
 use crate::domain::{Book, Chunk, StoredVectors};
 use crate::error::{Error, Result, StorageReason};
+use crate::from_json::FromJson;
 use crate::storage::{BookWrite, VECTOR_BATCH};
 
 /// Up to [`VECTOR_BATCH`] chunks of a book in one record: reading a book back

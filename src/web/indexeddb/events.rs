@@ -2,7 +2,6 @@
 //! `[conversationId, turnId, seq]` (so a conversation's key range lists and
 //! deletes them) with a `byTurn` index for `replay` (schema version 7).
 
-use crate::from_json::FromJson;
 use idb::{Database, Query, Transaction, TransactionMode};
 use js_sys::Array;
 use serde::Serialize;
@@ -14,6 +13,7 @@ use super::record::{from_record, to_record};
 use super::schema::{BY_TURN, CONVERSATIONS, TURN_EVENTS};
 use super::tx::{commit, exists, transaction};
 use crate::error::{Error, Result};
+use crate::from_json::FromJson;
 
 /// One recorded event, as stored.
 #[derive(Serialize, FromJson)]
