@@ -16,7 +16,7 @@
 use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde_json::{Error, Map, Value};
 
-use crate::value_de::{unexpected, variant_parts};
+use crate::value_de::{unexpected, unit_value, variant_parts};
 
 pub use lectern_derive::FromJson;
 
@@ -92,8 +92,9 @@ impl<A: DeserializeOwned, B: DeserializeOwned> FromJson for (A, B) {
 }
 
 /// `serde::Deserialize` for a [`FromJson`] type: the value first, then the
-/// reader. The derive's `Deserialize` impl calls this, for the types serde
-/// reads that hold a record (a tagged enum's settings, a flattened entry).
+/// reader. The derive's `Deserialize` impl calls this, for a record that
+/// serde reads inside its own types (a flattened entry's fields, a map's
+/// values, a pair's items).
 pub fn deserialize<'de, D: Deserializer<'de>, T: FromJson>(deserializer: D) -> Result<T, D::Error> {
     let value = <Value as serde::Deserialize>::deserialize(deserializer)?;
     T::from_json(value).map_err(D::Error::custom)
@@ -141,10 +142,8 @@ impl Fields {
 /// `null` (serde_json's two forms of a unit variant).
 pub fn variant_name(value: Value) -> Result<String, Error> {
     let (name, value) = variant_parts(value)?;
-    match value {
-        None | Some(Value::Null) => Ok(name),
-        Some(other) => Err(Error::invalid_type(unexpected(&other), &"unit")),
-    }
+    unit_value(value)?;
+    Ok(name)
 }
 
 /// serde's `unknown variant` message.

@@ -5,8 +5,8 @@
 //! private `Content` type and deserialises every variant from it: in the wasm
 //! module that machinery and its per-variant copies weighed about 35 KB for
 //! three small options enums (issue 12). Reading the object as a `Value`,
-//! taking the tag out and reading the variant's fields with
-//! `value_de::from_value` reuses code the crate has anyway. The messages
+//! taking the tag out and reading the variant's fields with their
+//! `FromJson` reader reuses code the crate has anyway. The messages
 //! stay serde's (`missing field `kind``, `unknown variant …, expected one of …`).
 
 use serde::de::{Deserializer, Error, Unexpected};

@@ -1,7 +1,9 @@
 //! [`from_value`]: `serde_json::from_value` without reading structs from arrays.
 //!
-//! Records, stored ones and the JS API's inputs, are read out of a
-//! `serde_json::Value`. serde_json's own deserializer for `Value` accepts a
+//! What serde still reads out of a `serde_json::Value` (scalars, maps, the
+//! hand-written tagged enums, the types `FromJson` does not derive; records
+//! and the JS API's inputs are `FromJson`'s, `crate::from_json`). serde_json's
+//! own deserializer for `Value` accepts a
 //! struct written as an array of its fields too (`["id", 3]` for
 //! `{ "id": …, "seq": … }`): Lectern never writes or documents that form, yet
 //! every struct carried its array reader in the wasm module, about 55 KB of
@@ -62,6 +64,14 @@ pub(crate) fn variant_parts(value: Value) -> Result<(String, Option<Value>), Err
             }
         }
         other => Err(Error::invalid_type(unexpected(&other), &"string or map")),
+    }
+}
+
+/// What a unit variant may hold: nothing (written as a string) or `null`.
+pub(crate) fn unit_value(value: Option<Value>) -> Result<(), Error> {
+    match value {
+        None | Some(Value::Null) => Ok(()),
+        Some(other) => Err(Error::invalid_type(unexpected(&other), &"unit")),
     }
 }
 
@@ -250,10 +260,7 @@ impl<'de> VariantAccess<'de> for VariantValue {
     type Error = Error;
 
     fn unit_variant(self) -> Result<(), Error> {
-        match self.0 {
-            None | Some(Value::Null) => Ok(()),
-            Some(other) => Err(Error::invalid_type(unexpected(&other), &"unit")),
-        }
+        unit_value(self.0)
     }
 
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
