@@ -2,6 +2,9 @@
 # Builds the release package into pkg/ — two wasm modules from this crate —
 # and prints the sizes of every shipped file:
 #   lectern.js + lectern_bg.wasm               the page's module (feature `page`)
+#   __wasm_split.js + split_*.wasm             the page's module's rarely used methods
+#                                              (export/import, history, maintenance), cut
+#                                              off it by wasm-split-cli, each loaded on first call
 #   lectern_books.js + lectern_books_bg.wasm   the books module (feature `books`): loaded
 #                                              into the page on the first book call or
 #                                              book conversation, and run by lectern_worker.js
@@ -23,7 +26,21 @@ build_module() { # <feature> <out-name> [wasm-bindgen flags…]
   build_wasm "$feature"
   wasm-bindgen --target web --weak-refs --out-dir pkg --out-name "$name" "$@" "$target/lectern.wasm"
 }
-build_module page lectern
+# The page's module: linked with its relocations (`--emit-relocs`, for this crate only, so
+# the dependencies' builds are shared with the other builds), cut at its #[wasm_split]
+# points (src/wasm/split_off.rs), and the main part given to wasm-bindgen.
+split_dir="${CARGO_TARGET_DIR:-target}/wasm-split"
+build_wasm split -C link-arg=--emit-relocs
+rm -rf "$split_dir" && mkdir -p "$split_dir"
+wasm-split-cli "$target/lectern.wasm" "$split_dir" --target web --out-name lectern
+# --keep-lld-exports: the chunks import the function table that wasm-bindgen would drop.
+wasm-bindgen --target web --weak-refs --keep-lld-exports --out-dir pkg --out-name lectern "$split_dir/lectern.wasm"
+# split_<name>.wasm per chunk, chunk_<n>.wasm for code two chunks share.
+shopt -s nullglob
+cp "$split_dir"/split_*.wasm "$split_dir"/chunk_*.wasm pkg/
+# The chunks' loader, with a fallback for servers that send .wasm without
+# `Content-Type: application/wasm` (instantiateStreaming refuses those).
+node scripts/split-loader.mjs "$split_dir/__wasm_split.js" pkg/__wasm_split.js
 build_module books lectern_books --no-typescript
 # wasm-bindgen's classes declare [Symbol.dispose]: name the lib that types it, so a consumer's
 # tsc with an ES2022 lib and skipLibCheck off accepts lectern.d.ts (tests/js/consumer.test.mjs).
@@ -37,7 +54,7 @@ cp js/wllama.d.ts pkg/lectern_wllama.d.ts
 cp -r js/chat pkg/chat
 # binaryen from npm: Debian's wasm-opt (108) corrupts wasm-bindgen's externref table.
 wasm_opt=node_modules/.bin/wasm-opt
-for wasm in pkg/lectern_bg.wasm pkg/lectern_books_bg.wasm; do
+for wasm in pkg/lectern_bg.wasm pkg/split_*.wasm pkg/chunk_*.wasm pkg/lectern_books_bg.wasm; do
   if [ -x "$wasm_opt" ]; then
     # Monomorphised copies that differ only in constants are merged first (the page's module
     # −1 % gzip; README, "Package size").

@@ -31,6 +31,14 @@ if [ "$have" != "$want" ]; then
   cargo install --force wasm-bindgen-cli --version "$want"
 fi
 
+# wasm-split-cli cuts the page's module into the chunks its rare methods load
+# on first call (scripts/build.sh); pinned with the runtime crate, wasm_split_helpers.
+split_version=0.2.4
+if ! cargo install --list | grep -qx "wasm_split_cli_support v$split_version:"; then
+  say "installing wasm-split-cli $split_version; this compiles for a minute or two"
+  cargo install --force --locked wasm_split_cli_support --version "$split_version" --features build-binary
+fi
+
 if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/typescript ] || [ ! -d node_modules/binaryen ] || [ ! -d node_modules/@wllama/wllama ] || [ ! -d node_modules/vite ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing npm packages"
   npm ci --no-audit --no-fund

@@ -10,8 +10,12 @@ import { packageSizes } from './sizes.mjs';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const BUDGET_FILE = 'bench/size-budget.json';
 
-/** A shipped path as the budget names it (wasm-bindgen's snippet folder hash left out). */
-export const budgetKey = (file) => file.replace(/snippets\/lectern-[0-9a-f]+\//, 'snippets/lectern-*/');
+/** A shipped path as the budget names it: wasm-bindgen's snippet folder hash and the number
+ * wasm-split-cli gives a chunk of shared code left out (each shared chunk has the one budget). */
+export const budgetKey = (file) =>
+  file
+    .replace(/snippets\/lectern-[0-9a-f]+\//, 'snippets/lectern-*/')
+    .replace(/\/chunk_[0-9]+\.wasm$/, '/chunk_*.wasm');
 
 /** The budgets as committed (or as in the working tree, without `commit`). */
 export function readBudget(commit) {

@@ -3,14 +3,15 @@
 // also writes the table there; `--figures` prints `npm run bench`'s figure
 // lines instead. `node scripts/sizes.mjs [out.md | --figures]`
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** Every file under `path` (a file or a folder), as paths relative to the package root. */
+/** Every file under `path` (a file, a folder, or `dir/prefix*suffix`), as paths relative to the package root. */
 function filesUnder(path) {
+  if (path.includes('*')) return filesMatching(path);
   const full = join(root, path);
   if (!statSync(full, { throwIfNoEntry: false })) throw new Error(`${path} is missing: run scripts/build.sh`);
   if (!statSync(full).isDirectory()) return [path];
@@ -19,6 +20,16 @@ function filesUnder(path) {
     .filter((name) => statSync(name).isFile())
     .map((name) => relative(root, name))
     .sort();
+}
+
+/** The files `dir/prefix*suffix` names (one `*`, in the file name), sorted. */
+function filesMatching(pattern) {
+  const dir = dirname(pattern);
+  const [prefix, suffix] = basename(pattern).split('*');
+  return readdirSync(join(root, dir))
+    .filter((name) => name.startsWith(prefix) && name.endsWith(suffix))
+    .sort()
+    .map((name) => join(dir, name));
 }
 
 /** Raw, gzip -9 and brotli q11 sizes of the bytes. */
@@ -57,10 +68,10 @@ export function markdownTable({ rows, total }) {
   ].join('\n');
 }
 
-/** The files `pkg/lectern.js` imports statically (its snippets), as `pkg/…` paths. */
+/** The files `pkg/lectern.js` imports statically (its snippets, the chunks' loader), as `pkg/…` paths. */
 function pageImports() {
   const source = readFileSync(join(root, 'pkg/lectern.js'), 'utf8');
-  const paths = [...source.matchAll(/^import .* from '\.\/([^']+)';$/gm)].map((m) => `pkg/${m[1]}`);
+  const paths = [...source.matchAll(/^import .* from (['"])\.\/([^'"]+)\1;?$/gm)].map((m) => `pkg/${m[2]}`);
   return new Set(paths);
 }
 

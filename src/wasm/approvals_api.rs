@@ -1,18 +1,21 @@
 //! The human-in-the-loop methods of `Lectern`: pendingApprovals,
 //! resolveApprovals, cancelPending, setApprovals, resetApprovals, toolCalls, runHeadless, runs, run.
 
+use std::rc::Rc;
+
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
 use super::approval_options::read_approvals;
-use super::js::{error_to_js, from_js, string_arg};
-use super::lectern::Lectern;
+use super::js::{error_to_js, from_js, string_arg, to_js};
+use super::lectern::{Inner, Lectern};
 use super::panic_guard::check_js;
 use super::send_options::{signal_only, split_signal};
+use super::split_off::split_off;
 use crate::agent::HeadlessRequest;
 use crate::approval::ApprovalDecision;
 use crate::domain::ReviewDecision;
-use crate::error::Error;
+use crate::error::{Error, Result};
 
 #[wasm_bindgen]
 extern "C" {
@@ -107,9 +110,7 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
     ) -> Promise {
-        self.call_with_id(conversation_id, "conversationId", |inner, id| async move {
-            inner.agent.reset_approvals(&id).await
-        })
+        self.call_js_with_id(conversation_id, "conversationId", reset_approvals)
     }
 
     /// Every tool call of a conversation and what came of it.
@@ -118,28 +119,20 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
     ) -> Promise {
-        self.call_with_id(conversation_id, "conversationId", |inner, id| async move {
-            inner.agent.tool_calls(&id).await
-        })
+        self.call_js_with_id(conversation_id, "conversationId", tool_calls)
     }
 
     /// Runs an instruction with every allowed tool auto-approved and stores the run.
     #[wasm_bindgen(js_name = runHeadless, unchecked_return_type = "Promise<RunRecord>")]
     pub fn run_headless(&self, options: HeadlessOptionsInput) -> Promise {
-        self.call(|inner| async move {
-            let (rest, cancel) = split_signal(&options.into(), "runHeadless options")?;
-            if !rest.is_object() {
-                return Err(Error::config("runHeadless needs an options object"));
-            }
-            let request: HeadlessRequest = from_js(rest, "runHeadless options")?;
-            inner.agent.run_headless(request, cancel, &inner.sink(None)).await
-        })
+        let options = JsValue::from(options);
+        self.call_js(|inner| run_headless(inner, options))
     }
 
     /// Every headless run, oldest first.
     #[wasm_bindgen(unchecked_return_type = "Promise<RunRecord[]>")]
     pub fn runs(&self) -> Promise {
-        self.call(|inner| async move { inner.agent.runs().await })
+        self.call_js(runs)
     }
 
     /// One headless run (rejects with `NotFoundError` for an unknown id).
@@ -148,11 +141,7 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "runId", unchecked_param_type = "string")] run_id: JsValue,
     ) -> Promise {
-        self.call_with_id(
-            run_id,
-            "runId",
-            |inner, id| async move { inner.agent.run(&id).await },
-        )
+        self.call_js_with_id(run_id, "runId", run)
     }
 
     /// A person's verdict on a `proposed` (or `failed`) run: `'accept'` or
@@ -164,13 +153,71 @@ impl Lectern {
         #[wasm_bindgen(unchecked_param_type = "'accept' | 'reject'")] decision: JsValue,
         #[wasm_bindgen(unchecked_param_type = "string | undefined")] note: JsValue,
     ) -> Promise {
-        self.call_with_id(run_id, "runId", move |inner, id| async move {
-            let decision: ReviewDecision = from_js(decision, "reviewRun decision ('accept' or 'reject')")?;
-            let note = match note.is_undefined() || note.is_null() {
-                true => None,
-                false => Some(string_arg(&note, "note")?),
-            };
-            inner.agent.review_run(&id, decision, note).await
+        self.call_js_with_id(run_id, "runId", move |inner, id| {
+            review_run(inner, id, decision, note)
         })
     }
 }
+
+split_off!(
+    maintenance,
+    /// `resetApprovals`' work.
+    fn reset_approvals(inner: Rc<Inner>, id: String) -> Result<JsValue> {
+        to_js(&inner.agent.reset_approvals(&id).await?)
+    }
+);
+
+split_off!(
+    history,
+    /// `toolCalls`' work.
+    fn tool_calls(inner: Rc<Inner>, id: String) -> Result<JsValue> {
+        to_js(&inner.agent.tool_calls(&id).await?)
+    }
+);
+
+split_off!(
+    history,
+    /// `runHeadless`' work.
+    fn run_headless(inner: Rc<Inner>, options: JsValue) -> Result<JsValue> {
+        let (rest, cancel) = split_signal(&options, "runHeadless options")?;
+        if !rest.is_object() {
+            return Err(Error::config("runHeadless needs an options object"));
+        }
+        let request: HeadlessRequest = from_js(rest, "runHeadless options")?;
+        to_js(
+            &inner
+                .agent
+                .run_headless(request, cancel, &inner.sink(None))
+                .await?,
+        )
+    }
+);
+
+split_off!(
+    history,
+    /// `runs`' work.
+    fn runs(inner: Rc<Inner>) -> Result<JsValue> {
+        to_js(&inner.agent.runs().await?)
+    }
+);
+
+split_off!(
+    history,
+    /// `run`'s work.
+    fn run(inner: Rc<Inner>, id: String) -> Result<JsValue> {
+        to_js(&inner.agent.run(&id).await?)
+    }
+);
+
+split_off!(
+    history,
+    /// `reviewRun`'s work.
+    fn review_run(inner: Rc<Inner>, id: String, decision: JsValue, note: JsValue) -> Result<JsValue> {
+        let decision: ReviewDecision = from_js(decision, "reviewRun decision ('accept' or 'reject')")?;
+        let note = match note.is_undefined() || note.is_null() {
+            true => None,
+            false => Some(string_arg(&note, "note")?),
+        };
+        to_js(&inner.agent.review_run(&id, decision, note).await?)
+    }
+);

@@ -10,10 +10,10 @@ use js_sys::Promise;
 use serde::Serialize;
 use wasm_bindgen::JsValue;
 
-use super::js::string_arg;
+use super::js::{string_arg, to_js};
 use super::lectern::{turn_outcome, Inner, Lectern};
 use super::panic_guard::guarded_promise;
-use super::promise::promise;
+use super::promise::js_promise;
 use crate::agent::{TurnError, TurnResult};
 use crate::error::Result;
 
@@ -25,10 +25,32 @@ impl Lectern {
         F: FnOnce(Rc<Inner>) -> Fut + 'static,
         Fut: Future<Output = Result<T>> + 'static,
     {
+        self.call_js(move |inner| async move { to_js(&work(inner).await?) })
+    }
+
+    /// [`Lectern::call`] for work that makes its value for JS itself (a split-off
+    /// chunk's, whose conversion code then loads with it).
+    pub(super) fn call_js<F, Fut>(&self, work: F) -> Promise
+    where
+        F: FnOnce(Rc<Inner>) -> Fut + 'static,
+        Fut: Future<Output = Result<JsValue>> + 'static,
+    {
         let inner = self.inner.clone();
-        promise(async move {
+        js_promise(async move {
             inner.ensure_open()?;
             work(inner).await
+        })
+    }
+
+    /// [`Lectern::call_js`] for a method whose first argument is a string id.
+    pub(super) fn call_js_with_id<F, Fut>(&self, id: JsValue, name: &'static str, work: F) -> Promise
+    where
+        F: FnOnce(Rc<Inner>, String) -> Fut + 'static,
+        Fut: Future<Output = Result<JsValue>> + 'static,
+    {
+        self.call_js(move |inner| async move {
+            let id = string_arg(&id, name)?;
+            work(inner, id).await
         })
     }
 
@@ -40,9 +62,8 @@ impl Lectern {
         F: FnOnce(Rc<Inner>, String) -> Fut + 'static,
         Fut: Future<Output = Result<T>> + 'static,
     {
-        self.call(move |inner| async move {
-            let id = string_arg(&id, name)?;
-            work(inner, id).await
+        self.call_js_with_id(id, name, move |inner, id| async move {
+            to_js(&work(inner, id).await?)
         })
     }
 

@@ -19,6 +19,7 @@ use super::options::read_options;
 use super::panic_guard::{self, check_js, guarded_promise};
 use super::promise::promise;
 use super::send_options::{read_send_options, turn_error_to_js};
+use super::split_off::split_off;
 use crate::agent::OpenOptions;
 use crate::agent::{
     book_context_warning, friendly_message, validate_config, Agent, SendOptions, TurnError, TurnResult,
@@ -273,9 +274,7 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
     ) -> Promise {
-        self.call_with_id(conversation_id, "conversationId", |inner, id| async move {
-            inner.agent.store().delete_conversation(&id).await
-        })
+        self.call_js_with_id(conversation_id, "conversationId", delete_conversation)
     }
 
     /// Sends a user message and resolves with the assistant's answer.
@@ -411,9 +410,8 @@ impl Lectern {
         #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
         #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | null")] state: JsValue,
     ) -> Promise {
-        self.call_with_id(conversation_id, "conversationId", |inner, id| async move {
-            let state = from_js(state, "working state")?;
-            inner.agent.set_working_state(&id, state).await
+        self.call_js_with_id(conversation_id, "conversationId", |inner, id| {
+            set_working_state(inner, id, state)
         })
     }
 
@@ -423,9 +421,7 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
     ) -> Promise {
-        self.call_with_id(conversation_id, "conversationId", |inner, id| async move {
-            inner.agent.working_state(&id).await
-        })
+        self.call_js_with_id(conversation_id, "conversationId", working_state)
     }
 
     /// Deletes every conversation (messages, tool-call records, paused turns,
@@ -433,7 +429,7 @@ impl Lectern {
     /// `ConversationBusyError` while this instance runs a turn.
     #[wasm_bindgen(js_name = deleteAllConversations, unchecked_return_type = "Promise<void>")]
     pub fn delete_all_conversations(&self) -> Promise {
-        self.call(|inner| async move { inner.agent.delete_all_conversations().await })
+        self.call_js(delete_all_conversations)
     }
 
     /// A conversation's usage over all its turns: `{ conversationId, inputTokens, outputTokens, cachedInputTokens, costUsd?, estimated?, turns }`.
@@ -442,9 +438,7 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
     ) -> Promise {
-        self.call_with_id(conversation_id, "conversationId", |inner, id| async move {
-            inner.agent.usage(&id).await
-        })
+        self.call_js_with_id(conversation_id, "conversationId", usage)
     }
 
     /// Checks the configuration against the registered tools without calling any model.
@@ -474,3 +468,44 @@ impl Lectern {
         })
     }
 }
+
+split_off!(
+    maintenance,
+    /// `deleteConversation`'s work.
+    fn delete_conversation(inner: Rc<Inner>, id: String) -> Result<JsValue> {
+        to_js(&inner.agent.store().delete_conversation(&id).await?)
+    }
+);
+
+split_off!(
+    maintenance,
+    /// `deleteAllConversations`' work.
+    fn delete_all_conversations(inner: Rc<Inner>) -> Result<JsValue> {
+        to_js(&inner.agent.delete_all_conversations().await?)
+    }
+);
+
+split_off!(
+    maintenance,
+    /// `setWorkingState`'s work.
+    fn set_working_state(inner: Rc<Inner>, id: String, state: JsValue) -> Result<JsValue> {
+        let state = from_js(state, "working state")?;
+        to_js(&inner.agent.set_working_state(&id, state).await?)
+    }
+);
+
+split_off!(
+    maintenance,
+    /// `workingState`'s work.
+    fn working_state(inner: Rc<Inner>, id: String) -> Result<JsValue> {
+        to_js(&inner.agent.working_state(&id).await?)
+    }
+);
+
+split_off!(
+    history,
+    /// `usage`'s work.
+    fn usage(inner: Rc<Inner>, id: String) -> Result<JsValue> {
+        to_js(&inner.agent.usage(&id).await?)
+    }
+);

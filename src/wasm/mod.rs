@@ -55,6 +55,8 @@ mod retry_api;
 #[cfg(feature = "page")]
 mod send_options;
 #[cfg(feature = "page")]
+mod split_off;
+#[cfg(feature = "page")]
 mod storage_api;
 #[cfg(feature = "page")]
 mod subscribe_api;

@@ -6,10 +6,13 @@ use js_sys::Promise;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::js::from_js;
-use super::lectern::Lectern;
+use std::rc::Rc;
+
+use super::js::{from_js, to_js};
+use super::lectern::{Inner, Lectern};
+use super::split_off::split_off;
 use crate::agent::ExportOptions;
-use crate::error::Error;
+use crate::error::{Error, Result};
 
 #[wasm_bindgen]
 extern "C" {
@@ -29,12 +32,9 @@ impl Lectern {
         #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
         options: Option<ExportOptionsInput>,
     ) -> Promise {
-        self.call_with_id(conversation_id, "conversationId", |inner, id| async move {
-            let options: ExportOptions = match options {
-                Some(options) => from_js(options.into(), "exportConversation options")?,
-                None => ExportOptions::default(),
-            };
-            inner.agent.export_conversation(&id, options.format).await
+        let options = options.map(JsValue::from);
+        self.call_js_with_id(conversation_id, "conversationId", |inner, id| {
+            export_bundle(inner, id, options)
         })
     }
 
@@ -47,11 +47,28 @@ impl Lectern {
         &self,
         #[wasm_bindgen(unchecked_param_type = "ConversationExport | ImportInput")] data: JsValue,
     ) -> Promise {
-        self.call(|inner| async move {
-            let data: Value = from_js(data, "import").map_err(|_| {
-                Error::import("", "expected a Lectern export or OpenAI messages (plain JSON)")
-            })?;
-            inner.agent.import_conversation(data).await
-        })
+        self.call_js(|inner| import_bundle(inner, data))
     }
 }
+
+split_off!(
+    portability,
+    /// `exportConversation`'s work.
+    fn export_bundle(inner: Rc<Inner>, id: String, options: Option<JsValue>) -> Result<JsValue> {
+        let options: ExportOptions = match options {
+            Some(options) => from_js(options, "exportConversation options")?,
+            None => ExportOptions::default(),
+        };
+        to_js(&inner.agent.export_conversation(&id, options.format).await?)
+    }
+);
+
+split_off!(
+    portability,
+    /// `importConversation`'s work.
+    fn import_bundle(inner: Rc<Inner>, data: JsValue) -> Result<JsValue> {
+        let data: Value = from_js(data, "import")
+            .map_err(|_| Error::import("", "expected a Lectern export or OpenAI messages (plain JSON)"))?;
+        to_js(&inner.agent.import_conversation(data).await?)
+    }
+);

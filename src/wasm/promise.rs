@@ -3,6 +3,7 @@
 use std::future::Future;
 
 use js_sys::Promise;
+use wasm_bindgen::JsValue;
 
 use super::js::{error_to_js, to_js};
 use super::panic_guard::guarded_promise;
@@ -15,10 +16,13 @@ where
     T: serde::Serialize,
     F: Future<Output = Result<T>> + 'static,
 {
-    guarded_promise(async move {
-        match work.await.and_then(|value| to_js(&value)) {
-            Ok(value) => Ok(value),
-            Err(error) => Err(error_to_js(&error)),
-        }
-    })
+    js_promise(async move { work.await.and_then(|value| to_js(&value)) })
+}
+
+/// [`promise`] for work that already made its value for JS.
+pub fn js_promise<F>(work: F) -> Promise
+where
+    F: Future<Output = Result<JsValue>> + 'static,
+{
+    guarded_promise(async move { work.await.map_err(|error| error_to_js(&error)) })
 }

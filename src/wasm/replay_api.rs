@@ -9,8 +9,10 @@ use wasm_bindgen::prelude::*;
 
 use super::event_stream::{async_iterable, EventQueue};
 use super::js::{error_to_js, string_arg, to_js};
-use super::lectern::{error_event, Lectern};
+use super::lectern::{error_event, Inner, Lectern};
 use super::panic_guard::check_js;
+use super::split_off::split_off;
+use crate::error::Result;
 
 #[wasm_bindgen]
 impl Lectern {
@@ -29,12 +31,11 @@ impl Lectern {
         let iterable = async_iterable(queue.clone(), || {});
         wasm_bindgen_futures::spawn_local(async move {
             let events = match inner.ensure_open() {
-                Ok(()) => inner.agent.replay(&id).await,
+                Ok(()) => recorded_events(inner, id).await,
                 Err(error) => Err(error),
             };
             let mut queue = queue.borrow_mut();
-            match events.and_then(|events| events.iter().map(to_js).collect::<crate::error::Result<Vec<_>>>())
-            {
+            match events {
                 Ok(events) => events.into_iter().for_each(|event| queue.push(event)),
                 Err(error) => queue.push(error_event(String::new(), &error)),
             }
@@ -49,8 +50,22 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
     ) -> Promise {
-        self.call_with_id(conversation_id, "conversationId", |inner, id| async move {
-            inner.agent.recorded_turns(&id).await
-        })
+        self.call_js_with_id(conversation_id, "conversationId", recorded_turns)
     }
 }
+
+split_off!(
+    history,
+    /// `replay`'s work: the turn's events for JS.
+    fn recorded_events(inner: Rc<Inner>, id: String) -> Result<Vec<JsValue>> {
+        inner.agent.replay(&id).await?.iter().map(to_js).collect()
+    }
+);
+
+split_off!(
+    history,
+    /// `recordedTurns`' work.
+    fn recorded_turns(inner: Rc<Inner>, id: String) -> Result<JsValue> {
+        to_js(&inner.agent.recorded_turns(&id).await?)
+    }
+);

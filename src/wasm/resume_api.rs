@@ -1,12 +1,17 @@
 //! Turns a closed tab cut off: `lectern.interruptedTurns(conversationId?)`
 //! lists them, `lectern.resumeTurn(turnId, options?)` goes on with one.
 
+use std::rc::Rc;
+
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
-use super::js::string_arg;
-use super::lectern::Lectern;
+use super::js::{string_arg, to_js};
+use super::lectern::{Inner, Lectern};
 use super::send_options::signal_only;
+use super::split_off::split_off;
+use crate::agent::{TurnError, TurnResult};
+use crate::error::Result;
 
 #[wasm_bindgen]
 extern "C" {
@@ -25,7 +30,7 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "conversationId")] conversation_id: Option<String>,
     ) -> Promise {
-        self.call(|inner| async move { inner.agent.interrupted_turns(conversation_id.as_deref()).await })
+        self.call_js(|inner| interrupted_turns(inner, conversation_id))
     }
 
     /// Goes on with an interrupted turn from its last stored step; resolves
@@ -38,13 +43,32 @@ impl Lectern {
         #[wasm_bindgen(js_name = "turnId", unchecked_param_type = "string")] turn_id: JsValue,
         options: Option<ResumeOptionsInput>,
     ) -> Promise {
-        self.call_turn(|inner| async move {
-            let turn_id = string_arg(&turn_id, "turnId")?;
-            let options = signal_only(options.map(JsValue::from), "resumeTurn")?;
-            inner
-                .agent
-                .resume_turn(&turn_id, &options, &inner.sink(None))
-                .await
-        })
+        let options = options.map(JsValue::from);
+        self.call_turn(|inner| resume_turn(inner, turn_id, options))
     }
 }
+
+split_off!(
+    history,
+    /// `interruptedTurns`' work.
+    fn interrupted_turns(inner: Rc<Inner>, conversation_id: Option<String>) -> Result<JsValue> {
+        to_js(&inner.agent.interrupted_turns(conversation_id.as_deref()).await?)
+    }
+);
+
+split_off!(
+    history,
+    /// `resumeTurn`'s work.
+    fn resume_turn(
+        inner: Rc<Inner>,
+        turn_id: JsValue,
+        options: Option<JsValue>,
+    ) -> std::result::Result<TurnResult, TurnError> {
+        let turn_id = string_arg(&turn_id, "turnId")?;
+        let options = signal_only(options, "resumeTurn")?;
+        inner
+            .agent
+            .resume_turn(&turn_id, &options, &inner.sink(None))
+            .await
+    }
+);

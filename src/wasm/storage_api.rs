@@ -7,8 +7,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::StorageManager;
 
-use super::js::describe_js;
+use super::js::{describe_js, to_js};
 use super::lectern::Lectern;
+use super::split_off::split_off;
 use crate::error::{Error, Result};
 
 /// What `storageEstimate` resolves with.
@@ -42,31 +43,43 @@ impl Lectern {
     /// (`navigator.storage.persist()`); resolves with whether it now does.
     #[wasm_bindgen(unchecked_return_type = "Promise<boolean>")]
     pub fn persist(&self) -> Promise {
-        self.call(|_| async move {
-            let manager = storage_manager()?;
-            Ok(ask("persist", manager.persist()).await?.is_truthy())
-        })
+        self.call_js(|_| persist())
     }
 
     /// How much storage the origin uses and may use, in bytes, and whether it
     /// is persistent: `{ usage, quota, persisted }`.
     #[wasm_bindgen(js_name = storageEstimate, unchecked_return_type = "Promise<StorageUsage>")]
     pub fn storage_estimate(&self) -> Promise {
-        self.call(|_| async move {
-            let manager = storage_manager()?;
-            let estimate = ask("estimate", manager.estimate()).await?;
-            let number = |key: &str| {
-                Reflect::get(&estimate, &key.into())
-                    .ok()
-                    .and_then(|v| v.as_f64())
-                    .unwrap_or(0.0)
-            };
-            let persisted = ask("persisted", manager.persisted()).await?.is_truthy();
-            Ok(StorageUsage {
-                usage: number("usage"),
-                quota: number("quota"),
-                persisted,
-            })
-        })
+        self.call_js(|_| storage_estimate())
     }
 }
+
+split_off!(
+    maintenance,
+    /// `persist`'s work.
+    fn persist() -> Result<JsValue> {
+        let manager = storage_manager()?;
+        Ok(ask("persist", manager.persist()).await?.is_truthy().into())
+    }
+);
+
+split_off!(
+    maintenance,
+    /// `storageEstimate`'s work.
+    fn storage_estimate() -> Result<JsValue> {
+        let manager = storage_manager()?;
+        let estimate = ask("estimate", manager.estimate()).await?;
+        let number = |key: &str| {
+            Reflect::get(&estimate, &key.into())
+                .ok()
+                .and_then(|v| v.as_f64())
+                .unwrap_or(0.0)
+        };
+        let persisted = ask("persisted", manager.persisted()).await?.is_truthy();
+        to_js(&StorageUsage {
+            usage: number("usage"),
+            quota: number("quota"),
+            persisted,
+        })
+    }
+);
