@@ -119,7 +119,9 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
     ) -> Promise {
-        self.call_js_with_id(conversation_id, "conversationId", tool_calls)
+        self.call_with_id(conversation_id, "conversationId", |inner, id| async move {
+            inner.agent.tool_calls(&id).await
+        })
     }
 
     /// Runs an instruction with every allowed tool auto-approved and stores the run.
@@ -132,7 +134,7 @@ impl Lectern {
     /// Every headless run, oldest first.
     #[wasm_bindgen(unchecked_return_type = "Promise<RunRecord[]>")]
     pub fn runs(&self) -> Promise {
-        self.call_js(runs)
+        self.call(|inner| async move { inner.agent.runs().await })
     }
 
     /// One headless run (rejects with `NotFoundError` for an unknown id).
@@ -169,14 +171,6 @@ split_off!(
 
 split_off!(
     history,
-    /// `toolCalls`' work.
-    fn tool_calls(inner: Rc<Inner>, id: String) -> Result<JsValue> {
-        to_js(&inner.agent.tool_calls(&id).await?)
-    }
-);
-
-split_off!(
-    history,
     /// `runHeadless`' work.
     fn run_headless(inner: Rc<Inner>, options: JsValue) -> Result<JsValue> {
         let (rest, cancel) = split_signal(&options, "runHeadless options")?;
@@ -190,14 +184,6 @@ split_off!(
                 .run_headless(request, cancel, &inner.sink(None))
                 .await?,
         )
-    }
-);
-
-split_off!(
-    history,
-    /// `runs`' work.
-    fn runs(inner: Rc<Inner>) -> Result<JsValue> {
-        to_js(&inner.agent.runs().await?)
     }
 );
 

@@ -438,7 +438,9 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
     ) -> Promise {
-        self.call_js_with_id(conversation_id, "conversationId", usage)
+        self.call_with_id(conversation_id, "conversationId", |inner, id| async move {
+            inner.agent.usage(&id).await
+        })
     }
 
     /// Checks the configuration against the registered tools without calling any model.
@@ -499,13 +501,5 @@ split_off!(
     /// `workingState`'s work.
     fn working_state(inner: Rc<Inner>, id: String) -> Result<JsValue> {
         to_js(&inner.agent.working_state(&id).await?)
-    }
-);
-
-split_off!(
-    history,
-    /// `usage`'s work.
-    fn usage(inner: Rc<Inner>, id: String) -> Result<JsValue> {
-        to_js(&inner.agent.usage(&id).await?)
     }
 );

@@ -6,12 +6,11 @@ use std::rc::Rc;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
-use super::js::{string_arg, to_js};
+use super::js::string_arg;
 use super::lectern::{Inner, Lectern};
 use super::send_options::signal_only;
 use super::split_off::split_off;
 use crate::agent::{TurnError, TurnResult};
-use crate::error::Result;
 
 #[wasm_bindgen]
 extern "C" {
@@ -30,7 +29,7 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "conversationId")] conversation_id: Option<String>,
     ) -> Promise {
-        self.call_js(|inner| interrupted_turns(inner, conversation_id))
+        self.call(|inner| async move { inner.agent.interrupted_turns(conversation_id.as_deref()).await })
     }
 
     /// Goes on with an interrupted turn from its last stored step; resolves
@@ -47,14 +46,6 @@ impl Lectern {
         self.call_turn(|inner| resume_turn(inner, turn_id, options))
     }
 }
-
-split_off!(
-    history,
-    /// `interruptedTurns`' work.
-    fn interrupted_turns(inner: Rc<Inner>, conversation_id: Option<String>) -> Result<JsValue> {
-        to_js(&inner.agent.interrupted_turns(conversation_id.as_deref()).await?)
-    }
-);
 
 split_off!(
     history,

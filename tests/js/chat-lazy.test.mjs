@@ -33,6 +33,10 @@ test('the chat paints before any wasm is requested, and its first send loads the
   const wasm = after.find((r) => r.name === '/pkg/lectern_bg.wasm');
   assert.ok(wasm, 'the engine loaded on first use');
   assert.ok(wasm.start > painted, `wasm requested at ${wasm.start} ms, after the first paint at ${painted} ms`);
+  // What the widget calls to load a conversation and show its totals is in the page's module:
+  // none of the chunks split off it (split_*.wasm, chunk_*.wasm) before the first answer.
+  const chunks = after.filter((r) => /\/(split|chunk)_[^/]*\.wasm$/.test(r.name)).map((r) => r.name);
+  assert.deepEqual(chunks, [], 'no chunk fetched for the first answer');
   assert.equal(await ui.user.count(), 1);
   assert.deepEqual(chat.problems, []);
   await screenshot(page, 'chat-lazy-answered');
