@@ -3,7 +3,7 @@
 # and prints the sizes of every shipped file:
 #   lectern.js + lectern_bg.wasm               the page's module (feature `page`)
 #   __wasm_split.js + split_*.wasm             the page's module's rarely used methods
-#                                              (export/import, history, maintenance), cut
+#                                              (export/import, history, maintenance, approvals), cut
 #                                              off it by wasm-split-cli, each loaded on first call
 #   lectern_books.js + lectern_books_bg.wasm   the books module (feature `books`): loaded
 #                                              into the page on the first book call or

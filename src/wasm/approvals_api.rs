@@ -1,5 +1,6 @@
 //! The human-in-the-loop methods of `Lectern`: pendingApprovals,
-//! resolveApprovals, cancelPending, setApprovals, resetApprovals, toolCalls, runHeadless, runs, run.
+//! resolveApprovals, cancelPending, setApprovals, resetApprovals, toolCalls, runHeadless, runs, run;
+//! the rarely used ones' work is split off the page's module (`split_off!`).
 
 use std::rc::Rc;
 
@@ -12,7 +13,7 @@ use super::lectern::{Inner, Lectern};
 use super::panic_guard::check_js;
 use super::send_options::{signal_only, split_signal};
 use super::split_off::split_off;
-use crate::agent::HeadlessRequest;
+use crate::agent::{HeadlessRequest, TurnError, TurnResult};
 use crate::approval::ApprovalDecision;
 use crate::domain::ReviewDecision;
 use crate::error::{Error, Result};
@@ -52,15 +53,8 @@ impl Lectern {
         decisions: ApprovalDecisionsInput,
         options: Option<ResolveOptionsInput>,
     ) -> Promise {
-        self.call_turn(|inner| async move {
-            let turn_id = string_arg(&turn_id, "turnId")?;
-            let decisions: Vec<ApprovalDecision> = from_js(decisions.into(), "approval decisions")?;
-            let options = signal_only(options.map(JsValue::from), "resolveApprovals")?;
-            inner
-                .agent
-                .resolve_approvals(&turn_id, &decisions, &options, &inner.sink(None))
-                .await
-        })
+        let (decisions, options) = (JsValue::from(decisions), options.map(JsValue::from));
+        self.call_turn(|inner| resolve_approvals(inner, turn_id, decisions, options))
     }
 
     /// Cancels a paused turn: its waiting calls are not run, and the conversation takes messages again.
@@ -69,9 +63,7 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "turnId", unchecked_param_type = "string")] turn_id: JsValue,
     ) -> Promise {
-        self.call_with_id(turn_id, "turnId", |inner, turn_id| async move {
-            inner.agent.cancel_pending(&turn_id).await
-        })
+        self.call_js_with_id(turn_id, "turnId", cancel_pending)
     }
 
     /// Replaces the approval policies (`approvals` of `Lectern.open`) from the
@@ -160,6 +152,33 @@ impl Lectern {
         })
     }
 }
+
+split_off!(
+    approvals,
+    /// `resolveApprovals`' work.
+    fn resolve_approvals(
+        inner: Rc<Inner>,
+        turn_id: JsValue,
+        decisions: JsValue,
+        options: Option<JsValue>,
+    ) -> std::result::Result<TurnResult, TurnError> {
+        let turn_id = string_arg(&turn_id, "turnId")?;
+        let decisions: Vec<ApprovalDecision> = from_js(decisions, "approval decisions")?;
+        let options = signal_only(options, "resolveApprovals")?;
+        inner
+            .agent
+            .resolve_approvals(&turn_id, &decisions, &options, &inner.sink(None))
+            .await
+    }
+);
+
+split_off!(
+    approvals,
+    /// `cancelPending`'s work.
+    fn cancel_pending(inner: Rc<Inner>, turn_id: String) -> Result<JsValue> {
+        to_js(&inner.agent.cancel_pending(&turn_id).await?)
+    }
+);
 
 split_off!(
     maintenance,
