@@ -1,4 +1,6 @@
-//! Methods a first answer does not need, split off the page's module.
+//! Methods neither a first answer nor `<lectern-chat>` showing a conversation
+//! needs, split off the page's module (`tests/js/chat-lazy.test.mjs` checks the
+//! widget's first answer fetches no chunk).
 //!
 //! [`split_off!`] declares the work of such a method as a function that
 //! returns a boxed future of its value for JS. In the package (feature
@@ -7,9 +9,8 @@
 //! `split_<chunk>.wasm` (wasm-split-cli), which `__wasm_split.js` fetches on
 //! the first call. Without the feature (native checks, the crate's browser
 //! tests, the books module) it is a plain function. Either way the caller
-//! awaits it once for the method's `Result<JsValue>`; a chunk that fails to
-//! load rejects the call with a `ConnectionError`, and the next call fetches
-//! it again.
+//! awaits it once for the method's output; a chunk that fails to load rejects
+//! the call with a `ConnectionError`, and the next call fetches it again.
 
 /// Declares `fn $name(args) -> LocalBoxFuture<'static, $output>` whose body
 /// (an async block's) lives in the chunk `$chunk`; awaited once, it gives
@@ -41,7 +42,7 @@ impl From<wasm_split_helpers::SplitLoaderError> for crate::error::Error {
     }
 }
 
-/// The same, for a turn's methods (`resumeTurn`).
+/// The same, for the methods that go on with a turn (`resumeTurn`, `resolveApprovals`).
 #[cfg(feature = "split")]
 impl From<wasm_split_helpers::SplitLoaderError> for crate::agent::TurnError {
     fn from(failed: wasm_split_helpers::SplitLoaderError) -> Self {
