@@ -56,7 +56,7 @@ impl Agent {
             &request.instruction,
             started_at,
         );
-        self.store.put_run(&run).await?;
+        self.archive()?.put_run(&run).await?;
         let first_seq = self.next_seq(&conversation_id).await?;
 
         let options = SendOptions {
@@ -85,7 +85,7 @@ impl Agent {
             .recent_messages(&conversation_id, Some(end), count)
             .await?;
         run.finished_at = Some(self.clock.now_ms());
-        self.store.put_run(&run).await?;
+        self.archive()?.put_run(&run).await?;
         events.emit_with(|| Event {
             conversation_id: conversation_id.clone(),
             turn_id: String::new(),
@@ -146,7 +146,7 @@ impl Agent {
 
     /// One headless run; `NotFound` if there is none with this id.
     pub async fn run(&self, run_id: &str) -> Result<RunRecord> {
-        self.store
+        self.archive()?
             .run(run_id)
             .await?
             .ok_or_else(|| Error::not_found("run", run_id))

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::ids::new_id;
 use crate::provider::Model;
 use crate::retrieval::book_access::BookAccess;
-use crate::storage::Store;
+use crate::storage::{Store, StoreArchive};
 use crate::time::Clock;
 use crate::tool::builtin::SearchBookTool;
 use crate::tool::{Tool, ToolCache, ToolRegistry};
@@ -98,6 +98,8 @@ pub struct Agent {
     approvals: RefCell<Rc<ApprovalConfig>>,
     /// The model's real input tokens against Lectern's estimate, as learnt so far.
     calibration: calibration::Calibration,
+    /// The store's archive operations, once handed over ([`Agent::set_archive`]).
+    archive: RefCell<Option<Rc<dyn StoreArchive>>>,
 }
 
 impl Agent {
@@ -121,6 +123,7 @@ impl Agent {
             library: None,
             active: active_turns::ActiveTurns::default(),
             calibration: calibration::Calibration::default(),
+            archive: RefCell::new(None),
         }
     }
 
@@ -154,6 +157,20 @@ impl Agent {
     /// The store the agent writes to.
     pub fn store(&self) -> &Rc<dyn Store> {
         &self.store
+    }
+
+    /// Hands over the archive operations of the agent's store (the same store
+    /// as another trait object: see [`StoreArchive`] for why they are apart).
+    /// The deletes, import, replay, headless runs and `reset_approvals` need it.
+    pub fn set_archive(&self, archive: Rc<dyn StoreArchive>) {
+        *self.archive.borrow_mut() = Some(archive);
+    }
+
+    /// The archive operations, or an `Internal` error if none were handed over.
+    pub fn archive(&self) -> Result<Rc<dyn StoreArchive>> {
+        self.archive.borrow().clone().ok_or_else(|| Error::Internal {
+            panic: "the store's archive operations were not handed to the agent (Agent::set_archive)".into(),
+        })
     }
 
     /// The configuration.
@@ -270,7 +287,7 @@ impl Agent {
                 waited_ms: 0,
             });
         }
-        self.store.delete_all_conversations().await?;
+        self.archive()?.delete_all_conversations().await?;
         self.cache.clear(None);
         Ok(())
     }

@@ -47,7 +47,7 @@ impl Agent {
             note,
             at: self.clock.now_ms(),
         });
-        self.store.put_run(&run).await?;
+        self.archive()?.put_run(&run).await?;
         Ok(run)
     }
 }

@@ -4,7 +4,7 @@ use std::cell::RefCell;
 
 use futures::future::LocalBoxFuture;
 
-use super::{check_revision, ConversationImport, Store, TurnWrite};
+use super::{check_revision, ConversationImport, Store, StoreArchive, TurnWrite};
 use crate::domain::SortedMap;
 use crate::domain::{Book, Chunk, Page, StoredVectors};
 use crate::domain::{
@@ -209,25 +209,6 @@ impl Store for MemoryStore {
         Box::pin(async move { Ok(all) })
     }
 
-    fn delete_conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
-        let mut inner = self.inner.borrow_mut();
-        let result = match inner.conversations.remove(id) {
-            Some(_) => {
-                inner.messages.remove(id);
-                inner.tool_calls.remove(id);
-                inner.pending.retain(|_, turn| turn.conversation_id != id);
-                inner.usage.remove(id);
-                inner.grants.remove(id);
-                inner.summaries.remove(id);
-                inner.events.retain(|_, (conversation, _)| conversation != id);
-                inner.open_turns.retain(|t| t.conversation_id != id);
-                Ok(())
-            }
-            None => Err(Error::not_found("conversation", id)),
-        };
-        Box::pin(async move { result })
-    }
-
     fn append_messages(&self, messages: Vec<Message>) -> LocalBoxFuture<'_, Result<Vec<Message>>> {
         let result = self.inner.borrow_mut().append(messages);
         Box::pin(async move { result })
@@ -297,19 +278,6 @@ impl Store for MemoryStore {
         Box::pin(async move { result })
     }
 
-    fn put_run<'a>(&'a self, run: &'a RunRecord) -> LocalBoxFuture<'a, Result<()>> {
-        self.inner
-            .borrow_mut()
-            .runs
-            .insert(run.run_id.clone(), run.clone());
-        Box::pin(async move { Ok(()) })
-    }
-
-    fn run<'a>(&'a self, run_id: &'a str) -> LocalBoxFuture<'a, Result<Option<RunRecord>>> {
-        let found = self.inner.borrow().runs.get(run_id).cloned();
-        Box::pin(async move { Ok(found) })
-    }
-
     fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>> {
         let all: Vec<RunRecord> = self.inner.borrow().runs.values().cloned().collect();
         Box::pin(async move { Ok(all) })
@@ -323,21 +291,6 @@ impl Store for MemoryStore {
                 .get_or_insert_with(conversation_id.to_owned(), || UsageTotals::empty(conversation_id))
                 .add(&call.usage, call.cost_usd, call.first_of_turn);
         }
-        Box::pin(async move { Ok(()) })
-    }
-
-    fn delete_all_conversations(&self) -> LocalBoxFuture<'_, Result<()>> {
-        let mut inner = self.inner.borrow_mut();
-        inner.conversations.clear();
-        inner.messages.clear();
-        inner.tool_calls.clear();
-        inner.pending.clear();
-        inner.usage.clear();
-        inner.grants.clear();
-        inner.summaries.clear();
-        inner.events.clear();
-        inner.open_turns.clear();
-        inner.runs.clear();
         Box::pin(async move { Ok(()) })
     }
 
@@ -360,14 +313,6 @@ impl Store for MemoryStore {
                 .get(conversation_id)
                 .map(|grants| grants.values().cloned().collect())
                 .unwrap_or_default()
-        });
-        Box::pin(async move { result })
-    }
-
-    fn clear_grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
-        let mut inner = self.inner.borrow_mut();
-        let result = inner.require(conversation_id).map(|()| {
-            inner.grants.remove(conversation_id);
         });
         Box::pin(async move { result })
     }
@@ -409,6 +354,81 @@ impl Store for MemoryStore {
         Box::pin(async move { result })
     }
 
+    fn open_turns<'a>(
+        &'a self,
+        conversation_id: Option<&'a str>,
+    ) -> LocalBoxFuture<'a, Result<Vec<OpenTurn>>> {
+        let mut turns: Vec<OpenTurn> = self
+            .inner
+            .borrow()
+            .open_turns
+            .iter()
+            .filter(|t| conversation_id.is_none_or(|id| t.conversation_id == id))
+            .cloned()
+            .collect();
+        crate::domain::sort_by(&mut turns, |a, b| {
+            (&a.conversation_id, &a.turn_id).cmp(&(&b.conversation_id, &b.turn_id))
+        });
+        Box::pin(async move { Ok(turns) })
+    }
+}
+
+impl StoreArchive for MemoryStore {
+    fn delete_conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
+        let mut inner = self.inner.borrow_mut();
+        let result = match inner.conversations.remove(id) {
+            Some(_) => {
+                inner.messages.remove(id);
+                inner.tool_calls.remove(id);
+                inner.pending.retain(|_, turn| turn.conversation_id != id);
+                inner.usage.remove(id);
+                inner.grants.remove(id);
+                inner.summaries.remove(id);
+                inner.events.retain(|_, (conversation, _)| conversation != id);
+                inner.open_turns.retain(|t| t.conversation_id != id);
+                Ok(())
+            }
+            None => Err(Error::not_found("conversation", id)),
+        };
+        Box::pin(async move { result })
+    }
+
+    fn put_run<'a>(&'a self, run: &'a RunRecord) -> LocalBoxFuture<'a, Result<()>> {
+        self.inner
+            .borrow_mut()
+            .runs
+            .insert(run.run_id.clone(), run.clone());
+        Box::pin(async move { Ok(()) })
+    }
+
+    fn run<'a>(&'a self, run_id: &'a str) -> LocalBoxFuture<'a, Result<Option<RunRecord>>> {
+        let found = self.inner.borrow().runs.get(run_id).cloned();
+        Box::pin(async move { Ok(found) })
+    }
+
+    fn delete_all_conversations(&self) -> LocalBoxFuture<'_, Result<()>> {
+        let mut inner = self.inner.borrow_mut();
+        inner.conversations.clear();
+        inner.messages.clear();
+        inner.tool_calls.clear();
+        inner.pending.clear();
+        inner.usage.clear();
+        inner.grants.clear();
+        inner.summaries.clear();
+        inner.events.clear();
+        inner.open_turns.clear();
+        inner.runs.clear();
+        Box::pin(async move { Ok(()) })
+    }
+
+    fn clear_grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
+        let mut inner = self.inner.borrow_mut();
+        let result = inner.require(conversation_id).map(|()| {
+            inner.grants.remove(conversation_id);
+        });
+        Box::pin(async move { result })
+    }
+
     fn turn_events<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<serde_json::Value>>> {
         let events = self
             .inner
@@ -436,23 +456,5 @@ impl Store for MemoryStore {
     fn import_conversation(&self, import: ConversationImport) -> LocalBoxFuture<'_, Result<()>> {
         let result = self.inner.borrow_mut().import(import);
         Box::pin(async move { result })
-    }
-
-    fn open_turns<'a>(
-        &'a self,
-        conversation_id: Option<&'a str>,
-    ) -> LocalBoxFuture<'a, Result<Vec<OpenTurn>>> {
-        let mut turns: Vec<OpenTurn> = self
-            .inner
-            .borrow()
-            .open_turns
-            .iter()
-            .filter(|t| conversation_id.is_none_or(|id| t.conversation_id == id))
-            .cloned()
-            .collect();
-        crate::domain::sort_by(&mut turns, |a, b| {
-            (&a.conversation_id, &a.turn_id).cmp(&(&b.conversation_id, &b.turn_id))
-        });
-        Box::pin(async move { Ok(turns) })
     }
 }

@@ -39,9 +39,6 @@ pub trait Store {
     /// All conversations, oldest first.
     fn conversations(&self) -> LocalBoxFuture<'_, Result<Vec<Conversation>>>;
 
-    /// Deletes a conversation with all its messages, turn records, grants, summary and recorded events; `NotFound` if it does not exist.
-    fn delete_conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>>;
-
     /// Appends messages to their conversations in one atomic step, assigning
     /// each the next `seq` of its conversation; returns them as stored.
     /// `NotFound` (and nothing written) if a conversation does not exist.
@@ -79,22 +76,12 @@ pub trait Store {
     /// The tool-call records of a conversation, by turn and position; `NotFound` if it does not exist.
     fn tool_calls<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<ToolCallRecord>>>;
 
-    /// Saves (or replaces) a headless run's record.
-    fn put_run<'a>(&'a self, run: &'a RunRecord) -> LocalBoxFuture<'a, Result<()>>;
-
-    /// The run with this id, if any.
-    fn run<'a>(&'a self, run_id: &'a str) -> LocalBoxFuture<'a, Result<Option<RunRecord>>>;
-
     /// Every run, by run id (time-ordered: oldest first).
     fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>>;
 
     /// Adds one model call's usage to its conversation's totals, read and
     /// written in one transaction; nothing when the conversation is gone.
     fn add_usage<'a>(&'a self, conversation_id: &'a str, call: CallUsage) -> LocalBoxFuture<'a, Result<()>>;
-
-    /// Deletes every conversation, message, tool-call record, paused turn,
-    /// usage total, grant, summary, recorded event and run in one transaction (books stay).
-    fn delete_all_conversations(&self) -> LocalBoxFuture<'_, Result<()>>;
 
     /// A conversation's usage totals (zeros before its first model call);
     /// `NotFound` if it does not exist.
@@ -122,15 +109,45 @@ pub trait Store {
         events: Vec<serde_json::Value>,
     ) -> LocalBoxFuture<'a, Result<()>>;
 
+    /// The "always allow" grants of a conversation, by tool name; `NotFound` if it does not exist.
+    fn grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Grant>>>;
+
+    /// The open-turn records (turns begun and not ended: running, or cut off
+    /// by a closed page) of one conversation or of all, by conversation and turn id.
+    fn open_turns<'a>(
+        &'a self,
+        conversation_id: Option<&'a str>,
+    ) -> LocalBoxFuture<'a, Result<Vec<OpenTurn>>>;
+}
+
+/// What a turn never writes or reads back: the deletes, an import, recorded
+/// events read back, a headless run's record, grants cleared.
+///
+/// Apart from [`Store`] so that the page's module holds this code only in the
+/// chunks that use it: a trait object's vtable is built where the object is
+/// made, and the `dyn Store` is made when Lectern opens. The wasm layer makes
+/// the `dyn StoreArchive` in those chunks and hands it to the agent
+/// ([`crate::agent::Agent::set_archive`]).
+pub trait StoreArchive {
+    /// Deletes a conversation with all its messages, turn records, grants, summary and recorded events; `NotFound` if it does not exist.
+    fn delete_conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>>;
+
+    /// Saves (or replaces) a headless run's record.
+    fn put_run<'a>(&'a self, run: &'a RunRecord) -> LocalBoxFuture<'a, Result<()>>;
+
+    /// The run with this id, if any.
+    fn run<'a>(&'a self, run_id: &'a str) -> LocalBoxFuture<'a, Result<Option<RunRecord>>>;
+
+    /// Deletes every conversation, message, tool-call record, paused turn,
+    /// usage total, grant, summary, recorded event and run in one transaction (books stay).
+    fn delete_all_conversations(&self) -> LocalBoxFuture<'_, Result<()>>;
+
     /// The recorded events of a turn, in order (empty when none were recorded).
     fn turn_events<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<serde_json::Value>>>;
 
     /// The ids of a conversation's turns that have recorded events, oldest
     /// first; `NotFound` if the conversation does not exist.
     fn recorded_turns<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<String>>>;
-
-    /// The "always allow" grants of a conversation, by tool name; `NotFound` if it does not exist.
-    fn grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Grant>>>;
 
     /// Deletes every grant of a conversation; `NotFound` if it does not exist.
     fn clear_grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<()>>;
@@ -141,13 +158,6 @@ pub trait Store {
     /// another conversation ([`ConversationImport::check_owner`]), is a
     /// `Storage` error (reason `constraint`), and nothing is written.
     fn import_conversation(&self, import: ConversationImport) -> LocalBoxFuture<'_, Result<()>>;
-
-    /// The open-turn records (turns begun and not ended: running, or cut off
-    /// by a closed page) of one conversation or of all, by conversation and turn id.
-    fn open_turns<'a>(
-        &'a self,
-        conversation_id: Option<&'a str>,
-    ) -> LocalBoxFuture<'a, Result<Vec<OpenTurn>>>;
 }
 
 /// One step of a turn, written by [`Store::commit`] in one transaction.

@@ -184,7 +184,7 @@ split_off!(
     maintenance,
     /// `resetApprovals`' work.
     fn reset_approvals(inner: Rc<Inner>, id: String) -> Result<JsValue> {
-        to_js(&inner.agent.reset_approvals(&id).await?)
+        to_js(&inner.archived_agent().reset_approvals(&id).await?)
     }
 );
 
@@ -199,7 +199,7 @@ split_off!(
         let request: HeadlessRequest = from_js(rest, "runHeadless options")?;
         to_js(
             &inner
-                .agent
+                .archived_agent()
                 .run_headless(request, cancel, &inner.sink(None))
                 .await?,
         )
@@ -210,7 +210,7 @@ split_off!(
     history,
     /// `run`'s work.
     fn run(inner: Rc<Inner>, id: String) -> Result<JsValue> {
-        to_js(&inner.agent.run(&id).await?)
+        to_js(&inner.archived_agent().run(&id).await?)
     }
 );
 
@@ -223,6 +223,6 @@ split_off!(
             true => None,
             false => Some(string_arg(&note, "note")?),
         };
-        to_js(&inner.agent.review_run(&id, decision, note).await?)
+        to_js(&inner.archived_agent().review_run(&id, decision, note).await?)
     }
 );

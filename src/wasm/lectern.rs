@@ -28,7 +28,7 @@ use crate::domain::NewConversation;
 use crate::error::{Error, Result, StorageReason};
 use crate::events::{Event, EventKind, EventSink};
 use crate::provider::{provider_for, with_policy, Model, ProviderConfig, ProviderKind};
-use crate::storage::{MemoryStore, Store};
+use crate::storage::{MemoryStore, Store, StoreArchive};
 use crate::time::Clock;
 use crate::web::{
     BrowserClock, FetchTransport, IndexedDbOptions, IndexedDbStore, WebLocks, DEFAULT_BLOCKED_TIMEOUT_MS,
@@ -52,10 +52,18 @@ extern "C" {
 /// Another listener of one turn's events (the event stream's queue).
 type ExtraListener = Rc<dyn Fn(&JsValue)>;
 
+/// Where an instance's conversations live, by kind (the agent has it as a `dyn Store`).
+enum Stored {
+    /// IndexedDB (`dbName`).
+    Database(Rc<IndexedDbStore>),
+    /// Memory (no `dbName`).
+    Memory(Rc<MemoryStore>),
+}
+
 pub(super) struct Inner {
     pub(super) agent: Agent,
     provider: ProviderConfig,
-    database: Option<Rc<IndexedDbStore>>,
+    stored: Stored,
     /// `onEvent` and the `subscribe`rs.
     pub(super) listeners: Rc<Listeners>,
     pub(super) friendly_errors: bool,
@@ -65,6 +73,26 @@ pub(super) struct Inner {
 }
 
 impl Inner {
+    /// The IndexedDB store, when there is one.
+    fn database(&self) -> Option<&Rc<IndexedDbStore>> {
+        match &self.stored {
+            Stored::Database(db) => Some(db),
+            Stored::Memory(_) => None,
+        }
+    }
+
+    /// The agent, handed its store's archive operations ([`StoreArchive`])
+    /// first. Only split-off work calls this, so the archive's code (and the
+    /// vtable that reaches it) is in the chunks, not in the page's module.
+    pub(super) fn archived_agent(&self) -> &Agent {
+        let archive: Rc<dyn StoreArchive> = match &self.stored {
+            Stored::Database(db) => db.clone(),
+            Stored::Memory(memory) => memory.clone(),
+        };
+        self.agent.set_archive(archive);
+        &self.agent
+    }
+
     pub(super) fn ensure_open(&self) -> Result<()> {
         if self.closed.get() {
             return Err(Error::storage_because(
@@ -72,7 +100,7 @@ impl Inner {
                 "this Lectern instance was closed; open a new one",
             ));
         }
-        if self.database.as_ref().is_some_and(|db| db.is_closed()) {
+        if self.database().is_some_and(|db| db.is_closed()) {
             return Err(Error::storage_because(
                 StorageReason::Closed,
                 "the database was closed because another tab opened a newer version of it \
@@ -198,12 +226,15 @@ impl Lectern {
             let (options, mut callbacks) = read_options(&options)?;
             let config = options.agent_config(js_rules(std::mem::take(&mut callbacks.policy_functions)))?;
             let listeners = Rc::new(Listeners::with(callbacks.on_event.take()));
-            let (store, database): (Rc<dyn Store>, _) = match &options.db_name {
+            let (store, stored): (Rc<dyn Store>, _) = match &options.db_name {
                 Some(name) => {
                     let db = Rc::new(open_store(name, &options, listeners.clone()).await?);
-                    (db.clone(), Some(db))
+                    (db.clone(), Stored::Database(db))
                 }
-                None => (Rc::new(MemoryStore::new()), None),
+                None => {
+                    let memory = Rc::new(MemoryStore::new());
+                    (memory.clone(), Stored::Memory(memory))
+                }
             };
             let model = model_for(&options.provider, callbacks.provider_call)?;
             let heard = listeners.clone();
@@ -229,7 +260,7 @@ impl Lectern {
                 inner: Rc::new(Inner {
                     agent,
                     provider: options.provider,
-                    database,
+                    stored,
                     listeners,
                     friendly_errors: options.friendly_errors,
                     closed: Cell::new(false),
@@ -462,7 +493,7 @@ impl Lectern {
         promise(async move {
             if !inner.closed.replace(true) {
                 inner.books.close();
-                if let Some(db) = &inner.database {
+                if let Some(db) = inner.database() {
                     db.close();
                 }
             }
@@ -475,7 +506,7 @@ split_off!(
     maintenance,
     /// `deleteConversation`'s work.
     fn delete_conversation(inner: Rc<Inner>, id: String) -> Result<JsValue> {
-        to_js(&inner.agent.store().delete_conversation(&id).await?)
+        to_js(&inner.archived_agent().archive()?.delete_conversation(&id).await?)
     }
 );
 
@@ -483,7 +514,7 @@ split_off!(
     maintenance,
     /// `deleteAllConversations`' work.
     fn delete_all_conversations(inner: Rc<Inner>) -> Result<JsValue> {
-        to_js(&inner.agent.delete_all_conversations().await?)
+        to_js(&inner.archived_agent().delete_all_conversations().await?)
     }
 );
 

@@ -69,6 +69,6 @@ split_off!(
     fn import_bundle(inner: Rc<Inner>, data: JsValue) -> Result<JsValue> {
         let data: Value = from_js(data, "import")
             .map_err(|_| Error::import("", "expected a Lectern export or OpenAI messages (plain JSON)"))?;
-        to_js(&inner.agent.import_conversation(data).await?)
+        to_js(&inner.archived_agent().import_conversation(data).await?)
     }
 );

@@ -58,7 +58,13 @@ split_off!(
     history,
     /// `replay`'s work: the turn's events for JS.
     fn recorded_events(inner: Rc<Inner>, id: String) -> Result<Vec<JsValue>> {
-        inner.agent.replay(&id).await?.iter().map(to_js).collect()
+        inner
+            .archived_agent()
+            .replay(&id)
+            .await?
+            .iter()
+            .map(to_js)
+            .collect()
     }
 );
 
@@ -66,6 +72,6 @@ split_off!(
     history,
     /// `recordedTurns`' work.
     fn recorded_turns(inner: Rc<Inner>, id: String) -> Result<JsValue> {
-        to_js(&inner.agent.recorded_turns(&id).await?)
+        to_js(&inner.archived_agent().recorded_turns(&id).await?)
     }
 );

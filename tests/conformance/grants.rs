@@ -5,7 +5,7 @@
 use lectern::approval::Grant;
 use lectern::domain::{Conversation, Message, Role};
 use lectern::error::Error;
-use lectern::storage::{Store, TurnWrite};
+use lectern::storage::{Store, StoreArchive, TurnWrite};
 
 fn conversation(id: &str) -> Conversation {
     Conversation {
@@ -31,7 +31,7 @@ fn tools(grants: Vec<Grant>) -> Vec<String> {
     grants.into_iter().map(|g| g.tool_name).collect()
 }
 
-pub(super) async fn grants_are_written_with_a_commit_and_read_back(store: impl Store) {
+pub(super) async fn grants_are_written_with_a_commit_and_read_back(store: impl Store + StoreArchive) {
     for id in ["c1", "c2"] {
         store.create_conversation(&conversation(id)).await.unwrap();
     }
@@ -60,7 +60,7 @@ pub(super) async fn grants_are_written_with_a_commit_and_read_back(store: impl S
     assert_eq!(err.name(), "NotFoundError");
 }
 
-pub(super) async fn a_refused_commit_writes_no_grant(store: impl Store) {
+pub(super) async fn a_refused_commit_writes_no_grant(store: impl Store + StoreArchive) {
     store.create_conversation(&conversation("c1")).await.unwrap();
     let write = TurnWrite {
         messages: vec![Message::new("m1".into(), "c1", Role::User, "hi", 1.0)],
@@ -75,7 +75,7 @@ pub(super) async fn a_refused_commit_writes_no_grant(store: impl Store) {
     assert!(store.messages("c1").await.unwrap().is_empty());
 }
 
-pub(super) async fn grants_are_cleared_and_deleted_with_their_conversation(store: impl Store) {
+pub(super) async fn grants_are_cleared_and_deleted_with_their_conversation(store: impl Store + StoreArchive) {
     for id in ["c1", "c2"] {
         store.create_conversation(&conversation(id)).await.unwrap();
         let write = TurnWrite {

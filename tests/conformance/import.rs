@@ -4,7 +4,7 @@
 use lectern::approval::Grant;
 use lectern::domain::{Message, Role, ToolCall, UsageTotals};
 use lectern::error::StorageReason;
-use lectern::storage::{ConversationImport, Store};
+use lectern::storage::{ConversationImport, Store, StoreArchive};
 
 use super::conversation;
 use super::turns::{pending, record};
@@ -45,7 +45,7 @@ fn bundle(id: &str, turn_id: &str) -> ConversationImport {
 }
 
 /// Everything stored of conversation `id`, or `None` when it does not exist.
-async fn stored(store: &impl Store, id: &str) -> Option<ConversationImport> {
+async fn stored(store: &(impl Store + StoreArchive), id: &str) -> Option<ConversationImport> {
     let conversation = store.conversation(id).await.unwrap()?;
     Some(ConversationImport {
         conversation,
@@ -58,7 +58,7 @@ async fn stored(store: &impl Store, id: &str) -> Option<ConversationImport> {
 }
 
 /// Every part comes back as written, the messages numbered from 0.
-pub async fn an_import_writes_every_part(store: impl Store) {
+pub async fn an_import_writes_every_part(store: impl Store + StoreArchive) {
     store
         .create_conversation(&conversation("other", 0.5))
         .await
@@ -85,7 +85,7 @@ pub async fn an_import_writes_every_part(store: impl Store) {
 
 /// A taken conversation id or turn id, or a record of another conversation:
 /// a `constraint` error, and nothing of the import is stored.
-pub async fn a_refused_import_writes_nothing(store: impl Store) {
+pub async fn a_refused_import_writes_nothing(store: impl Store + StoreArchive) {
     store.import_conversation(bundle("c1", "t1")).await.unwrap();
     let before = stored(&store, "c1").await;
 

@@ -4,7 +4,7 @@
 //! two stores of schema version 7.
 
 use lectern::domain::ContextSummary;
-use lectern::storage::Store;
+use lectern::storage::{Store, StoreArchive};
 
 use super::conversation;
 
@@ -19,7 +19,7 @@ fn summary(conversation_id: &str, text: &str, through_seq: u32) -> ContextSummar
 }
 
 /// A summary is read back as written, replaced by the next, and kept apart by conversation.
-pub async fn a_summary_is_saved_replaced_and_read_back(store: impl Store) {
+pub async fn a_summary_is_saved_replaced_and_read_back(store: impl Store + StoreArchive) {
     store.create_conversation(&conversation("c1", 1.0)).await.unwrap();
     store.create_conversation(&conversation("c2", 2.0)).await.unwrap();
     assert_eq!(store.context_summary("c1").await.unwrap(), None);
@@ -46,7 +46,7 @@ pub async fn a_summary_is_saved_replaced_and_read_back(store: impl Store) {
 
 /// A missing conversation: reading and writing are `NotFound` (nothing
 /// written); deleting a conversation, or all of them, deletes its summary.
-pub async fn summaries_need_their_conversation(store: impl Store) {
+pub async fn summaries_need_their_conversation(store: impl Store + StoreArchive) {
     let not_found = |e: lectern::error::Error| e.name() == "NotFoundError";
     assert!(not_found(store.context_summary("ghost").await.unwrap_err()));
     assert!(not_found(
@@ -100,7 +100,9 @@ fn event(conversation_id: &str, turn_id: &str, text: &str) -> serde_json::Value 
 
 /// A turn's events come back in order across appends; turns are listed
 /// per conversation, oldest first; deleting removes them.
-pub async fn recorded_events_append_in_order_and_go_with_their_conversation(store: impl Store) {
+pub async fn recorded_events_append_in_order_and_go_with_their_conversation(
+    store: impl Store + StoreArchive,
+) {
     store.create_conversation(&conversation("c1", 1.0)).await.unwrap();
     store.create_conversation(&conversation("c2", 2.0)).await.unwrap();
     assert!(store.turn_events("t1").await.unwrap().is_empty());

@@ -23,13 +23,13 @@ use lectern::domain::Chunk;
 use lectern::domain::StoredVectors;
 use lectern::domain::{Conversation, Message, Role, ToolCall};
 use lectern::error::{Error, StorageReason};
-use lectern::storage::{BookStore, BookWrite, Store, VECTOR_BATCH};
+use lectern::storage::{BookStore, BookWrite, Store, StoreArchive, VECTOR_BATCH};
 
 /// One conformance case: a name and a check over a fresh store.
 pub type Case<S> = (&'static str, fn(S) -> LocalBoxFuture<'static, ()>);
 
 /// Every case, in a stable order.
-pub fn cases<S: Store + BookStore + 'static>() -> Vec<Case<S>> {
+pub fn cases<S: Store + StoreArchive + BookStore + 'static>() -> Vec<Case<S>> {
     vec![
         ("creates and reads a conversation", |s| {
             Box::pin(creates_and_reads_a_conversation(s))
@@ -171,7 +171,7 @@ pub fn cases<S: Store + BookStore + 'static>() -> Vec<Case<S>> {
 /// Runs every case, each on a store made by `make`, logging names through `log`.
 pub async fn run_all<S, F, Fut>(mut make: F, log: impl Fn(&str))
 where
-    S: Store + BookStore + 'static,
+    S: Store + StoreArchive + BookStore + 'static,
     F: FnMut() -> Fut,
     Fut: Future<Output = S>,
 {
@@ -195,17 +195,17 @@ fn message(id: &str, conversation_id: &str, role: Role, content: &str) -> Messag
     Message::new(id.to_owned(), conversation_id, role, content, 1.0)
 }
 
-async fn creates_and_reads_a_conversation(store: impl Store) {
+async fn creates_and_reads_a_conversation(store: impl Store + StoreArchive) {
     let c = conversation("c1", 10.0);
     store.create_conversation(&c).await.expect("create");
     assert_eq!(store.conversation("c1").await.expect("get"), Some(c));
 }
 
-async fn missing_conversation_is_none(store: impl Store) {
+async fn missing_conversation_is_none(store: impl Store + StoreArchive) {
     assert_eq!(store.conversation("nope").await.expect("get"), None);
 }
 
-async fn duplicate_conversation_is_refused(store: impl Store) {
+async fn duplicate_conversation_is_refused(store: impl Store + StoreArchive) {
     store
         .create_conversation(&conversation("c1", 1.0))
         .await
@@ -219,7 +219,7 @@ async fn duplicate_conversation_is_refused(store: impl Store) {
     assert_eq!(store.conversation("c1").await.unwrap().unwrap().created_at, 1.0);
 }
 
-async fn lists_conversations_oldest_first(store: impl Store) {
+async fn lists_conversations_oldest_first(store: impl Store + StoreArchive) {
     for (id, at) in [("b", 2.0), ("c", 3.0), ("a", 1.0)] {
         store
             .create_conversation(&conversation(id, at))
@@ -236,7 +236,7 @@ async fn lists_conversations_oldest_first(store: impl Store) {
     assert_eq!(ids, ["a", "b", "c"]);
 }
 
-async fn appends_messages_in_order(store: impl Store) {
+async fn appends_messages_in_order(store: impl Store + StoreArchive) {
     store.create_conversation(&conversation("c1", 1.0)).await.unwrap();
     let first = store
         .append_messages(vec![message("m1", "c1", Role::User, "hello")])
@@ -262,7 +262,7 @@ async fn appends_messages_in_order(store: impl Store) {
     );
 }
 
-async fn reads_the_newest_messages(store: impl Store) {
+async fn reads_the_newest_messages(store: impl Store + StoreArchive) {
     store.create_conversation(&conversation("c1", 1.0)).await.unwrap();
     store.create_conversation(&conversation("c2", 2.0)).await.unwrap();
     let other = message("x", "c2", Role::User, "elsewhere");
@@ -297,7 +297,7 @@ async fn reads_the_newest_messages(store: impl Store) {
     assert_eq!(err.name(), "NotFoundError");
 }
 
-async fn keeps_conversations_apart(store: impl Store) {
+async fn keeps_conversations_apart(store: impl Store + StoreArchive) {
     store.create_conversation(&conversation("c1", 1.0)).await.unwrap();
     store.create_conversation(&conversation("c2", 2.0)).await.unwrap();
     store
@@ -326,7 +326,7 @@ async fn keeps_conversations_apart(store: impl Store) {
     assert_eq!(c2, [("b".to_string(), 0)]);
 }
 
-async fn round_trips_tool_calls(store: impl Store) {
+async fn round_trips_tool_calls(store: impl Store + StoreArchive) {
     store.create_conversation(&conversation("c1", 1.0)).await.unwrap();
     let mut ask = message("m1", "c1", Role::Assistant, "");
     ask.tool_calls = vec![ToolCall {
@@ -340,7 +340,7 @@ async fn round_trips_tool_calls(store: impl Store) {
     assert_eq!(store.messages("c1").await.unwrap(), stored);
 }
 
-async fn append_to_missing_writes_nothing(store: impl Store) {
+async fn append_to_missing_writes_nothing(store: impl Store + StoreArchive) {
     store.create_conversation(&conversation("c1", 1.0)).await.unwrap();
     let err = store
         .append_messages(vec![
@@ -356,12 +356,12 @@ async fn append_to_missing_writes_nothing(store: impl Store) {
     );
 }
 
-async fn messages_of_missing_is_not_found(store: impl Store) {
+async fn messages_of_missing_is_not_found(store: impl Store + StoreArchive) {
     let err = store.messages("ghost").await.expect_err("must fail");
     assert_eq!(err.name(), "NotFoundError");
 }
 
-async fn delete_removes_everything(store: impl Store) {
+async fn delete_removes_everything(store: impl Store + StoreArchive) {
     store.create_conversation(&conversation("c1", 1.0)).await.unwrap();
     store.create_conversation(&conversation("c2", 2.0)).await.unwrap();
     store
@@ -379,7 +379,7 @@ async fn delete_removes_everything(store: impl Store) {
     assert_eq!(err.name(), "NotFoundError");
 }
 
-async fn update_replaces_the_record(store: impl Store) {
+async fn update_replaces_the_record(store: impl Store + StoreArchive) {
     store.create_conversation(&conversation("c1", 1.0)).await.unwrap();
     store
         .append_messages(vec![message("m1", "c1", Role::User, "kept")])

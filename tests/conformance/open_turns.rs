@@ -4,7 +4,7 @@
 
 use lectern::domain::{Conversation, Message, OpenTurn, OpenTurnChange, Role, TurnState};
 use lectern::error::Error;
-use lectern::storage::{Store, TurnWrite};
+use lectern::storage::{Store, StoreArchive, TurnWrite};
 
 fn conversation(id: &str) -> Conversation {
     super::conversation(id, 1.0)
@@ -44,7 +44,7 @@ fn pair(conversation_id: &str, turn_id: &str) -> (String, String) {
     (conversation_id.to_owned(), turn_id.to_owned())
 }
 
-pub(super) async fn open_turns_are_put_replaced_and_deleted_by_commits(store: impl Store) {
+pub(super) async fn open_turns_are_put_replaced_and_deleted_by_commits(store: impl Store + StoreArchive) {
     for id in ["c1", "c2"] {
         store.create_conversation(&conversation(id)).await.unwrap();
     }
@@ -77,7 +77,7 @@ pub(super) async fn open_turns_are_put_replaced_and_deleted_by_commits(store: im
     assert_eq!(store.messages("c1").await.unwrap().len(), 2);
 }
 
-pub(super) async fn an_open_turn_needs_its_conversation_and_goes_with_it(store: impl Store) {
+pub(super) async fn an_open_turn_needs_its_conversation_and_goes_with_it(store: impl Store + StoreArchive) {
     store.create_conversation(&conversation("c1")).await.unwrap();
     let orphan = TurnWrite {
         messages: vec![Message::new("m1".into(), "c1", Role::User, "hi", 1.0)],

@@ -7,7 +7,7 @@ use lectern::approval::{Decision, PausedStep, PendingCall, PendingStatus, Pendin
 use lectern::domain::{Conversation, Message, ReasoningBlock, Role, ToolCall};
 use lectern::domain::{RunRecord, RunStatus, ToolCallRecord, TurnState};
 use lectern::error::Error;
-use lectern::storage::{Store, TurnWrite};
+use lectern::storage::{Store, StoreArchive, TurnWrite};
 
 fn conversation(id: &str) -> Conversation {
     Conversation {
@@ -75,7 +75,7 @@ fn run_record(run_id: &str, started_at: f64) -> RunRecord {
     RunRecord::started(run_id.to_owned(), "c1", "do it", started_at)
 }
 
-pub(super) async fn commit_writes_all_parts_together(store: impl Store) {
+pub(super) async fn commit_writes_all_parts_together(store: impl Store + StoreArchive) {
     store.create_conversation(&conversation("c1")).await.unwrap();
     let mut answer = Message::new("m2".into(), "c1", Role::Assistant, "", 2.0);
     answer.reasoning = pending("t1", "c1", 10.0).step.reasoning;
@@ -101,7 +101,7 @@ pub(super) async fn commit_writes_all_parts_together(store: impl Store) {
     );
 }
 
-pub(super) async fn a_stale_revision_writes_nothing(store: impl Store) {
+pub(super) async fn a_stale_revision_writes_nothing(store: impl Store + StoreArchive) {
     store.create_conversation(&conversation("c1")).await.unwrap();
     let first = pending("t1", "c1", 10.0);
     store
@@ -155,7 +155,7 @@ pub(super) async fn a_stale_revision_writes_nothing(store: impl Store) {
     assert_eq!(store.pending_turn("t1").await.unwrap(), Some(claimed));
 }
 
-pub(super) async fn a_settled_turn_is_kept_as_a_tombstone(store: impl Store) {
+pub(super) async fn a_settled_turn_is_kept_as_a_tombstone(store: impl Store + StoreArchive) {
     store.create_conversation(&conversation("c1")).await.unwrap();
     let open = pending("t1", "c1", 10.0);
     let write = |pending| TurnWrite {
@@ -191,7 +191,7 @@ pub(super) async fn a_settled_turn_is_kept_as_a_tombstone(store: impl Store) {
     );
 }
 
-pub(super) async fn lists_paused_turns_by_conversation_in_id_order(store: impl Store) {
+pub(super) async fn lists_paused_turns_by_conversation_in_id_order(store: impl Store + StoreArchive) {
     for id in ["c1", "c2"] {
         store.create_conversation(&conversation(id)).await.unwrap();
     }
@@ -213,7 +213,7 @@ pub(super) async fn lists_paused_turns_by_conversation_in_id_order(store: impl S
     assert!(matches!(store.commit(orphan).await, Err(Error::NotFound { .. })));
 }
 
-pub(super) async fn tool_call_records_come_back_by_turn_and_position(store: impl Store) {
+pub(super) async fn tool_call_records_come_back_by_turn_and_position(store: impl Store + StoreArchive) {
     store.create_conversation(&conversation("c1")).await.unwrap();
     let write = TurnWrite {
         tool_calls: vec![
@@ -238,7 +238,7 @@ pub(super) async fn tool_call_records_come_back_by_turn_and_position(store: impl
     ));
 }
 
-pub(super) async fn deleting_a_conversation_removes_its_turn_records(store: impl Store) {
+pub(super) async fn deleting_a_conversation_removes_its_turn_records(store: impl Store + StoreArchive) {
     for id in ["c1", "c2"] {
         store.create_conversation(&conversation(id)).await.unwrap();
     }
@@ -257,7 +257,7 @@ pub(super) async fn deleting_a_conversation_removes_its_turn_records(store: impl
     assert_eq!(store.tool_calls("c2").await.unwrap().len(), 1);
 }
 
-pub(super) async fn runs_round_trip(store: impl Store) {
+pub(super) async fn runs_round_trip(store: impl Store + StoreArchive) {
     store.put_run(&run_record("r2", 20.0)).await.unwrap();
     store.put_run(&run_record("r1", 10.0)).await.unwrap();
     let mut done = run_record("r2", 20.0);
@@ -271,7 +271,7 @@ pub(super) async fn runs_round_trip(store: impl Store) {
 
 /// Everything of every conversation goes in one step: messages, tool-call
 /// records, paused turns, usage totals and runs.
-pub async fn deleting_all_conversations_removes_every_record(store: impl Store) {
+pub async fn deleting_all_conversations_removes_every_record(store: impl Store + StoreArchive) {
     for id in ["c1", "c2"] {
         store.create_conversation(&conversation(id)).await.unwrap();
         let user = Message::new(format!("m-{id}"), id, Role::User, "hi", 1.0);

@@ -2,7 +2,7 @@
 //! conversation, deleted with it, and never written for a missing one.
 
 use lectern::domain::{CallUsage, Usage};
-use lectern::storage::Store;
+use lectern::storage::{Store, StoreArchive};
 
 use super::conversation;
 
@@ -20,7 +20,7 @@ fn call(input_tokens: u64, output_tokens: u64, cost_usd: Option<f64>, first_of_t
 }
 
 /// Calls add up per conversation; costs sum where known; turns count first calls.
-pub async fn usage_totals_add_up_by_conversation(store: impl Store) {
+pub async fn usage_totals_add_up_by_conversation(store: impl Store + StoreArchive) {
     store.create_conversation(&conversation("c1", 1.0)).await.unwrap();
     store.create_conversation(&conversation("c2", 2.0)).await.unwrap();
     let empty = store.usage_totals("c1").await.unwrap();
@@ -54,7 +54,7 @@ pub async fn usage_totals_add_up_by_conversation(store: impl Store) {
 
 /// A missing conversation: reading is `NotFound`, adding writes nothing; a
 /// deleted conversation's totals go with it.
-pub async fn usage_totals_need_their_conversation(store: impl Store) {
+pub async fn usage_totals_need_their_conversation(store: impl Store + StoreArchive) {
     assert_eq!(
         store.usage_totals("ghost").await.unwrap_err().name(),
         "NotFoundError"

@@ -22,7 +22,7 @@ use lectern::events::{EventKind, EventSink};
 use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
 use lectern::provider::Model;
 use lectern::retrieval::library::Library;
-use lectern::storage::{MemoryStore, Store};
+use lectern::storage::{MemoryStore, Store, StoreArchive};
 use lectern::time::ManualClock;
 use lectern::tool::Tool;
 
@@ -175,6 +175,7 @@ pub(super) enum Conversation {
 pub struct Builder<S: ?Sized = MemoryStore, M: ?Sized = ScriptedModel> {
     pub(super) store: Rc<S>,
     pub(super) agent_store: Rc<dyn Store>,
+    pub(super) agent_archive: Rc<dyn StoreArchive>,
     pub(super) model: Rc<M>,
     pub(super) agent_model: Rc<dyn Model>,
     pub(super) clock: ManualClock,
@@ -191,6 +192,7 @@ impl<S: ?Sized, M: ?Sized> Clone for Builder<S, M> {
         Builder {
             store: self.store.clone(),
             agent_store: self.agent_store.clone(),
+            agent_archive: self.agent_archive.clone(),
             model: self.model.clone(),
             agent_model: self.agent_model.clone(),
             clock: self.clock.clone(),
@@ -211,6 +213,7 @@ impl<M: AnyModel + ?Sized> Builder<MemoryStore, M> {
         let store = Rc::new(MemoryStore::new());
         Builder {
             agent_store: store.clone(),
+            agent_archive: store.clone(),
             store,
             agent_model: model.clone().into_dyn(),
             model,
@@ -228,9 +231,10 @@ impl<M: AnyModel + ?Sized> Builder<MemoryStore, M> {
 impl<S: ?Sized, M: ?Sized> Builder<S, M> {
     /// Over `store` instead of a new memory store (one that injects faults,
     /// or one already holding a book).
-    pub fn store<T: Store + 'static>(self, store: Rc<T>) -> Builder<T, M> {
+    pub fn store<T: Store + StoreArchive + 'static>(self, store: Rc<T>) -> Builder<T, M> {
         Builder {
             agent_store: store.clone(),
+            agent_archive: store.clone(),
             store,
             model: self.model,
             agent_model: self.agent_model,
@@ -328,6 +332,7 @@ impl<S: ?Sized, M: ?Sized> Builder<S, M> {
             Rc::new(self.clock.clone()),
             self.config,
         );
+        agent.set_archive(self.agent_archive);
         if let Some(locks) = self.locks {
             agent = agent.with_turn_locks(locks);
         }

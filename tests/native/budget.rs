@@ -11,7 +11,7 @@ use lectern::domain::{Budget, Role};
 use lectern::error::Error;
 use lectern::provider::scripted::ScriptedTurn;
 use lectern::provider::{Price, PriceTable};
-use lectern::storage::Store;
+use lectern::storage::StoreArchive;
 use lectern::time::{Clock, ManualClock};
 use serde_json::json;
 

@@ -8,7 +8,7 @@ use lectern::approval::{ApprovalConfig, ApprovalPolicy};
 use lectern::error::Error;
 use lectern::events::EventSink;
 use lectern::provider::scripted::ScriptedTurn;
-use lectern::storage::Store;
+use lectern::storage::StoreArchive;
 use lectern::time::ManualClock;
 use serde_json::json;
 

@@ -10,7 +10,7 @@ use lectern::agent::{RunRecord, ToolCallRecord};
 use lectern::approval::PendingTurn;
 use lectern::domain::{Conversation, Message};
 use lectern::error::{Error, Result};
-use lectern::storage::{MemoryStore, Store, TurnWrite};
+use lectern::storage::{MemoryStore, Store, StoreArchive, TurnWrite};
 
 /// Decides whether a commit fails: `Some(error)` fails it, writing nothing.
 pub type CommitHook = Box<dyn Fn(&TurnWrite) -> Option<Error>>;
@@ -74,9 +74,6 @@ impl Store for HookedStore {
     fn conversations(&self) -> LocalBoxFuture<'_, Result<Vec<Conversation>>> {
         self.inner.conversations()
     }
-    fn delete_conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
-        self.inner.delete_conversation(id)
-    }
     fn append_messages(&self, messages: Vec<Message>) -> LocalBoxFuture<'_, Result<Vec<Message>>> {
         self.inner.append_messages(messages)
     }
@@ -106,12 +103,6 @@ impl Store for HookedStore {
     fn tool_calls<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Vec<ToolCallRecord>>> {
         self.inner.tool_calls(id)
     }
-    fn put_run<'a>(&'a self, run: &'a RunRecord) -> LocalBoxFuture<'a, Result<()>> {
-        self.inner.put_run(run)
-    }
-    fn run<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<RunRecord>>> {
-        self.inner.run(id)
-    }
     fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>> {
         self.inner.runs()
     }
@@ -122,9 +113,6 @@ impl Store for HookedStore {
     ) -> LocalBoxFuture<'a, Result<()>> {
         self.inner.add_usage(conversation_id, call)
     }
-    fn delete_all_conversations(&self) -> LocalBoxFuture<'_, Result<()>> {
-        self.inner.delete_all_conversations()
-    }
     fn usage_totals<'a>(
         &'a self,
         conversation_id: &'a str,
@@ -133,9 +121,6 @@ impl Store for HookedStore {
     }
     fn grants<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Vec<lectern::approval::Grant>>> {
         self.inner.grants(id)
-    }
-    fn clear_grants<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
-        self.inner.clear_grants(id)
     }
     fn context_summary<'a>(
         &'a self,
@@ -157,6 +142,31 @@ impl Store for HookedStore {
     ) -> LocalBoxFuture<'a, Result<()>> {
         self.inner.append_turn_events(conversation_id, turn_id, events)
     }
+
+    fn open_turns<'a>(
+        &'a self,
+        conversation_id: Option<&'a str>,
+    ) -> LocalBoxFuture<'a, Result<Vec<lectern::domain::OpenTurn>>> {
+        self.inner.open_turns(conversation_id)
+    }
+}
+
+impl StoreArchive for HookedStore {
+    fn delete_conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
+        self.inner.delete_conversation(id)
+    }
+    fn put_run<'a>(&'a self, run: &'a RunRecord) -> LocalBoxFuture<'a, Result<()>> {
+        self.inner.put_run(run)
+    }
+    fn run<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<RunRecord>>> {
+        self.inner.run(id)
+    }
+    fn delete_all_conversations(&self) -> LocalBoxFuture<'_, Result<()>> {
+        self.inner.delete_all_conversations()
+    }
+    fn clear_grants<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
+        self.inner.clear_grants(id)
+    }
     fn turn_events<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<serde_json::Value>>> {
         self.inner.turn_events(turn_id)
     }
@@ -168,12 +178,5 @@ impl Store for HookedStore {
         import: lectern::storage::ConversationImport,
     ) -> LocalBoxFuture<'_, Result<()>> {
         self.inner.import_conversation(import)
-    }
-
-    fn open_turns<'a>(
-        &'a self,
-        conversation_id: Option<&'a str>,
-    ) -> LocalBoxFuture<'a, Result<Vec<lectern::domain::OpenTurn>>> {
-        self.inner.open_turns(conversation_id)
     }
 }

@@ -12,7 +12,7 @@ use lectern::domain::Book;
 use lectern::domain::Chunk;
 use lectern::domain::{Conversation, Mention, Message, Role, RunError, RunRecord, RunStatus, ToolCall};
 use lectern::domain::{ToolCallRecord, TurnOverrides, TurnState, Usage};
-use lectern::storage::{BookStore, BookWrite, Store, TurnWrite};
+use lectern::storage::{BookStore, BookWrite, Store, StoreArchive, TurnWrite};
 use lectern::web::IndexedDbStore;
 use serde::Serialize;
 use serde_json::json;

@@ -127,7 +127,7 @@ impl Agent {
         self.check_book(&import.conversation).await?;
         let import = remap::with_new_ids(import, now);
         let conversation = import.conversation.clone();
-        self.store.import_conversation(import).await?;
+        self.archive()?.import_conversation(import).await?;
         Ok(conversation)
     }
 

@@ -48,7 +48,7 @@ use crate::domain::{CallUsage, ContextSummary, OpenTurn, RunRecord, ToolCallReco
 use crate::domain::{Conversation, Message};
 use crate::domain::{Grant, PendingTurn};
 use crate::error::Result;
-use crate::storage::{BookStore, BookWrite, ConversationImport, Store, TurnWrite};
+use crate::storage::{BookStore, BookWrite, ConversationImport, Store, StoreArchive, TurnWrite};
 use errors::idb_error;
 use open::{open_database, Upgrade};
 
@@ -169,10 +169,6 @@ impl Store for IndexedDbStore {
         Box::pin(conversations::conversations(&self.db))
     }
 
-    fn delete_conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
-        Box::pin(conversations::delete(&self.db, id))
-    }
-
     fn append_messages(&self, messages: Vec<Message>) -> LocalBoxFuture<'_, Result<Vec<Message>>> {
         Box::pin(messages::append_messages(&self.db, messages))
     }
@@ -214,24 +210,12 @@ impl Store for IndexedDbStore {
         Box::pin(turns::tool_calls(&self.db, conversation_id))
     }
 
-    fn put_run<'a>(&'a self, run: &'a RunRecord) -> LocalBoxFuture<'a, Result<()>> {
-        Box::pin(turns::put_run(&self.db, run))
-    }
-
-    fn run<'a>(&'a self, run_id: &'a str) -> LocalBoxFuture<'a, Result<Option<RunRecord>>> {
-        Box::pin(turns::run(&self.db, run_id))
-    }
-
     fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>> {
         Box::pin(turns::runs(&self.db))
     }
 
     fn add_usage<'a>(&'a self, conversation_id: &'a str, call: CallUsage) -> LocalBoxFuture<'a, Result<()>> {
         Box::pin(usage::add_usage(&self.db, conversation_id, call))
-    }
-
-    fn delete_all_conversations(&self) -> LocalBoxFuture<'_, Result<()>> {
-        Box::pin(conversations::delete_all(&self.db))
     }
 
     fn usage_totals<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<UsageTotals>> {
@@ -263,6 +247,35 @@ impl Store for IndexedDbStore {
         ))
     }
 
+    fn grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Grant>>> {
+        Box::pin(grants::grants(&self.db, conversation_id))
+    }
+
+    fn open_turns<'a>(
+        &'a self,
+        conversation_id: Option<&'a str>,
+    ) -> LocalBoxFuture<'a, Result<Vec<OpenTurn>>> {
+        Box::pin(open_turns::open_turns(&self.db, conversation_id))
+    }
+}
+
+impl StoreArchive for IndexedDbStore {
+    fn delete_conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
+        Box::pin(conversations::delete(&self.db, id))
+    }
+
+    fn put_run<'a>(&'a self, run: &'a RunRecord) -> LocalBoxFuture<'a, Result<()>> {
+        Box::pin(turns::put_run(&self.db, run))
+    }
+
+    fn run<'a>(&'a self, run_id: &'a str) -> LocalBoxFuture<'a, Result<Option<RunRecord>>> {
+        Box::pin(turns::run(&self.db, run_id))
+    }
+
+    fn delete_all_conversations(&self) -> LocalBoxFuture<'_, Result<()>> {
+        Box::pin(conversations::delete_all(&self.db))
+    }
+
     fn turn_events<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<serde_json::Value>>> {
         Box::pin(events::turn_events(&self.db, turn_id))
     }
@@ -271,23 +284,12 @@ impl Store for IndexedDbStore {
         Box::pin(events::recorded_turns(&self.db, conversation_id))
     }
 
-    fn grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Grant>>> {
-        Box::pin(grants::grants(&self.db, conversation_id))
-    }
-
     fn clear_grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
         Box::pin(grants::clear_grants(&self.db, conversation_id))
     }
 
     fn import_conversation(&self, import: ConversationImport) -> LocalBoxFuture<'_, Result<()>> {
         Box::pin(import::import_conversation(&self.db, import))
-    }
-
-    fn open_turns<'a>(
-        &'a self,
-        conversation_id: Option<&'a str>,
-    ) -> LocalBoxFuture<'a, Result<Vec<OpenTurn>>> {
-        Box::pin(open_turns::open_turns(&self.db, conversation_id))
     }
 }
 
