@@ -23,6 +23,14 @@ if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknow
   rustup target add wasm32-unknown-unknown
 fi
 
+# The release build's pinned nightly, with the std sources it rebuilds (scripts/release-toolchain.sh).
+source scripts/release-toolchain.sh
+if ! rustup component list --toolchain "$RELEASE_TOOLCHAIN" --installed 2>/dev/null | grep -q '^rust-src' \
+  || ! rustup target list --toolchain "$RELEASE_TOOLCHAIN" --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  say "installing $RELEASE_TOOLCHAIN with rust-src and the wasm32 target (the release build)"
+  rustup toolchain install "$RELEASE_TOOLCHAIN" --profile minimal --target wasm32-unknown-unknown --component rust-src
+fi
+
 # The CLI must match the wasm-bindgen crate exactly; Cargo.lock pins it.
 want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)
 have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)

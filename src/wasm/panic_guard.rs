@@ -130,7 +130,8 @@ fn is_lecterns(info: &PanicHookInfo<'_>) -> bool {
     true
 }
 
-/// The panic's message and where it happened.
+/// The panic's message and where it happened (where that is known: the
+/// release build has no locations, `-Zlocation-detail=none`, and gives line 0).
 fn describe(info: &PanicHookInfo<'_>) -> String {
     let payload = info.payload();
     let message = payload
@@ -139,8 +140,8 @@ fn describe(info: &PanicHookInfo<'_>) -> String {
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a panic".to_owned());
     match info.location() {
-        Some(at) => format!("{message} (at {}:{})", at.file(), at.line()),
-        None => message,
+        Some(at) if at.line() > 0 => format!("{message} (at {}:{})", at.file(), at.line()),
+        _ => message,
     }
 }
 
