@@ -3,36 +3,32 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use js_sys::{Function, Object, Promise, Reflect};
+use js_sys::{Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::approval_options::js_rules;
 use super::books_remote::RemoteBooks;
 use super::builtin_tools::register_builtin_tools;
-use super::custom_provider::JsFunctionModel;
 use super::event_stream::{async_iterable, EventQueue};
 use super::js::{error_to_js, from_js, string_arg, to_js};
 use super::js_tool::JsTool;
 use super::listeners::Listeners;
 use super::mention_resolver::JsMentionResolver;
+use super::models::model_for;
 use super::options::read_options;
 use super::panic_guard::{self, check_js, guarded_promise};
 use super::promise::promise;
 use super::send_options::{read_send_options, turn_error_to_js};
 use super::split_off::split_off;
-use crate::agent::OpenOptions;
+use super::stored::{open_stored, Stored};
 use crate::agent::{
     book_context_warning, friendly_message, validate_config, Agent, SendOptions, TurnError, TurnResult,
 };
 use crate::domain::NewConversation;
 use crate::error::{Error, Result, StorageReason};
 use crate::events::{Event, EventKind, EventSink};
-use crate::provider::{provider_for, with_policy, Model, ProviderConfig, ProviderKind};
-use crate::storage::{MemoryStore, Store, StoreArchive};
-use crate::time::Clock;
-use crate::web::{
-    BrowserClock, FetchTransport, IndexedDbOptions, IndexedDbStore, WebLocks, DEFAULT_BLOCKED_TIMEOUT_MS,
-};
+use crate::provider::ProviderConfig;
+use crate::web::{BrowserClock, IndexedDbStore, WebLocks, DEFAULT_BLOCKED_TIMEOUT_MS};
 
 #[wasm_bindgen]
 extern "C" {
@@ -52,14 +48,6 @@ extern "C" {
 /// Another listener of one turn's events (the event stream's queue).
 type ExtraListener = Rc<dyn Fn(&JsValue)>;
 
-/// Where an instance's conversations live, by kind (the agent has it as a `dyn Store`).
-enum Stored {
-    /// IndexedDB (`dbName`).
-    Database(Rc<IndexedDbStore>),
-    /// Memory (no `dbName`).
-    Memory(Rc<MemoryStore>),
-}
-
 pub(super) struct Inner {
     pub(super) agent: Agent,
     provider: ProviderConfig,
@@ -75,21 +63,16 @@ pub(super) struct Inner {
 impl Inner {
     /// The IndexedDB store, when there is one.
     fn database(&self) -> Option<&Rc<IndexedDbStore>> {
-        match &self.stored {
-            Stored::Database(db) => Some(db),
-            Stored::Memory(_) => None,
-        }
+        self.stored.database()
     }
 
     /// The agent, handed its store's archive operations ([`StoreArchive`])
     /// first. Only split-off work calls this, so the archive's code (and the
     /// vtable that reaches it) is in the chunks, not in the page's module.
+    ///
+    /// [`StoreArchive`]: crate::storage::StoreArchive
     pub(super) fn archived_agent(&self) -> &Agent {
-        let archive: Rc<dyn StoreArchive> = match &self.stored {
-            Stored::Database(db) => db.clone(),
-            Stored::Memory(memory) => memory.clone(),
-        };
-        self.agent.set_archive(archive);
+        self.agent.set_archive(self.stored.archive());
         &self.agent
     }
 
@@ -136,15 +119,6 @@ pub struct Lectern {
     pub(super) inner: Rc<Inner>,
 }
 
-fn model_for(config: &ProviderConfig, call: Option<Function>) -> Result<Rc<dyn Model>> {
-    let clock: Rc<dyn Clock> = Rc::new(BrowserClock);
-    let inner: Rc<dyn Model> = match (&config.kind, call) {
-        (ProviderKind::Custom(settings), Some(call)) => Rc::new(JsFunctionModel::new(call, settings)),
-        (kind, _) => provider_for(kind, Rc::new(FetchTransport), clock.clone())?,
-    };
-    Ok(with_policy(config, inner, clock))
-}
-
 /// `SendResult` with `success: true`, or in friendly mode a failure as `{ success: false, status: 'failed', text, error }`.
 pub(super) fn turn_outcome(
     result: std::result::Result<TurnResult, TurnError>,
@@ -169,29 +143,6 @@ pub(super) fn turn_outcome(
 }
 
 /// Opens the IndexedDB store; when another tab's upgrade closes it, the listeners get `storageClosed`.
-async fn open_store(name: &str, options: &OpenOptions, listeners: Rc<Listeners>) -> Result<IndexedDbStore> {
-    let settings = IndexedDbOptions {
-        blocked_timeout_ms: options.blocked_timeout_ms.unwrap_or(DEFAULT_BLOCKED_TIMEOUT_MS),
-        ..IndexedDbOptions::default()
-    };
-    let store = IndexedDbStore::open_with(name, &settings).await?;
-    {
-        let db_name = name.to_owned();
-        store.set_close_listener(Box::new(move |new_version| {
-            let event = serde_json::json!({
-                "type": "storageClosed",
-                "dbName": db_name,
-                "reason": "versionChange",
-                "newVersion": new_version,
-            });
-            if let Ok(value) = to_js(&event) {
-                listeners.emit(&value);
-            }
-        }));
-    }
-    Ok(store)
-}
-
 /// The `warning` event of an instance whose conversation locks fell back to
 /// its own, in memory (no usable `navigator.locks`).
 fn web_locks_warning() -> JsValue {
@@ -226,17 +177,11 @@ impl Lectern {
             let (options, mut callbacks) = read_options(&options)?;
             let config = options.agent_config(js_rules(std::mem::take(&mut callbacks.policy_functions)))?;
             let listeners = Rc::new(Listeners::with(callbacks.on_event.take()));
-            let (store, stored): (Rc<dyn Store>, _) = match &options.db_name {
-                Some(name) => {
-                    let db = Rc::new(open_store(name, &options, listeners.clone()).await?);
-                    (db.clone(), Stored::Database(db))
-                }
-                None => {
-                    let memory = Rc::new(MemoryStore::new());
-                    (memory.clone(), Stored::Memory(memory))
-                }
-            };
-            let model = model_for(&options.provider, callbacks.provider_call)?;
+            // The model first: a provider chunk that does not load leaves no database open.
+            let model = model_for(&options.provider, callbacks.provider_call).await?;
+            let blocked_timeout_ms = options.blocked_timeout_ms.unwrap_or(DEFAULT_BLOCKED_TIMEOUT_MS);
+            let (store, stored) =
+                open_stored(options.db_name.as_deref(), blocked_timeout_ms, listeners.clone()).await?;
             let heard = listeners.clone();
             let emit = Closure::<dyn Fn(JsValue)>::new(move |event: JsValue| heard.emit(&event));
             let books = Rc::new(RemoteBooks::new(

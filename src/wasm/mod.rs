@@ -43,6 +43,8 @@ mod listeners;
 #[cfg(feature = "page")]
 mod mention_resolver;
 #[cfg(feature = "page")]
+mod models;
+#[cfg(feature = "page")]
 mod options;
 #[cfg(feature = "page")]
 mod portability_api;
@@ -58,6 +60,8 @@ mod send_options;
 mod split_off;
 #[cfg(feature = "page")]
 mod storage_api;
+#[cfg(feature = "page")]
+mod stored;
 #[cfg(feature = "page")]
 mod subscribe_api;
 #[cfg(feature = "test-support")]

@@ -3,7 +3,8 @@
 // (split_*.wasm, chunk_*.wasm); the first `exportConversation` fetches the
 // portability chunk and works; a chunk that fails to load rejects its call
 // with a ConnectionError, leaves Lectern working, and loads on the next
-// call; a chunk served without the wasm content type still loads.
+// call; a chunk served without the wasm content type still loads; an Anthropic or
+// custom provider opens with its own chunk (an OpenAI-compatible one with none).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { demoAndChromium, ENGINE } from './browser.mjs';
@@ -100,5 +101,44 @@ test('a chunk served without the wasm content type still loads', { skip }, async
     return window.lectern.workingState(id);
   });
   assert.deepEqual(state, { step: 2 });
+  await page.close();
+});
+
+test('Anthropic and a custom function open with their provider chunk; a failed load rejects open', { skip }, async () => {
+  await script([{ text: 'From Anthropic.' }, { text: 'never read' }]);
+  const page = await running.browser.newPage();
+  const wasm = [];
+  page.on('request', (request) => {
+    if (request.url().endsWith('.wasm')) wasm.push(new URL(request.url()).pathname.split('/').pop());
+  });
+  let refused = 0;
+  await page.route(/\/split_anthropic\.wasm$/, (route) => {
+    if (refused++ === 0) return route.fulfill({ status: 503, body: 'unavailable' });
+    return route.continue();
+  });
+  await page.goto(`${running.demo.url}blank`);
+  const outcome = await page.evaluate(async (baseUrl) => {
+    const { default: init, Lectern } = await import('/pkg/lectern.js');
+    await init();
+    const anthropic = { kind: 'anthropic', baseUrl, model: 'mock', apiKey: 'k', stream: false };
+    let first;
+    try {
+      await Lectern.open({ provider: anthropic });
+      first = 'opened';
+    } catch (error) {
+      first = error.name;
+    }
+    const lectern = await Lectern.open({ provider: anthropic });
+    const { id } = await lectern.createConversation({ title: 'Anthropic' });
+    const fromAnthropic = (await lectern.send(id, 'Hi')).text;
+    const call = async () => ({ choices: [{ message: { role: 'assistant', content: 'From the host.' }, finish_reason: 'stop' }] });
+    const custom = await Lectern.open({ provider: { kind: 'custom', stream: false, call } });
+    const other = await custom.createConversation({ title: 'Custom' });
+    const fromHost = (await custom.send(other.id, 'Hi')).text;
+    return { first, fromAnthropic, fromHost };
+  }, `${running.demo.mockUrl}/s/${SESSION}/v1`);
+  assert.deepEqual(outcome, { first: 'ConnectionError', fromAnthropic: 'From Anthropic.', fromHost: 'From the host.' });
+  assert.equal(wasm.filter((file) => file === 'split_anthropic.wasm').length, 2, `fetched again after the failure: ${wasm}`);
+  assert.ok(wasm.includes('split_custom.wasm'), `the custom provider's chunk: ${wasm}`);
   await page.close();
 });
