@@ -1,6 +1,9 @@
-//! Methods neither a first answer nor `<lectern-chat>` showing a conversation
-//! needs, split off the page's module (`tests/js/chat-lazy.test.mjs` checks the
-//! widget's first answer fetches no chunk).
+//! Code a first answer on an OpenAI-compatible server does not need, split off
+//! the page's module: methods neither a first answer nor `<lectern-chat>`
+//! showing a conversation calls (`tests/js/chat-lazy.test.mjs` checks the
+//! widget's first answer fetches no chunk), the other providers' code (fetched
+//! when `Lectern.open` builds such a model) and built-in tools' work (fetched
+//! at the tool's first call).
 //!
 //! [`split_off!`] declares the work of such a method as a function that
 //! returns a boxed future of its value for JS. In the package (feature

@@ -4,7 +4,8 @@
 // portability chunk and works; a chunk that fails to load rejects its call
 // with a ConnectionError, leaves Lectern working, and loads on the next
 // call; a chunk served without the wasm content type still loads; an Anthropic or
-// custom provider opens with its own chunk (an OpenAI-compatible one with none).
+// custom provider opens with its own chunk (an OpenAI-compatible one with none);
+// current_datetime runs from its chunk, fetched at the first call.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { demoAndChromium, ENGINE } from './browser.mjs';
@@ -140,5 +141,43 @@ test('Anthropic and a custom function open with their provider chunk; a failed l
   assert.deepEqual(outcome, { first: 'ConnectionError', fromAnthropic: 'From Anthropic.', fromHost: 'From the host.' });
   assert.equal(wasm.filter((file) => file === 'split_anthropic.wasm').length, 2, `fetched again after the failure: ${wasm}`);
   assert.ok(wasm.includes('split_custom.wasm'), `the custom provider's chunk: ${wasm}`);
+  await page.close();
+});
+
+test('current_datetime is offered at once and runs from its chunk at its first call', { skip }, async () => {
+  const session = 'split-tools';
+  const base = `${running.demo.mockUrl}/__mock/${session}`;
+  await fetch(`${base}/script`, {
+    method: 'POST',
+    body: JSON.stringify({
+      turns: [
+        { toolCalls: [{ id: 'call_time', name: 'current_datetime', arguments: { timeZone: 'Asia/Tokyo' } }] },
+        { text: 'It is evening in Tokyo.' },
+      ],
+    }),
+  });
+  const page = await running.browser.newPage();
+  const wasm = [];
+  page.on('request', (request) => {
+    if (request.url().endsWith('.wasm')) wasm.push(new URL(request.url()).pathname.split('/').pop());
+  });
+  await page.goto(`${running.demo.url}blank`);
+  const answer = await page.evaluate(async (baseUrl) => {
+    const { default: init, Lectern } = await import('/pkg/lectern.js');
+    await init();
+    const lectern = await Lectern.open({
+      provider: { kind: 'openai', baseUrl, model: 'mock', apiKey: 'k', stream: false },
+      builtinTools: ['current_datetime'],
+    });
+    const { id } = await lectern.createConversation({ title: 'Time' });
+    return (await lectern.send(id, 'What time is it in Tokyo?')).text;
+  }, `${running.demo.mockUrl}/s/${session}/v1`);
+  assert.equal(answer, 'It is evening in Tokyo.');
+  const requests = await (await fetch(`${base}/requests`)).json();
+  assert.ok(requests[0].body.tools.some((t) => t.function.name === 'current_datetime'), 'offered in the first request');
+  const result = JSON.parse(requests.at(-1).body.messages.find((m) => m.role === 'tool').content);
+  assert.equal(result.timeZone, 'Asia/Tokyo');
+  assert.match(result.iso, /^\d{4}-\d{2}-\d{2}T/);
+  assert.ok(wasm.includes('split_builtin_tools.wasm'), `the tool's chunk was fetched: ${wasm}`);
   await page.close();
 });

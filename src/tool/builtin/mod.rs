@@ -7,7 +7,7 @@ mod current_datetime;
 mod search_book;
 mod zones;
 
-pub use current_datetime::{CurrentDatetime, CURRENT_DATETIME};
+pub use current_datetime::{current_datetime_definition, CurrentDatetime, CURRENT_DATETIME};
 pub use search_book::{SearchBookTool, DEFAULT_TOP_K, SEARCH_BOOK};
 pub use zones::{unknown_zone, FixedZones, TimeZones, ZonedTime};
 
