@@ -19,10 +19,13 @@ pub fn provider_for(
     match kind {
         ProviderKind::Openai(settings) => Ok(Rc::new(HttpModel::new(settings.clone(), transport, clock))),
         ProviderKind::Anthropic(settings) => Ok(Rc::new(HttpModel::new(settings.clone(), transport, clock))),
-        ProviderKind::Custom(_) => Err(Error::config(
-            "a custom provider needs its function (provider.call); it is built by the JS API",
-        )),
+        ProviderKind::Custom(_) => Err(missing_custom_call()),
     }
+}
+
+/// The error of a `custom` provider given without its function (`provider.call`).
+pub fn missing_custom_call() -> Error {
+    Error::config("a custom provider needs its function (provider.call); it is built by the JS API")
 }
 
 /// `inner` wrapped with the config's retries, rate limit and timeouts.

@@ -35,7 +35,7 @@ mod timeouts;
 
 pub use accumulate::{accumulate, Accumulator};
 pub use config::{CustomSettings, ProviderConfig, ProviderKind};
-pub use factory::{provider_for, with_policy};
+pub use factory::{missing_custom_call, provider_for, with_policy};
 pub use guarded::GuardedModel;
 pub use http_error::{error_for, error_for_status};
 pub use policy::{CallPolicy, RateLimit, RetryTuning, Timeouts};

@@ -142,7 +142,6 @@ pub(super) fn turn_outcome(
     }
 }
 
-/// Opens the IndexedDB store; when another tab's upgrade closes it, the listeners get `storageClosed`.
 /// The `warning` event of an instance whose conversation locks fell back to
 /// its own, in memory (no usable `navigator.locks`).
 fn web_locks_warning() -> JsValue {
@@ -451,7 +450,7 @@ split_off!(
     maintenance,
     /// `deleteConversation`'s work.
     fn delete_conversation(inner: Rc<Inner>, id: String) -> Result<JsValue> {
-        to_js(&inner.archived_agent().archive()?.delete_conversation(&id).await?)
+        to_js(&inner.stored.archive().delete_conversation(&id).await?)
     }
 );
 

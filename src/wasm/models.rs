@@ -5,7 +5,9 @@
 //!
 //! A model's code reaches the page's module through the vtable of its
 //! `dyn Model`, built where the trait object is made: for those two kinds,
-//! in the split-off function.
+//! in the split-off function. That is why this does not call
+//! [`crate::provider::provider_for`] (native code's one match over the kinds),
+//! whose Anthropic arm would keep that code in the page's module.
 
 use std::rc::Rc;
 
@@ -13,10 +15,12 @@ use js_sys::Function;
 
 use super::custom_provider::JsFunctionModel;
 use super::split_off::split_off;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::provider::anthropic::AnthropicSettings;
 use crate::provider::http_model::HttpModel;
-use crate::provider::{with_policy, CustomSettings, Model, ProviderConfig, ProviderKind};
+use crate::provider::{
+    missing_custom_call, with_policy, CustomSettings, Model, ProviderConfig, ProviderKind,
+};
 use crate::web::{BrowserClock, FetchTransport};
 
 /// The model `config` describes, with its retries, rate limit and timeouts;
@@ -30,11 +34,7 @@ pub(super) async fn model_for(config: &ProviderConfig, call: Option<Function>) -
         )),
         (ProviderKind::Anthropic(settings), _) => anthropic_model(settings.clone()).await?,
         (ProviderKind::Custom(settings), Some(call)) => custom_model(call, settings.clone()).await?,
-        (ProviderKind::Custom(_), None) => {
-            return Err(Error::config(
-                "a custom provider needs its function (provider.call); it is built by the JS API",
-            ))
-        }
+        (ProviderKind::Custom(_), None) => return Err(missing_custom_call()),
     };
     Ok(with_policy(config, inner, Rc::new(BrowserClock)))
 }
