@@ -39,9 +39,15 @@ impl Agent {
     /// Turns waiting for approval — of one conversation, or of all — oldest
     /// first. Expired ones are left out (they are closed on the next `send`).
     pub async fn pending_approvals(&self, conversation_id: Option<&str>) -> Result<Vec<PendingApproval>> {
+        if let Some(id) = conversation_id {
+            if !self.store.has_pending_turns(id).await? {
+                return Ok(Vec::new());
+            }
+        }
         let now = self.clock.now_ms();
         Ok(self
-            .store
+            .archive()
+            .await?
             .pending_turns(conversation_id)
             .await?
             .iter()
@@ -118,7 +124,11 @@ impl Agent {
         if outcome.is_err() {
             // Cut off before the decided calls were stored (a timeout): release the claim now
             // rather than when it lapses. Best effort: the turn's error is what the caller hears.
-            if let Ok(Some(stored)) = self.store.pending_turn(turn_id).await {
+            let stored = match self.archive().await {
+                Ok(archive) => archive.pending_turn(turn_id).await,
+                Err(e) => Err(e),
+            };
+            if let Ok(Some(stored)) = stored {
                 if stored.status == PendingStatus::Resolving && stored.revision == claimed_revision {
                     let _ = self.release_claim(stored).await;
                 }
@@ -150,8 +160,12 @@ impl Agent {
     /// calls answered [`MOVED_ON`]; closes open turns whose approval expired or
     /// whose resolve was abandoned.
     pub(super) async fn refuse_if_paused(&self, conversation_id: &str, on_new: OnNewMessage) -> Result<()> {
+        // Most conversations never paused: their turns read no paused-turn record.
+        if !self.store.has_pending_turns(conversation_id).await? {
+            return Ok(());
+        }
         let now = self.clock.now_ms();
-        for turn in self.store.pending_turns(Some(conversation_id)).await? {
+        for turn in self.archive().await?.pending_turns(Some(conversation_id)).await? {
             if !turn.status.is_open() {
                 continue;
             }
@@ -179,7 +193,8 @@ impl Agent {
     }
 
     async fn stored_pending(&self, turn_id: &str) -> Result<PendingTurn> {
-        self.store
+        self.archive()
+            .await?
             .pending_turn(turn_id)
             .await?
             .ok_or_else(|| Error::not_found("pending turn", turn_id))

@@ -23,7 +23,7 @@ impl Agent {
     /// Revokes every "always allow" of a conversation: its tools ask again
     /// from the next tool step on. `NotFound` if the conversation does not exist.
     pub async fn reset_approvals(&self, conversation_id: &str) -> Result<()> {
-        self.archive()?.clear_grants(conversation_id).await
+        self.archive().await?.clear_grants(conversation_id).await
     }
 
     /// The "always allow" grants of a conversation, by tool name.

@@ -56,7 +56,7 @@ impl Agent {
             &request.instruction,
             started_at,
         );
-        self.archive()?.put_run(&run).await?;
+        self.archive().await?.put_run(&run).await?;
         let first_seq = self.next_seq(&conversation_id).await?;
 
         let options = SendOptions {
@@ -85,7 +85,7 @@ impl Agent {
             .recent_messages(&conversation_id, Some(end), count)
             .await?;
         run.finished_at = Some(self.clock.now_ms());
-        self.archive()?.put_run(&run).await?;
+        self.archive().await?.put_run(&run).await?;
         events.emit_with(|| Event {
             conversation_id: conversation_id.clone(),
             turn_id: String::new(),
@@ -141,12 +141,16 @@ impl Agent {
 
     /// Every headless run, oldest first.
     pub async fn runs(&self) -> Result<Vec<RunRecord>> {
-        self.store.runs().await
+        if !self.store.has_runs().await? {
+            return Ok(Vec::new());
+        }
+        self.archive().await?.runs().await
     }
 
     /// One headless run; `NotFound` if there is none with this id.
     pub async fn run(&self, run_id: &str) -> Result<RunRecord> {
-        self.archive()?
+        self.archive()
+            .await?
             .run(run_id)
             .await?
             .ok_or_else(|| Error::not_found("run", run_id))

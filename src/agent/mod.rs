@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use futures::future::LocalBoxFuture;
 use serde_json::Value;
 
 use crate::approval::ApprovalConfig;
@@ -98,9 +99,16 @@ pub struct Agent {
     approvals: RefCell<Rc<ApprovalConfig>>,
     /// The model's real input tokens against Lectern's estimate, as learnt so far.
     calibration: calibration::Calibration,
-    /// The store's archive operations, once handed over ([`Agent::set_archive`]).
+    /// The store's archive operations, once handed over ([`Agent::set_archive`]) or loaded.
     archive: RefCell<Option<Rc<dyn StoreArchive>>>,
+    /// Where the archive operations come from when none were handed over.
+    archive_loader: Option<ArchiveLoader>,
 }
+
+/// Fetches the store's archive operations ([`StoreArchive`]) the first time an
+/// agent needs them and none were handed over: in the package, from a chunk
+/// of the page's module, so that their code is not in it (`wasm::lectern`).
+pub type ArchiveLoader = Rc<dyn Fn() -> LocalBoxFuture<'static, Result<Rc<dyn StoreArchive>>>>;
 
 impl Agent {
     /// An agent over these seams, with no tools yet.
@@ -124,6 +132,7 @@ impl Agent {
             active: active_turns::ActiveTurns::default(),
             calibration: calibration::Calibration::default(),
             archive: RefCell::new(None),
+            archive_loader: None,
         }
     }
 
@@ -166,11 +175,29 @@ impl Agent {
         *self.archive.borrow_mut() = Some(archive);
     }
 
-    /// The archive operations, or an `Internal` error if none were handed over.
-    pub fn archive(&self) -> Result<Rc<dyn StoreArchive>> {
-        self.archive.borrow().clone().ok_or_else(|| Error::Internal {
-            panic: "the store's archive operations were not handed to the agent (Agent::set_archive)".into(),
-        })
+    /// Loads the archive operations with `loader` when they are first needed
+    /// and were not handed over.
+    pub fn with_archive_loader(mut self, loader: ArchiveLoader) -> Self {
+        self.archive_loader = Some(loader);
+        self
+    }
+
+    /// The archive operations: handed over, or loaded now (once); an
+    /// `Internal` error if there are neither.
+    pub async fn archive(&self) -> Result<Rc<dyn StoreArchive>> {
+        let handed = self.archive.borrow().clone();
+        if let Some(archive) = handed {
+            return Ok(archive);
+        }
+        let Some(load) = self.archive_loader.clone() else {
+            return Err(Error::Internal {
+                panic: "the store's archive operations were not handed to the agent (Agent::set_archive)"
+                    .into(),
+            });
+        };
+        let archive = load().await?;
+        self.set_archive(archive.clone());
+        Ok(archive)
     }
 
     /// The configuration.
@@ -287,7 +314,7 @@ impl Agent {
                 waited_ms: 0,
             });
         }
-        self.archive()?.delete_all_conversations().await?;
+        self.archive().await?.delete_all_conversations().await?;
         self.cache.clear(None);
         Ok(())
     }

@@ -49,11 +49,11 @@ impl Agent {
     /// The recorded events of a turn as JSON (the shape listeners receive), in
     /// the order they were emitted (empty when it recorded none).
     pub async fn replay(&self, turn_id: &str) -> Result<Vec<serde_json::Value>> {
-        self.archive()?.turn_events(turn_id).await
+        self.archive().await?.turn_events(turn_id).await
     }
 
     /// The ids of a conversation's turns with recorded events, oldest first.
     pub async fn recorded_turns(&self, conversation_id: &str) -> Result<Vec<String>> {
-        self.archive()?.recorded_turns(conversation_id).await
+        self.archive().await?.recorded_turns(conversation_id).await
     }
 }

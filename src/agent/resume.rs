@@ -30,7 +30,12 @@ impl Agent {
     /// all, oldest first. A turn running now — here or in another tab on the
     /// same database — is not listed: its conversation's lock is held.
     pub async fn interrupted_turns(&self, conversation_id: Option<&str>) -> Result<Vec<InterruptedTurn>> {
-        let mut turns = self.store.open_turns(conversation_id).await?;
+        if let Some(id) = conversation_id {
+            if !self.store.has_open_turns(id).await? {
+                return Ok(Vec::new());
+            }
+        }
+        let mut turns = self.archive().await?.open_turns(conversation_id).await?;
         crate::domain::sort_by(&mut turns, |a, b| {
             a.started_at
                 .total_cmp(&b.started_at)
@@ -106,8 +111,12 @@ impl Agent {
     /// step that was running is stored with its calls answered "Interrupted"
     /// (so no side effect goes unrecorded), and the record is deleted.
     pub(super) async fn abandon_open_turns(&self, conversation_id: &str) -> Result<()> {
+        // Most turns end in their page: their records are gone, and none is read.
+        if !self.store.has_open_turns(conversation_id).await? {
+            return Ok(());
+        }
         let (events, cancel) = (EventSink::none(), CancelToken::default());
-        for open in self.store.open_turns(Some(conversation_id)).await? {
+        for open in self.archive().await?.open_turns(Some(conversation_id)).await? {
             let scope = TurnScope {
                 conversation_id,
                 turn_id: open.turn_id.clone(),
@@ -128,7 +137,8 @@ impl Agent {
 
     /// The stored open turn `turn_id`; `NotFound` if there is none.
     async fn open_turn(&self, turn_id: &str) -> Result<OpenTurn> {
-        self.store
+        self.archive()
+            .await?
             .open_turns(None)
             .await?
             .into_iter()

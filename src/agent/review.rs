@@ -47,7 +47,7 @@ impl Agent {
             note,
             at: self.clock.now_ms(),
         });
-        self.archive()?.put_run(&run).await?;
+        self.archive().await?.put_run(&run).await?;
         Ok(run)
     }
 }

@@ -43,7 +43,8 @@ pub use message::{Message, Role};
 pub use open_turn::{InterruptedCall, InterruptedTurn, OpenStepRecord, OpenTurn, OpenTurnChange};
 pub use page::Page;
 pub use paused_turn::{
-    ClaimedCall, PausedStep, PendingApproval, PendingCall, PendingStatus, PendingTurn, SettledCall,
+    ClaimedCall, PausedStep, PendingApproval, PendingCall, PendingRevision, PendingStatus, PendingTurn,
+    SettledCall,
 };
 pub use reasoning::{reasoning_text, ReasoningBlock};
 pub use response_format::{ResponseFormat, DEFAULT_RESPONSE_NAME, RESPONSE_TOOL};

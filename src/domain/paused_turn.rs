@@ -148,6 +148,26 @@ pub struct PendingTurn {
     pub step: PausedStep,
 }
 
+/// What a write of a paused turn checks against the stored one
+/// (`storage::check_revision`): read alone, without the rest of the record.
+#[derive(Debug, Clone, Copy, PartialEq, FromJson)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingRevision {
+    /// The stored revision.
+    pub revision: u32,
+    /// The stored status.
+    pub status: PendingStatus,
+}
+
+impl From<&PendingTurn> for PendingRevision {
+    fn from(turn: &PendingTurn) -> Self {
+        PendingRevision {
+            revision: turn.revision,
+            status: turn.status,
+        }
+    }
+}
+
 /// A paused turn as the host sees it (`pendingApprovals`, `send`'s `pending`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

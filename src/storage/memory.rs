@@ -11,7 +11,7 @@ use crate::domain::{
     CallUsage, ContextSummary, OpenTurn, OpenTurnChange, RunRecord, ToolCallRecord, UsageTotals,
 };
 use crate::domain::{Conversation, Message};
-use crate::domain::{Grant, PendingTurn};
+use crate::domain::{Grant, PendingRevision, PendingTurn};
 use crate::error::{Error, Result, StorageReason};
 
 /// Conversations and messages held in memory; gone when dropped.
@@ -84,7 +84,10 @@ impl Inner {
         }
         if let Some(pending) = &write.pending {
             self.require(&pending.conversation_id)?;
-            check_revision(self.pending.get(&pending.turn_id), pending)?;
+            check_revision(
+                self.pending.get(&pending.turn_id).map(PendingRevision::from),
+                pending,
+            )?;
         }
         if let Some(change) = &write.open_turn {
             self.require(change.conversation_id())?;
@@ -246,24 +249,13 @@ impl Store for MemoryStore {
         Box::pin(async move { result })
     }
 
-    fn pending_turn<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Option<PendingTurn>>> {
-        let found = self.inner.borrow().pending.get(turn_id).cloned();
-        Box::pin(async move { Ok(found) })
-    }
-
-    fn pending_turns<'a>(
-        &'a self,
-        conversation_id: Option<&'a str>,
-    ) -> LocalBoxFuture<'a, Result<Vec<PendingTurn>>> {
-        let turns: Vec<PendingTurn> = self
-            .inner
-            .borrow()
+    fn has_pending_turns<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<bool>> {
+        let inner = self.inner.borrow();
+        let any = inner
             .pending
             .values()
-            .filter(|t| conversation_id.is_none_or(|id| t.conversation_id == id))
-            .cloned()
-            .collect();
-        Box::pin(async move { Ok(turns) })
+            .any(|t| t.conversation_id == conversation_id);
+        Box::pin(async move { Ok(any) })
     }
 
     fn tool_calls<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<ToolCallRecord>>> {
@@ -278,9 +270,18 @@ impl Store for MemoryStore {
         Box::pin(async move { result })
     }
 
-    fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>> {
-        let all: Vec<RunRecord> = self.inner.borrow().runs.values().cloned().collect();
-        Box::pin(async move { Ok(all) })
+    fn has_open_turns<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<bool>> {
+        let inner = self.inner.borrow();
+        let any = inner
+            .open_turns
+            .iter()
+            .any(|t| t.conversation_id == conversation_id);
+        Box::pin(async move { Ok(any) })
+    }
+
+    fn has_runs(&self) -> LocalBoxFuture<'_, Result<bool>> {
+        let any = !self.inner.borrow().runs.is_empty();
+        Box::pin(async move { Ok(any) })
     }
 
     fn add_usage<'a>(&'a self, conversation_id: &'a str, call: CallUsage) -> LocalBoxFuture<'a, Result<()>> {
@@ -353,24 +354,6 @@ impl Store for MemoryStore {
         });
         Box::pin(async move { result })
     }
-
-    fn open_turns<'a>(
-        &'a self,
-        conversation_id: Option<&'a str>,
-    ) -> LocalBoxFuture<'a, Result<Vec<OpenTurn>>> {
-        let mut turns: Vec<OpenTurn> = self
-            .inner
-            .borrow()
-            .open_turns
-            .iter()
-            .filter(|t| conversation_id.is_none_or(|id| t.conversation_id == id))
-            .cloned()
-            .collect();
-        crate::domain::sort_by(&mut turns, |a, b| {
-            (&a.conversation_id, &a.turn_id).cmp(&(&b.conversation_id, &b.turn_id))
-        });
-        Box::pin(async move { Ok(turns) })
-    }
 }
 
 impl StoreArchive for MemoryStore {
@@ -391,6 +374,49 @@ impl StoreArchive for MemoryStore {
             None => Err(Error::not_found("conversation", id)),
         };
         Box::pin(async move { result })
+    }
+
+    fn open_turns<'a>(
+        &'a self,
+        conversation_id: Option<&'a str>,
+    ) -> LocalBoxFuture<'a, Result<Vec<OpenTurn>>> {
+        let mut turns: Vec<OpenTurn> = self
+            .inner
+            .borrow()
+            .open_turns
+            .iter()
+            .filter(|t| conversation_id.is_none_or(|id| t.conversation_id == id))
+            .cloned()
+            .collect();
+        crate::domain::sort_by(&mut turns, |a, b| {
+            (&a.conversation_id, &a.turn_id).cmp(&(&b.conversation_id, &b.turn_id))
+        });
+        Box::pin(async move { Ok(turns) })
+    }
+
+    fn pending_turn<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Option<PendingTurn>>> {
+        let found = self.inner.borrow().pending.get(turn_id).cloned();
+        Box::pin(async move { Ok(found) })
+    }
+
+    fn pending_turns<'a>(
+        &'a self,
+        conversation_id: Option<&'a str>,
+    ) -> LocalBoxFuture<'a, Result<Vec<PendingTurn>>> {
+        let turns: Vec<PendingTurn> = self
+            .inner
+            .borrow()
+            .pending
+            .values()
+            .filter(|t| conversation_id.is_none_or(|id| t.conversation_id == id))
+            .cloned()
+            .collect();
+        Box::pin(async move { Ok(turns) })
+    }
+
+    fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>> {
+        let all: Vec<RunRecord> = self.inner.borrow().runs.values().cloned().collect();
+        Box::pin(async move { Ok(all) })
     }
 
     fn put_run<'a>(&'a self, run: &'a RunRecord) -> LocalBoxFuture<'a, Result<()>> {

@@ -11,7 +11,7 @@ use crate::domain::{
     CallUsage, ContextSummary, OpenTurn, OpenTurnChange, RunRecord, ToolCallRecord, UsageTotals,
 };
 use crate::domain::{Conversation, Message};
-use crate::domain::{Grant, PendingTurn};
+use crate::domain::{Grant, PendingRevision, PendingTurn};
 use crate::error::{Error, Result};
 
 mod books;
@@ -63,21 +63,21 @@ pub trait Store {
     /// tombstone ([`PendingTurn::pruned`]). On any error nothing is written.
     fn commit(&self, write: TurnWrite) -> LocalBoxFuture<'_, Result<Vec<Message>>>;
 
-    /// The paused turn with this id, whatever its status.
-    fn pending_turn<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Option<PendingTurn>>>;
-
-    /// Paused turns (every status) of one conversation or of all, by turn id
-    /// (ids are time-ordered: oldest first).
-    fn pending_turns<'a>(
-        &'a self,
-        conversation_id: Option<&'a str>,
-    ) -> LocalBoxFuture<'a, Result<Vec<PendingTurn>>>;
+    /// Whether a conversation has paused-turn records of any status (a cheap
+    /// count, no record read): a turn reads them ([`StoreArchive::pending_turns`])
+    /// only when there are some.
+    fn has_pending_turns<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<bool>>;
 
     /// The tool-call records of a conversation, by turn and position; `NotFound` if it does not exist.
     fn tool_calls<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<ToolCallRecord>>>;
 
-    /// Every run, by run id (time-ordered: oldest first).
-    fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>>;
+    /// Whether a conversation has open-turn records (a count, no record
+    /// read): a turn closes those a closed page cut off
+    /// ([`StoreArchive::open_turns`]) only when there are some.
+    fn has_open_turns<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<bool>>;
+
+    /// Whether any headless run is stored (a count, no record read).
+    fn has_runs(&self) -> LocalBoxFuture<'_, Result<bool>>;
 
     /// Adds one model call's usage to its conversation's totals, read and
     /// written in one transaction; nothing when the conversation is gone.
@@ -111,6 +111,32 @@ pub trait Store {
 
     /// The "always allow" grants of a conversation, by tool name; `NotFound` if it does not exist.
     fn grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Grant>>>;
+}
+
+/// What a first answer and a conversation shown afresh never need: the
+/// deletes, an import, recorded events read back, grants cleared, and paused
+/// turns, open turns and headless runs read back (read only when
+/// [`Store::has_pending_turns`], [`Store::has_open_turns`] or
+/// [`Store::has_runs`] count some).
+///
+/// Apart from [`Store`] so that the page's module holds this code only in the
+/// chunks that use it: a trait object's vtable is built where the object is
+/// made, and the `dyn Store` is made when Lectern opens. The wasm layer makes
+/// the `dyn StoreArchive` in a chunk, handed to the agent or fetched by it on
+/// first use ([`crate::agent::Agent::set_archive`], [`crate::agent::ArchiveLoader`]).
+pub trait StoreArchive {
+    /// Deletes a conversation with all its messages, turn records, grants, summary and recorded events; `NotFound` if it does not exist.
+    fn delete_conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>>;
+
+    /// The paused turn with this id, whatever its status.
+    fn pending_turn<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Option<PendingTurn>>>;
+
+    /// Paused turns (every status) of one conversation or of all, by turn id
+    /// (ids are time-ordered: oldest first).
+    fn pending_turns<'a>(
+        &'a self,
+        conversation_id: Option<&'a str>,
+    ) -> LocalBoxFuture<'a, Result<Vec<PendingTurn>>>;
 
     /// The open-turn records (turns begun and not ended: running, or cut off
     /// by a closed page) of one conversation or of all, by conversation and turn id.
@@ -118,19 +144,9 @@ pub trait Store {
         &'a self,
         conversation_id: Option<&'a str>,
     ) -> LocalBoxFuture<'a, Result<Vec<OpenTurn>>>;
-}
 
-/// What a turn never writes or reads back: the deletes, an import, recorded
-/// events read back, a headless run's record, grants cleared.
-///
-/// Apart from [`Store`] so that the page's module holds this code only in the
-/// chunks that use it: a trait object's vtable is built where the object is
-/// made, and the `dyn Store` is made when Lectern opens. The wasm layer makes
-/// the `dyn StoreArchive` in those chunks and hands it to the agent
-/// ([`crate::agent::Agent::set_archive`]).
-pub trait StoreArchive {
-    /// Deletes a conversation with all its messages, turn records, grants, summary and recorded events; `NotFound` if it does not exist.
-    fn delete_conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>>;
+    /// Every run, by run id (time-ordered: oldest first).
+    fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>>;
 
     /// Saves (or replaces) a headless run's record.
     fn put_run<'a>(&'a self, run: &'a RunRecord) -> LocalBoxFuture<'a, Result<()>>;
@@ -178,7 +194,7 @@ pub struct TurnWrite {
 /// Whether `next` may replace `stored`: a new paused turn (revision 0) must
 /// not exist yet, a later one must follow the stored revision. Otherwise
 /// another writer got there first: `AlreadyResolved` with the stored status.
-pub fn check_revision(stored: Option<&PendingTurn>, next: &PendingTurn) -> Result<()> {
+pub fn check_revision(stored: Option<PendingRevision>, next: &PendingTurn) -> Result<()> {
     let fits = match stored {
         None => next.revision == 0,
         Some(stored) => stored.revision + 1 == next.revision,

@@ -188,8 +188,9 @@ impl Lectern {
                 callbacks.embed,
                 emit.into_js_value().unchecked_into(),
             )?);
-            let mut agent =
-                Agent::new(store, model, Rc::new(BrowserClock), config).with_library(books.clone())?;
+            let mut agent = Agent::new(store, model, Rc::new(BrowserClock), config)
+                .with_archive_loader(stored.archive_loader())
+                .with_library(books.clone())?;
             register_builtin_tools(&agent, &options.builtin_tools)?;
             if let Some(name) = &options.db_name {
                 // Every instance on this database, in any tab, shares the conversation locks.

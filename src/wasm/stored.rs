@@ -5,11 +5,14 @@ use std::rc::Rc;
 
 use super::js::to_js;
 use super::listeners::Listeners;
+use super::split_off::split_off;
+use crate::agent::ArchiveLoader;
 use crate::error::Result;
 use crate::storage::{MemoryStore, Store, StoreArchive};
 use crate::web::{IndexedDbOptions, IndexedDbStore};
 
 /// Where an instance's conversations live, by kind (the agent has it as a `dyn Store`).
+#[derive(Clone)]
 pub(super) enum Stored {
     /// IndexedDB (`dbName`).
     Database(Rc<IndexedDbStore>),
@@ -35,7 +38,26 @@ impl Stored {
             Stored::Memory(memory) => memory.clone(),
         }
     }
+
+    /// What fetches the archive operations the first time the agent needs
+    /// them outside the split-off methods (a turn on a conversation with
+    /// paused turns, `toolCalls`): the chunk that makes the trait object.
+    pub(super) fn archive_loader(&self) -> ArchiveLoader {
+        let stored = self.clone();
+        Rc::new(move || {
+            let stored = stored.clone();
+            Box::pin(async move { load_archive(stored).await })
+        })
+    }
 }
+
+split_off!(
+    approvals,
+    /// The store's archive operations, made in a chunk (see [`Stored::archive`]).
+    fn load_archive(stored: Stored) -> Result<Rc<dyn StoreArchive>> {
+        Ok(stored.archive())
+    }
+);
 
 /// Opens the IndexedDB database `name` (`blocked_timeout_ms`: how long an
 /// upgrade waits for older connections), whose closing by another tab is

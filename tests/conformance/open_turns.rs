@@ -63,6 +63,8 @@ pub(super) async fn open_turns_are_put_replaced_and_deleted_by_commits(store: im
         [pair("c2", "t2")]
     );
     assert!(store.open_turns(Some("ghost")).await.unwrap().is_empty());
+    assert!(store.has_open_turns("c1").await.unwrap());
+    assert!(!store.has_open_turns("ghost").await.unwrap());
 
     let end = TurnWrite {
         messages: vec![Message::new("m2".into(), "c1", Role::Assistant, "bye", 2.0)],
@@ -74,6 +76,8 @@ pub(super) async fn open_turns_are_put_replaced_and_deleted_by_commits(store: im
     };
     store.commit(end).await.unwrap();
     assert_eq!(ids(store.open_turns(None).await.unwrap()), [pair("c2", "t2")]);
+    assert!(!store.has_open_turns("c1").await.unwrap());
+    assert!(store.has_open_turns("c2").await.unwrap());
     assert_eq!(store.messages("c1").await.unwrap().len(), 2);
 }
 

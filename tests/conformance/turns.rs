@@ -203,6 +203,8 @@ pub(super) async fn lists_paused_turns_by_conversation_in_id_order(store: impl S
         store.commit(write).await.unwrap();
     }
     let ids = |turns: Vec<PendingTurn>| turns.into_iter().map(|t| t.turn_id).collect::<Vec<_>>();
+    assert!(store.has_pending_turns("c1").await.unwrap());
+    assert!(!store.has_pending_turns("ghost").await.unwrap());
     assert_eq!(ids(store.pending_turns(Some("c1")).await.unwrap()), ["t1", "t2"]);
     assert_eq!(ids(store.pending_turns(None).await.unwrap()), ["t1", "t2", "t3"]);
     assert!(store.pending_turn("nope").await.unwrap().is_none());
@@ -251,6 +253,8 @@ pub(super) async fn deleting_a_conversation_removes_its_turn_records(store: impl
         store.commit(write).await.unwrap();
     }
     store.delete_conversation("c1").await.unwrap();
+    assert!(!store.has_pending_turns("c1").await.unwrap());
+    assert!(store.has_pending_turns("c2").await.unwrap());
     assert!(store.pending_turn("t-c1").await.unwrap().is_none());
     assert!(store.pending_turns(Some("c1")).await.unwrap().is_empty());
     assert!(store.pending_turn("t-c2").await.unwrap().is_some());
@@ -258,7 +262,9 @@ pub(super) async fn deleting_a_conversation_removes_its_turn_records(store: impl
 }
 
 pub(super) async fn runs_round_trip(store: impl Store + StoreArchive) {
+    assert!(!store.has_runs().await.unwrap());
     store.put_run(&run_record("r2", 20.0)).await.unwrap();
+    assert!(store.has_runs().await.unwrap());
     store.put_run(&run_record("r1", 10.0)).await.unwrap();
     let mut done = run_record("r2", 20.0);
     done.status = RunStatus::Completed;

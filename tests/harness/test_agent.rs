@@ -12,10 +12,13 @@
 //! (with [`Builder::open`] on the first one's conversation) is a second page
 //! over the same database, for reload and two-tab tests.
 
+use std::cell::Cell;
 use std::future::Future;
 use std::rc::Rc;
 
-use lectern::agent::{Agent, AgentConfig, MentionResolver, SendOptions, TurnError, TurnLocks, TurnResult};
+use lectern::agent::{
+    Agent, AgentConfig, ArchiveLoader, MentionResolver, SendOptions, TurnError, TurnLocks, TurnResult,
+};
 use lectern::approval::ApprovalDecision;
 use lectern::domain::{Message, NewConversation, Role};
 use lectern::events::{EventKind, EventSink};
@@ -185,6 +188,8 @@ pub struct Builder<S: ?Sized = MemoryStore, M: ?Sized = ScriptedModel> {
     pub(super) mentions: Option<Rc<dyn MentionResolver>>,
     pub(super) library: Option<Rc<Library>>,
     pub(super) conversation: Conversation,
+    /// Counts loads of the archive when it is fetched on first use instead of handed over.
+    pub(super) archive_loads: Option<Rc<Cell<u32>>>,
 }
 
 impl<S: ?Sized, M: ?Sized> Clone for Builder<S, M> {
@@ -202,6 +207,7 @@ impl<S: ?Sized, M: ?Sized> Clone for Builder<S, M> {
             mentions: self.mentions.clone(),
             library: self.library.clone(),
             conversation: self.conversation.clone(),
+            archive_loads: self.archive_loads.clone(),
         }
     }
 }
@@ -224,6 +230,7 @@ impl<M: AnyModel + ?Sized> Builder<MemoryStore, M> {
             mentions: None,
             library: None,
             conversation: Conversation::New(NewConversation::default()),
+            archive_loads: None,
         }
     }
 }
@@ -245,6 +252,7 @@ impl<S: ?Sized, M: ?Sized> Builder<S, M> {
             mentions: self.mentions,
             library: self.library,
             conversation: self.conversation,
+            archive_loads: self.archive_loads,
         }
     }
 
@@ -308,6 +316,14 @@ impl<S: ?Sized, M: ?Sized> Builder<S, M> {
         self
     }
 
+    /// Gives the agent its store's archive through an [`ArchiveLoader`] on
+    /// first use (as the package does), counting the loads in `loads`, instead
+    /// of handing it over at build.
+    pub fn archive_on_first_use(mut self, loads: Rc<Cell<u32>>) -> Self {
+        self.archive_loads = Some(loads);
+        self
+    }
+
     /// Makes no conversation at build (tests that make their own, or count them).
     pub fn without_conversation(mut self) -> Self {
         self.conversation = Conversation::None;
@@ -332,7 +348,18 @@ impl<S: ?Sized, M: ?Sized> Builder<S, M> {
             Rc::new(self.clock.clone()),
             self.config,
         );
-        agent.set_archive(self.agent_archive);
+        match self.archive_loads {
+            Some(loads) => {
+                let archive = self.agent_archive;
+                let loader: ArchiveLoader = Rc::new(move || {
+                    loads.set(loads.get() + 1);
+                    let archive = archive.clone();
+                    Box::pin(async move { Ok(archive) })
+                });
+                agent = agent.with_archive_loader(loader);
+            }
+            None => agent.set_archive(self.agent_archive),
+        }
         if let Some(locks) = self.locks {
             agent = agent.with_turn_locks(locks);
         }

@@ -1,6 +1,9 @@
 //! More human in the loop, natively: "always allow" grants, a new message
 //! over a paused turn (`onNewMessage`), and approvals switched at run time.
 
+use std::cell::Cell;
+use std::rc::Rc;
+
 use futures::executor::block_on;
 use lectern::agent::{SendOptions, TurnOverrides, TurnStatus, MOVED_ON};
 use lectern::approval::{
@@ -8,11 +11,12 @@ use lectern::approval::{
     OnNewMessage, PendingStatus, ToolPolicy,
 };
 use lectern::domain::{NewConversation, Role};
+use lectern::error::Error;
 use lectern::provider::scripted::ScriptedTurn;
-use lectern::storage::Store;
+use lectern::storage::{Store, StoreArchive};
 use serde_json::json;
 
-use crate::support::harness::approvals::{approvals, decide, World};
+use crate::support::harness::approvals::{approvals, decide, with_approvals, World};
 
 fn write(path: &str) -> (&'static str, String) {
     ("write_file", format!(r#"{{"path":"{path}","text":"x"}}"#))
@@ -342,4 +346,37 @@ fn a_per_send_auto_approve_false_asks_even_when_the_instance_auto_approves() {
         )
         .unwrap();
     assert_eq!(done.text, "written");
+}
+
+/// A turn reads paused and open turns only when the store counts some: a
+/// conversation that never paused never fetches the store's archive (in the
+/// package, a chunk of the page's module); one that did fetches it once.
+#[test]
+fn only_a_conversation_with_paused_turns_fetches_the_archive() {
+    let world = World::new(vec![
+        ScriptedTurn::text("Hello."),
+        tools(&[write("b.txt")]),
+        ScriptedTurn::text("never read"),
+    ]);
+    let loads = Rc::new(Cell::new(0));
+    let page = world
+        .page_builder(with_approvals(approvals()))
+        .archive_on_first_use(loads.clone())
+        .build();
+    assert_eq!(page.send("hi").unwrap().text, "Hello.");
+    // What <lectern-chat> reads to show a conversation.
+    let id = Some(world.conversation.as_str());
+    assert!(block_on(page.agent.pending_approvals(id)).unwrap().is_empty());
+    assert!(block_on(page.agent.interrupted_turns(id)).unwrap().is_empty());
+    assert!(block_on(page.agent.runs()).unwrap().is_empty());
+    let paused = page.send("write").unwrap();
+    assert_eq!(paused.status, TurnStatus::AwaitingApproval);
+    assert_eq!(loads.get(), 0, "no paused or open turn was read");
+    for text in ["again", "and again"] {
+        let refused = page.send(text).unwrap_err();
+        assert!(matches!(refused.error, Error::ApprovalPending { .. }));
+    }
+    assert_eq!(loads.get(), 1, "fetched at the first read, and kept");
+    assert_eq!(block_on(page.agent.pending_approvals(id)).unwrap().len(), 1);
+    assert_eq!(loads.get(), 1);
 }

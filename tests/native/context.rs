@@ -11,7 +11,7 @@ use lectern::approval::{ApprovalPolicy, PendingStatus};
 use lectern::domain::{Conversation, Message, Role, ToolCall};
 use lectern::error::Error;
 use lectern::provider::scripted::ScriptedTurn;
-use lectern::storage::{MemoryStore, Store};
+use lectern::storage::{MemoryStore, Store, StoreArchive};
 use serde_json::json;
 
 use crate::support::harness::approvals::{approve, fixed_policies, with_approvals};

@@ -14,7 +14,7 @@ use lectern::domain::{NewConversation, Role};
 use lectern::error::Error;
 use lectern::events::EventSink;
 use lectern::provider::scripted::ScriptedTurn;
-use lectern::storage::Store;
+use lectern::storage::{Store, StoreArchive};
 use lectern::tool::{FnTool, ToolResult};
 use serde_json::{json, Value};
 

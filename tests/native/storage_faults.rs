@@ -11,7 +11,7 @@ use lectern::domain::Role;
 use lectern::error::{Error, StorageReason};
 use lectern::events::EventKind;
 use lectern::provider::scripted::ScriptedTurn;
-use lectern::storage::{Store, TurnWrite};
+use lectern::storage::{Store, StoreArchive, TurnWrite};
 use serde_json::json;
 
 use crate::support::harness::approvals::{fixed_policies, with_approvals};

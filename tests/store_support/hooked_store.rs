@@ -94,17 +94,17 @@ impl Store for HookedStore {
         }
         self.inner.commit(write)
     }
-    fn pending_turn<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<PendingTurn>>> {
-        self.inner.pending_turn(id)
-    }
-    fn pending_turns<'a>(&'a self, id: Option<&'a str>) -> LocalBoxFuture<'a, Result<Vec<PendingTurn>>> {
-        self.inner.pending_turns(id)
+    fn has_pending_turns<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<bool>> {
+        self.inner.has_pending_turns(id)
     }
     fn tool_calls<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Vec<ToolCallRecord>>> {
         self.inner.tool_calls(id)
     }
-    fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>> {
-        self.inner.runs()
+    fn has_open_turns<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<bool>> {
+        self.inner.has_open_turns(id)
+    }
+    fn has_runs(&self) -> LocalBoxFuture<'_, Result<bool>> {
+        self.inner.has_runs()
     }
     fn add_usage<'a>(
         &'a self,
@@ -142,18 +142,26 @@ impl Store for HookedStore {
     ) -> LocalBoxFuture<'a, Result<()>> {
         self.inner.append_turn_events(conversation_id, turn_id, events)
     }
+}
 
+impl StoreArchive for HookedStore {
+    fn delete_conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
+        self.inner.delete_conversation(id)
+    }
     fn open_turns<'a>(
         &'a self,
         conversation_id: Option<&'a str>,
     ) -> LocalBoxFuture<'a, Result<Vec<lectern::domain::OpenTurn>>> {
         self.inner.open_turns(conversation_id)
     }
-}
-
-impl StoreArchive for HookedStore {
-    fn delete_conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
-        self.inner.delete_conversation(id)
+    fn pending_turn<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<PendingTurn>>> {
+        self.inner.pending_turn(id)
+    }
+    fn pending_turns<'a>(&'a self, id: Option<&'a str>) -> LocalBoxFuture<'a, Result<Vec<PendingTurn>>> {
+        self.inner.pending_turns(id)
+    }
+    fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>> {
+        self.inner.runs()
     }
     fn put_run<'a>(&'a self, run: &'a RunRecord) -> LocalBoxFuture<'a, Result<()>> {
         self.inner.put_run(run)

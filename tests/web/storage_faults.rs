@@ -10,7 +10,7 @@ use std::future::{Future, IntoFuture};
 use futures::future::{select, Either};
 use idb::{DatabaseEvent, Factory, KeyPath, ObjectStoreParams, TransactionMode};
 use lectern::error::StorageReason;
-use lectern::storage::Store;
+use lectern::storage::{Store, StoreArchive};
 use lectern::wasm::Lectern;
 use lectern::web::{IndexedDbOptions, IndexedDbStore, INDEXEDDB_SCHEMA_VERSION};
 use serde_json::json;
@@ -151,6 +151,8 @@ async fn a_store_closed_by_another_connection_or_by_close_refuses_calls_as_close
         store.conversations().await.expect_err("closed"),
         store.conversation("x").await.expect_err("closed"),
         store.recent_messages("x", None, 10).await.expect_err("closed"),
+        store.has_pending_turns("x").await.expect_err("closed"),
+        store.has_open_turns("x").await.expect_err("closed"),
     ] {
         assert_eq!(error.storage_reason(), Some(StorageReason::Closed), "{error}");
     }

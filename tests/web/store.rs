@@ -4,7 +4,7 @@ use crate::support::conformance;
 use crate::support::web_support;
 
 use lectern::domain::{Conversation, Message, Role};
-use lectern::storage::Store;
+use lectern::storage::{Store, StoreArchive};
 use lectern::web::IndexedDbStore;
 use wasm_bindgen_test::*;
 use web_support::unique;

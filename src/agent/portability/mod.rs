@@ -101,7 +101,7 @@ impl Agent {
             let messages = messages.iter().map(|m| message_json(m, false)).collect();
             return Ok(ConversationExport::OpenAi(messages));
         }
-        let mut pending_turns = self.store.pending_turns(Some(conversation_id)).await?;
+        let mut pending_turns = self.archive().await?.pending_turns(Some(conversation_id)).await?;
         pending_turns.retain(|turn| turn.status.is_open());
         let bundle = LecternBundle {
             format: "lectern",
@@ -127,7 +127,7 @@ impl Agent {
         self.check_book(&import.conversation).await?;
         let import = remap::with_new_ids(import, now);
         let conversation = import.conversation.clone();
-        self.archive()?.import_conversation(import).await?;
+        self.archive().await?.import_conversation(import).await?;
         Ok(conversation)
     }
 

@@ -195,23 +195,19 @@ impl Store for IndexedDbStore {
         Box::pin(turns::commit(&self.db, write))
     }
 
-    fn pending_turn<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Option<PendingTurn>>> {
-        Box::pin(turns::pending_turn(&self.db, turn_id))
+    fn has_pending_turns<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<bool>> {
+        Box::pin(turns::has_pending_turns(&self.db, conversation_id))
     }
-
-    fn pending_turns<'a>(
-        &'a self,
-        conversation_id: Option<&'a str>,
-    ) -> LocalBoxFuture<'a, Result<Vec<PendingTurn>>> {
-        Box::pin(turns::pending_turns(&self.db, conversation_id))
-    }
-
     fn tool_calls<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<ToolCallRecord>>> {
         Box::pin(turns::tool_calls(&self.db, conversation_id))
     }
 
-    fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>> {
-        Box::pin(turns::runs(&self.db))
+    fn has_open_turns<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<bool>> {
+        Box::pin(open_turns::has_open_turns(&self.db, conversation_id))
+    }
+
+    fn has_runs(&self) -> LocalBoxFuture<'_, Result<bool>> {
+        Box::pin(turns::has_runs(&self.db))
     }
 
     fn add_usage<'a>(&'a self, conversation_id: &'a str, call: CallUsage) -> LocalBoxFuture<'a, Result<()>> {
@@ -250,6 +246,12 @@ impl Store for IndexedDbStore {
     fn grants<'a>(&'a self, conversation_id: &'a str) -> LocalBoxFuture<'a, Result<Vec<Grant>>> {
         Box::pin(grants::grants(&self.db, conversation_id))
     }
+}
+
+impl StoreArchive for IndexedDbStore {
+    fn delete_conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
+        Box::pin(conversations::delete(&self.db, id))
+    }
 
     fn open_turns<'a>(
         &'a self,
@@ -257,11 +259,20 @@ impl Store for IndexedDbStore {
     ) -> LocalBoxFuture<'a, Result<Vec<OpenTurn>>> {
         Box::pin(open_turns::open_turns(&self.db, conversation_id))
     }
-}
 
-impl StoreArchive for IndexedDbStore {
-    fn delete_conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
-        Box::pin(conversations::delete(&self.db, id))
+    fn pending_turn<'a>(&'a self, turn_id: &'a str) -> LocalBoxFuture<'a, Result<Option<PendingTurn>>> {
+        Box::pin(turns::pending_turn(&self.db, turn_id))
+    }
+
+    fn pending_turns<'a>(
+        &'a self,
+        conversation_id: Option<&'a str>,
+    ) -> LocalBoxFuture<'a, Result<Vec<PendingTurn>>> {
+        Box::pin(turns::pending_turns(&self.db, conversation_id))
+    }
+
+    fn runs(&self) -> LocalBoxFuture<'_, Result<Vec<RunRecord>>> {
+        Box::pin(turns::runs(&self.db))
     }
 
     fn put_run<'a>(&'a self, run: &'a RunRecord) -> LocalBoxFuture<'a, Result<()>> {

@@ -1,6 +1,7 @@
 //! Open-turn records in IndexedDB: `openTurns`, keyed `[conversationId,
 //! turnId]` (schema version 8). Written and deleted inside a turn's step
-//! commits; read by `interruptedTurns` and `resumeTurn`.
+//! commits; read by `interruptedTurns`, `resumeTurn`, and a turn
+//! that closes those a closed page cut off.
 
 use idb::{Database, Transaction, TransactionMode};
 use js_sys::Array;
@@ -50,7 +51,20 @@ pub(super) async fn delete_open_turns_in(tx: &Transaction, conversation_id: &str
         .map_err(idb_error)
 }
 
-/// `Store::open_turns`: one key range for a conversation, or the whole store.
+/// `Store::has_open_turns`: a count over the conversation's key range.
+pub(super) async fn has_open_turns(db: &Database, conversation_id: &str) -> Result<bool> {
+    let tx = transaction(db, &[OPEN_TURNS], TransactionMode::ReadOnly)?;
+    let count = tx
+        .object_store(OPEN_TURNS)
+        .map_err(idb_error)?
+        .count(Some(owner_range(conversation_id)?))
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)?;
+    Ok(count > 0)
+}
+
+/// `StoreArchive::open_turns`: one key range for a conversation, or the whole store.
 pub(super) async fn open_turns(db: &Database, conversation_id: Option<&str>) -> Result<Vec<OpenTurn>> {
     let Some(id) = conversation_id else {
         return all_records(db, OPEN_TURNS).await;

@@ -22,7 +22,7 @@ use super::tx::{
     write_transaction,
 };
 use crate::domain::Message;
-use crate::domain::PendingTurn;
+use crate::domain::{PendingRevision, PendingTurn};
 use crate::domain::{RunRecord, ToolCallRecord};
 use crate::error::{Error, Result};
 use crate::storage::{check_revision, TurnWrite};
@@ -66,9 +66,9 @@ async fn commit_in(tx: &Transaction, write: TurnWrite) -> Result<Vec<Message>> {
             .map_err(idb_error)?
             .await
             .map_err(idb_error)?
-            .map(from_record::<PendingTurn>)
+            .map(from_record::<PendingRevision>)
             .transpose()?;
-        check_revision(stored.as_ref(), pending)?;
+        check_revision(stored, pending)?;
     }
     let stored = append_in(tx, write.messages).await?;
     let records = tx.object_store(TOOL_CALLS).map_err(idb_error)?;
@@ -93,12 +93,27 @@ async fn commit_in(tx: &Transaction, write: TurnWrite) -> Result<Vec<Message>> {
     Ok(stored)
 }
 
-/// `Store::pending_turn`.
+/// `Store::has_pending_turns`: a count through the conversation index.
+pub(super) async fn has_pending_turns(db: &Database, conversation_id: &str) -> Result<bool> {
+    let tx = transaction(db, &[PENDING_TURNS], TransactionMode::ReadOnly)?;
+    let count = tx
+        .object_store(PENDING_TURNS)
+        .map_err(idb_error)?
+        .index(BY_CONVERSATION)
+        .map_err(idb_error)?
+        .count(Some(Query::Key(JsValue::from_str(conversation_id))))
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)?;
+    Ok(count > 0)
+}
+
+/// `StoreArchive::pending_turn`.
 pub(super) async fn pending_turn(db: &Database, turn_id: &str) -> Result<Option<PendingTurn>> {
     get_record(db, PENDING_TURNS, turn_id).await
 }
 
-/// `Store::pending_turns`: through the conversation index, or all; IndexedDB returns them by turn id.
+/// `StoreArchive::pending_turns`: through the conversation index, or all; IndexedDB returns them by turn id.
 pub(super) async fn pending_turns(db: &Database, conversation_id: Option<&str>) -> Result<Vec<PendingTurn>> {
     let turns: Vec<PendingTurn> = match conversation_id {
         None => all_records(db, PENDING_TURNS).await?,
@@ -151,7 +166,7 @@ pub(super) async fn delete_turn_records(tx: &Transaction, conversation_id: &str)
     Ok(())
 }
 
-/// `Store::put_run`.
+/// `StoreArchive::put_run`.
 pub(super) async fn put_run(db: &Database, run: &RunRecord) -> Result<()> {
     let tx = transaction(db, &[RUNS], TransactionMode::ReadWrite)?;
     tx.object_store(RUNS)
@@ -164,12 +179,25 @@ pub(super) async fn put_run(db: &Database, run: &RunRecord) -> Result<()> {
     Ok(())
 }
 
-/// `Store::run`.
+/// `StoreArchive::run`.
 pub(super) async fn run(db: &Database, run_id: &str) -> Result<Option<RunRecord>> {
     get_record(db, RUNS, run_id).await
 }
 
-/// `Store::runs`.
+/// `Store::has_runs`: a count of the store.
+pub(super) async fn has_runs(db: &Database) -> Result<bool> {
+    let tx = transaction(db, &[RUNS], TransactionMode::ReadOnly)?;
+    let count = tx
+        .object_store(RUNS)
+        .map_err(idb_error)?
+        .count(None)
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)?;
+    Ok(count > 0)
+}
+
+/// `StoreArchive::runs`.
 pub(super) async fn runs(db: &Database) -> Result<Vec<RunRecord>> {
     all_records(db, RUNS).await
 }
