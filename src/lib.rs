@@ -13,6 +13,7 @@ pub mod domain;
 pub mod error;
 pub mod events;
 pub mod from_json;
+pub mod generation;
 pub mod http;
 pub mod ids;
 pub mod provider;

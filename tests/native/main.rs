@@ -27,6 +27,7 @@ mod lexical;
 mod lexical_eval;
 mod lexical_first;
 mod local;
+mod local_decoder;
 mod minilm_encoder;
 mod minilm_tokenizer;
 mod open_options;

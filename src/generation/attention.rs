@@ -1,0 +1,49 @@
+//! Grouped-query attention of one position over the cached ones, computed
+//! as llama.cpp's CPU flash attention computes it (its default): the query
+//! meets the F16 keys as half floats, and the weighted sum of values runs
+//! online (rescaled at each new maximum) in a half-float accumulator.
+
+use super::blocks::half;
+use super::config::LlamaConfig;
+
+/// `out` (all heads) = softmax(q·Kᵀ / √head_dim) · V over the first
+/// `positions` cached keys and values; query head `h` reads key/value head
+/// `h / (heads / kv_heads)`.
+pub fn attend(q: &[f32], keys: &[f32], values: &[f32], positions: usize, c: &LlamaConfig, out: &mut [f32]) {
+    let (hd, kv_dim) = (c.head_dim, c.kv_dim());
+    let group = c.heads / c.kv_heads;
+    let scale = 1.0 / (hd as f32).sqrt();
+    let mut query = vec![0.0f32; hd];
+    for (head, out) in out.chunks_exact_mut(hd).enumerate() {
+        let column = (head / group) * hd;
+        for (dst, src) in query.iter_mut().zip(&q[head * hd..][..hd]) {
+            *dst = half(*src);
+        }
+        out.fill(0.0);
+        let (mut max, mut total) = (f32::NEG_INFINITY, 0.0f32);
+        for p in 0..positions {
+            let key = &keys[p * kv_dim + column..][..hd];
+            let dot: f64 = query.iter().zip(key).map(|(a, b)| (a * b) as f64).sum();
+            let score = dot as f32 * scale;
+            let (mut rescale, mut weight) = (1.0f32, 1.0f32);
+            if score > max {
+                rescale = (max - score).exp();
+                max = score;
+                for o in out.iter_mut() {
+                    *o = half(*o * rescale);
+                }
+            } else {
+                weight = (score - max).exp();
+            }
+            let value = &values[p * kv_dim + column..][..hd];
+            for (o, v) in out.iter_mut().zip(value) {
+                *o = half(*o + v * weight);
+            }
+            total = total * rescale + weight;
+        }
+        let inverse = 1.0 / total;
+        for o in out.iter_mut() {
+            *o *= inverse;
+        }
+    }
+}

@@ -1,0 +1,234 @@
+//! ggml's tensor types, read into the decoder's own formats: matrices into
+//! [`BlockMatrix`] (Q4_0, Q4_1, Q8_0 and Q4_K exactly; Q6_K, F16 and F32
+//! quantised again), vectors into `f32`.
+
+use crate::error::{Error, Result};
+use crate::retrieval::minilm::half::f16_to_f32;
+
+use super::blocks::{BlockMatrix, BLOCK};
+use super::gguf::{Gguf, TensorInfo};
+
+const F32: u32 = 0;
+const F16: u32 = 1;
+const Q4_0: u32 = 2;
+const Q4_1: u32 = 3;
+const Q8_0: u32 = 8;
+const Q4_K: u32 = 12;
+const Q6_K: u32 = 14;
+
+/// Values per K-quant super-block.
+const SUPER: usize = 256;
+
+/// The ggml type's name, for messages.
+fn type_name(ggml_type: u32) -> String {
+    match ggml_type {
+        F32 => "F32".into(),
+        F16 => "F16".into(),
+        Q4_0 => "Q4_0".into(),
+        Q4_1 => "Q4_1".into(),
+        Q8_0 => "Q8_0".into(),
+        Q4_K => "Q4_K".into(),
+        Q6_K => "Q6_K".into(),
+        other => format!("ggml type {other}"),
+    }
+}
+
+/// Bytes per `values` of `ggml_type`, or `None` for a type not read here.
+fn byte_len(ggml_type: u32, values: usize) -> Option<usize> {
+    Some(match ggml_type {
+        F32 => values * 4,
+        F16 => values * 2,
+        Q4_0 => values / 32 * 18,
+        Q4_1 => values / 32 * 20,
+        Q8_0 => values / 32 * 34,
+        Q4_K => values / SUPER * 144,
+        Q6_K => values / SUPER * 210,
+        _ => return None,
+    })
+}
+
+fn half_at(bytes: &[u8], at: usize) -> f32 {
+    f16_to_f32(u16::from_le_bytes([bytes[at], bytes[at + 1]]))
+}
+
+/// The tensor `name` as a `rows × cols` matrix (ggml's `[cols, rows]`).
+pub fn matrix(file: &Gguf, name: &str) -> Result<BlockMatrix> {
+    let tensor = find(file, name)?;
+    let (cols, rows) = match tensor.dims[..] {
+        [cols, rows] => (cols as usize, rows as usize),
+        _ => {
+            return Err(Error::config(format!(
+                "the model's tensor {name} is not a matrix"
+            )))
+        }
+    };
+    if cols % BLOCK != 0 {
+        return Err(Error::config(format!(
+            "the model's tensor {name} has {cols} columns, not a multiple of {BLOCK}"
+        )));
+    }
+    let bytes = bytes_of(file, tensor)?;
+    let mut matrix = BlockMatrix {
+        rows,
+        cols,
+        scales: Vec::with_capacity(rows * cols / BLOCK),
+        offsets: None,
+        quants: Vec::with_capacity(rows * cols),
+    };
+    match tensor.ggml_type {
+        Q4_0 => read_q4(&mut matrix, bytes, false),
+        Q4_1 => read_q4(&mut matrix, bytes, true),
+        Q8_0 => read_q8_0(&mut matrix, bytes),
+        Q4_K => read_q4_k(&mut matrix, bytes),
+        _ => {
+            let values = floats(tensor, bytes)?;
+            for block in values.chunks_exact(BLOCK) {
+                requantise(&mut matrix, block);
+            }
+        }
+    }
+    Ok(matrix)
+}
+
+/// The tensor `name` as `f32` values (norms' weights).
+pub fn vector(file: &Gguf, name: &str) -> Result<Vec<f32>> {
+    let tensor = find(file, name)?;
+    floats(tensor, bytes_of(file, tensor)?)
+}
+
+fn find<'f>(file: &'f Gguf, name: &str) -> Result<&'f TensorInfo> {
+    file.tensor(name)
+        .ok_or_else(|| Error::config(format!("the model file has no tensor {name}")))
+}
+
+fn bytes_of<'a>(file: &Gguf<'a>, tensor: &TensorInfo) -> Result<&'a [u8]> {
+    let len = byte_len(tensor.ggml_type, tensor.len()).ok_or_else(|| {
+        Error::config(format!(
+            "the model's tensor {} is {}, which Lectern does not read (F32, F16, Q4_0, Q4_1, Q8_0, Q4_K, Q6_K)",
+            tensor.name,
+            type_name(tensor.ggml_type)
+        ))
+    })?;
+    file.tensor_bytes(tensor, len)
+}
+
+/// Every value of a tensor as `f32`.
+fn floats(tensor: &TensorInfo, bytes: &[u8]) -> Result<Vec<f32>> {
+    Ok(match tensor.ggml_type {
+        F32 => bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect(),
+        F16 => bytes.chunks_exact(2).map(|b| half_at(b, 0)).collect(),
+        Q6_K => bytes.chunks_exact(210).flat_map(q6_k_values).collect(),
+        other => {
+            return Err(Error::config(format!(
+                "the model's tensor {} is {}, expected a float or Q6_K tensor",
+                tensor.name,
+                type_name(other)
+            )))
+        }
+    })
+}
+
+/// Q4_0 (`d · (q − 8)`) or Q4_1 (`d · q + m`): low nibbles are a block's first 16 values.
+fn read_q4(matrix: &mut BlockMatrix, bytes: &[u8], with_min: bool) {
+    let size = if with_min { 20 } else { 18 };
+    let mut offsets = Vec::new();
+    for block in bytes.chunks_exact(size) {
+        matrix.scales.push(half_at(block, 0));
+        let (nibbles, bias) = match with_min {
+            true => {
+                offsets.push(half_at(block, 2));
+                (&block[4..20], 0)
+            }
+            false => (&block[2..18], 8),
+        };
+        let low = nibbles.iter().map(|b| (b & 0x0f) as i8 - bias);
+        let high = nibbles.iter().map(|b| (b >> 4) as i8 - bias);
+        matrix.quants.extend(low.chain(high));
+    }
+    if with_min {
+        matrix.offsets = Some(offsets);
+    }
+}
+
+/// Q8_0: `d · q`.
+fn read_q8_0(matrix: &mut BlockMatrix, bytes: &[u8]) {
+    for block in bytes.chunks_exact(34) {
+        matrix.scales.push(half_at(block, 0));
+        matrix.quants.extend(block[2..34].iter().map(|&b| b as i8));
+    }
+}
+
+/// Q4_K: super-blocks of 256 with a 6-bit scale and minimum per 32 values:
+/// `d · sc · q − dmin · m`.
+fn read_q4_k(matrix: &mut BlockMatrix, bytes: &[u8]) {
+    let mut offsets = Vec::new();
+    for block in bytes.chunks_exact(144) {
+        let (d, dmin) = (half_at(block, 0), half_at(block, 2));
+        let scales = &block[4..16];
+        for (pair, q) in block[16..144].chunks_exact(32).enumerate() {
+            for (half_index, shift) in [(0, 0), (1, 4)] {
+                let (sc, m) = scale_min_k4(pair * 2 + half_index, scales);
+                matrix.scales.push(d * sc as f32);
+                offsets.push(-(dmin * m as f32));
+                matrix
+                    .quants
+                    .extend(q.iter().map(|b| ((b >> shift) & 0x0f) as i8));
+            }
+        }
+    }
+    matrix.offsets = Some(offsets);
+}
+
+/// The 6-bit scale and minimum of sub-block `j` of a Q4_K super-block.
+fn scale_min_k4(j: usize, q: &[u8]) -> (u8, u8) {
+    if j < 4 {
+        (q[j] & 63, q[j + 4] & 63)
+    } else {
+        (
+            (q[j + 4] & 0x0f) | ((q[j - 4] >> 6) << 4),
+            (q[j + 4] >> 4) | ((q[j] >> 6) << 4),
+        )
+    }
+}
+
+/// The 256 values of a Q6_K super-block: `d · scale · (q − 32)`, a scale per 16 values.
+fn q6_k_values(block: &[u8]) -> Vec<f32> {
+    let (ql, qh) = (&block[0..128], &block[128..192]);
+    let scales: Vec<f32> = block[192..208].iter().map(|&s| s as i8 as f32).collect();
+    let d = half_at(block, 208);
+    let mut out = vec![0.0; SUPER];
+    for n in 0..2 {
+        let (ql, qh, sc, y) = (
+            &ql[n * 64..],
+            &qh[n * 32..],
+            &scales[n * 8..],
+            &mut out[n * 128..],
+        );
+        for l in 0..32 {
+            let is = l / 16;
+            let q1 = ((ql[l] & 0x0f) | ((qh[l] & 3) << 4)) as i32 - 32;
+            let q2 = ((ql[l + 32] & 0x0f) | (((qh[l] >> 2) & 3) << 4)) as i32 - 32;
+            let q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) as i32 - 32;
+            let q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) as i32 - 32;
+            y[l] = d * sc[is] * q1 as f32;
+            y[l + 32] = d * sc[is + 2] * q2 as f32;
+            y[l + 64] = d * sc[is + 4] * q3 as f32;
+            y[l + 96] = d * sc[is + 6] * q4 as f32;
+        }
+    }
+    out
+}
+
+/// A block of floats as symmetric int8: `scale = max|x| / 127`.
+fn requantise(matrix: &mut BlockMatrix, values: &[f32]) {
+    let amax = values.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+    let scale = amax / 127.0;
+    let inverse = if scale != 0.0 { 1.0 / scale } else { 0.0 };
+    matrix.scales.push(scale);
+    matrix
+        .quants
+        .extend(values.iter().map(|v| (v * inverse).round() as i8));
+}

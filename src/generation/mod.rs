@@ -1,0 +1,50 @@
+//! Local text generation: a Llama-family decoder that reads GGUF files
+//! (llama.cpp's format), its byte-level BPE tokenizer, a key/value cache
+//! whose prompt prefix is kept between turns, and greedy decoding.
+//!
+//! Weights are read into the decoder's own block format ([`blocks`]), whose
+//! products with llama.cpp's quantised activations are llama.cpp's, so a
+//! greedy continuation can be checked against llama.cpp's token for token
+//! (`tests/native/local_decoder.rs`). Native code runs it as is; the wasm
+//! build gets the `simd128` int8 product of [`crate::retrieval::kernels`].
+
+mod attention;
+pub mod blocks;
+pub mod config;
+pub mod decoder;
+pub mod ggml_types;
+pub mod gguf;
+pub mod gguf_meta;
+pub mod kv_cache;
+pub mod ops;
+mod pretokenize;
+pub mod tokenizer;
+
+pub use decoder::Decoder;
+pub use gguf::Gguf;
+pub use kv_cache::KvCache;
+pub use tokenizer::Tokenizer;
+
+/// Reads `prompt` after what `cache` holds of it (a shared prefix is not
+/// read again) and returns up to `max_tokens` greedily chosen tokens,
+/// stopping after any of `stops`.
+pub fn greedy(
+    decoder: &Decoder,
+    cache: &mut KvCache,
+    prompt: &[u32],
+    max_tokens: usize,
+    stops: &[u32],
+) -> Vec<u32> {
+    let kept = cache.keep_prefix_of(prompt);
+    let mut logits = decoder.forward(&prompt[kept..], cache);
+    let mut out = Vec::new();
+    while out.len() < max_tokens {
+        let token = ops::argmax(&logits) as u32;
+        out.push(token);
+        if stops.contains(&token) || out.len() == max_tokens {
+            break;
+        }
+        logits = decoder.forward(&[token], cache);
+    }
+    out
+}

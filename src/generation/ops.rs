@@ -1,0 +1,65 @@
+//! The decoder's element-wise steps, with llama.cpp's arithmetic (sums of
+//! squares and of exponentials in `f64`, RoPE's angles by repeated products).
+
+/// `x / rms(x) · weight` (RMSNorm).
+pub fn rms_norm(x: &[f32], weight: &[f32], eps: f32, out: &mut [f32]) {
+    let squares: f64 = x.iter().map(|v| (v * v) as f64).sum();
+    let mean = (squares / x.len() as f64) as f32;
+    let scale = 1.0 / (mean + eps).sqrt();
+    for ((o, v), w) in out.iter_mut().zip(x).zip(weight) {
+        *o = (v * scale) * w;
+    }
+}
+
+/// Rotates each adjacent pair `(x[2i], x[2i+1])` of every `head_dim`-wide
+/// head by `position · base^(−2i/head_dim)` (RoPE, llama.cpp's "normal" mode,
+/// which GGUF's permuted Llama weights expect).
+pub fn rope(x: &mut [f32], head_dim: usize, position: usize, base: f32) {
+    let theta_scale = base.powf(-2.0 / head_dim as f32);
+    for head in x.chunks_exact_mut(head_dim) {
+        let mut theta = position as f32;
+        for pair in head.chunks_exact_mut(2) {
+            let (sin, cos) = theta.sin_cos();
+            let (x0, x1) = (pair[0], pair[1]);
+            pair[0] = x0 * cos - x1 * sin;
+            pair[1] = x0 * sin + x1 * cos;
+            theta *= theta_scale;
+        }
+    }
+}
+
+/// `silu(gate) · up`, in place in `gate` (SwiGLU).
+pub fn swiglu(gate: &mut [f32], up: &[f32]) {
+    for (g, u) in gate.iter_mut().zip(up) {
+        *g = *g / (1.0 + (-*g).exp()) * u;
+    }
+}
+
+/// `scores · scale`, then softmax, in place.
+pub fn scaled_softmax(scores: &mut [f32], scale: f32) {
+    let mut max = f32::NEG_INFINITY;
+    for s in scores.iter_mut() {
+        *s *= scale;
+        max = max.max(*s);
+    }
+    let mut sum = 0.0f64;
+    for s in scores.iter_mut() {
+        *s = (*s - max).exp();
+        sum += *s as f64;
+    }
+    let inverse = (1.0 / sum) as f32;
+    for s in scores.iter_mut() {
+        *s *= inverse;
+    }
+}
+
+/// The index of the largest value (the first of equals).
+pub fn argmax(values: &[f32]) -> usize {
+    let mut best = 0;
+    for (i, v) in values.iter().enumerate() {
+        if *v > values[best] {
+            best = i;
+        }
+    }
+    best
+}

@@ -1,0 +1,68 @@
+//! Lectern's own decoder (`lectern::generation`) against llama.cpp: the greedy
+//! continuations of fixed prompts by wllama 3.8.1 (llama.cpp in wasm, recorded by
+//! `scripts/llama-reference.mjs` into `tests/fixtures/local/smollm2-greedy.json`)
+//! are the decoder's, token for token; and a conversation's next prompt reuses
+//! the cached keys and values of the prompt before without changing a token.
+//! Needs SmolLM2-135M-Instruct (`LECTERN_SMOLLM2`, from
+//! `scripts/fetch-smollm2.sh`); skipped with a message without it.
+
+use std::path::PathBuf;
+
+use lectern::generation::{greedy, Decoder, Gguf, Tokenizer};
+use serde_json::Value;
+
+fn model_bytes() -> Option<Vec<u8>> {
+    let Some(path) = std::env::var_os("LECTERN_SMOLLM2").map(PathBuf::from) else {
+        eprintln!("SKIPPED: the decoder's tests need LECTERN_SMOLLM2 (scripts/fetch-smollm2.sh)");
+        return None;
+    };
+    Some(std::fs::read(path).expect("the GGUF file"))
+}
+
+fn reference() -> Value {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/local/smollm2-greedy.json"
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).expect("the reference")).expect("JSON")
+}
+
+#[test]
+fn greedy_continuations_are_llama_cpps() {
+    let Some(bytes) = model_bytes() else { return };
+    let file = Gguf::parse(&bytes).unwrap();
+    let (decoder, tokenizer) = (Decoder::load(&file).unwrap(), Tokenizer::read(&file).unwrap());
+    let reference = reference();
+    let max = reference["tokens"].as_u64().unwrap() as usize;
+    let stops: Vec<u32> = tokenizer.eos.into_iter().collect();
+    for case in reference["cases"].as_array().unwrap() {
+        let prompt = tokenizer.encode(case["prompt"].as_str().unwrap());
+        let mut cache = decoder.new_cache();
+        let out = greedy(&decoder, &mut cache, &prompt, max, &stops);
+        let ended = out.last().is_some_and(|t| stops.contains(t));
+        let answer = &out[..out.len() - ended as usize];
+        assert_eq!(tokenizer.decode(answer), case["text"].as_str().unwrap());
+        assert_eq!(ended, case["finish"] == "stop", "{case}");
+    }
+}
+
+#[test]
+fn a_follow_up_reuses_the_cached_prefix_and_answers_as_a_fresh_read() {
+    let Some(bytes) = model_bytes() else { return };
+    let file = Gguf::parse(&bytes).unwrap();
+    let (decoder, tokenizer) = (Decoder::load(&file).unwrap(), Tokenizer::read(&file).unwrap());
+    let first = "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nName a colour.<|im_end|>\n<|im_start|>assistant\n";
+    let mut cache = decoder.new_cache();
+    let answer = greedy(&decoder, &mut cache, &tokenizer.encode(first), 8, &[]);
+    let follow_up = format!(
+        "{first}{}<|im_end|>\n<|im_start|>user\nAnother one?<|im_end|>\n<|im_start|>assistant\n",
+        tokenizer.decode(&answer)
+    );
+    let prompt = tokenizer.encode(&follow_up);
+    let held = cache.len();
+    let reused = greedy(&decoder, &mut cache, &prompt, 8, &[]);
+    assert!(held > 20, "the first turn's positions are held ({held})");
+    let fresh = greedy(&decoder, &mut decoder.new_cache(), &prompt, 8, &[]);
+    assert_eq!(reused, fresh);
+    assert_eq!(&cache.tokens()[..prompt.len()], &prompt[..]);
+}
