@@ -141,6 +141,14 @@ const ROWS = [
     ['Local runtime', `probe_wllama_${quant}_prompt_tps`, `wllama, ${quant}: prompt read`, 'tokens/s'],
     ['Local runtime', `probe_wllama_${quant}_gen_tps`, `wllama, ${quant}: generation`, 'tokens/s'],
   ]),
+  // Issue 32 (benches/local_decoder.mjs): Lectern's own decoder (lectern/local, simd128, a Worker)
+  // beside wllama 3.8.1 on SmolLM2-135M-Instruct Q4_1, the same prompt, one thread each.
+  ['Local runtime', 'local_decoder_prompt_tps', 'Lectern\'s decoder: prompt read, 62-token prompt', 'tokens/s', atLeast(60, 'tokens/s')],
+  ['Local runtime', 'local_decoder_gen_tps', 'Lectern\'s decoder: generation after it', 'tokens/s', atLeast(25, 'tokens/s')],
+  ['Local runtime', 'local_decoder_long_prompt_tps', 'Lectern\'s decoder: prompt read, 378-token prompt', 'tokens/s'],
+  ['Local runtime', 'local_decoder_wllama_prompt_tps', 'wllama, the same run: prompt read, 62-token prompt', 'tokens/s'],
+  ['Local runtime', 'local_decoder_wllama_gen_tps', 'wllama, the same run: generation', 'tokens/s'],
+  ['Local runtime', 'local_decoder_followup_cached', 'a follow-up\'s prompt tokens read from the prefix cache (of 84)', ''],
   ['Ingestion', 'longtask_worker', 'longest main-thread task adding 1.3 MB of text (Worker)', 'ms', atMost(50, 'ms')],
   ['Ingestion', 'longtask_page', 'longest main-thread task adding 1.3 MB of text (no Worker)', 'ms', atMost(50, 'ms')],
   ['Package', 'wasm_raw', '`pkg/lectern_bg.wasm` (the page module), raw', 'KB'],

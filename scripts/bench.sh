@@ -8,6 +8,7 @@
 #   npm run bench -- reader              only the evidence recall on reader questions, and
 #   npm run bench -- sizes               only the package's sizes (a release build)
 #   npm run bench -- candle              only candle's quantized Llama beside wllama (issue 32)
+#   npm run bench -- local               only Lectern's own decoder beside wllama (issue 32)
 #   npm run bench -- answers             only the answers of the local and Demo models to them
 #                                        (READER_ANSWERS_LIMIT=12: 12 of the 32, half of each kind);
 #                                        the other figures are carried from bench/RESULTS.md
@@ -62,6 +63,8 @@ run_all() {
 
   run_candle
 
+  run_local
+
   run_answers
 
   printf '\n== SSE parse throughput, retrieval, context per step and the agent loop, wasm in headless Chromium\n'
@@ -94,12 +97,17 @@ run_candle() {
   bash scripts/candle-probe.sh
 }
 
+run_local() {
+  printf '\n== A local runtime: Lectern'"'"'s own decoder (lectern/local, simd128) beside wllama on SmolLM2-135M, one thread (headless Chromium)\n'
+  node benches/local_decoder.mjs
+}
+
 run_answers() {
   printf '\n== Answers to the reader questions: the in-browser models and the Demo model (headless Chromium; each answer in bench/answers.log)\n'
   node benches/reader_answers.mjs | tee bench/answers.log | grep -v '^  '
 }
 
-if [ "${1:-}" = reader ] || [ "${1:-}" = answers ] || [ "${1:-}" = sizes ] || [ "${1:-}" = candle ]; then
+if [ "${1:-}" = reader ] || [ "${1:-}" = answers ] || [ "${1:-}" = sizes ] || [ "${1:-}" = candle ] || [ "${1:-}" = local ]; then
   "run_$1" 2>&1 | tee "$log"
   printf '\n== Results (bench/RESULTS.md; the figures not measured now carried)\n'
   node scripts/bench-results.mjs "$log" --carry bench/RESULTS.md --out bench/RESULTS.md --readme README.md

@@ -8,6 +8,8 @@
 #   lectern_books.js + lectern_books_bg.wasm   the books module (feature `books`): loaded
 #                                              into the page on the first book call or
 #                                              book conversation, and run by lectern_worker.js
+#   lectern_local.js + lectern_local_bg.wasm   Lectern's own decoder (feature `local`), run in
+#                                              a page's Worker by lectern/local
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,6 +57,11 @@ cp "$split_dir"/split_*.wasm "$split_dir"/chunk_*.wasm pkg/
 # `Content-Type: application/wasm` (instantiateStreaming refuses those).
 node scripts/split-loader.mjs "$split_dir/__wasm_split.js" pkg/__wasm_split.js
 build_module books lectern_books --no-typescript
+# Lectern's own decoder for a page's Worker (feature `local`), loaded only by pages that generate
+# locally; at opt-level 3 (at the profile's "z" it read prompts 24 % and generated 34 % slower,
+# benches/local_decoder.mjs).
+build_wasm local "" -C opt-level=3
+wasm-bindgen --target web --weak-refs --out-dir pkg --out-name lectern_local --no-typescript "$target/lectern.wasm"
 # wasm-bindgen's classes declare [Symbol.dispose]: name the lib that types it, so a consumer's
 # tsc with an ES2022 lib and skipLibCheck off accepts lectern.d.ts (tests/js/consumer.test.mjs).
 sed -i '1i /// <reference lib="esnext.disposable" />' pkg/lectern.d.ts
@@ -63,11 +70,15 @@ cp src/wasm/js/lectern_worker.js pkg/lectern_worker.js
 # The wllama adapter (import 'lectern/wllama'): plain JS, no wasm.
 cp js/wllama.js pkg/lectern_wllama.js
 cp js/wllama.d.ts pkg/lectern_wllama.d.ts
+# Lectern's own decoder as a provider (import 'lectern/local') and its Worker's entry.
+cp js/local.js pkg/lectern_local_provider.js
+cp js/local.d.ts pkg/lectern_local_provider.d.ts
+cp js/local-worker.js pkg/lectern_local_worker.js
 # The <lectern-chat> widget (import 'lectern/chat'): plain JS modules, no wasm.
 cp -r js/chat pkg/chat
 # binaryen from npm: Debian's wasm-opt (108) corrupts wasm-bindgen's externref table.
 wasm_opt=node_modules/.bin/wasm-opt
-for wasm in pkg/lectern_bg.wasm pkg/split_*.wasm pkg/chunk_*.wasm pkg/lectern_books_bg.wasm; do
+for wasm in pkg/lectern_bg.wasm pkg/split_*.wasm pkg/chunk_*.wasm pkg/lectern_books_bg.wasm pkg/lectern_local_bg.wasm; do
   if [ -x "$wasm_opt" ]; then
     # Monomorphised copies that differ only in constants are merged first (the page's module
     # −1 % gzip; README, "Package size").

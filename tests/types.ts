@@ -50,6 +50,7 @@ import init, {
   type ToolDefinition,
 } from 'lectern';
 import { completionPrompt, loadWllamaModel, wllamaProvider, type CompletionForm, type WllamaLike, type WllamaLoadProgress } from 'lectern/wllama';
+import { chatmlPrompt, LocalModel, localProvider, type LocalMessage } from 'lectern/local';
 import { LecternChat, safeHref, type ChatMention, type LecternChatEventMap } from 'lectern/chat';
 
 export async function readmeExample(port: number): Promise<void> {
@@ -201,6 +202,18 @@ export const plainCustom: LecternOptions = {
     call: async () => ({ choices: [{ message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }] }),
   },
 };
+
+/** Lectern's own decoder: a model in its Worker as the provider, and its messages read directly. */
+export async function ownDecoder(): Promise<Lectern> {
+  const model = new LocalModel('/models/SmolLM2-135M-Instruct.Q4_1.gguf', { cacheName: null });
+  await model.ready;
+  const prompt: string = chatmlPrompt([{ role: 'user', content: 'Hi' }]);
+  for await (const message of model.generate(prompt, { maxTokens: 8 })) {
+    const seen: LocalMessage = message;
+    if (seen.type === 'done') console.log(seen.finish, seen.completionTokens);
+  }
+  return Lectern.open({ provider: localProvider(model, { model: 'smollm2', maxTokens: 64 }) });
+}
 
 /** A local model in the page through the wllama adapter, with a retrieval budget. */
 export async function localModel(wllama: WllamaLike, bar: (progress: WllamaLoadProgress) => void): Promise<Lectern> {

@@ -1,15 +1,17 @@
 //! The decoder's own weight format, and the quantised activations its
 //! products read.
 //!
-//! A [`BlockMatrix`] row is a run of 32-value blocks, each value an `i8`
-//! `q` standing for `scale · q + offset`. Q4_0, Q4_1, Q8_0 and Q4_K blocks
+//! A [`BlockMatrix`] row is a run of 32-value blocks, each value an integer
+//! `q` standing for `scale · q + offset`: a byte each, or two to a byte for
+//! 4-bit types (half the memory a token's pass reads). Q4_0, Q4_1, Q8_0 and Q4_K blocks
 //! fit it exactly (Q4_1's and Q4_K's minimum is the offset), so a row's
 //! product with an activation quantised the way llama.cpp quantises it
 //! ([`Activation`], its Q8_1 blocks) is llama.cpp's product, up to the order
 //! of float additions. Other types are dequantised and quantised again.
 
-use crate::retrieval::kernels::dot_i8;
 use crate::retrieval::minilm::half::{f16_to_f32, f32_to_f16};
+
+use super::block_sums::{block_sums, nibble_block_sums};
 
 /// Values per block.
 pub const BLOCK: usize = 32;
@@ -26,7 +28,32 @@ pub struct BlockMatrix {
     /// One offset per block, when any block has one (Q4_1, Q4_K).
     pub offsets: Option<Vec<f32>>,
     /// The values, row by row.
-    pub quants: Vec<i8>,
+    pub quants: Quants,
+}
+
+/// A matrix's values.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Quants {
+    /// One `i8` a value.
+    Bytes(Vec<i8>),
+    /// Two 4-bit values (0..=15) a byte: byte `j` of a block holds value `j`
+    /// in its low half and value `j + 16` in its high half (ggml's Q4 order).
+    Nibbles(Vec<u8>),
+}
+
+impl Quants {
+    /// Block `block`'s 32 values as `i8`, into `out`.
+    fn block_into(&self, block: usize, out: &mut [i8; BLOCK]) {
+        match self {
+            Quants::Bytes(values) => out.copy_from_slice(&values[block * BLOCK..][..BLOCK]),
+            Quants::Nibbles(bytes) => {
+                for (j, b) in bytes[block * BLOCK / 2..][..BLOCK / 2].iter().enumerate() {
+                    out[j] = (b & 0x0f) as i8;
+                    out[j + BLOCK / 2] = (b >> 4) as i8;
+                }
+            }
+        }
+    }
 }
 
 impl BlockMatrix {
@@ -38,12 +65,13 @@ impl BlockMatrix {
     /// Row `row` dequantised into `out` (`cols` values).
     pub fn row_into(&self, row: usize, out: &mut [f32]) {
         let per_row = self.blocks_per_row();
+        let mut quants = [0i8; BLOCK];
         for (b, values) in out.chunks_exact_mut(BLOCK).enumerate() {
             let block = row * per_row + b;
             let scale = self.scales[block];
             let offset = self.offsets.as_ref().map_or(0.0, |o| o[block]);
-            let quants = &self.quants[block * BLOCK..][..BLOCK];
-            for (value, &q) in values.iter_mut().zip(quants) {
+            self.quants.block_into(block, &mut quants);
+            for (value, &q) in values.iter_mut().zip(&quants) {
                 *value = scale * q as f32 + offset;
             }
         }
@@ -51,25 +79,45 @@ impl BlockMatrix {
 
     /// `out[r] = row r · x` for every row.
     pub fn apply(&self, x: &Activation, out: &mut [f32]) {
+        let mut sums = vec![0; self.blocks_per_row()];
         for (row, y) in out.iter_mut().enumerate().take(self.rows) {
-            *y = self.row_dot(row, x);
+            *y = self.row_dot(row, x, &mut sums);
         }
     }
 
     /// Row `row`'s product with `x`, block by block as llama.cpp's
-    /// `vec_dot_q4_1_q8_1`: `(scale · d) · Σ q·xq + offset · s`.
-    pub fn row_dot(&self, row: usize, x: &Activation) -> f32 {
+    /// `vec_dot_q4_1_q8_1`: `(scale · d) · Σ q·xq + offset · s`, summed in
+    /// block order (`sums`: room for a row's integer sums).
+    pub fn row_dot(&self, row: usize, x: &Activation, sums: &mut [i32]) -> f32 {
         let per_row = self.blocks_per_row();
         let first = row * per_row;
-        let quants = &self.quants[first * BLOCK..(first + per_row) * BLOCK];
+        match &self.quants {
+            Quants::Bytes(q) => block_sums(&q[first * BLOCK..(first + per_row) * BLOCK], &x.quants, sums),
+            Quants::Nibbles(q) => {
+                let row_bytes = &q[first * BLOCK / 2..(first + per_row) * BLOCK / 2];
+                nibble_block_sums(row_bytes, &x.quants, sums)
+            }
+        }
+        // Each block's term first (element-wise: vectorised), then their sum in block order.
+        let scales = &self.scales[first..first + per_row];
+        let terms = &mut sums[..per_row];
+        match &self.offsets {
+            Some(offsets) => {
+                let offsets = &offsets[first..first + per_row];
+                for (b, term) in terms.iter_mut().enumerate() {
+                    let scaled = (scales[b] * x.scales[b]) * *term as f32;
+                    *term = (scaled + offsets[b] * x.sums[b]).to_bits() as i32;
+                }
+            }
+            None => {
+                for (b, term) in terms.iter_mut().enumerate() {
+                    *term = ((scales[b] * x.scales[b]) * *term as f32).to_bits() as i32;
+                }
+            }
+        }
         let mut sum = 0.0f32;
-        for b in 0..per_row {
-            let products = dot_i8(&quants[b * BLOCK..][..BLOCK], &x.quants[b * BLOCK..][..BLOCK]);
-            let scaled = (self.scales[first + b] * x.scales[b]) * products as f32;
-            sum += match &self.offsets {
-                Some(offsets) => scaled + offsets[first + b] * x.sums[b],
-                None => scaled,
-            };
+        for term in terms.iter() {
+            sum += f32::from_bits(*term as u32);
         }
         sum
     }
@@ -108,7 +156,44 @@ impl Activation {
     }
 }
 
-/// `x` rounded to the nearest half float, as a float.
+/// `x` rounded to the nearest half float (ties to even), as a float.
 pub fn half(x: f32) -> f32 {
+    let bits = x.to_bits();
+    // Within half floats' normal range (2^-14 up to where 65504 rounds up), the
+    // rounding is of the mantissa to 10 bits, in place; elsewhere the conversion.
+    if (0x3880_0000..0x477f_f000).contains(&(bits & 0x7fff_ffff)) {
+        return f32::from_bits((bits + 0x0fff + ((bits >> 13) & 1)) & !0x1fff);
+    }
     f16_to_f32(f32_to_f16(x))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::half;
+    use crate::retrieval::minilm::half::{f16_to_f32, f32_to_f16};
+
+    /// The fast rounding is the conversion's, over every exponent and many mantissas.
+    #[test]
+    fn half_is_the_round_trip_through_f16() {
+        let mut state = 12345u32;
+        for _ in 0..500_000 {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            let bits = state % 0x7f80_0000;
+            for x in [f32::from_bits(bits), -f32::from_bits(bits)] {
+                assert_eq!(half(x).to_bits(), f16_to_f32(f32_to_f16(x)).to_bits(), "{x:e}");
+            }
+        }
+        for x in [
+            0.0f32,
+            65504.0,
+            65519.0,
+            65520.0,
+            6.1035156e-5,
+            6.1e-5,
+            1.0 + 1.0 / 2048.0,
+            1.0 + 3.0 / 2048.0,
+        ] {
+            assert_eq!(half(x).to_bits(), f16_to_f32(f32_to_f16(x)).to_bits(), "{x:e}");
+        }
+    }
 }

@@ -5,7 +5,7 @@
 use crate::error::{Error, Result};
 use crate::retrieval::minilm::half::f16_to_f32;
 
-use super::blocks::{BlockMatrix, BLOCK};
+use super::blocks::{BlockMatrix, Quants, BLOCK};
 use super::gguf::{Gguf, TensorInfo};
 
 const F32: u32 = 0;
@@ -73,20 +73,22 @@ pub fn matrix(file: &Gguf, name: &str) -> Result<BlockMatrix> {
         cols,
         scales: Vec::with_capacity(rows * cols / BLOCK),
         offsets: None,
-        quants: Vec::with_capacity(rows * cols),
+        quants: Quants::Bytes(Vec::new()),
     };
-    match tensor.ggml_type {
-        Q4_0 => read_q4(&mut matrix, bytes, false),
-        Q4_1 => read_q4(&mut matrix, bytes, true),
-        Q8_0 => read_q8_0(&mut matrix, bytes),
-        Q4_K => read_q4_k(&mut matrix, bytes),
+    matrix.quants = match tensor.ggml_type {
+        Q4_0 => Quants::Bytes(read_q4_0(&mut matrix, bytes)),
+        Q4_1 => Quants::Nibbles(read_q4_1(&mut matrix, bytes)),
+        Q8_0 => Quants::Bytes(read_q8_0(&mut matrix, bytes)),
+        Q4_K => Quants::Nibbles(read_q4_k(&mut matrix, bytes)),
         _ => {
             let values = floats(tensor, bytes)?;
+            let mut quants = Vec::with_capacity(values.len());
             for block in values.chunks_exact(BLOCK) {
-                requantise(&mut matrix, block);
+                requantise(&mut matrix, &mut quants, block);
             }
+            Quants::Bytes(quants)
         }
-    }
+    };
     Ok(matrix)
 }
 
@@ -131,40 +133,47 @@ fn floats(tensor: &TensorInfo, bytes: &[u8]) -> Result<Vec<f32>> {
     })
 }
 
-/// Q4_0 (`d · (q − 8)`) or Q4_1 (`d · q + m`): low nibbles are a block's first 16 values.
-fn read_q4(matrix: &mut BlockMatrix, bytes: &[u8], with_min: bool) {
-    let size = if with_min { 20 } else { 18 };
-    let mut offsets = Vec::new();
-    for block in bytes.chunks_exact(size) {
+/// Q4_0: `d · (q − 8)`, low nibbles a block's first 16 values.
+fn read_q4_0(matrix: &mut BlockMatrix, bytes: &[u8]) -> Vec<i8> {
+    let mut quants = Vec::with_capacity(bytes.len() / 18 * 32);
+    for block in bytes.chunks_exact(18) {
         matrix.scales.push(half_at(block, 0));
-        let (nibbles, bias) = match with_min {
-            true => {
-                offsets.push(half_at(block, 2));
-                (&block[4..20], 0)
-            }
-            false => (&block[2..18], 8),
-        };
-        let low = nibbles.iter().map(|b| (b & 0x0f) as i8 - bias);
-        let high = nibbles.iter().map(|b| (b >> 4) as i8 - bias);
-        matrix.quants.extend(low.chain(high));
+        let nibbles = &block[2..18];
+        quants.extend(nibbles.iter().map(|b| (b & 0x0f) as i8 - 8));
+        quants.extend(nibbles.iter().map(|b| (b >> 4) as i8 - 8));
     }
-    if with_min {
-        matrix.offsets = Some(offsets);
+    quants
+}
+
+/// Q4_1: `d · q + m`, its nibbles kept as they are.
+fn read_q4_1(matrix: &mut BlockMatrix, bytes: &[u8]) -> Vec<u8> {
+    let mut offsets = Vec::with_capacity(bytes.len() / 20);
+    let mut nibbles = Vec::with_capacity(bytes.len() / 20 * 16);
+    for block in bytes.chunks_exact(20) {
+        matrix.scales.push(half_at(block, 0));
+        offsets.push(half_at(block, 2));
+        nibbles.extend_from_slice(&block[4..20]);
     }
+    matrix.offsets = Some(offsets);
+    nibbles
 }
 
 /// Q8_0: `d · q`.
-fn read_q8_0(matrix: &mut BlockMatrix, bytes: &[u8]) {
+fn read_q8_0(matrix: &mut BlockMatrix, bytes: &[u8]) -> Vec<i8> {
+    let mut quants = Vec::with_capacity(bytes.len() / 34 * 32);
     for block in bytes.chunks_exact(34) {
         matrix.scales.push(half_at(block, 0));
-        matrix.quants.extend(block[2..34].iter().map(|&b| b as i8));
+        quants.extend(block[2..34].iter().map(|&b| b as i8));
     }
+    quants
 }
 
 /// Q4_K: super-blocks of 256 with a 6-bit scale and minimum per 32 values:
-/// `d · sc · q − dmin · m`.
-fn read_q4_k(matrix: &mut BlockMatrix, bytes: &[u8]) {
+/// `d · sc · q − dmin · m`; a 32-byte run holds two blocks (low nibbles, then
+/// high), repacked into the Q4 order of [`Quants::Nibbles`].
+fn read_q4_k(matrix: &mut BlockMatrix, bytes: &[u8]) -> Vec<u8> {
     let mut offsets = Vec::new();
+    let mut nibbles = Vec::with_capacity(bytes.len() / 144 * 128);
     for block in bytes.chunks_exact(144) {
         let (d, dmin) = (half_at(block, 0), half_at(block, 2));
         let scales = &block[4..16];
@@ -173,13 +182,13 @@ fn read_q4_k(matrix: &mut BlockMatrix, bytes: &[u8]) {
                 let (sc, m) = scale_min_k4(pair * 2 + half_index, scales);
                 matrix.scales.push(d * sc as f32);
                 offsets.push(-(dmin * m as f32));
-                matrix
-                    .quants
-                    .extend(q.iter().map(|b| ((b >> shift) & 0x0f) as i8));
+                let value = |j: usize| (q[j] >> shift) & 0x0f;
+                nibbles.extend((0..16).map(|j| value(j) | (value(j + 16) << 4)));
             }
         }
     }
     matrix.offsets = Some(offsets);
+    nibbles
 }
 
 /// The 6-bit scale and minimum of sub-block `j` of a Q4_K super-block.
@@ -223,12 +232,10 @@ fn q6_k_values(block: &[u8]) -> Vec<f32> {
 }
 
 /// A block of floats as symmetric int8: `scale = max|x| / 127`.
-fn requantise(matrix: &mut BlockMatrix, values: &[f32]) {
+fn requantise(matrix: &mut BlockMatrix, quants: &mut Vec<i8>, values: &[f32]) {
     let amax = values.iter().fold(0.0f32, |m, v| m.max(v.abs()));
     let scale = amax / 127.0;
     let inverse = if scale != 0.0 { 1.0 / scale } else { 0.0 };
     matrix.scales.push(scale);
-    matrix
-        .quants
-        .extend(values.iter().map(|v| (v * inverse).round() as i8));
+    quants.extend(values.iter().map(|v| (v * inverse).round() as i8));
 }

@@ -5,10 +5,11 @@
 //! Weights are read into the decoder's own block format ([`blocks`]), whose
 //! products with llama.cpp's quantised activations are llama.cpp's, so a
 //! greedy continuation can be checked against llama.cpp's token for token
-//! (`tests/native/local_decoder.rs`). Native code runs it as is; the wasm
-//! build gets the `simd128` int8 product of [`crate::retrieval::kernels`].
+//! (`tests/native/local_decoder.rs`). The integer products run on wasm
+//! `simd128` in the browser, in plain loops natively (`block_sums`).
 
 mod attention;
+mod block_sums;
 pub mod blocks;
 pub mod config;
 pub mod decoder;

@@ -1,21 +1,27 @@
 //! The JS boundary: the only module with `#[wasm_bindgen]`.
 //!
-//! One crate, two wasm modules, chosen by feature (both by default, as the
-//! crate's own browser tests use them):
+//! One crate, three wasm modules, chosen by feature (the first two by default,
+//! as the crate's own browser tests use them):
 //! - `page`: [`Lectern`], the class the page sees: conversations, turns,
 //!   tools, approvals; its book methods and book conversations go to the
 //!   books module, which it loads on first use ([`books_remote`]);
-//! - `ingest`: the books module (`lectern_books.js`): in the page,
+//! - `books`: the books module (`lectern_books.js`): in the page,
 //!   `LecternBooks` ([`books_module`]: the library, search, ingestion);
 //!   in Lectern's worker, pages, chunks, embeddings and the index build
-//!   ([`worker_entry`]).
+//!   ([`worker_entry`]);
+//! - `local`: `LocalDecoder` (`lectern_local.js`), Lectern's own decoder for
+//!   a page's Worker ([`local_decoder`]).
 //!
 //! [`js`] owns every value conversion and turns [`crate::Error`]s into real
 //! JS `Error`s; [`typescript`] holds the hand-written TypeScript types.
 
+#[cfg(any(feature = "page", feature = "books"))]
 mod abort_signal;
 pub mod js;
+// The local module uses only its hook; the others its guarded calls too.
+#[cfg_attr(not(any(feature = "page", feature = "books")), allow(dead_code))]
 mod panic_guard;
+#[cfg(any(feature = "page", feature = "books"))]
 mod promise;
 
 #[cfg(feature = "page")]
@@ -91,6 +97,9 @@ mod minilm_files;
 mod worker_embedder;
 #[cfg(feature = "books")]
 mod worker_entry;
+
+#[cfg(feature = "local")]
+mod local_decoder;
 
 #[cfg(feature = "page")]
 pub use custom_provider::JsFunctionModel;

@@ -150,6 +150,18 @@ export const SCENES = [
     },
   },
   {
+    name: "Local model: Lectern's own decoder answers through localProvider",
+    marker: 'localProvider(model, ',
+    needs: ['localModel'],
+    rewrites: (ctx) => [["'/models/SmolLM2-135M-Instruct.Q4_1.gguf'", `'${ctx.localModelUrl}'`]],
+    given: () => 'const { Lectern } = readme;',
+    after: 'model.close(); return { text: reply.text, usage: reply.usage };',
+    check: (out) => {
+      assert.match(out.text, /Paris/);
+      assert.ok(out.usage.inputTokens > 10, JSON.stringify(out.usage));
+    },
+  },
+  {
     name: 'Books: add, page, converse, search to the page, delete',
     marker: "title: 'The Man Who Was Thursday', author",
     given: (ctx) => `

@@ -1,0 +1,88 @@
+// Lectern's own decoder (lectern/local, a module Worker running lectern_local_bg.wasm on simd128)
+// beside wllama 3.8.1 (llama.cpp in wasm, no SIMD kernels) on the same GGUF, the same prompt and
+// the same headless Chromium: prompt reading and generation in tokens/s, one thread each, and the
+// follow-up whose prompt starts with the first one's (the prefix cache). Prints FIGURE lines.
+//
+//   node benches/local_decoder.mjs        (fetches SmolLM2 like the tests; SKIPPED offline)
+import { basename } from 'node:path';
+import { launchChromium } from '../tests/js/browser.mjs';
+import { localFixtures, localMounts } from '../tests/js/local/fixtures.mjs';
+import { startIsolatedServer } from '../tests/js/local/isolated-server.mjs';
+
+const fixtures = localFixtures();
+if (fixtures.skip) {
+  console.log(fixtures.skip);
+  process.exit(0);
+}
+const server = await startIsolatedServer(localMounts(fixtures));
+const browser = await launchChromium();
+const model = `/models/${basename(fixtures.model)}`;
+const SHORT = 'What is the capital of France? Answer in one short sentence please. Then explain why it is a nice city to visit in spring, in a few words.';
+const PROMPT = `<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n<|im_start|>user\n${SHORT}<|im_end|>\n<|im_start|>assistant\n`;
+const LONG = `<|im_start|>user\nRead this. ${'The man who was Thursday walked along the river at night, thinking of anarchy and poetry. '.repeat(20)}Who walked along the river?<|im_end|>\n<|im_start|>assistant\n`;
+const TOKENS = 32;
+
+const fmt = (v) => v.toFixed(1);
+try {
+  const page = await browser.newPage();
+  await page.goto(server.url);
+  const ours = await page.evaluate(
+    async ({ model, prompts, tokens }) => {
+      const { LocalModel } = await import('/pkg/lectern_local_provider.js');
+      const local = new LocalModel(model, { cacheName: null });
+      await local.ready;
+      const runs = [];
+      for (const prompt of prompts) {
+        const run = { text: '' };
+        const asked = performance.now();
+        for await (const m of local.generate(prompt, { maxTokens: tokens })) {
+          if (m.type === 'read') Object.assign(run, { promptTokens: m.promptTokens, cached: m.cachedTokens, readMs: m.ms });
+          if (m.type === 'delta') {
+            run.firstMs ??= performance.now() - asked;
+            run.text += m.text;
+          }
+          if (m.type === 'done') Object.assign(run, { generated: m.completionTokens, generateMs: m.ms });
+        }
+        runs.push(run);
+      }
+      local.close();
+      return { loadMs: local.loadMs, runs };
+    },
+    { model, prompts: [PROMPT, PROMPT + 'The capital of France is Paris.<|im_end|>\n<|im_start|>user\nAnd of Italy?<|im_end|>\n<|im_start|>assistant\n', LONG], tokens: TOKENS },
+  );
+  const wllama = await page.evaluate(
+    async ({ model, prompts, tokens }) => {
+      const { startModel } = await import('/session.js');
+      const { wllama, ready } = startModel({ model, n_threads: 1, n_batch: 512, n_ctx: 2048 });
+      await ready;
+      const out = [];
+      for (const prompt of prompts) {
+        const r = await wllama.createCompletion({ prompt, max_tokens: tokens, temperature: 0 });
+        out.push(r.timings);
+      }
+      await wllama.exit();
+      return out;
+    },
+    { model, prompts: [PROMPT, LONG], tokens: TOKENS },
+  );
+  const [first, follow, long] = ours.runs;
+  const tps = (n, ms) => (n * 1000) / ms;
+  console.log(`Lectern's decoder: loaded in ${(ours.loadMs / 1000).toFixed(2)} s`);
+  for (const [name, run, theirs] of [['66-token prompt', first, wllama[0]], ['long prompt', long, wllama[1]]]) {
+    const read = tps(run.promptTokens - run.cached, run.readMs);
+    const gen = tps(run.generated, run.generateMs);
+    console.log(`${name}: Lectern reads ${run.promptTokens} tokens at ${fmt(read)} tokens/s, generates ${run.generated} at ${fmt(gen)} tokens/s; ` +
+      `wllama reads ${theirs.prompt_n} at ${fmt(theirs.prompt_per_second)}, generates at ${fmt(theirs.predicted_per_second)}`);
+  }
+  console.log(`first answer: ${JSON.stringify(first.text)}`);
+  console.log(`follow-up: ${follow.promptTokens} prompt tokens, ${follow.cached} from the cache, read in ${(follow.readMs / 1000).toFixed(2)} s (a fresh read of the first prompt took ${(first.readMs / 1000).toFixed(2)} s)`);
+  console.log(`FIGURE local_decoder_prompt_tps chromium ${fmt(tps(first.promptTokens, first.readMs))}`);
+  console.log(`FIGURE local_decoder_gen_tps chromium ${fmt(tps(first.generated, first.generateMs))}`);
+  console.log(`FIGURE local_decoder_long_prompt_tps chromium ${fmt(tps(long.promptTokens, long.readMs))}`);
+  console.log(`FIGURE local_decoder_wllama_prompt_tps chromium ${fmt(wllama[0].prompt_per_second)}`);
+  console.log(`FIGURE local_decoder_wllama_gen_tps chromium ${fmt(wllama[0].predicted_per_second)}`);
+  console.log(`FIGURE local_decoder_followup_cached chromium ${follow.cached}`);
+} finally {
+  await browser.close();
+  await server.close();
+}

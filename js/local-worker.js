@@ -1,0 +1,84 @@
+// Lectern's own decoder in a module Worker (`lectern_local_worker.js` beside `lectern_local.js`),
+// driven by `lectern/local`. Messages in: `{ type: 'load', url, cacheName }`,
+// `{ type: 'generate', id, prompt, maxTokens }`, `{ type: 'abort', id }`. Messages out:
+// `loaded` (or `error`), then per generation `read` (prompt tokens, how many came from the cache,
+// ms), `delta` (text), and `done` (tokens, finish: 'stop' | 'length' | 'abort', ms).
+import init, { LocalDecoder } from './lectern_local.js';
+
+/** Prompt tokens read between two looks at the message queue (an abort is heard within one piece). */
+const PIECE = 32;
+
+let decoder = null;
+const aborted = new Set();
+
+/** A macrotask turn without setTimeout's clamp: lets queued messages (an abort) run. */
+const channel = new MessageChannel();
+const turn = () => new Promise((resolve) => {
+  channel.port1.onmessage = () => resolve();
+  channel.port2.postMessage(0);
+});
+
+/** The model file's bytes: from the Cache API when cached (offline), else fetched and cached. */
+async function modelBytes(url, cacheName) {
+  const cache = cacheName && typeof caches !== 'undefined' ? await caches.open(cacheName).catch(() => null) : null;
+  let response = cache ? await cache.match(url) : undefined;
+  if (!response) {
+    response = await fetch(url);
+    if (!response.ok) throw new Error(`the model ${url} answered ${response.status}`);
+    if (cache) await cache.put(url, response.clone()).catch(() => {});
+  }
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+async function load({ url, cacheName }) {
+  const started = performance.now();
+  await init();
+  decoder = new LocalDecoder(await modelBytes(url, cacheName));
+  postMessage({ type: 'loaded', ms: performance.now() - started, stops: Array.from(decoder.stopTokens()) });
+}
+
+async function generate({ id, prompt, maxTokens }) {
+  const tokens = decoder.encode(prompt);
+  const started = performance.now();
+  const kept = decoder.keepPrefix(tokens);
+  for (let at = kept; at < tokens.length; at += PIECE) {
+    await turn();
+    if (aborted.has(id)) return finish(id, 'abort', 0, started);
+    decoder.read(tokens.subarray(at, Math.min(at + PIECE, tokens.length)));
+  }
+  const readMs = performance.now() - started;
+  postMessage({ type: 'read', id, promptTokens: tokens.length, cachedTokens: kept, ms: readMs });
+  const stops = new Set(decoder.stopTokens());
+  const text = new TextDecoder();
+  const generating = performance.now();
+  let count = 0;
+  while (count < maxTokens) {
+    await turn();
+    if (aborted.has(id)) return finish(id, 'abort', count, generating);
+    const token = decoder.next();
+    count += 1;
+    if (stops.has(token)) return finish(id, 'stop', count, generating, text);
+    const delta = text.decode(decoder.tokenBytes(token), { stream: true });
+    if (delta) postMessage({ type: 'delta', id, text: delta });
+  }
+  return finish(id, 'length', count, generating, text);
+}
+
+function finish(id, reason, completionTokens, since, text) {
+  aborted.delete(id);
+  const rest = text?.decode() ?? '';
+  if (rest) postMessage({ type: 'delta', id, text: rest });
+  postMessage({ type: 'done', id, finish: reason, completionTokens, ms: performance.now() - since });
+}
+
+let queue = Promise.resolve();
+onmessage = ({ data }) => {
+  if (data.type === 'abort') {
+    aborted.add(data.id);
+    return;
+  }
+  // One job at a time, in order; an error is told to whoever asked.
+  queue = queue.then(() => (data.type === 'load' ? load(data) : generate(data))).catch((error) => {
+    postMessage({ type: 'error', id: data.id, name: error?.name ?? 'Error', message: String(error?.message ?? error) });
+  });
+};

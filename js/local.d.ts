@@ -1,0 +1,32 @@
+import type { CallPolicyConfig, CustomProviderConfig } from './lectern.js';
+
+/** The answer length when neither Lectern nor the host sets one. */
+export const DEFAULT_MAX_TOKENS: number;
+
+/** What the model's Worker reports while it generates. */
+export type LocalMessage =
+  | { type: 'read'; id: number; promptTokens: number; cachedTokens: number; ms: number }
+  | { type: 'delta'; id: number; text: string }
+  | { type: 'done'; id: number; finish: 'stop' | 'length' | 'abort'; completionTokens: number; ms: number };
+
+/** A GGUF model (Llama architecture, byte-level BPE vocabulary) loaded into its own Worker. */
+export class LocalModel {
+  constructor(url: string | URL, options?: { workerUrl?: string | URL; cacheName?: string | null });
+  /** Settles when the model is loaded (rejects with what the file lacks). */
+  readonly ready: Promise<void>;
+  /** How long loading took (ms), once loaded. */
+  loadMs?: number;
+  /** A continuation of `prompt`; the signal aborts it (its last message is `done` with `finish: 'abort'`). */
+  generate(prompt: string, options?: { maxTokens?: number; signal?: AbortSignal }): AsyncGenerator<LocalMessage, void>;
+  /** Ends the Worker. */
+  close(): void;
+}
+
+/** A conversation in ChatML, ending with the assistant's turn opened. */
+export function chatmlPrompt(messages: ReadonlyArray<{ role: string; content?: unknown }>): string;
+
+/** The `provider` option for `Lectern.open` with a {@link LocalModel}. */
+export function localProvider(
+  model: LocalModel,
+  options?: { model?: string; maxTokens?: number; template?: (messages: ReadonlyArray<{ role: string; content?: unknown }>) => string } & CallPolicyConfig,
+): CustomProviderConfig;

@@ -1,0 +1,147 @@
+// Lectern ⇄ Lectern's own decoder (`lectern_local_bg.wasm`, run in a module Worker): an
+// in-browser model as Lectern's `custom` provider, with no other package.
+//
+//   import { Lectern } from 'lectern';
+//   import { LocalModel, localProvider } from 'lectern/local';
+//
+//   const model = new LocalModel('/models/SmolLM2-135M-Instruct.Q4_1.gguf');
+//   const lectern = await Lectern.open({ provider: localProvider(model, { model: 'smollm2' }),
+//                                        retrieval: { strategy: 'alwaysRetrieve', maxContextTokens: 300 } });
+//
+// The model file is kept in the Cache API (`cacheName`, default 'lectern-models') for offline use.
+// A conversation's next prompt reuses the keys and values of the prompt before it (the system
+// message and passages that did not change are not read again).
+
+/** The answer length when neither Lectern nor the host sets one. */
+export const DEFAULT_MAX_TOKENS = 256;
+
+/** A GGUF model (Llama architecture, byte-level BPE vocabulary) loaded into its own Worker. */
+export class LocalModel {
+  /**
+   * `url`: the .gguf file. options: `workerUrl` (default `lectern_local_worker.js` beside this
+   * module), `cacheName` (the Cache API cache, default `'lectern-models'`; `null` for none).
+   */
+  constructor(url, options = {}) {
+    const workerUrl = options.workerUrl ?? new URL('./lectern_local_worker.js', import.meta.url);
+    this.worker = new Worker(workerUrl, { type: 'module' });
+    this.jobs = new Map();
+    this.nextId = 1;
+    this.worker.onmessage = ({ data }) => this.#heard(data);
+    this.ready = new Promise((resolve, reject) => this.jobs.set(0, { resolve, reject, loading: true }));
+    this.worker.postMessage({ type: 'load', id: 0, url: String(new URL(url, globalThis.location?.href)), cacheName: options.cacheName === undefined ? 'lectern-models' : options.cacheName });
+  }
+
+  #heard(data) {
+    const id = data.type === 'loaded' ? 0 : data.id;
+    const job = this.jobs.get(id);
+    if (!job) return;
+    if (data.type === 'error') {
+      this.jobs.delete(id);
+      const error = new Error(data.message);
+      error.name = data.name;
+      job.reject ? job.reject(error) : job.push({ error });
+    } else if (data.type === 'loaded') {
+      this.jobs.delete(0);
+      this.loadMs = data.ms;
+      job.resolve();
+    } else {
+      if (data.type === 'done') this.jobs.delete(id);
+      job.push(data);
+    }
+  }
+
+  /**
+   * Generates a continuation of `prompt` (text; special tokens written in it are matched whole):
+   * an async iterator of the worker's messages (`read`, `delta`, `done`). `signal` aborts it.
+   */
+  async *generate(prompt, { maxTokens = DEFAULT_MAX_TOKENS, signal } = {}) {
+    await this.ready;
+    const id = this.nextId++;
+    const queue = [];
+    let wake = null;
+    this.jobs.set(id, { push: (message) => { queue.push(message); wake?.(); } });
+    const abort = () => this.worker.postMessage({ type: 'abort', id });
+    signal?.addEventListener('abort', abort, { once: true });
+    this.worker.postMessage({ type: 'generate', id, prompt, maxTokens });
+    try {
+      for (;;) {
+        while (!queue.length) await new Promise((resolve) => (wake = resolve));
+        const message = queue.shift();
+        if (message.error) throw message.error;
+        yield message;
+        if (message.type === 'done') return;
+      }
+    } finally {
+      signal?.removeEventListener('abort', abort);
+      if (this.jobs.has(id)) abort();
+    }
+  }
+
+  /** Ends the Worker (and frees the model). */
+  close() {
+    this.worker.terminate();
+  }
+}
+
+/**
+ * A conversation in ChatML (`<|im_start|>role\n…<|im_end|>`), ending with the assistant's turn
+ * opened: SmolLM2's, Qwen's and most small instruct models' template. Tool calls and results are
+ * left out (the model is offered no tools).
+ */
+export function chatmlPrompt(messages) {
+  let prompt = '';
+  for (const message of messages) {
+    const text = typeof message.content === 'string' ? message.content : '';
+    if (!['system', 'user', 'assistant'].includes(message.role) || !text) continue;
+    prompt += `<|im_start|>${message.role}\n${text}<|im_end|>\n`;
+  }
+  return `${prompt}<|im_start|>assistant\n`;
+}
+
+/**
+ * The `provider` option for `Lectern.open`: `{ kind: 'custom', local: true, model, stream, call }`.
+ * `call` turns Lectern's OpenAI-format request into a prompt (`template`, default
+ * {@link chatmlPrompt}), streams the model's text back as OpenAI chunks, and reports the usage
+ * (prompt tokens, of them read from the cache, completion tokens). options: `model` (the name in
+ * usage, default `'local'`), `maxTokens` (default {@link DEFAULT_MAX_TOKENS}), `template`, and any
+ * call-policy option to override the local defaults.
+ */
+export function localProvider(localModel, options = {}) {
+  if (!(localModel instanceof LocalModel)) throw new TypeError('localProvider needs a LocalModel');
+  const { model = 'local', maxTokens = DEFAULT_MAX_TOKENS, template = chatmlPrompt, ...policy } = options;
+  return {
+    ...policy,
+    kind: 'custom',
+    local: true,
+    model,
+    stream: true,
+    maxTokens,
+    call: (request, callOptions = {}) => chunks(localModel, template(request.messages ?? []), {
+      model,
+      maxTokens: request.max_tokens ?? request.max_completion_tokens ?? maxTokens,
+      signal: callOptions.signal,
+    }),
+  };
+}
+
+/** The model's messages as OpenAI chat-completion chunks. */
+async function* chunks(localModel, prompt, { model, maxTokens, signal }) {
+  const base = { id: `local-${Date.now()}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model };
+  let usage = null;
+  for await (const message of localModel.generate(prompt, { maxTokens, signal })) {
+    if (message.type === 'read') usage = { prompt_tokens: message.promptTokens, prompt_tokens_details: { cached_tokens: message.cachedTokens } };
+    if (message.type === 'delta') yield { ...base, choices: [{ index: 0, delta: { content: message.text }, finish_reason: null }] };
+    if (message.type === 'done') {
+      if (message.finish === 'abort') {
+        const error = new Error('the local generation was aborted');
+        error.name = 'AbortError';
+        throw error;
+      }
+      yield {
+        ...base,
+        choices: [{ index: 0, delta: {}, finish_reason: message.finish === 'stop' ? 'stop' : 'length' }],
+        usage: { ...usage, completion_tokens: message.completionTokens, total_tokens: (usage?.prompt_tokens ?? 0) + message.completionTokens },
+      };
+    }
+  }
+}

@@ -1,0 +1,108 @@
+//! `LocalDecoder` (`lectern_local.js`, feature `local`): Lectern's own decoder
+//! for a page's Worker: a GGUF file's bytes in, a prompt read (its cached
+//! prefix kept), then greedy tokens one call at a time, so the Worker can
+//! post each and hear an abort between them.
+
+use wasm_bindgen::prelude::*;
+
+use super::js::error_to_js;
+use super::panic_guard;
+use crate::generation::{ops::argmax, Decoder, Gguf, KvCache, Tokenizer};
+
+/// A loaded model, its tokenizer and one conversation's key/value cache.
+#[wasm_bindgen]
+pub struct LocalDecoder {
+    decoder: Decoder,
+    tokenizer: Tokenizer,
+    cache: KvCache,
+    logits: Vec<f32>,
+}
+
+#[wasm_bindgen]
+impl LocalDecoder {
+    /// Reads a GGUF file (Llama architecture, byte-level BPE vocabulary);
+    /// throws a `ConfigError` saying what it cannot read.
+    #[wasm_bindgen(constructor)]
+    pub fn new(bytes: &[u8]) -> Result<LocalDecoder, JsValue> {
+        panic_guard::install();
+        let file = Gguf::parse(bytes).map_err(|e| error_to_js(&e))?;
+        let decoder = Decoder::load(&file).map_err(|e| error_to_js(&e))?;
+        let tokenizer = Tokenizer::read(&file).map_err(|e| error_to_js(&e))?;
+        Ok(LocalDecoder {
+            cache: decoder.new_cache(),
+            decoder,
+            tokenizer,
+            logits: Vec::new(),
+        })
+    }
+
+    /// `text` as token ids (special tokens written in it matched whole).
+    pub fn encode(&self, text: &str) -> Vec<u32> {
+        self.tokenizer.encode(text)
+    }
+
+    /// Keeps the cached positions of the longest prefix of `prompt` already
+    /// read (short of its last token) and drops the rest; returns how many
+    /// were kept: the caller then reads `prompt` from there ([`Self::read`]).
+    #[wasm_bindgen(js_name = keepPrefix)]
+    pub fn keep_prefix(&mut self, prompt: &[u32]) -> Result<usize, JsValue> {
+        let context = self.decoder.config().context;
+        if prompt.is_empty() || prompt.len() > context {
+            return Err(error_to_js(&crate::Error::config(format!(
+                "the prompt has {} tokens; the model reads 1 to {context}",
+                prompt.len()
+            ))));
+        }
+        self.logits.clear();
+        Ok(self.cache.keep_prefix_of(prompt))
+    }
+
+    /// Reads `tokens` after the cached positions (a prompt in pieces, so the
+    /// Worker can hear an abort between them).
+    pub fn read(&mut self, tokens: &[u32]) -> Result<(), JsValue> {
+        if tokens.is_empty() {
+            return Err(error_to_js(&crate::Error::config("no tokens to read")));
+        }
+        if self.cache.len() + tokens.len() > self.decoder.config().context {
+            return Err(error_to_js(&crate::Error::config(
+                "the conversation is longer than the model's context",
+            )));
+        }
+        self.logits = self.decoder.forward(tokens, &mut self.cache);
+        Ok(())
+    }
+
+    /// The most likely next token, read into the cache (so the next call
+    /// gives the one after it).
+    pub fn next(&mut self) -> Result<u32, JsValue> {
+        if self.logits.is_empty() {
+            return Err(error_to_js(&crate::Error::config("read a prompt first")));
+        }
+        if self.cache.len() >= self.decoder.config().context {
+            return Err(error_to_js(&crate::Error::config(
+                "the conversation is longer than the model's context",
+            )));
+        }
+        let token = argmax(&self.logits) as u32;
+        self.logits = self.decoder.forward(&[token], &mut self.cache);
+        Ok(token)
+    }
+
+    /// The bytes token `id` stands for (none for a control token).
+    #[wasm_bindgen(js_name = tokenBytes)]
+    pub fn token_bytes(&self, id: u32) -> Vec<u8> {
+        self.tokenizer.token_bytes(id)
+    }
+
+    /// The tokens that end an answer: end of sequence, end of turn.
+    #[wasm_bindgen(js_name = stopTokens)]
+    pub fn stop_tokens(&self) -> Vec<u32> {
+        self.tokenizer.eos.into_iter().chain(self.tokenizer.eot).collect()
+    }
+
+    /// Positions held in the cache.
+    #[wasm_bindgen(js_name = cachedTokens)]
+    pub fn cached_tokens(&self) -> usize {
+        self.cache.len()
+    }
+}

@@ -1,0 +1,85 @@
+// Lectern's own decoder in headless Chromium (lectern/local: a module Worker running
+// lectern_local_bg.wasm on simd128): its greedy answer is llama.cpp's (the reference
+// scripts/llama-reference.mjs recorded from wllama), text streams in pieces, an abort ends a long
+// answer early, a follow-up prompt reuses the cached prefix and answers as a fresh read, and
+// Lectern answers through it as a custom provider. Skips without the model (fetch-smollm2.sh).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { basename } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { launchChromium } from './browser.mjs';
+import { localFixtures, localMounts } from './local/fixtures.mjs';
+import { startIsolatedServer } from './local/isolated-server.mjs';
+
+const fixtures = localFixtures();
+if (fixtures.skip) console.log(fixtures.skip);
+const reference = JSON.parse(readFileSync(new URL('../fixtures/local/smollm2-greedy.json', import.meta.url), 'utf8'));
+
+test('the local decoder answers as llama.cpp, streams, aborts, reuses its cache and serves Lectern', { skip: fixtures.skip }, async () => {
+  const server = await startIsolatedServer(localMounts(fixtures));
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(String(e)));
+    await page.goto(server.url);
+    const r = await page.evaluate(
+      async ({ model, cases, tokens }) => {
+        const { LocalModel, localProvider } = await import('/pkg/lectern_local_provider.js');
+        const run = async (local, prompt, options = {}) => {
+          const out = { text: '', deltas: 0 };
+          for await (const m of local.generate(prompt, { maxTokens: tokens, ...options })) {
+            if (m.type === 'read') out.read = m;
+            if (m.type === 'delta') {
+              out.text += m.text;
+              out.deltas += 1;
+              options.onDelta?.();
+            }
+            if (m.type === 'done') out.done = m;
+          }
+          return out;
+        };
+        const local = new LocalModel(model, { cacheName: null });
+        await local.ready;
+        const answers = [];
+        for (const c of cases) answers.push(await run(local, c.prompt));
+        // Abort after the first piece of a long answer.
+        const controller = new AbortController();
+        const aborted = await run(local, cases[1].prompt, { maxTokens: 200, signal: controller.signal, onDelta: () => controller.abort() });
+        // A follow-up whose prompt starts with the last conversation's, then the same prompt read fresh.
+        const followUp = `${cases[1].prompt}${answers[1].text}<|im_end|>\n<|im_start|>user\nWho did he meet?<|im_end|>\n<|im_start|>assistant\n`;
+        const reused = await run(local, followUp);
+        local.close();
+        const fresh = new LocalModel(model, { cacheName: null });
+        const freshRun = await run(fresh, followUp);
+        fresh.close();
+        // Through Lectern, as a custom provider.
+        const { default: init, Lectern } = await import('/pkg/lectern.js');
+        await init();
+        const serving = new LocalModel(model, { cacheName: null });
+        const lectern = await Lectern.open({ provider: localProvider(serving, { model: 'smollm2' }) });
+        const conversation = await lectern.createConversation({});
+        const sent = await lectern.send(conversation.id, 'What is the capital of France?');
+        serving.close();
+        return { answers, aborted, reused, freshRun, sent: { text: sent.text, usage: sent.usage } };
+      },
+      { model: `/models/${basename(fixtures.model)}`, cases: reference.cases, tokens: reference.tokens },
+    );
+    r.answers.forEach((answer, i) => {
+      assert.equal(answer.text, reference.cases[i].text, `case ${i} is llama.cpp's greedy answer`);
+      assert.equal(answer.done.finish, reference.cases[i].finish === 'stop' ? 'stop' : 'length');
+      assert.ok(answer.deltas > 3, 'the text streams in pieces');
+    });
+    assert.equal(r.aborted.done.finish, 'abort');
+    assert.ok(r.aborted.done.completionTokens < 10, `aborted after ${r.aborted.done.completionTokens} tokens`);
+    assert.ok(r.reused.read.cachedTokens > 20, `the follow-up reused ${r.reused.read.cachedTokens} cached tokens`);
+    assert.equal(r.freshRun.read.cachedTokens, 0);
+    assert.equal(r.reused.text, r.freshRun.text, 'the cached prefix answers as a fresh read');
+    assert.match(r.sent.text, /Paris/);
+    assert.ok(r.sent.usage.inputTokens > 10, JSON.stringify(r.sent.usage));
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+});
