@@ -50,21 +50,9 @@ try {
     },
     { model, prompts: [PROMPT, PROMPT + 'The capital of France is Paris.<|im_end|>\n<|im_start|>user\nAnd of Italy?<|im_end|>\n<|im_start|>assistant\n', LONG], tokens: TOKENS },
   );
-  const wllama = await page.evaluate(
-    async ({ model, prompts, tokens }) => {
-      const { startModel } = await import('/session.js');
-      const { wllama, ready } = startModel({ model, n_threads: 1, n_batch: 512, n_ctx: 2048 });
-      await ready;
-      const out = [];
-      for (const prompt of prompts) {
-        const r = await wllama.createCompletion({ prompt, max_tokens: tokens, temperature: 0 });
-        out.push(r.timings);
-      }
-      await wllama.exit();
-      return out;
-    },
-    { model, prompts: [PROMPT, LONG], tokens: TOKENS },
-  );
+  const wllama = (
+    await page.evaluate(async (options) => (await import('/session.js')).greedyCompletions(options), { model, prompts: [PROMPT, LONG], tokens: TOKENS })
+  ).map((answer) => answer.timings);
   const [first, follow, long] = ours.runs;
   const tps = (n, ms) => (n * 1000) / ms;
   console.log(`Lectern's decoder: loaded in ${(ours.loadMs / 1000).toFixed(2)} s`);

@@ -59,6 +59,20 @@ const CONFIGS = [
     retrieval: { ...SITE_LOCAL, passages: 1, maxContextTokens: 150 },
   },
   {
+    id: 'smollm2_own',
+    model: 'smollm2',
+    runtime: 'lectern',
+    label: 'SmolLM2-135M-Instruct (Lectern\'s own decoder, 1 thread), the site: `alwaysRetrieve`, 3 passages, ≤ 300 tokens',
+    retrieval: SITE_LOCAL,
+  },
+  {
+    id: 'smollm2_own_more',
+    model: 'smollm2',
+    runtime: 'lectern',
+    label: 'SmolLM2-135M-Instruct (Lectern\'s own decoder), `alwaysRetrieve`, 5 passages, ≤ 600 tokens',
+    retrieval: { ...SITE_LOCAL, passages: 5, maxContextTokens: 600 },
+  },
+  {
     id: 'gemma3',
     model: 'gemma3',
     completion: true,
@@ -132,6 +146,7 @@ try {
         name: model?.name,
         completion: config.completion,
         demo: config.demo ?? false,
+        runtime: config.runtime,
         retrieval: config.retrieval,
         embedder: config.minilm ? { kind: 'minilm', modelUrl: '/minilm/model.safetensors', vocabUrl: '/minilm/vocab.txt' } : undefined,
         questions,

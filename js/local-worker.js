@@ -1,8 +1,9 @@
 // Lectern's own decoder in a module Worker (`lectern_local_worker.js` beside `lectern_local.js`),
 // driven by `lectern/local`. Messages in: `{ type: 'load', url, cacheName }`,
 // `{ type: 'generate', id, prompt, maxTokens }`, `{ type: 'abort', id }`. Messages out:
-// `loaded` (or `error`), then per generation `read` (prompt tokens, how many came from the cache,
-// ms), `delta` (text), and `done` (tokens, finish: 'stop' | 'length' | 'abort', ms).
+// `progress` (`download` with bytes loaded and total, then `load`), `loaded` (or `error`), then per
+// generation `read` (prompt tokens, how many came from the cache, ms), `delta` (text), and `done`
+// (tokens, finish: 'stop' | 'length' | 'abort', ms).
 import init, { LocalDecoder } from './lectern_local.js';
 
 /** Prompt tokens read between two looks at the message queue (an abort is heard within one piece). */
@@ -18,6 +19,9 @@ const turn = () => new Promise((resolve) => {
   channel.port2.postMessage(0);
 });
 
+/** Bytes between two `download` progress messages. */
+const PROGRESS_STEP = 4 << 20;
+
 /** The model file's bytes: from the Cache API when cached (offline), else fetched and cached. */
 async function modelBytes(url, cacheName) {
   const cache = cacheName && typeof caches !== 'undefined' ? await caches.open(cacheName).catch(() => null) : null;
@@ -27,13 +31,42 @@ async function modelBytes(url, cacheName) {
     if (!response.ok) throw new Error(`the model ${url} answered ${response.status}`);
     if (cache) await cache.put(url, response.clone()).catch(() => {});
   }
-  return new Uint8Array(await response.arrayBuffer());
+  return read(response);
+}
+
+/** A response's body, with `download` progress as it arrives. */
+async function read(response) {
+  const total = Number(response.headers.get('content-length')) || 0;
+  if (!response.body) return new Uint8Array(await response.arrayBuffer());
+  const parts = [];
+  let loaded = 0;
+  let told = 0;
+  for (const reader = response.body.getReader(); ;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    loaded += value.length;
+    if (loaded - told >= PROGRESS_STEP) {
+      told = loaded;
+      postMessage({ type: 'progress', phase: 'download', loaded, total });
+    }
+  }
+  postMessage({ type: 'progress', phase: 'download', loaded, total: total || loaded });
+  const bytes = new Uint8Array(loaded);
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.length;
+  }
+  return bytes;
 }
 
 async function load({ url, cacheName }) {
   const started = performance.now();
   await init();
-  decoder = new LocalDecoder(await modelBytes(url, cacheName));
+  const bytes = await modelBytes(url, cacheName);
+  postMessage({ type: 'progress', phase: 'load' });
+  decoder = new LocalDecoder(bytes);
   postMessage({ type: 'loaded', ms: performance.now() - started, stops: Array.from(decoder.stopTokens()) });
 }
 

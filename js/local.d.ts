@@ -9,9 +9,15 @@ export type LocalMessage =
   | { type: 'delta'; id: number; text: string }
   | { type: 'done'; id: number; finish: 'stop' | 'length' | 'abort'; completionTokens: number; ms: number };
 
+/** How loading goes: bytes arriving, the decoder reading them, done. */
+export type LocalLoadProgress =
+  | { phase: 'download'; loaded: number; total: number }
+  | { phase: 'load' }
+  | { phase: 'ready'; loadMs: number };
+
 /** A GGUF model (Llama architecture, byte-level BPE vocabulary) loaded into its own Worker. */
 export class LocalModel {
-  constructor(url: string | URL, options?: { workerUrl?: string | URL; cacheName?: string | null });
+  constructor(url: string | URL, options?: { workerUrl?: string | URL; cacheName?: string | null; onProgress?: (progress: LocalLoadProgress) => void });
   /** Settles when the model is loaded (rejects with what the file lacks). */
   readonly ready: Promise<void>;
   /** How long loading took (ms), once loaded. */

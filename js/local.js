@@ -8,7 +8,8 @@
 //   const lectern = await Lectern.open({ provider: localProvider(model, { model: 'smollm2' }),
 //                                        retrieval: { strategy: 'alwaysRetrieve', maxContextTokens: 300 } });
 //
-// The model file is kept in the Cache API (`cacheName`, default 'lectern-models') for offline use.
+// The model file is kept in the Cache API (`cacheName`, default 'lectern-models-v1', the cache
+// MiniLM's files use too) for offline use.
 // A conversation's next prompt reuses the keys and values of the prompt before it (the system
 // message and passages that did not change are not read again).
 
@@ -19,19 +20,26 @@ export const DEFAULT_MAX_TOKENS = 256;
 export class LocalModel {
   /**
    * `url`: the .gguf file. options: `workerUrl` (default `lectern_local_worker.js` beside this
-   * module), `cacheName` (the Cache API cache, default `'lectern-models'`; `null` for none).
+   * module), `cacheName` (the Cache API cache, default `'lectern-models-v1'`; `null` for none),
+   * `onProgress` (`{ phase: 'download', loaded, total }` as bytes arrive, `{ phase: 'load' }`
+   * while the decoder reads them, `{ phase: 'ready', loadMs }`).
    */
   constructor(url, options = {}) {
+    this.onProgress = options.onProgress;
     const workerUrl = options.workerUrl ?? new URL('./lectern_local_worker.js', import.meta.url);
     this.worker = new Worker(workerUrl, { type: 'module' });
     this.jobs = new Map();
     this.nextId = 1;
     this.worker.onmessage = ({ data }) => this.#heard(data);
     this.ready = new Promise((resolve, reject) => this.jobs.set(0, { resolve, reject, loading: true }));
-    this.worker.postMessage({ type: 'load', id: 0, url: String(new URL(url, globalThis.location?.href)), cacheName: options.cacheName === undefined ? 'lectern-models' : options.cacheName });
+    this.worker.postMessage({ type: 'load', id: 0, url: String(new URL(url, globalThis.location?.href)), cacheName: options.cacheName === undefined ? 'lectern-models-v1' : options.cacheName });
   }
 
   #heard(data) {
+    if (data.type === 'progress') {
+      this.onProgress?.(data.phase === 'download' ? { phase: 'download', loaded: data.loaded, total: data.total } : { phase: data.phase });
+      return;
+    }
     const id = data.type === 'loaded' ? 0 : data.id;
     const job = this.jobs.get(id);
     if (!job) return;
@@ -43,6 +51,7 @@ export class LocalModel {
     } else if (data.type === 'loaded') {
       this.jobs.delete(0);
       this.loadMs = data.ms;
+      this.onProgress?.({ phase: 'ready', loadMs: data.ms });
       job.resolve();
     } else {
       if (data.type === 'done') this.jobs.delete(id);

@@ -109,6 +109,8 @@ const ROWS = [
     ['demo_minilm', 'the Demo model (no AI), `search_book` hybrid with MiniLM (the site)'],
     ['smollm2', 'SmolLM2-135M-Instruct through wllama, as the site configures it'],
     ['smollm2_one', 'SmolLM2-135M-Instruct with one passage (≤ 150 tokens)'],
+    ['smollm2_own', 'SmolLM2-135M-Instruct through Lectern\'s own decoder, as the site configures it'],
+    ['smollm2_own_more', 'SmolLM2-135M-Instruct through Lectern\'s own decoder, five passages (≤ 600 tokens)'],
     ['gemma3', 'the base Gemma 3 270M through wllama, completion form, the site\'s plan'],
   ].flatMap(([id, who]) => [
     ['Reader answers', `answers_${id}_whole`, `${who}: answers holding every reference fact`, ''],

@@ -25,21 +25,11 @@ const browser = await launchChromium();
 try {
   const page = await browser.newPage();
   await page.goto(server.url);
-  const cases = await page.evaluate(
-    async ({ model, prompts, tokens }) => {
-      const { startModel } = await import('/session.js');
-      const { wllama, ready } = startModel({ model, n_threads: 1, n_batch: 512, n_ctx: 2048 });
-      await ready;
-      const out = [];
-      for (const prompt of prompts) {
-        const r = await wllama.createCompletion({ prompt, max_tokens: tokens, temperature: 0 });
-        out.push({ prompt, text: r.choices[0].text, finish: r.choices[0].finish_reason });
-      }
-      await wllama.exit();
-      return out;
-    },
+  const answers = await page.evaluate(
+    async (options) => (await import('/session.js')).greedyCompletions(options),
     { model: `/models/${basename(fixtures.model)}`, prompts: PROMPTS, tokens: TOKENS },
   );
+  const cases = PROMPTS.map((prompt, i) => ({ prompt, text: answers[i].text, finish: answers[i].finish }));
   console.log(JSON.stringify({ model: basename(fixtures.model), runtime: 'wllama 3.8.1 (llama.cpp), 1 thread, temperature 0', tokens: TOKENS, cases }, null, 1));
 } finally {
   await browser.close();

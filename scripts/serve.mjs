@@ -2,8 +2,8 @@
 // naming the mock model server, which it starts too, /models/ the
 // all-MiniLM-L6-v2 files when LECTERN_MINILM_DIR names them
 // (scripts/fetch-minilm.sh), and an in-browser model when LECTERN_SMOLLM2
-// names a GGUF (scripts/fetch-smollm2.sh): wllama's files at /wllama/, the
-// model at /local-model/, both named in /config.json as `localModel`. For the reading site's
+// names a GGUF (scripts/fetch-smollm2.sh): the model at /local-model/, named in /config.json as
+// `localModel` (the site runs it with Lectern's own decoder, lectern/local). For the reading site's
 // service worker: /precache.json (the app shell's URLs and their hash) and /sw.js with that hash
 // written above it (a changed shell is a changed worker); /samples/thursday.txt is the Thursday
 // fixture from ../shared when present (else www/samples/ has a short public-domain text).
@@ -24,11 +24,10 @@ import { shellHash, shellUrls } from './precache.mjs';
 const root = resolve(fileURLToPath(import.meta.url), '../..');
 const thursday = resolve(root, '../shared/fixtures/books/chesterton-thursday.txt');
 
-/** wllama's browser files and the GGUF at `model`, if both are there. */
+/** The GGUF at `model`, if it is there. */
 function localModelFiles(model) {
-  const wllama = join(root, 'node_modules/@wllama/wllama/esm');
-  if (!model || !existsSync(model) || !existsSync(join(wllama, 'wasm/wllama.wasm'))) return null;
-  return { wllama, dir: dirname(model), name: basename(model) };
+  if (!model || !existsSync(model)) return null;
+  return { dir: dirname(model), name: basename(model) };
 }
 
 /** Sends `req` on to `target` and its answer back, streamed both ways. */
@@ -83,8 +82,8 @@ export async function startDemo({
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
       res.end(JSON.stringify(config));
     } else if (path === '/precache.json' || path === '/sw.js') {
-      const urls = await shellUrls(root, { wllama: local?.wllama, thursday: existsSync(thursday) });
-      const hash = await shellHash(root, urls, { wllama: local?.wllama, thursday });
+      const urls = await shellUrls(root, { thursday: existsSync(thursday) });
+      const hash = await shellHash(root, urls, { thursday });
       if (path === '/precache.json') {
         res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
         res.end(JSON.stringify({ hash, urls }));
@@ -100,8 +99,6 @@ export async function startDemo({
       forward(req, res, `${mock.url}${req.url}`);
     } else if (path === '/samples/thursday.txt' && existsSync(thursday)) {
       await serveFile(res, dirname(thursday), basename(thursday));
-    } else if (local && path.startsWith('/wllama/')) {
-      await serveFile(res, local.wllama, path.slice('/wllama/'.length));
     } else if (local && path === `/local-model/${local.name}`) {
       await serveFile(res, local.dir, local.name);
     } else if (path.startsWith('/models/') && models) {
@@ -142,7 +139,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const demo = await startDemo({ port });
   console.log(`Mock model server: ${demo.mockUrl}/v1 (OpenAI-compatible, any model name, no key needed)`);
   console.log(`Reading site:      ${demo.url}  (the chat widget alone: ${demo.url}chat.html)`);
-  console.log(demo.localModel ? `In-browser model:  ${demo.localModel} (wllama)` : 'In-browser model:  none (scripts/fetch-smollm2.sh found none)');
+  console.log(demo.localModel ? `In-browser model:  ${demo.localModel} (Lectern's own decoder)` : 'In-browser model:  none (scripts/fetch-smollm2.sh found none)');
   console.log(demo.embedder ? `Book search:       by words at once, by meaning too (${demo.embedder}, in the worker)` : 'Book search:       by words (scripts/fetch-minilm.sh found no MiniLM files)');
   console.log('Press Ctrl+C to stop.');
   const stop = async () => {

@@ -1,11 +1,10 @@
 // The reading site's service worker: the app shell (HTML, JS, CSS, Lectern's JS and wasm, the
 // widget, icons, the sample book) precached from /precache.json into `lectern-site-<hash>`, served
 // cache-first; /config.json network-first with the cached copy offline. Model files (MiniLM's,
-// the GGUF) are never intercepted: Lectern's `lectern-models-v1` cache and wllama's OPFS cache
-// keep them. A new version waits until the page says `skipWaiting` (never mid-turn).
+// the GGUF) are never intercepted: Lectern's `lectern-models-v1` cache keeps them. A new version waits until the page says `skipWaiting` (never mid-turn).
 const PREFIX = 'lectern-site-';
 const NETWORK_FIRST = new Set(['/config.json']);
-/** Never intercepted: model files, which Lectern's and wllama's own caches keep. */
+/** Never intercepted: model files, which Lectern's own cache keeps. */
 const PASS_THROUGH = [/^\/models\//, /^\/local-model\//, /\.gguf$/i];
 /** The shell's version: scripts/serve.mjs writes `self.SHELL_HASH = '…'` above this file, so a
  * changed shell is a changed sw.js, which the browser installs as an update. */

@@ -3,6 +3,7 @@
 //! meets the F16 keys as half floats, and the weighted sum of values runs
 //! online (rescaled at each new maximum) in a half-float accumulator.
 
+use super::attention_kernels::{accumulate_half, dot_in_f64, scale_half};
 use super::blocks::half;
 use super::config::LlamaConfig;
 
@@ -23,22 +24,17 @@ pub fn attend(q: &[f32], keys: &[f32], values: &[f32], positions: usize, c: &Lla
         let (mut max, mut total) = (f32::NEG_INFINITY, 0.0f32);
         for p in 0..positions {
             let key = &keys[p * kv_dim + column..][..hd];
-            let dot: f64 = query.iter().zip(key).map(|(a, b)| (a * b) as f64).sum();
-            let score = dot as f32 * scale;
+            let score = dot_in_f64(&query, key) * scale;
             let (mut rescale, mut weight) = (1.0f32, 1.0f32);
             if score > max {
                 rescale = (max - score).exp();
                 max = score;
-                for o in out.iter_mut() {
-                    *o = half(*o * rescale);
-                }
+                scale_half(out, rescale);
             } else {
                 weight = (score - max).exp();
             }
             let value = &values[p * kv_dim + column..][..hd];
-            for (o, v) in out.iter_mut().zip(value) {
-                *o = half(*o + v * weight);
-            }
+            accumulate_half(out, value, weight);
             total = total * rescale + weight;
         }
         let inverse = 1.0 / total;

@@ -9,6 +9,7 @@
 //! `simd128` in the browser, in plain loops natively (`block_sums`).
 
 mod attention;
+mod attention_kernels;
 mod block_sums;
 pub mod blocks;
 pub mod config;

@@ -1,4 +1,4 @@
-// www/chat.html with the model in the page (wllama, SmolLM2-135M-Instruct) when the
+// www/chat.html with the model in the page (Lectern's own decoder, SmolLM2-135M-Instruct) when the
 // server offers one (scripts/fetch-smollm2.sh): the chat answers with no model server.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,8 +10,8 @@ import { ask, chatOf, screenshot, waitIdle } from './chat-support.mjs';
 
 test('the chat answers with the model in the page when the server offers one', { timeout: 300000 }, async (t) => {
   const { value: model, skip } = fetched('LECTERN_SMOLLM2', 'fetch-smollm2.sh');
-  if (!model || !existsSync('node_modules/@wllama/wllama/esm/wasm/wllama.wasm')) {
-    t.skip(model ? 'SKIPPED: @wllama/wllama is not installed' : skip);
+  if (!model || !existsSync('pkg/lectern_local_bg.wasm')) {
+    t.skip(model ? 'SKIPPED: no pkg/lectern_local_bg.wasm (bash scripts/build.sh)' : skip);
     return;
   }
   const demo = await startDemo({ port: 0, chunkDelayMs: 0, localModel: model });

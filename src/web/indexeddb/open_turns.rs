@@ -11,7 +11,7 @@ use super::errors::idb_error;
 use super::keys::owner_range;
 use super::record::{from_record, to_record};
 use super::schema::OPEN_TURNS;
-use super::tx::{all_records, owned_records, transaction};
+use super::tx::{all_records, any_record, owned_records, transaction};
 use crate::domain::{OpenTurn, OpenTurnChange};
 use crate::error::Result;
 
@@ -53,15 +53,7 @@ pub(super) async fn delete_open_turns_in(tx: &Transaction, conversation_id: &str
 
 /// `Store::has_open_turns`: a count over the conversation's key range.
 pub(super) async fn has_open_turns(db: &Database, conversation_id: &str) -> Result<bool> {
-    let tx = transaction(db, &[OPEN_TURNS], TransactionMode::ReadOnly)?;
-    let count = tx
-        .object_store(OPEN_TURNS)
-        .map_err(idb_error)?
-        .count(Some(owner_range(conversation_id)?))
-        .map_err(idb_error)?
-        .await
-        .map_err(idb_error)?;
-    Ok(count > 0)
+    any_record(db, OPEN_TURNS, None, Some(owner_range(conversation_id)?)).await
 }
 
 /// `StoreArchive::open_turns`: one key range for a conversation, or the whole store.

@@ -18,7 +18,7 @@ use super::schema::{
     APPROVAL_GRANTS, BY_CONVERSATION, CONVERSATIONS, MESSAGES, OPEN_TURNS, PENDING_TURNS, RUNS, TOOL_CALLS,
 };
 use super::tx::{
-    all_records, commit as commit_tx, exists, finish, get_record, owned_records, transaction,
+    all_records, any_record, commit as commit_tx, exists, finish, get_record, owned_records, transaction,
     write_transaction,
 };
 use crate::domain::Message;
@@ -95,17 +95,8 @@ async fn commit_in(tx: &Transaction, write: TurnWrite) -> Result<Vec<Message>> {
 
 /// `Store::has_pending_turns`: a count through the conversation index.
 pub(super) async fn has_pending_turns(db: &Database, conversation_id: &str) -> Result<bool> {
-    let tx = transaction(db, &[PENDING_TURNS], TransactionMode::ReadOnly)?;
-    let count = tx
-        .object_store(PENDING_TURNS)
-        .map_err(idb_error)?
-        .index(BY_CONVERSATION)
-        .map_err(idb_error)?
-        .count(Some(Query::Key(JsValue::from_str(conversation_id))))
-        .map_err(idb_error)?
-        .await
-        .map_err(idb_error)?;
-    Ok(count > 0)
+    let query = Query::Key(JsValue::from_str(conversation_id));
+    any_record(db, PENDING_TURNS, Some(BY_CONVERSATION), Some(query)).await
 }
 
 /// `StoreArchive::pending_turn`.
@@ -186,15 +177,7 @@ pub(super) async fn run(db: &Database, run_id: &str) -> Result<Option<RunRecord>
 
 /// `Store::has_runs`: a count of the store.
 pub(super) async fn has_runs(db: &Database) -> Result<bool> {
-    let tx = transaction(db, &[RUNS], TransactionMode::ReadOnly)?;
-    let count = tx
-        .object_store(RUNS)
-        .map_err(idb_error)?
-        .count(None)
-        .map_err(idb_error)?
-        .await
-        .map_err(idb_error)?;
-    Ok(count > 0)
+    any_record(db, RUNS, None, None).await
 }
 
 /// `StoreArchive::runs`.

@@ -131,3 +131,20 @@ pub(super) async fn exists(tx: &Transaction, store: &str, key: &str) -> Result<b
         .map_err(idb_error)?;
     Ok(count > 0)
 }
+
+/// Whether `store` (or its `index`) holds any record `query` matches (all of them with `None`),
+/// counted in a short read-only transaction of its own: no record is read.
+pub(super) async fn any_record(
+    db: &Database,
+    store: &str,
+    index: Option<&str>,
+    query: Option<Query>,
+) -> Result<bool> {
+    let tx = transaction(db, &[store], TransactionMode::ReadOnly)?;
+    let records = tx.object_store(store).map_err(idb_error)?;
+    let counted = match index {
+        Some(index) => records.index(index).map_err(idb_error)?.count(query),
+        None => records.count(query),
+    };
+    Ok(counted.map_err(idb_error)?.await.map_err(idb_error)? > 0)
+}

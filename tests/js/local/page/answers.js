@@ -1,16 +1,23 @@
 // In the page (served with COOP/COEP): the reader questions of benches/reader_answers.mjs asked
-// through Lectern, one conversation each, with an in-browser model (wllama + a GGUF) or the
-// reading site's Demo model; what each answer said, when its first words came, and its sources.
+// through Lectern, one conversation each, with an in-browser model (a GGUF through wllama or
+// Lectern's own decoder) or the reading site's Demo model; what each answer said, when its first words came, and its sources.
 import init, { Lectern } from '/pkg/lectern.js';
 import { wllamaProvider } from '/pkg/lectern_wllama.js';
 import { startModel } from '/session.js';
 
 /**
- * The provider: `demo` (the site's Demo model) or the local model at `model`, by its chat template
- * or, with `completion`, in completion form (a base model).
+ * The provider: `demo` (the site's Demo model), the local model at `model` through Lectern's own
+ * decoder (`runtime: 'lectern'`, ChatML), or through wllama by its chat template or, with
+ * `completion`, in completion form (a base model).
  */
-async function provider({ model, name, completion, demo, maxTokens }) {
+async function provider({ model, name, completion, demo, maxTokens, runtime }) {
   if (demo) return { provider: (await import('/site/demo-model.js')).demoProvider(), stop: async () => {} };
+  if (runtime === 'lectern') {
+    const { LocalModel, localProvider } = await import('/pkg/lectern_local_provider.js');
+    const local = new LocalModel(model, { cacheName: null });
+    await local.ready;
+    return { provider: localProvider(local, { model: name, maxTokens }), stop: async () => local.close() };
+  }
   const { wllama, ready } = startModel({ model, n_threads: 1, n_batch: 512, n_ctx: 2048 });
   await ready;
   const local = wllamaProvider(wllama, { model: name, ready, maxTokens, completion, sampling: { temp: 0 } });
@@ -21,9 +28,9 @@ async function provider({ model, name, completion, demo, maxTokens }) {
  * Adds the Thursday book, then asks each of `questions` (`{ id, page, question }`) at its page in
  * a conversation of its own with `retrieval`; resolves with one record per question.
  */
-export async function answerQuestions({ model, name, completion, demo = false, retrieval, embedder, maxTokens = 120, questions }) {
+export async function answerQuestions({ model, name, completion, demo = false, runtime, retrieval, embedder, maxTokens = 120, questions }) {
   await init();
-  const { provider: chosen, stop } = await provider({ model, name, completion, demo, maxTokens });
+  const { provider: chosen, stop } = await provider({ model, name, completion, demo, maxTokens, runtime });
   let firstDelta = null;
   const lectern = await Lectern.open({
     dbName: `answers-${Math.random()}`,

@@ -1,6 +1,7 @@
 // In the page (served with COOP/COEP from one origin): a whole reading session with a local
 // model — wllama through Lectern's adapter, MiniLM in Lectern's worker, the Thursday book — used
-// by tests/js/offline.test.mjs. Every timing is performance.now() in the page.
+// by tests/js/offline.test.mjs, and wllama's greedy answers for scripts/llama-reference.mjs and
+// benches/local_decoder.mjs. Every timing is performance.now() in the page.
 import { LoggerWithoutDebug, Wllama } from '/wllama/index.js';
 import init, { Lectern } from '/pkg/lectern.js';
 import { loadWllamaModel, wllamaProvider } from '/pkg/lectern_wllama.js';
@@ -17,6 +18,23 @@ export function startModel({ model, n_threads, n_batch, n_ctx, onProgress }) {
     onProgress,
   });
   return { wllama, ready };
+}
+
+/**
+ * llama.cpp's greedy continuation of each of `prompts` (raw text, special tokens parsed), one
+ * thread: `{ text, finish, timings }` each (the reference of scripts/llama-reference.mjs, and
+ * wllama's side of benches/local_decoder.mjs).
+ */
+export async function greedyCompletions({ model, prompts, tokens }) {
+  const { wllama, ready } = startModel({ model, n_threads: 1, n_batch: 512, n_ctx: 2048 });
+  await ready;
+  const out = [];
+  for (const prompt of prompts) {
+    const r = await wllama.createCompletion({ prompt, max_tokens: tokens, temperature: 0 });
+    out.push({ text: r.choices[0].text, finish: r.choices[0].finish_reason, timings: r.timings });
+  }
+  await wllama.exit();
+  return out;
 }
 
 /**
