@@ -1,6 +1,6 @@
 // Lectern's own decoder in a module Worker (`lectern_local_worker.js` beside `lectern_local.js`),
 // driven by `lectern/local`. Messages in: `{ type: 'load', url, cacheName }`,
-// `{ type: 'generate', id, prompt, maxTokens }`, `{ type: 'abort', id }`. Messages out:
+// `{ type: 'generate', id, prompt, maxTokens, temperature?, topP?, seed? }`, `{ type: 'abort', id }`. Messages out:
 // `progress` (`download` with bytes loaded and total, then `load`), `loaded` (or `error`), then per
 // generation `read` (prompt tokens, how many came from the cache, ms), `delta` (text), and `done`
 // (tokens, finish: 'stop' | 'length' | 'abort', ms).
@@ -70,7 +70,8 @@ async function load({ url, cacheName }) {
   postMessage({ type: 'loaded', ms: performance.now() - started, stops: Array.from(decoder.stopTokens()) });
 }
 
-async function generate({ id, prompt, maxTokens }) {
+async function generate({ id, prompt, maxTokens, temperature = 0, topP = 1, seed = 0 }) {
+  decoder.setSampling(temperature, topP, seed >>> 0);
   const tokens = decoder.encode(prompt);
   const started = performance.now();
   const kept = decoder.keepPrefix(tokens);

@@ -22,8 +22,15 @@ export class LocalModel {
   readonly ready: Promise<void>;
   /** How long loading took (ms), once loaded. */
   loadMs?: number;
-  /** A continuation of `prompt`; the signal aborts it (its last message is `done` with `finish: 'abort'`). */
-  generate(prompt: string, options?: { maxTokens?: number; signal?: AbortSignal }): AsyncGenerator<LocalMessage, void>;
+  /**
+   * A continuation of `prompt`; the signal aborts it (its last message is `done` with `finish: 'abort'`).
+   * `temperature` 0 (the default) always takes the most likely token; above it tokens are drawn from
+   * the `topP` nucleus, `seed` replaying a draw.
+   */
+  generate(
+    prompt: string,
+    options?: { maxTokens?: number; signal?: AbortSignal; temperature?: number; topP?: number; seed?: number },
+  ): AsyncGenerator<LocalMessage, void>;
   /** Ends the Worker. */
   close(): void;
 }

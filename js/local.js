@@ -61,9 +61,11 @@ export class LocalModel {
 
   /**
    * Generates a continuation of `prompt` (text; special tokens written in it are matched whole):
-   * an async iterator of the worker's messages (`read`, `delta`, `done`). `signal` aborts it.
+   * an async iterator of the worker's messages (`read`, `delta`, `done`). `signal` aborts it;
+   * `temperature` (default 0: always the most likely token), `topP` (default 1) and `seed`
+   * (default 0; the same seed draws the same answer) choose how tokens are drawn.
    */
-  async *generate(prompt, { maxTokens = DEFAULT_MAX_TOKENS, signal } = {}) {
+  async *generate(prompt, { maxTokens = DEFAULT_MAX_TOKENS, signal, temperature = 0, topP = 1, seed = 0 } = {}) {
     await this.ready;
     const id = this.nextId++;
     const queue = [];
@@ -71,7 +73,7 @@ export class LocalModel {
     this.jobs.set(id, { push: (message) => { queue.push(message); wake?.(); } });
     const abort = () => this.worker.postMessage({ type: 'abort', id });
     signal?.addEventListener('abort', abort, { once: true });
-    this.worker.postMessage({ type: 'generate', id, prompt, maxTokens });
+    this.worker.postMessage({ type: 'generate', id, prompt, maxTokens, temperature, topP, seed });
     try {
       for (;;) {
         while (!queue.length) await new Promise((resolve) => (wake = resolve));
@@ -110,7 +112,8 @@ export function chatmlPrompt(messages) {
 /**
  * The `provider` option for `Lectern.open`: `{ kind: 'custom', local: true, model, stream, call }`.
  * `call` turns Lectern's OpenAI-format request into a prompt (`template`, default
- * {@link chatmlPrompt}), streams the model's text back as OpenAI chunks, and reports the usage
+ * {@link chatmlPrompt}) and its `temperature`, `top_p` and `seed` into the decoder's sampling
+ * (none: greedy), streams the model's text back as OpenAI chunks, and reports the usage
  * (prompt tokens, of them read from the cache, completion tokens). options: `model` (the name in
  * usage, default `'local'`), `maxTokens` (default {@link DEFAULT_MAX_TOKENS}), `template`, and any
  * call-policy option to override the local defaults.
@@ -128,16 +131,19 @@ export function localProvider(localModel, options = {}) {
     call: (request, callOptions = {}) => chunks(localModel, template(request.messages ?? []), {
       model,
       maxTokens: request.max_tokens ?? request.max_completion_tokens ?? maxTokens,
+      temperature: request.temperature ?? 0,
+      topP: request.top_p ?? 1,
+      seed: request.seed ?? Math.floor(Math.random() * 2 ** 32),
       signal: callOptions.signal,
     }),
   };
 }
 
 /** The model's messages as OpenAI chat-completion chunks. */
-async function* chunks(localModel, prompt, { model, maxTokens, signal }) {
+async function* chunks(localModel, prompt, { model, signal, ...generation }) {
   const base = { id: `local-${Date.now()}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model };
   let usage = null;
-  for await (const message of localModel.generate(prompt, { maxTokens, signal })) {
+  for await (const message of localModel.generate(prompt, { ...generation, signal })) {
     if (message.type === 'read') usage = { prompt_tokens: message.promptTokens, prompt_tokens_details: { cached_tokens: message.cachedTokens } };
     if (message.type === 'delta') yield { ...base, choices: [{ index: 0, delta: { content: message.text }, finish_reason: null }] };
     if (message.type === 'done') {

@@ -1,6 +1,6 @@
 //! Local text generation: a Llama-family decoder that reads GGUF files
 //! (llama.cpp's format), its byte-level BPE tokenizer, a key/value cache
-//! whose prompt prefix is kept between turns, and greedy decoding.
+//! whose prompt prefix is kept between turns, and greedy or sampled decoding.
 //!
 //! Weights are read into the decoder's own block format ([`blocks`]), whose
 //! products with llama.cpp's quantised activations are llama.cpp's, so a
@@ -20,11 +20,13 @@ pub mod gguf_meta;
 pub mod kv_cache;
 pub mod ops;
 mod pretokenize;
+pub mod sampler;
 pub mod tokenizer;
 
 pub use decoder::Decoder;
 pub use gguf::Gguf;
 pub use kv_cache::KvCache;
+pub use sampler::Sampler;
 pub use tokenizer::Tokenizer;
 
 /// Reads `prompt` after what `cache` holds of it (a shared prefix is not

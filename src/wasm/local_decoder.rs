@@ -1,13 +1,13 @@
 //! `LocalDecoder` (`lectern_local.js`, feature `local`): Lectern's own decoder
 //! for a page's Worker: a GGUF file's bytes in, a prompt read (its cached
-//! prefix kept), then greedy tokens one call at a time, so the Worker can
+//! prefix kept), then tokens (greedy or sampled) one call at a time, so the Worker can
 //! post each and hear an abort between them.
 
 use wasm_bindgen::prelude::*;
 
 use super::js::error_to_js;
 use super::panic_guard;
-use crate::generation::{ops::argmax, Decoder, Gguf, KvCache, Tokenizer};
+use crate::generation::{Decoder, Gguf, KvCache, Sampler, Tokenizer};
 
 /// A loaded model, its tokenizer and one conversation's key/value cache.
 #[wasm_bindgen]
@@ -16,6 +16,7 @@ pub struct LocalDecoder {
     tokenizer: Tokenizer,
     cache: KvCache,
     logits: Vec<f32>,
+    sampler: Sampler,
 }
 
 #[wasm_bindgen]
@@ -33,6 +34,7 @@ impl LocalDecoder {
             decoder,
             tokenizer,
             logits: Vec::new(),
+            sampler: Sampler::greedy(),
         })
     }
 
@@ -72,8 +74,15 @@ impl LocalDecoder {
         Ok(())
     }
 
-    /// The most likely next token, read into the cache (so the next call
-    /// gives the one after it).
+    /// How the next tokens are chosen: at `temperature` (0: the most likely
+    /// one, the default) from the nucleus of `top_p`, drawn with `seed`.
+    #[wasm_bindgen(js_name = setSampling)]
+    pub fn set_sampling(&mut self, temperature: f32, top_p: f32, seed: u32) {
+        self.sampler = Sampler::new(temperature, top_p, seed.into());
+    }
+
+    /// The next token ([`Self::set_sampling`]), read into the cache (so the
+    /// next call gives the one after it).
     pub fn next(&mut self) -> Result<u32, JsValue> {
         if self.logits.is_empty() {
             return Err(error_to_js(&crate::Error::config("read a prompt first")));
@@ -83,7 +92,7 @@ impl LocalDecoder {
                 "the conversation is longer than the model's context",
             )));
         }
-        let token = argmax(&self.logits) as u32;
+        let token = self.sampler.pick(&self.logits);
         self.logits = self.decoder.forward(&[token], &mut self.cache);
         Ok(token)
     }

@@ -1,6 +1,7 @@
 // Lectern's own decoder in headless Chromium (lectern/local: a module Worker running
 // lectern_local_bg.wasm on simd128): its greedy answer is llama.cpp's (the reference
-// scripts/llama-reference.mjs recorded from wllama), text streams in pieces, an abort ends a long
+// scripts/llama-reference.mjs recorded from wllama), a sampled answer replays with its seed,
+// text streams in pieces, an abort ends a long
 // answer early, a follow-up prompt reuses the cached prefix and answers as a fresh read, and
 // Lectern answers through it as a custom provider. Skips without the model (fetch-smollm2.sh).
 import { test } from 'node:test';
@@ -43,6 +44,9 @@ test('the local decoder answers as llama.cpp, streams, aborts, reuses its cache 
         await local.ready;
         const answers = [];
         for (const c of cases) answers.push(await run(local, c.prompt));
+        // Sampled at a temperature: a seed replays its answer, other seeds draw others.
+        const sampled = async (seed) => (await run(local, cases[0].prompt, { maxTokens: 16, temperature: 1.2, topP: 0.95, seed })).text;
+        const sampling = { first: await sampled(7), again: await sampled(7), others: [await sampled(8), await sampled(9), await sampled(10)] };
         // Abort after the first piece of a long answer.
         const controller = new AbortController();
         const aborted = await run(local, cases[1].prompt, { maxTokens: 200, signal: controller.signal, onDelta: () => controller.abort() });
@@ -61,7 +65,7 @@ test('the local decoder answers as llama.cpp, streams, aborts, reuses its cache 
         const conversation = await lectern.createConversation({});
         const sent = await lectern.send(conversation.id, 'What is the capital of France?');
         serving.close();
-        return { answers, aborted, reused, freshRun, sent: { text: sent.text, usage: sent.usage } };
+        return { answers, sampling, aborted, reused, freshRun, sent: { text: sent.text, usage: sent.usage } };
       },
       { model: `/models/${basename(fixtures.model)}`, cases: reference.cases, tokens: reference.tokens },
     );
@@ -70,6 +74,8 @@ test('the local decoder answers as llama.cpp, streams, aborts, reuses its cache 
       assert.equal(answer.done.finish, reference.cases[i].finish === 'stop' ? 'stop' : 'length');
       assert.ok(answer.deltas > 3, 'the text streams in pieces');
     });
+    assert.equal(r.sampling.first, r.sampling.again, 'a seed replays its answer');
+    assert.ok(r.sampling.others.some((text) => text !== r.sampling.first), JSON.stringify(r.sampling));
     assert.equal(r.aborted.done.finish, 'abort');
     assert.ok(r.aborted.done.completionTokens < 10, `aborted after ${r.aborted.done.completionTokens} tokens`);
     assert.ok(r.reused.read.cachedTokens > 20, `the follow-up reused ${r.reused.read.cachedTokens} cached tokens`);
