@@ -31,17 +31,30 @@ export class LocalModel {
     this.jobs = new Map();
     this.nextId = 1;
     this.worker.onmessage = ({ data }) => this.#heard(data);
-    this.ready = new Promise((resolve, reject) => this.jobs.set(0, { resolve, reject, loading: true }));
+    // A Worker that cannot start (its script not found, a syntax error) fails every job, loading first.
+    this.worker.onerror = (event) => {
+      event.preventDefault?.();
+      this.#failAll(`the local model's Worker failed: ${event.message || 'its script did not load'} (${workerUrl})`);
+    };
+    this.ready = new Promise((resolve, reject) => this.jobs.set(0, { resolve, reject }));
+    // Marked handled: a generation awaits it and rejects with its error.
+    this.ready.catch(() => {});
     this.worker.postMessage({ type: 'load', id: 0, url: String(new URL(url, globalThis.location?.href)), cacheName: options.cacheName === undefined ? 'lectern-models-v1' : options.cacheName });
   }
 
-  #heard(data) {
+  #failAll(message) {
+    const jobs = [...this.jobs.entries()];
+    this.jobs.clear();
+    for (const [id, job] of jobs) this.#heard({ type: 'error', id, name: 'Error', message }, job);
+  }
+
+  #heard(data, failing) {
     if (data.type === 'progress') {
       this.onProgress?.(data.phase === 'download' ? { phase: 'download', loaded: data.loaded, total: data.total } : { phase: data.phase });
       return;
     }
     const id = data.type === 'loaded' ? 0 : data.id;
-    const job = this.jobs.get(id);
+    const job = failing ?? this.jobs.get(id);
     if (!job) return;
     if (data.type === 'error') {
       this.jobs.delete(id);

@@ -57,6 +57,9 @@ test('the local decoder answers as llama.cpp, streams, aborts, reuses its cache 
         const fresh = new LocalModel(model, { cacheName: null });
         const freshRun = await run(fresh, followUp);
         fresh.close();
+        // What cannot load says why: a missing file, a Worker script that is not there.
+        const why = (model) => model.ready.then(() => 'loaded', (e) => `${e.name}: ${e.message}`);
+        const failures = [await why(new LocalModel('/models/missing.gguf', { cacheName: null })), await why(new LocalModel(model, { cacheName: null, workerUrl: '/pkg/missing-worker.js' }))];
         // Through Lectern, as a custom provider.
         const { default: init, Lectern } = await import('/pkg/lectern.js');
         await init();
@@ -65,7 +68,7 @@ test('the local decoder answers as llama.cpp, streams, aborts, reuses its cache 
         const conversation = await lectern.createConversation({});
         const sent = await lectern.send(conversation.id, 'What is the capital of France?');
         serving.close();
-        return { answers, sampling, aborted, reused, freshRun, sent: { text: sent.text, usage: sent.usage } };
+        return { answers, failures, sampling, aborted, reused, freshRun, sent: { text: sent.text, usage: sent.usage } };
       },
       { model: `/models/${basename(fixtures.model)}`, cases: reference.cases, tokens: reference.tokens },
     );
@@ -74,6 +77,8 @@ test('the local decoder answers as llama.cpp, streams, aborts, reuses its cache 
       assert.equal(answer.done.finish, reference.cases[i].finish === 'stop' ? 'stop' : 'length');
       assert.ok(answer.deltas > 3, 'the text streams in pieces');
     });
+    assert.match(r.failures[0], /missing\.gguf answered 404/);
+    assert.match(r.failures[1], /Worker failed/);
     assert.equal(r.sampling.first, r.sampling.again, 'a seed replays its answer');
     assert.ok(r.sampling.others.some((text) => text !== r.sampling.first), JSON.stringify(r.sampling));
     assert.equal(r.aborted.done.finish, 'abort');
