@@ -3,7 +3,8 @@
 // all-MiniLM-L6-v2 files when LECTERN_MINILM_DIR names them
 // (scripts/fetch-minilm.sh), and an in-browser model when LECTERN_SMOLLM2
 // names a GGUF (scripts/fetch-smollm2.sh): the model at /local-model/, named in /config.json as
-// `localModel` (the site runs it with Lectern's own decoder, lectern/local). For the reading site's
+// `localModel` (the site runs it with Lectern's own decoder, lectern/local); wllama's browser files
+// at /wllama/ when installed, for pages that try lectern/wllama (the site does not precache them). For the reading site's
 // service worker: /precache.json (the app shell's URLs and their hash) and /sw.js with that hash
 // written above it (a changed shell is a changed worker); /samples/thursday.txt is the Thursday
 // fixture from ../shared when present (else www/samples/ has a short public-domain text).
@@ -23,6 +24,9 @@ import { shellHash, shellUrls } from './precache.mjs';
 
 const root = resolve(fileURLToPath(import.meta.url), '../..');
 const thursday = resolve(root, '../shared/fixtures/books/chesterton-thursday.txt');
+
+/** wllama's browser files (npm's @wllama/wllama), for pages that use lectern/wllama. */
+const wllamaDir = join(root, 'node_modules/@wllama/wllama/esm');
 
 /** The GGUF at `model`, if it is there. */
 function localModelFiles(model) {
@@ -99,6 +103,8 @@ export async function startDemo({
       forward(req, res, `${mock.url}${req.url}`);
     } else if (path === '/samples/thursday.txt' && existsSync(thursday)) {
       await serveFile(res, dirname(thursday), basename(thursday));
+    } else if (path.startsWith('/wllama/') && existsSync(wllamaDir)) {
+      await serveFile(res, wllamaDir, path.slice('/wllama/'.length));
     } else if (local && path === `/local-model/${local.name}`) {
       await serveFile(res, local.dir, local.name);
     } else if (path.startsWith('/models/') && models) {

@@ -239,3 +239,125 @@ fn requantise(matrix: &mut BlockMatrix, quants: &mut Vec<i8>, values: &[f32]) {
     matrix.scales.push(scale);
     quants.extend(values.iter().map(|v| (v * inverse).round() as i8));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{q6_k_values, read_q4_0, read_q4_1, read_q4_k, read_q8_0};
+    use crate::generation::blocks::{BlockMatrix, Quants, BLOCK};
+
+    /// A one-row matrix of `cols` values, for a reader to fill.
+    fn row(cols: usize) -> BlockMatrix {
+        BlockMatrix {
+            rows: 1,
+            cols,
+            scales: Vec::new(),
+            offsets: None,
+            quants: Quants::Bytes(Vec::new()),
+        }
+    }
+
+    fn values(mut m: BlockMatrix, quants: Quants) -> Vec<f32> {
+        m.quants = quants;
+        let mut out = vec![0.0; m.cols];
+        m.row_into(0, &mut out);
+        out
+    }
+
+    const ONE: [u8; 2] = [0x00, 0x3c]; // 1.0 as a half float
+    const HALF: [u8; 2] = [0x00, 0x38]; // 0.5
+
+    /// ggml's Q4 order: byte j holds value j (low half) and value j + 16 (high half).
+    fn nibbles() -> Vec<u8> {
+        (0..16u8).map(|j| j | ((15 - j) << 4)).collect()
+    }
+
+    fn q4_expected(shift: f32, scale: f32) -> Vec<f32> {
+        (0..16)
+            .map(|j| j as f32)
+            .chain((0..16).map(|j| (15 - j) as f32))
+            .map(|q| scale * q + shift)
+            .collect()
+    }
+
+    #[test]
+    fn q4_0_and_q4_1_blocks_read_in_ggml_order() {
+        let block: Vec<u8> = HALF.iter().copied().chain(nibbles()).collect();
+        let mut m = row(BLOCK);
+        let quants = Quants::Bytes(read_q4_0(&mut m, &block));
+        assert_eq!(values(m, quants), q4_expected(-4.0, 0.5), "Q4_0 is d · (q − 8)");
+        let block: Vec<u8> = HALF.iter().chain(&ONE).copied().chain(nibbles()).collect();
+        let mut m = row(BLOCK);
+        let quants = Quants::Nibbles(read_q4_1(&mut m, &block));
+        assert_eq!(values(m, quants), q4_expected(1.0, 0.5), "Q4_1 is d · q + m");
+    }
+
+    #[test]
+    fn q8_0_blocks_are_d_times_q() {
+        let block: Vec<u8> = HALF
+            .iter()
+            .copied()
+            .chain((0..32).map(|i| (i as i8 - 16) as u8))
+            .collect();
+        let mut m = row(BLOCK);
+        let quants = Quants::Bytes(read_q8_0(&mut m, &block));
+        let expected: Vec<f32> = (0..32).map(|i| 0.5 * (i as f32 - 16.0)).collect();
+        assert_eq!(values(m, quants), expected);
+    }
+
+    /// A Q4_K super-block whose eight sub-blocks have scale `j + 1` and minimum `j`
+    /// (6-bit fields packed as ggml packs them), `d = 1`, `dmin = 0.5`.
+    #[test]
+    fn q4_k_super_blocks_read_their_packed_scales_and_minimums() {
+        let (sc, mn): (Vec<u8>, Vec<u8>) = ((1..=8).collect(), (0..8).collect());
+        let mut scales = [0u8; 12];
+        for j in 0..4 {
+            scales[j] = sc[j];
+            scales[j + 4] = mn[j];
+            scales[j + 8] = (sc[j + 4] & 0x0f) | ((mn[j + 4] & 0x0f) << 4);
+        }
+        let qs: Vec<u8> = (0..128)
+            .map(|i| (i % 16) as u8 | (((i / 2) % 16) as u8) << 4)
+            .collect();
+        let block: Vec<u8> = ONE
+            .iter()
+            .chain(&HALF)
+            .chain(&scales)
+            .chain(&qs)
+            .copied()
+            .collect();
+        let mut m = row(256);
+        let quants = Quants::Nibbles(read_q4_k(&mut m, &block));
+        let got = values(m, quants);
+        for (i, value) in got.iter().enumerate() {
+            let (j, l) = (i / 32, i % 32);
+            let byte = qs[(j / 2) * 32 + l];
+            let q = if j % 2 == 0 { byte & 0x0f } else { byte >> 4 };
+            assert_eq!(*value, sc[j] as f32 * q as f32 - 0.5 * mn[j] as f32, "value {i}");
+        }
+    }
+
+    /// A Q6_K super-block: 6-bit values (4 low bits in `ql`, 2 high in `qh`) less 32, a scale per 16.
+    #[test]
+    fn q6_k_super_blocks_read_low_and_high_bits() {
+        let ql: Vec<u8> = (0..128).map(|i| (i * 7 % 256) as u8).collect();
+        let qh: Vec<u8> = (0..64).map(|i| (i * 13 % 256) as u8).collect();
+        let scales: Vec<u8> = (0..16).map(|i| (i as i8 - 8) as u8).collect();
+        let block: Vec<u8> = ql
+            .iter()
+            .chain(&qh)
+            .chain(&scales)
+            .chain(&HALF)
+            .copied()
+            .collect();
+        let got = q6_k_values(&block);
+        for (i, value) in got.iter().enumerate() {
+            let (half, k) = (i / 128, i % 128);
+            let (quarter, l) = (k / 32, k % 32);
+            let low = ql[half * 64 + (quarter % 2) * 32 + l] >> (4 * (quarter / 2)) & 0x0f;
+            let high = (qh[half * 32 + l] >> (2 * quarter)) & 3;
+            let q = (low | high << 4) as i32 - 32;
+            let scale = scales[half * 8 + quarter * 2 + l / 16] as i8 as f32;
+            assert_eq!(*value, 0.5 * scale * q as f32, "value {i}");
+        }
+    }
+}
