@@ -84,9 +84,13 @@ impl Decoder {
         KvCache::new(self.config.layers, self.config.kv_dim())
     }
 
-    /// Reads `tokens` after the positions `cache` holds (appending theirs)
-    /// and returns the logits of the last one.
+    /// Reads `tokens` (ids below [`Self::vocab_size`]) after the positions
+    /// `cache` holds (appending theirs) and returns the logits of the last
+    /// one; none for no tokens.
     pub fn forward(&self, tokens: &[u32], cache: &mut KvCache) -> Vec<f32> {
+        if tokens.is_empty() {
+            return Vec::new();
+        }
         let c = &self.config;
         let (n, dim, kv_dim) = (tokens.len(), c.dim, c.kv_dim());
         let start = cache.len();

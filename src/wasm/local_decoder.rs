@@ -65,6 +65,12 @@ impl LocalDecoder {
         if tokens.is_empty() {
             return Err(error_to_js(&crate::Error::config("no tokens to read")));
         }
+        let vocab = self.decoder.vocab_size();
+        if let Some(bad) = tokens.iter().find(|t| **t as usize >= vocab) {
+            return Err(error_to_js(&crate::Error::config(format!(
+                "token {bad} is not in the model's vocabulary of {vocab}"
+            ))));
+        }
         if self.cache.len() + tokens.len() > self.decoder.config().context {
             return Err(error_to_js(&crate::Error::config(
                 "the conversation is longer than the model's context",
