@@ -10,6 +10,8 @@ import init, { LocalDecoder } from './lectern_local.js';
 const PIECE = 32;
 
 let decoder = null;
+/** Generations asked for and not yet done; of them, those aborted. */
+const pending = new Set();
 const aborted = new Set();
 
 /** A macrotask turn without setTimeout's clamp: lets queued messages (an abort) run. */
@@ -99,6 +101,7 @@ async function generate({ id, prompt, maxTokens, temperature = 0, topP = 1, seed
 }
 
 function finish(id, reason, completionTokens, since, text) {
+  pending.delete(id);
   aborted.delete(id);
   const rest = text?.decode() ?? '';
   if (rest) postMessage({ type: 'delta', id, text: rest });
@@ -108,11 +111,15 @@ function finish(id, reason, completionTokens, since, text) {
 let queue = Promise.resolve();
 onmessage = ({ data }) => {
   if (data.type === 'abort') {
-    aborted.add(data.id);
+    // An abort after its generation ended is nothing to remember.
+    if (pending.has(data.id)) aborted.add(data.id);
     return;
   }
+  if (data.type === 'generate') pending.add(data.id);
   // One job at a time, in order; an error is told to whoever asked.
   queue = queue.then(() => (data.type === 'load' ? load(data) : generate(data))).catch((error) => {
+    pending.delete(data.id);
+    aborted.delete(data.id);
     postMessage({ type: 'error', id: data.id, name: error?.name ?? 'Error', message: String(error?.message ?? error) });
   });
 };
