@@ -11,7 +11,7 @@
 
 use crate::retrieval::minilm::half::{f16_to_f32, f32_to_f16};
 
-use super::block_sums::{block_sums, nibble_block_sums};
+use super::block_sums::{block_sums, nibble_block_sums, nibble_block_sums_each};
 
 /// Values per block.
 pub const BLOCK: usize = 32;
@@ -98,6 +98,45 @@ impl BlockMatrix {
                 nibble_block_sums(row_bytes, &x.quants, sums)
             }
         }
+        self.scaled_sum(row, x, sums)
+    }
+
+    /// Row `row`'s products with each of `xs`, given to `out(t, product)`
+    /// (each as [`Self::row_dot`]); `sums`: room for `xs.len()` rows of
+    /// integer sums. 4-bit rows are unpacked once for all of `xs`.
+    pub fn row_dot_each(
+        &self,
+        row: usize,
+        xs: &[Activation],
+        sums: &mut [i32],
+        mut out: impl FnMut(usize, f32),
+    ) {
+        let per_row = self.blocks_per_row();
+        let first = row * per_row;
+        match &self.quants {
+            Quants::Nibbles(q) if xs.len() > 1 => {
+                let row_bytes = &q[first * BLOCK / 2..(first + per_row) * BLOCK / 2];
+                nibble_block_sums_each(row_bytes, xs.len(), |t| &xs[t].quants, sums);
+                for (t, x) in xs.iter().enumerate() {
+                    out(
+                        t,
+                        self.scaled_sum(row, x, &mut sums[t * per_row..(t + 1) * per_row]),
+                    );
+                }
+            }
+            _ => {
+                for (t, x) in xs.iter().enumerate() {
+                    out(t, self.row_dot(row, x, sums));
+                }
+            }
+        }
+    }
+
+    /// Row `row`'s product with `x` from its blocks' integer `sums`: the scales
+    /// and offsets applied, summed in block order.
+    fn scaled_sum(&self, row: usize, x: &Activation, sums: &mut [i32]) -> f32 {
+        let per_row = self.blocks_per_row();
+        let first = row * per_row;
         // Each block's term first (element-wise: vectorised), then their sum in block order.
         let scales = &self.scales[first..first + per_row];
         let terms = &mut sums[..per_row];

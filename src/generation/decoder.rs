@@ -140,11 +140,9 @@ impl Decoder {
 
 /// `out[t · rows + r] = m.row r · xs[t]`, each weight row read once for all tokens.
 fn batch(m: &BlockMatrix, xs: &[Activation], out: &mut [f32]) {
-    let mut sums = vec![0; m.blocks_per_row()];
+    let mut sums = vec![0; m.blocks_per_row() * xs.len()];
     for row in 0..m.rows {
-        for (t, x) in xs.iter().enumerate() {
-            out[t * m.rows + row] = m.row_dot(row, x, &mut sums);
-        }
+        m.row_dot_each(row, xs, &mut sums, |t, product| out[t * m.rows + row] = product);
     }
 }
 

@@ -24,3 +24,12 @@ pub fn nibble_block_sums(w: &[u8], x: &[i8], out: &mut [i32]) {
         *sum = total;
     }
 }
+
+/// [`nibble_block_sums`] of one weight row with `tokens` activations (`x(t)`), into
+/// `out[t · blocks + b]`.
+pub fn nibble_block_sums_each<'a>(w: &[u8], tokens: usize, x: impl Fn(usize) -> &'a [i8], out: &mut [i32]) {
+    let blocks = w.len() / 16;
+    for t in 0..tokens {
+        nibble_block_sums(w, x(t), &mut out[t * blocks..(t + 1) * blocks]);
+    }
+}

@@ -21,35 +21,120 @@ pub fn nibble_block_sums(w: &[u8], x: &[i8], out: &mut [i32]) {
     sums_by_four(out, blocks, |b| unsafe { nibble_block(pw, px, b) });
 }
 
+/// [`nibble_block_sums`] of one weight row with `tokens` activations (`x(t)`), into
+/// `out[t · blocks + b]`: each group of four blocks is unpacked once for all of them.
+pub fn nibble_block_sums_each<'a>(w: &[u8], tokens: usize, x: impl Fn(usize) -> &'a [i8], out: &mut [i32]) {
+    let blocks = w.len() / 16;
+    assert!(out.len() >= tokens * blocks && (0..tokens).all(|t| x(t).len() >= blocks * 32));
+    let pw = w.as_ptr();
+    let mut b = 0;
+    while b + 4 <= blocks {
+        // SAFETY: blocks b..b+4 lie within `w`.
+        let unpacked = unsafe {
+            [
+                unpack(pw, b),
+                unpack(pw, b + 1),
+                unpack(pw, b + 2),
+                unpack(pw, b + 3),
+            ]
+        };
+        for t in 0..tokens {
+            let px = x(t).as_ptr();
+            // SAFETY: blocks b..b+4 lie within x(t) (asserted above).
+            let s = unsafe {
+                [
+                    unpacked_block(unpacked[0], px, b),
+                    unpacked_block(unpacked[1], px, b + 1),
+                    unpacked_block(unpacked[2], px, b + 2),
+                    unpacked_block(unpacked[3], px, b + 3),
+                ]
+            };
+            // SAFETY: out[t · blocks + b..+4] is within `out` (asserted above).
+            unsafe {
+                v128_store(
+                    out.as_mut_ptr().add(t * blocks + b) as *mut v128,
+                    transpose_add(s),
+                )
+            };
+        }
+        b += 4;
+    }
+    for t in 0..tokens {
+        // SAFETY: block b (< blocks) lies within `w` and x(t).
+        for (k, sum) in out[t * blocks..][b..blocks].iter_mut().enumerate() {
+            let s = unsafe { unpacked_block(unpack(pw, b + k), x(t).as_ptr(), b + k) };
+            *sum = lane_sum(s);
+        }
+    }
+}
+
+/// The low and high nibbles of block `b`'s sixteen bytes.
+///
+/// # Safety
+/// `w` must point at `16 · (b + 1)` readable bytes.
+#[inline(always)]
+unsafe fn unpack(w: *const u8, b: usize) -> (v128, v128) {
+    let packed = v128_load(w.add(b * 16) as *const v128);
+    (v128_and(packed, u8x16_splat(0x0f)), u8x16_shr(packed, 4))
+}
+
+/// An unpacked block's products with block `b` of `x`, in four i32 lanes.
+///
+/// # Safety
+/// `x` must point at `32 · (b + 1)` readable bytes.
+#[inline(always)]
+unsafe fn unpacked_block((low, high): (v128, v128), x: *const i8, b: usize) -> v128 {
+    let products = |a: v128, c: v128| {
+        i32x4_extadd_pairwise_i16x8(i16x8_add(
+            i16x8_extmul_low_i8x16(a, c),
+            i16x8_extmul_high_i8x16(a, c),
+        ))
+    };
+    let (x0, x1) = (
+        v128_load(x.add(b * 32) as *const v128),
+        v128_load(x.add(b * 32 + 16) as *const v128),
+    );
+    i32x4_add(products(low, x0), products(high, x1))
+}
+
+/// Lane `k` of the result: the sum of `s[k]`'s four lanes (a 4×4 transpose-and-add).
+#[inline(always)]
+fn transpose_add(s: [v128; 4]) -> v128 {
+    let t0 = i32x4_add(
+        i32x4_shuffle::<0, 4, 1, 5>(s[0], s[1]),
+        i32x4_shuffle::<2, 6, 3, 7>(s[0], s[1]),
+    );
+    let t1 = i32x4_add(
+        i32x4_shuffle::<0, 4, 1, 5>(s[2], s[3]),
+        i32x4_shuffle::<2, 6, 3, 7>(s[2], s[3]),
+    );
+    i32x4_add(
+        i32x4_shuffle::<0, 1, 4, 5>(t0, t1),
+        i32x4_shuffle::<2, 3, 6, 7>(t0, t1),
+    )
+}
+
+/// The sum of four i32 lanes.
+#[inline(always)]
+fn lane_sum(s: v128) -> i32 {
+    i32x4_extract_lane::<0>(s)
+        + i32x4_extract_lane::<1>(s)
+        + i32x4_extract_lane::<2>(s)
+        + i32x4_extract_lane::<3>(s)
+}
+
 /// `out[b]` = the sum of `block(b)`'s four lanes, for `b < blocks`.
 #[inline(always)]
 fn sums_by_four(out: &mut [i32], blocks: usize, block: impl Fn(usize) -> v128) {
     let mut b = 0;
     while b + 4 <= blocks {
-        let s = [block(b), block(b + 1), block(b + 2), block(b + 3)];
-        // A 4×4 transpose-and-add: lane k of the result is block b+k's sum.
-        let t0 = i32x4_add(
-            i32x4_shuffle::<0, 4, 1, 5>(s[0], s[1]),
-            i32x4_shuffle::<2, 6, 3, 7>(s[0], s[1]),
-        );
-        let t1 = i32x4_add(
-            i32x4_shuffle::<0, 4, 1, 5>(s[2], s[3]),
-            i32x4_shuffle::<2, 6, 3, 7>(s[2], s[3]),
-        );
-        let sums = i32x4_add(
-            i32x4_shuffle::<0, 1, 4, 5>(t0, t1),
-            i32x4_shuffle::<2, 3, 6, 7>(t0, t1),
-        );
+        let sums = transpose_add([block(b), block(b + 1), block(b + 2), block(b + 3)]);
         // SAFETY: out[b..b+4] is within `out`; v128_store writes unaligned.
         unsafe { v128_store(out.as_mut_ptr().add(b) as *mut v128, sums) };
         b += 4;
     }
     while b < blocks {
-        let s = block(b);
-        out[b] = i32x4_extract_lane::<0>(s)
-            + i32x4_extract_lane::<1>(s)
-            + i32x4_extract_lane::<2>(s)
-            + i32x4_extract_lane::<3>(s);
+        out[b] = lane_sum(block(b));
         b += 1;
     }
 }
@@ -80,18 +165,5 @@ unsafe fn block(w: *const i8, x: *const i8, b: usize) -> v128 {
 /// `w` must point at `16 · (b + 1)` readable bytes and `x` at `32 · (b + 1)`.
 #[inline(always)]
 unsafe fn nibble_block(w: *const u8, x: *const i8, b: usize) -> v128 {
-    let packed = v128_load(w.add(b * 16) as *const v128);
-    let low = v128_and(packed, u8x16_splat(0x0f));
-    let high = u8x16_shr(packed, 4);
-    let products = |a: v128, c: v128| {
-        i32x4_extadd_pairwise_i16x8(i16x8_add(
-            i16x8_extmul_low_i8x16(a, c),
-            i16x8_extmul_high_i8x16(a, c),
-        ))
-    };
-    let (x0, x1) = (
-        v128_load(x.add(b * 32) as *const v128),
-        v128_load(x.add(b * 32 + 16) as *const v128),
-    );
-    i32x4_add(products(low, x0), products(high, x1))
+    unpacked_block(unpack(w, b), x, b)
 }
