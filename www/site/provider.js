@@ -11,9 +11,9 @@ const CHOICE_KEY = 'lectern-site-model';
 // that reads prompts fast gets the default context — the reader's two pages, the first passage
 // naming each name asked about and ten passages for the question, within 1,500 tokens (84% of
 // the reader questions measured hold their evidence in it); the in-browser model (Lectern's own
-// decoder, ~60 prompt tokens a second on one thread) gets three short passages within 300
-// tokens: its answers began after 12 s (median; five passages within 600 tokens took 24 s and
-// found no more facts); its sources still show the reader what it read.
+// decoder, ~70 prompt tokens a second on one thread) gets three short passages within 300
+// tokens: its answers began after 8.5 s (median; five passages within 600 tokens found no more
+// facts and took twice as long); its sources still show the reader what it read.
 // The demo model calls search_book itself (the flow it shows), so it keeps tool use.
 const RETRIEVAL = {
   fast: { strategy: 'alwaysRetrieve' },
