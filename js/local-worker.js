@@ -1,5 +1,5 @@
 // Lectern's own decoder in a module Worker (`lectern_local_worker.js` beside `lectern_local.js`),
-// driven by `lectern/local`. Messages in: `{ type: 'load', url, cacheName }`,
+// driven by `lectern/local`. Messages in: `{ type: 'load', id, url, cacheName }`,
 // `{ type: 'generate', id, prompt, maxTokens, temperature?, topP?, seed? }`, `{ type: 'abort', id }`. Messages out:
 // `progress` (`download` with bytes loaded and total, then `load`), `loaded` (or `error`), then per
 // generation `read` (prompt tokens, how many came from the cache, ms), `delta` (text), and `done`
@@ -36,17 +36,23 @@ async function modelBytes(url, cacheName) {
   return read(response);
 }
 
-/** A response's body, with `download` progress as it arrives. */
+/** A response's body, with `download` progress as it arrives, written into one buffer sized by
+ * its length (grown if it has none or another): the model is not copied a second time. */
 async function read(response) {
   const total = Number(response.headers.get('content-length')) || 0;
   if (!response.body) return new Uint8Array(await response.arrayBuffer());
-  const parts = [];
+  let bytes = new Uint8Array(total || PROGRESS_STEP);
   let loaded = 0;
   let told = 0;
   for (const reader = response.body.getReader(); ;) {
     const { done, value } = await reader.read();
     if (done) break;
-    parts.push(value);
+    if (loaded + value.length > bytes.length) {
+      const larger = new Uint8Array(Math.max(2 * bytes.length, loaded + value.length));
+      larger.set(bytes.subarray(0, loaded));
+      bytes = larger;
+    }
+    bytes.set(value, loaded);
     loaded += value.length;
     if (loaded - told >= PROGRESS_STEP) {
       told = loaded;
@@ -54,22 +60,16 @@ async function read(response) {
     }
   }
   postMessage({ type: 'progress', phase: 'download', loaded, total: total || loaded });
-  const bytes = new Uint8Array(loaded);
-  let at = 0;
-  for (const part of parts) {
-    bytes.set(part, at);
-    at += part.length;
-  }
-  return bytes;
+  return bytes.subarray(0, loaded);
 }
 
-async function load({ url, cacheName }) {
+async function load({ id, url, cacheName }) {
   const started = performance.now();
   await init();
   const bytes = await modelBytes(url, cacheName);
   postMessage({ type: 'progress', phase: 'load' });
   decoder = new LocalDecoder(bytes);
-  postMessage({ type: 'loaded', ms: performance.now() - started, stops: Array.from(decoder.stopTokens()) });
+  postMessage({ type: 'loaded', id, ms: performance.now() - started });
 }
 
 async function generate({ id, prompt, maxTokens, temperature = 0, topP = 1, seed = 0 }) {

@@ -42,27 +42,26 @@ export class LocalModel {
     this.worker.postMessage({ type: 'load', id: 0, url: String(new URL(url, globalThis.location?.href)), cacheName: options.cacheName === undefined ? 'lectern-models-v1' : options.cacheName });
   }
 
+  /** Every job waiting fails with `message` (the Worker is gone). */
   #failAll(message) {
-    const jobs = [...this.jobs.entries()];
+    const jobs = [...this.jobs.values()];
     this.jobs.clear();
-    for (const [id, job] of jobs) this.#heard({ type: 'error', id, name: 'Error', message }, job);
+    for (const job of jobs) fail(job, 'Error', message);
   }
 
-  #heard(data, failing) {
+  #heard(data) {
     if (data.type === 'progress') {
       this.onProgress?.(data.phase === 'download' ? { phase: 'download', loaded: data.loaded, total: data.total } : { phase: data.phase });
       return;
     }
-    const id = data.type === 'loaded' ? 0 : data.id;
-    const job = failing ?? this.jobs.get(id);
+    const { id } = data;
+    const job = this.jobs.get(id);
     if (!job) return;
     if (data.type === 'error') {
       this.jobs.delete(id);
-      const error = new Error(data.message);
-      error.name = data.name;
-      job.reject ? job.reject(error) : job.push({ error });
+      fail(job, data.name, data.message);
     } else if (data.type === 'loaded') {
-      this.jobs.delete(0);
+      this.jobs.delete(id);
       this.loadMs = data.ms;
       this.onProgress?.({ phase: 'ready', loadMs: data.ms });
       job.resolve();
@@ -105,6 +104,14 @@ export class LocalModel {
   close() {
     this.worker.terminate();
   }
+}
+
+/** Fails a job: loading rejects, a generation's iterator throws. */
+function fail(job, name, message) {
+  const error = new Error(message);
+  error.name = name;
+  if (job.reject) job.reject(error);
+  else job.push({ error });
 }
 
 /**

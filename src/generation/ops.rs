@@ -1,5 +1,5 @@
-//! The decoder's element-wise steps, with llama.cpp's arithmetic (sums of
-//! squares and of exponentials in `f64`, RoPE's angles by repeated products).
+//! The decoder's element-wise steps, with llama.cpp's arithmetic (the sum of
+//! squares in `f64`, RoPE's angles by repeated products).
 
 /// `x / rms(x) · weight` (RMSNorm).
 pub fn rms_norm(x: &[f32], weight: &[f32], eps: f32, out: &mut [f32]) {
@@ -32,24 +32,6 @@ pub fn rope(x: &mut [f32], head_dim: usize, position: usize, base: f32) {
 pub fn swiglu(gate: &mut [f32], up: &[f32]) {
     for (g, u) in gate.iter_mut().zip(up) {
         *g = *g / (1.0 + (-*g).exp()) * u;
-    }
-}
-
-/// `scores · scale`, then softmax, in place.
-pub fn scaled_softmax(scores: &mut [f32], scale: f32) {
-    let mut max = f32::NEG_INFINITY;
-    for s in scores.iter_mut() {
-        *s *= scale;
-        max = max.max(*s);
-    }
-    let mut sum = 0.0f64;
-    for s in scores.iter_mut() {
-        *s = (*s - max).exp();
-        sum += *s as f64;
-    }
-    let inverse = (1.0 / sum) as f32;
-    for s in scores.iter_mut() {
-        *s *= inverse;
     }
 }
 
