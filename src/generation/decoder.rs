@@ -3,7 +3,7 @@
 //! the output layer (the embeddings again when tied). Prompts are read in
 //! batches (each weight row read once for every token of the batch).
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 use super::attention::attend;
 use super::blocks::{Activation, BlockMatrix};
@@ -84,13 +84,31 @@ impl Decoder {
         KvCache::new(self.config.layers, self.config.kv_dim())
     }
 
-    /// Reads `tokens` (ids below [`Self::vocab_size`]) after the positions
-    /// `cache` holds (appending theirs) and returns the logits of the last
-    /// one; none for no tokens.
-    pub fn forward(&self, tokens: &[u32], cache: &mut KvCache) -> Vec<f32> {
+    /// Reads `tokens` after the positions `cache` holds (appending theirs) and
+    /// returns the logits of the last one; a `Config` error, and nothing read,
+    /// for no tokens, an id outside the vocabulary, or more positions than the
+    /// model's context.
+    pub fn read(&self, tokens: &[u32], cache: &mut KvCache) -> Result<Vec<f32>> {
         if tokens.is_empty() {
-            return Vec::new();
+            return Err(Error::config("no tokens to read"));
         }
+        let vocab = self.vocab_size();
+        if let Some(bad) = tokens.iter().find(|t| **t as usize >= vocab) {
+            return Err(Error::config(format!(
+                "token {bad} is not in the model's vocabulary of {vocab}"
+            )));
+        }
+        if cache.len() + tokens.len() > self.config.context {
+            return Err(Error::config(format!(
+                "the conversation is longer than the model's context of {} tokens",
+                self.config.context
+            )));
+        }
+        Ok(self.forward(tokens, cache))
+    }
+
+    /// [`Self::read`] without its checks: `tokens` are in the vocabulary and fit.
+    fn forward(&self, tokens: &[u32], cache: &mut KvCache) -> Vec<f32> {
         let c = &self.config;
         let (n, dim, kv_dim) = (tokens.len(), c.dim, c.kv_dim());
         let start = cache.len();

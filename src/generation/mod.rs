@@ -31,24 +31,25 @@ pub use tokenizer::Tokenizer;
 
 /// Reads `prompt` after what `cache` holds of it (a shared prefix is not
 /// read again) and returns up to `max_tokens` greedily chosen tokens,
-/// stopping after any of `stops`.
+/// stopping after any of `stops`; [`Decoder::read`]'s errors.
 pub fn greedy(
     decoder: &Decoder,
     cache: &mut KvCache,
     prompt: &[u32],
     max_tokens: usize,
     stops: &[u32],
-) -> Vec<u32> {
+) -> crate::error::Result<Vec<u32>> {
     let kept = cache.keep_prefix_of(prompt);
-    let mut logits = decoder.forward(&prompt[kept..], cache);
+    let mut logits = decoder.read(&prompt[kept..], cache)?;
+    let mut sampler = Sampler::greedy();
     let mut out = Vec::new();
     while out.len() < max_tokens {
-        let token = ops::argmax(&logits) as u32;
+        let token = sampler.pick(&logits);
         out.push(token);
         if stops.contains(&token) || out.len() == max_tokens {
             break;
         }
-        logits = decoder.forward(&[token], cache);
+        logits = decoder.read(&[token], cache)?;
     }
-    out
+    Ok(out)
 }

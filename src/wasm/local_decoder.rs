@@ -62,21 +62,10 @@ impl LocalDecoder {
     /// Reads `tokens` after the cached positions (a prompt in pieces, so the
     /// Worker can hear an abort between them).
     pub fn read(&mut self, tokens: &[u32]) -> Result<(), JsValue> {
-        if tokens.is_empty() {
-            return Err(error_to_js(&crate::Error::config("no tokens to read")));
-        }
-        let vocab = self.decoder.vocab_size();
-        if let Some(bad) = tokens.iter().find(|t| **t as usize >= vocab) {
-            return Err(error_to_js(&crate::Error::config(format!(
-                "token {bad} is not in the model's vocabulary of {vocab}"
-            ))));
-        }
-        if self.cache.len() + tokens.len() > self.decoder.config().context {
-            return Err(error_to_js(&crate::Error::config(
-                "the conversation is longer than the model's context",
-            )));
-        }
-        self.logits = self.decoder.forward(tokens, &mut self.cache);
+        self.logits = self
+            .decoder
+            .read(tokens, &mut self.cache)
+            .map_err(|e| error_to_js(&e))?;
         Ok(())
     }
 
@@ -93,13 +82,11 @@ impl LocalDecoder {
         if self.logits.is_empty() {
             return Err(error_to_js(&crate::Error::config("read a prompt first")));
         }
-        if self.cache.len() >= self.decoder.config().context {
-            return Err(error_to_js(&crate::Error::config(
-                "the conversation is longer than the model's context",
-            )));
-        }
         let token = self.sampler.pick(&self.logits);
-        self.logits = self.decoder.forward(&[token], &mut self.cache);
+        self.logits = self
+            .decoder
+            .read(&[token], &mut self.cache)
+            .map_err(|e| error_to_js(&e))?;
         Ok(token)
     }
 

@@ -38,7 +38,7 @@ fn greedy_continuations_are_llama_cpps() {
     for case in reference["cases"].as_array().unwrap() {
         let prompt = tokenizer.encode(case["prompt"].as_str().unwrap());
         let mut cache = decoder.new_cache();
-        let out = greedy(&decoder, &mut cache, &prompt, max, &stops);
+        let out = greedy(&decoder, &mut cache, &prompt, max, &stops).unwrap();
         let ended = out.last().is_some_and(|t| stops.contains(t));
         let answer = &out[..out.len() - ended as usize];
         assert_eq!(tokenizer.decode(answer), case["text"].as_str().unwrap());
@@ -53,16 +53,34 @@ fn a_follow_up_reuses_the_cached_prefix_and_answers_as_a_fresh_read() {
     let (decoder, tokenizer) = (Decoder::load(&file).unwrap(), Tokenizer::read(&file).unwrap());
     let first = "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nName a colour.<|im_end|>\n<|im_start|>assistant\n";
     let mut cache = decoder.new_cache();
-    let answer = greedy(&decoder, &mut cache, &tokenizer.encode(first), 8, &[]);
+    let answer = greedy(&decoder, &mut cache, &tokenizer.encode(first), 8, &[]).unwrap();
     let follow_up = format!(
         "{first}{}<|im_end|>\n<|im_start|>user\nAnother one?<|im_end|>\n<|im_start|>assistant\n",
         tokenizer.decode(&answer)
     );
     let prompt = tokenizer.encode(&follow_up);
     let held = cache.len();
-    let reused = greedy(&decoder, &mut cache, &prompt, 8, &[]);
+    let reused = greedy(&decoder, &mut cache, &prompt, 8, &[]).unwrap();
     assert!(held > 20, "the first turn's positions are held ({held})");
-    let fresh = greedy(&decoder, &mut decoder.new_cache(), &prompt, 8, &[]);
+    let fresh = greedy(&decoder, &mut decoder.new_cache(), &prompt, 8, &[]).unwrap();
     assert_eq!(reused, fresh);
     assert_eq!(&cache.tokens()[..prompt.len()], &prompt[..]);
+}
+
+#[test]
+fn ids_outside_the_vocabulary_or_past_the_context_are_config_errors_and_read_nothing() {
+    let Some(bytes) = model_bytes() else { return };
+    let file = Gguf::parse(&bytes).unwrap();
+    let decoder = Decoder::load(&file).unwrap();
+    let mut cache = decoder.new_cache();
+    let past_context = vec![1; decoder.config().context + 1];
+    for tokens in [&[][..], &[decoder.vocab_size() as u32][..], &past_context[..]] {
+        let error = decoder.read(tokens, &mut cache).unwrap_err();
+        assert_eq!(error.name(), "ConfigError", "{error}");
+    }
+    assert_eq!(cache.len(), 0);
+    assert_eq!(
+        decoder.read(&[1], &mut cache).unwrap().len(),
+        decoder.vocab_size()
+    );
 }
