@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use super::gguf::Gguf;
 
 /// The hyper-parameters of a Llama-architecture model (`general.architecture = llama`:
-/// SmolLM2, Llama, TinyLlama and their kin).
+/// SmolLM2, Llama 3 and their kin).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LlamaConfig {
     /// Width of the residual stream.
@@ -35,7 +35,7 @@ impl LlamaConfig {
         let arch = file.text("general.architecture").unwrap_or("");
         if arch != "llama" {
             return Err(Error::config(format!(
-                "the model's architecture is '{arch}'; Lectern's decoder runs 'llama' (SmolLM2, Llama, TinyLlama)"
+                "the model's architecture is '{arch}'; Lectern's decoder runs 'llama' (SmolLM2, Llama 3)"
             )));
         }
         let key = |name: &str| format!("llama.{name}");

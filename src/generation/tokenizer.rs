@@ -117,6 +117,15 @@ impl Tokenizer {
         self.ids.get(text).copied()
     }
 
+    /// A prompt's token ids: the beginning-of-sequence token first when the
+    /// model asks for one (`tokenizer.ggml.add_bos_token`, as llama.cpp adds
+    /// it), then [`Self::encode`]'s.
+    pub fn encode_prompt(&self, text: &str) -> Vec<u32> {
+        let mut ids: Vec<u32> = self.bos.into_iter().collect();
+        ids.extend(self.encode(text));
+        ids
+    }
+
     /// `text` as token ids; special tokens written in it (`<|im_start|>`) are
     /// matched whole. No beginning-of-sequence token is added.
     pub fn encode(&self, text: &str) -> Vec<u32> {
@@ -218,4 +227,88 @@ fn byte_chars() -> [char; 256] {
         };
     }
     chars
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Tokenizer;
+    use crate::generation::gguf::Gguf;
+
+    /// A GGUF (version 3, no tensors) holding `metadata`: `(key, type id, value bytes)`.
+    fn gguf(metadata: &[(&str, u32, Vec<u8>)]) -> Vec<u8> {
+        let mut out = b"GGUF".to_vec();
+        out.extend(3u32.to_le_bytes());
+        out.extend(0u64.to_le_bytes());
+        out.extend((metadata.len() as u64).to_le_bytes());
+        for (key, kind, value) in metadata {
+            out.extend(text(key));
+            out.extend(kind.to_le_bytes());
+            out.extend(value);
+        }
+        out
+    }
+
+    fn text(s: &str) -> Vec<u8> {
+        let mut out = (s.len() as u64).to_le_bytes().to_vec();
+        out.extend(s.as_bytes());
+        out
+    }
+
+    /// An array value of `kind` items, each already encoded.
+    fn array(kind: u32, items: Vec<Vec<u8>>) -> Vec<u8> {
+        let mut out = kind.to_le_bytes().to_vec();
+        out.extend((items.len() as u64).to_le_bytes());
+        out.extend(items.concat());
+        out
+    }
+
+    fn vocabulary(add_bos: bool) -> Vec<u8> {
+        let tokens = ["a", "b", "ab", "<s>", "Ġ", "Ġab"].map(text).to_vec();
+        let types = [1i32, 1, 1, 3, 1, 1].map(|t| t.to_le_bytes().to_vec()).to_vec();
+        gguf(&[
+            ("tokenizer.ggml.model", 8, text("gpt2")),
+            ("tokenizer.ggml.tokens", 9, array(8, tokens)),
+            ("tokenizer.ggml.token_type", 9, array(5, types)),
+            (
+                "tokenizer.ggml.merges",
+                9,
+                array(8, vec![text("a b"), text("Ġ ab")]),
+            ),
+            ("tokenizer.ggml.bos_token_id", 4, 3u32.to_le_bytes().to_vec()),
+            ("tokenizer.ggml.add_bos_token", 7, vec![add_bos as u8]),
+        ])
+    }
+
+    #[test]
+    fn a_prompt_starts_with_the_bos_token_when_the_model_asks() {
+        for (add_bos, prompt) in [(true, vec![3, 2, 5]), (false, vec![2, 5])] {
+            let bytes = vocabulary(add_bos);
+            let tokenizer = Tokenizer::read(&Gguf::parse(&bytes).unwrap()).unwrap();
+            assert_eq!(
+                tokenizer.encode("ab ab"),
+                [2, 5],
+                "merged by rank, the space as Ġ"
+            );
+            assert_eq!(tokenizer.encode_prompt("ab ab"), prompt);
+            assert_eq!(
+                tokenizer.encode("<s>ab"),
+                [3, 2],
+                "a control token written in the text"
+            );
+            assert_eq!(
+                tokenizer.decode(&[3, 2, 5]),
+                "ab ab",
+                "control tokens print nothing"
+            );
+        }
+    }
+
+    #[test]
+    fn another_vocabulary_kind_is_a_config_error() {
+        let bytes = gguf(&[("tokenizer.ggml.model", 8, text("llama"))]);
+        let error = Tokenizer::read(&Gguf::parse(&bytes).unwrap()).err().unwrap();
+        assert_eq!(error.name(), "ConfigError");
+        assert!(Gguf::parse(b"GGUF\x09\0\0\0").is_err(), "an unknown version");
+        assert!(Gguf::parse(b"not a model").is_err());
+    }
 }

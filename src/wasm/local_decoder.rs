@@ -38,9 +38,10 @@ impl LocalDecoder {
         })
     }
 
-    /// `text` as token ids (special tokens written in it matched whole).
+    /// A prompt's token ids (special tokens written in it matched whole; the
+    /// beginning-of-sequence token first when the model asks for one).
     pub fn encode(&self, text: &str) -> Vec<u32> {
-        self.tokenizer.encode(text)
+        self.tokenizer.encode_prompt(text)
     }
 
     /// Keeps the cached positions of the longest prefix of `prompt` already
