@@ -124,8 +124,11 @@ impl Agent {
         if outcome.is_err() {
             // Cut off before the decided calls were stored (a timeout): release the claim now
             // rather than when it lapses. Best effort: the turn's error is what the caller hears.
-            let stored = async { self.archive().await?.pending_turn(turn_id).await };
-            if let Ok(Some(stored)) = stored.await {
+            let stored = match self.archive().await {
+                Ok(archive) => archive.pending_turn(turn_id).await,
+                Err(e) => Err(e),
+            };
+            if let Ok(Some(stored)) = stored {
                 if stored.status == PendingStatus::Resolving && stored.revision == claimed_revision {
                     let _ = self.release_claim(stored).await;
                 }
