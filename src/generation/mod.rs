@@ -12,6 +12,7 @@ mod attention;
 mod attention_kernels;
 mod block_sums;
 pub mod blocks;
+mod bpe;
 pub mod config;
 pub mod decoder;
 pub mod ggml_types;
@@ -21,7 +22,12 @@ pub mod kv_cache;
 pub mod ops;
 mod pretokenize;
 pub mod sampler;
+mod special_tokens;
+mod spm;
+#[cfg(test)]
+mod test_gguf;
 pub mod tokenizer;
+mod vocab;
 
 pub use decoder::Decoder;
 pub use gguf::Gguf;

@@ -1,120 +1,88 @@
-//! A GGUF's GPT-2-style byte-level BPE vocabulary (`tokenizer.ggml.model =
-//! gpt2`): text to token ids as llama.cpp encodes it (special tokens matched
-//! first, then words, then each word's bytes merged by rank), and ids back
-//! to bytes.
-
-use std::collections::HashMap;
+//! A GGUF's tokenizer, encoding and printing tokens as llama.cpp does: the
+//! special tokens written in the text cut out first ([`super::special_tokens`]),
+//! the text between them encoded by the vocabulary's kind — byte-level BPE
+//! (`tokenizer.ggml.model = gpt2`: SmolLM2, Llama 3; [`super::bpe`]) or
+//! SentencePiece (`llama`: Gemma 3; [`super::spm`]) — and ids back to bytes.
 
 use crate::error::{Error, Result};
 
+use super::bpe::Bpe;
 use super::gguf::Gguf;
 use super::gguf_meta::MetaValue;
-use super::pretokenize::words;
+use super::special_tokens::{Fragment, SpecialTokens};
+use super::spm::{self, Spm};
+use super::vocab::{Kind, Vocab, END_OF_TURN};
 
-/// llama.cpp's token types: control tokens (`<|im_start|>`) and user-defined ones are matched whole.
-const CONTROL: i64 = 3;
-const USER_DEFINED: i64 = 4;
+/// How the text between special tokens is encoded (boxed: each holds a table a byte).
+enum Encoding {
+    Bpe(Box<Bpe>),
+    Spm(Box<Spm>),
+}
 
-/// A byte-level BPE vocabulary.
+/// A model's vocabulary: text to token ids and back.
 pub struct Tokenizer {
-    tokens: Vec<String>,
-    ids: HashMap<String, u32>,
-    ranks: HashMap<(String, String), usize>,
-    /// Tokens matched whole in text, longest first.
-    specials: Vec<(String, u32)>,
-    /// Whether each token is a control token (printed as nothing).
-    control: Vec<bool>,
-    byte_chars: [char; 256],
-    char_bytes: HashMap<char, u8>,
-    digits_alone: bool,
+    vocab: Vocab,
+    encoding: Encoding,
+    specials: SpecialTokens,
+    /// Whether printing drops the first token's leading space (what
+    /// `tokenizer.ggml.add_space_prefix` puts there).
+    strip_first_space: bool,
     /// The beginning-of-sequence token, when the model wants one first.
     pub bos: Option<u32>,
     /// The end-of-sequence token.
     pub eos: Option<u32>,
-    /// The end-of-turn token, when the model has one (`<|im_end|>`).
+    /// The end-of-turn token, when the model has one (`<|im_end|>`, `<end_of_turn>`).
     pub eot: Option<u32>,
 }
 
 impl Tokenizer {
-    /// The vocabulary in `file`'s metadata; a `Config` error for another kind.
+    /// The vocabulary in `file`'s metadata; a `Config` error for a kind other
+    /// than `gpt2` and `llama`, or without tokens.
     pub fn read(file: &Gguf) -> Result<Self> {
         let model = file.text("tokenizer.ggml.model").unwrap_or("");
-        if model != "gpt2" {
+        if !matches!(model, "gpt2" | "llama") {
             return Err(Error::config(format!(
-                "the model's tokenizer is '{model}'; Lectern reads byte-level BPE ('gpt2') vocabularies"
+                "the model's tokenizer is '{model}'; Lectern reads byte-level BPE ('gpt2') and SentencePiece ('llama') vocabularies"
             )));
         }
-        let list = |key: &str| file.meta(key).and_then(MetaValue::as_array).unwrap_or(&[]);
-        let tokens: Vec<String> = list("tokenizer.ggml.tokens")
-            .iter()
-            .map(|t| t.as_str().unwrap_or("").to_owned())
-            .collect();
-        if tokens.is_empty() {
-            return Err(Error::config("the model file has no tokenizer.ggml.tokens"));
-        }
-        let types: Vec<i64> = list("tokenizer.ggml.token_type")
-            .iter()
-            .map(|t| t.as_f64().unwrap_or(1.0) as i64)
-            .collect();
-        let ranks = list("tokenizer.ggml.merges")
-            .iter()
-            .enumerate()
-            .filter_map(|(rank, merge)| {
-                let (a, b) = merge.as_str()?.split_once(' ')?;
-                Some(((a.to_owned(), b.to_owned()), rank))
-            })
-            .collect();
-        let kind = |i: usize| types.get(i).copied().unwrap_or(1);
-        let mut specials: Vec<(String, u32)> = (0..tokens.len())
-            .filter(|&i| matches!(kind(i), CONTROL | USER_DEFINED) && !tokens[i].is_empty())
-            .map(|i| (tokens[i].clone(), i as u32))
-            .collect();
-        specials.sort_by_key(|s| std::cmp::Reverse(s.0.len()));
-        let control = (0..tokens.len()).map(|i| kind(i) == CONTROL).collect();
-        let id = |key: &str| file.meta(key).and_then(MetaValue::as_u64).map(|v| v as u32);
-        let add_bos = file
-            .meta("tokenizer.ggml.add_bos_token")
-            .and_then(MetaValue::as_bool)
-            .unwrap_or(false);
-        let ids: HashMap<String, u32> = tokens
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.clone(), i as u32))
-            .collect();
-        let byte_chars = byte_chars();
-        let pre = file.text("tokenizer.ggml.pre").unwrap_or("default");
+        let vocab = Vocab::read(file)?;
+        let encoding = match model {
+            "gpt2" => Encoding::Bpe(Box::new(Bpe::read(file))),
+            _ => Encoding::Spm(Box::new(Spm::read(file, &vocab))),
+        };
+        let spm = matches!(encoding, Encoding::Spm(_));
+        let flag = |key: &str, default: bool| file.meta(key).and_then(MetaValue::as_bool).unwrap_or(default);
+        let id = |key: &str| {
+            let id = file.meta(key).and_then(MetaValue::as_u64)?;
+            (id < vocab.len() as u64).then_some(id as u32)
+        };
         Ok(Tokenizer {
-            eot: id("tokenizer.ggml.eot_token_id").or_else(|| ids.get("<|im_end|>").copied()),
-            bos: id("tokenizer.ggml.bos_token_id").filter(|_| add_bos),
+            bos: id("tokenizer.ggml.bos_token_id").filter(|_| flag("tokenizer.ggml.add_bos_token", spm)),
             eos: id("tokenizer.ggml.eos_token_id"),
-            char_bytes: byte_chars
-                .iter()
-                .enumerate()
-                .map(|(b, c)| (*c, b as u8))
-                .collect(),
-            byte_chars,
-            digits_alone: !matches!(pre, "gpt-2" | "default"),
-            tokens,
-            ids,
-            ranks,
-            specials,
-            control,
+            eot: id("tokenizer.ggml.eot_token_id").or_else(|| END_OF_TURN.iter().find_map(|t| vocab.id(t))),
+            strip_first_space: match &encoding {
+                Encoding::Spm(spm) => spm.add_space_prefix(),
+                Encoding::Bpe(_) => flag("tokenizer.ggml.add_space_prefix", false),
+            },
+            specials: SpecialTokens::new(vocab.specials()),
+            vocab,
+            encoding,
         })
     }
 
     /// Tokens in the vocabulary.
     pub fn len(&self) -> usize {
-        self.tokens.len()
+        self.vocab.len()
     }
 
     /// Whether the vocabulary is empty (never, once read).
     pub fn is_empty(&self) -> bool {
-        self.tokens.is_empty()
+        self.vocab.len() == 0
     }
 
     /// The id of the token spelt exactly `text`, if there is one.
     pub fn id_of(&self, text: &str) -> Option<u32> {
-        self.ids.get(text).copied()
+        self.vocab.id(text)
     }
 
     /// A prompt's token ids: the beginning-of-sequence token first when the
@@ -126,141 +94,59 @@ impl Tokenizer {
         ids
     }
 
-    /// `text` as token ids; special tokens written in it (`<|im_start|>`) are
-    /// matched whole. No beginning-of-sequence token is added.
+    /// `text` as token ids; special tokens written in it (`<|im_start|>`,
+    /// `<start_of_turn>`) are matched whole. No beginning-of-sequence token
+    /// is added.
     pub fn encode(&self, text: &str) -> Vec<u32> {
         let mut out = Vec::new();
-        let mut rest = text;
-        while !rest.is_empty() {
-            let (plain, special) = self.next_special(rest);
-            for word in words(plain, self.digits_alone) {
-                self.encode_word(word, &mut out);
+        let mut after_special = true;
+        for fragment in self.specials.split(text) {
+            match fragment {
+                Fragment::Token(id) => out.push(id),
+                Fragment::Text(plain) => match &self.encoding {
+                    Encoding::Bpe(bpe) => bpe.encode(&self.vocab, plain, &mut out),
+                    Encoding::Spm(spm) => spm.encode(&self.vocab, plain, after_special, &mut out),
+                },
             }
-            match special {
-                Some((id, len)) => {
-                    out.push(id);
-                    rest = &rest[plain.len() + len..];
-                }
-                None => break,
-            }
+            after_special = matches!(fragment, Fragment::Token(_));
         }
         out
     }
 
-    /// The text before the first special token in `text`, and that token's id and length.
-    fn next_special<'t>(&self, text: &'t str) -> (&'t str, Option<(u32, usize)>) {
-        for (at, _) in text.char_indices() {
-            let tail = &text[at..];
-            if let Some((token, id)) = self.specials.iter().find(|(t, _)| tail.starts_with(t.as_str())) {
-                return (&text[..at], Some((*id, token.len())));
-            }
-        }
-        (text, None)
-    }
-
-    /// One word's bytes as symbols, merged by rank (lowest first), as ids.
-    fn encode_word(&self, word: &str, out: &mut Vec<u32>) {
-        let mut symbols: Vec<String> = word
-            .bytes()
-            .map(|b| self.byte_chars[b as usize].to_string())
-            .collect();
-        loop {
-            let best = symbols
-                .windows(2)
-                .enumerate()
-                .filter_map(|(i, pair)| {
-                    let rank = self.ranks.get(&(pair[0].clone(), pair[1].clone()))?;
-                    Some((*rank, i))
-                })
-                .min();
-            let Some((_, i)) = best else { break };
-            let right = symbols.remove(i + 1);
-            symbols[i].push_str(&right);
-        }
-        for symbol in symbols {
-            match self.ids.get(&symbol) {
-                Some(id) => out.push(*id),
-                // Not in the vocabulary: its characters one by one (each byte has a token).
-                None => out.extend(
-                    symbol
-                        .chars()
-                        .filter_map(|c| self.ids.get(&c.to_string()).copied()),
-                ),
-            }
-        }
-    }
-
-    /// The bytes token `id` stands for (none for a control token or an unknown id).
+    /// The bytes token `id` stands for: none for a control, unknown or unused
+    /// token (or an id past the vocabulary), a user-defined token as written,
+    /// a byte token's byte.
     pub fn token_bytes(&self, id: u32) -> Vec<u8> {
-        let index = id as usize;
-        if self.control.get(index).copied().unwrap_or(true) {
-            return Vec::new();
-        }
-        let text = &self.tokens[index];
-        match text.chars().all(|c| self.char_bytes.contains_key(&c)) {
-            true => text.chars().map(|c| self.char_bytes[&c]).collect(),
-            // A user-defined token is spelt as itself.
-            false => text.as_bytes().to_vec(),
+        let text = self.vocab.text(id);
+        match self.vocab.kind(id) {
+            Kind::Control | Kind::Unknown | Kind::Unused | Kind::Undefined => Vec::new(),
+            Kind::UserDefined => text.as_bytes().to_vec(),
+            Kind::Byte => spm::byte_of(text).into_iter().collect(),
+            Kind::Normal => match &self.encoding {
+                Encoding::Bpe(bpe) => bpe.piece_bytes(text),
+                Encoding::Spm(_) => spm::piece_bytes(text),
+            },
         }
     }
 
-    /// `ids` as text (invalid UTF-8 replaced).
+    /// `ids` as text (invalid UTF-8 replaced), less the first token's leading
+    /// space when the vocabulary puts one before a prompt's text.
     pub fn decode(&self, ids: &[u32]) -> String {
-        let bytes: Vec<u8> = ids.iter().flat_map(|id| self.token_bytes(*id)).collect();
+        let mut bytes = Vec::new();
+        for (i, id) in ids.iter().enumerate() {
+            let piece = self.token_bytes(*id);
+            let skip = i == 0 && self.strip_first_space && piece.first() == Some(&b' ');
+            bytes.extend_from_slice(&piece[skip as usize..]);
+        }
         String::from_utf8_lossy(&bytes).into_owned()
     }
-}
-
-/// GPT-2's printable stand-in for every byte: the printable Latin-1 bytes
-/// stand for themselves, the others for U+0100 onwards in order.
-fn byte_chars() -> [char; 256] {
-    let mut chars = ['\0'; 256];
-    let mut next = 256u32;
-    for (b, slot) in chars.iter_mut().enumerate() {
-        let printable = matches!(b, 33..=126 | 161..=172 | 174..=255);
-        *slot = match printable {
-            true => char::from(b as u8),
-            false => {
-                next += 1;
-                char::from_u32(next - 1).expect("below the surrogates")
-            }
-        };
-    }
-    chars
 }
 
 #[cfg(test)]
 mod tests {
     use super::Tokenizer;
     use crate::generation::gguf::Gguf;
-
-    /// A GGUF (version 3, no tensors) holding `metadata`: `(key, type id, value bytes)`.
-    fn gguf(metadata: &[(&str, u32, Vec<u8>)]) -> Vec<u8> {
-        let mut out = b"GGUF".to_vec();
-        out.extend(3u32.to_le_bytes());
-        out.extend(0u64.to_le_bytes());
-        out.extend((metadata.len() as u64).to_le_bytes());
-        for (key, kind, value) in metadata {
-            out.extend(text(key));
-            out.extend(kind.to_le_bytes());
-            out.extend(value);
-        }
-        out
-    }
-
-    fn text(s: &str) -> Vec<u8> {
-        let mut out = (s.len() as u64).to_le_bytes().to_vec();
-        out.extend(s.as_bytes());
-        out
-    }
-
-    /// An array value of `kind` items, each already encoded.
-    fn array(kind: u32, items: Vec<Vec<u8>>) -> Vec<u8> {
-        let mut out = kind.to_le_bytes().to_vec();
-        out.extend((items.len() as u64).to_le_bytes());
-        out.extend(items.concat());
-        out
-    }
+    use crate::generation::test_gguf::{array, gguf, spm, text};
 
     fn vocabulary(add_bos: bool) -> Vec<u8> {
         let tokens = ["a", "b", "ab", "<s>", "Ġ", "Ġab"].map(text).to_vec();
@@ -303,11 +189,67 @@ mod tests {
         }
     }
 
+    /// Gemma 3's shape in small: control, user-defined (`\n`, two spaces,
+    /// `</s>`), byte and normal tokens, no space prefix.
+    const GEMMA_LIKE: &[(&str, f32, i32)] = &[
+        ("<pad>", -1000.0, 3),
+        ("<eos>", -1000.0, 3),
+        ("<bos>", -1000.0, 3),
+        ("<start_of_turn>", -1000.0, 3),
+        ("<end_of_turn>", -1000.0, 3),
+        ("\n", -1000.0, 4),
+        ("  ", -1000.0, 4),
+        ("</s>", -1000.0, 4),
+        ("<0xC3>", 0.0, 6),
+        ("<0xA9>", 0.0, 6),
+        ("▁", -9.0, 1),
+        ("u", -9.0, 1),
+        ("s", -9.0, 1),
+        ("e", -9.0, 1),
+        ("r", -9.0, 1),
+        ("us", -3.0, 1),
+        ("er", -2.0, 1),
+        ("user", -1.0, 1),
+        ("▁user", -0.5, 1),
+    ];
+
+    #[test]
+    fn a_sentencepiece_vocabulary_matches_special_tokens_first_and_prints_back() {
+        let bytes = spm(GEMMA_LIKE, false);
+        let tokenizer = Tokenizer::read(&Gguf::parse(&bytes).unwrap()).unwrap();
+        assert_eq!((tokenizer.bos, tokenizer.eot), (Some(2), Some(4)));
+        let text = "<start_of_turn>user\né  user</s><end_of_turn>\n";
+        let ids = tokenizer.encode_prompt(text);
+        assert_eq!(ids, [2, 3, 17, 5, 8, 9, 6, 17, 7, 4, 5]);
+        assert_eq!(
+            tokenizer.decode(&ids),
+            "user\né  user\n",
+            "control tokens and </s> print nothing"
+        );
+        assert_eq!(tokenizer.encode(" user"), [18]);
+        assert_eq!(tokenizer.decode(&[18, 18]), " user user");
+    }
+
+    #[test]
+    fn a_space_prefix_goes_before_text_after_a_special_token_and_off_the_first_printed_token() {
+        let bytes = spm(GEMMA_LIKE, true);
+        let tokenizer = Tokenizer::read(&Gguf::parse(&bytes).unwrap()).unwrap();
+        // After any token matched whole, even the user-defined `\n`, as llama.cpp does.
+        let ids = tokenizer.encode("user<end_of_turn>user\nuser");
+        assert_eq!(ids, [18, 4, 18, 5, 18]);
+        assert_eq!(tokenizer.decode(&ids), "user user\n user");
+    }
+
     #[test]
     fn another_vocabulary_kind_is_a_config_error() {
+        for model in ["bert", "t5"] {
+            let bytes = gguf(&[("tokenizer.ggml.model", 8, text(model))]);
+            let error = Tokenizer::read(&Gguf::parse(&bytes).unwrap()).err().unwrap();
+            assert_eq!(error.name(), "ConfigError");
+        }
         let bytes = gguf(&[("tokenizer.ggml.model", 8, text("llama"))]);
         let error = Tokenizer::read(&Gguf::parse(&bytes).unwrap()).err().unwrap();
-        assert_eq!(error.name(), "ConfigError");
+        assert_eq!(error.name(), "ConfigError", "no tokens");
         assert!(Gguf::parse(b"GGUF\x09\0\0\0").is_err(), "an unknown version");
         assert!(Gguf::parse(b"not a model").is_err());
     }

@@ -108,3 +108,37 @@ export async function readingSession({ model, threads, maxContextTokens, readerP
     crossOriginIsolated: self.crossOriginIsolated,
   };
 }
+
+/**
+ * What llama.cpp's tokenizer makes of each of `texts`, as far as wllama 3.8.1 shows it (it has no
+ * tokenize call; scripts/tokens-reference.mjs turns this into token ids): the text's token count
+ * as a prompt, and the top `top` tokens after sampling one token with the text itself as a
+ * `logit_bias` of `bias` (llama.cpp tokenizes it, control tokens unparsed, and adds the bias once
+ * per occurrence) at `temperature`, each `{ id, bytes, prob }`. The ids in `hidden` are kept out
+ * of the list (byte tokens: wllama fails on a lone byte of a character in its JSON). Also the
+ * model's BOS, EOS and EOT ids and whether a prompt starts with BOS.
+ */
+export async function biasedTokens({ model, texts, bias, temperature, top, hidden }) {
+  const { wllama, ready } = startModel({ model, n_threads: 1, n_batch: 512, n_ctx: 2048 });
+  await ready;
+  // The sampled token is EOS, far above the others: its text is empty, never a lone byte.
+  const fixed = [[wllama.getEOS(), bias * 16], ...hidden.map((id) => [id, -bias * 1000])];
+  const cases = [];
+  for (const text of texts) {
+    const r = await wllama.createCompletion({
+      prompt: text,
+      max_tokens: 1,
+      logit_bias: [[text, bias], ...fixed],
+      samplers: ['top_k', 'temperature'],
+      top_k: top,
+      temperature,
+      n_probs: top,
+      post_sampling_probs: true,
+    });
+    const probs = r.choices[0].logprobs.content[0].top_probs.map(({ id, bytes, prob }) => ({ id, bytes, prob }));
+    cases.push({ text, promptTokens: r.usage.prompt_tokens, probs });
+  }
+  const special = { bos: wllama.getBOS(), eos: wllama.getEOS(), eot: wllama.getEOT(), addBos: wllama.mustAddBosToken() };
+  await wllama.exit();
+  return { ...special, cases };
+}
