@@ -1,12 +1,14 @@
 // Lectern's own decoder (lectern/local, a module Worker running lectern_local_bg.wasm on simd128)
 // beside wllama 3.8.1 (llama.cpp in wasm, no SIMD kernels) on the same GGUF, the same prompt and
 // the same headless Chromium: prompt reading and generation in tokens/s, one thread each, and the
-// follow-up whose prompt starts with the first one's (the prefix cache). Prints FIGURE lines.
+// follow-up whose prompt starts with the first one's (the prefix cache); then the same for the
+// base Gemma 3 270M (Q4_K_M: Q5_0, Q8_0, Q4_K and Q6_K tensors, a 262k-token output layer) when
+// scripts/fetch-gemma3.sh can fetch it. Prints FIGURE lines.
 //
 //   node benches/local_decoder.mjs        (fetches SmolLM2 like the tests; SKIPPED offline)
-import { basename } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { launchChromium } from '../tests/js/browser.mjs';
-import { localFixtures, localMounts } from '../tests/js/local/fixtures.mjs';
+import { fetched, localFixtures, localMounts } from '../tests/js/local/fixtures.mjs';
 import { startIsolatedServer } from '../tests/js/local/isolated-server.mjs';
 
 const fixtures = localFixtures();
@@ -14,7 +16,11 @@ if (fixtures.skip) {
   console.log(fixtures.skip);
   process.exit(0);
 }
-const server = await startIsolatedServer(localMounts(fixtures));
+const gemma = fetched('LECTERN_GEMMA3', 'fetch-gemma3.sh');
+const server = await startIsolatedServer({
+  ...localMounts(fixtures),
+  ...(gemma.value ? { '/gemma/': dirname(gemma.value) } : {}),
+});
 const browser = await launchChromium();
 const model = `/models/${basename(fixtures.model)}`;
 const SHORT = 'What is the capital of France? Answer in one short sentence please. Then explain why it is a nice city to visit in spring, in a few words.';
@@ -26,30 +32,11 @@ const fmt = (v) => v.toFixed(1);
 try {
   const page = await browser.newPage();
   await page.goto(server.url);
-  const ours = await page.evaluate(
-    async ({ model, prompts, tokens }) => {
-      const { LocalModel } = await import('/pkg/lectern_local_provider.js');
-      const local = new LocalModel(model, { cacheName: null });
-      await local.ready;
-      const runs = [];
-      for (const prompt of prompts) {
-        const run = { text: '' };
-        const asked = performance.now();
-        for await (const m of local.generate(prompt, { maxTokens: tokens })) {
-          if (m.type === 'read') Object.assign(run, { promptTokens: m.promptTokens, cached: m.cachedTokens, readMs: m.ms });
-          if (m.type === 'delta') {
-            run.firstMs ??= performance.now() - asked;
-            run.text += m.text;
-          }
-          if (m.type === 'done') Object.assign(run, { generated: m.completionTokens, generateMs: m.ms });
-        }
-        runs.push(run);
-      }
-      local.close();
-      return { loadMs: local.loadMs, runs };
-    },
-    { model, prompts: [PROMPT, PROMPT + 'The capital of France is Paris.<|im_end|>\n<|im_start|>user\nAnd of Italy?<|im_end|>\n<|im_start|>assistant\n', LONG], tokens: TOKENS },
-  );
+  const ours = await page.evaluate(ourRuns, {
+    model,
+    prompts: [PROMPT, PROMPT + 'The capital of France is Paris.<|im_end|>\n<|im_start|>user\nAnd of Italy?<|im_end|>\n<|im_start|>assistant\n', LONG],
+    tokens: TOKENS,
+  });
   const wllama = (
     await page.evaluate(async (options) => (await import('/session.js')).greedyCompletions(options), { model, prompts: [PROMPT, LONG], tokens: TOKENS })
   ).map((answer) => answer.timings);
@@ -70,7 +57,58 @@ try {
   console.log(`FIGURE local_decoder_wllama_prompt_tps chromium ${fmt(wllama[0].prompt_per_second)}`);
   console.log(`FIGURE local_decoder_wllama_gen_tps chromium ${fmt(wllama[0].predicted_per_second)}`);
   console.log(`FIGURE local_decoder_followup_cached chromium ${follow.cached}`);
+  if (gemma.skip) console.log(`Gemma 3 270M: ${gemma.skip}`);
+  else await gemmaFigures(page, `/gemma/${basename(gemma.value)}`);
 } finally {
   await browser.close();
   await server.close();
+}
+
+/**
+ * The base Gemma 3 270M, both runtimes, a plain-text prompt of ~60 tokens (no chat template in its
+ * GGUF): reading, generation, load.
+ */
+async function gemmaFigures(page, gemmaModel) {
+  const prompt = `Gabriel Syme was a poet who became a detective. ${SHORT} The man who was Thursday walked along the river at night, thinking of anarchy and poetry.\n\nAnswer:`;
+  const ours = await page.evaluate(ourRuns, { model: gemmaModel, prompts: [prompt], tokens: TOKENS });
+  const [theirs] = await page.evaluate(
+    async (options) => (await import('/session.js')).greedyCompletions(options),
+    { model: gemmaModel, prompts: [prompt], tokens: TOKENS },
+  );
+  const [run] = ours.runs;
+  const tps = (n, ms) => (n * 1000) / ms;
+  const read = tps(run.promptTokens, run.readMs);
+  const gen = tps(run.generated, run.generateMs);
+  console.log(`Gemma 3 270M: Lectern loads in ${(ours.loadMs / 1000).toFixed(2)} s, reads ${run.promptTokens} tokens at ${fmt(read)} tokens/s, ` +
+    `generates ${run.generated} at ${fmt(gen)} tokens/s; wllama reads ${theirs.timings.prompt_n} at ${fmt(theirs.timings.prompt_per_second)}, ` +
+    `generates at ${fmt(theirs.timings.predicted_per_second)}`);
+  console.log(`Gemma 3 answers: Lectern ${JSON.stringify(run.text)}; wllama ${JSON.stringify(theirs.text)}`);
+  console.log(`FIGURE local_decoder_gemma3_prompt_tps chromium ${fmt(read)}`);
+  console.log(`FIGURE local_decoder_gemma3_gen_tps chromium ${fmt(gen)}`);
+  console.log(`FIGURE local_decoder_gemma3_load_s chromium ${(ours.loadMs / 1000).toFixed(2)}`);
+  console.log(`FIGURE local_decoder_gemma3_wllama_prompt_tps chromium ${fmt(theirs.timings.prompt_per_second)}`);
+  console.log(`FIGURE local_decoder_gemma3_wllama_gen_tps chromium ${fmt(theirs.timings.predicted_per_second)}`);
+}
+
+/** In the page: Lectern's decoder reading each of `prompts` and generating up to `tokens`. */
+async function ourRuns({ model, prompts, tokens }) {
+  const { LocalModel } = await import('/pkg/lectern_local_provider.js');
+  const local = new LocalModel(model, { cacheName: null });
+  await local.ready;
+  const runs = [];
+  for (const prompt of prompts) {
+    const run = { text: '' };
+    const asked = performance.now();
+    for await (const m of local.generate(prompt, { maxTokens: tokens })) {
+      if (m.type === 'read') Object.assign(run, { promptTokens: m.promptTokens, cached: m.cachedTokens, readMs: m.ms });
+      if (m.type === 'delta') {
+        run.firstMs ??= performance.now() - asked;
+        run.text += m.text;
+      }
+      if (m.type === 'done') Object.assign(run, { generated: m.completionTokens, generateMs: m.ms });
+    }
+    runs.push(run);
+  }
+  local.close();
+  return { loadMs: local.loadMs, runs };
 }

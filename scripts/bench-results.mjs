@@ -151,6 +151,13 @@ const ROWS = [
   ['Local runtime', 'local_decoder_wllama_prompt_tps', 'wllama, the same run: prompt read, 62-token prompt', 'tokens/s'],
   ['Local runtime', 'local_decoder_wllama_gen_tps', 'wllama, the same run: generation', 'tokens/s'],
   ['Local runtime', 'local_decoder_followup_cached', 'a follow-up\'s prompt tokens read from the prefix cache (of 84)', ''],
+  // The base Gemma 3 270M (Q4_K_M), the same bench: a 262k-token output layer (logits for the last
+  // prompt position only), Q5_0/Q8_0/Q4_K/Q6_K tensors.
+  ['Local runtime', 'local_decoder_gemma3_prompt_tps', 'Gemma 3 270M, Lectern\'s decoder: prompt read, ~60-token prompt', 'tokens/s'],
+  ['Local runtime', 'local_decoder_gemma3_gen_tps', 'Gemma 3 270M, Lectern\'s decoder: generation after it', 'tokens/s'],
+  ['Local runtime', 'local_decoder_gemma3_load_s', 'Gemma 3 270M, Lectern\'s decoder: load (file in memory to ready)', 's'],
+  ['Local runtime', 'local_decoder_gemma3_wllama_prompt_tps', 'Gemma 3 270M, wllama, the same run: prompt read', 'tokens/s'],
+  ['Local runtime', 'local_decoder_gemma3_wllama_gen_tps', 'Gemma 3 270M, wllama, the same run: generation', 'tokens/s'],
   ['Ingestion', 'longtask_worker', 'longest main-thread task adding 1.3 MB of text (Worker)', 'ms', atMost(50, 'ms')],
   ['Ingestion', 'longtask_page', 'longest main-thread task adding 1.3 MB of text (no Worker)', 'ms', atMost(50, 'ms')],
   ['Package', 'wasm_raw', '`pkg/lectern_bg.wasm` (the page module), raw', 'KB'],

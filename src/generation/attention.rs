@@ -5,15 +5,23 @@
 
 use super::attention_kernels::{accumulate_half, dot_in_f64, scale_half};
 use super::blocks::half;
-use super::config::LlamaConfig;
+use std::ops::Range;
 
-/// `out` (all heads) = softmax(q·Kᵀ / √head_dim) · V over the first
-/// `positions` cached keys and values; query head `h` reads key/value head
+use super::config::ModelConfig;
+
+/// `out` (all heads) = softmax(q·Kᵀ · `scale`) · V over the cached keys and
+/// values of `positions`; query head `h` reads key/value head
 /// `h / (heads / kv_heads)`.
-pub fn attend(q: &[f32], keys: &[f32], values: &[f32], positions: usize, c: &LlamaConfig, out: &mut [f32]) {
+pub fn attend(
+    q: &[f32],
+    (keys, values): (&[f32], &[f32]),
+    positions: Range<usize>,
+    scale: f32,
+    c: &ModelConfig,
+    out: &mut [f32],
+) {
     let (hd, kv_dim) = (c.head_dim, c.kv_dim());
     let group = c.heads / c.kv_heads;
-    let scale = 1.0 / (hd as f32).sqrt();
     let mut query = vec![0.0f32; hd];
     for (head, out) in out.chunks_exact_mut(hd).enumerate() {
         let column = (head / group) * hd;
@@ -22,7 +30,7 @@ pub fn attend(q: &[f32], keys: &[f32], values: &[f32], positions: usize, c: &Lla
         }
         out.fill(0.0);
         let (mut max, mut total) = (f32::NEG_INFINITY, 0.0f32);
-        for p in 0..positions {
+        for p in positions.clone() {
             let key = &keys[p * kv_dim + column..][..hd];
             let score = dot_in_f64(&query, key) * scale;
             let (mut rescale, mut weight) = (1.0f32, 1.0f32);

@@ -2,19 +2,33 @@
 //! products read.
 //!
 //! A [`BlockMatrix`] row is a run of 32-value blocks, each value an integer
-//! `q` standing for `scale · q + offset`: a byte each, or two to a byte for
-//! 4-bit types (half the memory a token's pass reads). Q4_0, Q4_1, Q8_0 and Q4_K blocks
-//! fit it exactly (Q4_1's and Q4_K's minimum is the offset), so a row's
-//! product with an activation quantised the way llama.cpp quantises it
-//! ([`Activation`], its Q8_1 blocks) is llama.cpp's product, up to the order
-//! of float additions. Other types are dequantised and quantised again.
+//! `q` standing for `scale · q + offset`: a byte each, two to a byte for
+//! 4-bit types (half the memory a token's pass reads), or an `i16` for Q6_K
+//! (its 6-bit values times their 16-value scales). Q4_0, Q4_1, Q5_0, Q8_0,
+//! Q4_K and Q6_K blocks fit it exactly (Q4_1's and Q4_K's minimum is the
+//! offset), so a row's product with an activation quantised the way llama.cpp
+//! quantises it for that type ([`Activation`]: Q8_1 blocks, or Q8_K's
+//! 256-value ones for K-quants) is llama.cpp's product, up to the order of
+//! float additions. Other types are dequantised and quantised again.
 
 use crate::retrieval::minilm::half::{f16_to_f32, f32_to_f16};
 
-use super::block_sums::{block_sums, nibble_block_sums, nibble_block_sums_each};
+use super::block_sums::{block_sums, nibble_block_sums, nibble_block_sums_each, wide_block_sums};
 
 /// Values per block.
 pub const BLOCK: usize = 32;
+
+/// Values per K-quant super-block (and per Q8_K activation block).
+pub const SUPER: usize = 256;
+
+/// How a matrix's input is quantised (as llama.cpp pairs activations with weight types).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    /// 32-value blocks with a half-float scale (Q8_0 / Q8_1).
+    Q8_1,
+    /// 256-value blocks with a float scale (Q8_K), for K-quant weights.
+    Q8K,
+}
 
 /// A `rows × cols` weight matrix of 32-value blocks (`cols` a multiple of 32).
 #[derive(Debug, Clone, PartialEq)]
@@ -29,6 +43,8 @@ pub struct BlockMatrix {
     pub offsets: Option<Vec<f32>>,
     /// The values, row by row.
     pub quants: Quants,
+    /// The quantisation its products read.
+    pub input: Input,
 }
 
 /// A matrix's values.
@@ -39,17 +55,21 @@ pub enum Quants {
     /// Two 4-bit values (0..=15) a byte: byte `j` of a block holds value `j`
     /// in its low half and value `j + 16` in its high half (ggml's Q4 order).
     Nibbles(Vec<u8>),
+    /// One `i16` a value.
+    Wide(Vec<i16>),
 }
 
 impl Quants {
-    /// Block `block`'s 32 values as `i8`, into `out`.
-    fn block_into(&self, block: usize, out: &mut [i8; BLOCK]) {
+    /// Block `block`'s 32 values, into `out`.
+    fn block_into(&self, block: usize, out: &mut [i32; BLOCK]) {
+        let values = block * BLOCK..(block + 1) * BLOCK;
         match self {
-            Quants::Bytes(values) => out.copy_from_slice(&values[block * BLOCK..][..BLOCK]),
+            Quants::Bytes(q) => out.iter_mut().zip(&q[values]).for_each(|(o, q)| *o = *q as i32),
+            Quants::Wide(q) => out.iter_mut().zip(&q[values]).for_each(|(o, q)| *o = *q as i32),
             Quants::Nibbles(bytes) => {
                 for (j, b) in bytes[block * BLOCK / 2..][..BLOCK / 2].iter().enumerate() {
-                    out[j] = (b & 0x0f) as i8;
-                    out[j + BLOCK / 2] = (b >> 4) as i8;
+                    out[j] = (b & 0x0f) as i32;
+                    out[j + BLOCK / 2] = (b >> 4) as i32;
                 }
             }
         }
@@ -65,7 +85,7 @@ impl BlockMatrix {
     /// Row `row` dequantised into `out` (`cols` values).
     pub fn row_into(&self, row: usize, out: &mut [f32]) {
         let per_row = self.blocks_per_row();
-        let mut quants = [0i8; BLOCK];
+        let mut quants = [0i32; BLOCK];
         for (b, values) in out.chunks_exact_mut(BLOCK).enumerate() {
             let block = row * per_row + b;
             let scale = self.scales[block];
@@ -93,6 +113,7 @@ impl BlockMatrix {
         let first = row * per_row;
         match &self.quants {
             Quants::Bytes(q) => block_sums(&q[first * BLOCK..(first + per_row) * BLOCK], &x.quants, sums),
+            Quants::Wide(q) => wide_block_sums(&q[first * BLOCK..(first + per_row) * BLOCK], &x.quants, sums),
             Quants::Nibbles(q) => {
                 let row_bytes = &q[first * BLOCK / 2..(first + per_row) * BLOCK / 2];
                 nibble_block_sums(row_bytes, &x.quants, sums)
@@ -193,6 +214,34 @@ impl Activation {
             self.sums.push(half(d * total as f32));
         }
     }
+
+    /// `x` (a multiple of 256 long) quantised as llama.cpp's Q8_K: per 256
+    /// values, `q = min(127, round(−127 · x / m))` for `m` the value of
+    /// largest magnitude and `d = −m / 127` (a float); each 32-value block
+    /// keeps `d` and `d · Σ q`.
+    pub fn quantise_k(&mut self, x: &[f32]) {
+        self.quants.resize(x.len(), 0);
+        self.scales.clear();
+        self.sums.clear();
+        for (values, quants) in x.chunks_exact(SUPER).zip(self.quants.chunks_exact_mut(SUPER)) {
+            let (mut max, mut amax) = (0.0f32, 0.0f32);
+            for v in values {
+                if v.abs() > amax {
+                    (amax, max) = (v.abs(), *v);
+                }
+            }
+            let iscale = if amax == 0.0 { 0.0 } else { -127.0 / max };
+            for (q, v) in quants.iter_mut().zip(values) {
+                *q = ((iscale * v).round_ties_even() as i32).min(127) as i8;
+            }
+            let d = if amax == 0.0 { 0.0 } else { 1.0 / iscale };
+            for block in quants.chunks_exact(BLOCK) {
+                let total: i32 = block.iter().map(|q| *q as i32).sum();
+                self.scales.push(d);
+                self.sums.push(d * total as f32);
+            }
+        }
+    }
 }
 
 /// `x` rounded to the nearest half float (ties to even), as a float.
@@ -208,8 +257,31 @@ pub fn half(x: f32) -> f32 {
 
 #[cfg(test)]
 mod tests {
-    use super::half;
+    use super::{half, Activation, SUPER};
     use crate::retrieval::minilm::half::{f16_to_f32, f32_to_f16};
+
+    /// Q8_K as llama.cpp's quantize_row_q8_K_ref: the scale from the value of
+    /// largest magnitude with its sign (−127 / m), ties to even, and 127 at most.
+    #[test]
+    fn q8_k_quantises_by_the_signed_largest_value_with_ties_to_even() {
+        let mut x = vec![0.0f32; SUPER];
+        x[0] = -127.0; // m: the scale is 1, values keep their sign
+        x[1] = 2.5;
+        x[2] = 3.5;
+        x[3] = -0.5;
+        x[40] = 126.6;
+        let mut act = Activation::default();
+        act.quantise_k(&x);
+        assert_eq!(&act.quants[..4], &[-127, 2, 4, 0]);
+        assert_eq!(act.quants[40], 127);
+        assert_eq!(act.scales, vec![1.0; SUPER / 32]);
+        assert_eq!(act.sums[0], (-127 + 2 + 4) as f32);
+        x[0] = 127.0; // a positive m flips every sign, and the scale's
+        act.quantise_k(&x);
+        assert_eq!(&act.quants[..4], &[-127, -2, -4, 0]);
+        assert_eq!(act.scales[0], -1.0);
+        assert_eq!(act.quants[40], -127);
+    }
 
     /// The fast rounding is the conversion's, over every exponent and many mantissas.
     #[test]

@@ -1,17 +1,19 @@
 //! A Llama-family decoder: token embeddings, blocks of RMSNorm, grouped-query
-//! attention with RoPE and a SwiGLU feed-forward network, a final norm and
-//! the output layer (the embeddings again when tied). Prompts are read in
-//! batches (each weight row read once for every token of the batch).
+//! attention with RoPE and a gated feed-forward network, a final norm and
+//! the output layer (the embeddings again when tied). Gemma 3's blocks add
+//! norms on queries and keys and on each block's two outputs, and use GELU.
+//! Prompts are read in batches (each weight row read once for every token of
+//! the batch).
 
 use crate::error::{Error, Result};
 
 use super::attention::attend;
-use super::blocks::{Activation, BlockMatrix};
-use super::config::LlamaConfig;
+use super::blocks::{Activation, BlockMatrix, Input, SUPER};
+use super::config::{Architecture, ModelConfig};
 use super::ggml_types::{matrix, vector};
 use super::gguf::Gguf;
 use super::kv_cache::KvCache;
-use super::ops::{rms_norm, rope, swiglu};
+use super::ops::{geglu, rms_norm, rope, rope_halves, swiglu};
 
 /// One decoder block's weights.
 struct Layer {
@@ -24,53 +26,86 @@ struct Layer {
     w_gate: BlockMatrix,
     w_up: BlockMatrix,
     w_down: BlockMatrix,
+    /// Gemma 3's norms: of each query and key head, and of the attention's
+    /// and the feed-forward network's outputs.
+    extra_norms: Option<ExtraNorms>,
 }
 
-/// A loaded Llama-architecture model.
+/// The norms a Gemma 3 block adds.
+struct ExtraNorms {
+    q: Vec<f32>,
+    k: Vec<f32>,
+    after_attention: Vec<f32>,
+    after_ffn: Vec<f32>,
+}
+
+impl Layer {
+    fn read(file: &Gguf, i: usize, arch: Architecture) -> Result<Self> {
+        let name = |part: &str| format!("blk.{i}.{part}.weight");
+        let extra_norms = match arch {
+            Architecture::Llama => None,
+            Architecture::Gemma3 => Some(ExtraNorms {
+                q: vector(file, &name("attn_q_norm"))?,
+                k: vector(file, &name("attn_k_norm"))?,
+                after_attention: vector(file, &name("post_attention_norm"))?,
+                after_ffn: vector(file, &name("post_ffw_norm"))?,
+            }),
+        };
+        Ok(Layer {
+            attn_norm: vector(file, &name("attn_norm"))?,
+            wq: matrix(file, &name("attn_q"))?,
+            wk: matrix(file, &name("attn_k"))?,
+            wv: matrix(file, &name("attn_v"))?,
+            wo: matrix(file, &name("attn_output"))?,
+            ffn_norm: vector(file, &name("ffn_norm"))?,
+            w_gate: matrix(file, &name("ffn_gate"))?,
+            w_up: matrix(file, &name("ffn_up"))?,
+            w_down: matrix(file, &name("ffn_down"))?,
+            extra_norms,
+        })
+    }
+}
+
+/// A loaded Llama- or Gemma 3-architecture model.
 pub struct Decoder {
-    config: LlamaConfig,
+    config: ModelConfig,
     embed: BlockMatrix,
     layers: Vec<Layer>,
     out_norm: Vec<f32>,
     /// The output layer; `None` when it is the embeddings (tied).
     output: Option<BlockMatrix>,
+    /// Whether any matrix reads Q8_K inputs (has K-quant weights).
+    reads_q8_k: bool,
 }
 
 impl Decoder {
     /// The model in `file`, its weights in the decoder's own format.
     pub fn load(file: &Gguf) -> Result<Self> {
-        let config = LlamaConfig::read(file)?;
+        let config = ModelConfig::read(file)?;
         let layers = (0..config.layers)
-            .map(|i| {
-                let name = |part: &str| format!("blk.{i}.{part}.weight");
-                Ok(Layer {
-                    attn_norm: vector(file, &name("attn_norm"))?,
-                    wq: matrix(file, &name("attn_q"))?,
-                    wk: matrix(file, &name("attn_k"))?,
-                    wv: matrix(file, &name("attn_v"))?,
-                    wo: matrix(file, &name("attn_output"))?,
-                    ffn_norm: vector(file, &name("ffn_norm"))?,
-                    w_gate: matrix(file, &name("ffn_gate"))?,
-                    w_up: matrix(file, &name("ffn_up"))?,
-                    w_down: matrix(file, &name("ffn_down"))?,
-                })
-            })
-            .collect::<Result<_>>()?;
+            .map(|i| Layer::read(file, i, config.arch))
+            .collect::<Result<Vec<Layer>>>()?;
         let output = match file.tensor("output.weight") {
             Some(_) => Some(matrix(file, "output.weight")?),
             None => None,
         };
+        let reads_q8_k = layers.iter().any(|l| {
+            [&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down]
+                .iter()
+                .any(|m| m.input == Input::Q8K)
+        });
         Ok(Decoder {
             embed: matrix(file, "token_embd.weight")?,
             out_norm: vector(file, "output_norm.weight")?,
             config,
             layers,
             output,
+            reads_q8_k,
         })
     }
 
     /// The model's shape.
-    pub fn config(&self) -> &LlamaConfig {
+    pub fn config(&self) -> &ModelConfig {
         &self.config
     }
 
@@ -110,49 +145,126 @@ impl Decoder {
     /// [`Self::read`] without its checks: `tokens` are in the vocabulary and fit.
     fn forward(&self, tokens: &[u32], cache: &mut KvCache) -> Vec<f32> {
         let c = &self.config;
-        let (n, dim, kv_dim) = (tokens.len(), c.dim, c.kv_dim());
-        let start = cache.len();
-        let mut x = vec![0.0; n * dim];
+        let dim = c.dim;
+        let mut x = vec![0.0; tokens.len() * dim];
         for (row, &token) in x.chunks_exact_mut(dim).zip(tokens) {
             self.embed.row_into(token as usize, row);
         }
-        let mut work = Work::new(n, c);
+        if c.arch == Architecture::Gemma3 {
+            let scale = (dim as f32).sqrt();
+            x.iter_mut().for_each(|v| *v *= scale);
+        }
+        let mut work = Work::new(tokens.len(), c, self.reads_q8_k);
         for (index, layer) in self.layers.iter().enumerate() {
-            work.normalise(&x, &layer.attn_norm, c);
-            batch(&layer.wq, &work.acts, &mut work.q);
-            batch(&layer.wk, &work.acts, &mut work.k);
-            batch(&layer.wv, &work.acts, &mut work.v);
-            for t in 0..n {
-                rope(&mut work.q[t * dim..][..dim], c.head_dim, start + t, c.rope_base);
-                let key = &mut work.k[t * kv_dim..][..kv_dim];
-                rope(key, c.head_dim, start + t, c.rope_base);
-                cache.push(index, key, &work.v[t * kv_dim..][..kv_dim]);
-            }
-            let (keys, values) = cache.layer(index);
-            for t in 0..n {
-                let out = &mut work.attended[t * dim..][..dim];
-                attend(&work.q[t * dim..][..dim], keys, values, start + t + 1, c, out);
-            }
-            quantise_rows(&mut work.acts, &work.attended, dim);
-            work.add(&layer.wo, &mut x);
-            work.normalise(&x, &layer.ffn_norm, c);
-            batch(&layer.w_gate, &work.acts, &mut work.gate);
-            batch(&layer.w_up, &work.acts, &mut work.up);
-            swiglu(&mut work.gate, &work.up);
-            quantise_rows(&mut work.acts, &work.gate, c.ffn_dim);
-            work.add(&layer.w_down, &mut x);
+            self.attention_block(index, layer, &mut x, &mut work, cache);
+            self.ffn_block(layer, &mut x, &mut work);
         }
         for &token in tokens {
             cache.push_token(token);
         }
-        let mut last = vec![0.0; dim];
-        rms_norm(&x[(n - 1) * dim..], &self.out_norm, c.eps, &mut last);
-        let mut act = Activation::default();
-        act.quantise(&last);
+        self.logits(&x[(tokens.len() - 1) * dim..])
+    }
+
+    /// `x += attention(norm(x))` for layer `index`, its keys and values cached.
+    fn attention_block(
+        &self,
+        index: usize,
+        layer: &Layer,
+        x: &mut [f32],
+        work: &mut Work,
+        cache: &mut KvCache,
+    ) {
+        let c = &self.config;
+        let (n, q_dim, kv_dim, hd) = (work.n, c.q_dim(), c.kv_dim(), c.head_dim);
+        let start = cache.len();
+        work.normalise(x, &layer.attn_norm, c);
+        batch(&layer.wq, work.inputs.of(&layer.wq), &mut work.q);
+        batch(&layer.wk, work.inputs.of(&layer.wk), &mut work.k);
+        batch(&layer.wv, work.inputs.of(&layer.wv), &mut work.v);
+        let base = c.rope_base_of(index);
+        for t in 0..n {
+            let (query, key) = (
+                &mut work.q[t * q_dim..][..q_dim],
+                &mut work.k[t * kv_dim..][..kv_dim],
+            );
+            if let Some(norms) = &layer.extra_norms {
+                norm_heads(query, &norms.q, hd, c.eps);
+                norm_heads(key, &norms.k, hd, c.eps);
+            }
+            match c.arch {
+                Architecture::Llama => {
+                    rope(query, hd, start + t, base);
+                    rope(key, hd, start + t, base);
+                }
+                Architecture::Gemma3 => {
+                    rope_halves(query, hd, start + t, base);
+                    rope_halves(key, hd, start + t, base);
+                    let scale = 1.0 / (hd as f32).sqrt();
+                    query.iter_mut().for_each(|v| *v *= scale);
+                }
+            }
+            cache.push(index, key, &work.v[t * kv_dim..][..kv_dim]);
+        }
+        // Gemma scales its queries before attention (above), Llama its scores.
+        let scale = match c.arch {
+            Architecture::Llama => 1.0 / (hd as f32).sqrt(),
+            Architecture::Gemma3 => 1.0,
+        };
+        for t in 0..n {
+            let end = start + t + 1;
+            let first = c.window_of(index).map_or(0, |w| end.saturating_sub(w));
+            let out = &mut work.attended[t * q_dim..][..q_dim];
+            attend(
+                &work.q[t * q_dim..][..q_dim],
+                cache.layer(index),
+                first..end,
+                scale,
+                c,
+                out,
+            );
+        }
+        work.quantise_rows(RowsOf::Attended, q_dim);
+        let after = layer.extra_norms.as_ref().map(|e| e.after_attention.as_slice());
+        work.add(&layer.wo, after, c.eps, x);
+    }
+
+    /// `x += ffn(norm(x))`: gate and up, SwiGLU or GeGLU, down.
+    fn ffn_block(&self, layer: &Layer, x: &mut [f32], work: &mut Work) {
+        let c = &self.config;
+        work.normalise(x, &layer.ffn_norm, c);
+        batch(&layer.w_gate, work.inputs.of(&layer.w_gate), &mut work.gate);
+        batch(&layer.w_up, work.inputs.of(&layer.w_up), &mut work.up);
+        match c.arch {
+            Architecture::Llama => swiglu(&mut work.gate, &work.up),
+            Architecture::Gemma3 => geglu(&mut work.gate, &work.up),
+        }
+        work.quantise_rows(RowsOf::Gate, c.ffn_dim);
+        let after = layer.extra_norms.as_ref().map(|e| e.after_ffn.as_slice());
+        work.add(&layer.w_down, after, c.eps, x);
+    }
+
+    /// The output layer's logits for the residual stream `last` of one position.
+    fn logits(&self, last: &[f32]) -> Vec<f32> {
+        let mut normed = vec![0.0; self.config.dim];
+        rms_norm(last, &self.out_norm, self.config.eps, &mut normed);
         let output = self.output.as_ref().unwrap_or(&self.embed);
+        let mut act = Activation::default();
+        match output.input {
+            Input::Q8_1 => act.quantise(&normed),
+            Input::Q8K => act.quantise_k(&normed),
+        }
         let mut logits = vec![0.0; output.rows];
         output.apply(&act, &mut logits);
         logits
+    }
+}
+
+/// Each `width`-wide head of `x` RMS-normalised with `weight`, in place.
+fn norm_heads(x: &mut [f32], weight: &[f32], width: usize, eps: f32) {
+    let mut normed = vec![0.0; width];
+    for head in x.chunks_exact_mut(width) {
+        rms_norm(head, weight, eps, &mut normed);
+        head.copy_from_slice(&normed);
     }
 }
 
@@ -164,17 +276,16 @@ fn batch(m: &BlockMatrix, xs: &[Activation], out: &mut [f32]) {
     }
 }
 
-/// Each token's `width`-wide row of `rows` quantised into `acts`.
-fn quantise_rows(acts: &mut [Activation], rows: &[f32], width: usize) {
-    for (row, act) in rows.chunks_exact(width).zip(acts.iter_mut()) {
-        act.quantise(row);
-    }
+/// Which of a pass's buffers [`Work::quantise_rows`] reads.
+enum RowsOf {
+    Attended,
+    Gate,
 }
 
 /// The buffers of one forward pass over `n` tokens.
 struct Work {
     n: usize,
-    acts: Vec<Activation>,
+    inputs: Inputs,
     normed: Vec<f32>,
     q: Vec<f32>,
     k: Vec<f32>,
@@ -186,15 +297,19 @@ struct Work {
 }
 
 impl Work {
-    fn new(n: usize, c: &LlamaConfig) -> Self {
+    fn new(n: usize, c: &ModelConfig, with_q8_k: bool) -> Self {
         Work {
             n,
-            acts: vec![Activation::default(); n],
+            inputs: Inputs {
+                q8_1: vec![Activation::default(); n],
+                q8_k: vec![Activation::default(); n],
+                with_q8_k,
+            },
             normed: vec![0.0; c.dim],
-            q: vec![0.0; n * c.dim],
+            q: vec![0.0; n * c.q_dim()],
             k: vec![0.0; n * c.kv_dim()],
             v: vec![0.0; n * c.kv_dim()],
-            attended: vec![0.0; n * c.dim],
+            attended: vec![0.0; n * c.q_dim()],
             gate: vec![0.0; n * c.ffn_dim],
             up: vec![0.0; n * c.ffn_dim],
             delta: vec![0.0; n * c.dim],
@@ -202,19 +317,60 @@ impl Work {
     }
 
     /// Each token's row of `x` normalised with `weight`, then quantised.
-    fn normalise(&mut self, x: &[f32], weight: &[f32], c: &LlamaConfig) {
-        for (row, act) in x.chunks_exact(c.dim).zip(self.acts.iter_mut()) {
+    fn normalise(&mut self, x: &[f32], weight: &[f32], c: &ModelConfig) {
+        for (t, row) in x.chunks_exact(c.dim).enumerate() {
             rms_norm(row, weight, c.eps, &mut self.normed);
-            act.quantise(&self.normed);
+            self.inputs.quantise(t, &self.normed);
         }
     }
 
-    /// `x += m · acts`, token by token.
-    fn add(&mut self, m: &BlockMatrix, x: &mut [f32]) {
+    /// Each token's `width`-wide row of `which` quantised as the next input.
+    fn quantise_rows(&mut self, which: RowsOf, width: usize) {
+        let rows = match which {
+            RowsOf::Attended => &self.attended,
+            RowsOf::Gate => &self.gate,
+        };
+        for (t, row) in rows.chunks_exact(width).enumerate() {
+            self.inputs.quantise(t, row);
+        }
+    }
+
+    /// `x += m · acts` token by token, each token's product RMS-normalised
+    /// with `norm` first when there is one.
+    fn add(&mut self, m: &BlockMatrix, norm: Option<&[f32]>, eps: f32, x: &mut [f32]) {
         let delta = &mut self.delta[..self.n * m.rows];
-        batch(m, &self.acts, delta);
+        batch(m, self.inputs.of(m), delta);
+        if let Some(weight) = norm {
+            norm_heads(delta, weight, m.rows, eps);
+        }
         for (value, d) in x.iter_mut().zip(delta.iter()) {
             *value += d;
+        }
+    }
+}
+
+/// Each token's input to the next products, as Q8_1 and (for a model with
+/// K-quant matrices, when its width is a multiple of 256 as theirs are) as Q8_K.
+struct Inputs {
+    q8_1: Vec<Activation>,
+    q8_k: Vec<Activation>,
+    with_q8_k: bool,
+}
+
+impl Inputs {
+    /// Token `t`'s input quantised from `row`.
+    fn quantise(&mut self, t: usize, row: &[f32]) {
+        self.q8_1[t].quantise(row);
+        if self.with_q8_k && row.len() % SUPER == 0 {
+            self.q8_k[t].quantise_k(row);
+        }
+    }
+
+    /// The quantisation `m`'s products read.
+    fn of(&self, m: &BlockMatrix) -> &[Activation] {
+        match m.input {
+            Input::Q8_1 => &self.q8_1,
+            Input::Q8K => &self.q8_k,
         }
     }
 }

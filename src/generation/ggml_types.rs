@@ -1,23 +1,21 @@
 //! ggml's tensor types, read into the decoder's own formats: matrices into
-//! [`BlockMatrix`] (Q4_0, Q4_1, Q8_0 and Q4_K exactly; Q6_K, F16 and F32
-//! quantised again), vectors into `f32`.
+//! [`BlockMatrix`] (Q4_0, Q4_1, Q5_0, Q8_0, Q4_K and Q6_K exactly; F16 and
+//! F32 quantised again), vectors into `f32`.
 
 use crate::error::{Error, Result};
 use crate::retrieval::minilm::half::f16_to_f32;
 
-use super::blocks::{BlockMatrix, Quants, BLOCK};
+use super::blocks::{BlockMatrix, Input, Quants, BLOCK, SUPER};
 use super::gguf::{Gguf, TensorInfo};
 
 const F32: u32 = 0;
 const F16: u32 = 1;
 const Q4_0: u32 = 2;
 const Q4_1: u32 = 3;
+const Q5_0: u32 = 6;
 const Q8_0: u32 = 8;
 const Q4_K: u32 = 12;
 const Q6_K: u32 = 14;
-
-/// Values per K-quant super-block.
-const SUPER: usize = 256;
 
 /// The ggml type's name, for messages.
 fn type_name(ggml_type: u32) -> String {
@@ -26,6 +24,7 @@ fn type_name(ggml_type: u32) -> String {
         F16 => "F16".into(),
         Q4_0 => "Q4_0".into(),
         Q4_1 => "Q4_1".into(),
+        Q5_0 => "Q5_0".into(),
         Q8_0 => "Q8_0".into(),
         Q4_K => "Q4_K".into(),
         Q6_K => "Q6_K".into(),
@@ -40,6 +39,7 @@ fn byte_len(ggml_type: u32, values: usize) -> Option<usize> {
         F16 => values * 2,
         Q4_0 => values / 32 * 18,
         Q4_1 => values / 32 * 20,
+        Q5_0 => values / 32 * 22,
         Q8_0 => values / 32 * 34,
         Q4_K => values / SUPER * 144,
         Q6_K => values / SUPER * 210,
@@ -74,12 +74,18 @@ pub fn matrix(file: &Gguf, name: &str) -> Result<BlockMatrix> {
         scales: Vec::with_capacity(rows * cols / BLOCK),
         offsets: None,
         quants: Quants::Bytes(Vec::new()),
+        input: match tensor.ggml_type {
+            Q4_K | Q6_K => Input::Q8K,
+            _ => Input::Q8_1,
+        },
     };
     matrix.quants = match tensor.ggml_type {
         Q4_0 => Quants::Bytes(read_q4_0(&mut matrix, bytes)),
         Q4_1 => Quants::Nibbles(read_q4_1(&mut matrix, bytes)),
+        Q5_0 => Quants::Bytes(read_q5_0(&mut matrix, bytes)),
         Q8_0 => Quants::Bytes(read_q8_0(&mut matrix, bytes)),
         Q4_K => Quants::Nibbles(read_q4_k(&mut matrix, bytes)),
+        Q6_K => Quants::Wide(read_q6_k(&mut matrix, bytes)),
         _ => {
             let values = floats(tensor, bytes)?;
             let mut quants = Vec::with_capacity(values.len());
@@ -106,7 +112,7 @@ fn find<'f>(file: &'f Gguf, name: &str) -> Result<&'f TensorInfo> {
 fn bytes_of<'a>(file: &Gguf<'a>, tensor: &TensorInfo) -> Result<&'a [u8]> {
     let len = byte_len(tensor.ggml_type, tensor.len()).ok_or_else(|| {
         Error::config(format!(
-            "the model's tensor {} is {}, which Lectern does not read (F32, F16, Q4_0, Q4_1, Q8_0, Q4_K, Q6_K)",
+            "the model's tensor {} is {}, which Lectern does not read (F32, F16, Q4_0, Q4_1, Q5_0, Q8_0, Q4_K, Q6_K)",
             tensor.name,
             type_name(tensor.ggml_type)
         ))
@@ -122,7 +128,13 @@ fn floats(tensor: &TensorInfo, bytes: &[u8]) -> Result<Vec<f32>> {
             .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
             .collect(),
         F16 => bytes.chunks_exact(2).map(|b| half_at(b, 0)).collect(),
-        Q6_K => bytes.chunks_exact(210).flat_map(q6_k_values).collect(),
+        Q6_K => bytes
+            .chunks_exact(210)
+            .flat_map(|block| {
+                let d = half_at(block, 208);
+                q6_k_quants(block).map(|q| d * q as f32)
+            })
+            .collect(),
         other => {
             return Err(Error::config(format!(
                 "the model's tensor {} is {}, expected a float or Q6_K tensor",
@@ -156,6 +168,21 @@ fn read_q4_1(matrix: &mut BlockMatrix, bytes: &[u8]) -> Vec<u8> {
     }
     matrix.offsets = Some(offsets);
     nibbles
+}
+
+/// Q5_0: `d · (q − 16)`, each `q` four low bits (Q4's order) and a fifth
+/// from the block's 32-bit mask (bit `j` for value `j`).
+fn read_q5_0(matrix: &mut BlockMatrix, bytes: &[u8]) -> Vec<i8> {
+    let mut quants = Vec::with_capacity(bytes.len() / 22 * 32);
+    for block in bytes.chunks_exact(22) {
+        matrix.scales.push(half_at(block, 0));
+        let high = u32::from_le_bytes([block[2], block[3], block[4], block[5]]);
+        let nibbles = &block[6..22];
+        let value = |low: u8, bit: usize| (low | (((high >> bit) & 1) << 4) as u8) as i8 - 16;
+        quants.extend(nibbles.iter().enumerate().map(|(j, b)| value(b & 0x0f, j)));
+        quants.extend(nibbles.iter().enumerate().map(|(j, b)| value(b >> 4, j + 16)));
+    }
+    quants
 }
 
 /// Q8_0: `d · q`.
@@ -203,29 +230,37 @@ fn scale_min_k4(j: usize, q: &[u8]) -> (u8, u8) {
     }
 }
 
-/// The 256 values of a Q6_K super-block: `d · scale · (q − 32)`, a scale per 16 values.
-fn q6_k_values(block: &[u8]) -> Vec<f32> {
+/// Q6_K: super-blocks of 256 with a scale per 16 values, `d · scale · q`;
+/// each value kept as `scale · q` in an `i16`, `d` each 32-value block's scale.
+fn read_q6_k(matrix: &mut BlockMatrix, bytes: &[u8]) -> Vec<i16> {
+    let mut quants = Vec::with_capacity(bytes.len() / 210 * SUPER);
+    for block in bytes.chunks_exact(210) {
+        let d = half_at(block, 208);
+        matrix.scales.extend([d; SUPER / BLOCK]);
+        quants.extend(q6_k_quants(block));
+    }
+    quants
+}
+
+/// The 256 values of a Q6_K super-block over `d`: `scale · (q − 32)`, a
+/// scale per 16 values, `q` four low bits in `ql` and two high in `qh`.
+fn q6_k_quants(block: &[u8]) -> [i16; SUPER] {
     let (ql, qh) = (&block[0..128], &block[128..192]);
-    let scales: Vec<f32> = block[192..208].iter().map(|&s| s as i8 as f32).collect();
-    let d = half_at(block, 208);
-    let mut out = vec![0.0; SUPER];
+    let scale = |i: usize| block[192 + i / 16] as i8 as i16;
+    let mut out = [0i16; SUPER];
     for n in 0..2 {
-        let (ql, qh, sc, y) = (
-            &ql[n * 64..],
-            &qh[n * 32..],
-            &scales[n * 8..],
-            &mut out[n * 128..],
-        );
+        let (ql, qh) = (&ql[n * 64..], &qh[n * 32..]);
         for l in 0..32 {
-            let is = l / 16;
-            let q1 = ((ql[l] & 0x0f) | ((qh[l] & 3) << 4)) as i32 - 32;
-            let q2 = ((ql[l + 32] & 0x0f) | (((qh[l] >> 2) & 3) << 4)) as i32 - 32;
-            let q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) as i32 - 32;
-            let q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) as i32 - 32;
-            y[l] = d * sc[is] * q1 as f32;
-            y[l + 32] = d * sc[is + 2] * q2 as f32;
-            y[l + 64] = d * sc[is + 4] * q3 as f32;
-            y[l + 96] = d * sc[is + 6] * q4 as f32;
+            let q = [
+                (ql[l] & 0x0f) | ((qh[l] & 3) << 4),
+                (ql[l + 32] & 0x0f) | (((qh[l] >> 2) & 3) << 4),
+                (ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4),
+                (ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4),
+            ];
+            for (k, q) in q.iter().enumerate() {
+                let i = n * 128 + k * 32 + l;
+                out[i] = scale(i) * (*q as i16 - 32);
+            }
         }
     }
     out
@@ -242,8 +277,8 @@ fn requantise(matrix: &mut BlockMatrix, quants: &mut Vec<i8>, values: &[f32]) {
 
 #[cfg(test)]
 mod tests {
-    use super::{q6_k_values, read_q4_0, read_q4_1, read_q4_k, read_q8_0};
-    use crate::generation::blocks::{BlockMatrix, Quants, BLOCK};
+    use super::{read_q4_0, read_q4_1, read_q4_k, read_q5_0, read_q6_k, read_q8_0};
+    use crate::generation::blocks::{BlockMatrix, Input, Quants, BLOCK};
 
     /// A one-row matrix of `cols` values, for a reader to fill.
     fn row(cols: usize) -> BlockMatrix {
@@ -253,6 +288,7 @@ mod tests {
             scales: Vec::new(),
             offsets: None,
             quants: Quants::Bytes(Vec::new()),
+            input: Input::Q8_1,
         }
     }
 
@@ -289,6 +325,29 @@ mod tests {
         let mut m = row(BLOCK);
         let quants = Quants::Nibbles(read_q4_1(&mut m, &block));
         assert_eq!(values(m, quants), q4_expected(1.0, 0.5), "Q4_1 is d · q + m");
+    }
+
+    /// Q5_0: the fifth bit of value `j` is bit `j` of the mask (here every
+    /// third value's), so values span −16..=15.
+    #[test]
+    fn q5_0_blocks_take_their_fifth_bit_from_the_mask() {
+        let mask: u32 = (0..32).filter(|j| j % 3 == 0).map(|j| 1u32 << j).sum();
+        let block: Vec<u8> = HALF
+            .iter()
+            .copied()
+            .chain(mask.to_le_bytes())
+            .chain(nibbles())
+            .collect();
+        let mut m = row(BLOCK);
+        let quants = Quants::Bytes(read_q5_0(&mut m, &block));
+        let expected: Vec<f32> = (0..32)
+            .map(|j| {
+                let low = if j < 16 { j } else { 15 - (j - 16) };
+                let high = if j % 3 == 0 { 16 } else { 0 };
+                0.5 * ((low + high) as f32 - 16.0)
+            })
+            .collect();
+        assert_eq!(values(m, quants), expected);
     }
 
     #[test]
@@ -349,7 +408,9 @@ mod tests {
             .chain(&HALF)
             .copied()
             .collect();
-        let got = q6_k_values(&block);
+        let mut m = row(256);
+        let quants = Quants::Wide(read_q6_k(&mut m, &block));
+        let got = values(m, quants);
         for (i, value) in got.iter().enumerate() {
             let (half, k) = (i / 128, i % 128);
             let (quarter, l) = (k / 32, k % 32);

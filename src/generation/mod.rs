@@ -1,12 +1,15 @@
-//! Local text generation: a Llama-family decoder that reads GGUF files
-//! (llama.cpp's format), its byte-level BPE tokenizer, a key/value cache
-//! whose prompt prefix is kept between turns, and greedy or sampled decoding.
+//! Local text generation: a decoder for the Llama and Gemma 3 architectures
+//! that reads GGUF files (llama.cpp's format), their byte-level BPE or
+//! SentencePiece tokenizers, a key/value cache whose prompt prefix is kept
+//! between turns, and greedy or sampled decoding.
 //!
 //! Weights are read into the decoder's own block format ([`blocks`]), whose
 //! products with llama.cpp's quantised activations are llama.cpp's, so a
 //! greedy continuation can be checked against llama.cpp's token for token
-//! (`tests/native/local_decoder.rs`). The integer products run on wasm
-//! `simd128` in the browser, in plain loops natively (`block_sums`).
+//! (`tests/native/local_decoder.rs`) and its margins between likely tokens
+//! against llama.cpp's (`tests/native/gemma_decoder.rs`). The integer
+//! products run on wasm `simd128` in the browser, in plain loops natively
+//! (`block_sums`).
 
 mod attention;
 mod attention_kernels;

@@ -1,5 +1,8 @@
 //! The decoder's element-wise steps, with llama.cpp's arithmetic (the sum of
-//! squares in `f64`, RoPE's angles by repeated products).
+//! squares in `f64`, RoPE's angles by repeated products, GELU read from a
+//! half-float table).
+
+use super::blocks::half;
 
 /// `x / rms(x) · weight` (RMSNorm).
 pub fn rms_norm(x: &[f32], weight: &[f32], eps: f32, out: &mut [f32]) {
@@ -25,6 +28,45 @@ pub fn rope(x: &mut [f32], head_dim: usize, position: usize, base: f32) {
             pair[1] = x0 * sin + x1 * cos;
             theta *= theta_scale;
         }
+    }
+}
+
+/// Rotates each pair `(x[i], x[i + head_dim/2])` of every `head_dim`-wide
+/// head by `position · base^(−2i/head_dim)` (RoPE, llama.cpp's "NeoX" mode,
+/// which Gemma's weights expect).
+pub fn rope_halves(x: &mut [f32], head_dim: usize, position: usize, base: f32) {
+    let theta_scale = base.powf(-2.0 / head_dim as f32);
+    let half_dim = head_dim / 2;
+    for head in x.chunks_exact_mut(head_dim) {
+        let (first, second) = head.split_at_mut(half_dim);
+        let mut theta = position as f32;
+        for (a, b) in first.iter_mut().zip(second.iter_mut()) {
+            let (sin, cos) = theta.sin_cos();
+            let (x0, x1) = (*a, *b);
+            *a = x0 * cos - x1 * sin;
+            *b = x0 * sin + x1 * cos;
+            theta *= theta_scale;
+        }
+    }
+}
+
+/// `gelu(gate) · up`, in place in `gate` (GeGLU), GELU's tanh form as ggml
+/// reads it from its half-float table: the input and the result rounded to
+/// half floats, 0 below −10 and the input itself above 10.
+pub fn geglu(gate: &mut [f32], up: &[f32]) {
+    const SQRT_2_OVER_PI: f32 = 0.797_884_6;
+    const COEF_A: f32 = 0.044_715;
+    for (g, u) in gate.iter_mut().zip(up) {
+        let x = *g;
+        let gelu = if x <= -10.0 {
+            0.0
+        } else if x >= 10.0 {
+            x
+        } else {
+            let x = half(x);
+            half(0.5 * x * (1.0 + (SQRT_2_OVER_PI * x * (1.0 + COEF_A * x * x)).tanh()))
+        };
+        *g = gelu * u;
     }
 }
 

@@ -21,7 +21,7 @@ pub struct LocalDecoder {
 
 #[wasm_bindgen]
 impl LocalDecoder {
-    /// Reads a GGUF file (Llama architecture, byte-level BPE vocabulary);
+    /// Reads a GGUF file (Llama or Gemma 3 architecture, byte-level BPE or SentencePiece vocabulary);
     /// throws a `ConfigError` saying what it cannot read.
     #[wasm_bindgen(constructor)]
     pub fn new(bytes: &[u8]) -> Result<LocalDecoder, JsValue> {

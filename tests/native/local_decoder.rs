@@ -84,3 +84,10 @@ fn ids_outside_the_vocabulary_or_past_the_context_are_config_errors_and_read_not
         decoder.vocab_size()
     );
 }
+
+/// The block products' plain loops against their definition (the simd128
+/// kernels are held to it in Chromium: `tests/web/local_kernels.rs`).
+#[test]
+fn block_products_are_their_definition() {
+    crate::support::local_kernels::block_products_are_their_definition();
+}

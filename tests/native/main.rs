@@ -22,6 +22,7 @@ mod epub_props;
 mod exact_search;
 mod fuzz_props;
 mod fuzz_regressions;
+mod gemma_decoder;
 mod gemma_tokenizer;
 mod ingest_job;
 mod lexical;

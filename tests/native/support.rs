@@ -13,6 +13,8 @@ pub mod harness;
 pub mod hooked_store;
 #[path = "../bench_support/lexical_eval.rs"]
 pub mod lexical_eval;
+#[path = "../local_kernels/mod.rs"]
+pub mod local_kernels;
 #[path = "../bench_support/minilm.rs"]
 pub mod minilm_bench;
 #[path = "../bench_support/minilm_env.rs"]

@@ -19,6 +19,7 @@ mod context;
 mod controls;
 mod exact_search;
 mod lectern;
+mod local_kernels;
 mod minilm;
 mod portability;
 mod providers;

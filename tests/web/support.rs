@@ -5,6 +5,8 @@
 pub mod conformance;
 #[path = "../bench_support/figures.rs"]
 pub mod figures;
+#[path = "../local_kernels/mod.rs"]
+pub mod local_kernels;
 #[path = "../bench_support/minilm.rs"]
 pub mod minilm_bench;
 #[path = "../minilm_support/mod.rs"]

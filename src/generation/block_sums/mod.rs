@@ -10,6 +10,6 @@ mod portable;
 mod simd128;
 
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-pub use portable::{block_sums, nibble_block_sums, nibble_block_sums_each};
+pub use portable::{block_sums, nibble_block_sums, nibble_block_sums_each, wide_block_sums};
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-pub use simd128::{block_sums, nibble_block_sums, nibble_block_sums_each};
+pub use simd128::{block_sums, nibble_block_sums, nibble_block_sums_each, wide_block_sums};

@@ -33,3 +33,10 @@ pub fn nibble_block_sums_each<'a>(w: &[u8], tokens: usize, x: impl Fn(usize) -> 
         nibble_block_sums(w, x(t), &mut out[t * blocks..(t + 1) * blocks]);
     }
 }
+
+/// [`block_sums`] of 16-bit weights (Q6_K's values times their sub-block scales).
+pub fn wide_block_sums(w: &[i16], x: &[i8], out: &mut [i32]) {
+    for ((w, x), sum) in w.chunks_exact(32).zip(x.chunks_exact(32)).zip(out.iter_mut()) {
+        *sum = w.iter().zip(x).map(|(w, x)| *w as i32 * *x as i32).sum();
+    }
+}

@@ -21,6 +21,15 @@ pub fn nibble_block_sums(w: &[u8], x: &[i8], out: &mut [i32]) {
     sums_by_four(out, blocks, |b| unsafe { nibble_block(pw, px, b) });
 }
 
+/// [`block_sums`] of 16-bit weights (Q6_K's values times their sub-block
+/// scales, within ±4096, so a pair of products fits an i32 lane).
+pub fn wide_block_sums(w: &[i16], x: &[i8], out: &mut [i32]) {
+    let blocks = out.len().min(w.len() / 32).min(x.len() / 32);
+    let (pw, px) = (w.as_ptr(), x.as_ptr());
+    // SAFETY: `sums_by_four` calls it for blocks below `blocks`, within both slices.
+    sums_by_four(out, blocks, |b| unsafe { wide_block(pw, px, b) });
+}
+
 /// [`nibble_block_sums`] of one weight row with `tokens` activations (`x(t)`), into
 /// `out[t · blocks + b]`: each group of four blocks is unpacked once for all of them.
 pub fn nibble_block_sums_each<'a>(w: &[u8], tokens: usize, x: impl Fn(usize) -> &'a [i8], out: &mut [i32]) {
@@ -166,4 +175,28 @@ unsafe fn block(w: *const i8, x: *const i8, b: usize) -> v128 {
 #[inline(always)]
 unsafe fn nibble_block(w: *const u8, x: *const i8, b: usize) -> v128 {
     unpacked_block(unpack(w, b), x, b)
+}
+
+/// Block `b`'s products with 16-bit weights in four i32 lanes.
+///
+/// # Safety
+/// `w` and `x` must each point at `32 · (b + 1)` readable values.
+#[inline(always)]
+unsafe fn wide_block(w: *const i16, x: *const i8, b: usize) -> v128 {
+    let at = b * 32;
+    let (x0, x1) = (
+        v128_load(x.add(at) as *const v128),
+        v128_load(x.add(at + 16) as *const v128),
+    );
+    let weights = |i: usize| v128_load(w.add(at + 8 * i) as *const v128);
+    let sum = |a: v128, c: v128, d: v128, e: v128| {
+        i32x4_add(
+            i32x4_dot_i16x8(a, i16x8_extend_low_i8x16(c)),
+            i32x4_dot_i16x8(d, i16x8_extend_high_i8x16(e)),
+        )
+    };
+    i32x4_add(
+        sum(weights(0), x0, weights(1), x0),
+        sum(weights(2), x1, weights(3), x1),
+    )
 }

@@ -22,16 +22,23 @@ export function startModel({ model, n_threads, n_batch, n_ctx, onProgress }) {
 
 /**
  * llama.cpp's greedy continuation of each of `prompts` (raw text, special tokens parsed), one
- * thread: `{ text, finish, timings }` each (the reference of scripts/llama-reference.mjs, and
- * wllama's side of benches/local_decoder.mjs).
+ * thread: `{ text, finish, timings, steps }` each, `steps` being each chosen token's id and
+ * log-probability and the three likeliest as `[id, logprob]` (the reference of
+ * scripts/llama-reference.mjs, and wllama's side of benches/local_decoder.mjs).
  */
 export async function greedyCompletions({ model, prompts, tokens }) {
   const { wllama, ready } = startModel({ model, n_threads: 1, n_batch: 512, n_ctx: 2048 });
   await ready;
   const out = [];
   for (const prompt of prompts) {
-    const r = await wllama.createCompletion({ prompt, max_tokens: tokens, temperature: 0 });
-    out.push({ text: r.choices[0].text, finish: r.choices[0].finish_reason, timings: r.timings });
+    const r = await wllama.createCompletion({ prompt, max_tokens: tokens, temperature: 0, logprobs: 3 });
+    const choice = r.choices[0];
+    const steps = (choice.logprobs?.content ?? []).map((step) => ({
+      id: step.id,
+      logprob: step.logprob,
+      top: step.top_logprobs.map((t) => [t.id, t.logprob]),
+    }));
+    out.push({ text: choice.text, finish: choice.finish_reason, timings: r.timings, steps });
   }
   await wllama.exit();
   return out;

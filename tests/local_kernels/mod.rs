@@ -1,0 +1,132 @@
+//! The local decoder's block products against their definition, for every
+//! weight layout (8-bit, 4-bit with offsets, 16-bit) and both input
+//! quantisations: run natively (plain loops) and in Chromium (the simd128
+//! kernels), so both kernels are held to the same sums.
+
+use lectern::generation::blocks::{Activation, BlockMatrix, Input, Quants, BLOCK};
+
+/// A deterministic stream of numbers in `0..1`.
+struct Numbers(u64);
+
+impl Numbers {
+    fn next(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    fn int(&mut self, low: i32, high: i32) -> i32 {
+        low + (self.next() * (high - low + 1) as f64) as i32
+    }
+}
+
+const ROWS: usize = 5;
+const COLS: usize = 512;
+
+fn matrix(numbers: &mut Numbers, quants: Quants, offsets: bool, input: Input) -> BlockMatrix {
+    let blocks = ROWS * COLS / BLOCK;
+    BlockMatrix {
+        rows: ROWS,
+        cols: COLS,
+        scales: (0..blocks).map(|_| numbers.next() as f32 * 0.01).collect(),
+        offsets: offsets.then(|| (0..blocks).map(|_| -(numbers.next() as f32) * 0.02).collect()),
+        quants,
+        input,
+    }
+}
+
+/// The layouts the decoder reads, each with the input its products take.
+fn matrices(numbers: &mut Numbers) -> Vec<(&'static str, BlockMatrix)> {
+    let n = ROWS * COLS;
+    let bytes = Quants::Bytes((0..n).map(|_| numbers.int(-127, 127) as i8).collect());
+    let nibbles = Quants::Nibbles((0..n / 2).map(|_| numbers.int(0, 255) as u8).collect());
+    let nibbles_k = Quants::Nibbles((0..n / 2).map(|_| numbers.int(0, 255) as u8).collect());
+    let wide = Quants::Wide((0..n).map(|_| numbers.int(-4096, 4064) as i16).collect());
+    vec![
+        ("8-bit, Q8_1 input", matrix(numbers, bytes, false, Input::Q8_1)),
+        (
+            "4-bit with offsets, Q8_1 input",
+            matrix(numbers, nibbles, true, Input::Q8_1),
+        ),
+        (
+            "4-bit with offsets, Q8_K input",
+            matrix(numbers, nibbles_k, true, Input::Q8K),
+        ),
+        ("16-bit, Q8_K input", matrix(numbers, wide, false, Input::Q8K)),
+    ]
+}
+
+/// Value `i` of row `row` as the integer `q` of `scale · q + offset`.
+fn quant(m: &BlockMatrix, row: usize, i: usize) -> i64 {
+    let at = row * m.cols + i;
+    match &m.quants {
+        Quants::Bytes(q) => q[at] as i64,
+        Quants::Wide(q) => q[at] as i64,
+        Quants::Nibbles(q) => {
+            let (block, j) = (at / BLOCK, at % BLOCK);
+            let byte = q[block * BLOCK / 2 + j % (BLOCK / 2)];
+            (if j < BLOCK / 2 { byte & 0x0f } else { byte >> 4 }) as i64
+        }
+    }
+}
+
+/// `Σ_b (scale_b · d_b) · Σ q·xq + offset_b · s_b`, in f64.
+fn definition(m: &BlockMatrix, row: usize, x: &Activation) -> f64 {
+    let per_row = m.cols / BLOCK;
+    (0..per_row)
+        .map(|b| {
+            let block = row * per_row + b;
+            let sum: i64 = (0..BLOCK)
+                .map(|i| quant(m, row, b * BLOCK + i) * x.quants[b * BLOCK + i] as i64)
+                .sum();
+            let offset = m
+                .offsets
+                .as_ref()
+                .map_or(0.0, |o| o[block] as f64 * x.sums[b] as f64);
+            m.scales[block] as f64 * x.scales[b] as f64 * sum as f64 + offset
+        })
+        .sum()
+}
+
+fn activation(numbers: &mut Numbers, input: Input) -> Activation {
+    let values: Vec<f32> = (0..COLS).map(|_| (numbers.next() as f32 - 0.5) * 8.0).collect();
+    let mut x = Activation::default();
+    match input {
+        Input::Q8_1 => x.quantise(&values),
+        Input::Q8K => x.quantise_k(&values),
+    }
+    x
+}
+
+/// Every layout's `apply` and `row_dot_each` (three tokens) equal the definition
+/// within float rounding.
+pub fn block_products_are_their_definition() {
+    let mut numbers = Numbers(7);
+    for (name, m) in matrices(&mut numbers) {
+        let xs: Vec<Activation> = (0..3).map(|_| activation(&mut numbers, m.input)).collect();
+        let mut applied = vec![0.0; ROWS];
+        m.apply(&xs[0], &mut applied);
+        let mut sums = vec![0; xs.len() * COLS / BLOCK];
+        for (row, applied) in applied.iter().enumerate() {
+            let mut each = [0.0f32; 3];
+            m.row_dot_each(row, &xs, &mut sums, |t, product| each[t] = product);
+            for (t, x) in xs.iter().enumerate() {
+                let expected = definition(&m, row, x);
+                let close = |got: f32| (got as f64 - expected).abs() <= 1e-4 * expected.abs().max(1.0);
+                assert!(
+                    close(each[t]),
+                    "{name}, row {row}, token {t}: {} vs {expected}",
+                    each[t]
+                );
+                if t == 0 {
+                    assert!(
+                        close(*applied),
+                        "{name}, row {row}: apply gave {applied} vs {expected}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,11 @@
+//! The local decoder's simd128 block products in Chromium, held to their
+//! definition (`tests/local_kernels`; natively: `tests/native/local_decoder.rs`).
+
+use wasm_bindgen_test::wasm_bindgen_test;
+
+use crate::support::local_kernels::block_products_are_their_definition;
+
+#[wasm_bindgen_test]
+fn simd128_block_products_are_their_definition() {
+    block_products_are_their_definition();
+}
