@@ -8,7 +8,8 @@
 // spoiler pattern in the answer), and the first words' median time. Prints TABLE and FIGURE lines.
 //
 //   node benches/reader_answers.mjs        READER_ANSWERS_LIMIT=8 asks 8 questions (4 of each kind) spread over the book,
-//                                          READER_ANSWERS_MODELS=demo,gemma3 only those rows
+//                                          READER_ANSWERS_MODELS=demo,gemma3 only those rows,
+//                                          READER_ANSWERS_IDS=gregory-belief only those questions (the one on page 31)
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { launchChromium } from '../tests/js/browser.mjs';
@@ -27,10 +28,17 @@ const spread = (list, count) => Array.from({ length: count }, (_, i) => list[Mat
 /** `limit` questions, half asked after the answer and half before its reveal, each half spread over the book. */
 const before = all.filter((q) => q.revealPage != null);
 const after = all.filter((q) => q.revealPage == null);
-const questions =
-  limit === all.length ? all : [...spread(after, Math.ceil(limit / 2)), ...spread(before, Math.floor(limit / 2))];
+const ids = process.env.READER_ANSWERS_IDS?.split(',');
+const questions = ids
+  ? all.filter((q) => ids.includes(q.id))
+  : limit === all.length
+    ? all
+    : [...spread(after, Math.ceil(limit / 2)), ...spread(before, Math.floor(limit / 2))];
 
-const SITE_LOCAL = { strategy: 'alwaysRetrieve', readerPages: 0, passages: 3, maxContextTokens: 300 };
+const SITE_LOCAL = { strategy: 'alwaysRetrieve', readerPages: 0, passages: 3, maxContextTokens: 200 };
+// `readAhead`: as the reading site does, the local model reads the conversation's system prompt
+// (Lectern's `systemPrompt`: the reading rules at the reader's page) before the question is asked,
+// as it would while the reader reads the page; the question then reads its passages and itself.
 
 /**
  * The models compared, each with what it reads: the Demo model as the reading site configures it
@@ -62,8 +70,24 @@ const CONFIGS = [
     id: 'smollm2_own',
     model: 'smollm2',
     runtime: 'lectern',
-    label: 'SmolLM2-135M-Instruct (Lectern\'s own decoder, 1 thread), the site: `alwaysRetrieve`, 3 passages, ≤ 300 tokens',
+    readAhead: true,
+    label: 'SmolLM2-135M-Instruct (Lectern\'s own decoder, 1 thread), the site: `alwaysRetrieve`, 3 passages, ≤ 200 tokens, the system prompt read ahead',
     retrieval: SITE_LOCAL,
+  },
+  {
+    id: 'smollm2_own_cold',
+    model: 'smollm2',
+    runtime: 'lectern',
+    label: 'SmolLM2-135M-Instruct (Lectern\'s own decoder), the same, nothing read ahead',
+    retrieval: SITE_LOCAL,
+  },
+  {
+    id: 'smollm2_own_300',
+    model: 'smollm2',
+    runtime: 'lectern',
+    readAhead: true,
+    label: 'SmolLM2-135M-Instruct (Lectern\'s own decoder), 3 passages, ≤ 300 tokens (the site\'s plan before), read ahead',
+    retrieval: { ...SITE_LOCAL, maxContextTokens: 300 },
   },
   {
     id: 'smollm2_own_more',
@@ -129,6 +153,29 @@ const mounts = { ...localMounts(fixtures), '/site/': join(root, 'www/site') };
 if (gemma.value) mounts['/gemma/'] = dirname(gemma.value);
 const server = await startIsolatedServer(mounts);
 const browser = await launchChromium();
+
+/** `questions` asked of `config`'s model (`model`: its path and name) in a fresh page. */
+async function ask(config, model, questions) {
+  const page = await browser.newPage();
+  await page.goto(server.url);
+  const answers = await page.evaluate(
+    async (options) => (await import('/answers.js')).answerQuestions(options),
+    {
+      model: model?.path,
+      name: model?.name,
+      completion: config.completion,
+      demo: config.demo ?? false,
+      runtime: config.runtime,
+      readAhead: config.readAhead ?? false,
+      retrieval: config.retrieval,
+      embedder: config.minilm ? { kind: 'minilm', modelUrl: '/minilm/model.safetensors', vocabUrl: '/minilm/vocab.txt' } : undefined,
+      questions,
+    },
+  );
+  await page.close();
+  return answers;
+}
+
 try {
   console.log(`${questions.length} reader questions on Thursday, each in a conversation of its own at the reader's page`);
   console.log('TABLE reader_answers | model, and what it reads | answers holding every fact | facts found | marked "not found in the book" | revealing past the page | first words (median) | prompt tokens (median) |');
@@ -137,24 +184,18 @@ try {
     if (only && !only.includes(config.id)) continue;
     const model = config.model && models[config.model];
     if (config.model && !model) continue;
-    const page = await browser.newPage();
-    await page.goto(server.url);
-    const answers = await page.evaluate(
-      async (options) => (await import('/answers.js')).answerQuestions(options),
-      {
-        model: model?.path,
-        name: model?.name,
-        completion: config.completion,
-        demo: config.demo ?? false,
-        runtime: config.runtime,
-        retrieval: config.retrieval,
-        embedder: config.minilm ? { kind: 'minilm', modelUrl: '/minilm/model.safetensors', vocabUrl: '/minilm/vocab.txt' } : undefined,
-        questions,
-      },
-    );
-    await page.close();
+    const answers = await ask(config, model, questions);
     for (const a of answers) console.log(`  ${config.id} ${a.id}: ${(a.firstMs / 1000).toFixed(1)} s, grounded ${a.grounded}: ${JSON.stringify(a.answer.slice(0, 160))}`);
     score(config, answers);
+  }
+  // The issue's figure: the reading site's default (the in-browser model with its plan, the system
+  // prompt read ahead) asked the question on page 31 on a freshly loaded model.
+  const site = CONFIGS.find((c) => c.id === 'smollm2_own');
+  const page31 = all.find((q) => q.page === 31);
+  if ((!only || only.includes(site.id)) && !ids && page31) {
+    const [answer] = await ask(site, models.smollm2, [page31]);
+    console.log(`  page 31 (${page31.id}): ${(answer.firstMs / 1000).toFixed(1)} s, ${answer.inputTokens} prompt tokens: ${JSON.stringify(answer.answer.slice(0, 160))}`);
+    console.log(`FIGURE answers_site_page31_first_s chromium ${(answer.firstMs / 1000).toFixed(2)}`);
   }
 } finally {
   await browser.close();

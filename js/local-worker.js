@@ -1,6 +1,7 @@
 // Lectern's own decoder in a module Worker (`lectern_local_worker.js` beside `lectern_local.js`),
 // driven by `lectern/local`. Messages in: `{ type: 'load', id, url, cacheName }`,
-// `{ type: 'generate', id, prompt, maxTokens, temperature?, topP?, seed? }`, `{ type: 'abort', id }`. Messages out:
+// `{ type: 'generate', id, prompt, maxTokens, temperature?, topP?, seed? }` (maxTokens 0: the prompt is only
+// read into the prefix cache), `{ type: 'abort', id }`. Messages out:
 // `progress` (`download` with bytes loaded and total, then `load`), `loaded` (or `error`), then per
 // generation `read` (prompt tokens, how many came from the cache, ms), `delta` (text), and `done`
 // (tokens, finish: 'stop' | 'length' | 'abort', ms).

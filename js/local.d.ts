@@ -15,7 +15,7 @@ export type LocalLoadProgress =
   | { phase: 'load' }
   | { phase: 'ready'; loadMs: number };
 
-/** A GGUF model (Llama architecture, byte-level BPE vocabulary) loaded into its own Worker. */
+/** A GGUF model (Llama or Gemma 3 architecture, byte-level BPE or SentencePiece vocabulary) loaded into its own Worker. */
 export class LocalModel {
   constructor(url: string | URL, options?: { workerUrl?: string | URL; cacheName?: string | null; onProgress?: (progress: LocalLoadProgress) => void });
   /** Settles when the model is loaded (rejects with what the file lacks). */
@@ -31,6 +31,11 @@ export class LocalModel {
     prompt: string,
     options?: { maxTokens?: number; signal?: AbortSignal; temperature?: number; topP?: number; seed?: number },
   ): AsyncGenerator<LocalMessage, void>;
+  /**
+   * Reads `prompt` into the prefix cache without generating (a later prompt beginning with it reads
+   * only the rest); resolves with the `read` message, or `null` when `signal` aborted it.
+   */
+  prefill(prompt: string, options?: { signal?: AbortSignal }): Promise<Extract<LocalMessage, { type: 'read' }> | null>;
   /** Ends the Worker. */
   close(): void;
 }

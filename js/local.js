@@ -100,6 +100,20 @@ export class LocalModel {
     }
   }
 
+  /**
+   * Reads `prompt` into the model's prefix cache without generating, so that a later prompt that
+   * begins with it reads only the rest (a system prompt read while the reader reads). Resolves
+   * with the worker's `read` message (`promptTokens`, `cachedTokens`, `ms`); `signal` aborts it
+   * (resolving with `null`: what was read stays cached).
+   */
+  async prefill(prompt, { signal } = {}) {
+    let read = null;
+    for await (const message of this.generate(prompt, { maxTokens: 0, signal })) {
+      if (message.type === 'read') read = message;
+    }
+    return read;
+  }
+
   /** Ends the Worker (and frees the model). */
   close() {
     this.worker.terminate();

@@ -109,7 +109,9 @@ const ROWS = [
     ['demo_minilm', 'the Demo model (no AI), `search_book` hybrid with MiniLM (the site)'],
     ['smollm2', 'SmolLM2-135M-Instruct through wllama, as the site configures it'],
     ['smollm2_one', 'SmolLM2-135M-Instruct with one passage (≤ 150 tokens)'],
-    ['smollm2_own', 'SmolLM2-135M-Instruct through Lectern\'s own decoder, as the site configures it'],
+    ['smollm2_own', 'SmolLM2-135M-Instruct through Lectern\'s own decoder, as the site configures it (the system prompt read ahead)'],
+    ['smollm2_own_cold', 'SmolLM2-135M-Instruct through Lectern\'s own decoder, the site\'s plan, nothing read ahead'],
+    ['smollm2_own_300', 'SmolLM2-135M-Instruct through Lectern\'s own decoder, three passages within 300 tokens, read ahead'],
     ['smollm2_own_more', 'SmolLM2-135M-Instruct through Lectern\'s own decoder, five passages (≤ 600 tokens)'],
     ['gemma3', 'the base Gemma 3 270M through wllama, completion form, the site\'s plan'],
   ].flatMap(([id, who]) => [
@@ -117,6 +119,8 @@ const ROWS = [
     ['Reader answers', `answers_${id}_marked`, `${who}: answers marked "not found in the book"`, ''],
     ['Reader answers', `answers_${id}_first_s`, `${who}: first words, median`, 's'],
   ]),
+  // Issue 32's figure: the site's default, the question on page 31, a freshly loaded model.
+  ['Reader answers', 'answers_site_page31_first_s', 'the reading site\'s default (SmolLM2 through Lectern\'s own decoder, the system prompt read ahead): first words for the question on page 31', 's', atMost(5, 's')],
   // A local model (benches/local_model.mjs): wllama 3.8.1 running SmolLM2-135M-Instruct Q4_1 in Chromium.
   ['Local model', 'local_load_t1', 'wllama: load the 98 MB GGUF (from this origin), 1 thread', 's'],
   ['Local model', 'local_load_t2', 'wllama: load the 98 MB GGUF, 2 threads (COOP/COEP)', 's'],

@@ -212,7 +212,12 @@ export async function ownDecoder(): Promise<Lectern> {
     const seen: LocalMessage = message;
     if (seen.type === 'done') console.log(seen.finish, seen.completionTokens);
   }
-  return Lectern.open({ provider: localProvider(model, { model: 'smollm2', maxTokens: 64 }) });
+  const lectern = await Lectern.open({ provider: localProvider(model, { model: 'smollm2', maxTokens: 64 }) });
+  const { id } = await lectern.createConversation({ title: 'Reading' });
+  const system: string = await lectern.systemPrompt(id);
+  const read = await model.prefill(chatmlPrompt([{ role: 'system', content: system }]), { signal: AbortSignal.timeout(5000) });
+  if (read) console.log(read.promptTokens, read.cachedTokens, read.ms);
+  return lectern;
 }
 
 /** A local model in the page through the wllama adapter, with a retrieval budget. */

@@ -6,7 +6,7 @@ import init, { Lectern } from '/pkg/lectern.js';
 import { renderLibrary } from './site/library.js';
 import { bookInput, sampleFile, wireOpening } from './site/open-book.js';
 import { showBackgroundWork, startProgress } from './site/progress.js';
-import { stopLocalModel } from './site/local-model.js';
+import { readAhead, stopLocalModel } from './site/local-model.js';
 import { initialChoice, modelChoices, rememberChoice } from './site/provider.js';
 import { createReader } from './site/reader.js';
 import { registerServiceWorker } from './site/sw-register.js';
@@ -23,7 +23,7 @@ let siteConfig = {}; // /config.json: the mock server, the in-browser model, the
 const showError = (error) => {
   $('#library-error').textContent = error ? `${error.name ?? 'Error'}: ${error.message}` : '';
 };
-const reader = createReader(() => lectern, { onError: showError });
+const reader = createReader(() => lectern, { onError: showError, onPage: () => readAheadSoon() });
 
 /** The conversation of `book` (one a book, created on first use). */
 async function conversationOf(book) {
@@ -35,6 +35,30 @@ async function conversationOf(book) {
 async function bindChat(book) {
   chat.lectern = lectern;
   if (book) chat.conversationId = (await conversationOf(book)).id;
+  readAheadSoon();
+}
+
+let readAheadTimer = 0;
+/** The last read-ahead (its `read` message, or null), for tests and the console. */
+let readingAhead = Promise.resolve(null);
+/**
+ * With the in-browser model, has it read the open conversation's system prompt (the reading rules
+ * at the reader's page) while the reader reads, so that a question reads only its passages and
+ * itself; again after the reader settles on another page.
+ */
+function readAheadSoon() {
+  clearTimeout(readAheadTimer);
+  let done;
+  readingAhead = new Promise((resolve) => (done = resolve));
+  readAheadTimer = setTimeout(async () => {
+    if (!lectern || !reader.book || !chat.conversationId || $('#model-choice').value !== 'local') return done(null);
+    try {
+      done(await readAhead(await lectern.systemPrompt(chat.conversationId)));
+    } catch (error) {
+      console.warn('reading ahead:', error);
+      done(null);
+    }
+  }, 300);
 }
 
 async function refreshLibrary() {
@@ -172,6 +196,9 @@ window.lecternSite = {
   },
   get book() {
     return reader.book;
+  },
+  get readingAhead() {
+    return readingAhead;
   },
 };
 

@@ -3,11 +3,11 @@
 
 use serde_json::Value;
 
-use super::AgentConfig;
+use super::{Agent, AgentConfig};
 use crate::domain::Book;
 use crate::domain::SortedMap;
 use crate::domain::{Conversation, Mention};
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// What one model call's system message is built from.
 pub struct SystemInputs<'a> {
@@ -100,6 +100,33 @@ pub fn system_message(config: &AgentConfig, inputs: &SystemInputs<'_>) -> Result
         text.push_str("\n```\n");
     }
     Ok(text)
+}
+
+impl Agent {
+    /// The system message a conversation's next model call begins with, up
+    /// to what its turn adds (the passages `alwaysRetrieve` finds, the items
+    /// it mentions): what a local model can read ahead of the question while
+    /// the reader reads. `NotFound` for an unknown conversation.
+    pub async fn system_prompt(&self, conversation_id: &str) -> Result<String> {
+        let conversation = self
+            .store
+            .conversation(conversation_id)
+            .await?
+            .ok_or_else(|| Error::not_found("conversation", conversation_id))?;
+        let book = match (&conversation.book_id, &self.library) {
+            (Some(id), Some(library)) => Some(library.book(id).await?),
+            _ => None,
+        };
+        let inputs = SystemInputs {
+            conversation: &conversation,
+            user_id: None,
+            mentions: &[],
+            date: iso_date(self.clock.now_ms()),
+            book: book.as_ref(),
+            passages: None,
+        };
+        system_message(&self.config, &inputs)
+    }
 }
 
 /// `YYYY-MM-DD` of a time in milliseconds since the epoch (UTC).

@@ -419,6 +419,19 @@ impl Lectern {
         })
     }
 
+    /// The system message the conversation's next model call begins with (before the passages
+    /// and mentions its turn adds): what an in-browser model can read ahead while the reader reads
+    /// (`LocalModel.prefill`). `NotFoundError` for an unknown conversation.
+    #[wasm_bindgen(js_name = systemPrompt, unchecked_return_type = "Promise<string>")]
+    pub fn system_prompt(
+        &self,
+        #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
+    ) -> Promise {
+        self.call_with_id(conversation_id, "conversationId", |inner, id| async move {
+            inner.agent.system_prompt(&id).await
+        })
+    }
+
     /// Checks the configuration against the registered tools without calling any model.
     #[wasm_bindgen(js_name = validateConfig, unchecked_return_type = "ConfigReport")]
     pub fn validate_config(&self) -> std::result::Result<JsValue, JsValue> {

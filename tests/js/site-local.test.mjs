@@ -1,9 +1,10 @@
 // The reading site with no configuration when the server offers an in-browser model
-// (scripts/fetch-smollm2.sh): the Demo model stays the default (it measured better on the reader
-// questions); the in-browser model, once picked, loads in the page and the chat answers with it —
-// no model server, through Lectern's own decoder (lectern/local) in a Worker; then with the server
-// closed and the network off, the reloaded site (its service worker) keeps that pick, loads the
-// model from the Cache API and answers again. Skipped when the model is not here.
+// (scripts/fetch-smollm2.sh): the in-browser model is the default; it loads in the page, reads the
+// open book's system prompt ahead of any question (so the question's read starts from its cached
+// prefix), and the chat answers with it — no model server, through Lectern's own decoder
+// (lectern/local) in a Worker; then with the server closed and the network off, the reloaded
+// site (its service worker) loads the model from the Cache API and answers again. A pick of the
+// Demo model is remembered. Skipped when the model is not here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { ARTIFACTS, launchChromium } from './browser.mjs';
 
 const CHOICE_KEY = 'lectern-site-model';
 
-test('the in-browser model, picked, answers in the chat, and again offline, still picked', { timeout: 300000 }, async (t) => {
+test('the in-browser model, the default, reads the system prompt ahead and answers in the chat, and again offline', { timeout: 300000 }, async (t) => {
   const { value: model, skip } = fetched('LECTERN_SMOLLM2', 'fetch-smollm2.sh');
   if (!model || !existsSync('pkg/lectern_local_bg.wasm')) {
     t.skip(model ? 'SKIPPED: no pkg/lectern_local_bg.wasm (bash scripts/build.sh)' : skip);
@@ -30,12 +31,15 @@ test('the in-browser model, picked, answers in the chat, and again offline, stil
   try {
     await page.goto(demo.url);
     await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
-    assert.equal(await page.inputValue('#model-choice'), 'demo', 'the measured best is the default');
+    assert.equal(await page.inputValue('#model-choice'), 'local', 'the in-browser model is the default');
     assert.match(await page.textContent('#model-choice option[value="local"]'), /^In-browser model \(SmolLM2/);
-    assert.deepEqual(await page.$$eval('#model-choice option', (o) => o.map((x) => x.value)), ['demo', 'local', 'mock']);
-    await page.selectOption('#model-choice', 'local');
-    // Picked once Lectern reopened on it (the choice is saved just before the chat is rebound).
+    assert.deepEqual(await page.$$eval('#model-choice option', (o) => o.map((x) => x.value)), ['local', 'demo', 'mock']);
     await page.waitForFunction((key) => localStorage.getItem(key) === 'local', CHOICE_KEY);
+    await page.click('#open-sample');
+    await page.waitForFunction(() => Number(document.body.dataset.page) >= 1, null, { timeout: 60000 });
+    // The model loads and reads the book's system prompt ahead while the reader reads.
+    const ahead = await page.evaluate(() => window.lecternSite.readingAhead);
+    assert.ok(ahead?.promptTokens > 100, `read ahead: ${JSON.stringify(ahead)}`);
     const chat = page.locator('#chat');
     const answered = async () => {
       const n = await chat.locator('[data-role="assistant"]').count();
@@ -49,6 +53,13 @@ test('the in-browser model, picked, answers in the chat, and again offline, stil
       assert.equal(await chat.locator('[data-role="error"]').count(), 0, await chat.locator('[data-role="error"]').allTextContents().then(String));
     };
     await answered();
+    // The question's prompt began with the system prompt read ahead: most of it came from the cache.
+    const usage = await page.evaluate(async () => {
+      const { lectern } = window.lecternSite;
+      const [conversation] = (await lectern.conversations()).filter((c) => c.bookId === window.lecternSite.book.id);
+      return lectern.usage(conversation.id);
+    });
+    assert.ok(usage.cachedInputTokens > 100, `the system prompt was read ahead: ${JSON.stringify(usage)}`);
     if (typeof context.setOffline !== 'function') {
       // WebKitGTK's driver here (WebDriver classic, tests/js/webkit/) cannot take the network away.
       console.log(`SKIPPED in ${process.env.LECTERN_BROWSER}: the offline half (the driver has no setOffline)`);

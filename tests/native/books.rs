@@ -468,3 +468,26 @@ fn always_retrieve_puts_bounded_passages_in_the_context_and_keeps_the_other_tool
     assert_eq!(system.matches("Gregory took Syme").count(), 1, "{system}");
     assert!(!system.contains("policeman"));
 }
+
+/// What a local model may read ahead (`Lectern.systemPrompt`) is the start of the system
+/// message the turn then sends, up to the passages the question finds.
+#[test]
+fn the_system_prompt_ahead_of_a_turn_is_the_start_of_its_system_message() {
+    let (builder, book_id) = book_agent(
+        RetrievalStrategy::AlwaysRetrieve,
+        vec![ScriptedTurn::text("From what you've read...")],
+    );
+    let h = builder.book(&book_id).build();
+    let ahead = block_on(h.agent.system_prompt(&h.conversation)).unwrap();
+    assert!(ahead.contains("is on page 2 of 3"), "{ahead}");
+    assert!(!ahead.contains("## Passages"), "{ahead}");
+    h.send("What about Gregory and Syme?").unwrap();
+    let sent = h.model.requests()[0].system.clone().unwrap();
+    assert!(sent.starts_with(&ahead), "{ahead}\n---\n{sent}");
+    assert!(
+        sent[ahead.len()..].starts_with("\n\n## Passages from the book"),
+        "{sent}"
+    );
+    let missing = block_on(h.agent.system_prompt("nope")).unwrap_err();
+    assert_eq!(missing.name(), "NotFoundError");
+}

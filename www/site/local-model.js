@@ -3,6 +3,8 @@
 
 /** The running model, stopped when the model changes. */
 let running = null;
+/** The read-ahead in progress, aborted when another starts. */
+let readingAhead = null;
 
 /**
  * Starts loading `model` (`{ url, name }` from /config.json) and resolves with its provider; the
@@ -26,8 +28,26 @@ export async function localModelProvider(model, { status, useCache = true }) {
   return localProvider(local, { model: model.name, maxTokens: 200 });
 }
 
+/**
+ * Reads `systemPrompt` (Lectern's `systemPrompt` of the open conversation) into the running
+ * model's prefix cache while the reader reads, so that a question reads only its passages and
+ * itself; the read-ahead before it is aborted (the reader turned the page). Nothing without a
+ * running model; resolves with the model's `read` message (null when aborted or no model runs).
+ */
+export async function readAhead(systemPrompt) {
+  if (!running) return null;
+  readingAhead?.abort();
+  const controller = new AbortController();
+  readingAhead = controller;
+  const { chatmlPrompt } = await import('/pkg/lectern_local_provider.js');
+  await running.ready;
+  return running.prefill(chatmlPrompt([{ role: 'system', content: systemPrompt }]), { signal: controller.signal });
+}
+
 /** Stops the in-browser model, if one runs. */
 export async function stopLocalModel() {
+  readingAhead?.abort();
+  readingAhead = null;
   running?.close();
   running = null;
 }

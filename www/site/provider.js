@@ -11,25 +11,28 @@ const CHOICE_KEY = 'lectern-site-model';
 // that reads prompts fast gets the default context — the reader's two pages, the first passage
 // naming each name asked about and ten passages for the question, within 1,500 tokens (84% of
 // the reader questions measured hold their evidence in it); the in-browser model (Lectern's own
-// decoder, ~70 prompt tokens a second on one thread) gets three short passages within 300
-// tokens: its answers began after 8.5 s (median; five passages within 600 tokens found no more
-// facts and took twice as long); its sources still show the reader what it read.
+// decoder, ~60–75 prompt tokens a second on one thread) reads its system prompt ahead while the
+// reader reads (app.js) and gets the passages that keep its first words within 5 s: three within
+// 200 tokens began answers after 3.8 s (median; 300 tokens: 6.1 s for 8 facts of 32 against 6;
+// npm run bench -- answers); its sources still show the reader what it read.
 // The demo model calls search_book itself (the flow it shows), so it keeps tool use.
 const RETRIEVAL = {
   fast: { strategy: 'alwaysRetrieve' },
-  slow: { strategy: 'alwaysRetrieve', readerPages: 0, passages: 3, maxContextTokens: 300 },
+  slow: { strategy: 'alwaysRetrieve', readerPages: 0, passages: 3, maxContextTokens: 200 },
   tools: { strategy: 'toolUse' },
 };
 
 /** The choices this server and session offer: `{ id, label, retrieval, provider() }`. */
 export function modelChoices(config, custom) {
-  // The Demo model first: on the reader questions (npm run bench -- answers) it found more of the
-  // reference facts than the in-browser model, invented nothing, and answers at once; the
-  // in-browser model is one pick away (and remembered once picked).
-  const choices = [{ id: 'demo', label: 'Demo model (no AI)', retrieval: RETRIEVAL.tools, provider: async () => demoProvider() }];
+  // The in-browser model first when the server offers one: an AI answering in the page, offline
+  // too, in every engine (Lectern's own decoder); the Demo model (no AI: it quotes the passages it
+  // finds, and found as many reference facts on the reader questions) is one pick away, and a
+  // pick is remembered.
+  const choices = [];
   if (config.localModel) {
     choices.push({ id: 'local', label: `In-browser model (${config.localModel.name})`, retrieval: RETRIEVAL.slow, provider: () => localModelProvider(config.localModel, { status: document.querySelector('#model-status') }) });
   }
+  choices.push({ id: 'demo', label: 'Demo model (no AI)', retrieval: RETRIEVAL.tools, provider: async () => demoProvider() });
   if (config.mockBaseUrl) {
     choices.push({
       id: 'mock',

@@ -2,8 +2,11 @@
 // each turn calls `setCurrentPage`, so `search_book` never returns text past the page shown.
 const $ = (selector) => document.querySelector(selector);
 
-/** A reader over `getLectern()`'s books; `show(book)` opens one at its current page. */
-export function createReader(getLectern, { onError }) {
+/**
+ * A reader over `getLectern()`'s books; `show(book)` opens one at its current page. `onPage` is
+ * told of each page turned to.
+ */
+export function createReader(getLectern, { onError, onPage = () => {} }) {
   let book = null;
   let busy = Promise.resolve();
   const welcome = $('#page-text').textContent.trim().replace(/\s+/g, ' ');
@@ -23,6 +26,7 @@ export function createReader(getLectern, { onError }) {
     try {
       book = await getLectern().setCurrentPage(book.id, number);
       await render(number);
+      onPage(number);
     } catch (error) {
       onError(error);
     }

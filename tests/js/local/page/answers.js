@@ -16,7 +16,7 @@ async function provider({ model, name, completion, demo, maxTokens, runtime }) {
     const { LocalModel, localProvider } = await import('/pkg/lectern_local_provider.js');
     const local = new LocalModel(model, { cacheName: null });
     await local.ready;
-    return { provider: localProvider(local, { model: name, maxTokens }), stop: async () => local.close() };
+    return { provider: localProvider(local, { model: name, maxTokens }), local, stop: async () => local.close() };
   }
   const { wllama, ready } = startModel({ model, n_threads: 1, n_batch: 512, n_ctx: 2048 });
   await ready;
@@ -26,11 +26,13 @@ async function provider({ model, name, completion, demo, maxTokens, runtime }) {
 
 /**
  * Adds the Thursday book, then asks each of `questions` (`{ id, page, question }`) at its page in
- * a conversation of its own with `retrieval`; resolves with one record per question.
+ * a conversation of its own with `retrieval`; resolves with one record per question. `readAhead`
+ * (Lectern's own decoder): the conversation's system prompt is read into the model's prefix cache
+ * before the question, as the reading site does while the reader reads.
  */
-export async function answerQuestions({ model, name, completion, demo = false, runtime, retrieval, embedder, maxTokens = 120, questions }) {
+export async function answerQuestions({ model, name, completion, demo = false, runtime, readAhead = false, retrieval, embedder, maxTokens = 120, questions }) {
   await init();
-  const { provider: chosen, stop } = await provider({ model, name, completion, demo, maxTokens, runtime });
+  const { provider: chosen, local, stop } = await provider({ model, name, completion, demo, maxTokens, runtime });
   let firstDelta = null;
   const lectern = await Lectern.open({
     dbName: `answers-${Math.random()}`,
@@ -49,6 +51,10 @@ export async function answerQuestions({ model, name, completion, demo = false, r
   for (const { id, page, question } of questions) {
     await lectern.setCurrentPage(book.id, page);
     const conversation = await lectern.createConversation({ bookId: book.id });
+    if (readAhead && local) {
+      const { chatmlPrompt } = await import('/pkg/lectern_local_provider.js');
+      await local.prefill(chatmlPrompt([{ role: 'system', content: await lectern.systemPrompt(conversation.id) }]));
+    }
     firstDelta = null;
     const asked = performance.now();
     const reply = await lectern.send(conversation.id, question);
