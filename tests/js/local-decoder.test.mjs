@@ -4,12 +4,15 @@
 // text streams in pieces, an abort ends a long
 // answer early, a follow-up prompt reuses the cached prefix and answers as a fresh read, and
 // Lectern answers through it as a custom provider. Skips without the model (fetch-smollm2.sh).
+// Then the base Gemma 3 270M (fetch-gemma3.sh): a prompt read ahead with prefill is reused, and the
+// greedy continuation follows llama.cpp's for its first 11 tokens (where the native test found the
+// two part, by a margin of 0.14).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { basename } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { launchChromium } from './browser.mjs';
-import { localFixtures, localMounts } from './local/fixtures.mjs';
+import { fetched, localFixtures, localMounts } from './local/fixtures.mjs';
 import { startIsolatedServer } from './local/isolated-server.mjs';
 
 const fixtures = localFixtures();
@@ -88,6 +91,43 @@ test('the local decoder answers as llama.cpp, streams, aborts, reuses its cache 
     assert.equal(r.reused.text, r.freshRun.text, 'the cached prefix answers as a fresh read');
     assert.match(r.sent.text, /Paris/);
     assert.ok(r.sent.usage.inputTokens > 10, JSON.stringify(r.sent.usage));
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+});
+
+const gemma = fixtures.skip ? { skip: fixtures.skip } : fetched('LECTERN_GEMMA3', 'fetch-gemma3.sh');
+const gemmaReference = JSON.parse(readFileSync(new URL('../fixtures/local/gemma3-greedy.json', import.meta.url), 'utf8'));
+
+test('Gemma 3 270M: read ahead, then llama.cpp\'s first tokens', { skip: gemma.skip }, async () => {
+  const server = await startIsolatedServer({ ...localMounts(fixtures), '/gemma/': dirname(gemma.value) });
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(String(e)));
+    await page.goto(server.url);
+    const { prompt } = gemmaReference.cases[0];
+    const r = await page.evaluate(
+      async ({ model, prompt }) => {
+        const { LocalModel } = await import('/pkg/lectern_local_provider.js');
+        const local = new LocalModel(model, { cacheName: null });
+        const ahead = await local.prefill(prompt.slice(0, prompt.lastIndexOf(' ')));
+        const out = { text: '' };
+        for await (const m of local.generate(prompt, { maxTokens: 11 })) {
+          if (m.type === 'read') out.read = m;
+          if (m.type === 'delta') out.text += m.text;
+        }
+        local.close();
+        return { ahead, ...out };
+      },
+      { model: `/gemma/${basename(gemma.value)}`, prompt },
+    );
+    assert.ok(r.ahead.promptTokens >= 4, JSON.stringify(r.ahead));
+    assert.equal(r.read.cachedTokens, r.ahead.promptTokens, 'the prompt read ahead is reused');
+    assert.ok(r.text.length > 30 && gemmaReference.cases[0].text.startsWith(r.text), `${JSON.stringify(r.text)} begins llama.cpp's ${JSON.stringify(gemmaReference.cases[0].text)}`);
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();
