@@ -19,14 +19,25 @@ const fixtures = localFixtures();
 if (fixtures.skip) console.log(fixtures.skip);
 const reference = JSON.parse(readFileSync(new URL('../fixtures/local/smollm2-greedy.json', import.meta.url), 'utf8'));
 
-test('the local decoder answers as llama.cpp, streams, aborts, reuses its cache and serves Lectern', { skip: fixtures.skip }, async () => {
-  const server = await startIsolatedServer(localMounts(fixtures));
+/** Serves `mounts` (isolated), opens a page in Chromium, runs `use(page)`; no page error may occur. */
+async function inPage(mounts, use) {
+  const server = await startIsolatedServer(mounts);
   const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const problems = [];
     page.on('pageerror', (e) => problems.push(String(e)));
     await page.goto(server.url);
+    await use(page);
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+test('the local decoder answers as llama.cpp, streams, aborts, reuses its cache and serves Lectern', { skip: fixtures.skip }, async () => {
+  await inPage(localMounts(fixtures), async (page) => {
     const r = await page.evaluate(
       async ({ model, cases, tokens }) => {
         const { LocalModel, localProvider } = await import('/pkg/lectern_local_provider.js');
@@ -91,24 +102,14 @@ test('the local decoder answers as llama.cpp, streams, aborts, reuses its cache 
     assert.equal(r.reused.text, r.freshRun.text, 'the cached prefix answers as a fresh read');
     assert.match(r.sent.text, /Paris/);
     assert.ok(r.sent.usage.inputTokens > 10, JSON.stringify(r.sent.usage));
-    assert.deepEqual(problems, []);
-  } finally {
-    await browser.close();
-    await server.close();
-  }
+  });
 });
 
 const gemma = fixtures.skip ? { skip: fixtures.skip } : fetched('LECTERN_GEMMA3', 'fetch-gemma3.sh');
 const gemmaReference = JSON.parse(readFileSync(new URL('../fixtures/local/gemma3-greedy.json', import.meta.url), 'utf8'));
 
 test('Gemma 3 270M: read ahead, then llama.cpp\'s first tokens', { skip: gemma.skip }, async () => {
-  const server = await startIsolatedServer({ ...localMounts(fixtures), '/gemma/': dirname(gemma.value) });
-  const browser = await launchChromium();
-  try {
-    const page = await browser.newPage();
-    const problems = [];
-    page.on('pageerror', (e) => problems.push(String(e)));
-    await page.goto(server.url);
+  await inPage({ ...localMounts(fixtures), '/gemma/': dirname(gemma.value) }, async (page) => {
     const { prompt } = gemmaReference.cases[0];
     const r = await page.evaluate(
       async ({ model, prompt }) => {
@@ -128,9 +129,5 @@ test('Gemma 3 270M: read ahead, then llama.cpp\'s first tokens', { skip: gemma.s
     assert.ok(r.ahead.promptTokens >= 4, JSON.stringify(r.ahead));
     assert.equal(r.read.cachedTokens, r.ahead.promptTokens, 'the prompt read ahead is reused');
     assert.ok(r.text.length > 30 && gemmaReference.cases[0].text.startsWith(r.text), `${JSON.stringify(r.text)} begins llama.cpp's ${JSON.stringify(gemmaReference.cases[0].text)}`);
-    assert.deepEqual(problems, []);
-  } finally {
-    await browser.close();
-    await server.close();
-  }
+  });
 });

@@ -8,10 +8,9 @@
 //! Needs the model (`LECTERN_GEMMA3`, from `scripts/fetch-gemma3.sh`); skipped with a
 //! message without it.
 
-use std::path::PathBuf;
-
 use lectern::generation::{Decoder, Gguf, Tokenizer};
-use serde_json::Value;
+
+use crate::local_models::{model_bytes, reference};
 
 /// How far a margin (in log-probability) may stray from llama.cpp's. Measured:
 /// 0.47 at most here, and 0.33 for SmolLM2 along its reference, whose greedy
@@ -19,22 +18,6 @@ use serde_json::Value;
 /// llama.cpp's, but not every rounding of the wasm build it was recorded from.
 /// A wrong step of the architecture moves margins by whole units.
 const TOLERANCE: f32 = 0.5;
-
-fn model_bytes() -> Option<Vec<u8>> {
-    let Some(path) = std::env::var_os("LECTERN_GEMMA3").map(PathBuf::from) else {
-        eprintln!("SKIPPED: the Gemma 3 decoder test needs LECTERN_GEMMA3 (scripts/fetch-gemma3.sh)");
-        return None;
-    };
-    Some(std::fs::read(path).expect("the GGUF file"))
-}
-
-fn reference() -> Value {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/local/gemma3-greedy.json"
-    );
-    serde_json::from_str(&std::fs::read_to_string(path).expect("the reference")).expect("JSON")
-}
 
 /// `ln softmax(logits)`.
 fn log_probabilities(logits: &[f32]) -> Vec<f32> {
@@ -50,11 +33,13 @@ fn argmax(values: &[f32]) -> u32 {
 
 #[test]
 fn along_llama_cpps_continuations_the_log_probabilities_are_llama_cpps() {
-    let Some(bytes) = model_bytes() else { return };
+    let Some(bytes) = model_bytes("LECTERN_GEMMA3", "fetch-gemma3.sh") else {
+        return;
+    };
     let file = Gguf::parse(&bytes).unwrap();
     let (decoder, tokenizer) = (Decoder::load(&file).unwrap(), Tokenizer::read(&file).unwrap());
     let mut worst = 0.0f32;
-    for case in reference()["cases"].as_array().unwrap() {
+    for case in reference("gemma3-greedy.json")["cases"].as_array().unwrap() {
         let prompt = tokenizer.encode_prompt(case["prompt"].as_str().unwrap());
         assert_eq!(
             prompt.len() as u64,

@@ -6,30 +6,12 @@
 //! (`LECTERN_GEMMA3`, from `scripts/fetch-gemma3.sh`); skipped with a message
 //! without it.
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use lectern::generation::{Gguf, Tokenizer};
 use serde_json::Value;
 
-fn model_bytes() -> Option<Vec<u8>> {
-    let path = std::env::var_os("LECTERN_GEMMA3").map(PathBuf::from);
-    match path {
-        Some(path) if path.is_file() => Some(std::fs::read(path).expect("the GGUF file")),
-        _ => {
-            eprintln!("SKIPPED: the Gemma 3 tokenizer's test needs LECTERN_GEMMA3 (scripts/fetch-gemma3.sh)");
-            None
-        }
-    }
-}
-
-fn reference() -> Value {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/local/gemma3-tokens.json"
-    );
-    serde_json::from_str(&std::fs::read_to_string(path).expect("the reference")).expect("JSON")
-}
+use crate::local_models::{model_bytes, reference};
 
 /// The reference's cases as `(text, ids)`.
 fn cases(reference: &Value) -> Vec<(String, Vec<u32>)> {
@@ -50,9 +32,11 @@ fn cases(reference: &Value) -> Vec<(String, Vec<u32>)> {
 
 #[test]
 fn gemma3_encodes_as_llama_cpp_and_prints_back() {
-    let Some(bytes) = model_bytes() else { return };
+    let Some(bytes) = model_bytes("LECTERN_GEMMA3", "fetch-gemma3.sh") else {
+        return;
+    };
     let tokenizer = Tokenizer::read(&Gguf::parse(&bytes).unwrap()).unwrap();
-    let reference = reference();
+    let reference = reference("gemma3-tokens.json");
     let id = |key: &str| reference[key].as_u64().map(|v| v as u32);
     assert_eq!(
         tokenizer.bos,
@@ -76,10 +60,12 @@ fn gemma3_encodes_as_llama_cpp_and_prints_back() {
 
 #[test]
 fn a_long_prompt_encodes_in_milliseconds() {
-    let Some(bytes) = model_bytes() else { return };
+    let Some(bytes) = model_bytes("LECTERN_GEMMA3", "fetch-gemma3.sh") else {
+        return;
+    };
     let tokenizer = Tokenizer::read(&Gguf::parse(&bytes).unwrap()).unwrap();
     let mut prompt = String::from("<start_of_turn>user\n");
-    for (text, _) in cases(&reference()).iter().cycle() {
+    for (text, _) in cases(&reference("gemma3-tokens.json")).iter().cycle() {
         if prompt.chars().count() > 2_000 {
             break;
         }

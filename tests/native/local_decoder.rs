@@ -6,33 +6,18 @@
 //! Needs SmolLM2-135M-Instruct (`LECTERN_SMOLLM2`, from
 //! `scripts/fetch-smollm2.sh`); skipped with a message without it.
 
-use std::path::PathBuf;
-
 use lectern::generation::{greedy, Decoder, Gguf, Tokenizer};
-use serde_json::Value;
 
-fn model_bytes() -> Option<Vec<u8>> {
-    let Some(path) = std::env::var_os("LECTERN_SMOLLM2").map(PathBuf::from) else {
-        eprintln!("SKIPPED: the decoder's tests need LECTERN_SMOLLM2 (scripts/fetch-smollm2.sh)");
-        return None;
-    };
-    Some(std::fs::read(path).expect("the GGUF file"))
-}
-
-fn reference() -> Value {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/local/smollm2-greedy.json"
-    );
-    serde_json::from_str(&std::fs::read_to_string(path).expect("the reference")).expect("JSON")
-}
+use crate::local_models::{model_bytes, reference};
 
 #[test]
 fn greedy_continuations_are_llama_cpps() {
-    let Some(bytes) = model_bytes() else { return };
+    let Some(bytes) = model_bytes("LECTERN_SMOLLM2", "fetch-smollm2.sh") else {
+        return;
+    };
     let file = Gguf::parse(&bytes).unwrap();
     let (decoder, tokenizer) = (Decoder::load(&file).unwrap(), Tokenizer::read(&file).unwrap());
-    let reference = reference();
+    let reference = reference("smollm2-greedy.json");
     let max = reference["tokens"].as_u64().unwrap() as usize;
     let stops: Vec<u32> = tokenizer.eos.into_iter().collect();
     for case in reference["cases"].as_array().unwrap() {
@@ -48,7 +33,9 @@ fn greedy_continuations_are_llama_cpps() {
 
 #[test]
 fn a_follow_up_reuses_the_cached_prefix_and_answers_as_a_fresh_read() {
-    let Some(bytes) = model_bytes() else { return };
+    let Some(bytes) = model_bytes("LECTERN_SMOLLM2", "fetch-smollm2.sh") else {
+        return;
+    };
     let file = Gguf::parse(&bytes).unwrap();
     let (decoder, tokenizer) = (Decoder::load(&file).unwrap(), Tokenizer::read(&file).unwrap());
     let first = "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nName a colour.<|im_end|>\n<|im_start|>assistant\n";
@@ -69,7 +56,9 @@ fn a_follow_up_reuses_the_cached_prefix_and_answers_as_a_fresh_read() {
 
 #[test]
 fn ids_outside_the_vocabulary_or_past_the_context_are_config_errors_and_read_nothing() {
-    let Some(bytes) = model_bytes() else { return };
+    let Some(bytes) = model_bytes("LECTERN_SMOLLM2", "fetch-smollm2.sh") else {
+        return;
+    };
     let file = Gguf::parse(&bytes).unwrap();
     let decoder = Decoder::load(&file).unwrap();
     let mut cache = decoder.new_cache();

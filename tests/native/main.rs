@@ -30,6 +30,7 @@ mod lexical_eval;
 mod lexical_first;
 mod local;
 mod local_decoder;
+mod local_models;
 mod minilm_encoder;
 mod minilm_tokenizer;
 mod open_options;
