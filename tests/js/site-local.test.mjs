@@ -37,8 +37,13 @@ test('the in-browser model, the default, reads the system prompt ahead and answe
     await page.waitForFunction((key) => localStorage.getItem(key) === 'local', CHOICE_KEY);
     await page.click('#open-sample');
     await page.waitForFunction(() => Number(document.body.dataset.page) >= 1, null, { timeout: 60000 });
-    // The model loads and reads the book's system prompt ahead while the reader reads.
-    const ahead = await page.evaluate(() => window.lecternSite.readingAhead);
+    // The model loads and reads the book's system prompt ahead while the reader reads (the chat is
+    // bound to the book just after its page shows: the read-ahead before that had no book).
+    let ahead = null;
+    for (let tries = 0; tries < 150 && !(ahead?.promptTokens > 100); tries += 1) {
+      ahead = await page.evaluate(() => window.lecternSite.readingAhead);
+      if (!(ahead?.promptTokens > 100)) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
     assert.ok(ahead?.promptTokens > 100, `read ahead: ${JSON.stringify(ahead)}`);
     const chat = page.locator('#chat');
     const answered = async () => {
