@@ -175,18 +175,27 @@ impl Decoder {
         cache: &mut KvCache,
     ) {
         let c = &self.config;
-        let (n, q_dim, kv_dim, hd) = (work.n, c.q_dim(), c.kv_dim(), c.head_dim);
         let start = cache.len();
         work.normalise(x, &layer.attn_norm, c);
         batch(&layer.wq, work.inputs.of(&layer.wq), &mut work.q);
         batch(&layer.wk, work.inputs.of(&layer.wk), &mut work.k);
         batch(&layer.wv, work.inputs.of(&layer.wv), &mut work.v);
+        self.place(index, layer, start, work, cache);
+        self.attend_each(index, start, work, cache);
+        work.quantise_rows(RowsOf::Attended, c.q_dim());
+        let after = layer.extra_norms.as_ref().map(|e| e.after_attention.as_slice());
+        work.add(&layer.wo, after, c.eps, x);
+    }
+
+    /// Each token's query and key normalised (Gemma 3) and rotated to its
+    /// position (from `start`), its key and value cached in layer `index`.
+    fn place(&self, index: usize, layer: &Layer, start: usize, work: &mut Work, cache: &mut KvCache) {
+        let c = &self.config;
+        let (q_dim, kv_dim, hd) = (c.q_dim(), c.kv_dim(), c.head_dim);
         let base = c.rope_base_of(index);
-        for t in 0..n {
-            let (query, key) = (
-                &mut work.q[t * q_dim..][..q_dim],
-                &mut work.k[t * kv_dim..][..kv_dim],
-            );
+        for t in 0..work.n {
+            let query = &mut work.q[t * q_dim..][..q_dim];
+            let key = &mut work.k[t * kv_dim..][..kv_dim];
             if let Some(norms) = &layer.extra_norms {
                 norm_heads(query, &norms.q, hd, c.eps);
                 norm_heads(key, &norms.k, hd, c.eps);
@@ -199,33 +208,31 @@ impl Decoder {
                 Architecture::Gemma3 => {
                     rope_halves(query, hd, start + t, base);
                     rope_halves(key, hd, start + t, base);
+                    // Gemma scales its queries before attention, Llama its scores.
                     let scale = 1.0 / (hd as f32).sqrt();
                     query.iter_mut().for_each(|v| *v *= scale);
                 }
             }
             cache.push(index, key, &work.v[t * kv_dim..][..kv_dim]);
         }
-        // Gemma scales its queries before attention (above), Llama its scores.
+    }
+
+    /// Each token's attention over the cached positions it sees (all before
+    /// it, or its window's) in layer `index`, into `work.attended`.
+    fn attend_each(&self, index: usize, start: usize, work: &mut Work, cache: &KvCache) {
+        let c = &self.config;
+        let q_dim = c.q_dim();
         let scale = match c.arch {
-            Architecture::Llama => 1.0 / (hd as f32).sqrt(),
+            Architecture::Llama => 1.0 / (c.head_dim as f32).sqrt(),
             Architecture::Gemma3 => 1.0,
         };
-        for t in 0..n {
+        for t in 0..work.n {
             let end = start + t + 1;
             let first = c.window_of(index).map_or(0, |w| end.saturating_sub(w));
+            let query = &work.q[t * q_dim..][..q_dim];
             let out = &mut work.attended[t * q_dim..][..q_dim];
-            attend(
-                &work.q[t * q_dim..][..q_dim],
-                cache.layer(index),
-                first..end,
-                scale,
-                c,
-                out,
-            );
+            attend(query, cache.layer(index), first..end, scale, c, out);
         }
-        work.quantise_rows(RowsOf::Attended, q_dim);
-        let after = layer.extra_norms.as_ref().map(|e| e.after_attention.as_slice());
-        work.add(&layer.wo, after, c.eps, x);
     }
 
     /// `x += ffn(norm(x))`: gate and up, SwiGLU or GeGLU, down.
