@@ -13,7 +13,7 @@ use super::config::{Architecture, ModelConfig};
 use super::ggml_types::{matrix, vector};
 use super::gguf::Gguf;
 use super::kv_cache::KvCache;
-use super::ops::{geglu, rms_norm, rope, rope_halves, swiglu};
+use super::ops::{geglu, rms_norm, rms_norm_in_place, rope, rope_halves, swiglu};
 
 /// One decoder block's weights.
 struct Layer {
@@ -268,10 +268,8 @@ impl Decoder {
 
 /// Each `width`-wide head of `x` RMS-normalised with `weight`, in place.
 fn norm_heads(x: &mut [f32], weight: &[f32], width: usize, eps: f32) {
-    let mut normed = vec![0.0; width];
     for head in x.chunks_exact_mut(width) {
-        rms_norm(head, weight, eps, &mut normed);
-        head.copy_from_slice(&normed);
+        rms_norm_in_place(head, weight, eps);
     }
 }
 

@@ -6,12 +6,25 @@ use super::blocks::half;
 
 /// `x / rms(x) · weight` (RMSNorm).
 pub fn rms_norm(x: &[f32], weight: &[f32], eps: f32, out: &mut [f32]) {
-    let squares: f64 = x.iter().map(|v| (v * v) as f64).sum();
-    let mean = (squares / x.len() as f64) as f32;
-    let scale = 1.0 / (mean + eps).sqrt();
+    let scale = rms_scale(x, eps);
     for ((o, v), w) in out.iter_mut().zip(x).zip(weight) {
         *o = (v * scale) * w;
     }
+}
+
+/// [`rms_norm`] in place.
+pub fn rms_norm_in_place(x: &mut [f32], weight: &[f32], eps: f32) {
+    let scale = rms_scale(x, eps);
+    for (v, w) in x.iter_mut().zip(weight) {
+        *v = (*v * scale) * w;
+    }
+}
+
+/// `1 / √(mean(x²) + eps)`, the squares summed in `f64`.
+fn rms_scale(x: &[f32], eps: f32) -> f32 {
+    let squares: f64 = x.iter().map(|v| (v * v) as f64).sum();
+    let mean = (squares / x.len() as f64) as f32;
+    1.0 / (mean + eps).sqrt()
 }
 
 /// Rotates each adjacent pair `(x[2i], x[2i+1])` of every `head_dim`-wide
