@@ -6,9 +6,9 @@
 // scripts/fetch-gemma3.sh can fetch it. Prints FIGURE lines.
 //
 //   node benches/local_decoder.mjs        (fetches SmolLM2 like the tests; SKIPPED offline)
-import { basename, dirname } from 'node:path';
+import { basename } from 'node:path';
 import { launchChromium } from '../tests/js/browser.mjs';
-import { fetched, localFixtures, localMounts } from '../tests/js/local/fixtures.mjs';
+import { gemmaFixture, localFixtures, localMounts } from '../tests/js/local/fixtures.mjs';
 import { startIsolatedServer } from '../tests/js/local/isolated-server.mjs';
 
 const fixtures = localFixtures();
@@ -16,10 +16,10 @@ if (fixtures.skip) {
   console.log(fixtures.skip);
   process.exit(0);
 }
-const gemma = fetched('LECTERN_GEMMA3', 'fetch-gemma3.sh');
+const gemma = gemmaFixture();
 const server = await startIsolatedServer({
   ...localMounts(fixtures),
-  ...(gemma.value ? { '/gemma/': dirname(gemma.value) } : {}),
+  ...gemma.mount,
 });
 const browser = await launchChromium();
 const model = `/models/${basename(fixtures.model)}`;
@@ -58,7 +58,7 @@ try {
   console.log(`FIGURE local_decoder_wllama_gen_tps chromium ${fmt(wllama[0].predicted_per_second)}`);
   console.log(`FIGURE local_decoder_followup_cached chromium ${follow.cached}`);
   if (gemma.skip) console.log(`Gemma 3 270M: ${gemma.skip}`);
-  else await gemmaFigures(page, `/gemma/${basename(gemma.value)}`);
+  else await gemmaFigures(page, gemma.url);
 } finally {
   await browser.close();
   await server.close();

@@ -11,9 +11,9 @@
 //                                          READER_ANSWERS_MODELS=demo,gemma3 only those rows,
 //                                          READER_ANSWERS_IDS=gregory-belief only those questions (the one on page 31)
 import { readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, join } from 'node:path';
 import { launchChromium } from '../tests/js/browser.mjs';
-import { fetched, localFixtures, localMounts, root } from '../tests/js/local/fixtures.mjs';
+import { gemmaFixture, localFixtures, localMounts, root } from '../tests/js/local/fixtures.mjs';
 import { startIsolatedServer } from '../tests/js/local/isolated-server.mjs';
 
 const fixtures = localFixtures();
@@ -143,14 +143,13 @@ function score(config, answers) {
   console.log(`FIGURE answers_${config.id}_first_s chromium ${first.toFixed(2)}`);
 }
 
-const gemma = fetched('LECTERN_GEMMA3', 'fetch-gemma3.sh');
+const gemma = gemmaFixture();
 if (gemma.skip) console.log(gemma.skip);
 const models = {
   smollm2: { path: `/models/${basename(fixtures.model)}`, name: 'smollm2-135m-instruct' },
-  gemma3: gemma.value && { path: `/gemma/${basename(gemma.value)}`, name: 'gemma3-270m' },
+  gemma3: gemma.url && { path: gemma.url, name: 'gemma3-270m' },
 };
-const mounts = { ...localMounts(fixtures), '/site/': join(root, 'www/site') };
-if (gemma.value) mounts['/gemma/'] = dirname(gemma.value);
+const mounts = { ...localMounts(fixtures), '/site/': join(root, 'www/site'), ...gemma.mount };
 const server = await startIsolatedServer(mounts);
 const browser = await launchChromium();
 

@@ -9,10 +9,10 @@
 // two part, by a margin of 0.14).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { basename, dirname } from 'node:path';
+import { basename } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { launchChromium } from './browser.mjs';
-import { fetched, localFixtures, localMounts } from './local/fixtures.mjs';
+import { gemmaFixture, localFixtures, localMounts } from './local/fixtures.mjs';
 import { startIsolatedServer } from './local/isolated-server.mjs';
 
 const fixtures = localFixtures();
@@ -105,11 +105,11 @@ test('the local decoder answers as llama.cpp, streams, aborts, reuses its cache 
   });
 });
 
-const gemma = fixtures.skip ? { skip: fixtures.skip } : fetched('LECTERN_GEMMA3', 'fetch-gemma3.sh');
+const gemma = fixtures.skip ? { skip: fixtures.skip } : gemmaFixture();
 const gemmaReference = JSON.parse(readFileSync(new URL('../fixtures/local/gemma3-greedy.json', import.meta.url), 'utf8'));
 
 test('Gemma 3 270M: read ahead, then llama.cpp\'s first tokens', { skip: gemma.skip }, async () => {
-  await inPage({ ...localMounts(fixtures), '/gemma/': dirname(gemma.value) }, async (page) => {
+  await inPage({ ...localMounts(fixtures), ...gemma.mount }, async (page) => {
     const { prompt } = gemmaReference.cases[0];
     const r = await page.evaluate(
       async ({ model, prompt }) => {
@@ -124,7 +124,7 @@ test('Gemma 3 270M: read ahead, then llama.cpp\'s first tokens', { skip: gemma.s
         local.close();
         return { ahead, ...out };
       },
-      { model: `/gemma/${basename(gemma.value)}`, prompt },
+      { model: gemma.url, prompt },
     );
     assert.ok(r.ahead.promptTokens >= 4, JSON.stringify(r.ahead));
     assert.equal(r.read.cachedTokens, r.ahead.promptTokens, 'the prompt read ahead is reused');

@@ -3,7 +3,7 @@
 // and the Thursday book from ../shared.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = resolve(fileURLToPath(import.meta.url), '../../../..');
@@ -44,6 +44,16 @@ export function localFixtures() {
   const minilm = fetched('LECTERN_MINILM_DIR', 'fetch-minilm.sh');
   if (minilm.skip) return { skip: minilm.skip };
   return { model: model.value, minilmDir: minilm.value, wllamaDir, bookPath };
+}
+
+/**
+ * The base Gemma 3 270M (`LECTERN_GEMMA3`, else scripts/fetch-gemma3.sh), served at `/gemma/`:
+ * `{ path, mount, url }` (`mount` to add to the server's mounts, `url` the page's), or `{ skip }`.
+ */
+export function gemmaFixture() {
+  const { value, skip } = fetched('LECTERN_GEMMA3', 'fetch-gemma3.sh');
+  if (skip) return { skip };
+  return { path: value, mount: { '/gemma/': dirname(value) }, url: `/gemma/${basename(value)}` };
 }
 
 /** The mounts of the isolated server for these fixtures. */
