@@ -3,8 +3,8 @@
 
 /** The running model, stopped when the model changes. */
 let running = null;
-/** The read-ahead in progress, aborted when another starts. */
-let readingAhead = null;
+/** Aborts the read-ahead in progress (when another starts, or the model stops). */
+let aheadAbort = null;
 
 /**
  * Starts loading `model` (`{ url, name }` from /config.json) and resolves with its provider; the
@@ -36,9 +36,9 @@ export async function localModelProvider(model, { status, useCache = true }) {
  */
 export async function readAhead(systemPrompt) {
   if (!running) return null;
-  readingAhead?.abort();
+  aheadAbort?.abort();
   const controller = new AbortController();
-  readingAhead = controller;
+  aheadAbort = controller;
   const { chatmlPrompt } = await import('/pkg/lectern_local_provider.js');
   await running.ready;
   return running.prefill(chatmlPrompt([{ role: 'system', content: systemPrompt }]), { signal: controller.signal });
@@ -46,8 +46,8 @@ export async function readAhead(systemPrompt) {
 
 /** Stops the in-browser model, if one runs. */
 export async function stopLocalModel() {
-  readingAhead?.abort();
-  readingAhead = null;
+  aheadAbort?.abort();
+  aheadAbort = null;
   running?.close();
   running = null;
 }

@@ -13,7 +13,7 @@ const CHOICE_KEY = 'lectern-site-model';
 // the reader questions measured hold their evidence in it); the in-browser model (Lectern's own
 // decoder, ~60–75 prompt tokens a second on one thread) reads its system prompt ahead while the
 // reader reads (app.js) and gets the passages that keep its first words within 5 s: three within
-// 200 tokens began answers after 3.8 s (median; 300 tokens: 6.1 s for 8 facts of 32 against 6;
+// 200 tokens began answers after 3.7 s (median; 300 tokens: 6.0 s for 8 facts of 32 against 6;
 // npm run bench -- answers); its sources still show the reader what it read.
 // The demo model calls search_book itself (the flow it shows), so it keeps tool use.
 const RETRIEVAL = {
@@ -24,10 +24,10 @@ const RETRIEVAL = {
 
 /** The choices this server and session offer: `{ id, label, retrieval, provider() }`. */
 export function modelChoices(config, custom) {
-  // The in-browser model first when the server offers one: an AI answering in the page, offline
-  // too, in every engine (Lectern's own decoder); the Demo model (no AI: it quotes the passages it
-  // finds, and found as many reference facts on the reader questions) is one pick away, and a
-  // pick is remembered.
+  // The in-browser model first when the server offers one: an AI answering in its own words in
+  // the page, offline too, in every engine (Lectern's own decoder); the Demo model (no AI: it
+  // quotes the passages it finds, more of the reference facts on the reader questions, 11 of 32
+  // against 6) is one pick away, and a pick is remembered.
   const choices = [];
   if (config.localModel) {
     choices.push({ id: 'local', label: `In-browser model (${config.localModel.name})`, retrieval: RETRIEVAL.slow, provider: () => localModelProvider(config.localModel, { status: document.querySelector('#model-status') }) });
