@@ -16,7 +16,7 @@
 /** The answer length when neither Lectern nor the host sets one. */
 export const DEFAULT_MAX_TOKENS = 256;
 
-/** A GGUF model (Llama architecture, byte-level BPE vocabulary) loaded into its own Worker. */
+/** A GGUF model (Llama or Gemma 3 architecture, byte-level BPE or SentencePiece vocabulary) loaded into its own Worker. */
 export class LocalModel {
   /**
    * `url`: the .gguf file. options: `workerUrl` (default `lectern_local_worker.js` beside this

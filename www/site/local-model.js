@@ -15,7 +15,7 @@ export async function localModelProvider(model, { status, useCache = true }) {
   const { LocalModel, localProvider } = await import('/pkg/lectern_local_provider.js');
   await stopLocalModel();
   const local = new LocalModel(new URL(model.url, location.href).href, {
-    cacheName: useCache ? 'lectern-models-v1' : null,
+    cacheName: useCache ? undefined : null, // undefined: lectern/local's own cache
     onProgress: ({ phase, loaded, total }) => {
       const share = phase === 'download' && total ? ` ${Math.round((100 * loaded) / total)} %` : '';
       status.textContent = phase === 'ready' ? `${model.name} is ready, in this page` : `Loading ${model.name}: ${phase}${share}`;
