@@ -1,11 +1,14 @@
 // Lectern's own decoder in a module Worker (`lectern_local_worker.js` beside `lectern_local.js`),
-// driven by `lectern/local`. Messages in: `{ type: 'load', id, url, cacheName }`,
+// driven by `lectern/local`. On a cross-origin isolated page asked for more than one thread, it
+// runs the threaded build (`lectern_local_threads.js`) and starts helper Workers
+// (`lectern_local_helper.js`) that share its matrix products. Messages in:
+// `{ type: 'load', id, url, cacheName, threads }`,
 // `{ type: 'generate', id, prompt, maxTokens, temperature?, topP?, seed? }` (maxTokens 0: the prompt is only
 // read into the prefix cache), `{ type: 'abort', id }`. Messages out:
-// `progress` (`download` with bytes loaded and total, then `load`), `loaded` (or `error`), then per
+// `progress` (`download` with bytes loaded and total, then `load`), `loaded` (threads, ms; or
+// `error`), then per
 // generation `read` (prompt tokens, how many came from the cache, ms), `delta` (text), and `done`
 // (tokens, finish: 'stop' | 'length' | 'abort', ms).
-import init, { LocalDecoder } from './lectern_local.js';
 
 /** Prompt tokens read between two looks at the message queue (an abort is heard within one piece). */
 const PIECE = 32;
@@ -64,13 +67,65 @@ async function read(response) {
   return bytes.subarray(0, loaded);
 }
 
-async function load({ id, url, cacheName }) {
+/** How long a helper Worker may take to start before the decoder goes on without it. */
+const HELPER_START_MS = 10_000;
+
+async function load({ id, url, cacheName, threads = 1 }) {
   const started = performance.now();
-  await init();
+  if (threads > 1 && globalThis.crossOriginIsolated !== true) {
+    postMessage({ type: 'progress', phase: 'threads', message: 'running on one thread: the page is not cross-origin isolated (COOP/COEP)' });
+  }
+  const threaded = threads > 1 && globalThis.crossOriginIsolated === true ? await threadedBuild() : null;
+  const glue = threaded?.glue ?? (await import('./lectern_local.js'));
+  if (!threaded) await glue.default();
   const bytes = await modelBytes(url, cacheName);
   postMessage({ type: 'progress', phase: 'load' });
-  decoder = new LocalDecoder(bytes);
-  postMessage({ type: 'loaded', id, ms: performance.now() - started });
+  decoder = new glue.LocalDecoder(bytes);
+  if (threaded) {
+    const helpers = Array.from({ length: threads - 1 }, () => startHelper(threaded, decoder.helperHandle()));
+    const serving = (await Promise.all(helpers)).filter(Boolean).length;
+    // A helper posts `serving` just before it enters the pool's loop.
+    for (let wait = 0; decoder.threads() < 1 + serving && wait < 100; wait += 1) await new Promise((r) => setTimeout(r, 1));
+  }
+  postMessage({ type: 'loaded', id, threads: decoder.threads(), ms: performance.now() - started });
+}
+
+/** The threaded build, compiled and instantiated on a new shared memory; `null` (and the
+ * single-thread build is used) when this browser cannot run it. */
+async function threadedBuild() {
+  try {
+    const glue = await import('./lectern_local_threads.js');
+    const response = await fetch(new URL('./lectern_local_threads_bg.wasm', import.meta.url));
+    if (!response.ok) throw new Error(`lectern_local_threads_bg.wasm answered ${response.status}`);
+    const module = await WebAssembly.compile(await response.arrayBuffer());
+    const wasm = await glue.default({ module_or_path: module });
+    return { glue, module, memory: wasm.memory };
+  } catch (error) {
+    postMessage({ type: 'progress', phase: 'threads', message: `running on one thread: ${error?.message ?? error}` });
+    return null;
+  }
+}
+
+/** A helper Worker serving the decoder's pool; resolves with whether it serves. */
+function startHelper({ module, memory }, handle) {
+  return new Promise((resolve) => {
+    const helper = new Worker(new URL('./lectern_local_helper.js', import.meta.url), { type: 'module' });
+    const timer = setTimeout(() => resolve(false), HELPER_START_MS);
+    const done = (serving) => {
+      clearTimeout(timer);
+      resolve(serving);
+    };
+    helper.onmessage = ({ data }) => {
+      if (data.type === 'failed') postMessage({ type: 'progress', phase: 'threads', message: `a helper thread failed: ${data.message}` });
+      done(data.type === 'serving');
+    };
+    helper.onerror = (event) => {
+      event.preventDefault?.();
+      postMessage({ type: 'progress', phase: 'threads', message: `a helper thread did not start: ${event.message || 'its script did not load'}` });
+      done(false);
+    };
+    helper.postMessage({ module, memory, handle });
+  });
 }
 
 async function generate({ id, prompt, maxTokens, temperature = 0, topP = 1, seed = 0 }) {

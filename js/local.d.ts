@@ -9,19 +9,29 @@ export type LocalMessage =
   | { type: 'delta'; id: number; text: string }
   | { type: 'done'; id: number; finish: 'stop' | 'length' | 'abort'; completionTokens: number; ms: number };
 
-/** How loading goes: bytes arriving, the decoder reading them, done. */
+/** How loading goes: bytes arriving, the decoder reading them, fewer threads than asked, done. */
 export type LocalLoadProgress =
   | { phase: 'download'; loaded: number; total: number }
   | { phase: 'load' }
-  | { phase: 'ready'; loadMs: number };
+  | { phase: 'threads'; message: string }
+  | { phase: 'ready'; loadMs: number; threads: number };
 
 /** A GGUF model (Llama or Gemma 3 architecture, byte-level BPE or SentencePiece vocabulary) loaded into its own Worker. */
 export class LocalModel {
-  constructor(url: string | URL, options?: { workerUrl?: string | URL; cacheName?: string | null; onProgress?: (progress: LocalLoadProgress) => void });
+  /**
+   * `threads` (1 to 16, default {@link defaultThreads}): above 1, on a cross-origin isolated page, the
+   * threaded build runs with helper Workers sharing its matrix products; elsewhere one thread.
+   */
+  constructor(
+    url: string | URL,
+    options?: { workerUrl?: string | URL; cacheName?: string | null; threads?: number; onProgress?: (progress: LocalLoadProgress) => void },
+  );
   /** Settles when the model is loaded (rejects with what the file lacks). */
   readonly ready: Promise<void>;
   /** How long loading took (ms), once loaded. */
   loadMs?: number;
+  /** The threads it runs on, once loaded. */
+  threads?: number;
   /**
    * A continuation of `prompt`; the signal aborts it (its last message is `done` with `finish: 'abort'`).
    * `temperature` 0 (the default) always takes the most likely token; above it tokens are drawn from
@@ -39,6 +49,9 @@ export class LocalModel {
   /** Ends the Worker. */
   close(): void;
 }
+
+/** The default threads: the logical processors (at most 4) on a cross-origin isolated page, else 1. */
+export function defaultThreads(): number;
 
 /** A conversation in ChatML, ending with the assistant's turn opened. */
 export function chatmlPrompt(messages: ReadonlyArray<{ role: string; content?: unknown }>): string;

@@ -22,9 +22,14 @@ export class LocalModel {
    * `url`: the .gguf file. options: `workerUrl` (default `lectern_local_worker.js` beside this
    * module), `cacheName` (the Cache API cache, default `'lectern-models-v1'`; `null` for none),
    * `onProgress` (`{ phase: 'download', loaded, total }` as bytes arrive, `{ phase: 'load' }`
-   * while the decoder reads them, `{ phase: 'ready', loadMs }`).
+   * while the decoder reads them, `{ phase: 'threads', message }` when it runs on fewer threads
+   * than asked, `{ phase: 'ready', loadMs, threads }`), `threads` (default
+   * {@link defaultThreads}: more than one only on a cross-origin isolated page, where the
+   * threaded build runs and helper Workers share the decoder's matrix products). Once `ready`,
+   * `threads` is how many it runs on.
    */
   constructor(url, options = {}) {
+    const threads = threadCount(options.threads ?? defaultThreads());
     this.onProgress = options.onProgress;
     const workerUrl = options.workerUrl ?? new URL('./lectern_local_worker.js', import.meta.url);
     this.worker = new Worker(workerUrl, { type: 'module' });
@@ -39,7 +44,13 @@ export class LocalModel {
     this.ready = new Promise((resolve, reject) => this.jobs.set(0, { resolve, reject }));
     // Marked handled: a generation awaits it and rejects with its error.
     this.ready.catch(() => {});
-    this.worker.postMessage({ type: 'load', id: 0, url: String(new URL(url, globalThis.location?.href)), cacheName: options.cacheName === undefined ? 'lectern-models-v1' : options.cacheName });
+    this.worker.postMessage({
+      type: 'load',
+      id: 0,
+      url: String(new URL(url, globalThis.location?.href)),
+      cacheName: options.cacheName === undefined ? 'lectern-models-v1' : options.cacheName,
+      threads,
+    });
   }
 
   /** Every job waiting fails with `message` (the Worker is gone). */
@@ -51,7 +62,8 @@ export class LocalModel {
 
   #heard(data) {
     if (data.type === 'progress') {
-      this.onProgress?.(data.phase === 'download' ? { phase: 'download', loaded: data.loaded, total: data.total } : { phase: data.phase });
+      const { type, ...progress } = data;
+      this.onProgress?.(progress);
       return;
     }
     const { id } = data;
@@ -63,7 +75,8 @@ export class LocalModel {
     } else if (data.type === 'loaded') {
       this.jobs.delete(id);
       this.loadMs = data.ms;
-      this.onProgress?.({ phase: 'ready', loadMs: data.ms });
+      this.threads = data.threads;
+      this.onProgress?.({ phase: 'ready', loadMs: data.ms, threads: data.threads });
       job.resolve();
     } else {
       if (data.type === 'done') this.jobs.delete(id);
@@ -118,6 +131,24 @@ export class LocalModel {
   close() {
     this.worker.terminate();
   }
+}
+
+/**
+ * The threads a {@link LocalModel} runs on by default: on a cross-origin isolated page (COOP
+ * `same-origin` and COEP `require-corp` or `credentialless`, so shared memory is allowed) the
+ * browser's logical processors, at most 4; elsewhere 1.
+ */
+export function defaultThreads() {
+  if (globalThis.crossOriginIsolated !== true) return 1;
+  return Math.min(4, Math.max(1, globalThis.navigator?.hardwareConcurrency ?? 1));
+}
+
+/** `threads` checked: a whole number from 1 to 16. */
+function threadCount(threads) {
+  if (!Number.isInteger(threads) || threads < 1 || threads > 16) {
+    throw new RangeError(`LocalModel's threads must be a whole number from 1 to 16, not ${threads}`);
+  }
+  return threads;
 }
 
 /** Fails a job: loading rejects, a generation's iterator throws. */

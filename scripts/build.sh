@@ -10,6 +10,8 @@
 #                                              book conversation, and run by lectern_worker.js
 #   lectern_local.js + lectern_local_bg.wasm   Lectern's own decoder (feature `local`), run in
 #                                              a page's Worker by lectern/local
+#   lectern_local_threads.js + _bg.wasm        the same with threads (atomics, shared memory),
+#                                              for cross-origin isolated pages
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,12 +29,14 @@ if ! rustup component list --toolchain "$RELEASE_TOOLCHAIN" --installed 2>/dev/n
 fi
 # std's `optimize_for_size` (its smaller sorts and number formatting) only for the page's module:
 # in the books module its heapsort made `search()` over 53,901 passages 2.2 -> 3.7 ms p50.
+# $extra_rustflags: more rustflags for every crate, std included (the threaded build's atomics).
+extra_rustflags=""
 build_wasm() { # <features> <std features> [rustc flags…]
   local features=$1 std_features=$2
   shift 2
   cargo "+$RELEASE_TOOLCHAIN" rustc --release --target wasm32-unknown-unknown --lib --crate-type cdylib \
     -Zbuild-std=std,panic_abort ${std_features:+-Zbuild-std-features=$std_features} \
-    --config 'target.wasm32-unknown-unknown.rustflags = ["-Zlocation-detail=none", "-Csymbol-mangling-version=legacy", "-Zunstable-options"]' \
+    --config "target.wasm32-unknown-unknown.rustflags = [\"-Zlocation-detail=none\", \"-Csymbol-mangling-version=legacy\", \"-Zunstable-options\"$extra_rustflags]" \
     --no-default-features --features "$features" -- "$@"
 }
 build_module() { # <feature> <out-name> [wasm-bindgen flags…]
@@ -62,6 +66,18 @@ build_module books lectern_books --no-typescript
 # benches/local_decoder.mjs).
 build_wasm local "" -C opt-level=3
 wasm-bindgen --target web --weak-refs --out-dir pkg --out-name lectern_local --no-typescript "$target/lectern.wasm"
+# The same decoder with threads (lectern_local_threads.js + _bg.wasm), for cross-origin isolated
+# pages: atomics and a shared, imported memory (up to 4 GiB), std rebuilt with them; helper Workers
+# (lectern_local_helper.js) instantiate it on the same memory. Its own target directory, so the
+# two builds do not rebuild each other's dependencies.
+extra_rustflags=', "-Ctarget-feature=+atomics,+bulk-memory,+mutable-globals"'
+CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/threads" build_wasm local "" -C opt-level=3 \
+  -C link-arg=--shared-memory -C link-arg=--import-memory -C link-arg=--max-memory=4294967296 \
+  -C link-arg=--export=__wasm_init_tls -C link-arg=--export=__tls_size \
+  -C link-arg=--export=__tls_align -C link-arg=--export=__tls_base
+extra_rustflags=""
+wasm-bindgen --target web --weak-refs --out-dir pkg --out-name lectern_local_threads --no-typescript \
+  "${CARGO_TARGET_DIR:-target}/threads/wasm32-unknown-unknown/release/lectern.wasm"
 # wasm-bindgen's classes declare [Symbol.dispose]: name the lib that types it, so a consumer's
 # tsc with an ES2022 lib and skipLibCheck off accepts lectern.d.ts (tests/js/consumer.test.mjs).
 sed -i '1i /// <reference lib="esnext.disposable" />' pkg/lectern.d.ts
@@ -74,16 +90,17 @@ cp js/wllama.d.ts pkg/lectern_wllama.d.ts
 cp js/local.js pkg/lectern_local_provider.js
 cp js/local.d.ts pkg/lectern_local_provider.d.ts
 cp js/local-worker.js pkg/lectern_local_worker.js
+cp js/local-helper.js pkg/lectern_local_helper.js
 # The <lectern-chat> widget (import 'lectern/chat'): plain JS modules, no wasm.
 cp -r js/chat pkg/chat
 # binaryen from npm: Debian's wasm-opt (108) corrupts wasm-bindgen's externref table.
 wasm_opt=node_modules/.bin/wasm-opt
-for wasm in pkg/lectern_bg.wasm pkg/split_*.wasm pkg/chunk_*.wasm pkg/lectern_books_bg.wasm pkg/lectern_local_bg.wasm; do
+for wasm in pkg/lectern_bg.wasm pkg/split_*.wasm pkg/chunk_*.wasm pkg/lectern_books_bg.wasm pkg/lectern_local_bg.wasm pkg/lectern_local_threads_bg.wasm; do
   if [ -x "$wasm_opt" ]; then
     # Monomorphised copies that differ only in constants are merged first (the page's module
     # −1 % gzip; README, "Package size").
     "$wasm_opt" --duplicate-function-elimination --merge-similar-functions -Os --strip-debug --strip-producers --enable-bulk-memory --enable-nontrapping-float-to-int --enable-simd \
-      --enable-sign-ext --enable-mutable-globals --enable-reference-types \
+      --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-threads \
       "$wasm" -o "$wasm"
     optimised="(wasm-opt --merge-similar-functions -Os)"
   else

@@ -5,6 +5,8 @@
 //! Prompts are read in batches (each weight row read once for every token of
 //! the batch).
 
+use std::sync::Arc;
+
 use crate::error::{Error, Result};
 
 use super::attention::attend;
@@ -14,6 +16,8 @@ use super::ggml_types::{matrix, vector};
 use super::gguf::Gguf;
 use super::kv_cache::KvCache;
 use super::ops::{geglu, rms_norm, rms_norm_in_place, rope, rope_halves, swiglu};
+use super::pool::Pool;
+use super::products::{run_products, Product};
 
 /// One decoder block's weights.
 struct Layer {
@@ -76,6 +80,8 @@ pub struct Decoder {
     output: Option<BlockMatrix>,
     /// Whether any matrix reads Q8_K inputs (has K-quant weights).
     reads_q8_k: bool,
+    /// The threads that share its matrix products.
+    pool: Arc<Pool>,
 }
 
 impl Decoder {
@@ -101,7 +107,14 @@ impl Decoder {
             layers,
             output,
             reads_q8_k,
+            pool: Arc::new(Pool::new()),
         })
+    }
+
+    /// The threads that share its matrix products: a helper thread that runs
+    /// [`Pool::serve`] on it takes parts of every product from then on.
+    pub fn pool(&self) -> Arc<Pool> {
+        Arc::clone(&self.pool)
     }
 
     /// The model's shape.
@@ -177,14 +190,20 @@ impl Decoder {
         let c = &self.config;
         let start = cache.len();
         work.normalise(x, &layer.attn_norm, c);
-        batch(&layer.wq, work.inputs.of(&layer.wq), &mut work.q);
-        batch(&layer.wk, work.inputs.of(&layer.wk), &mut work.k);
-        batch(&layer.wv, work.inputs.of(&layer.wv), &mut work.v);
+        let Work { inputs, q, k, v, .. } = work;
+        run_products(
+            &self.pool,
+            &[
+                Product::new(&layer.wq, inputs.of(&layer.wq), q),
+                Product::new(&layer.wk, inputs.of(&layer.wk), k),
+                Product::new(&layer.wv, inputs.of(&layer.wv), v),
+            ],
+        );
         self.place(index, layer, start, work, cache);
         self.attend_each(index, start, work, cache);
         work.quantise_rows(RowsOf::Attended, c.q_dim());
         let after = layer.extra_norms.as_ref().map(|e| e.after_attention.as_slice());
-        work.add(&layer.wo, after, c.eps, x);
+        work.add(&self.pool, &layer.wo, after, c.eps, x);
     }
 
     /// Each token's query and key normalised (Gemma 3) and rotated to its
@@ -239,15 +258,21 @@ impl Decoder {
     fn ffn_block(&self, layer: &Layer, x: &mut [f32], work: &mut Work) {
         let c = &self.config;
         work.normalise(x, &layer.ffn_norm, c);
-        batch(&layer.w_gate, work.inputs.of(&layer.w_gate), &mut work.gate);
-        batch(&layer.w_up, work.inputs.of(&layer.w_up), &mut work.up);
+        let Work { inputs, gate, up, .. } = work;
+        run_products(
+            &self.pool,
+            &[
+                Product::new(&layer.w_gate, inputs.of(&layer.w_gate), gate),
+                Product::new(&layer.w_up, inputs.of(&layer.w_up), up),
+            ],
+        );
         match c.arch {
             Architecture::Llama => swiglu(&mut work.gate, &work.up),
             Architecture::Gemma3 => geglu(&mut work.gate, &work.up),
         }
         work.quantise_rows(RowsOf::Gate, c.ffn_dim);
         let after = layer.extra_norms.as_ref().map(|e| e.after_ffn.as_slice());
-        work.add(&layer.w_down, after, c.eps, x);
+        work.add(&self.pool, &layer.w_down, after, c.eps, x);
     }
 
     /// The output layer's logits for the residual stream `last` of one position.
@@ -261,7 +286,8 @@ impl Decoder {
             Input::Q8K => act.quantise_k(&normed),
         }
         let mut logits = vec![0.0; output.rows];
-        output.apply(&act, &mut logits);
+        let inputs = std::slice::from_ref(&act);
+        run_products(&self.pool, &[Product::new(output, inputs, &mut logits)]);
         logits
     }
 }
@@ -270,14 +296,6 @@ impl Decoder {
 fn norm_heads(x: &mut [f32], weight: &[f32], width: usize, eps: f32) {
     for head in x.chunks_exact_mut(width) {
         rms_norm_in_place(head, weight, eps);
-    }
-}
-
-/// `out[t · rows + r] = m.row r · xs[t]`, each weight row read once for all tokens.
-fn batch(m: &BlockMatrix, xs: &[Activation], out: &mut [f32]) {
-    let mut sums = vec![0; m.blocks_per_row() * xs.len()];
-    for row in 0..m.rows {
-        m.row_dot_each(row, xs, &mut sums, |t, product| out[t * m.rows + row] = product);
     }
 }
 
@@ -342,9 +360,9 @@ impl Work {
 
     /// `x += m · acts` token by token, each token's product RMS-normalised
     /// with `norm` first when there is one.
-    fn add(&mut self, m: &BlockMatrix, norm: Option<&[f32]>, eps: f32, x: &mut [f32]) {
+    fn add(&mut self, pool: &Pool, m: &BlockMatrix, norm: Option<&[f32]>, eps: f32, x: &mut [f32]) {
         let delta = &mut self.delta[..self.n * m.rows];
-        batch(m, self.inputs.of(m), delta);
+        run_products(pool, &[Product::new(m, self.inputs.of(m), delta)]);
         if let Some(weight) = norm {
             norm_heads(delta, weight, m.rows, eps);
         }

@@ -23,7 +23,9 @@ pub mod gguf;
 pub mod gguf_meta;
 pub mod kv_cache;
 pub mod ops;
+pub mod pool;
 mod pretokenize;
+mod products;
 pub mod sampler;
 mod special_tokens;
 mod spm;
@@ -35,6 +37,7 @@ mod vocab;
 pub use decoder::Decoder;
 pub use gguf::Gguf;
 pub use kv_cache::KvCache;
+pub use pool::Pool;
 pub use sampler::Sampler;
 pub use tokenizer::Tokenizer;
 

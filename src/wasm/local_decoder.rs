@@ -108,4 +108,49 @@ impl LocalDecoder {
     pub fn cached_tokens(&self) -> usize {
         self.cache.len()
     }
+
+    /// Threads sharing its matrix products: 1, and a helper Worker's each.
+    pub fn threads(&self) -> usize {
+        self.decoder.pool().threads()
+    }
+}
+
+/// The threaded build (`lectern_local_threads.js`: atomics and shared memory):
+/// a helper Worker, given the module and its memory, serves a decoder's pool.
+#[cfg(target_feature = "atomics")]
+mod helpers {
+    use std::sync::Arc;
+
+    use wasm_bindgen::prelude::*;
+
+    use super::LocalDecoder;
+    use crate::generation::Pool;
+
+    #[wasm_bindgen]
+    impl LocalDecoder {
+        /// A handle on the decoder's threads, for a helper Worker's [`serve_decoder`].
+        #[wasm_bindgen(js_name = helperHandle)]
+        pub fn helper_handle(&self) -> u32 {
+            Arc::into_raw(self.decoder.pool()) as usize as u32
+        }
+    }
+
+    /// A helper Worker's loop: runs parts of the products of the decoder whose
+    /// [`LocalDecoder::helper_handle`] `handle` is; never returns (the Worker
+    /// ends with the decoder's).
+    #[wasm_bindgen(js_name = serveDecoder)]
+    pub fn serve_decoder(handle: u32) {
+        // SAFETY: `handle` is a count of the pool's Arc given out by `helper_handle`.
+        let pool = unsafe { Arc::from_raw(handle as usize as *const Pool) };
+        pool.serve();
+    }
+
+    /// Tells the decoder of `handle` that its helper trapped in
+    /// [`serve_decoder`]: it runs every product alone from then on.
+    #[wasm_bindgen(js_name = helperFailed)]
+    pub fn helper_failed(handle: u32) {
+        // SAFETY: the count `serve_decoder` took was not dropped (it trapped).
+        let pool = unsafe { &*(handle as usize as *const Pool) };
+        pool.helper_failed();
+    }
 }

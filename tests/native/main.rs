@@ -17,6 +17,7 @@ mod bundle;
 mod context;
 mod context_summary;
 mod cut_off;
+mod decoder_threads;
 mod egress;
 mod epub_props;
 mod exact_search;
