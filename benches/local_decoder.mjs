@@ -1,9 +1,10 @@
 // Lectern's own decoder (lectern/local, a module Worker running lectern_local_bg.wasm on simd128)
 // beside wllama 3.8.1 (llama.cpp in wasm, no SIMD kernels) on the same GGUF, the same prompt and
 // the same headless Chromium: prompt reading and generation in tokens/s, one thread each, and the
-// follow-up whose prompt starts with the first one's (the prefix cache); then the same for the
-// base Gemma 3 270M (Q4_K_M: Q5_0, Q8_0, Q4_K and Q6_K tensors, a 262k-token output layer) when
-// scripts/fetch-gemma3.sh can fetch it. Prints FIGURE lines.
+// follow-up whose prompt starts with the first one's (the prefix cache); then both on two threads
+// (the page is cross-origin isolated: Lectern's threaded build with one helper Worker, wllama's
+// pthreads); then the same for the base Gemma 3 270M (Q4_K_M: Q5_0, Q8_0, Q4_K and Q6_K tensors, a
+// 262k-token output layer) when scripts/fetch-gemma3.sh can fetch it. Prints FIGURE lines.
 //
 //   node benches/local_decoder.mjs        (fetches SmolLM2 like the tests; SKIPPED offline)
 import { basename } from 'node:path';
@@ -36,6 +37,7 @@ try {
     model,
     prompts: [PROMPT, PROMPT + 'The capital of France is Paris.<|im_end|>\n<|im_start|>user\nAnd of Italy?<|im_end|>\n<|im_start|>assistant\n', LONG],
     tokens: TOKENS,
+    threads: 1,
   });
   const wllama = (
     await page.evaluate(async (options) => (await import('/session.js')).greedyCompletions(options), { model, prompts: [PROMPT, LONG], tokens: TOKENS })
@@ -57,6 +59,7 @@ try {
   console.log(`FIGURE local_decoder_wllama_prompt_tps chromium ${fmt(wllama[0].prompt_per_second)}`);
   console.log(`FIGURE local_decoder_wllama_gen_tps chromium ${fmt(wllama[0].predicted_per_second)}`);
   console.log(`FIGURE local_decoder_followup_cached chromium ${follow.cached}`);
+  await twoThreads(page, 'SmolLM2', model, PROMPT, '');
   if (gemma.skip) console.log(`Gemma 3 270M: ${gemma.skip}`);
   else await gemmaFigures(page, gemma.url);
 } finally {
@@ -70,7 +73,7 @@ try {
  */
 async function gemmaFigures(page, gemmaModel) {
   const prompt = `Gabriel Syme was a poet who became a detective. ${SHORT} The man who was Thursday walked along the river at night, thinking of anarchy and poetry.\n\nAnswer:`;
-  const ours = await page.evaluate(ourRuns, { model: gemmaModel, prompts: [prompt], tokens: TOKENS });
+  const ours = await page.evaluate(ourRuns, { model: gemmaModel, prompts: [prompt], tokens: TOKENS, threads: 1 });
   const [theirs] = await page.evaluate(
     async (options) => (await import('/session.js')).greedyCompletions(options),
     { model: gemmaModel, prompts: [prompt], tokens: TOKENS },
@@ -88,12 +91,33 @@ async function gemmaFigures(page, gemmaModel) {
   console.log(`FIGURE local_decoder_gemma3_load_s chromium ${(ours.loadMs / 1000).toFixed(2)}`);
   console.log(`FIGURE local_decoder_gemma3_wllama_prompt_tps chromium ${fmt(theirs.timings.prompt_per_second)}`);
   console.log(`FIGURE local_decoder_gemma3_wllama_gen_tps chromium ${fmt(theirs.timings.predicted_per_second)}`);
+  await twoThreads(page, 'Gemma 3 270M', gemmaModel, prompt, 'gemma3_');
 }
 
-/** In the page: Lectern's decoder reading each of `prompts` and generating up to `tokens`. */
-async function ourRuns({ model, prompts, tokens }) {
+/** Both runtimes on two threads, `prompt` read and continued: FIGURE lines named `local_decoder_<prefix>…_2t`. */
+async function twoThreads(page, name, model, prompt, prefix) {
+  const ours = await page.evaluate(ourRuns, { model, prompts: [prompt], tokens: TOKENS, threads: 2 });
+  const [theirs] = await page.evaluate(
+    async (options) => (await import('/session.js')).greedyCompletions(options),
+    { model, prompts: [prompt], tokens: TOKENS, threads: 2 },
+  );
+  const [run] = ours.runs;
+  const tps = (n, ms) => (n * 1000) / ms;
+  const read = tps(run.promptTokens, run.readMs);
+  const gen = tps(run.generated, run.generateMs);
+  console.log(`${name}, two threads: Lectern (${ours.threads} threads) reads ${run.promptTokens} tokens at ${fmt(read)} tokens/s, generates ${run.generated} at ${fmt(gen)}; ` +
+    `wllama reads at ${fmt(theirs.timings.prompt_per_second)}, generates at ${fmt(theirs.timings.predicted_per_second)}`);
+  if (ours.threads !== 2) throw new Error(`Lectern's decoder ran on ${ours.threads} thread(s), not 2`);
+  console.log(`FIGURE local_decoder_${prefix}prompt_tps_2t chromium ${fmt(read)}`);
+  console.log(`FIGURE local_decoder_${prefix}gen_tps_2t chromium ${fmt(gen)}`);
+  console.log(`FIGURE local_decoder_${prefix}wllama_prompt_tps_2t chromium ${fmt(theirs.timings.prompt_per_second)}`);
+  console.log(`FIGURE local_decoder_${prefix}wllama_gen_tps_2t chromium ${fmt(theirs.timings.predicted_per_second)}`);
+}
+
+/** In the page: Lectern's decoder on `threads` threads reading each of `prompts` and generating up to `tokens`. */
+async function ourRuns({ model, prompts, tokens, threads }) {
   const { LocalModel } = await import('/pkg/lectern_local_provider.js');
-  const local = new LocalModel(model, { cacheName: null });
+  const local = new LocalModel(model, { cacheName: null, threads });
   await local.ready;
   const runs = [];
   for (const prompt of prompts) {
@@ -110,5 +134,5 @@ async function ourRuns({ model, prompts, tokens }) {
     runs.push(run);
   }
   local.close();
-  return { loadMs: local.loadMs, runs };
+  return { loadMs: local.loadMs, threads: local.threads, runs };
 }

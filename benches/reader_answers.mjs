@@ -77,6 +77,15 @@ const CONFIGS = [
     retrieval: SITE_LOCAL,
   },
   {
+    id: 'smollm2_own_2t',
+    model: 'smollm2',
+    runtime: 'lectern',
+    threads: 2,
+    readAhead: true,
+    label: 'SmolLM2-135M-Instruct (Lectern\'s own decoder, 2 threads: the site served cross-origin isolated), the same plan, read ahead',
+    retrieval: SITE_LOCAL,
+  },
+  {
     id: 'smollm2_own_cold',
     model: 'smollm2',
     runtime: 'lectern',
@@ -167,6 +176,7 @@ async function ask(config, model, questions) {
       completion: config.completion,
       demo: config.demo ?? false,
       runtime: config.runtime,
+      threads: config.threads ?? 1,
       readAhead: config.readAhead ?? false,
       retrieval: config.retrieval,
       embedder: config.minilm ? { kind: 'minilm', modelUrl: '/minilm/model.safetensors', vocabUrl: '/minilm/vocab.txt' } : undefined,
@@ -191,12 +201,14 @@ try {
   }
   // The issue's figure: the reading site's default (the in-browser model with its plan, the system
   // prompt read ahead) asked the question on page 31 on a freshly loaded model.
-  const site = CONFIGS.find((c) => c.id === 'smollm2_own');
+  // Then the same served cross-origin isolated (two threads).
   const page31 = all.find((q) => q.page === 31);
-  if ((!only || only.includes(site.id)) && !ids && page31) {
+  for (const [id, figure] of [['smollm2_own', 'answers_site_page31_first_s'], ['smollm2_own_2t', 'answers_site_page31_first_s_2t']]) {
+    const site = CONFIGS.find((c) => c.id === id);
+    if ((only && !only.includes(site.id)) || ids || !page31) continue;
     const [answer] = await ask(site, models.smollm2, [page31]);
-    console.log(`  page 31 (${page31.id}): ${(answer.firstMs / 1000).toFixed(1)} s, ${answer.inputTokens} prompt tokens: ${JSON.stringify(answer.answer.slice(0, 160))}`);
-    console.log(`FIGURE answers_site_page31_first_s chromium ${(answer.firstMs / 1000).toFixed(2)}`);
+    console.log(`  page 31 (${page31.id}, ${id}): ${(answer.firstMs / 1000).toFixed(1)} s, ${answer.inputTokens} prompt tokens: ${JSON.stringify(answer.answer.slice(0, 160))}`);
+    console.log(`FIGURE ${figure} chromium ${(answer.firstMs / 1000).toFixed(2)}`);
   }
 } finally {
   await browser.close();

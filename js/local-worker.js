@@ -72,10 +72,7 @@ const HELPER_START_MS = 10_000;
 
 async function load({ id, url, cacheName, threads = 1 }) {
   const started = performance.now();
-  if (threads > 1 && globalThis.crossOriginIsolated !== true) {
-    postMessage({ type: 'progress', phase: 'threads', message: 'running on one thread: the page is not cross-origin isolated (COOP/COEP)' });
-  }
-  const threaded = threads > 1 && globalThis.crossOriginIsolated === true ? await threadedBuild() : null;
+  const threaded = threads > 1 && canShareMemory() ? await threadedBuild() : null;
   const glue = threaded?.glue ?? (await import('./lectern_local.js'));
   if (!threaded) await glue.default();
   const bytes = await modelBytes(url, cacheName);
@@ -88,6 +85,15 @@ async function load({ id, url, cacheName, threads = 1 }) {
     for (let wait = 0; decoder.threads() < 1 + serving && wait < 100; wait += 1) await new Promise((r) => setTimeout(r, 1));
   }
   postMessage({ type: 'loaded', id, threads: decoder.threads(), ms: performance.now() - started });
+}
+
+/** Whether memory can be shared with helper Workers; if not, says why (the model runs on one thread). */
+function canShareMemory() {
+  const why = globalThis.crossOriginIsolated !== true
+    ? 'the page is not cross-origin isolated (COOP/COEP)'
+    : typeof SharedArrayBuffer !== 'function' ? 'this browser has no SharedArrayBuffer' : null;
+  if (why) postMessage({ type: 'progress', phase: 'threads', message: `running on one thread: ${why}` });
+  return !why;
 }
 
 /** The threaded build, compiled and instantiated on a new shared memory; `null` (and the
@@ -124,7 +130,14 @@ function startHelper({ module, memory }, handle) {
       postMessage({ type: 'progress', phase: 'threads', message: `a helper thread did not start: ${event.message || 'its script did not load'}` });
       done(false);
     };
-    helper.postMessage({ module, memory, handle });
+    try {
+      helper.postMessage({ module, memory, handle });
+    } catch (error) {
+      // WebKit cannot send a compiled module or a shared memory to a Worker started by a Worker.
+      helper.terminate();
+      postMessage({ type: 'progress', phase: 'threads', message: `a helper thread could not be given the decoder: ${error?.message ?? error}` });
+      done(false);
+    }
   });
 }
 

@@ -121,6 +121,7 @@ const ROWS = [
   ]),
   // Issue 32's figure: the site's default, the question on page 31, a freshly loaded model.
   ['Reader answers', 'answers_site_page31_first_s', 'the reading site\'s default (SmolLM2 through Lectern\'s own decoder, the system prompt read ahead): first words for the question on page 31', 's', atMost(5, 's')],
+  ['Reader answers', 'answers_site_page31_first_s_2t', 'the same, the site served cross-origin isolated (two threads)', 's'],
   // A local model (benches/local_model.mjs): wllama 3.8.1 running SmolLM2-135M-Instruct Q4_1 in Chromium.
   ['Local model', 'local_load_t1', 'wllama: load the 98 MB GGUF (from this origin), 1 thread', 's'],
   ['Local model', 'local_load_t2', 'wllama: load the 98 MB GGUF, 2 threads (COOP/COEP)', 's'],
@@ -162,6 +163,16 @@ const ROWS = [
   ['Local runtime', 'local_decoder_gemma3_load_s', 'Gemma 3 270M, Lectern\'s decoder: load (file in memory to ready)', 's'],
   ['Local runtime', 'local_decoder_gemma3_wllama_prompt_tps', 'Gemma 3 270M, wllama, the same run: prompt read', 'tokens/s'],
   ['Local runtime', 'local_decoder_gemma3_wllama_gen_tps', 'Gemma 3 270M, wllama, the same run: generation', 'tokens/s'],
+  // Two threads (the page cross-origin isolated): Lectern's threaded build and one helper Worker
+  // sharing each product's rows; wllama's llama.cpp with two pthreads. The 62-token prompt.
+  ['Local runtime', 'local_decoder_prompt_tps_2t', 'Lectern\'s decoder, two threads: prompt read, 62-token prompt', 'tokens/s'],
+  ['Local runtime', 'local_decoder_gen_tps_2t', 'Lectern\'s decoder, two threads: generation after it', 'tokens/s'],
+  ['Local runtime', 'local_decoder_wllama_prompt_tps_2t', 'wllama, two threads: prompt read, 62-token prompt', 'tokens/s'],
+  ['Local runtime', 'local_decoder_wllama_gen_tps_2t', 'wllama, two threads: generation', 'tokens/s'],
+  ['Local runtime', 'local_decoder_gemma3_prompt_tps_2t', 'Gemma 3 270M, Lectern\'s decoder, two threads: prompt read', 'tokens/s'],
+  ['Local runtime', 'local_decoder_gemma3_gen_tps_2t', 'Gemma 3 270M, Lectern\'s decoder, two threads: generation', 'tokens/s'],
+  ['Local runtime', 'local_decoder_gemma3_wllama_prompt_tps_2t', 'Gemma 3 270M, wllama, two threads: prompt read', 'tokens/s'],
+  ['Local runtime', 'local_decoder_gemma3_wllama_gen_tps_2t', 'Gemma 3 270M, wllama, two threads: generation', 'tokens/s'],
   ['Ingestion', 'longtask_worker', 'longest main-thread task adding 1.3 MB of text (Worker)', 'ms', atMost(50, 'ms')],
   ['Ingestion', 'longtask_page', 'longest main-thread task adding 1.3 MB of text (no Worker)', 'ms', atMost(50, 'ms')],
   ['Package', 'wasm_raw', '`pkg/lectern_bg.wasm` (the page module), raw', 'KB'],

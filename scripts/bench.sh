@@ -98,7 +98,7 @@ run_candle() {
 }
 
 run_local() {
-  printf '\n== A local runtime: Lectern'"'"'s own decoder (lectern/local, simd128) beside wllama on SmolLM2-135M, one thread (headless Chromium)\n'
+  printf '\n== A local runtime: Lectern'"'"'s own decoder (lectern/local, simd128) beside wllama on SmolLM2-135M and Gemma 3 270M, one and two threads (headless Chromium)\n'
   node benches/local_decoder.mjs
 }
 

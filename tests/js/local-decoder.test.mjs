@@ -4,6 +4,9 @@
 // text streams in pieces, an abort ends a long
 // answer early, a follow-up prompt reuses the cached prefix and answers as a fresh read, and
 // Lectern answers through it as a custom provider. Skips without the model (fetch-smollm2.sh).
+// On a cross-origin isolated page two threads (the threaded build and a helper Worker) give the
+// same answer; without isolation (or, in WebKitGTK, without SharedArrayBuffer) the model runs on
+// one thread and says why.
 // Then the base Gemma 3 270M (fetch-gemma3.sh): a prompt read ahead with prefill is reused, and the
 // greedy continuation follows llama.cpp's for its first 11 tokens (where the native test found the
 // two part, by a margin of 0.14).
@@ -11,7 +14,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { basename } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { launchChromium } from './browser.mjs';
+import { ENGINE, launchChromium } from './browser.mjs';
 import { gemmaFixture, localFixtures, localMounts } from './local/fixtures.mjs';
 import { startIsolatedServer } from './local/isolated-server.mjs';
 
@@ -19,9 +22,10 @@ const fixtures = localFixtures();
 if (fixtures.skip) console.log(fixtures.skip);
 const reference = JSON.parse(readFileSync(new URL('../fixtures/local/smollm2-greedy.json', import.meta.url), 'utf8'));
 
-/** Serves `mounts` (isolated), opens a page in Chromium, runs `use(page)`; no page error may occur. */
-async function inPage(mounts, use) {
-  const server = await startIsolatedServer(mounts);
+/** Serves `mounts` (isolated unless `isolated: false`), opens a page in the test's browser, runs
+ * `use(page)`; no page error may occur. */
+async function inPage(mounts, use, { isolated = true } = {}) {
+  const server = await startIsolatedServer(mounts, { isolated });
   const browser = await launchChromium();
   try {
     const page = await browser.newPage();
@@ -103,6 +107,51 @@ test('the local decoder answers as llama.cpp, streams, aborts, reuses its cache 
     assert.match(r.sent.text, /Paris/);
     assert.ok(r.sent.usage.inputTokens > 10, JSON.stringify(r.sent.usage));
   });
+});
+
+/** In the page: the greedy answer of `model` to `prompt` on `threads` threads, its threads and the
+ * loading progress it reported about them. */
+async function threadedAnswer({ model, prompt, threads, tokens }) {
+  const { LocalModel } = await import('/pkg/lectern_local_provider.js');
+  const notes = [];
+  const local = new LocalModel(model, { cacheName: null, threads, onProgress: (p) => p.phase === 'threads' && notes.push(p.message) });
+  await local.ready;
+  let text = '';
+  for await (const m of local.generate(prompt, { maxTokens: tokens })) if (m.type === 'delta') text += m.text;
+  // An abort is heard with helpers too, and the next generation reuses the cache.
+  const controller = new AbortController();
+  let finish = null;
+  for await (const m of local.generate(prompt + text, { maxTokens: 200, signal: controller.signal })) {
+    if (m.type === 'delta') controller.abort();
+    if (m.type === 'done') finish = m.finish;
+  }
+  local.close();
+  return { text, threads: local.threads, notes, finish };
+}
+
+test('on a cross-origin isolated page two threads answer as one, and without isolation it runs on one', { skip: fixtures.skip }, async () => {
+  const model = `/models/${basename(fixtures.model)}`;
+  const { prompt, text } = reference.cases[1];
+  const tokens = reference.tokens;
+  await inPage(localMounts(fixtures), async (page) => {
+    const { isolated, shared } = await page.evaluate(() => ({ isolated: crossOriginIsolated, shared: typeof SharedArrayBuffer === 'function' }));
+    const one = await page.evaluate(threadedAnswer, { model, prompt, threads: 1, tokens });
+    const two = await page.evaluate(threadedAnswer, { model, prompt, threads: 2, tokens });
+    assert.ok(isolated);
+    // WebKitGTK here: isolated, but no SharedArrayBuffer (a shared memory cannot be posted).
+    assert.equal(shared, ENGINE !== 'webkit', 'SharedArrayBuffer exists in Chromium and Firefox');
+    assert.deepEqual([one.threads, two.threads], [1, shared ? 2 : 1], JSON.stringify(two.notes));
+    if (!shared) assert.match(two.notes.join(), /no SharedArrayBuffer/);
+    assert.equal(one.text, text, "one thread's greedy answer is llama.cpp's");
+    assert.equal(two.text, text, "two threads' greedy answer is llama.cpp's");
+    assert.deepEqual([one.finish, two.finish], ['abort', 'abort']);
+  });
+  await inPage(localMounts(fixtures), async (page) => {
+    const two = await page.evaluate(threadedAnswer, { model, prompt, threads: 2, tokens: 8 });
+    assert.equal(two.threads, 1);
+    assert.match(two.notes.join(), /not cross-origin isolated/);
+    assert.ok(text.startsWith(two.text), two.text);
+  }, { isolated: false });
 });
 
 const gemma = fixtures.skip ? { skip: fixtures.skip } : gemmaFixture();

@@ -23,33 +23,35 @@ export const ISOLATION_HEADERS = {
   'cross-origin-resource-policy': 'same-origin',
 };
 
-async function serveFile(res, base, relative) {
+async function serveFile(res, base, relative, headers) {
   const path = normalize(join(base, relative));
   if (path !== base && !path.startsWith(base + sep)) {
-    res.writeHead(403, ISOLATION_HEADERS).end('forbidden');
+    res.writeHead(403, headers).end('forbidden');
     return;
   }
   try {
     const info = await stat(path);
     if (!info.isFile()) throw new Error('not a file');
     res.writeHead(200, {
-      ...ISOLATION_HEADERS,
+      ...headers,
       'content-type': TYPES[extname(path)] ?? 'application/octet-stream',
       'content-length': info.size,
       'cache-control': 'no-store',
     });
     createReadStream(path).pipe(res);
   } catch {
-    res.writeHead(404, { ...ISOLATION_HEADERS, 'content-type': 'text/plain' }).end(`not found: ${relative}`);
+    res.writeHead(404, { ...headers, 'content-type': 'text/plain' }).end(`not found: ${relative}`);
   }
 }
 
 /**
  * Starts the server on 127.0.0.1 and a free port; `mounts` maps URL prefixes (ending in `/`)
  * to directories, the longest prefix first. Resolves with `{ url, requests, close }`;
- * `requests` counts the requests served.
+ * `requests` counts the requests served. `isolated: false` leaves out the COOP/COEP headers (a
+ * page with no shared memory).
  */
-export async function startIsolatedServer(mounts) {
+export async function startIsolatedServer(mounts, { isolated = true } = {}) {
+  const headers = isolated ? ISOLATION_HEADERS : {};
   const entries = Object.entries(mounts)
     .map(([prefix, dir]) => [prefix, resolve(dir)])
     .sort((a, b) => b[0].length - a[0].length);
@@ -59,10 +61,10 @@ export async function startIsolatedServer(mounts) {
     const path = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
     const mount = entries.find(([prefix]) => path.startsWith(prefix));
     if (!mount) {
-      res.writeHead(404, ISOLATION_HEADERS).end('no such mount');
+      res.writeHead(404, headers).end('no such mount');
       return;
     }
-    await serveFile(res, mount[1], path.slice(mount[0].length));
+    await serveFile(res, mount[1], path.slice(mount[0].length), headers);
   });
   await new Promise((ok, fail) => {
     server.once('error', fail);

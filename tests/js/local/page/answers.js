@@ -7,14 +7,14 @@ import { startModel } from '/session.js';
 
 /**
  * The provider: `demo` (the site's Demo model), the local model at `model` through Lectern's own
- * decoder (`runtime: 'lectern'`, ChatML), or through wllama by its chat template or, with
+ * decoder (`runtime: 'lectern'`, ChatML, on `threads` threads), or through wllama by its chat template or, with
  * `completion`, in completion form (a base model).
  */
-async function provider({ model, name, completion, demo, maxTokens, runtime }) {
+async function provider({ model, name, completion, demo, maxTokens, runtime, threads }) {
   if (demo) return { provider: (await import('/site/demo-model.js')).demoProvider(), stop: async () => {} };
   if (runtime === 'lectern') {
     const { LocalModel, localProvider } = await import('/pkg/lectern_local_provider.js');
-    const local = new LocalModel(model, { cacheName: null });
+    const local = new LocalModel(model, { cacheName: null, threads });
     await local.ready;
     return { provider: localProvider(local, { model: name, maxTokens }), local, stop: async () => local.close() };
   }
@@ -30,9 +30,9 @@ async function provider({ model, name, completion, demo, maxTokens, runtime }) {
  * (Lectern's own decoder): the conversation's system prompt is read into the model's prefix cache
  * before the question, as the reading site does while the reader reads.
  */
-export async function answerQuestions({ model, name, completion, demo = false, runtime, readAhead = false, retrieval, embedder, maxTokens = 120, questions }) {
+export async function answerQuestions({ model, name, completion, demo = false, runtime, threads = 1, readAhead = false, retrieval, embedder, maxTokens = 120, questions }) {
   await init();
-  const { provider: chosen, local, stop } = await provider({ model, name, completion, demo, maxTokens, runtime });
+  const { provider: chosen, local, stop } = await provider({ model, name, completion, demo, maxTokens, runtime, threads });
   let firstDelta = null;
   const lectern = await Lectern.open({
     dbName: `answers-${Math.random()}`,

@@ -21,13 +21,13 @@ export function startModel({ model, n_threads, n_batch, n_ctx, onProgress }) {
 }
 
 /**
- * llama.cpp's greedy continuation of each of `prompts` (raw text, special tokens parsed), one
- * thread: `{ text, finish, timings, steps }` each, `steps` being each chosen token's id and
+ * llama.cpp's greedy continuation of each of `prompts` (raw text, special tokens parsed), on
+ * `threads` threads (default 1): `{ text, finish, timings, steps }` each, `steps` being each chosen token's id and
  * log-probability and the three likeliest as `[id, logprob]` (the reference of
  * scripts/llama-reference.mjs, and wllama's side of benches/local_decoder.mjs).
  */
-export async function greedyCompletions({ model, prompts, tokens }) {
-  const { wllama, ready } = startModel({ model, n_threads: 1, n_batch: 512, n_ctx: 2048 });
+export async function greedyCompletions({ model, prompts, tokens, threads = 1 }) {
+  const { wllama, ready } = startModel({ model, n_threads: threads, n_batch: 512, n_ctx: 2048 });
   await ready;
   const out = [];
   for (const prompt of prompts) {
