@@ -101,6 +101,15 @@ const CONFIGS = [
     retrieval: PLAN_300,
   },
   {
+    id: 'smollm2_own_300_2t',
+    model: 'smollm2',
+    runtime: 'lectern',
+    threads: 2,
+    readAhead: true,
+    label: 'SmolLM2-135M-Instruct (Lectern\'s own decoder, 2 threads), 3 passages, ≤ 300 tokens, read ahead',
+    retrieval: PLAN_300,
+  },
+  {
     id: 'smollm2_own_more',
     model: 'smollm2',
     runtime: 'lectern',

@@ -10,6 +10,10 @@
 // generation `read` (prompt tokens, how many came from the cache, ms), `delta` (text), and `done`
 // (tokens, finish: 'stop' | 'length' | 'abort', ms).
 
+// Both builds' glue, imported statically (bundlers follow it; neither fetches its wasm until chosen).
+import initOneThread, * as oneThread from './lectern_local.js';
+import initThreaded, * as threadedGlue from './lectern_local_threads.js';
+
 /** Prompt tokens read between two looks at the message queue (an abort is heard within one piece). */
 const PIECE = 32;
 
@@ -73,8 +77,8 @@ const HELPER_START_MS = 10_000;
 async function load({ id, url, cacheName, threads = 1 }) {
   const started = performance.now();
   const threaded = threads > 1 && canShareMemory() ? await threadedBuild() : null;
-  const glue = threaded?.glue ?? (await import('./lectern_local.js'));
-  if (!threaded) await glue.default();
+  const glue = threaded ? threadedGlue : oneThread;
+  if (!threaded) await initOneThread();
   const bytes = await modelBytes(url, cacheName);
   postMessage({ type: 'progress', phase: 'load' });
   decoder = new glue.LocalDecoder(bytes);
@@ -100,12 +104,11 @@ function canShareMemory() {
  * single-thread build is used) when this browser cannot run it. */
 async function threadedBuild() {
   try {
-    const glue = await import('./lectern_local_threads.js');
     const response = await fetch(new URL('./lectern_local_threads_bg.wasm', import.meta.url));
     if (!response.ok) throw new Error(`lectern_local_threads_bg.wasm answered ${response.status}`);
     const module = await WebAssembly.compile(await response.arrayBuffer());
-    const wasm = await glue.default({ module_or_path: module });
-    return { glue, module, memory: wasm.memory };
+    const wasm = await initThreaded({ module_or_path: module });
+    return { module, memory: wasm.memory };
   } catch (error) {
     postMessage({ type: 'progress', phase: 'threads', message: `running on one thread: ${error?.message ?? error}` });
     return null;

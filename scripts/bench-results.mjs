@@ -112,6 +112,8 @@ const ROWS = [
     ['smollm2_own', 'SmolLM2-135M-Instruct through Lectern\'s own decoder, as the site configures it (the system prompt read ahead)'],
     ['smollm2_own_cold', 'SmolLM2-135M-Instruct through Lectern\'s own decoder, the site\'s plan, nothing read ahead'],
     ['smollm2_own_300', 'SmolLM2-135M-Instruct through Lectern\'s own decoder, three passages within 300 tokens, read ahead'],
+    ['smollm2_own_2t', 'SmolLM2-135M-Instruct through Lectern\'s own decoder on two threads (the site served cross-origin isolated), the site\'s plan, read ahead'],
+    ['smollm2_own_300_2t', 'SmolLM2-135M-Instruct through Lectern\'s own decoder on two threads, three passages within 300 tokens, read ahead'],
     ['smollm2_own_more', 'SmolLM2-135M-Instruct through Lectern\'s own decoder, five passages (≤ 600 tokens)'],
     ['gemma3', 'the base Gemma 3 270M through wllama, completion form, the site\'s plan'],
   ].flatMap(([id, who]) => [

@@ -97,10 +97,13 @@ cp -r js/chat pkg/chat
 wasm_opt=node_modules/.bin/wasm-opt
 for wasm in pkg/lectern_bg.wasm pkg/split_*.wasm pkg/chunk_*.wasm pkg/lectern_books_bg.wasm pkg/lectern_local_bg.wasm pkg/lectern_local_threads_bg.wasm; do
   if [ -x "$wasm_opt" ]; then
+    # Atomics only in the threaded build (the flag changes what wasm-opt makes of the others).
+    threads_flag=""
+    case "$wasm" in *_threads_bg.wasm) threads_flag=--enable-threads ;; esac
     # Monomorphised copies that differ only in constants are merged first (the page's module
     # −1 % gzip; README, "Package size").
     "$wasm_opt" --duplicate-function-elimination --merge-similar-functions -Os --strip-debug --strip-producers --enable-bulk-memory --enable-nontrapping-float-to-int --enable-simd \
-      --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-threads \
+      --enable-sign-ext --enable-mutable-globals --enable-reference-types ${threads_flag:+"$threads_flag"} \
       "$wasm" -o "$wasm"
     optimised="(wasm-opt --merge-similar-functions -Os)"
   else

@@ -10,7 +10,9 @@
 // fixture from ../shared when present (else www/samples/ has a short public-domain text).
 // /v1/… is the mock model server's default session, forwarded, so a page can name its model
 // endpoint by path (`baseUrl: '/v1'`, as the README's widget example does). /blank.html is an
-// empty HTML page of the origin, for trying the package by hand and for tests.
+// empty HTML page of the origin, for trying the package by hand and for tests. Every answer is
+// cross-origin isolated (COOP `same-origin`, COEP `require-corp`: the site's in-browser model then
+// runs on two threads, lectern/local's threaded build); `isolated: false` leaves the headers out.
 //
 //   node scripts/serve.mjs [--port 8080]     (PORT in the environment works too)
 import http from 'node:http';
@@ -57,13 +59,14 @@ function minilmFiles(dir) {
  * Starts the mock model server and the static server; resolves with their URLs and `close`.
  * `localModel`: a GGUF to offer as the in-browser model (default: LECTERN_SMOLLM2); `minilm`: the
  * directory of all-MiniLM-L6-v2's files, served at /models/ and named in /config.json as the
- * site's embedder (default: LECTERN_MINILM_DIR).
+ * site's embedder (default: LECTERN_MINILM_DIR); `isolated` (default true): the COOP/COEP headers.
  */
 export async function startDemo({
   port = 0,
   chunkDelayMs = 40,
   localModel = process.env.LECTERN_SMOLLM2,
   minilm = process.env.LECTERN_MINILM_DIR,
+  isolated = true,
 } = {}) {
   const mock = await startMockServer({ port: 0, chunkDelayMs });
   const local = localModelFiles(localModel);
@@ -79,6 +82,10 @@ export async function startDemo({
     const url = new URL(req.url, 'http://localhost');
     const path = decodeURIComponent(url.pathname);
     served.set(path, (served.get(path) ?? 0) + 1);
+    if (isolated) {
+      res.setHeader('cross-origin-opener-policy', 'same-origin');
+      res.setHeader('cross-origin-embedder-policy', 'require-corp');
+    }
     if (refused && path.startsWith(refused)) {
       res.writeHead(503, { 'content-type': 'text/plain' });
       res.end('refused: the test cut this path off');

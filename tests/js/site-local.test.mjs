@@ -2,7 +2,7 @@
 // (scripts/fetch-smollm2.sh): the in-browser model is the default; it loads in the page, reads the
 // open book's system prompt ahead of any question (so the question's read starts from its cached
 // prefix), and the chat answers with it — no model server, through Lectern's own decoder
-// (lectern/local) in a Worker; then with the server closed and the network off, the reloaded
+// (lectern/local) in a Worker, on two threads (the demo server is cross-origin isolated); then with the server closed and the network off, the reloaded
 // site (its service worker) loads the model from the Cache API and answers again. A pick of the
 // Demo model is remembered. Skipped when the model is not here.
 import { test } from 'node:test';
@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { startDemo } from '../../scripts/serve.mjs';
 import { fetched } from './local/fixtures.mjs';
-import { ARTIFACTS, launchChromium } from './browser.mjs';
+import { ARTIFACTS, ENGINE, launchChromium } from './browser.mjs';
 
 const CHOICE_KEY = 'lectern-site-model';
 
@@ -58,6 +58,13 @@ test('the in-browser model, the default, reads the system prompt ahead and answe
       assert.equal(await chat.locator('[data-role="error"]').count(), 0, await chat.locator('[data-role="error"]').allTextContents().then(String));
     };
     await answered();
+    // The demo server sends COOP/COEP: the model runs on two threads or more where the browser
+    // has SharedArrayBuffer (not WebKitGTK here).
+    const shared = await page.evaluate(() => crossOriginIsolated && typeof SharedArrayBuffer === 'function');
+    assert.equal(shared, ENGINE !== 'webkit');
+    const status = await page.textContent('#model-status');
+    if (shared) assert.match(status, /on [2-4] threads/);
+    else assert.doesNotMatch(status, /threads/);
     // The question's prompt began with the system prompt read ahead: most of it came from the cache.
     const usage = await page.evaluate(async () => {
       const { lectern } = window.lecternSite;

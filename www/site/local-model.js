@@ -16,9 +16,12 @@ export async function localModelProvider(model, { status, useCache = true }) {
   await stopLocalModel();
   const local = new LocalModel(new URL(model.url, location.href).href, {
     cacheName: useCache ? undefined : null, // undefined: lectern/local's own cache
-    onProgress: ({ phase, loaded, total }) => {
+    // Two threads or more when the site is served cross-origin isolated (scripts/serve.mjs is).
+    onProgress: ({ phase, loaded, total, threads }) => {
+      if (phase === 'threads') return;
       const share = phase === 'download' && total ? ` ${Math.round((100 * loaded) / total)} %` : '';
-      status.textContent = phase === 'ready' ? `${model.name} is ready, in this page` : `Loading ${model.name}: ${phase}${share}`;
+      const on = threads > 1 ? ` on ${threads} threads` : '';
+      status.textContent = phase === 'ready' ? `${model.name} is ready, in this page${on}` : `Loading ${model.name}: ${phase}${share}`;
     },
   });
   local.ready.catch((error) => {
