@@ -9,9 +9,10 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 
-use super::attention::attend;
+use super::attention::attend_head;
 use super::blocks::{Activation, BlockMatrix, Input, SUPER};
 use super::config::{Architecture, ModelConfig};
+use super::disjoint::DisjointSlice;
 use super::ggml_types::{matrix, vector};
 use super::gguf::Gguf;
 use super::kv_cache::KvCache;
@@ -237,21 +238,31 @@ impl Decoder {
     }
 
     /// Each token's attention over the cached positions it sees (all before
-    /// it, or its window's) in layer `index`, into `work.attended`.
+    /// it, or its window's) in layer `index`, into `work.attended`: every
+    /// (token, head) pair one unit of the pool's parts.
     fn attend_each(&self, index: usize, start: usize, work: &mut Work, cache: &KvCache) {
         let c = &self.config;
-        let q_dim = c.q_dim();
+        let (q_dim, hd) = (c.q_dim(), c.head_dim);
         let scale = match c.arch {
-            Architecture::Llama => 1.0 / (c.head_dim as f32).sqrt(),
+            Architecture::Llama => 1.0 / (hd as f32).sqrt(),
             Architecture::Gemma3 => 1.0,
         };
-        for t in 0..work.n {
-            let end = start + t + 1;
-            let first = c.window_of(index).map_or(0, |w| end.saturating_sub(w));
-            let query = &work.q[t * q_dim..][..q_dim];
-            let out = &mut work.attended[t * q_dim..][..q_dim];
-            attend(query, cache.layer(index), first..end, scale, c, out);
-        }
+        let (queries, kv) = (&work.q, cache.layer(index));
+        let out = DisjointSlice::new(&mut work.attended);
+        self.pool.split(work.n * c.heads, 1, &|units| {
+            let mut query = vec![0.0; hd];
+            for unit in units {
+                let (t, head) = (unit / c.heads, unit % c.heads);
+                let end = start + t + 1;
+                let first = c.window_of(index).map_or(0, |w| end.saturating_sub(w));
+                let at = t * q_dim + head * hd;
+                // SAFETY: unit (t, head) writes its own head of token t's row;
+                // the pool's parts do not overlap.
+                let out = unsafe { out.range(at..at + hd) };
+                let q = (&queries[at..at + hd], head);
+                attend_head(q, kv, first..end, scale, c, &mut query, out);
+            }
+        });
     }
 
     /// `x += ffn(norm(x))`: gate and up, SwiGLU or GeGLU, down.

@@ -18,6 +18,7 @@ pub mod blocks;
 mod bpe;
 pub mod config;
 pub mod decoder;
+mod disjoint;
 pub mod ggml_types;
 pub mod gguf;
 pub mod gguf_meta;

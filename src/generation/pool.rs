@@ -20,8 +20,8 @@ const SPINS: u32 = 1 << 17;
 /// Parts per thread (more than one, so that a helper that wakes late takes fewer).
 const PARTS_PER_THREAD: usize = 4;
 
-/// The fewest rows worth a part of their own.
-const MIN_PART_ROWS: usize = 16;
+/// The fewest rows of a matrix product worth a part of their own.
+pub const MIN_PART_ROWS: usize = 16;
 
 /// A job's work: rows `range` of its products.
 pub type RowWork<'a> = dyn Fn(Range<usize>) + Sync + 'a;
@@ -84,11 +84,11 @@ impl Pool {
         }
     }
 
-    /// Runs `work` over rows `0..rows`, in parts shared with the helpers
-    /// serving; returns when every part has run.
-    pub fn split(&self, rows: usize, work: &RowWork<'_>) {
+    /// Runs `work` over rows `0..rows`, in parts of at least `min_part`
+    /// rows shared with the helpers serving; returns when every part has run.
+    pub fn split(&self, rows: usize, min_part: usize, work: &RowWork<'_>) {
         let threads = self.threads();
-        let parts = (threads * PARTS_PER_THREAD).min(rows / MIN_PART_ROWS);
+        let parts = (threads * PARTS_PER_THREAD).min(rows / min_part.max(1));
         if threads == 1 || parts < 2 {
             work(0..rows);
             return;
@@ -288,7 +288,7 @@ mod tests {
             let (pool, threads) = pool_with(helpers);
             for rows in [0, 1, 15, 31, 32, 100, 576, 1000] {
                 let counts: Vec<AtomicU32> = (0..rows).map(|_| AtomicU32::new(0)).collect();
-                pool.split(rows, &|range| {
+                pool.split(rows, 16, &|range| {
                     for row in range {
                         counts[row].fetch_add(1, Ordering::Relaxed);
                     }
@@ -310,7 +310,7 @@ mod tests {
         let helper_rows = AtomicU32::new(0);
         let poster = std::thread::current().id();
         for _ in 0..200 {
-            pool.split(4096, &|range| {
+            pool.split(4096, 16, &|range| {
                 if std::thread::current().id() != poster {
                     helper_rows.fetch_add(range.len() as u32, Ordering::Relaxed);
                 }
@@ -319,7 +319,7 @@ mod tests {
         }
         // Long enough for the helper to sleep, then a job wakes it.
         std::thread::sleep(std::time::Duration::from_millis(50));
-        pool.split(4096, &|_| {
+        pool.split(4096, 16, &|_| {
             std::thread::sleep(std::time::Duration::from_micros(200))
         });
         assert!(helper_rows.load(Ordering::Relaxed) > 0, "the helper ran parts");
@@ -341,7 +341,7 @@ mod tests {
                 assert!(pool.claim(number).is_some());
                 pool.helper_failed();
             });
-            pool.split(256, &|range| {
+            pool.split(256, 16, &|range| {
                 // Slow parts: the failing helper claims one before the poster has them all.
                 std::thread::sleep(std::time::Duration::from_millis(20));
                 for row in range {

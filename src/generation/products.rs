@@ -2,25 +2,18 @@
 //! [`Pool`]'s threads: several products with one input (a block's queries,
 //! keys and values) run as one job, so the threads meet once for them.
 
-use std::marker::PhantomData;
 use std::ops::Range;
 
 use super::blocks::{Activation, BlockMatrix};
-use super::pool::Pool;
+use super::disjoint::DisjointSlice;
+use super::pool::{Pool, MIN_PART_ROWS};
 
 /// One matrix's products with a batch of inputs: `out[t · rows + r] = m.row r · xs[t]`.
 pub struct Product<'a> {
     m: &'a BlockMatrix,
     xs: &'a [Activation],
-    out: *mut f32,
-    len: usize,
-    _out: PhantomData<&'a mut [f32]>,
+    out: DisjointSlice<'a>,
 }
-
-// SAFETY: threads write `out` only through `Product::rows`, each for rows of
-// its own part (the pool's parts do not overlap), and `out` is borrowed
-// mutably for the product's life.
-unsafe impl Sync for Product<'_> {}
 
 impl<'a> Product<'a> {
     /// The products of `m` with each of `xs`, into `out` (`xs.len() · m.rows` long).
@@ -29,9 +22,7 @@ impl<'a> Product<'a> {
         Product {
             m,
             xs,
-            out: out.as_mut_ptr(),
-            len: out.len(),
-            _out: PhantomData,
+            out: DisjointSlice::new(out),
         }
     }
 
@@ -42,9 +33,9 @@ impl<'a> Product<'a> {
         for row in rows {
             m.row_dot_each(row, self.xs, &mut sums, |t, product| {
                 let at = t * m.rows + row;
-                assert!(at < self.len);
-                // SAFETY: in bounds (checked), and row `row` is this thread's alone.
-                unsafe { *self.out.add(at) = product };
+                // SAFETY: row `row` (of every input) is this thread's alone:
+                // the pool's parts do not overlap.
+                unsafe { self.out.range(at..at + 1)[0] = product };
             });
         }
     }
@@ -53,7 +44,7 @@ impl<'a> Product<'a> {
 /// Runs `products`, their rows (taken one after another) shared among `pool`'s threads.
 pub fn run_products(pool: &Pool, products: &[Product<'_>]) {
     let total = products.iter().map(|p| p.m.rows).sum();
-    pool.split(total, &|range: Range<usize>| {
+    pool.split(total, MIN_PART_ROWS, &|range: Range<usize>| {
         let mut first = 0;
         for product in products {
             let start = range.start.max(first);

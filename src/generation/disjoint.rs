@@ -1,0 +1,42 @@
+//! A mutable slice that a pool's threads write at once, each in ranges of
+//! its own.
+
+use std::marker::PhantomData;
+use std::ops::Range;
+
+/// `&mut [f32]` shared by threads that each write ranges no other writes.
+pub struct DisjointSlice<'a> {
+    start: *mut f32,
+    len: usize,
+    _borrow: PhantomData<&'a mut [f32]>,
+}
+
+// SAFETY: the slice is borrowed mutably for `'a`, and threads reach it only
+// through `DisjointSlice::range`, whose callers promise disjoint ranges.
+unsafe impl Sync for DisjointSlice<'_> {}
+
+impl<'a> DisjointSlice<'a> {
+    /// `slice`, to be written in disjoint ranges.
+    pub fn new(slice: &'a mut [f32]) -> Self {
+        DisjointSlice {
+            start: slice.as_mut_ptr(),
+            len: slice.len(),
+            _borrow: PhantomData,
+        }
+    }
+
+    /// Elements `range` (panics outside the slice).
+    ///
+    /// # Safety
+    /// No other thread reads or writes any of `range` while the returned
+    /// slice lives.
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn range(&self, range: Range<usize>) -> &mut [f32] {
+        assert!(
+            range.start <= range.end && range.end <= self.len,
+            "outside the slice"
+        );
+        // SAFETY: in bounds (checked); exclusive by the caller's promise.
+        unsafe { std::slice::from_raw_parts_mut(self.start.add(range.start), range.len()) }
+    }
+}
