@@ -59,7 +59,7 @@ try {
   console.log(`FIGURE local_decoder_wllama_prompt_tps chromium ${fmt(wllama[0].prompt_per_second)}`);
   console.log(`FIGURE local_decoder_wllama_gen_tps chromium ${fmt(wllama[0].predicted_per_second)}`);
   console.log(`FIGURE local_decoder_followup_cached chromium ${follow.cached}`);
-  await twoThreads(page, 'SmolLM2', model, PROMPT, '');
+  await twoThreads(page, 'SmolLM2', model, PROMPT, '', LONG);
   if (gemma.skip) console.log(`Gemma 3 270M: ${gemma.skip}`);
   else await gemmaFigures(page, gemma.url);
 } finally {
@@ -94,9 +94,11 @@ async function gemmaFigures(page, gemmaModel) {
   await twoThreads(page, 'Gemma 3 270M', gemmaModel, prompt, 'gemma3_');
 }
 
-/** Both runtimes on two threads, `prompt` read and continued: FIGURE lines named `local_decoder_<prefix>…_2t`. */
-async function twoThreads(page, name, model, prompt, prefix) {
-  const ours = await page.evaluate(ourRuns, { model, prompts: [prompt], tokens: TOKENS, threads: 2 });
+/** Both runtimes on two threads, `prompt` read and continued (and `long`, by Lectern's decoder,
+ * when given): FIGURE lines named `local_decoder_<prefix>…_2t`. */
+async function twoThreads(page, name, model, prompt, prefix, long) {
+  const prompts = long ? [prompt, long] : [prompt];
+  const ours = await page.evaluate(ourRuns, { model, prompts, tokens: TOKENS, threads: 2 });
   const [theirs] = await page.evaluate(
     async (options) => (await import('/session.js')).greedyCompletions(options),
     { model, prompts: [prompt], tokens: TOKENS, threads: 2 },
@@ -110,6 +112,11 @@ async function twoThreads(page, name, model, prompt, prefix) {
   if (ours.threads !== 2) throw new Error(`Lectern's decoder ran on ${ours.threads} thread(s), not 2`);
   console.log(`FIGURE local_decoder_${prefix}prompt_tps_2t chromium ${fmt(read)}`);
   console.log(`FIGURE local_decoder_${prefix}gen_tps_2t chromium ${fmt(gen)}`);
+  if (long) {
+    const run = ours.runs[1];
+    console.log(`${name}, two threads: Lectern reads the ${run.promptTokens}-token prompt at ${fmt(tps(run.promptTokens, run.readMs))} tokens/s`);
+    console.log(`FIGURE local_decoder_${prefix}long_prompt_tps_2t chromium ${fmt(tps(run.promptTokens, run.readMs))}`);
+  }
   console.log(`FIGURE local_decoder_${prefix}wllama_prompt_tps_2t chromium ${fmt(theirs.timings.prompt_per_second)}`);
   console.log(`FIGURE local_decoder_${prefix}wllama_gen_tps_2t chromium ${fmt(theirs.timings.predicted_per_second)}`);
 }

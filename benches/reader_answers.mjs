@@ -82,7 +82,7 @@ const CONFIGS = [
     runtime: 'lectern',
     threads: 2,
     readAhead: true,
-    label: 'SmolLM2-135M-Instruct (Lectern\'s own decoder, 2 threads: the site served cross-origin isolated), the same plan, read ahead',
+    label: 'SmolLM2-135M-Instruct (Lectern\'s own decoder, 2 threads), 3 passages, ≤ 200 tokens, read ahead',
     retrieval: SITE_LOCAL,
   },
   {
@@ -106,7 +106,7 @@ const CONFIGS = [
     runtime: 'lectern',
     threads: 2,
     readAhead: true,
-    label: 'SmolLM2-135M-Instruct (Lectern\'s own decoder, 2 threads), 3 passages, ≤ 300 tokens, read ahead',
+    label: 'SmolLM2-135M-Instruct (Lectern\'s own decoder, 2 threads), the site served cross-origin isolated: 3 passages, ≤ 300 tokens, read ahead',
     retrieval: PLAN_300,
   },
   {
@@ -210,9 +210,9 @@ try {
   }
   // The issue's figure: the reading site's default (the in-browser model with its plan, the system
   // prompt read ahead) asked the question on page 31 on a freshly loaded model.
-  // Then the same served cross-origin isolated (two threads).
+  // Then the site's default served cross-origin isolated (two threads, 300 tokens).
   const page31 = all.find((q) => q.page === 31);
-  for (const [id, figure] of [['smollm2_own', 'answers_site_page31_first_s'], ['smollm2_own_2t', 'answers_site_page31_first_s_2t']]) {
+  for (const [id, figure] of [['smollm2_own', 'answers_site_page31_first_s'], ['smollm2_own_300_2t', 'answers_site_page31_first_s_2t']]) {
     const site = CONFIGS.find((c) => c.id === id);
     if ((only && !only.includes(site.id)) || ids || !page31) continue;
     const [answer] = await ask(site, models.smollm2, [page31]);

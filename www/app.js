@@ -16,6 +16,7 @@ const BOOK_KEY = 'lectern-site-book';
 const chat = $('#chat');
 
 let lectern = null;
+let modelChoice = null; // the choice answering now
 let choices = [];
 let custom = null; // the widget's settings: this page's memory only
 let siteConfig = {}; // /config.json: the mock server, the in-browser model, the embedder
@@ -129,6 +130,7 @@ async function useModel(choice) {
     onEvent: showBackgroundWork,
   });
   rememberChoice(choice.id);
+  modelChoice = choice;
   $('#model-choice').value = choice.id;
   if (choice.id !== 'local') $('#model-status').textContent = `Answering: ${choice.label}`;
   await bindChat(reader.book);
@@ -193,6 +195,10 @@ async function boot() {
 window.lecternSite = {
   get lectern() {
     return lectern;
+  },
+  /** The model answering: `{ id, label, retrieval }`. */
+  get modelChoice() {
+    return modelChoice;
   },
   get book() {
     return reader.book;

@@ -65,6 +65,9 @@ test('the in-browser model, the default, reads the system prompt ahead and answe
     const status = await page.textContent('#model-status');
     if (shared) assert.match(status, /on [2-4] threads/);
     else assert.doesNotMatch(status, /threads/);
+    // Its plan: three passages within 300 tokens on two threads, 200 on one (README, "Local model").
+    const plan = await page.evaluate(() => window.lecternSite.modelChoice.retrieval);
+    assert.equal(plan.maxContextTokens, shared ? 300 : 200);
     // The question's prompt began with the system prompt read ahead: most of it came from the cache.
     const usage = await page.evaluate(async () => {
       const { lectern } = window.lecternSite;

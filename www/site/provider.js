@@ -12,13 +12,16 @@ const CHOICE_KEY = 'lectern-site-model';
 // naming each name asked about and ten passages for the question, within 1,500 tokens (84% of
 // the reader questions measured hold their evidence in it); the in-browser model (Lectern's own
 // decoder, ~60–75 prompt tokens a second on one thread) reads its system prompt ahead while the
-// reader reads (app.js) and gets the passages that keep its first words within 5 s: three within
-// 200 tokens began answers after 3.7 s (median; 300 tokens: 6.0 s for 8 facts of 32 against 6;
-// npm run bench -- answers); its sources still show the reader what it read.
+// reader reads (app.js) and gets the passages that keep its first words within 5 s: on one thread
+// three within 200 tokens began answers after 3.7 s (median; 300 tokens: 6.0 s for 8 facts of 32
+// against 6); on two threads (the site served cross-origin isolated, in a browser with
+// SharedArrayBuffer) three within 300 tokens began after 3.6 s (200 tokens: 2.3 s; npm run bench
+// -- answers); its sources still show the reader what it read.
 // The demo model calls search_book itself (the flow it shows), so it keeps tool use.
 const RETRIEVAL = {
   fast: { strategy: 'alwaysRetrieve' },
   slow: { strategy: 'alwaysRetrieve', readerPages: 0, passages: 3, maxContextTokens: 200 },
+  slowThreaded: { strategy: 'alwaysRetrieve', readerPages: 0, passages: 3, maxContextTokens: 300 },
   tools: { strategy: 'toolUse' },
 };
 
@@ -30,7 +33,8 @@ export function modelChoices(config, custom) {
   // against 6) is one pick away, and a pick is remembered.
   const choices = [];
   if (config.localModel) {
-    choices.push({ id: 'local', label: `In-browser model (${config.localModel.name})`, retrieval: RETRIEVAL.slow, provider: () => localModelProvider(config.localModel, { status: document.querySelector('#model-status') }) });
+    const retrieval = runsThreaded() ? RETRIEVAL.slowThreaded : RETRIEVAL.slow;
+    choices.push({ id: 'local', label: `In-browser model (${config.localModel.name})`, retrieval, provider: () => localModelProvider(config.localModel, { status: document.querySelector('#model-status') }) });
   }
   choices.push({ id: 'demo', label: 'Demo model (no AI)', retrieval: RETRIEVAL.tools, provider: async () => demoProvider() });
   if (config.mockBaseUrl) {
@@ -45,6 +49,12 @@ export function modelChoices(config, custom) {
     choices.push({ id: 'custom', label: `${custom.model} at ${custom.baseUrl || custom.kind}`, retrieval: RETRIEVAL.fast, provider: async () => customProvider(custom) });
   }
   return choices;
+}
+
+/** Whether the in-browser model will run on two threads or more: lectern/local's default on a
+ * cross-origin isolated page whose browser has SharedArrayBuffer and two processors. */
+function runsThreaded() {
+  return globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function' && (navigator.hardwareConcurrency ?? 1) >= 2;
 }
 
 /** The provider options of the widget's settings (`lectern-settings-change` detail). */
