@@ -31,8 +31,12 @@ export class LocalModel {
   constructor(url, options = {}) {
     const threads = threadCount(options.threads ?? defaultThreads());
     this.onProgress = options.onProgress;
-    const workerUrl = options.workerUrl ?? new URL('./lectern_local_worker.js', import.meta.url);
-    this.worker = new Worker(workerUrl, { type: 'module' });
+    const workerUrl = options.workerUrl ?? 'lectern_local_worker.js';
+    // `new Worker(new URL(…, import.meta.url))` in one expression: the form bundlers (Vite,
+    // webpack 5, esbuild) recognise and bundle as a Worker (apart, Vite copies the file as is).
+    this.worker = options.workerUrl
+      ? new Worker(options.workerUrl, { type: 'module' })
+      : new Worker(new URL('./lectern_local_worker.js', import.meta.url), { type: 'module' });
     this.jobs = new Map();
     this.nextId = 1;
     this.worker.onmessage = ({ data }) => this.#heard(data);

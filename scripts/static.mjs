@@ -44,11 +44,11 @@ export async function serveFile(res, base, relative, headers = {}) {
   }
 }
 
-/** Serves `base` on 127.0.0.1 (a free port); resolves with its `url` and `close`. */
-export async function startStatic(base) {
+/** Serves `base` on 127.0.0.1 (a free port), each answer with `headers` too; resolves with its `url` and `close`. */
+export async function startStatic(base, headers = {}) {
   const server = http.createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
-    serveFile(res, base, path.slice(1));
+    serveFile(res, base, path.slice(1), headers);
   });
   await new Promise((ok, fail) => {
     server.once('error', fail);

@@ -1,5 +1,6 @@
 // The package as its users get it: the `npm pack` tarball, installed into a
-// fresh app (tests/js/consumer/app/) and used four ways: built by Vite and
+// fresh app (tests/js/consumer/app/) and used four ways: built by Vite (lectern/local too: its
+// Worker and threaded build found through the bundle, on a cross-origin isolated page) and
 // served from dist/, served by Vite's dev server, loaded by a plain page
 // through an import map, and type-checked by `tsc --strict` under
 // moduleResolution "bundler" and "node16". Each page runs one streamed turn
@@ -12,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { startMockServer } from '../mock-server/server.mjs';
 import { startStatic } from '../../scripts/static.mjs';
 import { launchChromium } from './browser.mjs';
+import { ISOLATION_HEADERS } from './local/isolated-server.mjs';
 import { installConsumerApp, packRepository, typeCheck } from './consumer/install.mjs';
 
 const state = { pack: null, app: null, mock: null, browser: null };
@@ -130,11 +132,12 @@ test('vite build: no warning, the worker and both wasm files emitted, and the bu
   logger.warnOnce = (message) => warnings.push(message);
   writeFileSync(join(state.app, 'readme.html'), readmeSnippetPage());
   // Two pages: Vite builds index.html alone unless told of the second.
-  const input = { index: join(state.app, 'index.html'), readme: join(state.app, 'readme.html') };
+  const input = { index: join(state.app, 'index.html'), readme: join(state.app, 'readme.html'), local: join(state.app, 'local.html') };
   await build({ root: state.app, logLevel: 'warn', customLogger: logger, configFile: false, build: { rollupOptions: { input } } });
   assert.deepEqual(warnings, [], 'vite build warns of nothing');
   const assets = readdirSync(join(state.app, 'dist/assets'));
-  for (const name of ['lectern_bg', 'lectern_books_bg', 'lectern_worker']) {
+  const local = ['lectern_local_worker', 'lectern_local_helper', 'lectern_local_bg', 'lectern_local_threads_bg'];
+  for (const name of ['lectern_bg', 'lectern_books_bg', 'lectern_worker', ...local]) {
     assert.ok(assets.some((file) => file.startsWith(`${name}-`)), `${name}-*.* in dist/assets (${assets.join(', ')})`);
   }
   const site = await startStatic(join(state.app, 'dist'));
@@ -150,7 +153,29 @@ test('vite build: no warning, the worker and both wasm files emitted, and the bu
   } finally {
     await site.close();
   }
+  await localModelBuilt(join(state.app, 'dist'));
 });
+
+/**
+ * lectern/local built by Vite, served cross-origin isolated: its bundled Worker starts, finds and
+ * instantiates the threaded build (no `threads` note says it fell back), then reports the missing
+ * model file's 404.
+ */
+async function localModelBuilt(dist) {
+  const site = await startStatic(dist, ISOLATION_HEADERS);
+  try {
+    const run = await drive(site, 'local.html');
+    assert.equal(run.result.error, undefined, JSON.stringify(run.result));
+    assert.equal(run.result.isolated, true);
+    assert.match(run.result.failure, /missing\.gguf answered 404/);
+    assert.deepEqual(run.result.notes, [], 'the threaded build was found and instantiated');
+    assert.ok(run.workers.some((url) => /\/assets\/lectern_local_worker-[\w-]+\.js$/.test(url)), `the worker ran: ${run.workers}`);
+    assert.ok(run.requests.some((url) => /lectern_local_threads_bg-[\w-]+\.wasm$/.test(url)), 'the threaded wasm loaded');
+    assert.deepEqual(run.problems.filter((p) => !/404/.test(p)), []);
+  } finally {
+    await site.close();
+  }
+}
 
 test('a plain page with an import map and no bundler streams a turn and ingests in the worker', async () => {
   const site = await startStatic(state.app);
