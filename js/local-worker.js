@@ -1,12 +1,12 @@
 // Lectern's own decoder in a module Worker (`lectern_local_worker.js` beside `lectern_local.js`),
 // driven by `lectern/local`. On a cross-origin isolated page asked for more than one thread, it
 // runs the threaded build (`lectern_local_threads.js`) and starts helper Workers
-// (`lectern_local_helper.js`) that share its matrix products. Messages in:
+// (`lectern_local_helper.js`) that share its matrix products and attention. Messages in:
 // `{ type: 'load', id, url, cacheName, threads }`,
 // `{ type: 'generate', id, prompt, maxTokens, temperature?, topP?, seed? }` (maxTokens 0: the prompt is only
 // read into the prefix cache), `{ type: 'abort', id }`. Messages out:
-// `progress` (`download` with bytes loaded and total, then `load`), `loaded` (threads, ms; or
-// `error`), then per
+// `progress` (`download` with bytes loaded and total, then `load`; `threads` with a message when
+// it runs on fewer threads than asked), `loaded` (threads, ms; or `error`), then per
 // generation `read` (prompt tokens, how many came from the cache, ms), `delta` (text), and `done`
 // (tokens, finish: 'stop' | 'length' | 'abort', ms).
 
@@ -83,7 +83,7 @@ async function load({ id, url, cacheName, threads = 1 }) {
   postMessage({ type: 'progress', phase: 'load' });
   decoder = new glue.LocalDecoder(bytes);
   if (threaded) {
-    const helpers = Array.from({ length: threads - 1 }, () => startHelper(threaded, decoder.helperHandle()));
+    const helpers = Array.from({ length: threads - 1 }, (_, slot) => startHelper(threaded, decoder.helperHandle(), slot));
     const serving = (await Promise.all(helpers)).filter(Boolean).length;
     // A helper posts `serving` just before it enters the pool's loop.
     for (let wait = 0; decoder.threads() < 1 + serving && wait < 100; wait += 1) await new Promise((r) => setTimeout(r, 1));
@@ -115,31 +115,36 @@ async function threadedBuild() {
   }
 }
 
-/** A helper Worker serving the decoder's pool; resolves with whether it serves. */
-function startHelper({ module, memory }, handle) {
+/** A helper Worker serving the decoder's pool in `slot`; resolves with whether it serves. One that
+ * does not start in time, or fails, is ended and said to be so in a `threads` progress message. */
+function startHelper({ module, memory }, handle, slot) {
   return new Promise((resolve) => {
     const helper = new Worker(new URL('./lectern_local_helper.js', import.meta.url), { type: 'module' });
-    const timer = setTimeout(() => resolve(false), HELPER_START_MS);
-    const done = (serving) => {
-      clearTimeout(timer);
-      resolve(serving);
+    let started = false;
+    const end = (why) => {
+      helper.terminate();
+      postMessage({ type: 'progress', phase: 'threads', message: `a helper thread ${why}` });
+      resolve(false);
     };
+    const timer = setTimeout(() => end('did not start in time'), HELPER_START_MS);
     helper.onmessage = ({ data }) => {
-      if (data.type === 'failed') postMessage({ type: 'progress', phase: 'threads', message: `a helper thread failed: ${data.message}` });
-      done(data.type === 'serving');
+      clearTimeout(timer);
+      if (data.type === 'serving') {
+        started = true;
+        resolve(true);
+      } else end(`failed: ${data.message}`);
     };
     helper.onerror = (event) => {
       event.preventDefault?.();
-      postMessage({ type: 'progress', phase: 'threads', message: `a helper thread did not start: ${event.message || 'its script did not load'}` });
-      done(false);
+      clearTimeout(timer);
+      end(started ? `failed: ${event.message}` : `did not start: ${event.message || 'its script did not load'}`);
     };
     try {
-      helper.postMessage({ module, memory, handle });
+      helper.postMessage({ module, memory, handle, slot });
     } catch (error) {
       // WebKit cannot send a compiled module or a shared memory to a Worker started by a Worker.
-      helper.terminate();
-      postMessage({ type: 'progress', phase: 'threads', message: `a helper thread could not be given the decoder: ${error?.message ?? error}` });
-      done(false);
+      clearTimeout(timer);
+      end(`could not be given the decoder: ${error?.message ?? error}`);
     }
   });
 }

@@ -1,17 +1,24 @@
-//! Threads that share the rows of the decoder's matrix products: the thread
-//! running the decoder (the poster) and helpers, each looping in
-//! [`Pool::serve`] on a thread of its own (natively a spawned thread, in the
-//! browser a Worker sharing the module's memory).
+//! Threads that share the decoder's work: the thread running the decoder
+//! (the poster) and helpers, each looping in [`Pool::serve`] on a thread of
+//! its own (natively a spawned thread, in the browser a Worker sharing the
+//! module's memory).
 //!
-//! A job is a row count and a function of a row range. The poster cuts the
-//! rows into parts and publishes the job; the poster and every helper awake
-//! claim parts one at a time until none is left, so a helper that wakes late
-//! only takes fewer. Helpers spin a while between jobs (a token's products
-//! follow each other within microseconds), then sleep until the next one. A
-//! pool no helper serves runs each job on the poster alone.
+//! A job is a count of rows (a product's rows, or attention's (token, head)
+//! pairs) and a function of a row range. The poster cuts the rows into parts
+//! and publishes the job; the poster and every helper awake claim parts one
+//! at a time until none is left, so a helper that wakes late only takes
+//! fewer. Helpers spin a while between jobs (a token's jobs follow each other
+//! within microseconds), then sleep until the next one. One job runs at a
+//! time: a job posted while another runs (from another thread, or from inside
+//! a job) runs on its poster alone. A pool no helper serves runs each job on
+//! the poster alone.
+//!
+//! A helper that dies (its Worker trapped: it marks its slot dead, see
+//! [`Pool::dead_flag`]) leaves the part it held unfinished: the poster waits
+//! for the other parts, runs the whole job again, and every later job alone.
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
 /// Times a helper, or the waiting poster, looks for its news before sleeping.
@@ -20,11 +27,14 @@ const SPINS: u32 = 1 << 17;
 /// Parts per thread (more than one, so that a helper that wakes late takes fewer).
 const PARTS_PER_THREAD: usize = 4;
 
-/// The fewest rows of a matrix product worth a part of their own.
-pub const MIN_PART_ROWS: usize = 16;
+/// The most helpers a pool has (slots `0..MAX_HELPERS`).
+pub const MAX_HELPERS: usize = 15;
 
-/// A job's work: rows `range` of its products.
-pub type RowWork<'a> = dyn Fn(Range<usize>) + Sync + 'a;
+/// The fewest rows of a matrix product worth a part of their own.
+pub(crate) const MIN_PART_ROWS: usize = 16;
+
+/// A job's work: rows `range` of it.
+pub(crate) type RowWork<'a> = dyn Fn(Range<usize>) + Sync + 'a;
 
 /// What helpers read of the job being run (it lives on the poster's stack
 /// while the poster waits for its parts).
@@ -42,30 +52,47 @@ impl Job<'_> {
     }
 }
 
+/// A helper's state, as the poster reads it when a helper dies.
+#[derive(Default)]
+struct Slot {
+    /// 1 while the helper runs a part.
+    in_part: AtomicU32,
+    /// 1 once the helper died (set by its Worker through [`Pool::dead_flag`]).
+    dead: AtomicU32,
+}
+
 /// A decoder's threads: see the module's doc.
 #[derive(Default)]
 pub struct Pool {
+    /// Held by the thread whose job runs (one at a time).
+    posting: Mutex<()>,
     /// Helpers in [`Pool::serve`].
     serving: AtomicUsize,
+    /// Each helper's slot.
+    slots: [Slot; MAX_HELPERS],
     /// The latest job's number (helpers wait for it to change).
     posted: AtomicU32,
-    /// The latest job's number (high half) and the next part to claim (low half).
+    /// The latest job's number (high 32 bits), its parts (16) and the next part to claim (16).
     claims: AtomicU64,
     /// The latest job, while its parts are claimed and run.
     job: AtomicPtr<Job<'static>>,
     /// Parts of the latest job finished.
     finished: AtomicUsize,
-    /// A helper failed (its Worker trapped): the poster runs every job alone from then on.
-    failed: AtomicBool,
+    /// Parts helpers have run, all jobs together.
+    helper_parts: AtomicUsize,
     /// Helpers are asked to return from [`Pool::serve`].
-    stopping: AtomicBool,
+    stopping: AtomicU32,
     /// Helpers asleep, waiting for a job.
     sleepers: AtomicUsize,
+    /// Guards helpers' sleep (with `wake`, notified when a job is posted).
     sleep: Mutex<()>,
+    /// Wakes sleeping helpers.
     wake: Condvar,
-    /// Whether the poster sleeps waiting for parts.
-    poster_asleep: AtomicBool,
+    /// 1 while the poster sleeps waiting for parts.
+    poster_asleep: AtomicU32,
+    /// Guards the poster's sleep (with `done`, notified when a part finishes).
     done_lock: Mutex<()>,
+    /// Wakes the sleeping poster.
     done: Condvar,
 }
 
@@ -75,21 +102,41 @@ impl Pool {
         Pool::default()
     }
 
-    /// Threads that run a job now: the poster and the helpers serving.
+    /// Threads that run a job now: the poster and the helpers serving (1 once
+    /// a helper died).
     pub fn threads(&self) -> usize {
-        if self.failed.load(Ordering::Acquire) {
+        if self.any_dead() {
             1
         } else {
             1 + self.serving.load(Ordering::Acquire)
         }
     }
 
-    /// Runs `work` over rows `0..rows`, in parts of at least `min_part`
-    /// rows shared with the helpers serving; returns when every part has run.
-    pub fn split(&self, rows: usize, min_part: usize, work: &RowWork<'_>) {
+    /// Parts helpers have run so far (all jobs together).
+    pub fn helper_parts(&self) -> usize {
+        self.helper_parts.load(Ordering::Relaxed)
+    }
+
+    /// Whether a helper died.
+    fn any_dead(&self) -> bool {
+        self.slots.iter().any(|s| s.dead.load(Ordering::Acquire) != 0)
+    }
+
+    /// Runs `work` over rows `0..rows`, in parts of at least `min_part` rows
+    /// shared with the helpers serving; returns when every part has run.
+    /// `work` must give a row the same results each time it runs it (a job a
+    /// helper died in runs again).
+    pub(crate) fn split(&self, rows: usize, min_part: usize, work: &RowWork<'_>) {
         let threads = self.threads();
-        let parts = (threads * PARTS_PER_THREAD).min(rows / min_part.max(1));
-        if threads == 1 || parts < 2 {
+        let parts = (threads * PARTS_PER_THREAD)
+            .min(rows / min_part.max(1))
+            .min(0xffff);
+        let posting = if threads > 1 && parts >= 2 {
+            self.posting.try_lock().ok()
+        } else {
+            None
+        };
+        if posting.is_none() {
             work(0..rows);
             return;
         }
@@ -101,7 +148,6 @@ impl Pool {
         self.wait_for(&job);
         self.job.store(std::ptr::null_mut(), Ordering::Release);
     }
-
     /// Publishes `job`, wakes sleeping helpers and returns its number.
     fn post(&self, job: &Job<'_>) -> u32 {
         self.finished.store(0, Ordering::Relaxed);
@@ -144,20 +190,31 @@ impl Pool {
     fn run_part(&self, job: &Job<'_>, part: usize) {
         (job.work)(job.part(part));
         self.finished.fetch_add(1, Ordering::SeqCst);
-        if self.poster_asleep.load(Ordering::SeqCst) {
+        if self.poster_asleep.load(Ordering::SeqCst) != 0 {
             let _guard = self.done_lock.lock().unwrap_or_else(|e| e.into_inner());
             self.done.notify_all();
         }
     }
 
-    /// Waits until every part of `job` has run (running them all itself if a
-    /// helper failed: a part it had claimed may be unfinished).
+    /// Waits until every part of `job` has run; if a helper died holding a
+    /// part, until every other part has, then runs the whole job itself.
     fn wait_for(&self, job: &Job<'_>) {
         let mut spins = 0;
-        while self.finished.load(Ordering::Acquire) < job.parts {
-            if self.failed.load(Ordering::Acquire) {
-                (job.work)(0..job.rows);
+        loop {
+            let finished = self.finished.load(Ordering::Acquire);
+            if finished >= job.parts {
                 return;
+            }
+            if self.any_dead() {
+                let abandoned = self
+                    .slots
+                    .iter()
+                    .filter(|s| s.dead.load(Ordering::Acquire) != 0 && s.in_part.load(Ordering::Acquire) != 0)
+                    .count();
+                if finished + abandoned >= job.parts {
+                    (job.work)(0..job.rows);
+                    return;
+                }
             }
             if spins < SPINS {
                 spins += 1;
@@ -165,8 +222,9 @@ impl Pool {
                 continue;
             }
             let guard = self.done_lock.lock().unwrap_or_else(|e| e.into_inner());
-            self.poster_asleep.store(true, Ordering::SeqCst);
-            if self.finished.load(Ordering::SeqCst) < job.parts && !self.failed.load(Ordering::SeqCst) {
+            self.poster_asleep.store(1, Ordering::SeqCst);
+            if self.finished.load(Ordering::SeqCst) < job.parts {
+                // A dead helper notifies no one: look again every millisecond.
                 let timeout = std::time::Duration::from_millis(1);
                 drop(
                     self.done
@@ -174,39 +232,43 @@ impl Pool {
                         .unwrap_or_else(|e| e.into_inner()),
                 );
             }
-            self.poster_asleep.store(false, Ordering::SeqCst);
+            self.poster_asleep.store(0, Ordering::SeqCst);
         }
     }
 
-    /// A helper's loop: runs parts of each job posted, until [`Pool::stop`].
-    pub fn serve(&self) {
-        self.serving.fetch_add(1, Ordering::AcqRel);
+    /// A helper's loop in slot `slot` (below [`MAX_HELPERS`], one helper
+    /// each): runs parts of each job posted, until [`Pool::stop`]. A helper
+    /// thread that panics marks its slot dead.
+    pub fn serve(&self, slot: usize) {
+        assert!(slot < MAX_HELPERS, "a pool has {MAX_HELPERS} helper slots");
+        let _serving = Serving::start(self, slot);
         let mut seen = self.posted.load(Ordering::Acquire);
         while let Some(number) = self.next_job(seen) {
             seen = number;
             while let Some(part) = self.claim(number) {
+                self.slots[slot].in_part.store(1, Ordering::SeqCst);
                 // SAFETY: see `post`: the part claimed is unfinished, so the
                 // poster is still waiting in `split` and the job alive.
                 let job = unsafe { &*self.job.load(Ordering::Acquire) };
                 self.run_part(job, part);
+                self.slots[slot].in_part.store(0, Ordering::SeqCst);
+                self.helper_parts.fetch_add(1, Ordering::Relaxed);
             }
         }
-        self.serving.fetch_sub(1, Ordering::AcqRel);
     }
 
-    /// Tells the poster that a helper failed in a job (its Worker trapped):
-    /// the poster runs that job again, and every later one, alone.
-    pub fn helper_failed(&self) {
-        self.serving.fetch_sub(1, Ordering::AcqRel);
-        self.failed.store(true, Ordering::SeqCst);
-        let _guard = self.done_lock.lock().unwrap_or_else(|e| e.into_inner());
-        self.done.notify_all();
+    /// The address of slot `slot`'s dead flag (a 32-bit word): a helper's
+    /// Worker whose wasm trapped sets it to 1 with `Atomics.store` (it cannot
+    /// call into the trapped instance again).
+    pub fn dead_flag(&self, slot: usize) -> *const AtomicU32 {
+        &self.slots[slot].dead
     }
 
     /// Asks every helper serving to return from [`Pool::serve`], and returns
-    /// once they have (helpers may serve it again after).
+    /// once they have (helpers may serve it again after). Natively only: a
+    /// dead Worker never returns.
     pub fn stop(&self) {
-        self.stopping.store(true, Ordering::SeqCst);
+        self.stopping.store(1, Ordering::SeqCst);
         {
             let _guard = self.sleep.lock().unwrap_or_else(|e| e.into_inner());
             self.wake.notify_all();
@@ -214,13 +276,13 @@ impl Pool {
         while self.serving.load(Ordering::SeqCst) > 0 {
             std::thread::yield_now();
         }
-        self.stopping.store(false, Ordering::SeqCst);
+        self.stopping.store(0, Ordering::SeqCst);
     }
 
     /// The number of the next job after `seen`, or `None` when stopping.
     fn next_job(&self, seen: u32) -> Option<u32> {
         for _ in 0..SPINS {
-            if self.stopping.load(Ordering::Relaxed) {
+            if self.stopping.load(Ordering::Relaxed) != 0 {
                 return None;
             }
             let number = self.posted.load(Ordering::Acquire);
@@ -232,7 +294,7 @@ impl Pool {
         let mut guard = self.sleep.lock().unwrap_or_else(|e| e.into_inner());
         self.sleepers.fetch_add(1, Ordering::SeqCst);
         let number = loop {
-            if self.stopping.load(Ordering::SeqCst) {
+            if self.stopping.load(Ordering::SeqCst) != 0 {
                 break None;
             }
             let number = self.posted.load(Ordering::SeqCst);
@@ -243,6 +305,29 @@ impl Pool {
         };
         self.sleepers.fetch_sub(1, Ordering::SeqCst);
         number
+    }
+}
+
+/// A helper's time in [`Pool::serve`]: counted while it lasts; a panic
+/// leaving it marks the helper's slot dead.
+struct Serving<'a> {
+    pool: &'a Pool,
+    slot: usize,
+}
+
+impl<'a> Serving<'a> {
+    fn start(pool: &'a Pool, slot: usize) -> Self {
+        pool.serving.fetch_add(1, Ordering::AcqRel);
+        Serving { pool, slot }
+    }
+}
+
+impl Drop for Serving<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.pool.slots[self.slot].dead.store(1, Ordering::SeqCst);
+        }
+        self.pool.serving.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -262,18 +347,19 @@ fn split_claims(word: u64) -> (u32, usize, usize) {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
     use std::sync::Arc;
+    use std::time::Duration;
 
     use super::Pool;
 
-    /// `helpers` threads serving a new pool, and their handles.
+    /// `helpers` threads serving a new pool (slots 0, 1, …), and their handles.
     fn pool_with(helpers: usize) -> (Arc<Pool>, Vec<std::thread::JoinHandle<()>>) {
         let pool = Arc::new(Pool::new());
         let threads = (0..helpers)
-            .map(|_| {
+            .map(|slot| {
                 let pool = Arc::clone(&pool);
-                std::thread::spawn(move || pool.serve())
+                std::thread::spawn(move || pool.serve(slot))
             })
             .collect();
         while pool.threads() < helpers + 1 {
@@ -305,52 +391,84 @@ mod tests {
     }
 
     #[test]
-    fn helpers_take_parts_and_sleep_between_jobs() {
+    fn a_sleeping_helper_wakes_for_the_next_job() {
         let (pool, threads) = pool_with(1);
-        let helper_rows = AtomicU32::new(0);
+        // Long enough for the helper to stop spinning and sleep.
+        std::thread::sleep(Duration::from_millis(100));
         let poster = std::thread::current().id();
-        for _ in 0..200 {
-            pool.split(4096, 16, &|range| {
-                if std::thread::current().id() != poster {
-                    helper_rows.fetch_add(range.len() as u32, Ordering::Relaxed);
-                }
-                std::thread::sleep(std::time::Duration::from_micros(20));
-            });
-        }
-        // Long enough for the helper to sleep, then a job wakes it.
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        pool.split(4096, 16, &|_| {
-            std::thread::sleep(std::time::Duration::from_micros(200))
+        let helper_rows = AtomicU32::new(0);
+        pool.split(4096, 16, &|range| {
+            if std::thread::current().id() != poster {
+                helper_rows.fetch_add(range.len() as u32, Ordering::Relaxed);
+            }
+            std::thread::sleep(Duration::from_millis(5));
         });
-        assert!(helper_rows.load(Ordering::Relaxed) > 0, "the helper ran parts");
+        assert!(
+            helper_rows.load(Ordering::Relaxed) > 0,
+            "the woken helper ran parts"
+        );
         pool.stop();
         threads.into_iter().for_each(|t| t.join().unwrap());
     }
 
     #[test]
-    fn after_a_helper_fails_the_poster_runs_every_row_itself() {
-        let pool = Pool::new();
-        // A helper that claims a part and dies in it: its part never finishes.
-        pool.serving.fetch_add(1, Ordering::AcqRel);
-        assert_eq!(pool.threads(), 2);
-        let counts: Vec<AtomicU32> = (0..256).map(|_| AtomicU32::new(0)).collect();
-        let seen = pool.posted.load(Ordering::Acquire);
-        std::thread::scope(|scope| {
-            let failing = scope.spawn(|| {
-                let number = pool.next_job(seen).unwrap();
-                assert!(pool.claim(number).is_some());
-                pool.helper_failed();
-            });
-            pool.split(256, 16, &|range| {
-                // Slow parts: the failing helper claims one before the poster has them all.
-                std::thread::sleep(std::time::Duration::from_millis(20));
-                for row in range {
-                    counts[row].fetch_add(1, Ordering::Relaxed);
-                }
-            });
-            failing.join().unwrap();
+    fn a_job_posted_inside_a_job_runs_on_its_poster() {
+        let (pool, threads) = pool_with(1);
+        let counts: Vec<AtomicU32> = (0..64 * 64).map(|_| AtomicU32::new(0)).collect();
+        pool.split(64, 1, &|outer| {
+            for o in outer {
+                pool.split(64, 1, &|inner| {
+                    inner.for_each(|i| {
+                        counts[o * 64 + i].fetch_add(1, Ordering::Relaxed);
+                    })
+                });
+            }
         });
-        assert!(counts.iter().all(|c| c.load(Ordering::Relaxed) >= 1));
-        assert_eq!(pool.threads(), 1);
+        assert!(counts.iter().all(|c| c.load(Ordering::Relaxed) == 1));
+        pool.stop();
+        threads.into_iter().for_each(|t| t.join().unwrap());
+    }
+
+    #[test]
+    fn a_helper_that_dies_in_a_part_is_waited_out_then_its_job_rerun() {
+        // Helper 0 dies holding a part; helper 1 is still in a slow part of
+        // the same job: the poster must not run the job again before it ends.
+        let (pool, threads) = pool_with(2);
+        let slow_done = AtomicBool::new(false);
+        let rerun_early = AtomicBool::new(false);
+        let helpers_seen = AtomicU32::new(0);
+        let poster = std::thread::current().id();
+        pool.split(64, 16, &|range| {
+            if range == (0..64) {
+                // The poster's rerun of the whole job.
+                rerun_early.store(!slow_done.load(Ordering::SeqCst), Ordering::SeqCst);
+                return;
+            }
+            if std::thread::current().id() == poster {
+                std::thread::sleep(Duration::from_millis(20));
+                return;
+            }
+            match helpers_seen.fetch_add(1, Ordering::SeqCst) {
+                0 => {
+                    // Dies in its part: marks its slot dead (as a trapped Worker
+                    // does) and never finishes it.
+                    let slot = (0..2)
+                        .find(|&s| pool.slots[s].in_part.load(Ordering::SeqCst) == 1)
+                        .unwrap();
+                    pool.slots[slot].dead.store(1, Ordering::SeqCst);
+                    std::thread::park_timeout(Duration::from_secs(3600));
+                }
+                _ => {
+                    std::thread::sleep(Duration::from_millis(100));
+                    slow_done.store(true, Ordering::SeqCst);
+                }
+            }
+        });
+        assert!(
+            !rerun_early.load(Ordering::SeqCst),
+            "the rerun waited for the healthy helper's part"
+        );
+        assert_eq!(pool.threads(), 1, "a pool with a dead helper runs alone");
+        drop(threads);
     }
 }

@@ -116,7 +116,8 @@ impl LocalDecoder {
 }
 
 /// The threaded build (`lectern_local_threads.js`: atomics and shared memory):
-/// a helper Worker, given the module and its memory, serves a decoder's pool.
+/// a helper Worker, given the module and its memory, serves a decoder's pool
+/// (its products and attention).
 #[cfg(target_feature = "atomics")]
 mod helpers {
     use std::sync::Arc;
@@ -135,22 +136,26 @@ mod helpers {
         }
     }
 
-    /// A helper Worker's loop: runs parts of the products of the decoder whose
+    /// A helper Worker's loop in slot `slot` (0 for the first helper, 1 for
+    /// the next…): runs parts of the jobs of the decoder whose
     /// [`LocalDecoder::helper_handle`] `handle` is; never returns (the Worker
-    /// ends with the decoder's).
+    /// ends with the decoder's). For `lectern_local_helper.js` only: `handle`
+    /// must come from `helperHandle`.
     #[wasm_bindgen(js_name = serveDecoder)]
-    pub fn serve_decoder(handle: u32) {
+    pub fn serve_decoder(handle: u32, slot: usize) {
         // SAFETY: `handle` is a count of the pool's Arc given out by `helper_handle`.
         let pool = unsafe { Arc::from_raw(handle as usize as *const Pool) };
-        pool.serve();
+        pool.serve(slot);
     }
 
-    /// Tells the decoder of `handle` that its helper trapped in
-    /// [`serve_decoder`]: it runs every product alone from then on.
-    #[wasm_bindgen(js_name = helperFailed)]
-    pub fn helper_failed(handle: u32) {
-        // SAFETY: the count `serve_decoder` took was not dropped (it trapped).
+    /// The address (in the shared memory) of the 32-bit word a helper's
+    /// Worker sets to 1 with `Atomics.store` when its wasm traps in
+    /// [`serve_decoder`]: the decoder then runs that job again, and every
+    /// later one, alone. For `lectern_local_helper.js` only.
+    #[wasm_bindgen(js_name = helperDeadFlag)]
+    pub fn helper_dead_flag(handle: u32, slot: usize) -> u32 {
+        // SAFETY: as in `serve_decoder`; the pool outlives the helper.
         let pool = unsafe { &*(handle as usize as *const Pool) };
-        pool.helper_failed();
+        pool.dead_flag(slot) as usize as u32
     }
 }

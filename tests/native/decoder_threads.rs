@@ -19,9 +19,9 @@ struct Helpers {
 impl Helpers {
     fn start(decoder: &Decoder, count: usize) -> Self {
         let threads = (0..count)
-            .map(|_| {
+            .map(|slot| {
                 let pool = decoder.pool();
-                std::thread::spawn(move || pool.serve())
+                std::thread::spawn(move || pool.serve(slot))
             })
             .collect();
         let helpers = Helpers {
@@ -64,7 +64,9 @@ fn same_with_helpers(env: &str, script: &str, text: &str) {
     let alone = passes(&decoder, &prompt);
     for count in [1, 2] {
         let helpers = Helpers::start(&decoder, count);
+        let before = decoder.pool().helper_parts();
         assert_eq!(passes(&decoder, &prompt), alone, "{count} helper(s)");
+        assert!(decoder.pool().helper_parts() > before, "the helpers ran parts");
         drop(helpers);
     }
     assert_eq!(decoder.pool().threads(), 1, "the helpers returned");

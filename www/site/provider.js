@@ -15,7 +15,7 @@ const CHOICE_KEY = 'lectern-site-model';
 // reader reads (app.js) and gets the passages that keep its first words within 5 s: on one thread
 // three within 200 tokens began answers after 3.7 s (median; 300 tokens: 6.0 s for 8 facts of 32
 // against 6); on two threads (the site served cross-origin isolated, in a browser with
-// SharedArrayBuffer) three within 300 tokens began after 3.6 s (200 tokens: 2.3 s; npm run bench
+// SharedArrayBuffer) three within 300 tokens began after 3.7 s (200 tokens: 2.3 s; npm run bench
 // -- answers); its sources still show the reader what it read.
 // The demo model calls search_book itself (the flow it shows), so it keeps tool use.
 const RETRIEVAL = {
