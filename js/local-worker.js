@@ -83,7 +83,7 @@ async function load({ id, url, cacheName, threads = 1 }) {
   postMessage({ type: 'progress', phase: 'load' });
   decoder = new glue.LocalDecoder(bytes);
   if (threaded) {
-    const helpers = Array.from({ length: threads - 1 }, (_, slot) => startHelper(threaded, decoder.helperHandle(), slot));
+    const helpers = Array.from({ length: threads - 1 }, (_, slot) => startHelper(threaded, { handle: decoder.helperHandle(), deadMask: decoder.helperDeadMask(), slot }));
     const serving = (await Promise.all(helpers)).filter(Boolean).length;
     // A helper posts `serving` just before it enters the pool's loop.
     for (let wait = 0; decoder.threads() < 1 + serving && wait < 100; wait += 1) await new Promise((r) => setTimeout(r, 1));
@@ -115,9 +115,10 @@ async function threadedBuild() {
   }
 }
 
-/** A helper Worker serving the decoder's pool in `slot`; resolves with whether it serves. One that
- * does not start in time, or fails, is ended and said to be so in a `threads` progress message. */
-function startHelper({ module, memory }, handle, slot) {
+/** A helper Worker serving the decoder's pool (`handle`) in `slot` (`deadMask`: the word it marks
+ * if its wasm traps); resolves with whether it serves. One that does not start in time, or fails,
+ * is ended and said to be so in a `threads` progress message. */
+function startHelper({ module, memory }, { handle, deadMask, slot }) {
   return new Promise((resolve) => {
     const helper = new Worker(new URL('./lectern_local_helper.js', import.meta.url), { type: 'module' });
     let started = false;
@@ -140,7 +141,7 @@ function startHelper({ module, memory }, handle, slot) {
       end(started ? `failed: ${event.message}` : `did not start: ${event.message || 'its script did not load'}`);
     };
     try {
-      helper.postMessage({ module, memory, handle, slot });
+      helper.postMessage({ module, memory, handle, deadMask, slot });
     } catch (error) {
       // WebKit cannot send a compiled module or a shared memory to a Worker started by a Worker.
       clearTimeout(timer);

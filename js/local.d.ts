@@ -50,7 +50,7 @@ export class LocalModel {
   close(): void;
 }
 
-/** The default threads: the logical processors (at most 4) on a cross-origin isolated page, else 1. */
+/** The default threads: the logical processors (at most 4) on a cross-origin isolated page whose browser has `SharedArrayBuffer`, else 1. */
 export function defaultThreads(): number;
 
 /** A conversation in ChatML, ending with the assistant's turn opened. */

@@ -139,11 +139,11 @@ export class LocalModel {
 
 /**
  * The threads a {@link LocalModel} runs on by default: on a cross-origin isolated page (COOP
- * `same-origin` and COEP `require-corp` or `credentialless`, so shared memory is allowed) the
- * browser's logical processors, at most 4; elsewhere 1.
+ * `same-origin` and COEP `require-corp` or `credentialless`, so shared memory is allowed) whose
+ * browser has `SharedArrayBuffer`, the browser's logical processors, at most 4; elsewhere 1.
  */
 export function defaultThreads() {
-  if (globalThis.crossOriginIsolated !== true) return 1;
+  if (globalThis.crossOriginIsolated !== true || typeof SharedArrayBuffer !== 'function') return 1;
   return Math.min(4, Math.max(1, globalThis.navigator?.hardwareConcurrency ?? 1));
 }
 

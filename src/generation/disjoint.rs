@@ -39,4 +39,14 @@ impl<'a> DisjointSlice<'a> {
         // SAFETY: in bounds (checked); exclusive by the caller's promise.
         unsafe { std::slice::from_raw_parts_mut(self.start.add(range.start), range.len()) }
     }
+
+    /// Writes `value` at `at` (panics outside the slice).
+    ///
+    /// # Safety
+    /// No other thread reads or writes element `at` meanwhile.
+    pub unsafe fn set(&self, at: usize, value: f32) {
+        assert!(at < self.len, "outside the slice");
+        // SAFETY: in bounds (checked); exclusive by the caller's promise.
+        unsafe { self.start.add(at).write(value) }
+    }
 }

@@ -25,6 +25,7 @@ pub mod gguf_meta;
 pub mod kv_cache;
 pub mod ops;
 pub mod pool;
+pub mod pool_registry;
 mod pretokenize;
 mod products;
 pub mod sampler;

@@ -13,8 +13,8 @@
 //! a job) runs on its poster alone. A pool no helper serves runs each job on
 //! the poster alone.
 //!
-//! A helper that dies (its Worker trapped: it marks its slot dead, see
-//! [`Pool::dead_flag`]) leaves the part it held unfinished: the poster waits
+//! A helper that dies (its Worker trapped: it sets its slot's bit of the
+//! dead mask, see [`Pool::dead_mask`]) leaves the part it held unfinished: the poster waits
 //! for the other parts, runs the whole job again, and every later job alone.
 
 use std::ops::Range;
@@ -52,15 +52,6 @@ impl Job<'_> {
     }
 }
 
-/// A helper's state, as the poster reads it when a helper dies.
-#[derive(Default)]
-struct Slot {
-    /// 1 while the helper runs a part.
-    in_part: AtomicU32,
-    /// 1 once the helper died (set by its Worker through [`Pool::dead_flag`]).
-    dead: AtomicU32,
-}
-
 /// A decoder's threads: see the module's doc.
 #[derive(Default)]
 pub struct Pool {
@@ -68,8 +59,10 @@ pub struct Pool {
     posting: Mutex<()>,
     /// Helpers in [`Pool::serve`].
     serving: AtomicUsize,
-    /// Each helper's slot.
-    slots: [Slot; MAX_HELPERS],
+    /// 1 while the helper in that slot runs a part.
+    in_part: [AtomicU32; MAX_HELPERS],
+    /// Bit `slot` set once the helper in that slot died (by its Worker, see [`Pool::dead_mask`]).
+    dead: AtomicU32,
     /// The latest job's number (helpers wait for it to change).
     posted: AtomicU32,
     /// The latest job's number (high 32 bits), its parts (16) and the next part to claim (16).
@@ -119,7 +112,21 @@ impl Pool {
 
     /// Whether a helper died.
     fn any_dead(&self) -> bool {
-        self.slots.iter().any(|s| s.dead.load(Ordering::Acquire) != 0)
+        self.dead.load(Ordering::Acquire) != 0
+    }
+
+    /// Dead helpers that died holding a part (of the job being waited for).
+    fn abandoned_parts(&self) -> usize {
+        let dead = self.dead.load(Ordering::Acquire);
+        (0..MAX_HELPERS)
+            .filter(|&slot| dead & (1 << slot) != 0)
+            .filter(|&slot| self.in_part[slot].load(Ordering::Acquire) != 0)
+            .count()
+    }
+
+    /// Marks the helper in `slot` dead.
+    fn mark_dead(&self, slot: usize) {
+        self.dead.fetch_or(1 << slot, Ordering::SeqCst);
     }
 
     /// Runs `work` over rows `0..rows`, in parts of at least `min_part` rows
@@ -205,16 +212,9 @@ impl Pool {
             if finished >= job.parts {
                 return;
             }
-            if self.any_dead() {
-                let abandoned = self
-                    .slots
-                    .iter()
-                    .filter(|s| s.dead.load(Ordering::Acquire) != 0 && s.in_part.load(Ordering::Acquire) != 0)
-                    .count();
-                if finished + abandoned >= job.parts {
-                    (job.work)(0..job.rows);
-                    return;
-                }
+            if self.any_dead() && finished + self.abandoned_parts() >= job.parts {
+                (job.work)(0..job.rows);
+                return;
             }
             if spins < SPINS {
                 spins += 1;
@@ -238,7 +238,7 @@ impl Pool {
 
     /// A helper's loop in slot `slot` (below [`MAX_HELPERS`], one helper
     /// each): runs parts of each job posted, until [`Pool::stop`]. A helper
-    /// thread that panics marks its slot dead.
+    /// thread that panics marks its slot dead (sets its bit of the dead mask).
     pub fn serve(&self, slot: usize) {
         assert!(slot < MAX_HELPERS, "a pool has {MAX_HELPERS} helper slots");
         let _serving = Serving::start(self, slot);
@@ -246,22 +246,22 @@ impl Pool {
         while let Some(number) = self.next_job(seen) {
             seen = number;
             while let Some(part) = self.claim(number) {
-                self.slots[slot].in_part.store(1, Ordering::SeqCst);
+                self.in_part[slot].store(1, Ordering::SeqCst);
                 // SAFETY: see `post`: the part claimed is unfinished, so the
                 // poster is still waiting in `split` and the job alive.
                 let job = unsafe { &*self.job.load(Ordering::Acquire) };
                 self.run_part(job, part);
-                self.slots[slot].in_part.store(0, Ordering::SeqCst);
+                self.in_part[slot].store(0, Ordering::SeqCst);
                 self.helper_parts.fetch_add(1, Ordering::Relaxed);
             }
         }
     }
 
-    /// The address of slot `slot`'s dead flag (a 32-bit word): a helper's
-    /// Worker whose wasm trapped sets it to 1 with `Atomics.store` (it cannot
-    /// call into the trapped instance again).
-    pub fn dead_flag(&self, slot: usize) -> *const AtomicU32 {
-        &self.slots[slot].dead
+    /// The dead mask (a 32-bit word, bit `slot` for the helper in `slot`): a
+    /// helper's Worker whose wasm trapped sets its bit with `Atomics.or` (it
+    /// cannot call into the trapped instance again).
+    pub fn dead_mask(&self) -> *const AtomicU32 {
+        &self.dead
     }
 
     /// Asks every helper serving to return from [`Pool::serve`], and returns
@@ -309,7 +309,7 @@ impl Pool {
 }
 
 /// A helper's time in [`Pool::serve`]: counted while it lasts; a panic
-/// leaving it marks the helper's slot dead.
+/// leaving it marks the helper's slot dead (its bit of the dead mask).
 struct Serving<'a> {
     pool: &'a Pool,
     slot: usize,
@@ -325,7 +325,7 @@ impl<'a> Serving<'a> {
 impl Drop for Serving<'_> {
     fn drop(&mut self) {
         if std::thread::panicking() {
-            self.pool.slots[self.slot].dead.store(1, Ordering::SeqCst);
+            self.pool.mark_dead(self.slot);
         }
         self.pool.serving.fetch_sub(1, Ordering::AcqRel);
     }
@@ -450,12 +450,12 @@ mod tests {
             }
             match helpers_seen.fetch_add(1, Ordering::SeqCst) {
                 0 => {
-                    // Dies in its part: marks its slot dead (as a trapped Worker
+                    // Dies in its part: sets its slot's dead bit (as a trapped Worker
                     // does) and never finishes it.
                     let slot = (0..2)
-                        .find(|&s| pool.slots[s].in_part.load(Ordering::SeqCst) == 1)
+                        .find(|&s| pool.in_part[s].load(Ordering::SeqCst) == 1)
                         .unwrap();
-                    pool.slots[slot].dead.store(1, Ordering::SeqCst);
+                    pool.mark_dead(slot);
                     std::thread::park_timeout(Duration::from_secs(3600));
                 }
                 _ => {

@@ -35,7 +35,7 @@ impl<'a> Product<'a> {
                 let at = t * m.rows + row;
                 // SAFETY: row `row` (of every input) is this thread's alone:
                 // the pool's parts do not overlap.
-                unsafe { self.out.range(at..at + 1)[0] = product };
+                unsafe { self.out.set(at, product) };
             });
         }
     }

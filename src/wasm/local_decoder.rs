@@ -117,45 +117,47 @@ impl LocalDecoder {
 
 /// The threaded build (`lectern_local_threads.js`: atomics and shared memory):
 /// a helper Worker, given the module and its memory, serves a decoder's pool
-/// (its products and attention).
+/// (its products and attention), found by the number the decoder gave.
 #[cfg(target_feature = "atomics")]
 mod helpers {
-    use std::sync::Arc;
-
     use wasm_bindgen::prelude::*;
 
     use super::LocalDecoder;
-    use crate::generation::Pool;
+    use crate::generation::pool::MAX_HELPERS;
+    use crate::generation::pool_registry;
 
     #[wasm_bindgen]
     impl LocalDecoder {
-        /// A handle on the decoder's threads, for a helper Worker's [`serve_decoder`].
+        /// The number of the decoder's threads, for a helper Worker's [`serve_decoder`].
         #[wasm_bindgen(js_name = helperHandle)]
         pub fn helper_handle(&self) -> u32 {
-            Arc::into_raw(self.decoder.pool()) as usize as u32
+            pool_registry::register(&self.decoder.pool())
+        }
+
+        /// The address (in the shared memory) of the decoder's dead mask: a
+        /// helper's Worker whose wasm traps in [`serve_decoder`] sets its
+        /// slot's bit (`1 << slot`) with `Atomics.or`; the decoder then runs
+        /// that job again, and every later one, alone.
+        #[wasm_bindgen(js_name = helperDeadMask)]
+        pub fn helper_dead_mask(&self) -> u32 {
+            self.decoder.pool().dead_mask() as usize as u32
         }
     }
 
     /// A helper Worker's loop in slot `slot` (0 for the first helper, 1 for
-    /// the next…): runs parts of the jobs of the decoder whose
-    /// [`LocalDecoder::helper_handle`] `handle` is; never returns (the Worker
-    /// ends with the decoder's). For `lectern_local_helper.js` only: `handle`
-    /// must come from `helperHandle`.
+    /// the next…) of the decoder whose [`LocalDecoder::helper_handle`] is
+    /// `handle`: runs parts of its jobs; returns only with an error (an
+    /// unknown handle, a slot out of range), else the Worker ends with the
+    /// decoder's.
     #[wasm_bindgen(js_name = serveDecoder)]
-    pub fn serve_decoder(handle: u32, slot: usize) {
-        // SAFETY: `handle` is a count of the pool's Arc given out by `helper_handle`.
-        let pool = unsafe { Arc::from_raw(handle as usize as *const Pool) };
+    pub fn serve_decoder(handle: u32, slot: usize) -> Result<(), JsError> {
+        const _: () = assert!(MAX_HELPERS == 15, "the message below names the slots");
+        if slot >= MAX_HELPERS {
+            return Err(JsError::new("a decoder's helper slots are 0 to 14"));
+        }
+        let pool = pool_registry::registered(handle)
+            .ok_or_else(|| JsError::new("no living decoder has this helper handle"))?;
         pool.serve(slot);
-    }
-
-    /// The address (in the shared memory) of the 32-bit word a helper's
-    /// Worker sets to 1 with `Atomics.store` when its wasm traps in
-    /// [`serve_decoder`]: the decoder then runs that job again, and every
-    /// later one, alone. For `lectern_local_helper.js` only.
-    #[wasm_bindgen(js_name = helperDeadFlag)]
-    pub fn helper_dead_flag(handle: u32, slot: usize) -> u32 {
-        // SAFETY: as in `serve_decoder`; the pool outlives the helper.
-        let pool = unsafe { &*(handle as usize as *const Pool) };
-        pool.dead_flag(slot) as usize as u32
+        Ok(())
     }
 }

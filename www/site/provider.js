@@ -4,6 +4,7 @@
 // settings from the widget live in this page's memory only.
 import { demoProvider } from './demo-model.js';
 import { localModelProvider } from './local-model.js';
+import { defaultThreads } from '/pkg/lectern_local_provider.js';
 
 const CHOICE_KEY = 'lectern-site-model';
 
@@ -33,7 +34,8 @@ export function modelChoices(config, custom) {
   // against 6) is one pick away, and a pick is remembered.
   const choices = [];
   if (config.localModel) {
-    const retrieval = runsThreaded() ? RETRIEVAL.slowThreaded : RETRIEVAL.slow;
+    // Planned before the model loads, from the threads lectern/local will ask for.
+    const retrieval = defaultThreads() > 1 ? RETRIEVAL.slowThreaded : RETRIEVAL.slow;
     choices.push({ id: 'local', label: `In-browser model (${config.localModel.name})`, retrieval, provider: () => localModelProvider(config.localModel, { status: document.querySelector('#model-status') }) });
   }
   choices.push({ id: 'demo', label: 'Demo model (no AI)', retrieval: RETRIEVAL.tools, provider: async () => demoProvider() });
@@ -51,11 +53,6 @@ export function modelChoices(config, custom) {
   return choices;
 }
 
-/** Whether the in-browser model will run on two threads or more: lectern/local's default on a
- * cross-origin isolated page whose browser has SharedArrayBuffer and two processors. */
-function runsThreaded() {
-  return globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function' && (navigator.hardwareConcurrency ?? 1) >= 2;
-}
 
 /** The provider options of the widget's settings (`lectern-settings-change` detail). */
 function customProvider({ kind, baseUrl, model, apiKey, stream }) {
