@@ -116,17 +116,23 @@ async function threadedBuild() {
 }
 
 /** A helper Worker serving the decoder's pool (`handle`) in `slot` (`deadMask`: the word it marks
- * if its wasm traps); resolves with whether it serves. One that does not start in time, or fails,
- * is ended and said to be so in a `threads` progress message. */
+ * if its wasm traps); resolves with whether it serves. One that cannot be made, does not start in
+ * time, or fails, is ended and said to be so in a `threads` progress message. */
 function startHelper({ module, memory }, { handle, deadMask, slot }) {
   return new Promise((resolve) => {
-    const helper = new Worker(new URL('./lectern_local_helper.js', import.meta.url), { type: 'module' });
-    let started = false;
+    let helper = null;
     const end = (why) => {
-      helper.terminate();
+      helper?.terminate();
       postMessage({ type: 'progress', phase: 'threads', message: `a helper thread ${why}` });
       resolve(false);
     };
+    try {
+      helper = new Worker(new URL('./lectern_local_helper.js', import.meta.url), { type: 'module' });
+    } catch (error) {
+      // Where this Worker may not start Workers (a Content-Security-Policy): no helper.
+      return end(`could not start: ${error?.message ?? error}`);
+    }
+    let started = false;
     const timer = setTimeout(() => end('did not start in time'), HELPER_START_MS);
     helper.onmessage = ({ data }) => {
       clearTimeout(timer);
