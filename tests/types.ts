@@ -269,7 +269,7 @@ export async function abortable(lectern: Lectern, id: string): Promise<string> {
   const controller = new AbortController();
   setTimeout(() => controller.abort(), 1000);
   try {
-    return (await lectern.send(id, 'Tell me a long story', { signal: controller.signal, maxOutputTokens: 400 })).text;
+    return (await lectern.send(id, 'Tell me a long story', { signal: controller.signal, maxOutputTokens: 400, maxContextTokens: 300 })).text;
   } catch (error) {
     const e = error as LecternError;
     if (e.name === 'AbortError' || e.name === 'ConnectionError') return e.partialText ?? '';
@@ -533,6 +533,9 @@ export async function chatWidget(lectern: Lectern): Promise<string | null> {
   chat.addEventListener('lectern-finish', (event) => console.log(event.detail.turnId, event.detail.usage.inputTokens));
   chat.addEventListener('lectern-settings-change', (event) => console.log(event.detail.apiKey.length));
   chat.addEventListener('lectern-send', (event) => event.detail.text.startsWith('/') && event.preventDefault());
+  chat.addEventListener('lectern-send', (event) => {
+    event.detail.options.maxContextTokens = 200;
+  });
   const approval: LecternChatEventMap['lectern-approval']['detail'] = { conversationId: '', turnId: '', calls: [] };
   await chat.ready;
   const sent: boolean = await chat.send('Hello');

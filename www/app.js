@@ -6,8 +6,8 @@ import init, { Lectern } from '/pkg/lectern.js';
 import { renderLibrary } from './site/library.js';
 import { bookInput, sampleFile, wireOpening } from './site/open-book.js';
 import { showBackgroundWork, startProgress } from './site/progress.js';
-import { readAhead, stopLocalModel } from './site/local-model.js';
-import { initialChoice, modelChoices, rememberChoice } from './site/provider.js';
+import { localModelThreads, readAhead, stopLocalModel } from './site/local-model.js';
+import { initialChoice, localContextTokens, modelChoices, rememberChoice } from './site/provider.js';
 import { createReader } from './site/reader.js';
 import { registerServiceWorker } from './site/sw-register.js';
 
@@ -155,6 +155,11 @@ async function boot() {
   fillChoices(config);
   $('#model-choice').addEventListener('change', () => useModel(choices.find((c) => c.id === $('#model-choice').value)));
   chat.addEventListener('lectern-source', (event) => goToSource(event.detail).catch(showError));
+  chat.addEventListener('lectern-send', ({ detail }) => {
+    // The in-browser model's passages as measured for the threads it runs on, once it has loaded.
+    const threads = modelChoice?.id === 'local' ? localModelThreads() : null;
+    if (threads) detail.options.maxContextTokens = localContextTokens(threads);
+  });
   chat.addEventListener('lectern-settings-change', async (event) => {
     custom = event.detail;
     fillChoices(config);

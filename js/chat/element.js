@@ -296,13 +296,15 @@ export class LecternChat extends HTMLElement {
     await this.#loaded;
     if (this.#turn) return false; // another send started meanwhile
     const conversationId = this.#conversationId;
-    const allowed = this.dispatchEvent(new CustomEvent('lectern-send', { detail: { conversationId, text: message }, cancelable: true, bubbles: true, composed: true }));
+    // A listener may cancel the send, or add send options for this turn to `detail.options`.
+    const detail = { conversationId, text: message, options: {} };
+    const allowed = this.dispatchEvent(new CustomEvent('lectern-send', { detail, cancelable: true, bubbles: true, composed: true }));
     if (!allowed || !conversationId) return false;
     const mentions = this.#ui.mentions.take(message);
     this.#ui.input.value = '';
     this.#dropRetries();
     this.#append(userMessage(message));
-    const options = mentions.length ? { mentions } : {};
+    const options = { ...detail.options, ...(mentions.length ? { mentions } : {}) };
     this.#lastSendOptions = options;
     await this.#runTurn((signal) => this.#lectern.send(conversationId, message, { ...options, signal }));
     return true;

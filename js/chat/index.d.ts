@@ -1,5 +1,5 @@
 // Types of lectern/chat: the <lectern-chat> element, its properties, methods and events.
-import type { Lectern, LecternErrorName, Mention, PendingCall, SendResult, Source, SourceCheck, Usage } from '../lectern.js';
+import type { Lectern, LecternErrorName, Mention, PendingCall, SendOptions, SendResult, Source, SourceCheck, Usage } from '../lectern.js';
 
 /** An item of the `@`-mention list the host provides. */
 export interface ChatMention extends Mention {
@@ -19,8 +19,8 @@ export interface ChatSettings {
 export type ChatSourceDetail = Pick<Source, 'bookId' | 'startPage' | 'endPage' | 'via' | 'text'>;
 
 export interface LecternChatEventMap extends HTMLElementEventMap {
-  /** Before a message is sent; `preventDefault()` cancels it. */
-  'lectern-send': CustomEvent<{ conversationId: string; text: string }>;
+  /** Before a message is sent; `preventDefault()` cancels it, and `detail.options` takes send options for this turn (its *Retry* too). */
+  'lectern-send': CustomEvent<{ conversationId: string; text: string; options: Omit<SendOptions, 'signal' | 'mentions'> }>;
   /** A turn answered. */
   'lectern-finish': CustomEvent<{ conversationId: string; turnId: string; text: string; usage: Usage; sources: Source[]; sourceCheck?: SourceCheck }>;
   /** A turn failed (the chat shows a friendly message with Retry). */

@@ -324,6 +324,7 @@ impl Agent {
                 &to_run,
                 &pending.step.offered,
                 &working_state,
+                state,
             )
             .await;
         for outcome in &mut outcomes {

@@ -218,6 +218,12 @@ impl AgentConfig {
         self.persona.temperature.or(self.model_profile.temperature)
     }
 
+    /// The most tokens of book passages a turn reads: the turn's (`send`'s
+    /// `maxContextTokens`), else `retrieval.maxContextTokens`; `None`: no limit.
+    pub fn passage_budget(&self, overrides: &crate::domain::TurnOverrides) -> Option<usize> {
+        (overrides.max_context_tokens.map(|n| n as usize)).or(self.max_context_tokens)
+    }
+
     /// The `max_tokens` sent: the turn's (`send`), then the persona's, then the
     /// model profile's; `None` leaves it to the provider's setting and default.
     pub fn max_output_tokens(&self, overrides: &crate::domain::TurnOverrides) -> Option<u32> {

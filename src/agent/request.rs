@@ -10,7 +10,7 @@ use super::turn_scope::TurnScope;
 use super::{read_window, Agent, RetrievalStrategy, TurnState};
 use crate::cancel::CancelToken;
 use crate::domain::{estimate_tokens, tool_definitions_tokens, Conversation, ToolDefinition};
-use crate::domain::{Source, SourceVia};
+use crate::domain::{Source, SourceVia, TurnOverrides};
 use crate::error::Result;
 use crate::events::EventKind;
 use crate::provider::ModelRequest;
@@ -127,6 +127,7 @@ impl Agent {
         &self,
         conversation: &Conversation,
         text: &str,
+        overrides: &TurnOverrides,
         cancel: &CancelToken,
     ) -> Result<Vec<Source>> {
         let (Some(book_id), Some(library)) = (&conversation.book_id, &self.library) else {
@@ -138,7 +139,7 @@ impl Agent {
             reader_pages: self.config.reader_pages,
             passages: if always { self.config.retrieved_passages } else { 0 },
             introductions: if always { measured.introductions } else { 0 },
-            max_tokens: self.config.max_context_tokens,
+            max_tokens: self.config.passage_budget(overrides),
             via: SourceVia::AlwaysRetrieve,
             ..measured
         };

@@ -62,7 +62,7 @@ impl Agent {
         // Until every call settled, a turn cut off by its time limit stores the step itself.
         scope.open_step(OpenStep::new(&response, outcomes.clone(), working_state.clone()));
         outcomes.extend(
-            self.run_calls(scope, &conversation, &to_run, offered, &working_state)
+            self.run_calls(scope, &conversation, &to_run, offered, &working_state, state)
                 .await,
         );
         scope.close_step();
@@ -253,6 +253,7 @@ impl Agent {
         calls: &[ToolCall],
         offered: &[String],
         working_state: &Rc<RefCell<Option<Value>>>,
+        state: &TurnState,
     ) -> Vec<ToolOutcome> {
         if calls.is_empty() {
             return Vec::new();
@@ -279,6 +280,7 @@ impl Agent {
                 user_id: scope.user_id.clone(),
                 book_id: conversation.book_id.clone(),
                 cancel: scope.cancel.clone(),
+                max_context_tokens: self.config.passage_budget(&state.overrides),
                 working_state: working_state.clone(),
             },
             emit: &emit,

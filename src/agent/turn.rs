@@ -272,7 +272,9 @@ impl Agent {
         text: &str,
     ) -> Result<()> {
         state.mentions = self.resolve_mentions(mentions, scope.cancel).await?;
-        state.sources = self.retrieve_for_turn(conversation, text, scope.cancel).await?;
+        state.sources = self
+            .retrieve_for_turn(conversation, text, &state.overrides, scope.cancel)
+            .await?;
         state.passages = (!state.sources.is_empty()).then(|| format_sources(&state.sources));
         Ok(())
     }

@@ -46,6 +46,11 @@ pub struct TurnOverrides {
     /// `maxOutputTokens`), over the persona's and the model profile's.
     #[serde(default)]
     pub max_output_tokens: Option<u32>,
+    /// The most tokens of book passages this turn reads (`send`'s
+    /// `maxContextTokens`), instead of `retrieval.maxContextTokens`: its
+    /// system message's passages and each `search_book` result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_context_tokens: Option<u32>,
     /// The spend limit of this turn (`send`'s `budget`), instead of the configured one.
     #[serde(default)]
     pub budget: Option<super::Budget>,

@@ -1,4 +1,4 @@
-//! `send(id, text, { signal?, userId?, mentions?, maxOutputTokens?, budget?, approvals?, responseSchema? })`,
+//! `send(id, text, { signal?, userId?, mentions?, maxOutputTokens?, maxContextTokens?, budget?, approvals?, responseSchema? })`,
 //! and failed turns as JS errors.
 
 use js_sys::{Object, Reflect};
@@ -21,6 +21,8 @@ struct PlainSendOptions {
     mentions: Vec<Mention>,
     #[serde(default)]
     max_output_tokens: Option<u32>,
+    #[serde(default)]
+    max_context_tokens: Option<u32>,
     #[serde(default)]
     budget: Option<Budget>,
     #[serde(default)]
@@ -56,6 +58,10 @@ pub fn read_send_options(input: Option<JsValue>) -> Result<SendOptions> {
         return Err(Error::config("send options: maxOutputTokens must be at least 1"));
     }
     options.overrides.max_output_tokens = plain.max_output_tokens;
+    if plain.max_context_tokens == Some(0) {
+        return Err(Error::config("send options: maxContextTokens must be at least 1"));
+    }
+    options.overrides.max_context_tokens = plain.max_context_tokens;
     if let Some(budget) = &plain.budget {
         budget.check_values("send options: budget")?;
     }

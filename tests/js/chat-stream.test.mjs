@@ -158,7 +158,7 @@ test('a tool call shows as a card with its arguments, result, duration and step 
   await chat.close();
 });
 
-test('the host API: lectern-send cancels, lectern-finish reports, working state shows, clear() starts anew', async () => {
+test('the host API: lectern-send cancels or adds send options, lectern-finish reports, working state shows, clear() starts anew', async () => {
   const chat = await openChat(running);
   const { page } = chat;
   const ui = chatOf(page);
@@ -166,6 +166,8 @@ test('the host API: lectern-send cancels, lectern-finish reports, working state 
     const element = document.querySelector('lectern-chat');
     window.__finished = [];
     element.addEventListener('lectern-send', (e) => e.detail.text.startsWith('/') && e.preventDefault());
+    // A listener's send options go with the turn.
+    element.addEventListener('lectern-send', (e) => Object.assign(e.detail.options, { maxOutputTokens: 77 }));
     document.body.addEventListener('lectern-finish', (e) => window.__finished.push(e.detail));
   });
   assert.equal(await page.evaluate(() => document.querySelector('lectern-chat').send('/help')), false, 'a cancelled send runs no turn');
@@ -178,6 +180,8 @@ test('the host API: lectern-send cancels, lectern-finish reports, working state 
   });
   await ask(page, 'Where am I?');
   await waitForAnswer(page, 'Mock reply to: Where am I?');
+  const sent = await chat.requests();
+  assert.equal(sent.at(-1).body.max_tokens, 77, 'the maxOutputTokens a lectern-send listener set');
   const finished = await page.evaluate(() => window.__finished);
   assert.equal(finished.length, 1, 'lectern-finish bubbles out of the element once');
   assert.equal(finished[0].text, 'Mock reply to: Where am I?');

@@ -45,6 +45,10 @@ test('the in-browser model, the default, reads the system prompt ahead and answe
       if (!(ahead?.promptTokens > 100)) await new Promise((resolve) => setTimeout(resolve, 200));
     }
     assert.ok(ahead?.promptTokens > 100, `read ahead: ${JSON.stringify(ahead)}`);
+    await page.evaluate(() => {
+      window.__sendPlans = [];
+      document.querySelector('#chat').addEventListener('lectern-send', (e) => window.__sendPlans.push(e.detail.options.maxContextTokens ?? null));
+    });
     const chat = page.locator('#chat');
     const answered = async () => {
       const n = await chat.locator('[data-role="assistant"]').count();
@@ -68,6 +72,7 @@ test('the in-browser model, the default, reads the system prompt ahead and answe
     // Its plan: three passages within 300 tokens on two threads, 200 on one (README, "Local model").
     const plan = await page.evaluate(() => window.lecternSite.modelChoice.retrieval);
     assert.equal(plan.maxContextTokens, shared ? 300 : 200);
+    assert.deepEqual(await page.evaluate(() => window.__sendPlans), [shared ? 300 : 200], 'the send says the plan of the threads the model runs on');
     // The question's prompt began with the system prompt read ahead: most of it came from the cache.
     const usage = await page.evaluate(async () => {
       const { lectern } = window.lecternSite;
@@ -97,5 +102,57 @@ test('the in-browser model, the default, reads the system prompt ahead and answe
     await context.close();
     await browser.close();
     if (serverUp) await demo.close();
+  }
+});
+
+test('a model that falls back to one thread gets the one-thread plan at its sends', { timeout: 300000 }, async (t) => {
+  const { value: model, skip } = fetched('LECTERN_SMOLLM2', 'fetch-smollm2.sh');
+  if (!model || !existsSync('pkg/lectern_local_bg.wasm')) {
+    t.skip(model ? 'SKIPPED: no pkg/lectern_local_bg.wasm (bash scripts/build.sh)' : skip);
+    return;
+  }
+  if (ENGINE === 'webkit') {
+    t.skip('SKIPPED in webkit: it runs the model on one thread anyway (no SharedArrayBuffer), as planned');
+    return;
+  }
+  const demo = await startDemo({ port: 0, localModel: model, minilm: null });
+  const browser = await launchChromium();
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  try {
+    // The model's Worker may not start Workers (as under a Content-Security-Policy): its helper
+    // cannot start, so the threaded build runs on one thread.
+    await page.addInitScript(() => {
+      const PageWorker = globalThis.Worker;
+      globalThis.Worker = class extends PageWorker {
+        constructor(url, options) {
+          if (String(url).endsWith('/lectern_local_worker.js')) {
+            const noWorkers = 'data:text/javascript,globalThis.Worker=class{constructor(){throw new Error("no Workers here")}}';
+            const source = `import ${JSON.stringify(noWorkers)};\nimport ${JSON.stringify(String(new URL(url, location.href)))};`;
+            url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+          }
+          super(url, options);
+        }
+      };
+    });
+    await page.goto(demo.url);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+    await page.click('#open-sample');
+    await page.waitForFunction(() => /is ready, in this page/.test(document.querySelector('#model-status').textContent), null, { timeout: 120000 });
+    assert.doesNotMatch(await page.textContent('#model-status'), /threads/, 'on one thread');
+    const predicted = await page.evaluate(() => window.lecternSite.modelChoice.retrieval.maxContextTokens);
+    assert.equal(predicted, 300, 'planned for two threads before the model loaded');
+    const plans = await page.evaluate(async () => {
+      const plans = [];
+      const chat = document.querySelector('#chat');
+      chat.addEventListener('lectern-send', (e) => plans.push(e.detail.options.maxContextTokens ?? null));
+      await chat.send('Who is Syme?');
+      return plans;
+    });
+    assert.deepEqual(plans, [200], "the send carries the one-thread plan");
+  } finally {
+    await context.close();
+    await browser.close();
+    await demo.close();
   }
 });

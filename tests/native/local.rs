@@ -1,12 +1,12 @@
 //! Local models as first-class providers, natively with the scripted model:
 //! `provider.local` gives limits a slow on-device model needs,
-//! `retrieval.maxContextTokens` bounds the passages put into the prompt, and a
+//! `retrieval.maxContextTokens` (or a send's) bounds the passages put into the prompt, and a
 //! provider that reports no usage gets an estimate marked as such.
 
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
-use lectern::agent::{AgentConfig, RetrievalStrategy, RunLimits};
+use lectern::agent::{AgentConfig, RetrievalStrategy, RunLimits, SendOptions};
 use lectern::cancel::CancelToken;
 use lectern::error::{Error, Result};
 use lectern::events::EventKind;
@@ -149,6 +149,44 @@ fn search_book_results_stop_at_max_context_tokens() {
         let result = reply.tool_calls[0].result.clone().unwrap();
         assert_eq!(passages_in(&result), expected, "budget {budget:?}: {result}");
     }
+}
+
+/// `send`'s options with this turn's passage budget.
+fn with_passage_budget(tokens: u32) -> SendOptions {
+    let mut options = SendOptions::default();
+    options.overrides.max_context_tokens = Some(tokens);
+    options
+}
+
+#[test]
+fn a_sends_max_context_tokens_bounds_its_turn_over_the_configured_one() {
+    // Configured 450 (four passages); this turn 250 (two); the next turn the configured again.
+    let turns = vec![ScriptedTurn::text("He walks."), ScriptedTurn::text("Again.")];
+    let h = book_agent(RetrievalStrategy::AlwaysRetrieve, Some(450), turns);
+    h.send_with("Where did Syme walk?", &with_passage_budget(250))
+        .unwrap();
+    h.send("Where did Syme walk?").unwrap();
+    let systems: Vec<String> = h
+        .model
+        .requests()
+        .iter()
+        .map(|r| r.system.clone().unwrap())
+        .collect();
+    assert_eq!(passages_in(&systems[0]), 2, "{}", systems[0]);
+    assert_eq!(passages_in(&systems[1]), 4, "{}", systems[1]);
+
+    let turns = vec![
+        ScriptedTurn::tools(&[("search_book", r#"{"query":"Syme river Professor","top_k":5}"#)]),
+        ScriptedTurn::text("By the river."),
+    ];
+    let h = book_agent(RetrievalStrategy::ToolUse, None, turns);
+    let reply = h.send_with("Where?", &with_passage_budget(650)).unwrap();
+    let result = reply.tool_calls[0].result.clone().unwrap();
+    assert_eq!(
+        passages_in(&result),
+        3,
+        "search_book within the turn's budget: {result}"
+    );
 }
 
 fn usage_events(turns: Vec<ScriptedTurn>) -> (Vec<(u64, u64, bool)>, lectern::domain::TurnUsage) {

@@ -1,5 +1,5 @@
 //! What each request carries, through the JS API in headless Chromium: the
-//! answer's `max_tokens` from `send`, the persona and the model profile in
+//! answer's `max_tokens` from `send` (and `send`'s `maxContextTokens` checked), the persona and the model profile in
 //! both wire formats, `modelProfile.contextLength`'s `warning` event, a
 //! book conversation's reading rules under a custom persona prompt, the
 //! `summarize` strategy's stored summary across a reopen of IndexedDB, and the
@@ -73,6 +73,28 @@ async fn max_output_tokens_reaches_both_wire_formats_in_order_of_precedence() {
     assert_eq!(
         (bodies[0]["max_tokens"].clone(), bodies[1]["max_tokens"].clone()),
         (json!(64), json!(4096))
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_sends_max_context_tokens_is_checked_and_taken() {
+    let session = MockSession::new();
+    session.script(json!([{ "text": "a" }])).await;
+    let opened = open_with(json!({ "provider": openai_provider(&session, json!({})) })).await;
+    let id = conversation(&opened).await;
+    let zero = reject(opened.lectern.send(
+        id.clone().into(),
+        "one".into(),
+        Some(js(json!({ "maxContextTokens": 0 })).unchecked_into()),
+    ))
+    .await;
+    assert_eq!(String::from(zero.name()), "ConfigError");
+    let sent = send_with(&opened, &id, "two", json!({ "maxContextTokens": 200 })).await;
+    assert_eq!(sent["text"], "a");
+    assert_eq!(
+        session.requests().await.len(),
+        1,
+        "the refused send called no model"
     );
 }
 

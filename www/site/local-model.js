@@ -47,6 +47,11 @@ export async function readAhead(systemPrompt) {
   return running.prefill(chatmlPrompt([{ role: 'system', content: systemPrompt }]), { signal: controller.signal });
 }
 
+/** The threads the running model runs on, once it has loaded (else `null`). */
+export function localModelThreads() {
+  return running?.threads ?? null;
+}
+
 /** Stops the in-browser model, if one runs. */
 export async function stopLocalModel() {
   aheadAbort?.abort();

@@ -26,6 +26,11 @@ const RETRIEVAL = {
   tools: { strategy: 'toolUse' },
 };
 
+/** The passages' tokens the in-browser model gets on `threads` threads (see RETRIEVAL). */
+export function localContextTokens(threads) {
+  return (threads > 1 ? RETRIEVAL.slowThreaded : RETRIEVAL.slow).maxContextTokens;
+}
+
 /** The choices this server and session offer: `{ id, label, retrieval, provider() }`. */
 export function modelChoices(config, custom) {
   // The in-browser model first when the server offers one: an AI answering in its own words in
@@ -34,7 +39,9 @@ export function modelChoices(config, custom) {
   // against 6) is one pick away, and a pick is remembered.
   const choices = [];
   if (config.localModel) {
-    // Planned before the model loads, from the threads lectern/local will ask for.
+    // Planned before the model loads, from the threads lectern/local will ask for; once it has
+    // loaded, each send says the plan of the threads it runs on (app.js: a threaded build that
+    // fell back to one thread reads 200 tokens, not 300).
     const retrieval = defaultThreads() > 1 ? RETRIEVAL.slowThreaded : RETRIEVAL.slow;
     choices.push({ id: 'local', label: `In-browser model (${config.localModel.name})`, retrieval, provider: () => localModelProvider(config.localModel, { status: document.querySelector('#model-status') }) });
   }

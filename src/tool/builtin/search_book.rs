@@ -64,7 +64,7 @@ impl Tool for SearchBookTool {
 
     fn execute(&self, arguments: Value, context: ToolContext) -> LocalBoxFuture<'static, ToolResult> {
         let library = self.library.clone();
-        let budget = self.max_context_tokens;
+        let budget = context.max_context_tokens.or(self.max_context_tokens);
         Box::pin(async move {
             let book_id = context
                 .book_id

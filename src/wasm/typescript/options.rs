@@ -14,6 +14,8 @@ export interface SendOptions {
   mentions?: Mention[];
   /** The most tokens each answer of this turn may have; wins over the persona's and the model profile's. */
   maxOutputTokens?: number;
+  /** The most tokens of book passages this turn reads (its system message's passages, and each `search_book` result), instead of `retrieval.maxContextTokens` (at least 1). */
+  maxContextTokens?: number;
   /** This turn's spend limit, instead of `Lectern.open({ budget })`. */
   budget?: Budget;
   /** This turn's own approval settings, over the instance's (a paused turn keeps them). */
