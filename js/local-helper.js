@@ -22,8 +22,8 @@ onmessage = ({ data: { module, memory, handle, deadMask, slot } }) => {
     serveDecoder(handle, slot);
     failed('the decoder stopped');
   } catch (error) {
-    // Not a call into the trapped instance: an atomic the decoder's wait reads.
-    Atomics.or(new Int32Array(memory.buffer), deadMask >>> 2, 1 << slot);
+    // On a trap only (a refused handle ran no part); an atomic, not a call into the instance.
+    if (error instanceof WebAssembly.RuntimeError) Atomics.or(new Int32Array(memory.buffer), deadMask >>> 2, 1 << slot);
     failed(error);
   }
 };

@@ -83,7 +83,8 @@ async function load({ id, url, cacheName, threads = 1 }) {
   postMessage({ type: 'progress', phase: 'load' });
   decoder = new glue.LocalDecoder(bytes);
   if (threaded) {
-    const helpers = Array.from({ length: threads - 1 }, (_, slot) => startHelper(threaded, { handle: decoder.helperHandle(), deadMask: decoder.helperDeadMask(), slot }));
+    const pool = { handle: decoder.helperHandle(), deadMask: decoder.helperDeadMask() };
+    const helpers = Array.from({ length: threads - 1 }, (_, slot) => startHelper(threaded, { ...pool, slot }));
     const serving = (await Promise.all(helpers)).filter(Boolean).length;
     // A helper posts `serving` just before it enters the pool's loop.
     for (let wait = 0; decoder.threads() < 1 + serving && wait < 100; wait += 1) await new Promise((r) => setTimeout(r, 1));

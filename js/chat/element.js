@@ -41,8 +41,9 @@ export class LecternChat extends HTMLElement {
   #cards = new Map();
   /** Arguments of the calls shown in approval cards, by call id. */
   #asked = new Map();
-  /** The last send's options (its mentions), given to `retry` again: mentions are not stored. */
-  #lastSendOptions = {};
+  /** The last send's conversation and options (its mentions, a listener's options), given to
+   * `retry` again in that conversation: they are not stored. */
+  #lastSend = { conversationId: null, options: {} };
   #stepCost = undefined;
   #loaded = Promise.resolve();
   #loadedFor = null;
@@ -304,8 +305,9 @@ export class LecternChat extends HTMLElement {
     this.#ui.input.value = '';
     this.#dropRetries();
     this.#append(userMessage(message));
-    const options = { ...detail.options, ...(mentions.length ? { mentions } : {}) };
-    this.#lastSendOptions = options;
+    const { signal: _signal, mentions: _mentions, ...hosts } = detail.options;
+    const options = { ...hosts, ...(mentions.length ? { mentions } : {}) };
+    this.#lastSend = { conversationId, options };
     await this.#runTurn((signal) => this.#lectern.send(conversationId, message, { ...options, signal }));
     return true;
   }
@@ -555,7 +557,8 @@ export class LecternChat extends HTMLElement {
     if (this.#turn || !this.#lectern) return;
     const id = this.#conversationId;
     this.#dropRetries();
-    await this.#runTurn((signal) => this.#lectern.retry(id, { ...this.#lastSendOptions, signal }));
+    const options = this.#lastSend.conversationId === id ? this.#lastSend.options : {};
+    await this.#runTurn((signal) => this.#lectern.retry(id, { ...options, signal }));
   }
 
   /** Goes on with a turn a closed page cut off. */

@@ -280,7 +280,7 @@ impl Agent {
                 user_id: scope.user_id.clone(),
                 book_id: conversation.book_id.clone(),
                 cancel: scope.cancel.clone(),
-                max_context_tokens: self.config.passage_budget(&state.overrides),
+                max_context_tokens: state.overrides.max_context_tokens.map(|n| n as usize),
                 working_state: working_state.clone(),
             },
             emit: &emit,

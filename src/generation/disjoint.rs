@@ -12,7 +12,8 @@ pub struct DisjointSlice<'a> {
 }
 
 // SAFETY: the slice is borrowed mutably for `'a`, and threads reach it only
-// through `DisjointSlice::range`, whose callers promise disjoint ranges.
+// through `DisjointSlice::range` and `DisjointSlice::set`, whose callers
+// promise disjoint ranges and elements.
 unsafe impl Sync for DisjointSlice<'_> {}
 
 impl<'a> DisjointSlice<'a> {

@@ -14,8 +14,9 @@
 //! the poster alone.
 //!
 //! A helper that dies (its Worker trapped: it sets its slot's bit of the
-//! dead mask, see [`Pool::dead_mask`]) leaves the part it held unfinished: the poster waits
-//! for the other parts, runs the whole job again, and every later job alone.
+//! dead mask, see [`Pool::dead_mask`]) leaves the part it held unfinished:
+//! the poster waits for the other parts, runs the whole job again, and every
+//! later job alone.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
@@ -155,6 +156,7 @@ impl Pool {
         self.wait_for(&job);
         self.job.store(std::ptr::null_mut(), Ordering::Release);
     }
+
     /// Publishes `job`, wakes sleeping helpers and returns its number.
     fn post(&self, job: &Job<'_>) -> u32 {
         self.finished.store(0, Ordering::Relaxed);

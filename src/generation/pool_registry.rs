@@ -6,21 +6,18 @@ use std::sync::{Arc, Mutex, Weak};
 
 use super::Pool;
 
-/// Pools registered, by number (an entry whose pool was dropped is reused).
+/// Pools registered, by number. Numbers are never reused (a stale handle
+/// finds nothing, never a newer pool), and each entry's weak count keeps its
+/// pool's memory allocated, so a helper's late write to a dropped pool's dead
+/// mask lands in memory nothing else uses (a few hundred bytes a decoder).
 static POOLS: Mutex<Vec<Weak<Pool>>> = Mutex::new(Vec::new());
 
 /// `pool`'s number, registering it if it is not yet (one number per pool).
 pub fn register(pool: &Arc<Pool>) -> u32 {
     let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
     let mine = Arc::downgrade(pool);
-    if let Some(at) = pools.iter().position(|p| p.ptr_eq(&mine)) {
-        return at as u32;
-    }
-    let at = match pools.iter().position(|p| p.strong_count() == 0) {
-        Some(free) => {
-            pools[free] = mine;
-            free
-        }
+    let at = match pools.iter().position(|p| p.ptr_eq(&mine)) {
+        Some(at) => at,
         None => {
             pools.push(mine);
             pools.len() - 1
@@ -50,6 +47,8 @@ mod tests {
         assert!(Arc::ptr_eq(&registered(number).unwrap(), &pool));
         drop(pool);
         assert!(registered(number).is_none(), "a dropped pool is not served");
+        let next = Arc::new(Pool::new());
+        assert_ne!(register(&next), number, "a number is never given to another pool");
     }
 
     #[test]

@@ -38,8 +38,8 @@ pub struct ToolContext {
     /// Trips when the turn is aborted or the tool times out.
     pub cancel: CancelToken,
     /// The most tokens of book passages a result may hold in this turn
-    /// (`retrieval.maxContextTokens`, or `send`'s `maxContextTokens`); `None`:
-    /// the tool's own limit.
+    /// (`send`'s `maxContextTokens`); `None`: the tool's own limit (a book
+    /// tool the agent registers has `retrieval.maxContextTokens`).
     pub max_context_tokens: Option<usize>,
     /// Where a tool puts a new working state for the conversation.
     pub working_state: Rc<RefCell<Option<Value>>>,

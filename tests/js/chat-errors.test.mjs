@@ -8,13 +8,15 @@ import { ask, chatOf, openChat, screenshot, transcript, waitForAnswer } from './
 
 const running = demoAndChromium({ chunkDelayMs: 5 });
 
-test('401: a friendly message, lectern-error, and Retry that answers without a duplicated user message', async () => {
+test('401: a friendly message, lectern-error, and Retry that answers without a duplicated user message, with the send options', async () => {
   const chat = await openChat(running);
   const { page } = chat;
   await chat.script([{ fault: { status: 401, body: { error: { message: 'bad key' } } } }, { text: 'Now it works.' }]);
   await page.evaluate(() => {
     window.__errors = [];
     document.querySelector('lectern-chat').addEventListener('lectern-error', (e) => window.__errors.push(e.detail.error));
+    // The host's send options go with the turn and with its Retry.
+    document.querySelector('lectern-chat').addEventListener('lectern-send', (e) => Object.assign(e.detail.options, { maxOutputTokens: 55 }));
   });
   const ui = chatOf(page);
   await ask(page, 'Is my key fine?');
@@ -43,6 +45,7 @@ test('401: a friendly message, lectern-error, and Retry that answers without a d
   const requests = await chat.requests();
   assert.equal(requests.length, 2);
   assert.deepEqual(requests[1].body.messages.filter((m) => m.role === 'user').map((m) => m.content), ['Is my key fine?']);
+  assert.deepEqual(requests.map((r) => r.body.max_tokens), [55, 55], "the lectern-send listener's options, retried too");
   assert.deepEqual(chat.problems, []);
   await chat.close();
 });
