@@ -1,8 +1,10 @@
 // A static file server's one job: a file under a base directory, with its
 // content type (wasm as application/wasm) and no caching; shared by the demo
-// server and the tests that serve a built app (tests/js/consumer-*.test.mjs).
+// server, the tests that serve a built app (tests/js/consumer.test.mjs) and the local-model
+// tests' isolated server.
 import http from 'node:http';
-import { readFile, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 
 /** Content types by file extension. */
@@ -21,26 +23,27 @@ export const TYPES = {
   '.epub': 'application/epub+zip',
 };
 
-/** Answers with `relative` under `base` (a directory's index.html), 403 outside it, 404 when absent. */
+/** Answers with `relative` under `base` (a directory's index.html), 403 outside it, 404 when
+ * absent; every answer with `headers` too. The file is streamed (model files are hundreds of MB). */
 export async function serveFile(res, base, relative, headers = {}) {
   const path = normalize(join(base, relative));
   if (path !== base && !path.startsWith(base + sep)) {
-    res.writeHead(403).end('forbidden');
+    res.writeHead(403, headers).end('forbidden');
     return;
   }
   try {
     const info = await stat(path);
     const file = info.isDirectory() ? join(path, 'index.html') : path;
-    const body = await readFile(file);
+    const size = file === path ? info.size : (await stat(file)).size;
     res.writeHead(200, {
       'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
-      'content-length': body.length,
+      'content-length': size,
       'cache-control': 'no-store',
       ...headers,
     });
-    res.end(body);
+    createReadStream(file).on('error', () => res.destroy()).pipe(res);
   } catch {
-    res.writeHead(404, { 'content-type': 'text/plain' }).end(`not found: ${relative}`);
+    res.writeHead(404, { 'content-type': 'text/plain', ...headers }).end(`not found: ${relative}`);
   }
 }
 

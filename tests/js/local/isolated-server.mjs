@@ -4,45 +4,14 @@
 //   const server = await startIsolatedServer({ '/pkg/': 'pkg', '/wllama/': '…/esm', '/': 'page-dir' });
 //   server.url; await server.close();
 import http from 'node:http';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { extname, join, normalize, resolve, sep } from 'node:path';
-
-const TYPES = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.json': 'application/json',
-  '.wasm': 'application/wasm',
-  '.txt': 'text/plain; charset=utf-8',
-};
+import { resolve } from 'node:path';
+import { serveFile } from '../../../scripts/static.mjs';
 
 export const ISOLATION_HEADERS = {
   'cross-origin-opener-policy': 'same-origin',
   'cross-origin-embedder-policy': 'require-corp',
   'cross-origin-resource-policy': 'same-origin',
 };
-
-async function serveFile(res, base, relative, headers) {
-  const path = normalize(join(base, relative));
-  if (path !== base && !path.startsWith(base + sep)) {
-    res.writeHead(403, headers).end('forbidden');
-    return;
-  }
-  try {
-    const info = await stat(path);
-    if (!info.isFile()) throw new Error('not a file');
-    res.writeHead(200, {
-      ...headers,
-      'content-type': TYPES[extname(path)] ?? 'application/octet-stream',
-      'content-length': info.size,
-      'cache-control': 'no-store',
-    });
-    createReadStream(path).pipe(res);
-  } catch {
-    res.writeHead(404, { ...headers, 'content-type': 'text/plain' }).end(`not found: ${relative}`);
-  }
-}
 
 /**
  * Starts the server on 127.0.0.1 and a free port; `mounts` maps URL prefixes (ending in `/`)
