@@ -7,7 +7,7 @@ import { renderLibrary } from './site/library.js';
 import { bookInput, sampleFile, wireOpening } from './site/open-book.js';
 import { showBackgroundWork, startProgress } from './site/progress.js';
 import { localModelThreads, readAhead, stopLocalModel } from './site/local-model.js';
-import { initialChoice, localContextTokens, modelChoices, rememberChoice } from './site/provider.js';
+import { initialChoice, localRetrieval, modelChoices, rememberChoice } from './site/provider.js';
 import { createReader } from './site/reader.js';
 import { registerServiceWorker } from './site/sw-register.js';
 
@@ -158,7 +158,7 @@ async function boot() {
   chat.addEventListener('lectern-send', ({ detail }) => {
     // The in-browser model's passages as measured for the threads it runs on, once it has loaded.
     const threads = modelChoice?.id === 'local' ? localModelThreads() : null;
-    if (threads) detail.options.maxContextTokens = localContextTokens(threads);
+    if (threads) detail.options.maxContextTokens = localRetrieval(threads).maxContextTokens;
   });
   chat.addEventListener('lectern-settings-change', async (event) => {
     custom = event.detail;

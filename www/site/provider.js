@@ -26,9 +26,9 @@ const RETRIEVAL = {
   tools: { strategy: 'toolUse' },
 };
 
-/** The passages' tokens the in-browser model gets on `threads` threads (see RETRIEVAL). */
-export function localContextTokens(threads) {
-  return (threads > 1 ? RETRIEVAL.slowThreaded : RETRIEVAL.slow).maxContextTokens;
+/** The in-browser model's retrieval plan on `threads` threads (see RETRIEVAL). */
+export function localRetrieval(threads) {
+  return threads > 1 ? RETRIEVAL.slowThreaded : RETRIEVAL.slow;
 }
 
 /** The choices this server and session offer: `{ id, label, retrieval, provider() }`. */
@@ -42,7 +42,7 @@ export function modelChoices(config, custom) {
     // Planned before the model loads, from the threads lectern/local will ask for; once it has
     // loaded, each send says the plan of the threads it runs on (app.js: a threaded build that
     // fell back to one thread reads 200 tokens, not 300).
-    const retrieval = defaultThreads() > 1 ? RETRIEVAL.slowThreaded : RETRIEVAL.slow;
+    const retrieval = localRetrieval(defaultThreads());
     choices.push({ id: 'local', label: `In-browser model (${config.localModel.name})`, retrieval, provider: () => localModelProvider(config.localModel, { status: document.querySelector('#model-status') }) });
   }
   choices.push({ id: 'demo', label: 'Demo model (no AI)', retrieval: RETRIEVAL.tools, provider: async () => demoProvider() });
