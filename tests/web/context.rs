@@ -20,6 +20,16 @@ async fn send_with(opened: &web_support::Opened, id: &str, text: &str, options: 
     to_json(&resolve(opened.lectern.send(id.into(), text.into(), Some(options))).await)
 }
 
+/// Sends `text` with `options` (JSON) and returns the name of the error it rejects with.
+async fn send_refused(opened: &web_support::Opened, id: &str, text: &str, options: Value) -> String {
+    let options = js(options).unchecked_into();
+    String::from(
+        reject(opened.lectern.send(id.into(), text.into(), Some(options)))
+            .await
+            .name(),
+    )
+}
+
 #[wasm_bindgen_test]
 async fn max_output_tokens_reaches_both_wire_formats_in_order_of_precedence() {
     let session = MockSession::new();
@@ -34,13 +44,8 @@ async fn max_output_tokens_reaches_both_wire_formats_in_order_of_precedence() {
     let id = conversation(&opened).await;
     send_with(&opened, &id, "one", json!({ "maxOutputTokens": 120 })).await;
     send_with(&opened, &id, "two", json!({})).await;
-    let zero = reject(opened.lectern.send(
-        id.clone().into(),
-        "three".into(),
-        Some(js(json!({ "maxOutputTokens": 0 })).unchecked_into()),
-    ))
-    .await;
-    assert_eq!(String::from(zero.name()), "ConfigError");
+    let zero = send_refused(&opened, &id, "three", json!({ "maxOutputTokens": 0 })).await;
+    assert_eq!(zero, "ConfigError");
     let bodies: Vec<Value> = session
         .requests()
         .await
@@ -82,13 +87,8 @@ async fn a_sends_max_context_tokens_is_checked_and_taken() {
     session.script(json!([{ "text": "a" }])).await;
     let opened = open_with(json!({ "provider": openai_provider(&session, json!({})) })).await;
     let id = conversation(&opened).await;
-    let zero = reject(opened.lectern.send(
-        id.clone().into(),
-        "one".into(),
-        Some(js(json!({ "maxContextTokens": 0 })).unchecked_into()),
-    ))
-    .await;
-    assert_eq!(String::from(zero.name()), "ConfigError");
+    let zero = send_refused(&opened, &id, "one", json!({ "maxContextTokens": 0 })).await;
+    assert_eq!(zero, "ConfigError");
     let sent = send_with(&opened, &id, "two", json!({ "maxContextTokens": 200 })).await;
     assert_eq!(sent["text"], "a");
     assert_eq!(
