@@ -129,6 +129,9 @@ pub enum EventKind {
         /// The answer checked against its sources, when it has any.
         #[serde(skip_serializing_if = "Option::is_none")]
         source_check: Option<crate::domain::SourceCheck>,
+        /// Set when the answer is quotes from the book, not a model's words.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        quoted: Option<crate::domain::Quoted>,
     },
     /// A headless run ended and is stored (`runs()`): `proposed` ones wait
     /// for a person's review (`reviewRun`).

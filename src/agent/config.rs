@@ -182,6 +182,27 @@ pub struct AgentConfig {
     pub show_thinking: bool,
     /// `recordEvents`: keep each turn's events in the store for `replay`.
     pub record_events: bool,
+    /// When a book question is answered with the book's own words.
+    pub quotes: QuoteAnswers,
+}
+
+/// When a book conversation's answer is quotes from its passages
+/// (`retrieval::quotes`) instead of a model's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuoteAnswers {
+    /// Always: the provider is `{ kind: 'quotes' }`.
+    pub always: bool,
+    /// When the model fails before it wrote anything (`retrieval.quoteFallback`, default true).
+    pub fallback: bool,
+}
+
+impl Default for QuoteAnswers {
+    fn default() -> Self {
+        QuoteAnswers {
+            always: false,
+            fallback: true,
+        }
+    }
 }
 
 impl Default for AgentConfig {
@@ -208,6 +229,7 @@ impl Default for AgentConfig {
             budget_period: Budget::default(),
             show_thinking: false,
             record_events: false,
+            quotes: QuoteAnswers::default(),
         }
     }
 }

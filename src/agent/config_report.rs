@@ -104,7 +104,7 @@ fn check_api_key(provider: &ProviderConfig, errors: &mut Vec<String>, warnings: 
             s.api_key.as_deref().is_some_and(|k| !k.is_empty()),
         ),
         ProviderKind::Anthropic(s) => (true, s.api_key.as_deref().is_some_and(|k| !k.is_empty())),
-        ProviderKind::Custom(_) => (false, true),
+        ProviderKind::Custom(_) | ProviderKind::Quotes(_) => (false, true),
     };
     if needs_key && !has_key {
         errors.push("provider.apiKey is missing (this provider needs one)".into());

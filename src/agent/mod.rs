@@ -41,6 +41,7 @@ mod open_turn;
 mod option_rules;
 mod portability;
 pub mod prompts;
+mod quoted;
 mod replay;
 mod request;
 mod result;
@@ -65,7 +66,7 @@ pub use crate::domain::{
 pub use crate::retrieval::config::RetrievalStrategy;
 pub use approvals::{MOVED_ON, REJECTED};
 pub use calibration::Calibration;
-pub use config::{AgentConfig, ModelProfile, Persona, RunLimits, ToolShell};
+pub use config::{AgentConfig, ModelProfile, Persona, QuoteAnswers, RunLimits, ToolShell};
 pub use config_report::{book_context_warning, validate_config, ConfigReport};
 pub use context::{estimate_tokens, history_window, read_window, ContextStrategy, DEFAULT_KEEP_RECENT};
 pub use friendly::friendly_message;

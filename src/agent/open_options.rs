@@ -6,7 +6,9 @@ use std::rc::Rc;
 
 use super::option_rules::broken_rules;
 use super::prompts::PromptLibrary;
-use super::{AgentConfig, Budget, ContextStrategy, ModelProfile, Persona, RunLimits, ToolShell};
+use super::{
+    AgentConfig, Budget, ContextStrategy, ModelProfile, Persona, QuoteAnswers, RunLimits, ToolShell,
+};
 use crate::approval::{ApprovalOptions, PolicyRule};
 use crate::domain::SortedMap;
 use crate::error::{Error, Result};
@@ -173,6 +175,10 @@ impl OpenOptions {
             budget_period: self.budget_period,
             show_thinking: self.show_thinking,
             record_events: self.record_events,
+            quotes: QuoteAnswers {
+                always: matches!(self.provider.kind, ProviderKind::Quotes(_)),
+                fallback: self.retrieval.quote_fallback,
+            },
         };
         match broken_rules(&config).into_iter().next() {
             Some(broken) => Err(Error::config(broken)),

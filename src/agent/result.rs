@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::approval::PendingCall;
-use crate::domain::{EgressEntry, Source, SourceCheck, ToolCallRecord, TurnUsage};
+use crate::domain::{EgressEntry, Quoted, Source, SourceCheck, ToolCallRecord, TurnUsage};
 use crate::error::Error;
 
 /// Why a turn failed, with what it got done before.
@@ -84,4 +84,7 @@ pub struct TurnResult {
     /// The answer checked against its sources, when it has any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source_check: Option<SourceCheck>,
+    /// Set when the answer is quotes from the book, not a model's words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quoted: Option<Quoted>,
 }

@@ -27,6 +27,7 @@ impl TurnState {
             data: None,
             sources: Vec::new(),
             source_check: None,
+            quoted: None,
         }
     }
 }

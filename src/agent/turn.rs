@@ -11,7 +11,7 @@ use super::turn_scope::TurnScope;
 use super::{Agent, TurnError, TurnOverrides, TurnResult, TurnState, TurnStatus};
 use crate::approval::{OnNewMessage, PendingCall};
 use crate::cancel::CancelToken;
-use crate::domain::{Conversation, EgressPurpose, Mention, Message, Role};
+use crate::domain::{Conversation, EgressPurpose, Mention, Message, Quoted, ReasoningBlock, Role};
 use crate::error::{Error, Result};
 use crate::events::{EventKind, EventSink};
 use crate::ids::new_id;
@@ -231,7 +231,18 @@ impl Agent {
                 book_id: book_id.as_deref(),
                 period: period.as_ref(),
             };
-            let response = self.counted_call(scope, &request, state, call).await?;
+            if self.config.quotes.always {
+                return self.answer_with_quotes(scope, &request, state, call, None).await;
+            }
+            let response = match self.counted_call(scope, &request, state, call).await {
+                Ok(response) => response,
+                Err(error) if self.quotes_stand_in(&conversation, state, &error) => {
+                    return self
+                        .answer_with_quotes(scope, &request, state, call, Some(error))
+                        .await;
+                }
+                Err(error) => return Err(error),
+            };
             if response.tool_calls.is_empty() {
                 return self.finish(scope, &request, response, state, call).await;
             }
@@ -309,22 +320,48 @@ impl Agent {
         let (response, data) = self
             .structured_answer(scope, request, response, state, call)
             .await?;
-        let (text, now) = (response.text, self.clock.now_ms());
-        let mut answer = Message::new(
+        let answer = Answer {
+            text: response.text,
+            reasoning: response.reasoning,
+            data,
+            quoted: None,
+        };
+        self.store_answer(scope, request, state, call.book_id, answer)
+            .await
+    }
+
+    /// Stores the turn's `answer` with its sources and their check, ends the
+    /// turn (`finish` event) and gives its result.
+    pub(super) async fn store_answer(
+        &self,
+        scope: &TurnScope<'_>,
+        request: &ModelRequest,
+        state: &mut TurnState,
+        book_id: Option<&str>,
+        answer: Answer,
+    ) -> Result<TurnResult> {
+        let Answer {
+            text,
+            reasoning,
+            data,
+            quoted,
+        } = answer;
+        let now = self.clock.now_ms();
+        let mut message = Message::new(
             new_id(now),
             scope.conversation_id,
             Role::Assistant,
             text.clone(),
             now,
         );
-        answer.reasoning = response.reasoning;
-        answer.sources = turn_sources(state, call.book_id, self.config.max_tool_result_chars);
-        let question = request.messages.iter().rev().find(|m| m.role == Role::User);
-        answer.source_check = source_check(&text, question.map_or("", |m| &m.content), &answer.sources);
-        let (sources, source_check) = (answer.sources.clone(), answer.source_check.clone());
+        message.reasoning = reasoning;
+        message.sources = turn_sources(state, book_id, self.config.max_tool_result_chars);
+        message.source_check = source_check(&text, question_of(request), &message.sources);
+        message.quoted = quoted.clone();
+        let (sources, source_check) = (message.sources.clone(), message.source_check.clone());
         // The answer ends the turn: its open-turn record goes in the same write.
         let write = TurnWrite {
-            messages: vec![answer],
+            messages: vec![message],
             open_turn: Some(scope.end_of_turn()),
             ..TurnWrite::default()
         };
@@ -334,12 +371,14 @@ impl Agent {
             data: data.clone(),
             sources: sources.clone(),
             source_check: source_check.clone(),
+            quoted: quoted.clone(),
         });
         let usage = self.turn_usage(state);
         let mut result = state.result(&scope.turn_id, TurnStatus::Completed, text, Vec::new(), usage);
         result.data = data;
         result.sources = sources;
         result.source_check = source_check;
+        result.quoted = quoted;
         Ok(result)
     }
 
@@ -351,4 +390,22 @@ impl Agent {
         answer.interrupted = true;
         let _ = self.store.append_messages(vec![answer]).await;
     }
+}
+
+/// A turn's final answer, before it is stored.
+pub(super) struct Answer {
+    /// Its text.
+    pub text: String,
+    /// The model's reasoning blocks.
+    pub reasoning: Vec<ReasoningBlock>,
+    /// The answer parsed against `send`'s `responseSchema`.
+    pub data: Option<serde_json::Value>,
+    /// Set when the answer is the book's own words.
+    pub quoted: Option<Quoted>,
+}
+
+/// The last user message of `request`: the question its answer is checked against.
+pub(super) fn question_of(request: &ModelRequest) -> &str {
+    let question = request.messages.iter().rev().find(|m| m.role == Role::User);
+    question.map_or("", |m| &m.content)
 }

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{ReasoningBlock, Source, SourceCheck, ToolCall};
+use super::{Quoted, ReasoningBlock, Source, SourceCheck, ToolCall};
 use crate::from_json::FromJson;
 
 /// Who a message comes from.
@@ -54,6 +54,9 @@ pub struct Message {
     /// An answer with sources, checked against them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_check: Option<SourceCheck>,
+    /// Set on an answer made of the book's own words (the `quotes` provider, or a model's fallback).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quoted: Option<Quoted>,
 }
 
 impl Message {
@@ -78,6 +81,7 @@ impl Message {
             reasoning: Vec::new(),
             sources: Vec::new(),
             source_check: None,
+            quoted: None,
         }
     }
 }

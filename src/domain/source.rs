@@ -68,6 +68,29 @@ pub struct SourceCheck {
     pub unsupported: Vec<String>,
 }
 
+/// Why an answer is the book's own words (quotes chosen by
+/// `retrieval::quotes`) rather than a model's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, FromJson)]
+pub enum QuoteReason {
+    /// The provider is `{ kind: 'quotes' }`: quoting is how it answers.
+    #[serde(rename = "provider")]
+    Provider,
+    /// The model failed (network, endpoint, a model not loaded) and the quotes stand in.
+    #[serde(rename = "fallback")]
+    Fallback,
+}
+
+/// An answer made of quotes from the book, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, FromJson)]
+#[serde(rename_all = "camelCase")]
+pub struct Quoted {
+    /// Why the book's words answer.
+    pub reason: QuoteReason,
+    /// For a fallback, the model's error as it was reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
 /// `sources` without repeats (the first of each passage kept), in book order
 /// (by first page, then last page), each at most once.
 pub fn distinct_sources(sources: impl IntoIterator<Item = Source>) -> Vec<Source> {

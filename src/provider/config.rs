@@ -9,6 +9,7 @@ use super::local::apply_local_defaults;
 use super::openai::OpenAiSettings;
 use super::policy::CallPolicy;
 use super::pricing::Price;
+use super::quotes::QuotesSettings;
 use crate::domain::SortedMap;
 use crate::error::{Error, Result};
 use crate::from_json::FromJson;
@@ -40,6 +41,8 @@ pub enum ProviderKind {
     /// A host JS function that takes an OpenAI-format request (the function
     /// itself is attached by the JS boundary).
     Custom(CustomSettings),
+    /// No model: a book conversation is answered with quotes from its passages.
+    Quotes(QuotesSettings),
 }
 
 impl<'de> Deserialize<'de> for ProviderKind {
@@ -49,7 +52,8 @@ impl<'de> Deserialize<'de> for ProviderKind {
             "openai" => tagged.fields().map(ProviderKind::Openai),
             "anthropic" => tagged.fields().map(ProviderKind::Anthropic),
             "custom" => tagged.fields().map(ProviderKind::Custom),
-            _ => Err(tagged.unknown(&["openai", "anthropic", "custom"])),
+            "quotes" => tagged.fields().map(ProviderKind::Quotes),
+            _ => Err(tagged.unknown(&["openai", "anthropic", "custom", "quotes"])),
         }
     }
 }
@@ -141,7 +145,8 @@ impl ProviderConfig {
         match &self.kind {
             ProviderKind::Openai(OpenAiSettings { model, .. })
             | ProviderKind::Anthropic(AnthropicSettings { model, .. })
-            | ProviderKind::Custom(CustomSettings { model, .. }) => model,
+            | ProviderKind::Custom(CustomSettings { model, .. })
+            | ProviderKind::Quotes(QuotesSettings { model }) => model,
         }
     }
 
@@ -159,6 +164,7 @@ impl ProviderConfig {
                 (Some(&s.base_url), &s.temperature, 1.0)
             }
             ProviderKind::Custom(s) => (None, &s.temperature, 2.0),
+            ProviderKind::Quotes(_) => (None, &None, 2.0),
         };
         if let Some(url) = base_url {
             if !(url.starts_with("http://") || url.starts_with("https://")) {

@@ -3,7 +3,7 @@
 use std::rc::Rc;
 
 use super::http_model::HttpModel;
-use super::{GuardedModel, Model, ProviderConfig, ProviderKind};
+use super::{GuardedModel, Model, ProviderConfig, ProviderKind, QuotesModel};
 use crate::error::{Error, Result};
 use crate::http::Transport;
 use crate::time::Clock;
@@ -20,6 +20,7 @@ pub fn provider_for(
         ProviderKind::Openai(settings) => Ok(Rc::new(HttpModel::new(settings.clone(), transport, clock))),
         ProviderKind::Anthropic(settings) => Ok(Rc::new(HttpModel::new(settings.clone(), transport, clock))),
         ProviderKind::Custom(_) => Err(missing_custom_call()),
+        ProviderKind::Quotes(settings) => Ok(Rc::new(QuotesModel::new(settings))),
     }
 }
 

@@ -146,6 +146,11 @@ pub struct RetrievalSettings {
     /// Passages `alwaysRetrieve` finds for the user's message (default 10; 1 to 20).
     #[serde(default = "default_passages")]
     pub passages: usize,
+    /// A book question whose model fails before writing anything (network
+    /// off, endpoint down, a local model not loaded) is answered with quotes
+    /// from the book instead of an error (default true).
+    #[serde(default = "default_true")]
+    pub quote_fallback: bool,
 }
 
 fn default_context_tokens() -> Option<usize> {
@@ -182,6 +187,7 @@ impl Default for RetrievalSettings {
             max_context_tokens: default_context_tokens(),
             reader_pages: default_reader_pages(),
             passages: default_passages(),
+            quote_fallback: true,
         }
     }
 }

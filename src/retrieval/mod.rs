@@ -40,6 +40,7 @@ pub mod passages;
 pub mod prepare;
 pub mod prepared_wire;
 pub mod quantized;
+pub mod quotes;
 pub mod reader_context;
 pub mod reader_query;
 pub mod scan;

@@ -19,7 +19,7 @@ use crate::error::Result;
 use crate::provider::anthropic::AnthropicSettings;
 use crate::provider::http_model::HttpModel;
 use crate::provider::{
-    missing_custom_call, with_policy, CustomSettings, Model, ProviderConfig, ProviderKind,
+    missing_custom_call, with_policy, CustomSettings, Model, ProviderConfig, ProviderKind, QuotesModel,
 };
 use crate::web::{BrowserClock, FetchTransport};
 
@@ -35,6 +35,7 @@ pub(super) async fn model_for(config: &ProviderConfig, call: Option<Function>) -
         (ProviderKind::Anthropic(settings), _) => anthropic_model(settings.clone()).await?,
         (ProviderKind::Custom(settings), Some(call)) => custom_model(call, settings.clone()).await?,
         (ProviderKind::Custom(_), None) => return Err(missing_custom_call()),
+        (ProviderKind::Quotes(settings), _) => Rc::new(QuotesModel::new(settings)),
     };
     Ok(with_policy(config, inner, Rc::new(BrowserClock)))
 }

@@ -1,0 +1,119 @@
+//! A book question answered with the book's own words: the quotes
+//! `retrieval::quotes` chooses from the passages in front of the reader,
+//! streamed and stored like any answer. The `quotes` provider answers so
+//! always; any other answers so when its model fails before writing a word.
+
+use super::model_call::CallContext;
+use super::turn::{question_of, Answer};
+use super::turn_scope::TurnScope;
+use super::{Agent, TurnResult, TurnState};
+use crate::domain::{Conversation, QuoteReason, Quoted, Source, SourceVia};
+use crate::error::{Error, Result};
+use crate::events::EventKind;
+use crate::provider::ModelRequest;
+use crate::retrieval::quotes::quoted_answer;
+use crate::retrieval::reader_context::ReaderContextPlan;
+
+impl Agent {
+    /// Whether the failure `error` of this turn's model call is answered
+    /// with quotes instead: a book conversation, the fallback on, nothing
+    /// streamed yet, and a failure of the model, not of the turn.
+    pub(super) fn quotes_stand_in(
+        &self,
+        conversation: &Conversation,
+        state: &TurnState,
+        error: &Error,
+    ) -> bool {
+        let model_failed = matches!(
+            error,
+            Error::Connection { .. }
+                | Error::RateLimited { .. }
+                | Error::Api { .. }
+                | Error::Auth { .. }
+                | Error::Protocol { .. }
+                | Error::Timeout { .. }
+        );
+        self.config.quotes.fallback
+            && model_failed
+            && conversation.book_id.is_some()
+            && self.library.is_some()
+            && state.partial_text.is_none()
+    }
+
+    /// Answers the turn with quotes from the book: `error` is the model's
+    /// failure it stands in for (`None`: the `quotes` provider).
+    pub(super) async fn answer_with_quotes(
+        &self,
+        scope: &TurnScope<'_>,
+        request: &ModelRequest,
+        state: &mut TurnState,
+        call: CallContext<'_>,
+        error: Option<Error>,
+    ) -> Result<TurnResult> {
+        let (Some(book_id), Some(library)) = (call.book_id, &self.library) else {
+            return Err(error.unwrap_or_else(crate::provider::nothing_to_quote));
+        };
+        let question = question_of(request).to_owned();
+        let reader_page = library.book(book_id).await?.current_page;
+        if !state.sources.iter().any(|s| s.via != SourceVia::ReaderPage) {
+            state.sources = self.quoting_context(book_id, &question, state, scope).await?;
+        }
+        if let Some(error) = &error {
+            scope.emit(|| EventKind::Warning {
+                code: "answeredWithQuotes".into(),
+                message: format!("the model failed ({error}); the answer quotes the book instead"),
+            });
+        }
+        let quotes = quoted_answer(&question, &state.sources, reader_page);
+        let text = quotes.text(reader_page);
+        let lines: Vec<String> = text.split("\n\n").map(str::to_owned).collect();
+        for (i, line) in lines.iter().enumerate() {
+            let delta = if i == 0 {
+                line.clone()
+            } else {
+                format!("\n\n{line}")
+            };
+            scope.emit(|| EventKind::TextDelta { text: delta });
+        }
+        let quoted = Quoted {
+            reason: if error.is_some() {
+                QuoteReason::Fallback
+            } else {
+                QuoteReason::Provider
+            },
+            error: error.map(|e| e.to_string()),
+        };
+        let answer = Answer {
+            text,
+            reasoning: Vec::new(),
+            data: None,
+            quoted: Some(quoted),
+        };
+        self.store_answer(scope, request, state, call.book_id, answer)
+            .await
+    }
+
+    /// The passages to quote from when the turn's system message had only
+    /// the reader's pages (`toolUse`): the measured default plan's, within
+    /// the turn's passage budget.
+    async fn quoting_context(
+        &self,
+        book_id: &str,
+        question: &str,
+        state: &TurnState,
+        scope: &TurnScope<'_>,
+    ) -> Result<Vec<Source>> {
+        let Some(library) = &self.library else {
+            return Ok(state.sources.clone());
+        };
+        let plan = ReaderContextPlan {
+            reader_pages: self.config.reader_pages,
+            passages: self.config.retrieved_passages,
+            max_tokens: self.config.passage_budget(&state.overrides),
+            ..ReaderContextPlan::default()
+        };
+        library
+            .reader_context(book_id, question, &plan, scope.cancel)
+            .await
+    }
+}

@@ -1,0 +1,125 @@
+//! A quoted answer: the one to three sentences of the passages in front of
+//! the reader that best answer a question, quoted in book order, each with
+//! its page. Every word is the book's (whitespace aside), so it cannot
+//! invent; it answers a book question with no model at all (the `quotes`
+//! provider), and stands in for a model that fails.
+//!
+//! Sentences are scored by measurement (`tests/native/quoted_answers.rs`):
+//! BM25 of the rewritten question's terms over the passages' sentences, the
+//! names asked about, a cue of the answer's kind ("why" → *because*, "who" →
+//! a sentence describing the name), and nearness to the reader's page; then
+//! chosen greedily for the terms they add.
+
+mod candidates;
+mod cues;
+mod score;
+mod select;
+
+use crate::domain::Source;
+use candidates::candidates;
+use score::Scorer;
+
+pub use cues::AnswerKind;
+pub use score::Weights;
+
+/// The most words a quoted answer holds (its first sentence may be longer, up to [`MAX_SENTENCE_WORDS`]).
+pub const MAX_WORDS: usize = 80;
+
+/// The most sentences a quoted answer holds.
+pub const MAX_QUOTES: usize = 3;
+
+/// Sentences longer than this are never quoted.
+pub const MAX_SENTENCE_WORDS: usize = 120;
+
+/// One quoted sentence.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Quote {
+    /// The first page of the passage it is from.
+    pub start_page: u32,
+    /// The last page of that passage.
+    pub end_page: u32,
+    /// The sentence as the book has it, its runs of whitespace made single spaces.
+    pub text: String,
+    /// The passage it is from: an index into the sources it was chosen from.
+    pub passage: usize,
+}
+
+impl Quote {
+    /// `p. 31` or `pp. 30–31`.
+    pub fn page_label(&self) -> String {
+        if self.start_page == self.end_page {
+            format!("p. {}", self.start_page)
+        } else {
+            format!("pp. {}–{}", self.start_page, self.end_page)
+        }
+    }
+
+    /// `p. 31: “…”`.
+    pub fn line(&self) -> String {
+        format!("{}: “{}”", self.page_label(), self.text)
+    }
+}
+
+/// What the quoted answerer chose for a question.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct QuotedAnswer {
+    /// The quotes, in book order.
+    pub quotes: Vec<Quote>,
+}
+
+impl QuotedAnswer {
+    /// The answer as the reader reads it: one quote a paragraph, or, when
+    /// no sentence bears on the question, a line saying so.
+    pub fn text(&self, reader_page: u32) -> String {
+        if self.quotes.is_empty() {
+            return format!("No passage up to page {reader_page} bears on this question.");
+        }
+        self.quotes
+            .iter()
+            .map(Quote::line)
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    }
+}
+
+/// The quoted answer to `question` from `sources` (the passages the
+/// context plan chose, none past `reader_page`).
+pub fn quoted_answer(question: &str, sources: &[Source], reader_page: u32) -> QuotedAnswer {
+    quoted_answer_weighed(question, sources, reader_page, Weights::default())
+}
+
+/// [`quoted_answer`] with other [`Weights`] (for measuring them).
+pub fn quoted_answer_weighed(
+    question: &str,
+    sources: &[Source],
+    reader_page: u32,
+    weights: Weights,
+) -> QuotedAnswer {
+    let sentences = candidates(sources);
+    let scorer = Scorer::new(question, &sentences, reader_page, weights);
+    let scored = scorer.score_all(&sentences);
+    let chosen = select::choose(&sentences, &scored, &scorer);
+    let mut quotes: Vec<(usize, Quote)> = chosen
+        .into_iter()
+        .map(|i| {
+            let s = &sentences[i];
+            let source = &sources[s.passage];
+            let quote = Quote {
+                start_page: source.start_page,
+                end_page: source.end_page,
+                text: collapse_whitespace(s.text),
+                passage: s.passage,
+            };
+            (i, quote)
+        })
+        .collect();
+    quotes.sort_by_key(|(i, q)| (q.start_page, q.end_page, *i));
+    QuotedAnswer {
+        quotes: quotes.into_iter().map(|(_, q)| q).collect(),
+    }
+}
+
+/// `text` with each run of whitespace one space.
+pub fn collapse_whitespace(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
