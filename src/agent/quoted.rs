@@ -83,11 +83,17 @@ impl Agent {
             },
             error: error.map(|e| e.to_string()),
         };
+        let quotes = quotes
+            .quotes
+            .iter()
+            .map(|q| (q.line(), state.sources[q.passage].clone()))
+            .collect();
         let answer = Answer {
             text,
             reasoning: Vec::new(),
             data: None,
             quoted: Some(quoted),
+            quotes,
         };
         self.store_answer(scope, request, state, call.book_id, answer)
             .await

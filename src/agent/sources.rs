@@ -4,10 +4,11 @@
 //! against them.
 
 use super::TurnState;
-use crate::domain::SourceCheck;
 use crate::domain::{distinct_sources, Source, SourceVia};
+use crate::domain::{SentenceCheck, SourceCheck};
 use crate::retrieval::grounding::check_answer;
 use crate::retrieval::passages::passages_in_text;
+use crate::retrieval::sentence_check::check_sentences;
 use crate::tool::builtin::SEARCH_BOOK;
 use crate::tool::shown_part;
 
@@ -57,12 +58,52 @@ pub(super) fn system_sources(state: &TurnState, book_id: &str) -> Vec<Source> {
         .collect()
 }
 
-/// `answer` checked against `sources` and the user's `question`; `None` when
+/// `answer` checked against `sources` and the user's `question`, sentence by
+/// sentence too: a citation `[n]` names the `n`th of `numbered` (the
+/// passages of the turn's system message, as numbered there). `None` when
 /// the turn had no sources (not a book conversation, or nothing found).
-pub(super) fn source_check(answer: &str, question: &str, sources: &[Source]) -> Option<SourceCheck> {
+pub(super) fn source_check(
+    answer: &str,
+    question: &str,
+    sources: &[Source],
+    numbered: &[Source],
+) -> Option<SourceCheck> {
     if sources.is_empty() {
         return None;
     }
     let texts: Vec<&str> = sources.iter().map(|s| s.text.as_str()).collect();
-    Some(check_answer(answer, question, &texts))
+    let mut check = check_answer(answer, question, &texts);
+    let cited = |n: u32| {
+        let passage = numbered.get((n as usize).checked_sub(1)?)?;
+        sources.iter().position(|s| s.same_passage(passage))
+    };
+    check.sentences = check_sentences(answer, question, &texts, cited);
+    check.grounded &= check.sentences.iter().all(|s| s.supported);
+    Some(check)
+}
+
+/// The check of a quoted answer: every quote is the book's, so each is
+/// supported, citing the passage it is from.
+pub(super) fn quotes_check(quotes: &[(String, Source)], sources: &[Source]) -> Option<SourceCheck> {
+    if sources.is_empty() {
+        return None;
+    }
+    let sentences = quotes
+        .iter()
+        .map(|(text, from)| SentenceCheck {
+            text: text.clone(),
+            passages: sources
+                .iter()
+                .position(|s| s.same_passage(from))
+                .map(|i| i as u32)
+                .into_iter()
+                .collect(),
+            supported: true,
+        })
+        .collect();
+    Some(SourceCheck {
+        grounded: true,
+        unsupported: Vec::new(),
+        sentences,
+    })
 }

@@ -25,6 +25,12 @@ pub struct SystemInputs<'a> {
     pub passages: Option<&'a str>,
 }
 
+/// How the answer cites the numbered passages (`[1]`): Lectern checks each
+/// sentence against the passages it cites (`retrieval::sentence_check`).
+pub const CITE_RULE: &str =
+    "The passages are numbered. After each sentence of your answer, write the number of \
+     the passage it comes from in brackets, like [1].";
+
 /// What the system prompt says about the book the reader is reading.
 fn book_context(book: &Book) -> String {
     let author = book
@@ -74,7 +80,7 @@ pub fn system_message(config: &AgentConfig, inputs: &SystemInputs<'_>) -> Result
     }
     if let (Some(passages), Some(book)) = (inputs.passages, inputs.book) {
         text.push_str(&format!(
-            "\n\n## Passages from the book (up to page {})\n\n{passages}\n",
+            "\n\n## Passages from the book (up to page {})\n\n{CITE_RULE}\n\n{passages}\n",
             book.current_page
         ));
     }

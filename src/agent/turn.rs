@@ -5,18 +5,18 @@ use std::cell::RefCell;
 
 use super::active_turns::HeldTurn;
 use super::model_call::CallContext;
-use super::sources::{source_check, turn_sources};
+use super::sources::{quotes_check, source_check, turn_sources};
 use super::tool_step::StepEnd;
 use super::turn_scope::TurnScope;
 use super::{Agent, TurnError, TurnOverrides, TurnResult, TurnState, TurnStatus};
 use crate::approval::{OnNewMessage, PendingCall};
 use crate::cancel::CancelToken;
-use crate::domain::{Conversation, EgressPurpose, Mention, Message, Quoted, ReasoningBlock, Role};
+use crate::domain::{Conversation, EgressPurpose, Mention, Message, Quoted, ReasoningBlock, Role, Source};
 use crate::error::{Error, Result};
 use crate::events::{EventKind, EventSink};
 use crate::ids::new_id;
 use crate::provider::{ModelRequest, ModelResponse};
-use crate::retrieval::reader_context::format_sources;
+use crate::retrieval::reader_context::format_numbered_sources;
 use crate::storage::TurnWrite;
 use crate::time::within;
 
@@ -286,7 +286,7 @@ impl Agent {
         state.sources = self
             .retrieve_for_turn(conversation, text, &state.overrides, scope.cancel)
             .await?;
-        state.passages = (!state.sources.is_empty()).then(|| format_sources(&state.sources));
+        state.passages = (!state.sources.is_empty()).then(|| format_numbered_sources(&state.sources));
         Ok(())
     }
 
@@ -325,6 +325,7 @@ impl Agent {
             reasoning: response.reasoning,
             data,
             quoted: None,
+            quotes: Vec::new(),
         };
         self.store_answer(scope, request, state, call.book_id, answer)
             .await
@@ -345,6 +346,7 @@ impl Agent {
             reasoning,
             data,
             quoted,
+            quotes,
         } = answer;
         let now = self.clock.now_ms();
         let mut message = Message::new(
@@ -356,7 +358,10 @@ impl Agent {
         );
         message.reasoning = reasoning;
         message.sources = turn_sources(state, book_id, self.config.max_tool_result_chars);
-        message.source_check = source_check(&text, question_of(request), &message.sources);
+        message.source_check = match quoted {
+            Some(_) => quotes_check(&quotes, &message.sources),
+            None => source_check(&text, question_of(request), &message.sources, &state.sources),
+        };
         message.quoted = quoted.clone();
         let (sources, source_check) = (message.sources.clone(), message.source_check.clone());
         // The answer ends the turn: its open-turn record goes in the same write.
@@ -402,6 +407,8 @@ pub(super) struct Answer {
     pub data: Option<serde_json::Value>,
     /// Set when the answer is the book's own words.
     pub quoted: Option<Quoted>,
+    /// Then, each quote as the answer writes it, with the passage it is from.
+    pub quotes: Vec<(String, Source)>,
 }
 
 /// The last user message of `request`: the question its answer is checked against.

@@ -51,7 +51,7 @@ pub use response_format::{ResponseFormat, DEFAULT_RESPONSE_NAME, RESPONSE_TOOL};
 pub use run::{ReviewDecision, RunError, RunRecord, RunReview, RunStatus};
 pub use sort::sort_by;
 pub use sorted_map::SortedMap;
-pub use source::{distinct_sources, QuoteReason, Quoted, Source, SourceCheck, SourceVia};
+pub use source::{distinct_sources, QuoteReason, Quoted, SentenceCheck, Source, SourceCheck, SourceVia};
 pub use stored_vectors::StoredVectors;
 pub use tokens::{estimate_tokens, tool_definitions_tokens};
 pub use tool::{ToolCall, ToolDefinition};

@@ -66,6 +66,23 @@ pub struct SourceCheck {
     /// The answer's names and content words found in no source, as written, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unsupported: Vec<String>,
+    /// Each sentence of the answer, checked against the passages it cites.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sentences: Vec<SentenceCheck>,
+}
+
+/// One sentence of an answer, checked against the passages it cites (or
+/// all of them when it cites none).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, FromJson)]
+#[serde(rename_all = "camelCase")]
+pub struct SentenceCheck {
+    /// The sentence as the answer has it (its citations included).
+    pub text: String,
+    /// The passages it cites: indices into the answer's `sources`.
+    #[serde(default)]
+    pub passages: Vec<u32>,
+    /// Whether its names and content words are in those passages (or the question).
+    pub supported: bool,
 }
 
 /// Why an answer is the book's own words (quotes chosen by

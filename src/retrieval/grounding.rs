@@ -63,14 +63,35 @@ fn stem(term: &str) -> String {
 /// capitalised inside a sentence), or more than half of at least four
 /// content words unsupported.
 pub fn check_answer(answer: &str, question: &str, sources: &[&str]) -> SourceCheck {
+    let support = word_support(answer, question, sources);
+    let mostly_unsupported = support.content >= 4 && support.unsupported.len() * 2 > support.content;
+    SourceCheck {
+        grounded: support.names == 0 && !mostly_unsupported,
+        unsupported: support.unsupported,
+        sentences: Vec::new(),
+    }
+}
+
+/// How much of a text its sources support, word by word.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WordSupport {
+    /// Its content words (as [`check_answer`] counts them).
+    pub content: usize,
+    /// Of those, the names (capitalised inside a sentence) no source has.
+    pub names: usize,
+    /// The content words no source has, as written, once each, in order.
+    pub unsupported: Vec<String>,
+}
+
+/// The content words of `answer` that neither `sources` nor `question` hold.
+pub fn word_support(answer: &str, question: &str, sources: &[&str]) -> WordSupport {
     let mut known: Vec<String> = Vec::new();
     for text in sources.iter().copied().chain([question]) {
         known.extend(terms(text).iter().map(|t| stem(t)));
     }
     known.sort_unstable();
     known.dedup();
-    let mut unsupported = Vec::new();
-    let (mut content, mut names) = (0usize, 0usize);
+    let mut support = WordSupport::default();
     for (word, is_name) in words(answer) {
         // The index's terms of the word: itself lower-cased, or a CJK run's bigrams.
         for term in terms(&word) {
@@ -79,22 +100,18 @@ pub fn check_answer(answer: &str, question: &str, sources: &[&str]) -> SourceChe
             if !cjk && (short || is_stop_term(&term) || ANSWER_WORDS.contains(&term.as_str())) {
                 continue;
             }
-            content += 1;
+            support.content += 1;
             if known.binary_search(&stem(&term)).is_ok() {
                 continue;
             }
-            names += usize::from(is_name && !cjk);
+            support.names += usize::from(is_name && !cjk);
             let shown = if cjk { term } else { word.clone() };
-            if !unsupported.contains(&shown) {
-                unsupported.push(shown);
+            if !support.unsupported.contains(&shown) {
+                support.unsupported.push(shown);
             }
         }
     }
-    let mostly_unsupported = content >= 4 && unsupported.len() * 2 > content;
-    SourceCheck {
-        grounded: names == 0 && !mostly_unsupported,
-        unsupported,
-    }
+    support
 }
 
 /// The words of `text` as written, each with whether it is a name: capitalised

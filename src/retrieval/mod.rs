@@ -46,6 +46,7 @@ pub mod reader_query;
 pub mod scan;
 pub mod search_mode;
 pub mod search_options;
+pub mod sentence_check;
 pub mod sentences;
 pub mod snapshot;
 pub mod test_vectors;

@@ -47,9 +47,13 @@ pub fn passages_in_text(text: &str) -> Vec<(u32, u32, String)> {
     passages
 }
 
-/// The page range of a `[Pages X-Y]` line.
+/// The page range of a `[Pages X-Y]` line, numbered (`[2] [Pages X-Y]`) or not.
 fn header_pages(line: &str) -> Option<(u32, u32)> {
-    let range = line.strip_prefix("[Pages ")?.strip_suffix(']')?;
+    let unnumbered = match line.strip_prefix('[').and_then(|l| l.split_once("] ")) {
+        Some((number, rest)) if number.bytes().all(|b| b.is_ascii_digit()) && !number.is_empty() => rest,
+        _ => line,
+    };
+    let range = unnumbered.strip_prefix("[Pages ")?.strip_suffix(']')?;
     let (start, end) = range.split_once('-')?;
     Some((start.parse().ok()?, end.parse().ok()?))
 }

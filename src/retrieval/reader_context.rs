@@ -102,6 +102,24 @@ pub fn format_sources(sources: &[Source]) -> String {
         .join("\n\n")
 }
 
+/// The passages as the model reads them in a turn's system message,
+/// numbered for citing: `[1] [Pages X-Y]` then its text, blank lines between.
+pub fn format_numbered_sources(sources: &[Source]) -> String {
+    sources
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            format!(
+                "[{}] {}\n{}",
+                i + 1,
+                passage_header(s.start_page, s.end_page),
+                s.text
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
 /// The estimated tokens of `sources` as [`format_sources`] writes them.
 pub fn sources_tokens(sources: &[Source]) -> usize {
     sources

@@ -49,6 +49,7 @@ mod reasoning;
 mod replay;
 mod resume;
 mod review;
+mod sentence_gate;
 mod snapshot;
 mod sources;
 mod spoiler_guard;

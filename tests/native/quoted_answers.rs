@@ -117,6 +117,7 @@ fn weights_grid() {
                     near_pages,
                     covered,
                     follow,
+                    meaning: 0.0,
                 };
                 let found: usize = questions
                     .iter()
@@ -135,5 +136,59 @@ fn weights_grid() {
     results.sort();
     for (found, weights) in results.iter().rev().take(10) {
         println!("{found} {weights}");
+    }
+}
+
+/// The weight of MiniLM's similarity, measured with the model
+/// (`LECTERN_MINILM_DIR`): `cargo test --test native quoted_answers::meaning_grid -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn meaning_grid() {
+    use futures::executor::block_on;
+    use lectern::cancel::CancelToken;
+    use lectern::retrieval::quotes::{quote_candidates, quoted_answer_with, Weights};
+    let (Some(text), Some(model)) = (
+        shared_fixtures::thursday(),
+        crate::support::minilm_env::minilm_from_env(),
+    ) else {
+        return;
+    };
+    let (library, book) = library(&text, None, ChunkSettings::default());
+    for (set, questions) in [
+        ("tuning", reader_eval::questions()),
+        ("held out", reader_eval::held_out_questions()),
+    ] {
+        let plan = ReaderContextPlan::default();
+        let cases: Vec<_> = questions
+            .iter()
+            .map(|q| {
+                let sources = context(&library, &book, q, &plan);
+                let mut texts: Vec<String> = vec![q.question.clone()];
+                texts.extend(quote_candidates(&sources).into_iter().map(str::to_owned));
+                let vectors = block_on(model.embed(&texts, &CancelToken::new())).expect("embeds");
+                let dot = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
+                let meaning: Vec<f32> = vectors[1..].iter().map(|v| dot(v, &vectors[0])).collect();
+                (sources, meaning)
+            })
+            .collect();
+        for meaning_weight in [0.0, 2.0, 4.0, 8.0, 16.0] {
+            for near in [4.0, 8.0] {
+                let weights = Weights {
+                    meaning: meaning_weight,
+                    near,
+                    ..Weights::default()
+                };
+                let found: usize = questions
+                    .iter()
+                    .zip(&cases)
+                    .map(|(q, (sources, meaning))| {
+                        let answer = quoted_answer_with(&q.question, sources, q.page, weights, Some(meaning));
+                        let answer = collapsed(&answer.text(q.page));
+                        q.facts.iter().filter(|f| pattern(f).is_match(&answer)).count()
+                    })
+                    .sum();
+                println!("{set}: meaning {meaning_weight} near {near}: {found}");
+            }
+        }
     }
 }

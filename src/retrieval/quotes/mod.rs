@@ -95,9 +95,33 @@ pub fn quoted_answer_weighed(
     reader_page: u32,
     weights: Weights,
 ) -> QuotedAnswer {
+    quoted_answer_with(question, sources, reader_page, weights, None)
+}
+
+/// The sentences a quoted answer chooses among, in order: what a caller
+/// embeds for [`quoted_answer_with`]'s `meaning`.
+pub fn quote_candidates(sources: &[Source]) -> Vec<&str> {
+    candidates(sources).into_iter().map(|s| s.text).collect()
+}
+
+/// [`quoted_answer_weighed`] with, for each of [`quote_candidates`], its
+/// similarity of meaning to the question (the cosine of their embeddings),
+/// where the book has vectors.
+pub fn quoted_answer_with(
+    question: &str,
+    sources: &[Source],
+    reader_page: u32,
+    weights: Weights,
+    meaning: Option<&[f32]>,
+) -> QuotedAnswer {
     let sentences = candidates(sources);
     let scorer = Scorer::new(question, &sentences, reader_page, weights);
-    let scored = scorer.score_all(&sentences);
+    let mut scored = scorer.score_all(&sentences);
+    if let Some(meaning) = meaning.filter(|m| m.len() == scored.len()) {
+        for (score, similarity) in scored.iter_mut().zip(meaning) {
+            *score += weights.meaning * similarity;
+        }
+    }
     let chosen = select::choose(&sentences, &scored, &scorer);
     let mut quotes: Vec<(usize, Quote)> = chosen
         .into_iter()

@@ -25,6 +25,11 @@ pub struct Weights {
     pub covered: f32,
     /// A later quote scores at least this share of the first.
     pub follow: f32,
+    /// The sentence's similarity of meaning to the question, where a caller
+    /// gives it (`quoted_answer_with`). MiniLM's cosine, weighed 2 to 16,
+    /// found no more facts on either question set (`quoted_answers::meaning_grid`),
+    /// so it weighs nothing by default and the page does not embed sentences.
+    pub meaning: f32,
 }
 
 /// Measured on the 32 tuning questions (42 of 86 facts; a grid over these
@@ -41,6 +46,7 @@ impl Default for Weights {
             near_pages: 4.0,
             covered: 0.3,
             follow: 0.35,
+            meaning: 0.0,
         }
     }
 }
