@@ -104,7 +104,13 @@ const ROWS = [
   ['Evidence recall', 'reader_tokens_old', 'its context, mean estimated tokens', 'tokens'],
   ['Evidence recall', 'reader_recall_hybrid', 'the default plan ranked hybrid (BM25 × 0.3 + MiniLM) instead of BM25', ''],
   // The answers themselves (benches/reader_answers.mjs): the site's models on the same questions.
+  // The quoted answer (issue 46): its share of the reference facts on the tuning and held-out sets.
+  ['Reader answers', 'answers_quotes_facts', "quotes from the book (`{ kind: 'quotes' }`): reference facts found, the 32 tuning questions", '', atLeast(0.6)],
+  ['Reader answers', 'answers_quotes_heldout_facts', 'quotes from the book: reference facts found, the 16 held-out questions', '', atLeast(0.6)],
+  ['Reader answers', 'answers_demo_facts', 'the Demo model: reference facts found, the 32 questions', ''],
+  ['Reader answers', 'answers_demo_heldout_facts', 'the Demo model: reference facts found, the 16 held-out questions', ''],
   ...[
+    ['quotes', "quotes from the book (`{ kind: 'quotes' }`), the site's default"],
     ['demo', 'the Demo model (no AI), `search_book` by words'],
     ['demo_minilm', 'the Demo model (no AI), `search_book` hybrid with MiniLM (the site)'],
     ['smollm2', 'SmolLM2-135M-Instruct through wllama, as the site configures it'],

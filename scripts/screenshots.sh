@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p docs/screenshots
-for shot in site-offline chat-tool-card chat-approval-invalid site-sources chat-sources; do
+for shot in site-offline chat-tool-card chat-approval-invalid site-sources chat-sources chat-sentences site-quotes; do
   [ -f ".test-artifacts/$shot.png" ] || { echo "missing .test-artifacts/$shot.png: run npm test first" >&2; exit 1; }
   cp ".test-artifacts/$shot.png" "docs/screenshots/$shot.png"
 done

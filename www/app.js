@@ -8,7 +8,7 @@ import { bookInput, sampleFile, wireOpening } from './site/open-book.js';
 import { showBackgroundWork, startProgress } from './site/progress.js';
 import { localModelThreads, readAhead, stopLocalModel } from './site/local-model.js';
 import { initialChoice, localRetrieval, modelChoices, rememberChoice } from './site/provider.js';
-import { createReader } from './site/reader.js';
+import { createReader, sentencePattern } from './site/reader.js';
 import { registerServiceWorker } from './site/sw-register.js';
 
 const $ = (selector) => document.querySelector(selector);
@@ -93,10 +93,21 @@ async function deleteBook(book) {
  * An answer's source chosen in the chat: the reader turned to its first page, the page in view
  * (the reader's own pages to their last: going there must not move the reader back a page).
  */
-async function goToSource({ bookId, startPage, endPage, via }) {
+async function goToSource({ bookId, startPage, endPage, via, sentence }) {
   if (reader.book?.id !== bookId) return; // the chat is bound to the open book: a stale event
-  await reader.goTo(via === 'readerPage' ? endPage : startPage);
+  const page = sentence ? await pageHolding(bookId, startPage, endPage, sentence) : null;
+  await reader.goTo(page ?? (via === 'readerPage' ? endPage : startPage));
+  if (sentence) reader.highlight(sentence);
   $('#page-text').focus();
+}
+
+/** The page of `startPage`…`endPage` whose text holds `sentence` (a cited sentence's own page). */
+async function pageHolding(bookId, startPage, endPage, sentence) {
+  const pattern = sentencePattern(sentence);
+  for (let number = startPage; number <= endPage; number++) {
+    if (pattern.test((await lectern.page(bookId, number)).text)) return number;
+  }
+  return null;
 }
 
 /** Reads `input` (addBook's argument) into the library with a progress bar, then opens it. */
@@ -132,6 +143,7 @@ async function useModel(choice) {
   rememberChoice(choice.id);
   modelChoice = choice;
   $('#model-choice').value = choice.id;
+  $('#model-about').textContent = choice.about ?? '';
   if (choice.id !== 'local') $('#model-status').textContent = `Answering: ${choice.label}`;
   await bindChat(reader.book);
 }
@@ -139,7 +151,7 @@ async function useModel(choice) {
 function fillChoices(config) {
   choices = modelChoices(config, custom);
   $('#model-choice').replaceChildren(
-    ...choices.map((c) => Object.assign(document.createElement('option'), { value: c.id, textContent: c.label })),
+    ...choices.map((c) => Object.assign(document.createElement('option'), { value: c.id, textContent: c.label, title: c.about ?? '' })),
   );
 }
 

@@ -509,8 +509,8 @@ export class LecternChat extends HTMLElement {
     this.#append(usageLine(String(turn.usage)));
     this.#announce(outcome.sourceCheck?.grounded === false ? 'Answer complete, not found in the book' : 'Answer complete');
     this.#scroll();
-    const { turnId, text, usage, sources, sourceCheck } = outcome;
-    const detail = { conversationId: this.#conversationId, turnId, text, usage, sources, sourceCheck };
+    const { turnId, text, usage, sources, sourceCheck, quoted } = outcome;
+    const detail = { conversationId: this.#conversationId, turnId, text, usage, sources, sourceCheck, quoted };
     this.dispatchEvent(new CustomEvent('lectern-finish', { detail, bubbles: true, composed: true }));
   }
 

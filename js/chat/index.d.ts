@@ -1,5 +1,5 @@
 // Types of lectern/chat: the <lectern-chat> element, its properties, methods and events.
-import type { Lectern, LecternErrorName, Mention, PendingCall, SendOptions, SendResult, Source, SourceCheck, Usage } from '../lectern.js';
+import type { Lectern, LecternErrorName, Mention, PendingCall, Quoted, SendOptions, SendResult, Source, SourceCheck, Usage } from '../lectern.js';
 
 /** An item of the `@`-mention list the host provides. */
 export interface ChatMention extends Mention {
@@ -15,14 +15,14 @@ export interface ChatSettings {
   stream: boolean;
 }
 
-/** A source of an answer the user asked to go to (`lectern-source`): turn the reader to `startPage`. */
-export type ChatSourceDetail = Pick<Source, 'bookId' | 'startPage' | 'endPage' | 'via' | 'text'>;
+/** A source of an answer the user asked to go to (`lectern-source`): turn the reader to `startPage`; from a sentence's citation, `sentence` is the sentence to highlight. */
+export type ChatSourceDetail = Pick<Source, 'bookId' | 'startPage' | 'endPage' | 'via' | 'text'> & { sentence?: string };
 
 export interface LecternChatEventMap extends HTMLElementEventMap {
   /** Before a message is sent; `preventDefault()` cancels it, and `detail.options` takes send options for this turn (its *Retry* too). */
   'lectern-send': CustomEvent<{ conversationId: string; text: string; options: Omit<SendOptions, 'signal' | 'mentions'> }>;
   /** A turn answered. */
-  'lectern-finish': CustomEvent<{ conversationId: string; turnId: string; text: string; usage: Usage; sources: Source[]; sourceCheck?: SourceCheck }>;
+  'lectern-finish': CustomEvent<{ conversationId: string; turnId: string; text: string; usage: Usage; sources: Source[]; sourceCheck?: SourceCheck; quoted?: Quoted }>;
   /** A turn failed (the chat shows a friendly message with Retry). */
   'lectern-error': CustomEvent<{ conversationId: string | null; error: { name: LecternErrorName | string; message: string } }>;
   /** A turn paused: these calls wait for the user's decision. */

@@ -2,16 +2,15 @@
 // pages ("Sources: p. 14 · p. 30–31"). An item expands to the passage (text nodes only: the book
 // is outside input), how it came, and "Go to p. N", dispatched on the chat as `lectern-source` for
 // the host to turn its reader there. An answer its sources do not support is marked "Not found in
-// the book", its sources still listed.
+// the book", its sources still listed; its sentences are shown checked one by one (checked.js).
+import { showChecked } from './checked.js';
 import { h } from './dom.js';
+import { pagesLabel } from './pages.js';
 
 const VIA = { readerPage: 'From your page', alwaysRetrieve: 'Found for your question', search_book: 'Searched by the assistant' };
 let ids = 0;
 
-/** "p. 31" or "p. 30–31". */
-export function pagesLabel({ startPage, endPage }) {
-  return startPage === endPage ? `p. ${startPage}` : `p. ${startPage}–${endPage}`;
-}
+export { pagesLabel };
 
 /** The passage, how it came, and "Go to", which tells the host (`lectern-source` on the chat). */
 function passage(source, how, id, host) {
@@ -46,7 +45,8 @@ function sourceItem(source, host) {
  * `finish` event or a stored message) and, when the check found it unsupported, the "Not found
  * in the book" mark; "Go to p. N" dispatches `lectern-source` on `host` (the chat). Returns `item`.
  */
-export function showSources(item, { sources, sourceCheck } = {}, host) {
+export function showSources(item, { sources, sourceCheck, quoted } = {}, host) {
+  showChecked(item, { sources, sourceCheck, quoted }, host);
   if (sourceCheck?.grounded === false) {
     const words = (sourceCheck.unsupported ?? []).join(', ');
     const note = words ? `Not in its sources: ${words}` : 'Not supported by its sources';

@@ -11,7 +11,6 @@ use crate::domain::{Conversation, QuoteReason, Quoted, Source, SourceVia};
 use crate::error::{Error, Result};
 use crate::events::EventKind;
 use crate::provider::ModelRequest;
-use crate::retrieval::quotes::quoted_answer;
 use crate::retrieval::reader_context::ReaderContextPlan;
 
 impl Agent {
@@ -54,7 +53,6 @@ impl Agent {
             return Err(error.unwrap_or_else(crate::provider::nothing_to_quote));
         };
         let question = question_of(request).to_owned();
-        let reader_page = library.book(book_id).await?.current_page;
         if !state.sources.iter().any(|s| s.via != SourceVia::ReaderPage) {
             state.sources = self.quoting_context(book_id, &question, state, scope).await?;
         }
@@ -64,8 +62,10 @@ impl Agent {
                 message: format!("the model failed ({error}); the answer quotes the book instead"),
             });
         }
-        let quotes = quoted_answer(&question, &state.sources, reader_page);
-        let text = quotes.text(reader_page);
+        let quotes = library
+            .quoted_answer(book_id, &question, &state.sources, scope.cancel)
+            .await?;
+        let text = quotes.text.clone();
         let lines: Vec<String> = text.split("\n\n").map(str::to_owned).collect();
         for (i, line) in lines.iter().enumerate() {
             let delta = if i == 0 {
@@ -97,6 +97,24 @@ impl Agent {
         };
         self.store_answer(scope, request, state, call.book_id, answer)
             .await
+    }
+
+    /// The quoted answer to show under a model's answer none of whose
+    /// sentences its passages support: from the same passages.
+    pub(super) async fn quotes_instead(
+        &self,
+        request: &ModelRequest,
+        state: &TurnState,
+        book_id: Option<&str>,
+    ) -> Result<Option<String>> {
+        let (Some(book_id), Some(library)) = (book_id, &self.library) else {
+            return Ok(None);
+        };
+        let cancel = crate::cancel::CancelToken::new();
+        let quotes = library
+            .quoted_answer(book_id, question_of(request), &state.sources, &cancel)
+            .await?;
+        Ok((!quotes.quotes.is_empty()).then_some(quotes.text))
     }
 
     /// The passages to quote from when the turn's system message had only

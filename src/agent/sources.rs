@@ -105,5 +105,6 @@ pub(super) fn quotes_check(quotes: &[(String, Source)], sources: &[Source]) -> O
         grounded: true,
         unsupported: Vec::new(),
         sentences,
+        quoted_answer: None,
     })
 }

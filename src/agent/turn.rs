@@ -362,6 +362,12 @@ impl Agent {
             Some(_) => quotes_check(&quotes, &message.sources),
             None => source_check(&text, question_of(request), &message.sources, &state.sources),
         };
+        if let Some(check) = message.source_check.as_mut() {
+            let unsupported = !check.sentences.is_empty() && check.sentences.iter().all(|s| !s.supported);
+            if unsupported && quoted.is_none() {
+                check.quoted_answer = self.quotes_instead(request, state, book_id).await?;
+            }
+        }
         message.quoted = quoted.clone();
         let (sources, source_check) = (message.sources.clone(), message.source_check.clone());
         // The answer ends the turn: its open-turn record goes in the same write.

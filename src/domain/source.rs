@@ -69,6 +69,10 @@ pub struct SourceCheck {
     /// Each sentence of the answer, checked against the passages it cites.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sentences: Vec<SentenceCheck>,
+    /// When no sentence is supported: the quoted answer from the same
+    /// passages (`retrieval::quotes`), to show under the model's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quoted_answer: Option<String>,
 }
 
 /// One sentence of an answer, checked against the passages it cites (or

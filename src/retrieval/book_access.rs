@@ -5,6 +5,7 @@
 
 use futures::future::LocalBoxFuture;
 
+use super::quotes::QuotedAnswer;
 use super::reader_context::ReaderContextPlan;
 use super::search_options::{SearchOptions, SearchResult};
 use crate::cancel::CancelToken;
@@ -33,4 +34,15 @@ pub trait BookAccess {
         plan: &'a ReaderContextPlan,
         cancel: &'a CancelToken,
     ) -> LocalBoxFuture<'a, Result<Vec<Source>>>;
+
+    /// The quoted answer to `question` from `sources` at the book's reader's
+    /// page ([`quoted_answer`](super::quotes::quoted_answer)): where the books
+    /// live, so that the page's module does not carry the quoting code.
+    fn quoted_answer<'a>(
+        &'a self,
+        book_id: &'a str,
+        question: &'a str,
+        sources: &'a [Source],
+        cancel: &'a CancelToken,
+    ) -> LocalBoxFuture<'a, Result<QuotedAnswer>>;
 }

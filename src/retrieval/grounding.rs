@@ -69,6 +69,7 @@ pub fn check_answer(answer: &str, question: &str, sources: &[&str]) -> SourceChe
         grounded: support.names == 0 && !mostly_unsupported,
         unsupported: support.unsupported,
         sentences: Vec::new(),
+        quoted_answer: None,
     }
 }
 

@@ -4,6 +4,7 @@ use futures::future::LocalBoxFuture;
 
 use super::book_access::BookAccess;
 use super::library::Library;
+use super::quotes::{quoted_answer, QuotedAnswer};
 use super::reader_context::ReaderContextPlan;
 use super::search_options::{SearchOptions, SearchResult};
 use crate::cancel::CancelToken;
@@ -32,5 +33,18 @@ impl BookAccess for Library {
         cancel: &'a CancelToken,
     ) -> LocalBoxFuture<'a, Result<Vec<Source>>> {
         Box::pin(Library::reader_context(self, book_id, question, plan, cancel))
+    }
+
+    fn quoted_answer<'a>(
+        &'a self,
+        book_id: &'a str,
+        question: &'a str,
+        sources: &'a [Source],
+        cancel: &'a CancelToken,
+    ) -> LocalBoxFuture<'a, Result<QuotedAnswer>> {
+        Box::pin(cancel.run(async move {
+            let page = Library::book(self, book_id).await?.current_page;
+            Ok(quoted_answer(question, sources, page))
+        }))
     }
 }

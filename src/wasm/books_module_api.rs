@@ -19,8 +19,9 @@ use super::js::{error_to_js, from_js, string_arg, to_js};
 use super::panic_guard::guarded_promise;
 use super::promise::promise;
 use crate::cancel::CancelToken;
-use crate::domain::Book;
+use crate::domain::{Book, Source};
 use crate::error::{Error, Result};
+use crate::retrieval::book_access::BookAccess;
 use crate::retrieval::library::{IndexSource, SearchOptions};
 use crate::retrieval::reader_context::ReaderContextPlan;
 
@@ -201,6 +202,21 @@ impl LecternBooks {
             inner
                 .library
                 .reader_context(&id, &question, &plan, &CancelToken::new())
+                .await
+        })
+    }
+
+    /// The quoted answer to `question` from `sources` (a context's passages)
+    /// at book `bookId`'s reader's page.
+    #[wasm_bindgen(js_name = quotedAnswer)]
+    pub fn quoted_answer(&self, book_id: JsValue, question: JsValue, sources: JsValue) -> Promise {
+        self.call_with_id(book_id, |inner, id| async move {
+            let question = string_arg(&question, "question")?;
+            let sources: Vec<Source> = from_js(sources, "sources")?;
+            let cancel = CancelToken::new();
+            inner
+                .library
+                .quoted_answer(&id, &question, &sources, &cancel)
                 .await
         })
     }

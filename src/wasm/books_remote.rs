@@ -18,6 +18,7 @@ use crate::domain::{Book, Source};
 use crate::error::{Error, Result, StorageReason};
 use crate::retrieval::book_access::BookAccess;
 use crate::retrieval::books_settings::BooksSettings;
+use crate::retrieval::quotes::QuotedAnswer;
 use crate::retrieval::reader_context::ReaderContextPlan;
 use crate::retrieval::search_options::{SearchOptions, SearchResult};
 
@@ -50,6 +51,9 @@ extern "C" {
     pub fn search(this: &BooksModule, query: &JsValue, options: &JsValue) -> Promise;
     #[wasm_bindgen(method, js_name = readerContext)]
     fn reader_context(this: &BooksModule, book_id: &JsValue, question: &JsValue, plan: &JsValue) -> Promise;
+    #[wasm_bindgen(method, js_name = quotedAnswer)]
+    fn quoted_answer(this: &BooksModule, book_id: &JsValue, question: &JsValue, sources: &JsValue)
+        -> Promise;
     #[wasm_bindgen(method)]
     fn close(this: &BooksModule);
 }
@@ -177,6 +181,22 @@ impl BookAccess for RemoteBooks {
             let plan = to_js(plan)?;
             self.ask("reader context", |books| {
                 books.reader_context(&book_id.into(), &question.into(), &plan)
+            })
+            .await
+        }))
+    }
+
+    fn quoted_answer<'a>(
+        &'a self,
+        book_id: &'a str,
+        question: &'a str,
+        sources: &'a [Source],
+        cancel: &'a CancelToken,
+    ) -> LocalBoxFuture<'a, Result<QuotedAnswer>> {
+        Box::pin(cancel.run(async move {
+            let sources = to_js(&sources)?;
+            self.ask("quoted answer", |books| {
+                books.quoted_answer(&book_id.into(), &question.into(), &sources)
             })
             .await
         }))

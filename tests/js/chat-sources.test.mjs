@@ -184,3 +184,37 @@ test('answers list their sources by page, open to the passage as text, go to the
   assert.deepEqual(chat.problems, []);
   await chat.close();
 });
+
+test('each sentence of an answer is shown checked: its citation a link to its passage with the sentence, an invented one marked "not in the book"', async () => {
+  const chat = await openChat(running);
+  const { page } = chat;
+  const { bookId, conversationId } = await openBookConversation(page);
+  // The system message numbers its passages: [1] is the reader's pages (2–3).
+  await chat.script([{ text: 'The keeper mended his nets by the lighthouse [1]. He won the Fields Medal in Stockholm [1].' }]);
+  await ask(page, 'What did the keeper do?');
+  await page.waitForFunction(() => document.querySelector('lectern-chat').shadowRoot.querySelectorAll('li.message.assistant [part~="sentence"]').length === 2, null, { timeout: 15000 });
+  await waitIdle(page);
+  const sentences = await page.evaluate(() =>
+    [...document.querySelector('lectern-chat').shadowRoot.querySelectorAll('li.message.assistant [part~="sentence"]')].map((s) => ({
+      part: s.getAttribute('part'),
+      cites: [...s.querySelectorAll('[part~="cite"]')].map((b) => b.textContent),
+      mark: s.querySelector('[part~="not-in-book"]')?.textContent ?? null,
+      visible: s.querySelector('[part~="not-in-book"]')?.checkVisibility() ?? null,
+    })),
+  );
+  assert.deepEqual(sentences, [
+    { part: 'sentence', cites: ['p. 2–3'], mark: null, visible: null },
+    { part: 'sentence unsupported', cites: ['p. 2–3'], mark: 'not in the book', visible: true },
+  ]);
+  const body = await chatOf(page).assistant.last().locator('.body').textContent();
+  assert.doesNotMatch(body, /\[1\]/, 'citations are links, not brackets');
+  const [stored] = await storedSources(page, conversationId);
+  assert.deepEqual(stored.sourceCheck.sentences.map((s) => [s.passages, s.supported]), [[[0], true], [[0], false]]);
+  assert.equal(stored.sourceCheck.grounded, false);
+  await chatOf(page).assistant.last().locator('[part~="cite"]').first().click();
+  const [event] = await page.evaluate(() => window.__sourceEvents);
+  assert.deepEqual(event.detail, { bookId, startPage: 2, endPage: 3, via: 'readerPage', text: stored.sources[0].text, sentence: 'The keeper mended his nets by the lighthouse.' });
+  await screenshot(page, 'chat-sentences');
+  assert.deepEqual(chat.problems, []);
+  await chat.close();
+});

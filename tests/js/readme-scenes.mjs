@@ -91,7 +91,7 @@ export const SCENES = [
     },
   },
   {
-    name: 'Providers: the three kinds open, the custom one answers',
+    name: 'Providers: the four kinds open, the custom one answers',
     marker: '// Any OpenAI-compatible server',
     given: () => `
       const { Lectern } = readme;
@@ -102,7 +102,7 @@ export const SCENES = [
         usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 },
       }) } } };`,
     after: `
-      for (const provider of [openai, anthropic]) await (await Lectern.open({ provider })).close();
+      for (const provider of [openai, anthropic, quotes]) await (await Lectern.open({ provider })).close();
       const conv = await lectern.createConversation({});
       return { reply: await lectern.send(conv.id, 'Hello?'), asked: window.asked };`,
     check: (out) => {

@@ -46,7 +46,9 @@ async function ask(page, question) {
 
 test('a question in the bound chat streams a quoted answer that never reads past the page', async () => {
   const { context, page, problems } = await openSite(running);
-  assert.equal(await page.inputValue('#model-choice'), 'demo', 'with no configuration and no local model: the demo model');
+  assert.equal(await page.inputValue('#model-choice'), 'quotes', 'with no configuration and no local model: quotes from the book');
+  await page.selectOption('#model-choice', 'demo');
+  await page.waitForFunction(() => document.querySelector('#model-status').textContent === 'Answering: Demo model (no AI)');
   await page.getByLabel('Open a book').setInputFiles({ name: 'Keeper.txt', mimeType: 'text/plain', buffer: Buffer.from(PAGES.join('\f')) });
   await page.waitForFunction(() => document.querySelector('#page-number').textContent === 'Page 1 of 6');
   await page.getByRole('button', { name: 'Next page →' }).click();

@@ -31,9 +31,10 @@ test('the in-browser model, the default, reads the system prompt ahead and answe
   try {
     await page.goto(demo.url);
     await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
-    assert.equal(await page.inputValue('#model-choice'), 'local', 'the in-browser model is the default');
+    assert.equal(await page.inputValue('#model-choice'), 'quotes', 'quotes from the book are the default, the in-browser model one pick away');
     assert.match(await page.textContent('#model-choice option[value="local"]'), /^In-browser model \(SmolLM2/);
-    assert.deepEqual(await page.$$eval('#model-choice option', (o) => o.map((x) => x.value)), ['local', 'demo', 'mock']);
+    assert.deepEqual(await page.$$eval('#model-choice option', (o) => o.map((x) => x.value)), ['quotes', 'local', 'demo', 'mock']);
+    await page.selectOption('#model-choice', 'local');
     await page.waitForFunction((key) => localStorage.getItem(key) === 'local', CHOICE_KEY);
     await page.click('#open-sample');
     await page.waitForFunction(() => Number(document.body.dataset.page) >= 1, null, { timeout: 60000 });
@@ -135,6 +136,7 @@ test('a model that falls back to one thread gets the one-thread plan at its send
         }
       };
     });
+    await page.addInitScript((key) => localStorage.setItem(key, 'local'), CHOICE_KEY);
     await page.goto(demo.url);
     await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
     await page.click('#open-sample');

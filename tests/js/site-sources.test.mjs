@@ -23,7 +23,9 @@ const currentPage = (page) =>
 test("an answer's sources are listed in the bound chat, and one turns the reader to its page", { timeout: 120000 }, async (t) => {
   if (!existsSync(THURSDAY)) return t.skip(`SKIPPED: the sample book is Thursday only with ${THURSDAY.pathname}`);
   const { context, page, problems } = await openSite(running);
-  assert.equal(await page.inputValue('#model-choice'), 'demo');
+  assert.equal(await page.inputValue('#model-choice'), 'quotes', 'the default: quotes from the book (site-quotes.test.mjs)');
+  await page.selectOption('#model-choice', 'demo');
+  await page.waitForFunction(() => document.querySelector('#model-status').textContent === 'Answering: Demo model (no AI)');
   await page.getByRole('button', { name: 'Open the sample book' }).click();
   await page.waitForFunction(() => /^Page 1 of \d+$/.test(document.querySelector('#page-number').textContent), null, { timeout: 60000 });
   assert.equal(await page.textContent('#book-title'), 'The Man Who Was Thursday');

@@ -39,7 +39,7 @@ fn tally(library: &Library, book: &str, questions: &[ReaderQuestion], show: bool
     for q in questions {
         let sources = context(library, book, q, &ReaderContextPlan::default());
         let answer = quoted_answer(&q.question, &sources, q.page);
-        let text = collapsed(&answer.text(q.page));
+        let text = collapsed(&answer.text);
         let found = q.facts.iter().filter(|f| pattern(f).is_match(&text)).count();
         t.asked += 1;
         t.facts += q.facts.len();
@@ -123,9 +123,8 @@ fn weights_grid() {
                     .iter()
                     .zip(&contexts)
                     .map(|(q, sources)| {
-                        let answer = collapsed(
-                            &quoted_answer_weighed(&q.question, sources, q.page, weights).text(q.page),
-                        );
+                        let answer =
+                            collapsed(&quoted_answer_weighed(&q.question, sources, q.page, weights).text);
                         q.facts.iter().filter(|f| pattern(f).is_match(&answer)).count()
                     })
                     .sum();
@@ -183,7 +182,7 @@ fn meaning_grid() {
                     .zip(&cases)
                     .map(|(q, (sources, meaning))| {
                         let answer = quoted_answer_with(&q.question, sources, q.page, weights, Some(meaning));
-                        let answer = collapsed(&answer.text(q.page));
+                        let answer = collapsed(&answer.text);
                         q.facts.iter().filter(|f| pattern(f).is_match(&answer)).count()
                     })
                     .sum();

@@ -76,3 +76,45 @@ fn a_quoted_answers_sentences_are_its_quotes() {
         assert!(source.text.contains(quoted), "{quoted:?} in its passage");
     }
 }
+
+#[test]
+fn an_answer_with_no_supported_sentence_carries_the_quoted_answer() {
+    let invented = "Gregory was crowned Emperor of Byzantium [1]. Sunday sold bicycles in Vienna.";
+    let (builder, book_id) = book_agent(
+        always_retrieve(),
+        thursday_pages(),
+        2,
+        vec![ScriptedTurn::text(invented)],
+    );
+    let h = builder.book(&book_id).build();
+    let check = h
+        .send("Where did Gregory take Syme?")
+        .unwrap()
+        .source_check
+        .expect("checked");
+    assert!(check.sentences.iter().all(|s| !s.supported), "{check:?}");
+    let quotes = check.quoted_answer.expect("the book's words beside it");
+    assert!(
+        quotes.contains("“Gregory took Syme to a secret meeting under a tavern.”"),
+        "{quotes}"
+    );
+
+    let (builder, book_id) = book_agent(
+        always_retrieve(),
+        thursday_pages(),
+        2,
+        vec![ScriptedTurn::text(
+            "Gregory took Syme to a secret meeting [2]. He was crowned Emperor of Byzantium.",
+        )],
+    );
+    let h = builder.book(&book_id).build();
+    let check = h
+        .send("Where did Gregory take Syme?")
+        .unwrap()
+        .source_check
+        .unwrap();
+    assert!(
+        !check.grounded && check.quoted_answer.is_none(),
+        "one supported sentence: the answer stands, marked"
+    );
+}

@@ -80,8 +80,31 @@ export function createReader(getLectern, { onError, onPage = () => {} }) {
       busy = busy.then(() => go(number));
       return busy;
     },
+    /** Marks `sentence` on the page shown (whitespace may differ); whether it was found. */
+    highlight(sentence) {
+      return markSentence($('#page-text'), sentence);
+    },
     get book() {
       return book;
     },
   };
+}
+
+/** A pattern matching `sentence`'s words with any whitespace between them. */
+export function sentencePattern(sentence) {
+  const words = sentence.trim().split(/\s+/).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(words.join('\\s+'));
+}
+
+/** Wraps the first occurrence of `sentence` in `node`'s text in a `<mark>`, scrolled into view. */
+function markSentence(node, sentence) {
+  const text = node.textContent;
+  const found = sentencePattern(sentence).exec(text);
+  if (!found) return false;
+  const mark = document.createElement('mark');
+  mark.className = 'cited';
+  mark.textContent = found[0];
+  node.replaceChildren(text.slice(0, found.index), mark, text.slice(found.index + found[0].length));
+  mark.scrollIntoView({ block: 'center' });
+  return true;
 }

@@ -15,7 +15,10 @@ mod cues;
 mod score;
 mod select;
 
+use serde::Serialize;
+
 use crate::domain::Source;
+use crate::from_json::FromJson;
 use candidates::candidates;
 use score::Scorer;
 
@@ -32,7 +35,8 @@ pub const MAX_QUOTES: usize = 3;
 pub const MAX_SENTENCE_WORDS: usize = 120;
 
 /// One quoted sentence.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, FromJson)]
+#[serde(rename_all = "camelCase")]
 pub struct Quote {
     /// The first page of the passage it is from.
     pub start_page: u32,
@@ -61,24 +65,24 @@ impl Quote {
 }
 
 /// What the quoted answerer chose for a question.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, FromJson)]
 pub struct QuotedAnswer {
     /// The quotes, in book order.
     pub quotes: Vec<Quote>,
+    /// The answer as the reader reads it: one quote a paragraph ([`Quote::line`]),
+    /// or, when no sentence bears on the question, a line saying so.
+    pub text: String,
 }
 
 impl QuotedAnswer {
-    /// The answer as the reader reads it: one quote a paragraph, or, when
-    /// no sentence bears on the question, a line saying so.
-    pub fn text(&self, reader_page: u32) -> String {
-        if self.quotes.is_empty() {
-            return format!("No passage up to page {reader_page} bears on this question.");
-        }
-        self.quotes
-            .iter()
-            .map(Quote::line)
-            .collect::<Vec<_>>()
-            .join("\n\n")
+    /// The answer of `quotes` (in book order) at `reader_page`.
+    fn new(quotes: Vec<Quote>, reader_page: u32) -> Self {
+        let text = if quotes.is_empty() {
+            format!("No passage up to page {reader_page} bears on this question.")
+        } else {
+            quotes.iter().map(Quote::line).collect::<Vec<_>>().join("\n\n")
+        };
+        QuotedAnswer { quotes, text }
     }
 }
 
@@ -138,9 +142,7 @@ pub fn quoted_answer_with(
         })
         .collect();
     quotes.sort_by_key(|(i, q)| (q.start_page, q.end_page, *i));
-    QuotedAnswer {
-        quotes: quotes.into_iter().map(|(_, q)| q).collect(),
-    }
+    QuotedAnswer::new(quotes.into_iter().map(|(_, q)| q).collect(), reader_page)
 }
 
 /// `text` with each run of whitespace one space.

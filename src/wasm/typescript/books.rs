@@ -60,6 +60,8 @@ export interface RetrievalSettings {
   readerPages?: number;
   /** Passages `alwaysRetrieve` finds for the user's message, each cut to the 400 characters around the question's words (default 10; 1 to 20); besides them, the first passage naming each of up to two names the question asks about. All within `maxContextTokens`. */
   passages?: number;
+  /** A book question whose model fails before writing (network off, endpoint down, a local model not loaded) is answered with quotes from the book, marked `quoted: { reason: 'fallback' }`, instead of an error (default true). */
+  quoteFallback?: boolean;
 }
 
 /** A stored book. */

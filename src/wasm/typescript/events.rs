@@ -68,9 +68,11 @@ export interface FinishEvent extends EventBase {
   sources?: Source[];
   /** The answer checked against its sources, when it has any. */
   sourceCheck?: SourceCheck;
+  /** Set when the answer is quotes from the book, not a model's words. */
+  quoted?: Quoted;
 }
-/** Something worth knowing that does not stop the turn. `contextOverflow`: the request is larger than `modelProfile.contextLength` even with only the latest message; it is sent anyway. `budgetUnpriced`: a `maxCostUsd` budget is set but the model has no price, so cost is not checked. `contextSummaryFailed`: older history could not be summarised and is left out of this request. `contextSummaryNotStored`: a summary was made but could not be stored. `eventsNotRecorded`: with `recordEvents`, the turn's events could not be stored. */
-export interface WarningEvent extends EventBase { type: 'warning'; code: 'contextOverflow' | 'budgetUnpriced' | 'contextSummaryFailed' | 'contextSummaryNotStored' | 'eventsNotRecorded'; message: string; }
+/** Something worth knowing that does not stop the turn. `contextOverflow`: the request is larger than `modelProfile.contextLength` even with only the latest message; it is sent anyway. `budgetUnpriced`: a `maxCostUsd` budget is set but the model has no price, so cost is not checked. `contextSummaryFailed`: older history could not be summarised and is left out of this request. `contextSummaryNotStored`: a summary was made but could not be stored. `eventsNotRecorded`: with `recordEvents`, the turn's events could not be stored. `answeredWithQuotes`: the model failed before writing and the answer quotes the book instead (`retrieval.quoteFallback`). */
+export interface WarningEvent extends EventBase { type: 'warning'; code: 'contextOverflow' | 'budgetUnpriced' | 'contextSummaryFailed' | 'contextSummaryNotStored' | 'eventsNotRecorded' | 'answeredWithQuotes'; message: string; }
 /** `context: { strategy: 'summarize' }` folded older messages into the stored summary (one event a summary call), or, with `fallback`, could not and left them out. */
 export interface ContextCompressedEvent extends EventBase { type: 'contextCompressed'; summarizedMessages: number; throughSeq?: number; summaryTokens: number; fallback?: string; }
 /** The turn failed; `send` rejects with the same error. */

@@ -101,6 +101,19 @@ export interface CustomProviderConfig extends CallPolicyConfig {
   maxTokens?: number | null;
 }
 
+/**
+ * No model: a book conversation's question is answered with the one to three sentences of its
+ * passages (the reader's pages, the first passages naming who is asked about, the best passages
+ * for the question) that best answer it, quoted in book order with their pages
+ * (`p. 31: “…”`). Every word is the book's and none is past the reader's page; the answer is
+ * marked `quoted: { reason: 'provider' }`. A conversation without a book gets a `ConfigError`.
+ */
+export interface QuotesProviderConfig {
+  kind: 'quotes';
+  /** Reported in usage and events; default `quotes`. */
+  model?: string;
+}
+
 /** The second argument of a custom provider's `call`. */
 export interface CustomCallOptions {
   /** Aborted when the call is cancelled, times out or its answer is given up: stop the work. */
@@ -108,7 +121,7 @@ export interface CustomCallOptions {
 }
 
 /** Which model provider to use. */
-export type ProviderConfig = OpenAIProviderConfig | AnthropicProviderConfig | CustomProviderConfig;
+export type ProviderConfig = OpenAIProviderConfig | AnthropicProviderConfig | CustomProviderConfig | QuotesProviderConfig;
 
 /** A tool call in the OpenAI format. */
 export interface ChatToolCall {

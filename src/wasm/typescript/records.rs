@@ -56,6 +56,18 @@ export interface Message {
   sources?: Source[];
   /** An answer with sources, checked against them. */
   sourceCheck?: SourceCheck;
+  /** Set on an answer made of quotes from the book instead of a model's words. */
+  quoted?: Quoted;
+}
+
+/**
+ * Why an answer is quotes from the book: `provider`, the `quotes` provider answers so; `fallback`,
+ * the model failed before writing (network off, endpoint down, a local model not loaded) and
+ * `retrieval.quoteFallback` (default true) put the quotes in its place, `error` saying how it failed.
+ */
+export interface Quoted {
+  reason: 'provider' | 'fallback';
+  error?: string;
 }
 
 /** How a passage came to be in front of the model: the reader's page (always, in a book conversation), `alwaysRetrieve`, or a `search_book` call. */
@@ -83,6 +95,24 @@ export interface Source {
 export interface SourceCheck {
   grounded: boolean;
   unsupported?: string[];
+  /**
+   * Each sentence of the answer, checked against the passages it cites (`[2]` after it, the
+   * numbers the system message gave its passages; all of them when it cites none). `grounded` is
+   * false when any is unsupported. For a quoted answer, its quotes.
+   */
+  sentences?: SentenceCheck[];
+  /** When no sentence is supported: the quoted answer from the same passages, to show under the model's, labelled. */
+  quotedAnswer?: string;
+}
+
+/** One sentence of an answer and whether its passages support it. */
+export interface SentenceCheck {
+  /** The sentence as the answer has it, its citations included. */
+  text: string;
+  /** The passages it cites: indices into the answer's `sources`. */
+  passages: number[];
+  /** Its names and content words are in those passages: false means "not in the book". */
+  supported: boolean;
 }
 
 /** One block of a model's reasoning. */
@@ -210,6 +240,8 @@ export interface CompletedTurn extends TurnOutcomeBase {
   sources: Source[];
   /** The answer checked against its sources, when it has any. */
   sourceCheck?: SourceCheck;
+  /** Set when the answer is quotes from the book, not a model's words. */
+  quoted?: Quoted;
 }
 
 /** Calls wait for a person: decide them with `resolveApprovals(turnId, ...)`. */

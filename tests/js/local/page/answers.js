@@ -6,11 +6,12 @@ import { wllamaProvider } from '/pkg/lectern_wllama.js';
 import { startModel } from '/session.js';
 
 /**
- * The provider: `demo` (the site's Demo model), the local model at `model` through Lectern's own
+ * The provider: `quotes` (Lectern's quoted answer, no model), `demo` (the site's Demo model), the local model at `model` through Lectern's own
  * decoder (`runtime: 'lectern'`, ChatML, on `threads` threads), or through wllama by its chat template or, with
  * `completion`, in completion form (a base model).
  */
-async function provider({ model, name, completion, demo, maxTokens, runtime, threads }) {
+async function provider({ model, name, completion, demo, quotes, maxTokens, runtime, threads }) {
+  if (quotes) return { provider: { kind: 'quotes' }, stop: async () => {} };
   if (demo) return { provider: (await import('/site/demo-model.js')).demoProvider(), stop: async () => {} };
   if (runtime === 'lectern') {
     const { LocalModel, localProvider } = await import('/pkg/lectern_local_provider.js');
@@ -30,9 +31,9 @@ async function provider({ model, name, completion, demo, maxTokens, runtime, thr
  * (Lectern's own decoder): the conversation's system prompt is read into the model's prefix cache
  * before the question, as the reading site does while the reader reads.
  */
-export async function answerQuestions({ model, name, completion, demo = false, runtime, threads = 1, readAhead = false, retrieval, embedder, maxTokens = 120, questions }) {
+export async function answerQuestions({ model, name, completion, demo = false, quotes = false, runtime, threads = 1, readAhead = false, retrieval, embedder, maxTokens = 120, questions }) {
   await init();
-  const { provider: chosen, local, stop } = await provider({ model, name, completion, demo, maxTokens, runtime, threads });
+  const { provider: chosen, local, stop } = await provider({ model, name, completion, demo, quotes, maxTokens, runtime, threads });
   let firstDelta = null;
   const lectern = await Lectern.open({
     dbName: `answers-${Math.random()}`,
@@ -65,6 +66,8 @@ export async function answerQuestions({ model, name, completion, demo = false, r
       inputTokens: reply.usage.inputTokens,
       sources: reply.sources.map(({ startPage, endPage, via, text: passage }) => ({ startPage, endPage, via, text: passage })),
       grounded: reply.sourceCheck?.grounded ?? null,
+      sentences: reply.sourceCheck?.sentences?.length ?? 0,
+      unsupported: reply.sourceCheck?.sentences?.filter((s) => !s.supported).length ?? 0,
     });
   }
   await lectern.close();
