@@ -4,7 +4,8 @@
 // conversation's session; Stop's abort reaches the prompt; the download asked for without a user
 // gesture is refused, and a real click starts it with its progress. Without the stand-in, the
 // browser as it is (Debian's Chromium, Firefox ESR, WebKitGTK: no built-in model) is 'unavailable'
-// and a send fails saying so. The Node tests of the adapter: prompt-api-adapter.test.mjs.
+// and a send fails saying so (a book question is answered with quotes from the book instead).
+// The Node tests of the adapter: prompt-api-adapter.test.mjs.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -149,7 +150,7 @@ test('the download is refused without a user gesture, and a click starts it with
   await page.close();
 });
 
-test(`${ENGINE} as it is (no stand-in): the browser's model is unavailable, and a send says so`, { skip }, async (t) => {
+test(`${ENGINE} as it is (no stand-in): the browser's model is unavailable, a send says so, a book question is quoted`, { skip }, async (t) => {
   const { page, problems } = await openPage();
   const seen = await page.evaluate(async () => ({
     exposed: 'LanguageModel' in globalThis,
@@ -161,6 +162,17 @@ test(`${ENGINE} as it is (no stand-in): the browser's model is unavailable, and 
   const asked = await page.evaluate(() => window.ask('Who is Syme?'));
   assert.match(asked.error, /The browser's model is unavailable/);
   assert.deepEqual(asked.deltas, []);
+  // A book question is answered with quotes from the book instead, the model's failure kept with it.
+  const quoted = await page.evaluate(async () => {
+    const text = Array.from({ length: 20 }, (_, i) => `Gabriel Syme is a poet and a detective. He met Gregory in garden ${i}.`).join(' ');
+    const book = await window.lectern.addBook({ title: 'Thursday', text });
+    const { id } = await window.lectern.createConversation({ bookId: book.id });
+    const reply = await window.lectern.send(id, 'Who is Gabriel Syme?');
+    return { text: reply.text, quoted: reply.quoted };
+  });
+  assert.equal(quoted.quoted.reason, 'fallback');
+  assert.match(quoted.quoted.error, /PromptApiError: The browser's model is unavailable/);
+  assert.match(quoted.text, /“Gabriel Syme is a poet and a detective\.”/);
   assert.deepEqual(problems, []);
   await page.close();
 });
