@@ -7,7 +7,7 @@ import type { CallPolicyConfig, CustomProviderConfig } from './lectern.js';
 /** What the browser's model can do now, as `LanguageModel.availability()` answers. */
 export type PromptApiAvailability = 'unavailable' | 'downloadable' | 'downloading' | 'available';
 
-/** `expectedInputs` / `expectedOutputs` of `LanguageModel.availability` and `create` (the languages the session will see and write). */
+/** `expectedInputs` / `expectedOutputs` of `LanguageModel.availability` and `create`: the languages it will read and write. */
 export interface PromptApiExpectations {
   expectedInputs?: { type: 'text' | 'image' | 'audio'; languages?: string[] }[];
   expectedOutputs?: { type: 'text'; languages?: string[] }[];
@@ -64,7 +64,10 @@ export interface PromptApiProviderOptions extends CallPolicyConfig, PromptApiExp
   model?: string;
   /** Stream the answer (default `true`). */
   stream?: boolean;
-  /** Answer as `{ answer, passages }` JSON (a `responseConstraint`), written out as the answer and ` [n]` per passage it names (default `false`). */
+  /**
+   * Answer as `{ answer, passages }` JSON (a `responseConstraint`), written out as the answer and
+   * ` [n]` per passage it names (default `false`).
+   */
   cited?: boolean;
   /** The session dropped part of its context while answering (the `contextoverflow` event). */
   onContextOverflow?: (state: { contextUsage: number; contextWindow: number }) => void;

@@ -12,7 +12,10 @@
 // This module imports nothing. The API is a page's only (not in Workers), and this provider offers
 // the model no tools.
 
-/** A failure this module names: `code` is `'unavailable'`, `'needs-download'`, `'needs-user-activation'`, `'too-long'` or `'bad-answer'`. */
+/**
+ * A failure this module names: `code` is `'unavailable'`, `'needs-download'`,
+ * `'needs-user-activation'`, `'too-long'` or `'bad-answer'`.
+ */
 export class PromptApiError extends Error {
   constructor(code, message, details = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -67,7 +70,9 @@ export async function promptApiAvailability(options = {}) {
  */
 export async function downloadPromptApiModel(options = {}) {
   const { onProgress, signal } = options;
-  if (onProgress !== undefined && typeof onProgress !== 'function') throw new TypeError('downloadPromptApiModel: onProgress must be a function');
+  if (onProgress !== undefined && typeof onProgress !== 'function') {
+    throw new TypeError('downloadPromptApiModel: onProgress must be a function');
+  }
   const LanguageModel = api();
   if (typeof LanguageModel?.create !== 'function') throw unavailable('this browser has no Prompt API (globalThis.LanguageModel)');
   let session;
@@ -82,7 +87,8 @@ export async function downloadPromptApiModel(options = {}) {
     if (e?.name !== 'NotAllowedError') throw reported(e);
     throw new PromptApiError(
       'needs-user-activation',
-      `The browser refused to download its model (NotAllowedError: ${e.message}): call downloadPromptApiModel from a click or key handler, before any await (or the model is turned off by the user or a policy)`,
+      `The browser refused to download its model (NotAllowedError: ${e.message}): call downloadPromptApiModel ` +
+        'from a click or key handler, before any await (or the model is turned off by the user or a policy)',
       { cause: e },
     );
   }
@@ -102,7 +108,8 @@ async function usableApi(options) {
   if (state === 'downloadable' || state === 'downloading') {
     throw new PromptApiError(
       'needs-download',
-      `The browser's model is ${state === 'downloading' ? 'still downloading' : 'not downloaded yet'}: call downloadPromptApiModel() from a click, and ask once it resolved`,
+      `The browser's model is ${state === 'downloading' ? 'still downloading' : 'not downloaded yet'}: ` +
+        'call downloadPromptApiModel() from a click, and ask once it resolved',
       { availability: state },
     );
   }
@@ -114,7 +121,8 @@ function reported(e) {
   if (e?.name !== 'QuotaExceededError') return e;
   const numbers = e.requested === undefined ? '' : `: ${e.requested} tokens, ${e.quota ?? e.contextWindow ?? '?'} available`;
   const error = new Error(
-    `The browser's model refused the prompt as too long for its context window (QuotaExceededError${numbers}); shorten the system message or the conversation`,
+    `The browser's model refused the prompt as too long for its context window (QuotaExceededError${numbers}); ` +
+      'shorten the system message or the conversation',
     { cause: e },
   );
   error.name = 'QuotaExceededError';
@@ -228,11 +236,15 @@ function measure(session, input, options) {
  */
 export function promptApiProvider(options = {}) {
   if (options === null || typeof options !== 'object') throw new TypeError('promptApiProvider: options must be an object');
-  const { model = 'prompt-api', stream = true, cited = false, onContextOverflow, keepSessions = 2, expectedInputs, expectedOutputs, ...policy } = options;
-  if (typeof model !== 'string' || !model) throw new TypeError('promptApiProvider: model must be a non-empty string');
-  if (typeof stream !== 'boolean' || typeof cited !== 'boolean') throw new TypeError('promptApiProvider: stream and cited are true or false');
-  if (onContextOverflow !== undefined && typeof onContextOverflow !== 'function') throw new TypeError('promptApiProvider: onContextOverflow must be a function');
-  if (!Number.isInteger(keepSessions) || keepSessions < 1) throw new TypeError('promptApiProvider: keepSessions must be a whole number of at least 1');
+  const { model = 'prompt-api', stream = true, cited = false, onContextOverflow, keepSessions = 2, ...rest } = options;
+  const { expectedInputs, expectedOutputs, ...policy } = rest;
+  const bad = (why) => {
+    throw new TypeError(`promptApiProvider: ${why}`);
+  };
+  if (typeof model !== 'string' || !model) bad('model must be a non-empty string');
+  if (typeof stream !== 'boolean' || typeof cited !== 'boolean') bad('stream and cited are true or false');
+  if (onContextOverflow !== undefined && typeof onContextOverflow !== 'function') bad('onContextOverflow must be a function');
+  if (!Number.isInteger(keepSessions) || keepSessions < 1) bad('keepSessions must be a whole number of at least 1');
   const sessionOptions = expected({ expectedInputs, expectedOutputs });
   const bases = baseSessions(keepSessions);
 
@@ -275,14 +287,15 @@ async function fitted(session, question, promptOptions) {
   if (measured > left) {
     throw new PromptApiError(
       'too-long',
-      `The question needs ${measured} tokens of the browser's model (measureContextUsage), but its session has ${left} of ${windowOf(session)} left after the system message and earlier turns (${held}): shorten them`,
+      `The question needs ${measured} tokens of the browser's model (measureContextUsage), but its session has ` +
+        `${left} of ${windowOf(session)} left after the system message and earlier turns (${held}): shorten them`,
       { requested: measured, available: left },
     );
   }
   return held + measured;
 }
 
-/** Calls `onContextOverflow` whenever the session says it overflowed (`contextoverflow`, once `quotaoverflow`); returns the unsubscribe. */
+/** Calls `onContextOverflow` whenever the session overflows (`contextoverflow`, once `quotaoverflow`); returns the unsubscribe. */
 function watchOverflow(session, onContextOverflow) {
   if (!onContextOverflow) return () => {};
   const type = 'oncontextoverflow' in session || !('onquotaoverflow' in session) ? 'contextoverflow' : 'quotaoverflow';
@@ -317,7 +330,10 @@ async function whole({ session, question, promptOptions, prompt, cited, onContex
   }
 }
 
-/** The answer as chat-completion chunks: each of `promptStreaming`'s pieces (the new text, not the whole so far), then the finish with usage. */
+/**
+ * The answer as chat-completion chunks: each of `promptStreaming`'s pieces (the new text, not the
+ * whole so far), then the finish with usage.
+ */
 async function* streamed({ session, question, promptOptions, prompt, cited, onContextOverflow }) {
   const reader = session.promptStreaming(question, promptOptions).getReader();
   let raw = '';

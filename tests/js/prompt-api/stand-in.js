@@ -37,7 +37,10 @@ const later = (ms, signal) =>
     signal?.addEventListener('abort', stop, { once: true });
   });
 
-/** A `downloadprogress` event (`loaded` 0–1, `total` 1): a plain Event, as ProgressEvent's `loaded` is a whole number in engines that have not taken the explainer's change. */
+/**
+ * A `downloadprogress` event (`loaded` 0–1, `total` 1): a plain Event, as ProgressEvent's `loaded`
+ * is a whole number in engines that have not taken the explainer's change.
+ */
 function progressEvent(loaded) {
   return Object.assign(new Event('downloadprogress'), { loaded, total: 1 });
 }
