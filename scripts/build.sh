@@ -86,6 +86,9 @@ cp src/wasm/js/lectern_worker.js pkg/lectern_worker.js
 # The wllama adapter (import 'lectern/wllama'): plain JS, no wasm.
 cp js/wllama.js pkg/lectern_wllama.js
 cp js/wllama.d.ts pkg/lectern_wllama.d.ts
+# The browser's own model (import 'lectern/prompt-api', the Prompt API): plain JS, no wasm.
+cp js/prompt-api.js pkg/lectern_prompt_api.js
+cp js/prompt-api.d.ts pkg/lectern_prompt_api.d.ts
 # Lectern's own decoder as a provider (import 'lectern/local') and its Worker's entry.
 cp js/local.js pkg/lectern_local_provider.js
 cp js/local.d.ts pkg/lectern_local_provider.d.ts

@@ -51,6 +51,15 @@ import init, {
 } from 'lectern';
 import { completionPrompt, loadWllamaModel, wllamaProvider, type CompletionForm, type WllamaLike, type WllamaLoadProgress } from 'lectern/wllama';
 import { chatmlPrompt, LocalModel, localProvider, type LocalMessage } from 'lectern/local';
+import {
+  CITED_SCHEMA,
+  downloadPromptApiModel,
+  PromptApiError,
+  promptApiAvailability,
+  promptApiProvider,
+  type PromptApiAvailability,
+  type PromptApiProvider,
+} from 'lectern/prompt-api';
 import { LecternChat, safeHref, type ChatMention, type LecternChatEventMap } from 'lectern/chat';
 
 export async function readmeExample(port: number): Promise<void> {
@@ -234,6 +243,28 @@ export async function localModel(wllama: WllamaLike, bar: (progress: WllamaLoadP
       if (ev.type === 'tokenUsage' && ev.estimated) console.log('estimated', ev.inputTokens);
     },
   });
+}
+
+/** The browser's own model: its availability, the download from a click, a cited provider, its errors. */
+export async function browserModel(button: HTMLButtonElement, bar: HTMLProgressElement): Promise<Lectern | null> {
+  const state: PromptApiAvailability = await promptApiAvailability({ expectedInputs: [{ type: 'text', languages: ['en'] }] });
+  if (state === 'unavailable') return null;
+  button.onclick = () => {
+    downloadPromptApiModel({ onProgress: ({ loaded }) => (bar.value = loaded), signal: AbortSignal.timeout(600000) }).catch((e: unknown) => {
+      if (e instanceof PromptApiError && e.code === 'needs-user-activation') console.warn(e.message);
+    });
+  };
+  const provider: PromptApiProvider = promptApiProvider({
+    cited: true,
+    stream: false,
+    keepSessions: 1,
+    onContextOverflow: ({ contextUsage, contextWindow }) => console.warn(contextUsage, contextWindow),
+    timeouts: { firstChunkMs: 60000 },
+  });
+  const required: readonly string[] = CITED_SCHEMA.required;
+  console.log(required.length);
+  addEventListener('pagehide', () => provider.destroy());
+  return Lectern.open({ provider, approvals: { default: 'auto' } });
 }
 
 /** A base model (no chat template) in completion form: the default form, or the host's own. */

@@ -33,6 +33,7 @@ export function moduleSource(script, { origin, rewrites = [], given = '', after 
   const specifiers = [
     ["'lectern/chat'", `'${origin}/pkg/chat/index.js'`],
     ["'lectern/wllama'", `'${origin}/pkg/lectern_wllama.js'`],
+    ["'lectern/prompt-api'", `'${origin}/pkg/lectern_prompt_api.js'`],
     ["'lectern/local'", `'${origin}/pkg/lectern_local_provider.js'`],
     ["'lectern'", `'${origin}/pkg/lectern.js'`],
     ["'@wllama/wllama'", `'${origin}/wllama/index.js'`],

@@ -5,7 +5,11 @@
 // (`turns`), may act in Node first (`before`) or on the page after (`drive`),
 // and checks what `after` (source run after the block) returned.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { ask, chatOf, waitIdle } from './chat-support.mjs';
+
+/** The scripted `LanguageModel` (tests/js/prompt-api/stand-in.js), as source a scene imports from a blob. */
+const PROMPT_API_STAND_IN = readFileSync(new URL('./prompt-api/stand-in.js', import.meta.url), 'utf8');
 
 /** The mock provider of a scene's session, as JS source. */
 const mockProvider = (ctx, extra = '') => `{ kind: 'openai', baseUrl: '${ctx.mock}', model: 'mock', apiKey: 'k'${extra} }`;
@@ -297,5 +301,31 @@ export const SCENES = [
     marker: 'defines <lectern-chat> (unless the page already did)',
     // baseUrl '/v1': the demo server forwards it to the mock's default session, which echoes.
     drive: (page) => widgetAnswers(page, 'Echo this, please.', /Echo this, please\./),
+  },
+  {
+    name: "The browser's own model: downloaded from a click, then asked",
+    marker: "'Asked in the browser'",
+    given: () => `
+      const standInUrl = URL.createObjectURL(new Blob([${JSON.stringify(PROMPT_API_STAND_IN)}], { type: 'text/javascript' }));
+      const standIn = (window.standIn = (await import(standInUrl)).installPromptApiStandIn(globalThis, { availability: 'downloadable' }));
+      standIn.script('Gabriel Syme is a poet and a detective.');
+      const downloadButton = document.body.appendChild(Object.assign(document.createElement('button'), { id: 'download', textContent: 'Download' }));
+      const bar = document.body.appendChild(document.createElement('progress'));
+      const show = (text) => (window.shown ??= []).push(text);`,
+    after: 'return { state, shown: window.shown ?? null };',
+    check: (out) => assert.deepEqual(out, { state: 'downloadable', shown: null }),
+    drive: async (page) => {
+      await page.click('#download');
+      await page.waitForFunction(() => window.shown?.length === 1, null, { timeout: 15000 });
+      const seen = await page.evaluate(() => ({
+        shown: window.shown,
+        bar: document.querySelector('progress').value,
+        creates: window.standIn.calls.filter((c) => c.method === 'create').map((c) => [c.activation, c.outcome]),
+      }));
+      assert.deepEqual(seen.shown, ['Gabriel Syme is a poet and a detective.']);
+      assert.equal(seen.bar, 1);
+      assert.deepEqual(seen.creates[0], [true, 'created'], 'the download, in the click');
+      assert.equal(seen.creates.length, 2, "then the conversation's session");
+    },
   },
 ];
