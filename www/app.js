@@ -8,6 +8,7 @@ import { bookInput, sampleFile, wireOpening } from './site/open-book.js';
 import { showBackgroundWork, startProgress } from './site/progress.js';
 import { localModelThreads, readAhead, stopLocalModel } from './site/local-model.js';
 import { initialChoice, localRetrieval, modelChoices, rememberChoice } from './site/provider.js';
+import { downloadPromptApiModel, promptApiAvailability } from '/pkg/lectern_prompt_api.js';
 import { createReader, sentencePattern } from './site/reader.js';
 import { registerServiceWorker } from './site/sw-register.js';
 
@@ -20,6 +21,7 @@ let modelChoice = null; // the choice answering now
 let choices = [];
 let custom = null; // the widget's settings: this page's memory only
 let siteConfig = {}; // /config.json: the mock server, the in-browser model, the embedder
+let browserModel = 'unavailable'; // the Prompt API's availability (offerBrowserModel)
 
 const showError = (error) => {
   $('#library-error').textContent = error ? `${error.name ?? 'Error'}: ${error.message}` : '';
@@ -149,10 +151,34 @@ async function useModel(choice) {
 }
 
 function fillChoices(config) {
-  choices = modelChoices(config, custom);
+  choices = modelChoices(config, custom, browserModel);
   $('#model-choice').replaceChildren(
     ...choices.map((c) => Object.assign(document.createElement('option'), { value: c.id, textContent: c.label, title: c.about ?? '' })),
   );
+}
+
+/**
+ * The browser's own model (the Prompt API): its availability, and while it must still be fetched,
+ * the "Use your browser's model" button, whose click (the user activation the API requires)
+ * starts the download with progress and then answers with it.
+ */
+async function offerBrowserModel(config) {
+  browserModel = await promptApiAvailability().catch(() => 'unavailable');
+  const button = $('#use-browser-model');
+  button.hidden = !['downloadable', 'downloading'].includes(browserModel);
+  button.onclick = () => {
+    const done = downloadPromptApiModel({ onProgress: ({ loaded }) => ($('#model-status').textContent = `Downloading your browser's model: ${Math.round(loaded * 100)}%`) });
+    button.disabled = true;
+    done.then(async () => {
+      browserModel = 'available';
+      button.hidden = true;
+      fillChoices(config);
+      await useModel(choices.find((c) => c.id === 'browser'));
+    }, (error) => {
+      button.disabled = false;
+      showError(error);
+    });
+  };
 }
 
 async function boot() {
@@ -161,6 +187,7 @@ async function boot() {
     .catch(() => ({}));
   siteConfig = config;
   await init();
+  await offerBrowserModel(config);
   await import('/pkg/chat/index.js').catch(() => {
     chat.before(Object.assign(document.createElement('p'), { className: 'error', textContent: 'The chat widget (pkg/chat/) is not built here.' }));
   });

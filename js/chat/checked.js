@@ -48,9 +48,10 @@ export function showChecked(item, { sources = [], sourceCheck, quoted } = {}, ho
   const body = item.querySelector(':scope > .body');
   if (quoted) item.insertBefore(quotedNote(quoted), body?.nextSibling ?? null);
   if (body && sentences.length && sources.length) {
-    const joiner = quoted ? (node) => h('p', {}, node) : (node) => [node, ' '];
-    body.replaceChildren(...sentences.map((s) => joiner(sentenceNode(s, sources, Boolean(quoted), host))).flat());
-    if (!quoted) body.replaceChildren(h('p', {}, ...body.childNodes));
+    const nodes = sentences.map((s) => sentenceNode(s, sources, Boolean(quoted), host));
+    // A quote a paragraph; a model's sentences run on in one.
+    if (quoted) body.replaceChildren(...nodes.map((node) => h('p', {}, node)));
+    else body.replaceChildren(h('p', {}, ...nodes.flatMap((node, i) => (i ? [' ', node] : [node]))));
   }
   if (sourceCheck?.quotedAnswer) {
     item.append(h('div', { part: 'quoted-answer', class: 'quoted-answer' },

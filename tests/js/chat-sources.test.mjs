@@ -136,7 +136,7 @@ test('answers list their sources by page, open to the passage as text, go to the
   // An answer that invents: marked, its sources still listed.
   await chat.script([{ text: INVENTED }]);
   await ask(page, 'What became of the keeper?');
-  await waitForAnswer(page, INVENTED);
+  await waitForAnswer(page, `${INVENTED} not in the book`); // the sentence, marked
   await waitIdle(page);
   shown = await shownSources(page);
   const invented = shown.at(-1);

@@ -68,3 +68,38 @@ test('a newcomer on page 31 gets the book\'s own words, each with its page, and 
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test("where the browser has its own model to download, a click on \"Use your browser's model\" fetches it and it answers first, under the same gate", { timeout: 120000 }, async () => {
+  const { readFile } = await import('node:fs/promises');
+  const standIn = (await readFile(new URL('./prompt-api/stand-in.js', import.meta.url), 'utf8')).replace(/^export /gm, '');
+  const context = await running.browser.newContext({ serviceWorkers: 'block' });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  // The scripted LanguageModel, installed before the site's scripts run; its answers cite passage 1.
+  await page.addInitScript(`${standIn}\nwindow.standIn = installPromptApiStandIn(globalThis, { availability: 'downloadable', reply: () => ['The keeper mended his nets [1].', ' He flew to the moon [1].'] });`);
+  await page.goto(running.demo.url);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  assert.equal(await page.inputValue('#model-choice'), 'quotes', 'not downloaded yet: quotes from the book');
+  const button = page.getByRole('button', { name: "Use your browser's model" });
+  assert.equal(await button.isVisible(), true);
+  await button.click();
+  await page.waitForFunction(() => document.querySelector('#model-choice').value === 'browser', null, { timeout: 20000 });
+  assert.deepEqual((await page.$$eval('#model-choice option', (o) => o.map((x) => x.value))).slice(0, 2), ['browser', 'quotes'], 'offered first');
+  assert.equal(await button.isHidden(), true);
+  const downloads = await page.evaluate(() => window.standIn.calls.filter((c) => c.method === 'create').map((c) => c.activation));
+  assert.equal(downloads[0], true, 'the download was asked for in the click');
+
+  const pages = ['The keeper mended his nets by the lighthouse every evening.', 'A storm rose over the harbour that night.'];
+  await page.getByLabel('Open a book').setInputFiles({ name: 'Keeper.txt', mimeType: 'text/plain', buffer: Buffer.from(pages.join('\f')) });
+  await page.waitForFunction(() => document.querySelector('#page-number').textContent === 'Page 1 of 2');
+  const chat = page.locator('#chat');
+  await chat.getByRole('combobox', { name: 'Message' }).fill('What did the keeper do?');
+  await chat.getByRole('button', { name: 'Send' }).click();
+  await page.waitForFunction(() => document.querySelector('#chat').shadowRoot.querySelectorAll('[data-role="assistant"] [part~="sentence"]').length === 2, null, { timeout: 20000 });
+  const parts = await chat.locator('[data-role="assistant"] [part~="sentence"]').evaluateAll((spans) => spans.map((s) => s.getAttribute('part')));
+  assert.deepEqual(parts, ['sentence', 'sentence unsupported'], 'the right sentence linked, the invented one marked');
+  await page.screenshot({ path: `${ARTIFACTS}/site-browser-model.png`, fullPage: true });
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -5,6 +5,7 @@
 import { demoProvider } from './demo-model.js';
 import { localModelProvider } from './local-model.js';
 import { defaultThreads } from '/pkg/lectern_local_provider.js';
+import { promptApiProvider } from '/pkg/lectern_prompt_api.js';
 
 const CHOICE_KEY = 'lectern-site-model';
 
@@ -31,8 +32,20 @@ export function localRetrieval(threads) {
   return threads > 1 ? RETRIEVAL.slowThreaded : RETRIEVAL.slow;
 }
 
-/** The choices this server and session offer: `{ id, label, about, retrieval, provider() }`. */
-export function modelChoices(config, custom) {
+/** The browser's own model (the Prompt API) as a choice, once `availability()` says `'available'`. */
+const BROWSER_MODEL = {
+  id: 'browser',
+  label: "Your browser's model",
+  about: "The model built into this browser answers in its own words on this device; each sentence shows the passage it cites, one the book does not hold is marked, and if it fails the answer quotes the book.",
+  retrieval: { strategy: 'alwaysRetrieve' },
+  provider: async () => promptApiProvider(),
+};
+
+/**
+ * The choices this server and session offer: `{ id, label, about, retrieval, provider() }`;
+ * `browserModel` is the Prompt API's availability (the browser's model first when `'available'`).
+ */
+export function modelChoices(config, custom, browserModel = 'unavailable') {
   // By measurement (README, "Trusted answers"): the quoted answer finds the most reference facts
   // among the choices that show no wrong answer unmarked (its every word is the book's, 42 of 86
   // facts on the reader questions; the Demo model's quoted passages 38; SmolLM2 in the page 8 of
@@ -46,6 +59,9 @@ export function modelChoices(config, custom) {
     retrieval: RETRIEVAL.fast,
     provider: async () => ({ kind: 'quotes' }),
   }];
+  // The browser's own model, where there is one, answers first: a far larger model than the page can
+  // run, under the same per-sentence gate (its download waits for the reader's click: app.js).
+  if (browserModel === 'available') choices.unshift(BROWSER_MODEL);
   if (config.localModel) {
     // Planned before the model loads, from the threads lectern/local will ask for; once it has
     // loaded, each send says the plan of the threads it runs on (app.js: a threaded build that
