@@ -15,7 +15,7 @@ const CSS = `
 .message.assistant[aria-busy="true"] .body::after { content: '▍'; opacity: 0.6; }
 .message.interrupted .note, .usage { font-size: 0.8em; opacity: 0.75; }
 .sentence.unsupported { text-decoration: underline wavy var(--lectern-error, #b91c1c); text-underline-offset: 0.2em; }
-.not-in-book { padding: 0 0.3em; border-radius: 0.3em; font-size: 0.75em; font-weight: 600; background: #fee2e2; color: var(--lectern-error, #b91c1c); }
+.not-in-book { display: inline-block; white-space: nowrap; padding: 0 0.3em; border-radius: 0.3em; font-size: 0.75em; font-weight: 600; background: #fee2e2; color: var(--lectern-error, #b91c1c); }
 .cite { padding: 0 0.25rem; border: 0; background: none; font-size: 0.8em; color: var(--lectern-accent, #2563eb); text-decoration: underline dotted; vertical-align: super; }
 .quoted-note { margin: 0.3rem 0 0; font-size: 0.8em; opacity: 0.8; font-style: italic; }
 .quoted-answer blockquote { margin: 0.25rem 0; padding-left: 0.6rem; border-left: 3px solid #d4d4d8; }
