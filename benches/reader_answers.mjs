@@ -37,7 +37,7 @@ const questions = ids
     ? all
     : [...spread(after, Math.ceil(limit / 2)), ...spread(before, Math.floor(limit / 2))];
 
-const SITE_LOCAL = { strategy: 'alwaysRetrieve', readerPages: 0, passages: 3, maxContextTokens: 200 };
+const SITE_LOCAL = { strategy: 'alwaysRetrieve', readerPages: 0, passages: 3, maxContextTokens: 200, citations: false };
 // The site's plan before (three passages within 300 tokens): what the wllama rows were measured with.
 const PLAN_300 = { ...SITE_LOCAL, maxContextTokens: 300 };
 // `readAhead`: as the reading site does, the local model reads the conversation's system prompt

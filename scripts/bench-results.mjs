@@ -104,14 +104,11 @@ const ROWS = [
   ['Evidence recall', 'reader_tokens_old', 'its context, mean estimated tokens', 'tokens'],
   ['Evidence recall', 'reader_recall_hybrid', 'the default plan ranked hybrid (BM25 × 0.3 + MiniLM) instead of BM25', ''],
   // The answers themselves (benches/reader_answers.mjs): the site's models on the same questions.
-  // The quoted answer (issue 46): its share of the reference facts on the tuning and held-out sets.
-  ['Reader answers', 'answers_quotes_facts', "quotes from the book (`{ kind: 'quotes' }`): reference facts found, the 32 tuning questions", '', atLeast(0.6)],
-  ['Reader answers', 'answers_quotes_heldout_facts', 'quotes from the book: reference facts found, the 16 held-out questions', '', atLeast(0.6)],
-  ['Reader answers', 'answers_demo_facts', 'the Demo model: reference facts found, the 32 questions', ''],
-  ['Reader answers', 'answers_demo_heldout_facts', 'the Demo model: reference facts found, the 16 held-out questions', ''],
   ...[
-    ['quotes', "quotes from the book (`{ kind: 'quotes' }`), the site's default"],
+    ['quotes', "quotes from the book (`{ kind: 'quotes' }`), the site's default, the 32 tuning questions"],
+    ['quotes_heldout', 'quotes from the book, the 16 held-out questions'],
     ['demo', 'the Demo model (no AI), `search_book` by words'],
+    ['demo_heldout', 'the Demo model (no AI), `search_book` by words, the 16 held-out questions'],
     ['demo_minilm', 'the Demo model (no AI), `search_book` hybrid with MiniLM (the site)'],
     ['smollm2', 'SmolLM2-135M-Instruct through wllama, as the site configures it'],
     ['smollm2_one', 'SmolLM2-135M-Instruct with one passage (≤ 150 tokens)'],
@@ -123,6 +120,8 @@ const ROWS = [
     ['smollm2_own_more', 'SmolLM2-135M-Instruct through Lectern\'s own decoder, five passages (≤ 600 tokens)'],
     ['gemma3', 'the base Gemma 3 270M through wllama, completion form, the site\'s plan'],
   ].flatMap(([id, who]) => [
+    // Issue 46's target for the quoted answer: 60% of the reference facts, on both question sets.
+    ['Reader answers', `answers_${id}_facts`, `${who}: reference facts found`, '', ...(id.startsWith('quotes') ? [atLeast(0.6)] : [])],
     ['Reader answers', `answers_${id}_whole`, `${who}: answers holding every reference fact`, ''],
     ['Reader answers', `answers_${id}_marked`, `${who}: answers marked "not found in the book"`, ''],
     ['Reader answers', `answers_${id}_first_s`, `${who}: first words, median`, 's'],

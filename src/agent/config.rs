@@ -184,6 +184,8 @@ pub struct AgentConfig {
     pub record_events: bool,
     /// When a book question is answered with the book's own words.
     pub quotes: QuoteAnswers,
+    /// `retrieval.citations`: number the system message's passages and ask for citations.
+    pub cite_passages: bool,
 }
 
 /// When a book conversation's answer is quotes from its passages
@@ -230,6 +232,7 @@ impl Default for AgentConfig {
             show_thinking: false,
             record_events: false,
             quotes: QuoteAnswers::default(),
+            cite_passages: true,
         }
     }
 }

@@ -179,6 +179,7 @@ impl OpenOptions {
                 always: matches!(self.provider.kind, ProviderKind::Quotes(_)),
                 fallback: self.retrieval.quote_fallback,
             },
+            cite_passages: self.retrieval.citations,
         };
         match broken_rules(&config).into_iter().next() {
             Some(broken) => Err(Error::config(broken)),

@@ -27,9 +27,7 @@ pub struct SystemInputs<'a> {
 
 /// How the answer cites the numbered passages (`[1]`): Lectern checks each
 /// sentence against the passages it cites (`retrieval::sentence_check`).
-pub const CITE_RULE: &str =
-    "The passages are numbered. After each sentence of your answer, write the number of \
-     the passage it comes from in brackets, like [1].";
+pub const CITE_RULE: &str = "After each sentence, cite its passage's number, like [1].";
 
 /// What the system prompt says about the book the reader is reading.
 fn book_context(book: &Book) -> String {
@@ -79,8 +77,13 @@ pub fn system_message(config: &AgentConfig, inputs: &SystemInputs<'_>) -> Result
         text.push_str(&format!("\n\n## Reading rules\n\n{rules}\n"));
     }
     if let (Some(passages), Some(book)) = (inputs.passages, inputs.book) {
+        let cite = if config.cite_passages {
+            format!("{CITE_RULE}\n\n")
+        } else {
+            String::new()
+        };
         text.push_str(&format!(
-            "\n\n## Passages from the book (up to page {})\n\n{CITE_RULE}\n\n{passages}\n",
+            "\n\n## Passages from the book (up to page {})\n\n{cite}{passages}\n",
             book.current_page
         ));
     }

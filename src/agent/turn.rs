@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::events::{EventKind, EventSink};
 use crate::ids::new_id;
 use crate::provider::{ModelRequest, ModelResponse};
-use crate::retrieval::reader_context::format_numbered_sources;
+use crate::retrieval::reader_context::{format_numbered_sources, format_sources};
 use crate::storage::TurnWrite;
 use crate::time::within;
 
@@ -286,7 +286,12 @@ impl Agent {
         state.sources = self
             .retrieve_for_turn(conversation, text, &state.overrides, scope.cancel)
             .await?;
-        state.passages = (!state.sources.is_empty()).then(|| format_numbered_sources(&state.sources));
+        let format = if self.config.cite_passages {
+            format_numbered_sources
+        } else {
+            format_sources
+        };
+        state.passages = (!state.sources.is_empty()).then(|| format(&state.sources));
         Ok(())
     }
 

@@ -151,6 +151,11 @@ pub struct RetrievalSettings {
     /// from the book instead of an error (default true).
     #[serde(default = "default_true")]
     pub quote_fallback: bool,
+    /// The system message numbers its passages and asks for the passage's
+    /// number after each sentence (default true). Each sentence is checked
+    /// either way; a small model that does not cite reads fewer tokens without it.
+    #[serde(default = "default_true")]
+    pub citations: bool,
 }
 
 fn default_context_tokens() -> Option<usize> {
@@ -188,6 +193,7 @@ impl Default for RetrievalSettings {
             reader_pages: default_reader_pages(),
             passages: default_passages(),
             quote_fallback: true,
+            citations: true,
         }
     }
 }

@@ -35,7 +35,7 @@ fn each_sentence_is_checked_against_the_passage_it_cites() {
         system.contains("[1] [Pages 1-1]") && system.contains("[2] [Pages 2-2]"),
         "{system}"
     );
-    assert!(system.contains("write the number of the passage"), "{system}");
+    assert!(system.contains("cite its passage's number"), "{system}");
     let vias: Vec<(u32, SourceVia)> = result.sources.iter().map(|s| (s.start_page, s.via)).collect();
     assert_eq!(vias, [(1, SourceVia::AlwaysRetrieve), (2, SourceVia::ReaderPage)]);
     let check = result.source_check.clone().expect("checked");
@@ -117,4 +117,28 @@ fn an_answer_with_no_supported_sentence_carries_the_quoted_answer() {
         !check.grounded && check.quoted_answer.is_none(),
         "one supported sentence: the answer stands, marked"
     );
+}
+
+#[test]
+fn without_citations_the_passages_are_not_numbered_and_every_sentence_is_still_checked() {
+    let config = AgentConfig {
+        cite_passages: false,
+        ..always_retrieve()
+    };
+    let answer = "Gregory took Syme to a secret meeting. He was crowned Emperor of Byzantium.";
+    let (builder, book_id) = book_agent(config, thursday_pages(), 2, vec![ScriptedTurn::text(answer)]);
+    let h = builder.book(&book_id).build();
+    let check = h
+        .send("Where did Gregory take Syme?")
+        .unwrap()
+        .source_check
+        .unwrap();
+    let system = h.model.requests()[0].system.clone().unwrap_or_default();
+    assert!(
+        system.contains("\n[Pages 1-1]") && !system.contains("[1] [Pages"),
+        "{system}"
+    );
+    assert!(!system.contains("cite its passage's number"), "{system}");
+    let supported: Vec<bool> = check.sentences.iter().map(|s| s.supported).collect();
+    assert_eq!(supported, [true, false]);
 }

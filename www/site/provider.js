@@ -22,8 +22,9 @@ const CHOICE_KEY = 'lectern-site-model';
 // The demo model calls search_book itself (the flow it shows), so it keeps tool use.
 const RETRIEVAL = {
   fast: { strategy: 'alwaysRetrieve' },
-  slow: { strategy: 'alwaysRetrieve', readerPages: 0, passages: 3, maxContextTokens: 200 },
-  slowThreaded: { strategy: 'alwaysRetrieve', readerPages: 0, passages: 3, maxContextTokens: 300 },
+  // It never cites the passages it is asked to (0 of 32 answers): it reads no citation rule.
+  slow: { strategy: 'alwaysRetrieve', readerPages: 0, passages: 3, maxContextTokens: 200, citations: false },
+  slowThreaded: { strategy: 'alwaysRetrieve', readerPages: 0, passages: 3, maxContextTokens: 300, citations: false },
   tools: { strategy: 'toolUse' },
 };
 

@@ -62,6 +62,8 @@ export interface RetrievalSettings {
   passages?: number;
   /** A book question whose model fails before writing (network off, endpoint down, a local model not loaded) is answered with quotes from the book, marked `quoted: { reason: 'fallback' }`, instead of an error (default true). */
   quoteFallback?: boolean;
+  /** The system message numbers its passages (`[1] [Pages 30-31]`) and asks for the passage's number after each sentence, so each sentence is checked against what it cites (default true). Every sentence is checked either way (against all the passages when it cites none); turn it off for a small model that does not cite, which then reads fewer tokens. */
+  citations?: boolean;
 }
 
 /** A stored book. */
