@@ -4,7 +4,7 @@ use futures::future::LocalBoxFuture;
 
 use super::book_access::BookAccess;
 use super::library::Library;
-use super::quotes::{quoted_answer, QuotedAnswer};
+use super::quotes::{place_quotes, quoted_answer, QuotedAnswer};
 use super::reader_context::ReaderContextPlan;
 use super::search_options::{SearchOptions, SearchResult};
 use crate::cancel::CancelToken;
@@ -44,7 +44,19 @@ impl BookAccess for Library {
     ) -> LocalBoxFuture<'a, Result<QuotedAnswer>> {
         Box::pin(cancel.run(async move {
             let page = Library::book(self, book_id).await?.current_page;
-            Ok(quoted_answer(question, sources, page))
+            let answer = quoted_answer(question, sources, page);
+            // The pages of the quotes from passages of several pages, to put each on its own.
+            let mut texts: Vec<(u32, String)> = Vec::new();
+            for quote in answer.quotes.iter().filter(|q| q.start_page < q.end_page) {
+                for number in quote.start_page..=quote.end_page {
+                    if texts.iter().all(|(n, _)| *n != number) {
+                        if let Some(stored) = self.store.page(book_id, number).await? {
+                            texts.push((number, stored.text));
+                        }
+                    }
+                }
+            }
+            Ok(place_quotes(answer, &texts, page))
         }))
     }
 }

@@ -13,9 +13,9 @@ use crate::support::shared_fixtures;
 use crate::support::unicode_books::books;
 
 use lectern::cancel::CancelToken;
+use lectern::retrieval::book_access::BookAccess;
 use lectern::retrieval::chunk::ChunkSettings;
 use lectern::retrieval::library::Library;
-use lectern::retrieval::quotes::quoted_answer;
 use lectern::retrieval::reader_context::ReaderContextPlan;
 
 /// One book in a library of its own, with its pages' texts.
@@ -131,11 +131,16 @@ proptest! {
             let plan = ReaderContextPlan::default();
             let sources = block_on(shelf.library.reader_context(&shelf.book, &question, &plan, &CancelToken::new()))
                 .expect("a context");
-            let answer = quoted_answer(&question, &sources, reader_page);
+            let cancel = CancelToken::new();
+            let answer = block_on(BookAccess::quoted_answer(&shelf.library, &shelf.book, &question, &sources, &cancel))
+                .expect("a quoted answer");
             let read = collapsed(&shelf.pages[..reader_page as usize].concat());
             for quote in &answer.quotes {
                 prop_assert!(read.contains(&quote.text), "{question:?} at p. {reader_page}: {:?}", quote.text);
                 prop_assert!(quote.end_page <= reader_page && quote.start_page <= quote.end_page);
+                // The pages it names hold it.
+                let named = collapsed(&shelf.pages[quote.start_page as usize - 1..quote.end_page as usize].concat());
+                prop_assert!(named.contains(&quote.text), "{} names pages that do not hold it", quote.line());
             }
             prop_assert!(answer.quotes.len() <= 3);
             Ok(())

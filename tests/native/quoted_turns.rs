@@ -53,9 +53,9 @@ fn the_quotes_provider_answers_with_the_books_sentences() {
     let result = result.expect("answered");
     assert_eq!(
         result.text,
-        "pp. 1–2: “Syme met the poet Gregory in the garden of Saffron Park.”\n\n\
-         pp. 1–2: “Gregory took Syme to a secret meeting under a tavern.”",
-        "both sentences bear on it, in book order"
+        "p. 1: “Syme met the poet Gregory in the garden of Saffron Park.”\n\n\
+         p. 2: “Gregory took Syme to a secret meeting under a tavern.”",
+        "both sentences bear on it, in book order, each on its own page"
     );
     assert_eq!(streamed(&events), result.text, "streamed like any answer");
     assert_eq!(result.steps, 0, "no model was called");

@@ -76,7 +76,7 @@ pub struct QuotedAnswer {
 
 impl QuotedAnswer {
     /// The answer of `quotes` (in book order) at `reader_page`.
-    fn new(quotes: Vec<Quote>, reader_page: u32) -> Self {
+    pub fn new(quotes: Vec<Quote>, reader_page: u32) -> Self {
         let text = if quotes.is_empty() {
             format!("No passage up to page {reader_page} bears on this question.")
         } else {
@@ -143,6 +143,29 @@ pub fn quoted_answer_with(
         .collect();
     quotes.sort_by_key(|(i, q)| (q.start_page, q.end_page, *i));
     QuotedAnswer::new(quotes.into_iter().map(|(_, q)| q).collect(), reader_page)
+}
+
+/// `answer` with each quote from a passage of several pages put on the one
+/// of `pages` (numbers and texts) that holds it, and its text written again:
+/// `p. 31` rather than `pp. 30–31`. A quote no single page holds (it runs
+/// over a page break) keeps its passage's pages.
+pub fn place_quotes(answer: QuotedAnswer, pages: &[(u32, String)], reader_page: u32) -> QuotedAnswer {
+    let quotes = answer
+        .quotes
+        .into_iter()
+        .map(|mut quote| {
+            let holder = pages.iter().find(|(number, text)| {
+                (quote.start_page..=quote.end_page).contains(number)
+                    && collapse_whitespace(text).contains(&quote.text)
+            });
+            if let Some(&(number, _)) = holder {
+                quote.start_page = number;
+                quote.end_page = number;
+            }
+            quote
+        })
+        .collect();
+    QuotedAnswer::new(quotes, reader_page)
 }
 
 /// `text` with each run of whitespace one space.
