@@ -11,22 +11,24 @@ const CITATION = /\s*\[\d+(?:\s*,\s*\d+)*\]/g;
 /** `p. 31: ` or `pp. 30–31: ` before a quote (the link shows the page). */
 const QUOTE_PAGES = /^pp?\. [\d–-]+: /;
 
-/** The "Go to" of one cited passage, with the sentence to highlight. */
-function citeButton(source, sentence, host) {
+/** The "Go to" of one cited passage, with the sentence to highlight (`label`: its own page, for a quote). */
+function citeButton(source, sentence, host, label = pagesLabel(source)) {
   const { bookId, startPage, endPage, via, text } = source;
   const detail = { bookId, startPage, endPage, via, text, sentence };
   const go = () => host.dispatchEvent(new CustomEvent('lectern-source', { detail, bubbles: true, composed: true }));
-  return h('button', { type: 'button', part: 'cite', class: 'cite', title: `Go to ${pagesLabel(source)}`, onclick: go }, pagesLabel(source));
+  return h('button', { type: 'button', part: 'cite', class: 'cite', title: `Go to ${label}`, onclick: go }, label);
 }
 
 /** One checked sentence: its words, its citations as links, and the mark when unsupported. */
 function sentenceNode({ text, passages = [], supported }, sources, quoted, host) {
   const shown = text.replace(CITATION, '').replace(quoted ? QUOTE_PAGES : /^$/, '').trim();
+  // A quote names its own page ("p. 31: "), narrower than its passage's.
+  const own = quoted ? QUOTE_PAGES.exec(text)?.[0].replace(/^pp?\. /, 'p. ').replace(/: $/, '') : undefined;
   // A quote's marks are the chat's, not the book's: the host looks for the words within them.
   const words = quoted ? shown.replace(/^“|”$/g, '') : shown;
   const cited = passages.map((i) => sources[i]).filter(Boolean);
   return h('span', { part: supported ? 'sentence' : 'sentence unsupported', class: supported ? 'sentence' : 'sentence unsupported' },
-    shown, ...cited.map((s) => [' ', citeButton(s, words, host)]),
+    shown, ...cited.map((s) => [' ', citeButton(s, words, host, own)]),
     supported ? null : [' ', h('mark', { class: 'not-in-book', part: 'not-in-book' }, 'not in the book')]);
 }
 
