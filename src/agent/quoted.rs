@@ -7,7 +7,8 @@ use super::model_call::CallContext;
 use super::turn::{question_of, Answer};
 use super::turn_scope::TurnScope;
 use super::{Agent, TurnResult, TurnState};
-use crate::domain::{Conversation, QuoteReason, Quoted, Source, SourceVia};
+use crate::cancel::CancelToken;
+use crate::domain::{Conversation, QuoteReason, Quoted, SourceVia};
 use crate::error::{Error, Result};
 use crate::events::EventKind;
 use crate::provider::ModelRequest;
@@ -54,7 +55,10 @@ impl Agent {
         };
         let question = question_of(request).to_owned();
         if !state.sources.iter().any(|s| s.via != SourceVia::ReaderPage) {
-            state.sources = self.quoting_context(book_id, &question, state, scope).await?;
+            let plan = self.quoting_plan(state);
+            state.sources = library
+                .reader_context(book_id, &question, &plan, scope.cancel)
+                .await?;
         }
         if let Some(error) = &error {
             scope.emit(|| EventKind::Warning {
@@ -65,15 +69,12 @@ impl Agent {
         let quotes = library
             .quoted_answer(book_id, &question, &state.sources, scope.cancel)
             .await?;
-        let text = quotes.text.clone();
-        let lines: Vec<String> = text.split("\n\n").map(str::to_owned).collect();
-        for (i, line) in lines.iter().enumerate() {
-            let delta = if i == 0 {
-                line.clone()
-            } else {
-                format!("\n\n{line}")
-            };
-            scope.emit(|| EventKind::TextDelta { text: delta });
+        // One delta a quote, as a model streams its paragraphs.
+        for (i, line) in quotes.text.split("\n\n").enumerate() {
+            let separator = if i == 0 { "" } else { "\n\n" };
+            scope.emit(|| EventKind::TextDelta {
+                text: format!("{separator}{line}"),
+            });
         }
         let quoted = Quoted {
             reason: if error.is_some() {
@@ -83,17 +84,17 @@ impl Agent {
             },
             error: error.map(|e| e.to_string()),
         };
-        let quotes = quotes
+        let lines = quotes
             .quotes
             .iter()
             .map(|q| (q.line(), state.sources[q.passage].clone()))
             .collect();
         let answer = Answer {
-            text,
+            text: quotes.text,
             reasoning: Vec::new(),
             data: None,
             quoted: Some(quoted),
-            quotes,
+            quotes: lines,
         };
         self.store_answer(scope, request, state, call.book_id, answer)
             .await
@@ -106,38 +107,26 @@ impl Agent {
         request: &ModelRequest,
         state: &TurnState,
         book_id: Option<&str>,
+        cancel: &CancelToken,
     ) -> Result<Option<String>> {
         let (Some(book_id), Some(library)) = (book_id, &self.library) else {
             return Ok(None);
         };
-        let cancel = crate::cancel::CancelToken::new();
         let quotes = library
-            .quoted_answer(book_id, question_of(request), &state.sources, &cancel)
+            .quoted_answer(book_id, question_of(request), &state.sources, cancel)
             .await?;
         Ok((!quotes.quotes.is_empty()).then_some(quotes.text))
     }
 
-    /// The passages to quote from when the turn's system message had only
-    /// the reader's pages (`toolUse`): the measured default plan's, within
-    /// the turn's passage budget.
-    async fn quoting_context(
-        &self,
-        book_id: &str,
-        question: &str,
-        state: &TurnState,
-        scope: &TurnScope<'_>,
-    ) -> Result<Vec<Source>> {
-        let Some(library) = &self.library else {
-            return Ok(state.sources.clone());
-        };
-        let plan = ReaderContextPlan {
+    /// What to quote from when the turn's system message had only the
+    /// reader's pages (`toolUse`): the measured default plan, within the
+    /// turn's passage budget.
+    fn quoting_plan(&self, state: &TurnState) -> ReaderContextPlan {
+        ReaderContextPlan {
             reader_pages: self.config.reader_pages,
             passages: self.config.retrieved_passages,
             max_tokens: self.config.passage_budget(&state.overrides),
             ..ReaderContextPlan::default()
-        };
-        library
-            .reader_context(book_id, question, &plan, scope.cancel)
-            .await
+        }
     }
 }

@@ -370,7 +370,7 @@ impl Agent {
         if let Some(check) = message.source_check.as_mut() {
             let unsupported = !check.sentences.is_empty() && check.sentences.iter().all(|s| !s.supported);
             if unsupported && quoted.is_none() {
-                check.quoted_answer = self.quotes_instead(request, state, book_id).await?;
+                check.quoted_answer = self.quotes_instead(request, state, book_id, scope.cancel).await?;
             }
         }
         message.quoted = quoted.clone();
