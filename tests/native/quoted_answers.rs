@@ -107,24 +107,22 @@ fn weights_grid() {
         .map(|q| context(&library, &book, q, &plan))
         .collect();
     let mut results = Vec::new();
-    for (name, cue) in [(0.0, 0.0), (0.0, 1.5), (1.0, 1.5), (0.0, 3.0)] {
-        for (near, near_pages) in [(1.0, 12.0), (4.0, 12.0), (8.0, 4.0), (4.0, 2.0), (16.0, 4.0)] {
-            for (covered, follow) in [(0.3, 0.35), (0.0, 0.35), (0.3, 0.5), (0.6, 0.2)] {
+    for cue in [0.0, 1.5, 3.0] {
+        for (near, near_pages) in [(2.0, 4.0), (4.0, 4.0), (8.0, 4.0), (4.0, 12.0), (2.0, 12.0)] {
+            for follow in [0.2, 0.35, 0.5] {
                 let weights = Weights {
-                    name,
                     cue,
                     near,
                     near_pages,
-                    covered,
                     follow,
-                    meaning: 0.0,
+                    ..Weights::default()
                 };
                 let found: usize = questions
                     .iter()
                     .zip(&contexts)
                     .map(|(q, sources)| {
-                        let answer =
-                            collapsed(&quoted_answer_weighed(&q.question, sources, q.page, weights).text);
+                        let answer = quoted_answer_weighed(&q.question, sources, q.page, weights);
+                        let answer = collapsed(&answer.text);
                         q.facts.iter().filter(|f| pattern(f).is_match(&answer)).count()
                     })
                     .sum();
@@ -170,8 +168,8 @@ fn meaning_grid() {
                 (sources, meaning)
             })
             .collect();
-        for meaning_weight in [0.0, 2.0, 4.0, 8.0, 16.0] {
-            for near in [4.0, 8.0] {
+        for meaning_weight in [0.0, 4.0, 8.0, 16.0, 32.0] {
+            for near in [2.0, 4.0, 8.0] {
                 let weights = Weights {
                     meaning: meaning_weight,
                     near,
@@ -189,5 +187,65 @@ fn meaning_grid() {
                 println!("{set}: meaning {meaning_weight} near {near}: {found}");
             }
         }
+    }
+}
+
+/// The most facts any choice of one to three candidate sentences within the
+/// word limit could hold (each question's best combination, found by search):
+/// the ceiling of the quoted answer's selection over the default context.
+/// `cargo test --test native quoted_answers::selection_ceiling -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn selection_ceiling() {
+    use lectern::retrieval::quotes::{quote_candidates, MAX_QUOTES, MAX_SENTENCE_WORDS, MAX_WORDS};
+    let Some(text) = shared_fixtures::thursday() else {
+        return;
+    };
+    let (library, book) = library(&text, None, ChunkSettings::default());
+    for (set, questions) in [
+        ("tuning", reader_eval::questions()),
+        ("held out", reader_eval::held_out_questions()),
+    ] {
+        let (mut best_total, mut facts_total, mut chosen_total) = (0, 0, 0);
+        for q in &questions {
+            let sources = context(&library, &book, q, &ReaderContextPlan::default());
+            let patterns: Vec<_> = q.facts.iter().map(|f| pattern(f)).collect();
+            let sentences: Vec<(usize, u32)> = quote_candidates(&sources)
+                .into_iter()
+                .map(|s| collapsed(s))
+                .filter_map(|s| {
+                    let mask = patterns
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, p)| p.is_match(&s))
+                        .fold(0u32, |m, (i, _)| m | 1 << i);
+                    let words = s.split_whitespace().count();
+                    (mask != 0 && words <= MAX_SENTENCE_WORDS).then_some((words, mask))
+                })
+                .collect();
+            let mut best = 0u32;
+            let n = sentences.len();
+            for a in 0..n {
+                best = best.max(sentences[a].1.count_ones());
+                for b in a + 1..n {
+                    let w2 = sentences[a].0 + sentences[b].0;
+                    if w2 > MAX_WORDS {
+                        continue;
+                    }
+                    let m2 = sentences[a].1 | sentences[b].1;
+                    best = best.max(m2.count_ones());
+                    for c in (b + 1..n).filter(|_| MAX_QUOTES > 2) {
+                        if w2 + sentences[c].0 <= MAX_WORDS {
+                            best = best.max((m2 | sentences[c].1).count_ones());
+                        }
+                    }
+                }
+            }
+            let answer = collapsed(&quoted_answer(&q.question, &sources, q.page).text);
+            chosen_total += patterns.iter().filter(|p| p.is_match(&answer)).count();
+            best_total += best as usize;
+            facts_total += q.facts.len();
+        }
+        println!("{set}: ceiling {best_total}/{facts_total}, chosen {chosen_total}/{facts_total}");
     }
 }

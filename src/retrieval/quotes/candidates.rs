@@ -35,7 +35,8 @@ pub fn candidates(sources: &[Source]) -> Vec<Sentence<'_>> {
     for (passage, source) in sources.iter().enumerate() {
         for text in sentences_of(&source.text) {
             let words = text.split_whitespace().count();
-            if !(MIN_SENTENCE_WORDS..=MAX_SENTENCE_WORDS).contains(&words) || is_heading(text) {
+            if !(MIN_SENTENCE_WORDS..=MAX_SENTENCE_WORDS).contains(&words) || is_heading(text) || is_cut(text)
+            {
                 continue;
             }
             let key = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -107,6 +108,12 @@ fn trim_stray_quotes(mut sentence: &str) -> &str {
     sentence
 }
 
+/// The end of a sentence cut by the passage's start: it opens in lower case
+/// ("asked the staring Gregory."), so what it ends is not in front of the reader.
+fn is_cut(text: &str) -> bool {
+    text.starts_with(char::is_lowercase)
+}
+
 /// A heading or a cut fragment: no lower-case letter at all, or a chapter's title run into its first line.
 fn is_heading(text: &str) -> bool {
     let shouting = text
@@ -160,5 +167,19 @@ mod tests {
         assert_eq!(got[1].passage, 1);
         assert_eq!(got[0].stems[0], "syme");
         assert_eq!(got[0].stems[4], "emban");
+    }
+
+    #[test]
+    fn a_sentence_cut_by_the_passage_start_is_left_out() {
+        let cut =
+            source("asked the staring Gregory. \"Don't you see we've checkmated each other?\" cried Syme.");
+        let texts: Vec<&str> = candidates(std::slice::from_ref(&cut))
+            .iter()
+            .map(|s| s.text)
+            .collect();
+        assert_eq!(
+            texts,
+            ["\"Don't you see we've checkmated each other?\" cried Syme."]
+        );
     }
 }

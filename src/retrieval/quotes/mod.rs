@@ -120,13 +120,17 @@ pub fn quoted_answer_with(
 ) -> QuotedAnswer {
     let sentences = candidates(sources);
     let scorer = Scorer::new(question, &sentences, reader_page, weights);
-    let mut scored = scorer.score_all(&sentences);
-    if let Some(meaning) = meaning.filter(|m| m.len() == scored.len()) {
-        for (score, similarity) in scored.iter_mut().zip(meaning) {
-            *score += weights.meaning * similarity;
-        }
-    }
-    let chosen = select::choose(&sentences, &scored, &scorer);
+    let meaning: Vec<f32> = match meaning.filter(|m| m.len() == sentences.len()) {
+        Some(similarities) => similarities.iter().map(|s| weights.meaning * s).collect(),
+        None => vec![0.0; sentences.len()],
+    };
+    let scored: Vec<f32> = scorer
+        .score_all(&sentences)
+        .iter()
+        .zip(&meaning)
+        .map(|(s, m)| s + m)
+        .collect();
+    let chosen = select::choose(&sentences, &scored, &meaning, &scorer);
     let mut quotes: Vec<(usize, Quote)> = chosen
         .into_iter()
         .map(|i| {

@@ -5,8 +5,9 @@ use super::candidates::Sentence;
 use super::score::Scorer;
 use super::{MAX_QUOTES, MAX_WORDS};
 
-/// The indices of the chosen `sentences` (best first), given their `scores`.
-pub fn choose(sentences: &[Sentence<'_>], scores: &[f32], scorer: &Scorer) -> Vec<usize> {
+/// The indices of the chosen `sentences` (best first), given their `scores`
+/// and what each scores besides the scorer's parts (`meaning`, or zeros).
+pub fn choose(sentences: &[Sentence<'_>], scores: &[f32], meaning: &[f32], scorer: &Scorer) -> Vec<usize> {
     // A sentence sharing no word with the question answers nothing, however near.
     let first = (0..sentences.len())
         .filter(|&i| scorer.bm25(&sentences[i], |_| 1.0) > 0.0)
@@ -32,7 +33,7 @@ pub fn choose(sentences: &[Sentence<'_>], scores: &[f32], scorer: &Scorer) -> Ve
             .filter(|i| !chosen.contains(i) && words + sentences[*i].words <= MAX_WORDS)
             .map(|i| {
                 let bm25 = scorer.bm25(&sentences[i], weight);
-                (i, bm25 + scorer.bonus(&sentences[i], bm25 > 0.0))
+                (i, bm25 + scorer.bonus(&sentences[i], bm25 > 0.0) + meaning[i])
             })
             .filter(|&(_, score)| score >= scorer.weights.follow * scores[first])
             .max_by(|a, b| a.1.total_cmp(&b.1));
