@@ -145,6 +145,7 @@ function score(config, answers, asked = questions, set = '') {
   let revealing = 0;
   let sentences = 0;
   let unsupported = 0;
+  let unsupportedRight = 0;
   let missingUnmarked = 0;
   for (const answer of answers) {
     const q = asked.find((question) => question.id === answer.id);
@@ -160,6 +161,8 @@ function score(config, answers, asked = questions, set = '') {
     revealing += q.spoilers.some((s) => matches(s, answer.answer)) ? 1 : 0;
     sentences += answer.sentences ?? 0;
     unsupported += answer.unsupported ?? 0;
+    // An unsupported sentence holding a reference fact: marked "not in the book", yet right.
+    unsupportedRight += (answer.unsupportedTexts ?? []).filter((text) => q.facts.some((fact) => matches(fact, text))).length;
     missingUnmarked += !right && answer.grounded !== false ? 1 : 0;
   }
   const first = median(answers.map((a) => a.firstMs)) / 1000;
@@ -167,7 +170,7 @@ function score(config, answers, asked = questions, set = '') {
   const label = set ? `${config.label}, ${set}` : config.label;
   const id = set ? `${config.id}_heldout` : config.id;
   console.log(
-    `TABLE reader_answers | ${label} | ${whole}/${answers.length} | ${facts}/${factCount} | ${marked} (${markedRight} of them right) | ${revealing} | ${first.toFixed(1)} s | ${tokens} | ${unsupported} of ${sentences} | ${missingUnmarked} |`,
+    `TABLE reader_answers | ${label} | ${whole}/${answers.length} | ${facts}/${factCount} | ${marked} (${markedRight} of them right) | ${revealing} | ${first.toFixed(1)} s | ${tokens} | ${unsupported} of ${sentences} | ${unsupportedRight} | ${missingUnmarked} |`,
   );
   console.log(`FIGURE answers_${id}_whole chromium ${whole / answers.length}`);
   console.log(`FIGURE answers_${id}_facts chromium ${(facts / Math.max(1, factCount)).toFixed(3)}`);
@@ -211,8 +214,8 @@ async function ask(config, model, questions) {
 
 try {
   console.log(`${questions.length} reader questions on Thursday, each in a conversation of its own at the reader's page`);
-  console.log('TABLE reader_answers | model, and what it reads | answers holding every fact | facts found | marked "not found in the book" | revealing past the page | first words (median) | prompt tokens (median) | sentences unsupported | unmarked, missing a fact |');
-  console.log('TABLE reader_answers | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('TABLE reader_answers | model, and what it reads | answers holding every fact | facts found | marked "not found in the book" | revealing past the page | first words (median) | prompt tokens (median) | sentences unsupported | unsupported, yet holding a reference fact | unmarked, missing a fact |');
+  console.log('TABLE reader_answers | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const config of CONFIGS) {
     if (only && !only.includes(config.id)) continue;
     const model = config.model && models[config.model];

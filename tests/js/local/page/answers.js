@@ -68,6 +68,7 @@ export async function answerQuestions({ model, name, completion, demo = false, q
       grounded: reply.sourceCheck?.grounded ?? null,
       sentences: reply.sourceCheck?.sentences?.length ?? 0,
       unsupported: reply.sourceCheck?.sentences?.filter((s) => !s.supported).length ?? 0,
+      unsupportedTexts: reply.sourceCheck?.sentences?.filter((s) => !s.supported).map((s) => s.text) ?? [],
     });
   }
   await lectern.close();
