@@ -6,7 +6,9 @@
 - no circle of files, and none of folders;
 - storage/ imports only domain/ and error.rs;
 - only web/ and wasm/ name js_sys, web_sys or wasm_bindgen;
-- the core's only `cfg(target_arch)` are module declarations.
+- the core's only `cfg(target_arch)` are module declarations;
+- retrieval/'s stages import only the stages before them in RETRIEVAL_STAGES
+  (and none the files on retrieval/'s top, which gather them).
 
 `python3 scripts/import-graph.py [src]`
 """
@@ -17,6 +19,8 @@ from collections import defaultdict
 
 ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), '..', 'src')
 BROWSER = ('web', 'wasm')
+# retrieval/'s stages, lowest first: each may import only those before it.
+RETRIEVAL_STAGES = ['text', 'vectors', 'formats', 'index', 'embed', 'lexical', 'ingest', 'library', 'reader']
 
 
 def modules(root):
@@ -113,6 +117,26 @@ def circles(nodes, graph):
     return out
 
 
+def stage_breaks(graph):
+    """Imports from a retrieval stage to a later stage, or to retrieval/'s top."""
+    def stage(module):
+        if len(module) >= 2 and module[0] == 'retrieval':
+            return module[1] if module[1] in RETRIEVAL_STAGES else 'top'
+        return None
+    out = []
+    for a, bs in sorted(graph.items()):
+        sa = stage(a)
+        if sa in (None, 'top'):
+            continue
+        for b in sorted(bs):
+            sb = stage(b)
+            if sb is None or sb == sa:
+                continue
+            if sb == 'top' or RETRIEVAL_STAGES.index(sb) > RETRIEVAL_STAGES.index(sa):
+                out.append(f"retrieval/{sa}/ imports a later stage: {'/'.join(a)} -> {'/'.join(b)}")
+    return out
+
+
 def main():
     found = modules(ROOT)
     graph = edges(found)
@@ -129,6 +153,7 @@ def main():
     storage = folders.get('storage', set()) - {'domain', 'error'}
     if storage:
         broken.append(f'storage/ imports {sorted(storage)}')
+    broken += stage_breaks(graph)
     for module, path in sorted(found.items()):
         if module and module[0] in BROWSER:
             continue

@@ -79,14 +79,14 @@ fn sse_throughput_in_chromium() {
 }
 
 /// Fetches the MiniLM fixture vectors through the mock server (`npm run bench` serves them).
-async fn fixture_vectors() -> Option<lectern::retrieval::vector::VectorSet> {
+async fn fixture_vectors() -> Option<lectern::retrieval::vectors::vector::VectorSet> {
     let base = option_env!("LECTERN_FIXTURES_URL")?;
     let bytes = web_support::fetch_bytes(&format!("{base}/embeddings/gutenberg-minilm-384.f16")).await?;
     let rows = bytes.len() / (384 * 2);
     // Decode through a lookup table, a slice at a time, yielding in between:
     // the driver gives up on a page busy for ~15 s.
     let table: Vec<f32> = (0..=u16::MAX).map(shared_fixtures::f16_to_f32).collect();
-    let mut set = lectern::retrieval::vector::VectorSet::new(384);
+    let mut set = lectern::retrieval::vectors::vector::VectorSet::new(384);
     let mut row = vec![0.0f32; 384];
     for r in 0..rows {
         for (d, value) in row.iter_mut().enumerate() {
@@ -201,14 +201,14 @@ async fn retrieval_in_chromium() {
     let start = now_ms();
     let store = IndexedDbStore::open(&name).await.unwrap();
     let (_, rows) = store.book_content("bench").await.unwrap();
-    let vectors = lectern::retrieval::vector::VectorSet::from(rows);
+    let vectors = lectern::retrieval::vectors::vector::VectorSet::from(rows);
     let read = now_ms() - start;
-    let hits = lectern::retrieval::scan::quantized_top_k(
+    let hits = lectern::retrieval::vectors::scan::quantized_top_k(
         &vectors,
         queries.get(0),
         10,
         vectors.len(),
-        lectern::retrieval::scan::RERANK_FACTOR,
+        lectern::retrieval::vectors::scan::RERANK_FACTOR,
     );
     let cold = now_ms() - start;
     report(format!(
@@ -232,8 +232,8 @@ async fn retrieval_in_chromium() {
 /// driver's renderer timeout (30 s), and the worker that builds it for
 /// `addBook` is timed by `benches/worker_index.mjs`.
 async fn index_from_native_snapshot(
-    full: &lectern::retrieval::vector::VectorSet,
-    queries: &lectern::retrieval::vector::VectorSet,
+    full: &lectern::retrieval::vectors::vector::VectorSet,
+    queries: &lectern::retrieval::vectors::vector::VectorSet,
     exact: &[Vec<usize>],
 ) {
     use lectern::retrieval::index::VectorIndex;
@@ -277,7 +277,7 @@ async fn cached_snapshot(name: &str) -> Option<Vec<u8>> {
 
 /// Exact scan against index query p50 at each crossover size (builds of
 /// under a second or two each), yielding between sizes, then the summary line.
-async fn crossover(all: &lectern::retrieval::vector::VectorSet) {
+async fn crossover(all: &lectern::retrieval::vectors::vector::VectorSet) {
     report(format!(
         "crossover, k = 10 (p50 of 200 queries; performance.now() resolution {:.3} ms):",
         clock_resolution()
@@ -311,10 +311,10 @@ fn clock_resolution() -> f64 {
 /// open the database, read the vectors and the snapshot, decode it, answer
 /// a top-10 through the index.
 async fn cold_start_with_index(
-    vectors: &lectern::retrieval::vector::VectorSet,
-    queries: &lectern::retrieval::vector::VectorSet,
+    vectors: &lectern::retrieval::vectors::vector::VectorSet,
+    queries: &lectern::retrieval::vectors::vector::VectorSet,
 ) -> String {
-    use lectern::retrieval::{index::VectorIndex, index_settings::IndexSettings};
+    use lectern::retrieval::index::{settings::IndexSettings, VectorIndex};
     use lectern::storage::BookStore;
     use lectern::web::IndexedDbStore;
     let snapshot = VectorIndex::build(vectors, IndexSettings::default()).to_snapshot();
@@ -334,7 +334,7 @@ async fn cold_start_with_index(
     let start = now_ms();
     let store = IndexedDbStore::open(&name).await.unwrap();
     let (_, rows) = store.book_content("bench").await.unwrap();
-    let read = lectern::retrieval::vector::VectorSet::from(rows);
+    let read = lectern::retrieval::vectors::vector::VectorSet::from(rows);
     let bytes = store.index_snapshot("bench").await.unwrap().unwrap();
     let index = VectorIndex::from_snapshot(&bytes, read.len()).unwrap();
     let hits = index.search(&read, queries.get(0), 10, |_| true).unwrap();

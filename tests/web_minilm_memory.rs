@@ -9,7 +9,7 @@
 mod web_support;
 
 use js_sys::{ArrayBuffer, Uint8Array, WebAssembly};
-use lectern::retrieval::minilm::encoder::Encoder;
+use lectern::retrieval::embed::minilm::encoder::Encoder;
 use lectern::wasm::js::JsBytes;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;

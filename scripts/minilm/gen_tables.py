@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Derives the per-character behaviour of the all-MiniLM-L6-v2 tokenizer (HF tokenizers' BertNormalizer
 + BertPreTokenizer) by probing the reference implementation for every code point, and prints a summary,
---json tables, or --rust OUT: src/retrieval/minilm/tables.rs. Ground truth by construction, whatever
+--json tables, or --rust OUT: src/retrieval/embed/minilm/tables.rs. Ground truth by construction, whatever
 Unicode version the reference's tables use (they are older than Rust's: a port on current Unicode
 would differ on recent characters).
 
     python3 -m venv venv && venv/bin/pip install tokenizers
-    venv/bin/python scripts/minilm/gen_tables.py MODEL_DIR/tokenizer.json --rust src/retrieval/minilm/tables.rs
+    venv/bin/python scripts/minilm/gen_tables.py MODEL_DIR/tokenizer.json --rust src/retrieval/embed/minilm/tables.rs
 """
 import sys, json
 from tokenizers import Tokenizer

@@ -11,7 +11,7 @@ use crate::domain::SortedMap;
 use crate::from_json::FromJson;
 use crate::provider::PriceTable;
 use crate::retrieval::config::RetrievalStrategy;
-use crate::retrieval::reader_context::{DEFAULT_CONTEXT_TOKENS, DEFAULT_PASSAGES, DEFAULT_READER_PAGES};
+use crate::retrieval::reader::context::{DEFAULT_CONTEXT_TOKENS, DEFAULT_PASSAGES, DEFAULT_READER_PAGES};
 use crate::tool::DEFAULT_MAX_RESULT_CHARS;
 
 /// Who the assistant is: its prompt, temperature and tools.

@@ -11,7 +11,7 @@ use crate::domain::{
 };
 use crate::error::Error;
 use crate::provider::ModelRequest;
-use crate::retrieval::passages::passage_pages;
+use crate::retrieval::reader::passages::passage_pages;
 use crate::tool::builtin::SEARCH_BOOK;
 
 /// Passages of `text` (as `format_passages` wrote them) from `book_id`.

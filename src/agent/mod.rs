@@ -12,7 +12,7 @@ use crate::domain::{Conversation, Message, NewConversation};
 use crate::error::{Error, Result};
 use crate::ids::new_id;
 use crate::provider::Model;
-use crate::retrieval::book_access::BookAccess;
+use crate::retrieval::reader::book_access::BookAccess;
 use crate::storage::{Store, StoreArchive};
 use crate::time::Clock;
 use crate::tool::builtin::SearchBookTool;

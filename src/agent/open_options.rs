@@ -16,7 +16,7 @@ use crate::from_json::FromJson;
 use crate::provider::{PriceTable, ProviderConfig, ProviderKind};
 use crate::retrieval::books_settings::BooksSettings;
 use crate::retrieval::config::{EmbedderConfig, RetrievalSettings};
-use crate::retrieval::reader_context::{MAX_PASSAGES, MAX_READER_PAGES};
+use crate::retrieval::reader::context::{MAX_PASSAGES, MAX_READER_PAGES};
 use crate::tool::builtin::check_builtin_tools;
 
 /// Which host functions came with the options (taken out before parsing).

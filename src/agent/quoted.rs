@@ -12,7 +12,7 @@ use crate::domain::{Conversation, QuoteReason, Quoted, SourceVia};
 use crate::error::{Error, Result};
 use crate::events::EventKind;
 use crate::provider::ModelRequest;
-use crate::retrieval::reader_context::ReaderContextPlan;
+use crate::retrieval::reader::context::ReaderContextPlan;
 
 impl Agent {
     /// Whether the failure `error` of this turn's model call is answered

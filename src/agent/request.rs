@@ -14,7 +14,7 @@ use crate::domain::{Source, SourceVia, TurnOverrides};
 use crate::error::Result;
 use crate::events::EventKind;
 use crate::provider::ModelRequest;
-use crate::retrieval::reader_context::ReaderContextPlan;
+use crate::retrieval::reader::context::ReaderContextPlan;
 use crate::tool::builtin::SEARCH_BOOK;
 
 impl Agent {

@@ -6,9 +6,9 @@
 use super::TurnState;
 use crate::domain::{distinct_sources, Source, SourceVia};
 use crate::domain::{SentenceCheck, SourceCheck};
-use crate::retrieval::grounding::check_answer;
-use crate::retrieval::passages::passages_in_text;
-use crate::retrieval::sentence_check::check_sentences;
+use crate::retrieval::reader::grounding::check_answer;
+use crate::retrieval::reader::passages::passages_in_text;
+use crate::retrieval::reader::sentence_check::check_sentences;
 use crate::tool::builtin::SEARCH_BOOK;
 use crate::tool::shown_part;
 

@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::events::{EventKind, EventSink};
 use crate::ids::new_id;
 use crate::provider::{ModelRequest, ModelResponse};
-use crate::retrieval::reader_context::{format_numbered_sources, format_sources};
+use crate::retrieval::reader::context::{format_numbered_sources, format_sources};
 use crate::storage::TurnWrite;
 use crate::time::within;
 

@@ -11,7 +11,7 @@
 //! 256-value ones for K-quants) is llama.cpp's product, up to the order of
 //! float additions. Other types are dequantised and quantised again.
 
-use crate::retrieval::minilm::half::{f16_to_f32, f32_to_f16};
+use crate::retrieval::embed::minilm::half::{f16_to_f32, f32_to_f16};
 
 use super::block_sums::{block_sums, nibble_block_sums, nibble_block_sums_each, wide_block_sums};
 
@@ -258,7 +258,7 @@ pub fn half(x: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::{half, Activation, SUPER};
-    use crate::retrieval::minilm::half::{f16_to_f32, f32_to_f16};
+    use crate::retrieval::embed::minilm::half::{f16_to_f32, f32_to_f16};
 
     /// Q8_K as llama.cpp's quantize_row_q8_K_ref: the scale from the value of
     /// largest magnitude with its sign (−127 / m), ties to even, and 127 at most.

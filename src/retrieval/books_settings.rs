@@ -4,9 +4,9 @@
 
 use serde::Serialize;
 
-use super::config::{EmbedderConfig, RetrievalSettings};
 use crate::error::{Error, Result};
 use crate::from_json::FromJson;
+use crate::retrieval::config::{EmbedderConfig, RetrievalSettings};
 
 /// The books module's part of `Lectern.open`'s options.
 #[derive(Debug, Clone, PartialEq, Serialize, FromJson)]

@@ -5,7 +5,7 @@ use serde::{Deserialize, Deserializer};
 use crate::from_json::FromJson;
 use crate::tagged::Tagged;
 
-use super::openai_embedder::OpenAiEmbedderSettings;
+use crate::retrieval::embed::openai_embedder::OpenAiEmbedderSettings;
 
 /// How a book conversation gets passages of its book.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, FromJson)]
@@ -130,7 +130,7 @@ pub struct RetrievalSettings {
     pub page_chars: usize,
     /// Books of at least this many chunks get an HNSW index, and searches
     /// over at least this many eligible chunks use it (default 8,192,
-    /// [`super::index_settings::INDEX_MIN_VECTORS`]: where it starts to win in Chromium).
+    /// [`crate::retrieval::index::settings::INDEX_MIN_VECTORS`]: where it starts to win in Chromium).
     #[serde(default = "default_index_min")]
     pub index_min_chunks: usize,
     /// The most tokens (estimated: `domain::estimate_tokens`) of passages one
@@ -159,13 +159,13 @@ pub struct RetrievalSettings {
 }
 
 fn default_context_tokens() -> Option<usize> {
-    Some(super::reader_context::DEFAULT_CONTEXT_TOKENS)
+    Some(crate::retrieval::reader::context::DEFAULT_CONTEXT_TOKENS)
 }
 fn default_reader_pages() -> u32 {
-    super::reader_context::DEFAULT_READER_PAGES
+    crate::retrieval::reader::context::DEFAULT_READER_PAGES
 }
 fn default_passages() -> usize {
-    super::reader_context::DEFAULT_PASSAGES
+    crate::retrieval::reader::context::DEFAULT_PASSAGES
 }
 
 fn default_chunk() -> usize {
@@ -178,7 +178,7 @@ fn default_page() -> usize {
     2000
 }
 fn default_index_min() -> usize {
-    super::index_settings::INDEX_MIN_VECTORS
+    crate::retrieval::index::settings::INDEX_MIN_VECTORS
 }
 
 impl Default for RetrievalSettings {
@@ -200,13 +200,13 @@ impl Default for RetrievalSettings {
 
 impl RetrievalSettings {
     /// The index settings: the defaults, with `index_min_chunks`.
-    pub fn indexing(&self) -> super::index_settings::IndexSettings {
-        super::index_settings::IndexSettings::with_min_vectors(self.index_min_chunks)
+    pub fn indexing(&self) -> crate::retrieval::index::settings::IndexSettings {
+        crate::retrieval::index::settings::IndexSettings::with_min_vectors(self.index_min_chunks)
     }
 
     /// The chunking part.
-    pub fn chunking(&self) -> super::chunk::ChunkSettings {
-        super::chunk::ChunkSettings {
+    pub fn chunking(&self) -> crate::retrieval::text::chunk::ChunkSettings {
+        crate::retrieval::text::chunk::ChunkSettings {
             chunk_chars: self.chunk_chars,
             overlap_chars: self.overlap_chars,
             page_chars: self.page_chars,

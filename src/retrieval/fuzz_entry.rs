@@ -5,14 +5,14 @@
 //! input may make a stage itself panic. (Nothing here is exported to JS; the
 //! release build drops it.)
 
-use super::breaks::break_between;
-use super::chunk::{chunk_pages, ChunkSettings};
-use super::epub::{pages_from_epub_with_limits, EpubLimits};
-use super::markup::{decode_entities, tokens, xhtml_text};
-use super::pages::{pages_from_list, pages_from_text};
 use crate::domain::Chunk;
 use crate::domain::Page;
 use crate::error::Result;
+use crate::retrieval::formats::epub::{pages_from_epub_with_limits, EpubLimits};
+use crate::retrieval::text::breaks::break_between;
+use crate::retrieval::text::chunk::{chunk_pages, ChunkSettings};
+use crate::retrieval::text::markup::{decode_entities, tokens, xhtml_text};
+use crate::retrieval::text::pages::{pages_from_list, pages_from_text};
 
 /// A little-endian number from the first `n` bytes of `data`, and the rest.
 fn take(data: &[u8], n: usize) -> (usize, &[u8]) {

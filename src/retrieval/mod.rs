@@ -1,56 +1,27 @@
 //! Books and retrieval: pages, chunks, embeddings, the vector index and the
-//! page-bounded search behind `search_book`.
+//! page-bounded search behind `search_book`, and the reader's context.
+//!
+//! By stage, each importing only the stages above it in this list
+//! (`scripts/import-graph.py` checks it):
+//! - [`text`]: a book's text into pages, sentences and chunks;
+//! - [`vectors`]: vectors, their quantised forms, kernels and exact top-k;
+//! - [`formats`]: the files read and written (EPUB, zip, the export bundle);
+//! - [`index`]: the approximate vector index (HNSW) and its snapshot;
+//! - [`embed`]: embedders (hashed, MiniLM, OpenAI-compatible);
+//! - [`lexical`]: the BM25 index;
+//! - [`ingest`]: a new book prepared for the library;
+//! - [`library`]: the books kept, loaded and searched;
+//! - [`reader`]: the reader's context, its checks and quoted answers.
 
-pub mod book_access;
 pub mod books_settings;
-pub mod breaks;
-pub mod budget;
-pub mod built_graph;
-pub mod bundle;
-pub mod chunk;
 pub mod config;
 pub mod embed;
-pub mod entities;
-pub mod epub;
-pub mod focus;
+pub mod formats;
 pub mod fuzz_entry;
-pub mod grounding;
-pub mod hashed;
-pub mod hnsw;
 pub mod index;
-pub mod index_builder;
-pub mod index_settings;
-pub mod ingest_job;
-pub mod kernels;
+pub mod ingest;
 pub mod lexical;
 pub mod library;
-mod library_access;
-mod library_bundle;
-mod library_pages;
-pub mod library_search;
-mod library_vectors;
-pub mod loaded_book;
-pub mod markup;
-pub mod minilm;
-pub mod new_book;
-pub mod openai_embedder;
-pub mod page_bound;
-pub mod pages;
-pub mod passages;
-pub mod prepare;
-pub mod prepared_wire;
-pub mod quantized;
-pub mod quotes;
-pub mod reader_context;
-pub mod reader_query;
-pub mod scan;
-pub mod search_mode;
-pub mod search_options;
-pub mod sentence_check;
-pub mod sentences;
-pub mod snapshot;
-pub mod test_vectors;
-pub mod topk;
-pub mod vector;
-pub mod zip;
-pub mod zip_writer;
+pub mod reader;
+pub mod text;
+pub mod vectors;

@@ -21,9 +21,9 @@ use super::promise::promise;
 use crate::cancel::CancelToken;
 use crate::domain::{Book, Source};
 use crate::error::{Error, Result};
-use crate::retrieval::book_access::BookAccess;
 use crate::retrieval::library::{IndexSource, SearchOptions};
-use crate::retrieval::reader_context::ReaderContextPlan;
+use crate::retrieval::reader::book_access::BookAccess;
+use crate::retrieval::reader::context::ReaderContextPlan;
 
 impl LecternBooks {
     /// Runs `work` on the open books as a promise.

@@ -16,11 +16,11 @@ use super::js::{error_from_js, error_to_js, from_js, to_js};
 use crate::cancel::CancelToken;
 use crate::domain::{Book, Source};
 use crate::error::{Error, Result, StorageReason};
-use crate::retrieval::book_access::BookAccess;
 use crate::retrieval::books_settings::BooksSettings;
-use crate::retrieval::quotes::QuotedAnswer;
-use crate::retrieval::reader_context::ReaderContextPlan;
-use crate::retrieval::search_options::{SearchOptions, SearchResult};
+use crate::retrieval::library::search_options::{SearchOptions, SearchResult};
+use crate::retrieval::reader::book_access::BookAccess;
+use crate::retrieval::reader::context::ReaderContextPlan;
+use crate::retrieval::reader::quotes::QuotedAnswer;
 
 #[wasm_bindgen]
 extern "C" {

@@ -8,9 +8,9 @@ use js_sys::Function;
 use super::js_embedder::JsEmbedder;
 use crate::error::{Error, Result};
 use crate::retrieval::config::EmbedderConfig;
+use crate::retrieval::embed::hashed::HashedEmbedder;
+use crate::retrieval::embed::openai_embedder::OpenAiEmbedder;
 use crate::retrieval::embed::Embedder;
-use crate::retrieval::hashed::HashedEmbedder;
-use crate::retrieval::openai_embedder::OpenAiEmbedder;
 use crate::web::{BrowserClock, FetchTransport};
 
 /// The embedder `config` describes, if any (`kind: 'none'`, the default, has none).
@@ -86,7 +86,7 @@ pub async fn embed_texts(
     let mut vectors = Vec::with_capacity(texts.len());
     for batch in texts.chunks(embedder.batch_size().max(1)) {
         for mut vector in embedder.embed(batch, &cancel).await? {
-            crate::retrieval::vector::normalize(&mut vector);
+            crate::retrieval::vectors::vector::normalize(&mut vector);
             vectors.push(vector);
         }
     }

@@ -16,14 +16,14 @@ use super::book_input::{BookInput, SourceInput};
 use crate::cancel::CancelToken;
 use crate::domain::Book;
 use crate::error::{Error, Result};
+use crate::retrieval::index::builder::IndexBuilder;
+use crate::retrieval::index::settings::IndexSettings;
 use crate::retrieval::index::BuiltIndex;
-use crate::retrieval::index_builder::IndexBuilder;
-use crate::retrieval::index_settings::IndexSettings;
-use crate::retrieval::ingest_job::IngestJob;
+use crate::retrieval::ingest::ingest_job::IngestJob;
+use crate::retrieval::ingest::prepare::PreparedBook;
+use crate::retrieval::ingest::prepared_wire::decode_prepared;
 use crate::retrieval::library::{IndexSource, IngestProgress, Library};
-use crate::retrieval::prepare::PreparedBook;
-use crate::retrieval::prepared_wire::decode_prepared;
-use crate::retrieval::vector::VectorSet;
+use crate::retrieval::vectors::vector::VectorSet;
 use crate::web::BrowserPace;
 
 #[wasm_bindgen(module = "/src/wasm/js/worker_host.js")]

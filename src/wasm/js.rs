@@ -8,7 +8,7 @@ use wasm_bindgen::{JsCast, JsValue};
 
 use crate::error::{Error, Result, StorageReason};
 use crate::from_json::FromJson;
-use crate::retrieval::minilm::safetensors::FileBytes;
+use crate::retrieval::embed::minilm::safetensors::FileBytes;
 use crate::web::{from_js_text, to_js_text, JsonTextError};
 
 /// Converts a Rust value to a plain JS value (objects, not `Map`s; numbers, not `BigInt`s).

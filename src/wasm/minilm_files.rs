@@ -13,7 +13,7 @@ use wasm_bindgen_futures::JsFuture;
 use super::js::{describe_js, JsBytes};
 use crate::error::{Error, Result};
 use crate::retrieval::config::MiniLmSettings;
-use crate::retrieval::minilm::embedder::MiniLmEmbedder;
+use crate::retrieval::embed::minilm::embedder::MiniLmEmbedder;
 
 #[wasm_bindgen(module = "/src/wasm/js/model_files.js")]
 extern "C" {

@@ -14,12 +14,12 @@ use super::minilm_files::on_bytes_to;
 use super::panic_guard::{self, guarded_promise};
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
-use crate::retrieval::ingest_job::IngestJob;
+use crate::retrieval::index::{build_index, settings::IndexSettings};
+use crate::retrieval::ingest::ingest_job::IngestJob;
+use crate::retrieval::ingest::prepare::prepare_book;
+use crate::retrieval::ingest::prepared_wire::encode_prepared;
 use crate::retrieval::library::IngestProgress;
-use crate::retrieval::prepare::prepare_book;
-use crate::retrieval::prepared_wire::encode_prepared;
-use crate::retrieval::vector::VectorSet;
-use crate::retrieval::{index::build_index, index_settings::IndexSettings};
+use crate::retrieval::vectors::vector::VectorSet;
 use crate::web::BrowserPace;
 
 /// Runs one ingestion job: `message` is `{ job, epub? }`, the JSON text of

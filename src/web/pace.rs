@@ -11,7 +11,7 @@ use js_sys::Reflect;
 use wasm_bindgen::JsValue;
 
 use super::clock::BrowserClock;
-use crate::retrieval::prepare::Pace;
+use crate::retrieval::ingest::prepare::Pace;
 use crate::time::Clock;
 
 /// Work between two yields in the page, in milliseconds (under a 16 ms frame).

@@ -10,11 +10,11 @@ use std::rc::Rc;
 
 use futures::executor::block_on;
 use lectern::cancel::CancelToken;
-use lectern::retrieval::chunk::ChunkSettings;
+use lectern::retrieval::embed::hashed::HashedEmbedder;
 use lectern::retrieval::embed::Embedder;
-use lectern::retrieval::hashed::HashedEmbedder;
+use lectern::retrieval::library::search_mode::SearchMode;
 use lectern::retrieval::library::{BookSource, Library, NewBook, SearchOptions};
-use lectern::retrieval::search_mode::SearchMode;
+use lectern::retrieval::text::chunk::ChunkSettings;
 use lectern::storage::MemoryStore;
 use lectern::time::ManualClock;
 use serde::Deserialize;

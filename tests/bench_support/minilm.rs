@@ -4,9 +4,9 @@
 //! chunk size), single thread.
 #![allow(dead_code)]
 
-use lectern::retrieval::minilm::encoder::Encoder;
-use lectern::retrieval::minilm::tokenizer::Tokenizer;
-use lectern::retrieval::vector::dot;
+use lectern::retrieval::embed::minilm::encoder::Encoder;
+use lectern::retrieval::embed::minilm::tokenizer::Tokenizer;
+use lectern::retrieval::vectors::vector::dot;
 
 use super::figures::{env, figure};
 

@@ -11,8 +11,8 @@ use futures::executor::block_on;
 use futures::future::LocalBoxFuture;
 use lectern::cancel::CancelToken;
 use lectern::error::Result;
+use lectern::retrieval::embed::minilm::embedder::MiniLmEmbedder;
 use lectern::retrieval::embed::Embedder;
-use lectern::retrieval::minilm::embedder::MiniLmEmbedder;
 
 /// The model, or `None` (saying so) without `LECTERN_MINILM_DIR`.
 pub fn minilm_from_env() -> Option<Rc<dyn Embedder>> {

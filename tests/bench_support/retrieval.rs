@@ -5,10 +5,10 @@
 #![allow(dead_code)]
 
 use super::figures::{env, figure};
-use lectern::retrieval::quantized::QuantizedSet;
-use lectern::retrieval::scan::{quantized_top_k, scan_top_k, RERANK_FACTOR};
-use lectern::retrieval::vector::{dot_scalar, exact_top_k, top_k_with, Hit, VectorSet};
-use lectern::retrieval::{index::VectorIndex, index_settings::IndexSettings};
+use lectern::retrieval::index::{settings::IndexSettings, VectorIndex};
+use lectern::retrieval::vectors::quantized::QuantizedSet;
+use lectern::retrieval::vectors::scan::{quantized_top_k, scan_top_k, RERANK_FACTOR};
+use lectern::retrieval::vectors::vector::{dot_scalar, exact_top_k, top_k_with, Hit, VectorSet};
 
 /// Splits `all` into a corpus of its first `n` rows (minus queries) and 200 queries taken from the rest.
 pub fn corpus_and_queries(all: &VectorSet, n: usize) -> (VectorSet, VectorSet) {

@@ -19,11 +19,11 @@ use lectern::provider::openai::{parts_from_response, ChunkDecoder};
 use lectern::provider::sse::{SseEvent, SseParser};
 use lectern::provider::sse_body::{decode_sse_body, EventDecoder};
 use lectern::provider::{Accumulator, StreamPart};
-use lectern::retrieval::chunk::ChunkSettings;
-use lectern::retrieval::epub::pages_from_epub;
+use lectern::retrieval::formats::epub::pages_from_epub;
 use lectern::retrieval::fuzz_entry::{check_chunks, check_pages};
-use lectern::retrieval::markup::{decode_entities, tokens, xhtml_text, Token};
-use lectern::retrieval::pages::pages_from_list;
+use lectern::retrieval::text::chunk::ChunkSettings;
+use lectern::retrieval::text::markup::{decode_entities, tokens, xhtml_text, Token};
+use lectern::retrieval::text::pages::pages_from_list;
 use lectern::tool::{prepare_call, redact_arguments, schema, FnTool, Tool, ToolRegistry, ToolResult};
 use serde_json::Value;
 

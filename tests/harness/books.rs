@@ -7,9 +7,9 @@ use futures::executor::block_on;
 use lectern::agent::AgentConfig;
 use lectern::cancel::CancelToken;
 use lectern::provider::scripted::ScriptedTurn;
-use lectern::retrieval::chunk::ChunkSettings;
-use lectern::retrieval::hashed::HashedEmbedder;
+use lectern::retrieval::embed::hashed::HashedEmbedder;
 use lectern::retrieval::library::{BookSource, Library, NewBook};
+use lectern::retrieval::text::chunk::ChunkSettings;
 use lectern::storage::MemoryStore;
 use lectern::time::ManualClock;
 

@@ -5,8 +5,8 @@
 //! from its `/fixtures` (`../shared`).
 #![allow(dead_code)]
 
-use lectern::retrieval::minilm::encoder::{Encoder, DIMS};
-use lectern::retrieval::minilm::tokenizer::Tokenizer;
+use lectern::retrieval::embed::minilm::encoder::{Encoder, DIMS};
+use lectern::retrieval::embed::minilm::tokenizer::Tokenizer;
 
 use super::minilm_bench::{cosines as cosines_of, sentences};
 use super::shared_fixtures::f16_to_f32;

@@ -15,12 +15,12 @@ use lectern::cancel::CancelToken;
 use lectern::domain::{NewConversation, Role};
 use lectern::events::EventKind;
 use lectern::provider::scripted::ScriptedTurn;
-use lectern::retrieval::chunk::ChunkSettings;
-use lectern::retrieval::hashed::HashedEmbedder;
-use lectern::retrieval::index_builder::BuildHere;
+use lectern::retrieval::embed::hashed::HashedEmbedder;
+use lectern::retrieval::index::builder::BuildHere;
+use lectern::retrieval::index::{settings::IndexSettings, VectorIndex};
 use lectern::retrieval::library::{BookSource, IndexSource, Library, NewBook, SearchOptions};
-use lectern::retrieval::vector::exact_top_k;
-use lectern::retrieval::{index::VectorIndex, index_settings::IndexSettings};
+use lectern::retrieval::text::chunk::ChunkSettings;
+use lectern::retrieval::vectors::vector::exact_top_k;
 use lectern::storage::{BookStore, MemoryStore};
 use lectern::time::ManualClock;
 use serde_json::json;
@@ -216,8 +216,8 @@ fn page_bounds_are_never_crossed_and_top_k_is_always_full() {
 fn the_index_agrees_with_exact_search_on_real_embeddings() {
     let Some(vectors) = minilm(5_000) else { return };
     let (corpus, queries) = {
-        let mut corpus = lectern::retrieval::vector::VectorSet::new(384);
-        let mut queries = lectern::retrieval::vector::VectorSet::new(384);
+        let mut corpus = lectern::retrieval::vectors::vector::VectorSet::new(384);
+        let mut queries = lectern::retrieval::vectors::vector::VectorSet::new(384);
         for i in 0..vectors.len() {
             if i % 50 == 0 {
                 queries.push(vectors.get(i))

@@ -8,12 +8,12 @@ use std::rc::Rc;
 
 use futures::executor::block_on;
 use lectern::cancel::CancelToken;
-use lectern::retrieval::chunk::ChunkSettings;
+use lectern::retrieval::embed::hashed::HashedEmbedder;
 use lectern::retrieval::embed::Embedder;
-use lectern::retrieval::hashed::HashedEmbedder;
-use lectern::retrieval::index_builder::BuildHere;
-use lectern::retrieval::index_settings::IndexSettings;
+use lectern::retrieval::index::builder::BuildHere;
+use lectern::retrieval::index::settings::IndexSettings;
 use lectern::retrieval::library::{BookSource, IndexSource, Library, NewBook, SearchOptions};
+use lectern::retrieval::text::chunk::ChunkSettings;
 use lectern::storage::MemoryStore;
 use lectern::time::ManualClock;
 

@@ -7,9 +7,9 @@
 use crate::support::prop_config;
 use crate::support::unicode_books;
 
-use lectern::retrieval::epub::{pages_from_epub, EpubLimits};
+use lectern::retrieval::formats::epub::{pages_from_epub, EpubLimits};
+use lectern::retrieval::formats::zip_writer::{write_zip, ZipEntry};
 use lectern::retrieval::fuzz_entry;
-use lectern::retrieval::zip_writer::{write_zip, ZipEntry};
 use prop_config::config;
 use proptest::collection::vec;
 use proptest::prelude::*;

@@ -6,15 +6,15 @@ use crate::support::shared_fixtures;
 
 use lectern::domain::Book;
 use lectern::domain::Chunk;
-use lectern::retrieval::chunk::{chunk_pages, ChunkSettings};
-use lectern::retrieval::index_settings::INDEX_MIN_VECTORS;
+use lectern::retrieval::index::settings::INDEX_MIN_VECTORS;
+use lectern::retrieval::index::{settings::IndexSettings, VectorIndex};
+use lectern::retrieval::library::page_bound::ends_ascending;
 use lectern::retrieval::library::{search_book_vectors, IndexSource, LoadedBook};
-use lectern::retrieval::page_bound::ends_ascending;
-use lectern::retrieval::pages::pages_from_text;
-use lectern::retrieval::scan::{quantized_top_k, scan_top_k, RERANK_FACTOR};
-use lectern::retrieval::test_vectors::random_set;
-use lectern::retrieval::vector::{exact_top_k, Hit, VectorSet};
-use lectern::retrieval::{index::VectorIndex, index_settings::IndexSettings};
+use lectern::retrieval::text::chunk::{chunk_pages, ChunkSettings};
+use lectern::retrieval::text::pages::pages_from_text;
+use lectern::retrieval::vectors::scan::{quantized_top_k, scan_top_k, RERANK_FACTOR};
+use lectern::retrieval::vectors::test_vectors::random_set;
+use lectern::retrieval::vectors::vector::{exact_top_k, Hit, VectorSet};
 use shared_fixtures::{minilm, thursday};
 
 /// A book of `vectors.len()` chunks; chunk `i` ends on page `end_page(i)`.

@@ -1,9 +1,9 @@
 //! The ingestion job the page sends its worker: one typed record, read back
 //! exactly, and the EPUB bytes that travel beside it checked.
 
-use lectern::retrieval::chunk::ChunkSettings;
-use lectern::retrieval::ingest_job::IngestJob;
-use lectern::retrieval::new_book::BookSource;
+use lectern::retrieval::ingest::ingest_job::IngestJob;
+use lectern::retrieval::ingest::new_book::BookSource;
+use lectern::retrieval::text::chunk::ChunkSettings;
 use lectern::Error;
 
 fn job(text: Option<&str>, pages: Option<Vec<String>>) -> IngestJob {

@@ -13,16 +13,16 @@ use lectern::cancel::CancelToken;
 use lectern::domain::Chunk;
 use lectern::domain::{Book, NO_EMBEDDER};
 use lectern::error::Result;
-use lectern::retrieval::chunk::ChunkSettings;
+use lectern::retrieval::embed::hashed::HashedEmbedder;
 use lectern::retrieval::embed::Embedder;
-use lectern::retrieval::hashed::HashedEmbedder;
 use lectern::retrieval::lexical::bm25::{self, Eligible};
 use lectern::retrieval::lexical::{encode, LexicalIndex};
+use lectern::retrieval::library::search_mode::{SearchMode, LEXICAL_WEIGHT, RRF_K};
 use lectern::retrieval::library::{
     search_book_lexical, BookSource, IndexSource, Library, LoadedBook, NewBook, SearchOptions, SearchResult,
 };
-use lectern::retrieval::search_mode::{SearchMode, LEXICAL_WEIGHT, RRF_K};
-use lectern::retrieval::vector::VectorSet;
+use lectern::retrieval::text::chunk::ChunkSettings;
+use lectern::retrieval::vectors::vector::VectorSet;
 use lectern::storage::{BookStore, BookWrite, MemoryStore};
 use lectern::time::ManualClock;
 use proptest::collection::vec;

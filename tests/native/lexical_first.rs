@@ -9,10 +9,10 @@ use std::rc::Rc;
 use futures::executor::block_on;
 use lectern::cancel::CancelToken;
 use lectern::domain::Book;
-use lectern::retrieval::chunk::ChunkSettings;
-use lectern::retrieval::hashed::HashedEmbedder;
+use lectern::retrieval::embed::hashed::HashedEmbedder;
+use lectern::retrieval::ingest::prepare::Unpaced;
 use lectern::retrieval::library::{BookSource, Library, NewBook, SearchOptions, SearchResult};
-use lectern::retrieval::prepare::Unpaced;
+use lectern::retrieval::text::chunk::ChunkSettings;
 use lectern::storage::{BookStore, MemoryStore};
 use lectern::time::ManualClock;
 

@@ -15,9 +15,9 @@ use std::time::Instant;
 
 use futures::executor::block_on;
 use lectern::cancel::CancelToken;
-use lectern::retrieval::chunk::ChunkSettings;
+use lectern::retrieval::embed::minilm::embedder::MiniLmEmbedder;
 use lectern::retrieval::library::{BookSource, Library, NewBook, SearchOptions};
-use lectern::retrieval::minilm::embedder::MiniLmEmbedder;
+use lectern::retrieval::text::chunk::ChunkSettings;
 use lectern::storage::MemoryStore;
 use lectern::time::ManualClock;
 

@@ -6,7 +6,7 @@
 //! vocabulary, which `scripts/fetch-minilm.sh` fetches (`LECTERN_MINILM_DIR`;
 //! skipped with a message without it).
 
-use lectern::retrieval::minilm::tokenizer::{pre_tokenize, Tokenizer};
+use lectern::retrieval::embed::minilm::tokenizer::{pre_tokenize, Tokenizer};
 use serde_json::Value;
 
 fn cases() -> Vec<Value> {

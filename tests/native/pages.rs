@@ -7,8 +7,8 @@ use std::rc::Rc;
 use futures::executor::block_on;
 use lectern::cancel::CancelToken;
 use lectern::error::{Error, StorageReason};
-use lectern::retrieval::chunk::ChunkSettings;
 use lectern::retrieval::library::{BookSource, Library, NewBook};
+use lectern::retrieval::text::chunk::ChunkSettings;
 use lectern::storage::{BookStore, BookWrite, MemoryStore};
 use lectern::time::ManualClock;
 

@@ -8,15 +8,15 @@ use std::rc::Rc;
 
 use futures::executor::block_on;
 use lectern::cancel::CancelToken;
-use lectern::retrieval::chunk::ChunkSettings;
-use lectern::retrieval::hashed::HashedEmbedder;
+use lectern::retrieval::embed::hashed::HashedEmbedder;
 use lectern::retrieval::index::build_index;
+use lectern::retrieval::index::builder::{BuildHere, IndexBuilder, NoIndexBuilder};
+use lectern::retrieval::index::settings::IndexSettings;
 use lectern::retrieval::index::BuiltIndex;
-use lectern::retrieval::index_builder::{BuildHere, IndexBuilder, NoIndexBuilder};
-use lectern::retrieval::index_settings::IndexSettings;
+use lectern::retrieval::ingest::prepare::{prepare_book, Unpaced};
 use lectern::retrieval::library::{BookSource, IndexSource, Library, NewBook, SearchOptions};
-use lectern::retrieval::prepare::{prepare_book, Unpaced};
-use lectern::retrieval::vector::VectorSet;
+use lectern::retrieval::text::chunk::ChunkSettings;
+use lectern::retrieval::vectors::vector::VectorSet;
 use lectern::storage::{BookStore, MemoryStore};
 use lectern::time::ManualClock;
 
@@ -98,7 +98,7 @@ fn prepared(
     library: &Library,
     chunking: &ChunkSettings,
     paragraphs: usize,
-) -> lectern::retrieval::prepare::PreparedBook {
+) -> lectern::retrieval::ingest::prepare::PreparedBook {
     let new = NewBook {
         title: "Two steps".into(),
         author: None,

@@ -6,10 +6,10 @@
 use crate::support::reader_eval;
 use crate::support::shared_fixtures;
 
-use lectern::retrieval::chunk::ChunkSettings;
 use lectern::retrieval::library::Library;
-use lectern::retrieval::quotes::quoted_answer;
-use lectern::retrieval::reader_context::ReaderContextPlan;
+use lectern::retrieval::reader::context::ReaderContextPlan;
+use lectern::retrieval::reader::quotes::quoted_answer;
+use lectern::retrieval::text::chunk::ChunkSettings;
 use reader_eval::{collapsed, context, library, pattern, ReaderQuestion};
 
 /// What the default weights find on the tuning questions, less a margin: a
@@ -95,7 +95,7 @@ fn quoted_answers_hold_the_reference_facts() {
 #[test]
 #[ignore]
 fn weights_grid() {
-    use lectern::retrieval::quotes::{quoted_answer_weighed, Weights};
+    use lectern::retrieval::reader::quotes::{quoted_answer_weighed, Weights};
     let Some(text) = shared_fixtures::thursday() else {
         return;
     };
@@ -143,7 +143,7 @@ fn weights_grid() {
 fn meaning_grid() {
     use futures::executor::block_on;
     use lectern::cancel::CancelToken;
-    use lectern::retrieval::quotes::{quote_candidates, quoted_answer_with, Weights};
+    use lectern::retrieval::reader::quotes::{quote_candidates, quoted_answer_with, Weights};
     let (Some(text), Some(model)) = (
         shared_fixtures::thursday(),
         crate::support::minilm_env::minilm_from_env(),
@@ -197,7 +197,7 @@ fn meaning_grid() {
 #[test]
 #[ignore]
 fn selection_ceiling() {
-    use lectern::retrieval::quotes::{quote_candidates, MAX_QUOTES, MAX_SENTENCE_WORDS, MAX_WORDS};
+    use lectern::retrieval::reader::quotes::{quote_candidates, MAX_QUOTES, MAX_SENTENCE_WORDS, MAX_WORDS};
     let Some(text) = shared_fixtures::thursday() else {
         return;
     };
@@ -212,7 +212,7 @@ fn selection_ceiling() {
             let patterns: Vec<_> = q.facts.iter().map(|f| pattern(f)).collect();
             let sentences: Vec<(usize, u32)> = quote_candidates(&sources)
                 .into_iter()
-                .map(|s| collapsed(s))
+                .map(collapsed)
                 .filter_map(|s| {
                     let mask = patterns
                         .iter()

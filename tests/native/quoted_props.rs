@@ -13,10 +13,10 @@ use crate::support::shared_fixtures;
 use crate::support::unicode_books::books;
 
 use lectern::cancel::CancelToken;
-use lectern::retrieval::book_access::BookAccess;
-use lectern::retrieval::chunk::ChunkSettings;
 use lectern::retrieval::library::Library;
-use lectern::retrieval::reader_context::ReaderContextPlan;
+use lectern::retrieval::reader::book_access::BookAccess;
+use lectern::retrieval::reader::context::ReaderContextPlan;
+use lectern::retrieval::text::chunk::ChunkSettings;
 
 /// One book in a library of its own, with its pages' texts.
 struct Shelved {

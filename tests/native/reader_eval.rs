@@ -9,9 +9,9 @@
 use crate::support::reader_eval;
 use crate::support::shared_fixtures;
 
-use lectern::retrieval::chunk::ChunkSettings;
-use lectern::retrieval::reader_context::ReaderContextPlan;
-use lectern::retrieval::search_mode::SearchMode;
+use lectern::retrieval::library::search_mode::SearchMode;
+use lectern::retrieval::reader::context::ReaderContextPlan;
+use lectern::retrieval::text::chunk::ChunkSettings;
 use reader_eval::{evaluate, head, library, pattern, questions, row, strategies};
 
 #[test]

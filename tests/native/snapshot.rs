@@ -7,11 +7,11 @@ use std::rc::Rc;
 use futures::executor::block_on;
 use lectern::cancel::CancelToken;
 use lectern::domain::Book;
-use lectern::retrieval::chunk::ChunkSettings;
-use lectern::retrieval::hashed::HashedEmbedder;
-use lectern::retrieval::index_builder::BuildHere;
-use lectern::retrieval::index_settings::IndexSettings;
+use lectern::retrieval::embed::hashed::HashedEmbedder;
+use lectern::retrieval::index::builder::BuildHere;
+use lectern::retrieval::index::settings::IndexSettings;
 use lectern::retrieval::library::{BookSource, IndexSource, Library, NewBook, SearchOptions, SearchResult};
+use lectern::retrieval::text::chunk::ChunkSettings;
 use lectern::storage::{BookStore, BookWrite, MemoryStore};
 use lectern::time::ManualClock;
 

@@ -7,7 +7,7 @@ use lectern::domain::SortedMap;
 use lectern::agent::prompts::PromptLibrary;
 use lectern::agent::{book_context_warning, AgentConfig, Persona, RetrievalStrategy};
 use lectern::provider::scripted::ScriptedTurn;
-use lectern::retrieval::passages::NO_PASSAGES;
+use lectern::retrieval::reader::passages::NO_PASSAGES;
 
 use crate::support::harness::books::{book_agent, thursday_pages};
 

@@ -6,10 +6,10 @@
 
 use crate::support::prop_config;
 
-use lectern::retrieval::chunk::ChunkSettings;
 use lectern::retrieval::fuzz_entry;
-use lectern::retrieval::markup::{decode_entities, xhtml_text};
-use lectern::retrieval::pages::pages_from_list;
+use lectern::retrieval::text::chunk::ChunkSettings;
+use lectern::retrieval::text::markup::{decode_entities, xhtml_text};
+use lectern::retrieval::text::pages::pages_from_list;
 use prop_config::config;
 use proptest::collection::vec;
 use proptest::prelude::*;

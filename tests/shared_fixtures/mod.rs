@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use lectern::retrieval::vector::VectorSet;
+use lectern::retrieval::vectors::vector::VectorSet;
 
 /// The shared fixtures folder, if present.
 pub fn fixtures_dir() -> Option<PathBuf> {

@@ -2,10 +2,10 @@
 //! scalar references: f32 dot, int8 quantisation and dot, the prefix scan
 //! and the int8 scan with f32 re-rank (native builds use other kernels).
 
-use lectern::retrieval::quantized::{dot_i8, quantize_into, stride_for, QuantizedSet};
-use lectern::retrieval::scan::{quantized_top_k, scan_top_k, RERANK_FACTOR};
-use lectern::retrieval::test_vectors::random_set;
-use lectern::retrieval::vector::{dot, dot_scalar, exact_top_k};
+use lectern::retrieval::vectors::quantized::{dot_i8, quantize_into, stride_for, QuantizedSet};
+use lectern::retrieval::vectors::scan::{quantized_top_k, scan_top_k, RERANK_FACTOR};
+use lectern::retrieval::vectors::test_vectors::random_set;
+use lectern::retrieval::vectors::vector::{dot, dot_scalar, exact_top_k};
 use wasm_bindgen_test::*;
 
 /// `quantize_into` written the plain way.

@@ -6,7 +6,7 @@
 
 use super::index::LexicalIndex;
 use super::tokenize::terms;
-use crate::retrieval::vector::Hit;
+use crate::retrieval::vectors::vector::Hit;
 
 /// Term-frequency saturation (the usual 1.2).
 pub const K1: f32 = 1.2;

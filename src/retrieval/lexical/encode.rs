@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use super::index::{LexicalIndex, Posting};
 use super::tokenize::MAX_TERM_BYTES;
 use crate::error::{Error, Result};
-use crate::retrieval::zip::crc32;
+use crate::retrieval::formats::zip::crc32;
 
 /// The first bytes of every stored lexical index.
 pub const MAGIC: [u8; 8] = *b"LCTNBM25";

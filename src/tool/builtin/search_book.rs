@@ -7,10 +7,10 @@ use futures::future::LocalBoxFuture;
 use serde_json::{json, Value};
 
 use crate::domain::ToolDefinition;
-use crate::retrieval::book_access::BookAccess;
-use crate::retrieval::budget::within_budget;
-use crate::retrieval::passages::{format_passages, NO_PASSAGES};
-use crate::retrieval::search_options::SearchOptions;
+use crate::retrieval::library::search_options::SearchOptions;
+use crate::retrieval::reader::book_access::BookAccess;
+use crate::retrieval::reader::budget::within_budget;
+use crate::retrieval::reader::passages::{format_passages, NO_PASSAGES};
 use crate::tool::{Tool, ToolContext, ToolResult};
 
 /// The tool's name.
