@@ -14,9 +14,9 @@ mod minilm_env;
 #[path = "../tests/bench_support/reader_eval.rs"]
 mod reader_eval;
 
-use lectern::retrieval::chunk::ChunkSettings;
-use lectern::retrieval::reader_context::ReaderContextPlan;
-use lectern::retrieval::search_mode::SearchMode;
+use lectern::retrieval::library::search_mode::SearchMode;
+use lectern::retrieval::reader::context::ReaderContextPlan;
+use lectern::retrieval::text::chunk::ChunkSettings;
 use minilm_env::minilm_from_env;
 use reader_eval::{evaluate, head, library, questions, row, strategies};
 
