@@ -1,12 +1,16 @@
 // Turns the figure lines of `npm run bench` (`FIGURE <id> <env> <value>`,
 // printed by the Rust benchmarks and the JS measurements) into
 // bench/RESULTS.md: every figure beside its target, native and Chromium
-// columns, and the date; then puts the same tables into the README between
-// `<!-- bench:begin -->` and `<!-- bench:end -->`.
+// columns, and the date; then puts the same tables into docs/figures.md
+// between `<!-- bench:begin -->` and `<!-- bench:end -->`, and the headline
+// figures (`HEADLINE`, rows of the same tables) into the README between
+// `<!-- bench-headline:begin -->` and `<!-- bench-headline:end -->`.
 //
-//   node scripts/bench-results.mjs <log>... [--carry bench/RESULTS.md] [--out bench/RESULTS.md] [--readme README.md]
+//   node scripts/bench-results.mjs <log>... [--carry bench/RESULTS.md] [--out bench/RESULTS.md] [--docs docs/figures.md] [--readme README.md]
+//   node scripts/bench-results.mjs --refresh [--out bench/RESULTS.md] [--docs docs/figures.md] [--readme README.md]
 //
-// With several logs, a later log's figure replaces an earlier one's.
+// With several logs, a later log's figure replaces an earlier one's. `--refresh` measures nothing:
+// it writes the docs' and the README's blocks again from bench/RESULTS.md as it stands.
 
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -304,19 +308,55 @@ const TABLE_TITLES = {
   reader_answers: 'Answers to the reader questions, model by model (`benches/reader_answers.mjs`)',
 };
 
+/**
+ * The figures the README shows (rows of `ROWS`, by id, in this order; `[id, words]` where the row's
+ * own words lean on the row above it); docs/figures.md has them all.
+ */
+export const HEADLINE = [
+  'first_answer_gzip',
+  'wasm_gzip',
+  'sse_parse',
+  'agent_step',
+  'exact_p50_53901',
+  'ann_p50_53901',
+  'longtask_worker',
+  'reader_recall_default',
+  'answers_quotes_facts',
+  'answers_site_page31_first_s',
+  ['local_decoder_gen_tps', "Lectern's own decoder (`lectern/local`), SmolLM2-135M-Instruct Q4_1, one thread: generation"],
+];
+
+const TABLE_HEAD = ['| measure | native | Chromium | target | |', '| --- | --- | --- | --- | --- |'];
+
+/** One figure's table row. */
+function tableRow(all, [, id, rowMeasure, unit, target], measure = rowMeasure) {
+  // A cosine close to 1 is shown to 5 decimals (3 significant digits would round it to 1).
+  const show = (v) => (unit === 'cosine' ? v.toFixed(5) : `${fmt(v)}${unit && unit !== '×' ? ' ' + unit : unit}`);
+  const cell = (env) => (all[id]?.[env] === undefined ? '—' : show(all[id][env]));
+  return `| ${measure} | ${cell('native')} | ${cell('chromium')} | ${target ? target.text : ''} | ${verdict(target, all, id)} |`;
+}
+
+/** The headline figures as one markdown table (the same rows as in `tables`). */
+export function headlineTable(all) {
+  const rows = HEADLINE.map((entry) => {
+    const [id, words] = [entry].flat();
+    const row = ROWS.find((r) => r[1] === id);
+    if (!row) throw new Error(`HEADLINE: no row ${id}`);
+    return tableRow(all, row, words);
+  });
+  return [...TABLE_HEAD, ...rows].join('\n');
+}
+
 /** The markdown tables, one per section. */
 export function tables(all) {
   const out = [];
   let section = null;
-  for (const [name, id, measure, unit, target] of ROWS) {
-    if (name !== section) {
-      section = name;
-      out.push('', `#### ${name}`, '', '| measure | native | Chromium | target | |', '| --- | --- | --- | --- | --- |');
+  for (const row of ROWS) {
+    if (row[0] !== section) {
+      section = row[0];
+      out.push('', `#### ${section}`, '', ...TABLE_HEAD);
     }
-    // A cosine close to 1 is shown to 5 decimals (3 significant digits would round it to 1).
-    const show = (v) => (unit === 'cosine' ? v.toFixed(5) : `${fmt(v)}${unit && unit !== '×' ? ' ' + unit : unit}`);
-    const cell = (env) => (all[id]?.[env] === undefined ? '—' : show(all[id][env]));
-    out.push(`| ${measure} | ${cell('native')} | ${cell('chromium')} | ${target ? target.text : ''} | ${verdict(target, all, id)} |`);
+    out.push(tableRow(all, row));
   }
   const known = new Set(ROWS.map((row) => row[1]));
   const unknown = Object.keys(all).filter((id) => !known.has(id));
@@ -324,11 +364,43 @@ export function tables(all) {
   return out.join('\n').trim();
 }
 
+/** `text` with what lies between the lines `begin` and `end` replaced by `content`; throws if a marker is missing. */
+export function replaceBetween(text, begin, end, content, file = 'the file') {
+  const from = text.indexOf(begin);
+  const to = text.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`${file}: no ${begin} … ${end} block`);
+  return `${text.slice(0, from)}${begin}\n${content}\n${text.slice(to)}`;
+}
+
+/** The figures' blocks of docs/figures.md (every table) and of the README (the headline), from `all` and `body`. */
+function writeDocs({ docs, readme, all, body, date, carriedNote }) {
+  const from = `From \`bench/RESULTS.md\`, measured ${date}${carriedNote} (\`npm run bench\`):`;
+  if (docs) {
+    writeFileSync(docs, replaceBetween(readFileSync(docs, 'utf8'), '<!-- bench:begin -->', '<!-- bench:end -->', `${from}\n\n${body}`, docs));
+  }
+  if (readme) {
+    const block = `${from}\n\n${headlineTable(all)}`;
+    writeFileSync(readme, replaceBetween(readFileSync(readme, 'utf8'), '<!-- bench-headline:begin -->', '<!-- bench-headline:end -->', block, readme));
+  }
+}
+
+/** `--refresh`: the docs' blocks written again from a RESULTS.md as it stands (nothing measured, RESULTS.md untouched). */
+function refresh({ out, docs, readme }) {
+  const text = readFileSync(out, 'utf8');
+  const date = /^Measured (\d{4}-\d{2}-\d{2})/m.exec(text)?.[1];
+  const carried = /^Only some benchmarks ran on \S+: (\d+) figures are carried from (.*)\.$/m.exec(text);
+  const carriedNote = carried ? ` (${carried[1]} figures carried from ${carried[2]})` : '';
+  const body = text.slice(text.indexOf('\n#### ') + 1).trim();
+  writeDocs({ docs, readme, all: carriedFigures(text).all, body, date, carriedNote });
+}
+
 function main() {
   const args = process.argv.slice(2);
   const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
   const out = option('--out', 'bench/RESULTS.md');
-  const readme = option('--readme', 'README.md');
+  const docs = option('--docs', null);
+  const readme = option('--readme', null);
+  if (args.includes('--refresh')) return refresh({ out, docs, readme });
   const logs = args.filter((arg, i) => !arg.startsWith('--') && !args[i - 1]?.startsWith('--'));
   const logText = logs.map((log) => readFileSync(log, 'utf8')).join('\n');
   const measured = readFigures(logText);
@@ -358,18 +430,8 @@ function main() {
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, results);
   process.stdout.write(results);
-  if (readme) {
-    const text = readFileSync(readme, 'utf8');
-    const begin = '<!-- bench:begin -->';
-    const end = '<!-- bench:end -->';
-    const from = text.indexOf(begin);
-    const to = text.indexOf(end);
-    if (from >= 0 && to > from) {
-      const carriedNote = kept.length ? ` (${kept.length} figures carried from ${carried.date})` : '';
-      const block = `${begin}\nFrom \`bench/RESULTS.md\`, measured ${date}${carriedNote} (\`npm run bench\`):\n\n${body}\n${end}`;
-      writeFileSync(readme, text.slice(0, from) + block + text.slice(to + end.length));
-    }
-  }
+  const carriedNote = kept.length ? ` (${kept.length} figures carried from ${carried.date})` : '';
+  writeDocs({ docs, readme, all, body, date, carriedNote });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) main();

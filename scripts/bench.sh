@@ -2,7 +2,7 @@
 # `npm run bench`: benchmarks that print figures (not timed tests), natively
 # and in headless Chromium. Every figure line goes to bench/last-run.log, and
 # scripts/bench-results.mjs writes bench/RESULTS.md (each figure beside its
-# target) and the README's figures block from it.
+# target), docs/figures.md's tables and the README's headline figures from it.
 #
 #   BENCH_EXACT_ONLY=1 npm run bench    no index builds (exact search only)
 #   npm run bench -- reader              only the evidence recall on reader questions, and
@@ -110,13 +110,13 @@ run_answers() {
 if [ "${1:-}" = reader ] || [ "${1:-}" = answers ] || [ "${1:-}" = sizes ] || [ "${1:-}" = candle ] || [ "${1:-}" = local ]; then
   "run_$1" 2>&1 | tee "$log"
   printf '\n== Results (bench/RESULTS.md; the figures not measured now carried)\n'
-  node scripts/bench-results.mjs "$log" --carry bench/RESULTS.md --out bench/RESULTS.md --readme README.md
+  node scripts/bench-results.mjs "$log" --carry bench/RESULTS.md --out bench/RESULTS.md --docs docs/figures.md --readme README.md
   exit 0
 fi
 
 run_all 2>&1 | tee "$log"
 printf '\n== Results (bench/RESULTS.md)\n'
-node scripts/bench-results.mjs "$log" --out bench/RESULTS.md --readme README.md
+node scripts/bench-results.mjs "$log" --out bench/RESULTS.md --docs docs/figures.md --readme README.md
 if grep -q '^TARGET MISSED' "$log"; then
   grep '^TARGET MISSED' "$log" >&2
   exit 1

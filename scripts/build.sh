@@ -104,7 +104,7 @@ for wasm in pkg/lectern_bg.wasm pkg/split_*.wasm pkg/chunk_*.wasm pkg/lectern_bo
     threads_flag=""
     case "$wasm" in *_threads_bg.wasm) threads_flag=--enable-threads ;; esac
     # Monomorphised copies that differ only in constants are merged first (the page's module
-    # −1 % gzip; README, "Package size").
+    # −1 % gzip; docs/figures.md, "Package size").
     "$wasm_opt" --duplicate-function-elimination --merge-similar-functions -Os --strip-debug --strip-producers --enable-bulk-memory --enable-nontrapping-float-to-int --enable-simd \
       --enable-sign-ext --enable-mutable-globals --enable-reference-types ${threads_flag:+"$threads_flag"} \
       "$wasm" -o "$wasm"

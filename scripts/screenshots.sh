@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Copies the README's screenshots from the last test run's artifacts
+# Copies the screenshots of the README and docs/ from the last test run's artifacts
 # (.test-artifacts/, written by the Playwright flows of `npm test`) to docs/screenshots/.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -9,7 +9,7 @@
 // written above it (a changed shell is a changed worker); /samples/thursday.txt is the Thursday
 // fixture from ../shared when present (else www/samples/ has a short public-domain text).
 // /v1/… is the mock model server's default session, forwarded, so a page can name its model
-// endpoint by path (`baseUrl: '/v1'`, as the README's widget example does). /blank.html is an
+// endpoint by path (`baseUrl: '/v1'`, as docs/widget.md's example does). /blank.html is an
 // empty HTML page of the origin, for trying the package by hand and for tests. Every answer is
 // cross-origin isolated (COOP `same-origin`, COEP `require-corp`: the site's in-browser model then
 // runs on two threads, lectern/local's threaded build); `isolated: false` leaves the headers out.

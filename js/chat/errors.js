@@ -1,4 +1,4 @@
-// Friendly text for a failed turn, by the typed error's name (see the README's Errors).
+// Friendly text for a failed turn, by the typed error's name (see docs/api.md, "Errors").
 
 const FRIENDLY = {
   AuthError: 'The model server refused the API key. Check the key, then retry.',

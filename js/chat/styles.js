@@ -1,5 +1,5 @@
 // The widget's style sheet: one constructed CSSStyleSheet shared by every instance.
-// Theme through custom properties; restyle pieces through ::part (see the README's list).
+// Theme through custom properties; restyle pieces through ::part (see docs/widget.md's list).
 
 const CSS = `
 :host { display: block; font: var(--lectern-font, 15px/1.5 system-ui, sans-serif); color: var(--lectern-fg, #1d1d1f);

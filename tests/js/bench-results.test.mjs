@@ -1,7 +1,8 @@
-// scripts/bench-results.mjs: how a run's tables meet the ones carried from an earlier run.
+// scripts/bench-results.mjs: how a run's tables meet the ones carried from an earlier run, and the
+// blocks it writes into docs/figures.md and the README.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mergeSections } from '../../scripts/bench-results.mjs';
+import { HEADLINE, headlineTable, mergeSections, replaceBetween, tables } from '../../scripts/bench-results.mjs';
 
 const header = ['| file | raw |', '| --- | ---: |'];
 
@@ -15,4 +16,22 @@ test('a table measured in parts keeps the carried rows this run did not measure'
   const carried = { reader_answers: [...header, '| local | 1 |', '| demo | 2 |'] };
   const measured = { reader_answers: [...header, '| local | 5 |'] };
   assert.deepEqual(mergeSections(carried, measured).reader_answers, [...header, '| local | 5 |', '| demo | 2 |']);
+});
+
+test("the README's headline figures are rows of docs/figures.md's tables, the same cells", () => {
+  const all = { wasm_gzip: { chromium: 295.4 }, exact_p50_53901: { native: 3.37, chromium: 2.98 }, local_decoder_gen_tps: { chromium: 31.2 } };
+  const full = tables(all).split('\n');
+  const cells = (row) => row.split(' | ').slice(1).join(' | ');
+  const headline = headlineTable(all).split('\n').slice(2);
+  assert.equal(headline.length, HEADLINE.length);
+  for (const row of headline) {
+    assert.ok(full.some((line) => line.startsWith('| ') && cells(line) === cells(row)), row);
+  }
+  assert.match(headlineTable(all), /\| 295 KB \| ≤ 300 KB \| met \|/);
+});
+
+test('a figures block is replaced between its markers, and a missing marker is an error', () => {
+  const text = 'a\n<!-- x:begin -->\nold\n<!-- x:end -->\nb\n';
+  assert.equal(replaceBetween(text, '<!-- x:begin -->', '<!-- x:end -->', 'new'), 'a\n<!-- x:begin -->\nnew\n<!-- x:end -->\nb\n');
+  assert.throws(() => replaceBetween('a\n', '<!-- x:begin -->', '<!-- x:end -->', 'new'), /no <!-- x:begin -->/);
 });

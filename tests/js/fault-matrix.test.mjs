@@ -5,7 +5,7 @@
 // reopened database holds and what the tools counted: every user message
 // stored once, no assistant message duplicated, no tool run twice, every
 // failure a typed error. The matrix is printed and written to
-// .test-artifacts/fault-matrix.md (the README's "Fault matrix" is a copy).
+// .test-artifacts/fault-matrix.md (docs/testing.md's "Fault matrix" is a copy).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';

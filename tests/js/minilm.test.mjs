@@ -128,7 +128,7 @@ test('MiniLM runs in the worker: the files load once with progress, paraphrases 
 // the Cache API are gone for the next page (its worker fetches them again), though the same puts
 // made from a page's own script persist. Not understood yet; nothing is lost (the model is
 // fetched again), but reading it offline is unverified in WebKit.
-const cacheSkip = skip || (ENGINE === 'webkit' && 'SKIPPED in webkit: the Cache API entries a worker wrote are not seen by the next page under WebKitWebDriver (README, Browsers)');
+const cacheSkip = skip || (ENGINE === 'webkit' && 'SKIPPED in webkit: the Cache API entries a worker wrote are not seen by the next page under WebKitWebDriver (docs/testing.md, "Browsers")');
 
 test('the next session reads the model from the Cache API with the network to it cut; without a worker the results are the same', { skip: cacheSkip }, async () => {
   const context = await running.browser.newContext();

@@ -1,6 +1,6 @@
-// What each README code block needs to run, and what it must have done: the
-// readme test finds a block by its `marker` (text only that block holds). A
-// scene gives the names the block takes from the README's prose (`given`,
+// What each code block of README.md and docs/*.md needs to run, and what it must
+// have done: the readme test finds a block by its `marker` (text only that block
+// holds), in its `file`. A scene gives the names the block takes from the prose (`given`,
 // source run before it in the same module), scripts the mock model session
 // (`turns`), may act in Node first (`before`) or on the page after (`drive`),
 // and checks what `after` (source run after the block) returned.
@@ -39,6 +39,7 @@ export const SCENES = [
   {
     name: 'Install: the widget with the engine loaded on first use',
     marker: "import 'lectern/chat'; // the chat renders at once",
+    file: 'README.md',
     rewrites: (ctx) => [["'http://127.0.0.1:11434/v1'", `'${ctx.mock}'`]],
     turns: [{ text: 'Hello from the model.' }],
     drive: (page) => widgetAnswers(page, 'Hello?', /Hello from the model\./),
@@ -46,6 +47,7 @@ export const SCENES = [
   {
     name: 'Use: a tool, send, stream, messages',
     marker: "userId: 'reader-42'",
+    file: 'docs/api.md',
     rewrites: (ctx) => [["'http://127.0.0.1:11434/v1'", `'${ctx.mock}'`]],
     given: () => `
       const render = (text) => (window.rendered ??= []).push(text);
@@ -71,6 +73,7 @@ export const SCENES = [
   {
     name: 'Approvals: a call asked about, approved, run once',
     marker: "delete_document: 'deny'",
+    file: 'docs/approvals.md',
     given: (ctx) => `
       const { Lectern } = readme;
       const provider = ${mockProvider(ctx)};
@@ -97,6 +100,7 @@ export const SCENES = [
   {
     name: 'Providers: the four kinds open, the custom one answers',
     marker: '// Any OpenAI-compatible server',
+    file: 'docs/providers.md',
     given: () => `
       const { Lectern } = readme;
       const apiKey = 'sk-test';
@@ -119,6 +123,7 @@ export const SCENES = [
   {
     name: 'Cancellation: the stop button aborts the turn, which ends aborted',
     marker: 'stopButton.onclick',
+    file: 'docs/providers.md',
     given: (ctx) => `
       const lectern = await readme.Lectern.open({ provider: ${mockProvider(ctx, ', stream: true')} });
       const conv = await lectern.createConversation({});
@@ -142,6 +147,7 @@ export const SCENES = [
   {
     name: 'Local model: wllama loads the GGUF with progress, Lectern opens on it',
     marker: 'loadWllamaModel(wllama, ',
+    file: 'docs/providers.md',
     needs: ['localModel'],
     rewrites: (ctx) => [["'/models/SmolLM2-135M-Instruct.Q4_1.gguf'", `'${ctx.localModelUrl}'`]],
     given: () => `
@@ -156,6 +162,7 @@ export const SCENES = [
   {
     name: "Local model: Lectern's own decoder answers through localProvider",
     marker: 'localProvider(model, ',
+    file: 'docs/providers.md',
     needs: ['localModel'],
     rewrites: (ctx) => [["'/models/SmolLM2-135M-Instruct.Q4_1.gguf'", `'${ctx.localModelUrl}'`]],
     given: () => 'const { Lectern } = readme;',
@@ -168,6 +175,7 @@ export const SCENES = [
   {
     name: 'Books: add, page, converse, search to the page, delete',
     marker: "title: 'The Man Who Was Thursday', author",
+    file: 'docs/books.md',
     given: (ctx) => `
       const lectern = await readme.Lectern.open({ provider: ${mockProvider(ctx)} });
       const text = ${bookText(60)};
@@ -192,6 +200,7 @@ export const SCENES = [
   {
     name: 'Sources: an answer lists the passages it stands on',
     marker: 'reply.sources',
+    file: 'docs/books.md',
     given: (ctx) => `
       const lectern = await readme.Lectern.open({ provider: ${mockProvider(ctx)} });
       const book = await lectern.addBook({ title: 'Thursday', text: ${bookText(3)} + '\\n\\nGregory is an anarchist poet who believes in bombs.' });
@@ -213,6 +222,7 @@ export const SCENES = [
   {
     name: 'Offline reading site: a shipped book imported once, MiniLM and the local model',
     marker: 'SHIPPED_ID',
+    file: 'docs/books.md',
     needs: ['localModel', 'minilm'],
     given: (ctx) => `
       import { Wllama } from '${ctx.origin}/wllama/index.js';
@@ -241,6 +251,7 @@ export const SCENES = [
   {
     name: 'Replay: a recorded turn yields its events again',
     marker: 'lectern.recordedTurns(conversationId)',
+    file: 'docs/api.md',
     given: (ctx) => `
       const lectern = await readme.Lectern.open({ provider: ${mockProvider(ctx, ', stream: true')}, recordEvents: true });
       const conversationId = (await lectern.createConversation({})).id;
@@ -258,6 +269,7 @@ export const SCENES = [
   {
     name: 'Interrupted turns: a turn cut off by a closed tab is resumed',
     marker: 'lectern.interruptedTurns()',
+    file: 'docs/api.md',
     before: async (ctx) => {
       const tab = await ctx.context.newPage();
       await tab.goto(`${ctx.origin}/blank`);
@@ -289,6 +301,7 @@ export const SCENES = [
   {
     name: 'Structured output: the parsed answer as data',
     marker: "name: 'city_weather'",
+    file: 'docs/api.md',
     given: (ctx) => `
       const lectern = await readme.Lectern.open({ provider: ${mockProvider(ctx)} });
       const { id } = await lectern.createConversation({});`,
@@ -299,12 +312,14 @@ export const SCENES = [
   {
     name: 'Lazy engine: the widget given an open Lectern on a same-origin baseUrl',
     marker: 'defines <lectern-chat> (unless the page already did)',
+    file: 'docs/widget.md',
     // baseUrl '/v1': the demo server forwards it to the mock's default session, which echoes.
     drive: (page) => widgetAnswers(page, 'Echo this, please.', /Echo this, please\./),
   },
   {
     name: "The browser's own model: downloaded from a click, then asked",
     marker: "'Asked in the browser'",
+    file: 'docs/providers.md',
     given: () => `
       const standInUrl = URL.createObjectURL(new Blob([${JSON.stringify(PROMPT_API_STAND_IN)}], { type: 'text/javascript' }));
       const standIn = (window.standIn = (await import(standInUrl)).installPromptApiStandIn(globalThis, { availability: 'downloadable' }));

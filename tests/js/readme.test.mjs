@@ -1,29 +1,32 @@
-// Every ```js and ```html block of README.md runs as written, in headless Chromium
+// Every ```js and ```html block of README.md and docs/*.md runs as written, in headless Chromium
 // against the built package and the mock model server, each in a fresh browser
 // context: the names a block takes from the prose around it come from its scene
 // (tests/js/readme-scenes.mjs), which also scripts the model and checks what the
-// block did. A block no scene names, or a scene whose block is gone, fails.
+// block did. A block no scene names, or a scene whose block is gone (or has left
+// the scene's `file`), fails.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { demoAndChromium } from './browser.mjs';
-import { codeBlocks, moduleSource, splitHtml } from './readme-blocks.mjs';
+import { documentationBlocks, moduleSource, splitHtml } from './readme-blocks.mjs';
 import { SCENES } from './readme-scenes.mjs';
 import { fetched } from './local/fixtures.mjs';
 
 /** SmolLM2's GGUF (`value`), or the reason there is none (`skip`). */
 const model = fetched('LECTERN_SMOLLM2', 'fetch-smollm2.sh');
 const running = demoAndChromium({ chunkDelayMs: 0, localModel: model.value ?? null, minilm: process.env.LECTERN_MINILM_DIR });
-const blocks = codeBlocks(readFileSync('README.md', 'utf8'));
+const blocks = documentationBlocks();
 
-test('every README code block has exactly one scene, and every scene a block', () => {
+test('every code block of README.md and docs/*.md has exactly one scene, and every scene a block in its file', () => {
+  assert.ok(blocks.some((b) => b.file === 'README.md'), 'README.md has a code block');
   for (const block of blocks) {
     const scenes = SCENES.filter((s) => block.code.includes(s.marker));
-    assert.equal(scenes.length, 1, `README.md:${block.line}: ${scenes.length} scenes match this block`);
+    assert.equal(scenes.length, 1, `${block.file}:${block.line}: ${scenes.length} scenes match this block`);
   }
   for (const scene of SCENES) {
-    assert.ok(blocks.some((b) => b.code.includes(scene.marker)), `no README block for the scene "${scene.name}"`);
+    const found = blocks.filter((b) => b.code.includes(scene.marker));
+    assert.equal(found.length, 1, `${found.length} blocks for the scene "${scene.name}"`);
+    assert.equal(found[0].file, scene.file, `the scene "${scene.name}" names its block's file`);
   }
 });
 
@@ -38,8 +41,8 @@ function missing(scene) {
 
 for (const scene of SCENES) {
   const block = blocks.find((b) => b.code.includes(scene.marker));
-  test(`README.md:${block?.line ?? '?'} ${scene.name}`, { timeout: 120000 }, async (t) => {
-    assert.ok(block, 'the block is gone from the README');
+  test(`${block?.file ?? scene.file}:${block?.line ?? '?'} ${scene.name}`, { timeout: 120000 }, async (t) => {
+    assert.ok(block, `the block is gone from ${scene.file}`);
     const why = missing(scene);
     if (why) return t.skip(why);
     const session = `readme-${randomUUID().slice(0, 8)}`;
@@ -82,7 +85,7 @@ for (const scene of SCENES) {
         },
         { markup, source },
       );
-      assert.equal(ran.error, undefined, `README.md:${block.line} threw`);
+      assert.equal(ran.error, undefined, `${block.file}:${block.line} threw`);
       await scene.drive?.(page, ctx);
       await scene.check?.(ran.out, ctx);
       assert.deepEqual(problems, []);

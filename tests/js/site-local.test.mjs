@@ -70,7 +70,7 @@ test('the in-browser model, the default, reads the system prompt ahead and answe
     const status = await page.textContent('#model-status');
     if (shared) assert.match(status, /on [2-4] threads/);
     else assert.doesNotMatch(status, /threads/);
-    // Its plan: three passages within 300 tokens on two threads, 200 on one (README, "Local model").
+    // Its plan: three passages within 300 tokens on two threads, 200 on one (docs/site.md).
     const plan = await page.evaluate(() => window.lecternSite.modelChoice.retrieval);
     assert.equal(plan.maxContextTokens, shared ? 300 : 200);
     assert.deepEqual(await page.evaluate(() => window.__sendPlans), [shared ? 300 : 200], 'the send says the plan of the threads the model runs on');

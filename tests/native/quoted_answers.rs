@@ -14,7 +14,7 @@ use reader_eval::{collapsed, context, library, pattern, ReaderQuestion};
 
 /// What the default weights find on the tuning questions, less a margin: a
 /// floor against regressions. (The target is 0.6; not reached by
-/// this lexical scoring: see the README's "Trusted answers".)
+/// this lexical scoring: see docs/books.md, "Trusted answers".)
 const FLOOR_FACTS: f64 = 0.45;
 
 /// What the quoted answers gave over a question set.

@@ -9,7 +9,7 @@ import { promptApiProvider } from '/pkg/lectern_prompt_api.js';
 
 const CHOICE_KEY = 'lectern-site-model';
 
-// What each model reads about the open book, as measured (README, "Trusted answers"): a model
+// What each model reads about the open book, as measured (docs/books.md, "Trusted answers"): a model
 // that reads prompts fast gets the default context — the reader's two pages, the first passage
 // naming each name asked about and ten passages for the question, within 1,500 tokens (84% of
 // the reader questions measured hold their evidence in it); the in-browser model (Lectern's own
@@ -47,7 +47,7 @@ const BROWSER_MODEL = {
  * `browserModel` is the Prompt API's availability (the browser's model first when `'available'`).
  */
 export function modelChoices(config, custom, browserModel = 'unavailable') {
-  // By measurement (README, "Trusted answers"): the quoted answer finds the most reference facts
+  // By measurement (docs/books.md, "Trusted answers"): the quoted answer finds the most reference facts
   // among the choices that show no wrong answer unmarked (its every word is the book's, 42 of 86
   // facts on the reader questions; the Demo model's quoted passages 38; SmolLM2 in the page 8 of
   // 32 and wrong in its own words), so it comes first; the in-browser model is one pick away,

@@ -34,7 +34,7 @@ pub struct IndexSettings {
     pub ml: f32,
 }
 
-/// Measured on 10,000, 20,000 and 53,901 MiniLM vectors (see the README's
+/// Measured on 10,000, 20,000 and 53,901 MiniLM vectors (docs/figures.md, the ANN
 /// benchmark): the heuristic without its pruned links and `ml` = 1/32 (the
 /// paper's layer sizes) build several times faster than `instant-distance`'s
 /// defaults and walk fewer nodes per query. 16 links on layer zero keep
