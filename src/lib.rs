@@ -16,6 +16,7 @@ pub mod from_json;
 pub mod generation;
 pub mod http;
 pub mod ids;
+pub mod kernels;
 pub mod provider;
 pub mod retrieval;
 pub mod storage;

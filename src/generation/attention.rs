@@ -3,8 +3,8 @@
 //! meets the F16 keys as half floats, and the weighted sum of values runs
 //! online (rescaled at each new maximum) in a half-float accumulator.
 
-use super::attention_kernels::{accumulate_half, dot_in_f64, scale_half};
-use super::blocks::half;
+use crate::kernels::attention::{accumulate_half, dot_in_f64, scale_half};
+use crate::kernels::half::round_to_half;
 use std::ops::Range;
 
 use super::config::ModelConfig;
@@ -25,7 +25,7 @@ pub fn attend_head(
     let (hd, kv_dim) = (c.head_dim, c.kv_dim());
     let column = (head / (c.heads / c.kv_heads)) * hd;
     for (dst, src) in query.iter_mut().zip(q) {
-        *dst = half(*src);
+        *dst = round_to_half(*src);
     }
     out.fill(0.0);
     let (mut max, mut total) = (f32::NEG_INFINITY, 0.0f32);

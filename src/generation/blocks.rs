@@ -11,9 +11,9 @@
 //! 256-value ones for K-quants) is llama.cpp's product, up to the order of
 //! float additions. Other types are dequantised and quantised again.
 
-use crate::retrieval::embed::minilm::half::{f16_to_f32, f32_to_f16};
+use crate::kernels::half::round_to_half;
 
-use super::block_sums::{block_sums, nibble_block_sums, nibble_block_sums_each, wide_block_sums};
+use crate::kernels::block_sums::{block_sums, nibble_block_sums, nibble_block_sums_each, wide_block_sums};
 
 /// Values per block.
 pub const BLOCK: usize = 32;
@@ -210,8 +210,8 @@ impl Activation {
                 *q = (v * inverse).round() as i8;
                 total += *q as i32;
             }
-            self.scales.push(half(d));
-            self.sums.push(half(d * total as f32));
+            self.scales.push(round_to_half(d));
+            self.sums.push(round_to_half(d * total as f32));
         }
     }
 
@@ -244,21 +244,9 @@ impl Activation {
     }
 }
 
-/// `x` rounded to the nearest half float (ties to even), as a float.
-pub fn half(x: f32) -> f32 {
-    let bits = x.to_bits();
-    // Within half floats' normal range (2^-14 up to where 65504 rounds up), the
-    // rounding is of the mantissa to 10 bits, in place; elsewhere the conversion.
-    if (0x3880_0000..0x477f_f000).contains(&(bits & 0x7fff_ffff)) {
-        return f32::from_bits((bits + 0x0fff + ((bits >> 13) & 1)) & !0x1fff);
-    }
-    f16_to_f32(f32_to_f16(x))
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{half, Activation, SUPER};
-    use crate::retrieval::embed::minilm::half::{f16_to_f32, f32_to_f16};
+    use super::{Activation, SUPER};
 
     /// Q8_K as llama.cpp's quantize_row_q8_K_ref: the scale from the value of
     /// largest magnitude with its sign (−127 / m), ties to even, and 127 at most.
@@ -281,30 +269,5 @@ mod tests {
         assert_eq!(&act.quants[..4], &[-127, -2, -4, 0]);
         assert_eq!(act.scales[0], -1.0);
         assert_eq!(act.quants[40], -127);
-    }
-
-    /// The fast rounding is the conversion's, over every exponent and many mantissas.
-    #[test]
-    fn half_is_the_round_trip_through_f16() {
-        let mut state = 12345u32;
-        for _ in 0..500_000 {
-            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            let bits = state % 0x7f80_0000;
-            for x in [f32::from_bits(bits), -f32::from_bits(bits)] {
-                assert_eq!(half(x).to_bits(), f16_to_f32(f32_to_f16(x)).to_bits(), "{x:e}");
-            }
-        }
-        for x in [
-            0.0f32,
-            65504.0,
-            65519.0,
-            65520.0,
-            6.1035156e-5,
-            6.1e-5,
-            1.0 + 1.0 / 2048.0,
-            1.0 + 3.0 / 2048.0,
-        ] {
-            assert_eq!(half(x).to_bits(), f16_to_f32(f32_to_f16(x)).to_bits(), "{x:e}");
-        }
     }
 }

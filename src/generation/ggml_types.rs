@@ -3,7 +3,7 @@
 //! F32 quantised again), vectors into `f32`.
 
 use crate::error::{Error, Result};
-use crate::retrieval::embed::minilm::half::f16_to_f32;
+use crate::kernels::half::f16_to_f32;
 
 use super::blocks::{BlockMatrix, Input, Quants, BLOCK, SUPER};
 use super::gguf::{Gguf, TensorInfo};

@@ -2,7 +2,7 @@
 //! the tokens they came from: a new prompt that begins with the same tokens
 //! (the system prompt and passages of the turn before) reuses them.
 
-use super::blocks::half;
+use crate::kernels::half::round_to_half;
 
 /// Keys and values by layer and position, at half-float precision (as
 /// llama.cpp's F16 cache holds them; kept as `f32` for speed).
@@ -65,8 +65,8 @@ impl KvCache {
 
     /// Appends one position's key and value in `layer` (rounded to half floats).
     pub(super) fn push(&mut self, layer: usize, key: &[f32], value: &[f32]) {
-        self.keys[layer].extend(key.iter().map(|k| half(*k)));
-        self.values[layer].extend(value.iter().map(|v| half(*v)));
+        self.keys[layer].extend(key.iter().map(|k| round_to_half(*k)));
+        self.values[layer].extend(value.iter().map(|v| round_to_half(*v)));
     }
 
     /// Records that `token`'s position was appended in every layer.

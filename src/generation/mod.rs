@@ -9,11 +9,9 @@
 //! (`tests/native/local_decoder.rs`) and its margins between likely tokens
 //! against llama.cpp's (`tests/native/gemma_decoder.rs`). The integer
 //! products run on wasm `simd128` in the browser, in plain loops natively
-//! (`block_sums`).
+//! (`crate::kernels::block_sums`).
 
 mod attention;
-mod attention_kernels;
-mod block_sums;
 pub mod blocks;
 mod bpe;
 pub mod config;

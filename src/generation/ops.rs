@@ -2,7 +2,7 @@
 //! squares in `f64`, RoPE's angles by repeated products, GELU read from a
 //! half-float table).
 
-use super::blocks::half;
+use crate::kernels::half::round_to_half;
 
 /// `x / rms(x) · weight` (RMSNorm).
 pub fn rms_norm(x: &[f32], weight: &[f32], eps: f32, out: &mut [f32]) {
@@ -76,8 +76,8 @@ pub fn geglu(gate: &mut [f32], up: &[f32]) {
         } else if x >= 10.0 {
             x
         } else {
-            let x = half(x);
-            half(0.5 * x * (1.0 + (SQRT_2_OVER_PI * x * (1.0 + COEF_A * x * x)).tanh()))
+            let x = round_to_half(x);
+            round_to_half(0.5 * x * (1.0 + (SQRT_2_OVER_PI * x * (1.0 + COEF_A * x * x)).tanh()))
         };
         *g = gelu * u;
     }

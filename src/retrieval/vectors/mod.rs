@@ -1,6 +1,5 @@
-//! Vectors: their quantised forms, the numeric kernels, and exact top-k search.
+//! Vectors: their quantised forms and exact top-k search (the kernels: `crate::kernels::search`).
 
-pub mod kernels;
 pub mod quantized;
 pub mod scan;
 pub mod test_vectors;

@@ -3,7 +3,7 @@
 //! multiple of 16 bytes, and an integer dot product (wasm `simd128` where
 //! compiled in). A quarter of the f32 memory.
 
-use crate::retrieval::vectors::kernels;
+use crate::kernels::search;
 
 /// The int8 rows of a vector set and each row's scale.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -28,7 +28,7 @@ pub fn quantize_into(vector: &[f32], out: &mut [i8]) -> f32 {
     }
     let factor = 127.0 / largest;
     let n = vector.len().min(out.len());
-    let done = kernels::scale_to_i8(&vector[..n], &mut out[..n], factor);
+    let done = search::scale_to_i8(&vector[..n], &mut out[..n], factor);
     for (q, x) in out[done..n].iter_mut().zip(&vector[done..n]) {
         // One wasm instruction (`f32.nearest`), where `round` is a libm call.
         // Saturating cast: |x * factor| <= 127, NaN becomes 0.
@@ -39,7 +39,7 @@ pub fn quantize_into(vector: &[f32], out: &mut [i8]) -> f32 {
 
 /// The largest absolute value (NaN ignored).
 fn largest_magnitude(vector: &[f32]) -> f32 {
-    let (mut largest, done) = kernels::largest_magnitude(vector);
+    let (mut largest, done) = search::largest_magnitude(vector);
     for x in &vector[done..] {
         largest = largest.max(x.abs());
     }
@@ -119,13 +119,13 @@ pub fn dot_rows(a: (&[i8], f32), b: (&[i8], f32)) -> f32 {
 #[inline(always)]
 pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
     debug_assert!(a.len() == b.len() && a.len() % 16 == 0);
-    kernels::dot_i8(a, b)
+    search::dot_i8(a, b)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::retrieval::vectors::kernels::dot_i8_lanes;
+    use crate::kernels::search::dot_i8_lanes;
 
     #[test]
     fn rows_are_padded_and_scaled() {

@@ -5,13 +5,13 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use crate::domain::StoredVectors;
-use crate::retrieval::vectors::kernels;
+use crate::kernels::search;
 use crate::retrieval::vectors::quantized::QuantizedSet;
 
 /// Dot product of two equally long vectors; SIMD in wasm builds with `simd128`.
 #[inline]
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    kernels::dot(a, b)
+    search::dot(a, b)
 }
 
 /// One multiply-add at a time: the baseline the benchmark compares against.
@@ -21,7 +21,7 @@ pub fn dot_scalar(a: &[f32], b: &[f32]) -> f32 {
 
 /// Scales `v` to unit length (a zero vector stays zero).
 pub fn normalize(v: &mut [f32]) {
-    let norm = kernels::dot_lanes(v, v).sqrt();
+    let norm = search::dot_lanes(v, v).sqrt();
     if norm > 0.0 {
         v.iter_mut().for_each(|x| *x /= norm);
     }
@@ -165,7 +165,7 @@ pub fn exact_top_k(set: &VectorSet, query: &[f32], k: usize, eligible: impl Fn(u
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::retrieval::vectors::kernels::dot_lanes;
+    use crate::kernels::search::dot_lanes;
 
     #[test]
     fn dot_products_agree() {

@@ -3,11 +3,11 @@
 //! and scaled to unit length — the sentence embedding sentence-transformers
 //! gives.
 
-use super::half::{f16_to_f32, f32_to_f16};
 use super::linear::{Linear, ROWS};
 use super::ops::{attend, gelu, layer_norm, AttentionScratch};
 use super::safetensors::{FileBytes, Safetensors};
 use crate::error::{Error, Result};
+use crate::kernels::half::{f16_to_f32, f32_to_f16};
 
 /// The embedding's dimensions.
 pub const DIMS: usize = 384;

@@ -4,7 +4,7 @@
 //! named locals: with arrays, a size-optimised build spills them and runs at
 //! half the speed (measured in Chromium: 24–30 against 11–12 GFLOP/s).
 
-use super::lanes::F4;
+use crate::kernels::f32x4::F4;
 
 /// Rows the kernel takes at once: callers pad their row count to a multiple.
 pub const ROWS: usize = 4;

@@ -8,8 +8,6 @@
 
 pub mod embedder;
 pub mod encoder;
-pub mod half;
-mod lanes;
 pub mod linear;
 pub mod ops;
 pub mod safetensors;

@@ -1,7 +1,7 @@
 //! The encoder's element-wise steps and its attention: layer norm, GELU,
 //! softmax, and one head's scaled dot-product attention over all tokens.
 
-use super::lanes::F4;
+use crate::kernels::f32x4::F4;
 
 /// `row = (row − mean) / √(var + eps) · weight + bias` (biased variance).
 pub fn layer_norm(row: &mut [f32], weight: &[f32], bias: &[f32], eps: f32) {

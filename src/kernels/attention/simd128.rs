@@ -3,7 +3,7 @@
 
 use core::arch::wasm32::*;
 
-use crate::generation::blocks::half;
+use crate::kernels::half::round_to_half;
 
 /// `Σ a[i]·b[i]`, each product an `f32`, summed in two `f64x2` lanes.
 pub fn dot_in_f64(a: &[f32], b: &[f32]) -> f32 {
@@ -33,20 +33,20 @@ pub fn dot_in_f64(a: &[f32], b: &[f32]) -> f32 {
     total as f32
 }
 
-/// `out[i] = half(out[i] + v[i]·w)`.
+/// `out[i] = round_to_half(out[i] + v[i]·w)`.
 pub fn accumulate_half(out: &mut [f32], v: &[f32], w: f32) {
     let weight = f32x4_splat(w);
     each_four(
         out,
         |o, i| f32x4_add(o, f32x4_mul(load(v, i), weight)),
-        |o, i| half(o + v[i] * w),
+        |o, i| round_to_half(o + v[i] * w),
     );
 }
 
-/// `out[i] = half(out[i]·r)`.
+/// `out[i] = round_to_half(out[i]·r)`.
 pub fn scale_half(out: &mut [f32], r: f32) {
     let factor = f32x4_splat(r);
-    each_four(out, |o, _| f32x4_mul(o, factor), |o, _| half(o * r));
+    each_four(out, |o, _| f32x4_mul(o, factor), |o, _| round_to_half(o * r));
 }
 
 fn load(values: &[f32], i: usize) -> v128 {
@@ -55,7 +55,7 @@ fn load(values: &[f32], i: usize) -> v128 {
     unsafe { v128_load(values.as_ptr().add(i) as *const v128) }
 }
 
-/// `out[i..i+4] = half(step(out[i..i+4], i))`, rounding in place when every lane is in half
+/// `out[i..i+4] = round_to_half(step(out[i..i+4], i))`, rounding in place when every lane is in half
 /// floats' normal range, else lane by lane with `scalar` (which rounds itself).
 #[inline(always)]
 fn each_four(out: &mut [f32], step: impl Fn(v128, usize) -> v128, scalar: impl Fn(f32, usize) -> f32) {

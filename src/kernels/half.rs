@@ -58,6 +58,17 @@ pub fn f16_to_f32(half: u16) -> f32 {
     f32::from_bits(bits)
 }
 
+/// `x` rounded to the nearest half float (ties to even), as a float.
+pub fn round_to_half(x: f32) -> f32 {
+    let bits = x.to_bits();
+    // Within half floats' normal range (2^-14 up to where 65504 rounds up), the
+    // rounding is of the mantissa to 10 bits, in place; elsewhere the conversion.
+    if (0x3880_0000..0x477f_f000).contains(&(bits & 0x7fff_ffff)) {
+        return f32::from_bits((bits + 0x0fff + ((bits >> 13) & 1)) & !0x1fff);
+    }
+    f16_to_f32(f32_to_f16(x))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,5 +118,38 @@ mod tests {
             0x8001,
             "rounds to the smallest negative subnormal"
         );
+    }
+
+    /// The fast rounding is the conversion's, over every exponent and many mantissas.
+    #[test]
+    fn round_to_half_is_the_round_trip_through_f16() {
+        let mut state = 12345u32;
+        for _ in 0..500_000 {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            let bits = state % 0x7f80_0000;
+            for x in [f32::from_bits(bits), -f32::from_bits(bits)] {
+                assert_eq!(
+                    round_to_half(x).to_bits(),
+                    f16_to_f32(f32_to_f16(x)).to_bits(),
+                    "{x:e}"
+                );
+            }
+        }
+        for x in [
+            0.0f32,
+            65504.0,
+            65519.0,
+            65520.0,
+            6.1035156e-5,
+            6.1e-5,
+            1.0 + 1.0 / 2048.0,
+            1.0 + 3.0 / 2048.0,
+        ] {
+            assert_eq!(
+                round_to_half(x).to_bits(),
+                f16_to_f32(f32_to_f16(x)).to_bits(),
+                "{x:e}"
+            );
+        }
     }
 }
