@@ -47,7 +47,7 @@ build_module() { # <feature> <out-name> [wasm-bindgen flags…]
 }
 # The page's module: linked with its relocations (`--emit-relocs`, for this crate only, so
 # the dependencies' builds do not change with it), cut at its #[wasm_split]
-# points (src/wasm/split_off.rs), and the main part given to wasm-bindgen.
+# points (src/wasm/page/split_off.rs), and the main part given to wasm-bindgen.
 split_dir="${CARGO_TARGET_DIR:-target}/wasm-split"
 build_wasm split optimize_for_size -C link-arg=--emit-relocs
 rm -rf "$split_dir" && mkdir -p "$split_dir"
@@ -82,7 +82,7 @@ wasm-bindgen --target web --weak-refs --out-dir pkg --out-name lectern_local_thr
 # tsc with an ES2022 lib and skipLibCheck off accepts lectern.d.ts (tests/js/consumer.test.mjs).
 sed -i '1i /// <reference lib="esnext.disposable" />' pkg/lectern.d.ts
 # The ingestion worker's entry, beside lectern.js (it imports ./lectern_books.js).
-cp src/wasm/js/lectern_worker.js pkg/lectern_worker.js
+cp src/wasm/books/worker/lectern_worker.js pkg/lectern_worker.js
 # The wllama adapter (import 'lectern/wllama'): plain JS, no wasm.
 cp js/wllama.js pkg/lectern_wllama.js
 cp js/wllama.d.ts pkg/lectern_wllama.d.ts

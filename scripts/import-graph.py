@@ -5,6 +5,9 @@
 
 - no circle of files, and none of folders;
 - storage/ imports only domain/ and error.rs;
+- wasm/books/ and wasm/local/ (the books module and the local decoder, each
+  shipped as a wasm module of its own) never import wasm/page/ (the page's
+  module);
 - only web/ and wasm/ name js_sys, web_sys or wasm_bindgen;
 - the core's only `cfg(target_arch)` are module declarations;
 - retrieval/'s stages import only the stages before them in RETRIEVAL_STAGES
@@ -154,6 +157,15 @@ def main():
     if storage:
         broken.append(f'storage/ imports {sorted(storage)}')
     broken += stage_breaks(graph)
+    # The page's module loads the books module, never the other way round; the
+    # local decoder stands alone: code of theirs that used the page's would
+    # build only with the `page` feature on.
+    for module, targets in sorted(graph.items()):
+        if module[:2] in (('wasm', 'books'), ('wasm', 'local')):
+            for target in sorted(targets):
+                if target[:2] == ('wasm', 'page'):
+                    broken.append(f'{"/".join(module)} imports {"/".join(target)}: '
+                                  f'wasm/{module[1]}/ never imports wasm/page/ (the page\'s module)')
     for module, path in sorted(found.items()):
         if module and module[0] in BROWSER:
             continue

@@ -108,7 +108,7 @@ pub struct Agent {
 
 /// Fetches the store's archive operations ([`StoreArchive`]) the first time an
 /// agent needs them and none were handed over: in the package, from a chunk
-/// of the page's module, so that their code is not in it (`wasm::lectern`).
+/// of the page's module, so that their code is not in it (`wasm::page::lectern`).
 pub type ArchiveLoader = Rc<dyn Fn() -> LocalBoxFuture<'static, Result<Rc<dyn StoreArchive>>>>;
 
 impl Agent {

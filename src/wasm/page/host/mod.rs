@@ -1,0 +1,10 @@
+//! What calls the page's JS: its tools, custom providers, approval policies,
+//! listeners and mention resolver, and the books module it loads on first use
+//! (with that loader's JS, `books_host.js`).
+
+pub(super) mod approval_options;
+pub(super) mod books_remote;
+pub(super) mod custom_provider;
+pub(super) mod js_tool;
+pub(super) mod listeners;
+pub(super) mod mention_resolver;
