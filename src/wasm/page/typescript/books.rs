@@ -51,7 +51,7 @@ export interface RetrievalSettings {
   /**
    * The most tokens of passages one retrieval adds to the prompt — the book passages of the system
    * message (the reader's pages, what `alwaysRetrieve` found), a `search_book` result — by Lectern's
-   * token estimate (see the README): the best passages that fit, always at least one. Default 1,500
+   * token estimate (docs/api.md): the best passages that fit, always at least one. Default 1,500
    * (it held the evidence of 84% of the reader questions measured); `null`: no limit. Small local
    * models read prompts slowly: ~300 keeps the first token within seconds. At least 1 (else a `ConfigError`).
    */

@@ -53,7 +53,7 @@ export interface TokenUsageEvent extends EventBase {
   outputTokens: number;
   cachedInputTokens: number;
   costUsd?: number;
-  /** The provider reported no usage: the counts are Lectern's estimate (see the README's Token estimate). */
+  /** The provider reported no usage: the counts are Lectern's estimate (see docs/api.md, Token estimate). */
   estimated: boolean;
 }
 /** The turn paused: these calls wait for a decision (`send` resolves `awaitingApproval`). */

@@ -194,7 +194,7 @@ export interface TurnOutcomeBase {
   usage: Usage;
   /** Model calls made in this turn. */
   steps: number;
-  /** What each model request of the turn sent off the device, in order (see the README's Egress ledger). */
+  /** What each model request of the turn sent off the device, in order (see docs/api.md, Egress ledger). */
   egress: EgressEntry[];
 }
 
