@@ -1,12 +1,10 @@
 //! Context per model step and the agent loop's own cost per step, natively
 //! over the memory store: `cargo bench --bench context`.
 
-#[path = "../tests/bench_support/agent_loop.rs"]
-mod agent_loop;
-#[path = "../tests/bench_support/context.rs"]
-mod context;
-#[path = "../tests/bench_support/figures.rs"]
-mod figures;
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use support::bench::{agent_loop, context, figures};
 
 use std::rc::Rc;
 use std::time::Instant;

@@ -2,13 +2,11 @@
 //! (`LECTERN_MINILM_DIR`, from `scripts/fetch-minilm.sh`) and
 //! `../shared/fixtures`; says so and stops without them.
 
-#[path = "../tests/shared_fixtures/mod.rs"]
-mod shared_fixtures;
+#[path = "../tests/support/mod.rs"]
+mod support;
 
-#[path = "../tests/bench_support/figures.rs"]
-mod figures;
-#[path = "../tests/bench_support/minilm.rs"]
-mod minilm;
+use support::bench::minilm;
+use support::shared_fixtures;
 
 use std::path::PathBuf;
 use std::time::Instant;

@@ -4,21 +4,17 @@
 //! context holds every reference fact, and the context's size in tokens:
 //! lexically, and hybrid with MiniLM (`LECTERN_MINILM_DIR`). Needs `../shared/fixtures`.
 
-#[path = "../tests/shared_fixtures/mod.rs"]
-mod shared_fixtures;
+#[path = "../tests/support/mod.rs"]
+mod support;
 
-#[path = "../tests/bench_support/figures.rs"]
-mod figures;
-#[path = "../tests/bench_support/minilm_env.rs"]
-mod minilm_env;
-#[path = "../tests/bench_support/reader_eval.rs"]
-mod reader_eval;
+use support::bench::figures;
+use support::shared_fixtures;
 
 use lectern::retrieval::library::search_mode::SearchMode;
 use lectern::retrieval::reader::context::ReaderContextPlan;
 use lectern::retrieval::text::chunk::ChunkSettings;
-use minilm_env::minilm_from_env;
-use reader_eval::{evaluate, head, library, questions, row, strategies};
+use support::minilm_env::minilm_from_env;
+use support::reader_eval::{evaluate, head, library, questions, row, strategies};
 
 fn main() {
     let Some(text) = shared_fixtures::thursday() else {

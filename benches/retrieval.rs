@@ -8,13 +8,11 @@
 //! settings: the browser benchmark (`tests/web_bench.rs`) loads it there to
 //! time queries at 53,901, an index it cannot build in the page.
 
-#[path = "../tests/shared_fixtures/mod.rs"]
-mod shared_fixtures;
+#[path = "../tests/support/mod.rs"]
+mod support;
 
-#[path = "../tests/bench_support/figures.rs"]
-mod figures;
-#[path = "../tests/bench_support/retrieval.rs"]
-mod retrieval;
+use support::bench::retrieval;
+use support::shared_fixtures;
 
 use std::path::PathBuf;
 use std::time::Instant;

@@ -5,15 +5,10 @@
 //! hybrid rows); says so without them. Exits 1 when a target of issue 13 is
 //! missed (`lexical_eval::missed_targets`, which `npm test` checks lexically).
 
-#[path = "../tests/shared_fixtures/mod.rs"]
-mod shared_fixtures;
+#[path = "../tests/support/mod.rs"]
+mod support;
 
-#[path = "../tests/bench_support/figures.rs"]
-mod figures;
-#[path = "../tests/bench_support/lexical_eval.rs"]
-mod lexical_eval;
-#[path = "../tests/bench_support/minilm_env.rs"]
-mod minilm_env;
+use support::{lexical_eval, minilm_env, shared_fixtures};
 
 fn main() {
     let Some(text) = shared_fixtures::thursday() else {

@@ -2,14 +2,13 @@
 //! Prints MB/s for a ~10 MB OpenAI stream and an 8 MiB single-line event, fed
 //! in 1-, 64- and 1,460-byte chunks (best of three runs).
 
-#[path = "../tests/bench_support/mod.rs"]
-mod bench_support;
-#[path = "../tests/bench_support/figures.rs"]
-mod figures;
+#[path = "../tests/support/mod.rs"]
+mod support;
 
 use std::time::Instant;
 
-use bench_support::{
+use support::bench::figures;
+use support::bench::sse::{
     line, mb_s, openai_stream, parse_and_decode, parse_only, single_line_event, CHUNK_SIZES,
 };
 

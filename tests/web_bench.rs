@@ -3,26 +3,14 @@
 //! with `--include-ignored`.
 #![cfg(target_arch = "wasm32")]
 
-#[path = "bench_support/agent_loop.rs"]
-mod agent_loop;
-mod bench_support;
-#[path = "bench_support/context.rs"]
-mod context;
-#[path = "bench_support/figures.rs"]
-mod figures;
-#[path = "bench_support/minilm.rs"]
-mod minilm_bench;
-mod minilm_support;
-#[path = "bench_support/retrieval.rs"]
-mod retrieval;
-#[path = "shared_fixtures/mod.rs"]
-mod shared_fixtures;
-mod web_support;
+mod support;
 
-use bench_support::{
+use lectern::storage::BookWrite;
+use support::bench::sse::{
     line, mb_s, openai_stream, parse_and_decode, parse_only, single_line_event, CHUNK_SIZES,
 };
-use lectern::storage::BookWrite;
+use support::bench::{agent_loop, context, figures, minilm, retrieval};
+use support::{shared_fixtures, web};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -81,7 +69,7 @@ fn sse_throughput_in_chromium() {
 /// Fetches the MiniLM fixture vectors through the mock server (`npm run bench` serves them).
 async fn fixture_vectors() -> Option<lectern::retrieval::vectors::vector::VectorSet> {
     let base = option_env!("LECTERN_FIXTURES_URL")?;
-    let bytes = web_support::fetch_bytes(&format!("{base}/embeddings/gutenberg-minilm-384.f16")).await?;
+    let bytes = web::fetch_bytes(&format!("{base}/embeddings/gutenberg-minilm-384.f16")).await?;
     let rows = bytes.len() / (384 * 2);
     // Decode through a lookup table, a slice at a time, yielding in between:
     // the driver gives up on a page busy for ~15 s.
@@ -95,7 +83,7 @@ async fn fixture_vectors() -> Option<lectern::retrieval::vectors::vector::Vector
         }
         set.push(&row);
         if r % 5_000 == 4_999 {
-            web_support::sleep(0).await;
+            web::sleep(0).await;
         }
     }
     Some(set)
@@ -111,24 +99,24 @@ async fn minilm_in_chromium() {
         report("SKIPPED: MiniLM benchmark needs LECTERN_MODELS_URL and LECTERN_FIXTURES_URL".into());
         return;
     };
-    let Some((tokenizer, encoder, sentences, reference)) = minilm_support::load(models, fixtures, 2000).await
+    let Some((tokenizer, encoder, sentences, reference)) = web::minilm::load(models, fixtures, 2000).await
     else {
         report("SKIPPED: MiniLM benchmark: the model or the fixtures are not served".into());
         return;
     };
     report("MiniLM, wasm (simd128) in headless Chromium, one thread".into());
-    let found = minilm_support::check(&tokenizer, &encoder, &sentences, &reference).await;
+    let found = web::minilm::check(&tokenizer, &encoder, &sentences, &reference).await;
     // Ten chunks at a time, yielding in between: one synchronous run of all would outlast the driver.
-    let chunks = minilm_bench::chunks(&sentences, 5000, 800, 100);
+    let chunks = minilm::chunks(&sentences, 5000, 800, 100);
     let (mut ms, mut tokens) = (0.0, 0);
     for slice in chunks.chunks(10) {
-        let (speed, count) = minilm_bench::speed(&tokenizer, &encoder, slice, &now_ms);
+        let (speed, count) = minilm::speed(&tokenizer, &encoder, slice, &now_ms);
         ms += count as f64 / speed * 1000.0;
         tokens += count;
-        web_support::sleep(0).await;
+        web::sleep(0).await;
     }
     let speed = tokens as f64 / ms * 1000.0;
-    minilm_bench::report(found.rows, found.min, found.mean, speed, tokens, chunks.len())
+    minilm::report(found.rows, found.min, found.mean, speed, tokens, chunks.len())
         .into_iter()
         .for_each(report);
 }
@@ -150,7 +138,7 @@ async fn retrieval_in_chromium() {
     let (small, queries) = retrieval::corpus_and_queries(&all, 10_000);
     let (lines, exact) = retrieval::run_exact(&small, &queries, &now_ms);
     lines.into_iter().for_each(report);
-    web_support::sleep(0).await;
+    web::sleep(0).await;
     // `LECTERN_BENCH_EXACT_ONLY` (not empty) at build time skips the indexes (builds
     // of seconds in one synchronous call, which a busy machine's driver may give up on).
     if option_env!("LECTERN_BENCH_EXACT_ONLY").is_none_or(str::is_empty) {
@@ -158,25 +146,25 @@ async fn retrieval_in_chromium() {
             .0
             .into_iter()
             .for_each(report);
-        web_support::sleep(0).await;
+        web::sleep(0).await;
         report(cold_start_with_index(&small, &queries).await);
-        web_support::sleep(0).await;
+        web::sleep(0).await;
         let (medium, queries) = retrieval::corpus_and_queries(&all, 20_000);
         let (lines, exact) = retrieval::run_exact(&medium, &queries, &now_ms);
         lines.into_iter().for_each(report);
-        web_support::sleep(0).await;
+        web::sleep(0).await;
         retrieval::run_index(&medium, &queries, &exact, &now_ms)
             .0
             .into_iter()
             .for_each(report);
-        web_support::sleep(0).await;
+        web::sleep(0).await;
         report(cold_start_with_index(&medium, &queries).await);
-        web_support::sleep(0).await;
+        web::sleep(0).await;
     }
     let (full, queries) = retrieval::corpus_and_queries(&all, all.len());
     let (lines, exact) = retrieval::run_exact(&full, &queries, &now_ms);
     lines.into_iter().for_each(report);
-    web_support::sleep(0).await;
+    web::sleep(0).await;
     if option_env!("LECTERN_BENCH_EXACT_ONLY").is_none_or(str::is_empty) {
         index_from_native_snapshot(&full, &queries, &exact).await;
         crossover(&all).await;
@@ -262,17 +250,17 @@ async fn index_from_native_snapshot(
         bytes.len() as f64 / 1048576.0,
         now_ms() - start
     ));
-    web_support::sleep(0).await;
+    web::sleep(0).await;
     retrieval::measure_index(index, full, queries, exact, &now_ms)
         .into_iter()
         .for_each(report);
-    web_support::sleep(0).await;
+    web::sleep(0).await;
 }
 
 /// The snapshot `name` from the bench cache, if it is served.
 async fn cached_snapshot(name: &str) -> Option<Vec<u8>> {
     let base = option_env!("LECTERN_BENCH_CACHE_URL")?;
-    web_support::fetch_bytes(&format!("{base}/{name}")).await
+    web::fetch_bytes(&format!("{base}/{name}")).await
 }
 
 /// Exact scan against index query p50 at each crossover size (builds of
@@ -288,7 +276,7 @@ async fn crossover(all: &lectern::retrieval::vectors::vector::VectorSet) {
             retrieval::crossover_lines(n, point).into_iter().for_each(report);
             points.push((n, point));
         }
-        web_support::sleep(0).await;
+        web::sleep(0).await;
     }
     report(retrieval::crossover_table(&points));
 }
@@ -318,7 +306,7 @@ async fn cold_start_with_index(
     use lectern::storage::BookStore;
     use lectern::web::IndexedDbStore;
     let snapshot = VectorIndex::build(vectors, IndexSettings::default()).to_snapshot();
-    web_support::sleep(0).await;
+    web::sleep(0).await;
     let name = format!("bench-index-{}", js_sys::Date::now() as u64);
     let (book, chunks) = bench_book(vectors.len());
     let store = IndexedDbStore::open(&name).await.unwrap();

@@ -6,7 +6,7 @@
 //! the mock server serves no model.
 #![cfg(target_arch = "wasm32")]
 
-mod web_support;
+mod support;
 
 use js_sys::{ArrayBuffer, Uint8Array, WebAssembly};
 use lectern::retrieval::embed::minilm::encoder::Encoder;
@@ -38,7 +38,7 @@ async fn fetch_js(url: &str) -> Option<Uint8Array> {
 
 #[wasm_bindgen_test]
 async fn the_model_is_read_a_tensor_at_a_time_from_its_js_buffer() {
-    let base = web_support::mock_url();
+    let base = support::web::mock_url();
     let Some(file) = fetch_js(&format!("{base}/models/model.safetensors")).await else {
         web_sys::console::log_1(&"SKIPPED: no MiniLM model served by the mock server".into());
         return;

@@ -9,15 +9,15 @@
 //! point compiled only with the `test-support` feature.
 #![cfg(target_arch = "wasm32")]
 
-mod web_support;
+mod support;
 
 use js_sys::{Array, Function, Promise, Reflect};
 use lectern::wasm::Lectern;
 use serde_json::json;
+use support::web::{js, sleep};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
-use web_support::{js, sleep};
 
 wasm_bindgen_test_configure!(run_in_browser);
 

@@ -1,7 +1,7 @@
-//! Fuzz target `chunks`: the property `fuzz_props::chunks` (tests/fuzz_props) on any input.
+//! Fuzz target `chunks`: the property `fuzz_props::chunks` (tests/support/fuzz_props.rs) on any input.
 #![no_main]
 
-#[path = "../../tests/fuzz_props/mod.rs"]
+#[path = "../../tests/support/fuzz_props.rs"]
 mod fuzz_props;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| fuzz_props::chunks(data));

@@ -1,7 +1,7 @@
-//! Fuzz target `markup`: the property `fuzz_props::markup` (tests/fuzz_props) on any input.
+//! Fuzz target `markup`: the property `fuzz_props::markup` (tests/support/fuzz_props.rs) on any input.
 #![no_main]
 
-#[path = "../../tests/fuzz_props/mod.rs"]
+#[path = "../../tests/support/fuzz_props.rs"]
 mod fuzz_props;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| fuzz_props::markup(data));

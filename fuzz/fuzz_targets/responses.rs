@@ -1,7 +1,7 @@
-//! Fuzz target `responses`: the property `fuzz_props::responses` (tests/fuzz_props) on any input.
+//! Fuzz target `responses`: the property `fuzz_props::responses` (tests/support/fuzz_props.rs) on any input.
 #![no_main]
 
-#[path = "../../tests/fuzz_props/mod.rs"]
+#[path = "../../tests/support/fuzz_props.rs"]
 mod fuzz_props;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| fuzz_props::responses(data));

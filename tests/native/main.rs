@@ -1,10 +1,11 @@
 //! The native tests: one binary (each test file used to link its own,
 //! the larger part of `npm test`'s compile time). A file a concern, as
 //! `tests/native/<concern>.rs`; the harnesses and fixtures they share sit in
-//! `support` (the same files the benches and the browser tests include).
+//! `tests/support/` (the folder the benches and the browser tests mount too).
 //! Run one concern with `cargo test --test native <concern>::`.
 #![cfg(not(target_arch = "wasm32"))]
 
+#[path = "../support/mod.rs"]
 mod support;
 
 mod agent;

@@ -7,7 +7,7 @@
 //! without them. And a library searching with it: paraphrased questions
 //! that share no word with their passage find it, within a page bound.
 
-use crate::support::minilm_bench;
+use crate::support::bench::minilm;
 use crate::support::shared_fixtures;
 
 use std::path::PathBuf;
@@ -44,13 +44,12 @@ fn the_first_sentences_match_the_reference_vectors() {
     };
     let tsv =
         std::fs::read_to_string(fixtures.join("embeddings/gutenberg-sentences.tsv")).expect("the sentences");
-    let mut sentences = minilm_bench::sentences(&tsv);
+    let mut sentences = minilm::sentences(&tsv);
     sentences.truncate(rows());
-    let (tokenizer, encoder) = minilm_bench::load(&dir);
+    let (tokenizer, encoder) = minilm::load(&dir);
 
     let started = Instant::now();
-    let (cosines, tokens) =
-        minilm_bench::cosines(&tokenizer, &encoder, &sentences, &|row| reference.get(row));
+    let (cosines, tokens) = minilm::cosines(&tokenizer, &encoder, &sentences, &|row| reference.get(row));
     let seconds = started.elapsed().as_secs_f64();
     for (row, cosine) in cosines.iter().enumerate() {
         assert!(

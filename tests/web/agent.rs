@@ -1,13 +1,13 @@
 //! The agent loop through the JS API in headless Chromium: JS tools against
 //! the mock model server, events, the event stream, limits, abort.
 
-use crate::support::web_support;
+use crate::support::web;
 
 use js_sys::{Function, Reflect};
 use serde_json::{json, Value};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
-use web_support::{
+use web::{
     conversation, js, json as to_json, open, open_with, openai_provider as provider, register, resolve, send,
     tool, MockSession,
 };
@@ -283,7 +283,7 @@ async fn abort_reaches_a_running_tool_through_its_signal() {
         Some(options.unchecked_into()),
     ));
     let aborter = async {
-        web_support::sleep(200).await;
+        web::sleep(200).await;
         controller.abort();
     };
     let (outcome, ()) = futures::join!(pending, aborter);

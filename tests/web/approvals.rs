@@ -3,13 +3,13 @@
 //! exactly once, a paused conversation refuses new messages, policy
 //! functions, tool-call records and headless runs.
 
-use crate::support::web_support;
+use crate::support::web;
 
 use js_sys::{Function, Reflect};
 use serde_json::{json, Value};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
-use web_support::{
+use web::{
     conversation, js, json as to_json, open_with, open_with_js, openai_provider, register, reject, resolve,
     send, tool, unique, MockSession, Opened,
 };

@@ -4,7 +4,7 @@
 //! without an embedder searched lexically, its index read back from IndexedDB.
 
 use crate::support::unicode_books;
-use crate::support::web_support;
+use crate::support::web;
 
 use js_sys::{Function, Reflect};
 use lectern::retrieval::lexical::{encode, LexicalIndex};
@@ -13,7 +13,7 @@ use lectern::web::IndexedDbStore;
 use serde_json::{json, Value};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
-use web_support::{js, json as to_json, open_with, reject, resolve, unique, MockSession};
+use web::{js, json as to_json, open_with, reject, resolve, unique, MockSession};
 
 fn provider(session: &MockSession) -> Value {
     json!({ "kind": "openai", "baseUrl": session.base_url(), "model": "gpt-4o-mini", "apiKey": "k" })
@@ -65,7 +65,7 @@ async fn ingestion_search_bounds_and_a_reopen_without_a_worker() {
         500,
         "found lexically before the vectors"
     );
-    let book = web_support::embedded_book(&opened.lectern, &id).await;
+    let book = web::embedded_book(&opened.lectern, &id).await;
     assert_eq!(book["dimensions"], 1024);
     let phases: Vec<String> = progress.iter().map(|p| p.as_string().unwrap()).collect();
     assert_eq!(phases.first().map(String::as_str), Some("chunking:0/1100"));
@@ -113,7 +113,7 @@ async fn ingestion_search_bounds_and_a_reopen_without_a_worker() {
         if source != "building" {
             break;
         }
-        web_support::sleep(50).await;
+        web::sleep(50).await;
     }
     assert_eq!(source, "none", "not built on the page at open either");
     let again = to_json(&resolve(reopened.lectern.search("marker500".into(), None)).await);
@@ -156,7 +156,7 @@ async fn japanese_chinese_arabic_emoji_and_no_break_space_books_ingest_and_searc
             };
             Reflect::set(&input, &kind.into(), &content).unwrap();
             let added = to_json(&resolve(opened.lectern.add_book(input.unchecked_into(), None)).await);
-            let added = web_support::embedded_book(&opened.lectern, added["id"].as_str().unwrap()).await;
+            let added = web::embedded_book(&opened.lectern, added["id"].as_str().unwrap()).await;
             let only = |k: usize| js(json!({ "bookIds": [added["id"]], "k": k })).unchecked_into();
             let all = to_json(&resolve(opened.lectern.search("の 的 في the".into(), Some(only(100)))).await);
             assert_eq!(
@@ -271,7 +271,7 @@ async fn the_openai_embedder_and_a_custom_one_ingest_and_search() {
         &resolve(opened.lectern.add_book(js(json!({ "title": "Small", "text": "Cats sleep all day. Dogs guard the house at night. Birds sing at dawn." })).unchecked_into(), None)).await,
     );
     assert_eq!(book["embedder"], "text-embedding-3-small");
-    let book = web_support::embedded_book(&opened.lectern, book["id"].as_str().unwrap()).await;
+    let book = web::embedded_book(&opened.lectern, book["id"].as_str().unwrap()).await;
     assert_eq!(book["dimensions"], 64);
     let found = to_json(
         &resolve(
@@ -309,7 +309,7 @@ async fn the_openai_embedder_and_a_custom_one_ingest_and_search() {
         ))
         .await,
     );
-    let book = web_support::embedded_book(&custom, book["id"].as_str().unwrap()).await;
+    let book = web::embedded_book(&custom, book["id"].as_str().unwrap()).await;
     assert_eq!(
         (book["embedder"].as_str(), book["dimensions"].as_u64()),
         (Some("webgpu-mini"), Some(8))
@@ -369,7 +369,7 @@ async fn bad_books_are_typed_errors_and_store_nothing() {
         ))
         .await,
     );
-    web_support::embedded_book(&opened.lectern, book["id"].as_str().unwrap()).await;
+    web::embedded_book(&opened.lectern, book["id"].as_str().unwrap()).await;
     resolve(opened.lectern.close()).await;
     let other = open_with(json!({ "dbName": db, "provider": provider(&session), "embedder": { "kind": "hashed", "dimensions": 256 } })).await;
     let options = js(json!({ "bookIds": [book["id"]] }));

@@ -4,13 +4,13 @@
 //! a `send` budget, `deleteAllConversations` keeping books, and a turn's
 //! recorded events replayed after a reopen (`recordEvents`, `replay`).
 
-use crate::support::web_support;
+use crate::support::web;
 
 use js_sys::Function;
 use serde_json::{json, Value};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
-use web_support::{
+use web::{
     conversation, js, json as to_json, open_with, openai_provider, reject, resolve, send, unique, MockSession,
 };
 
@@ -83,13 +83,13 @@ async fn a_send_budget_stops_the_turn_after_a_tool_step_with_its_usage() {
         ]))
         .await;
     let opened = open_with(json!({ "provider": openai_provider(&session, json!({})) })).await;
-    let lookup = web_support::tool(
+    let lookup = web::tool(
         "lookup",
         json!({ "type": "object" }),
         "return 'found';",
         json!({}),
     );
-    web_support::register(&opened, lookup);
+    web::register(&opened, lookup);
     let id = conversation(&opened).await;
     let budget = js(json!({ "budget": { "maxTokens": 600 } })).unchecked_into();
     let error = reject(

@@ -5,23 +5,23 @@
 //! `summarize` strategy's stored summary across a reopen of IndexedDB, and the
 //! egress ledger of a tool step and of a failed call.
 
-use crate::support::web_support;
+use crate::support::web;
 
 use serde_json::{json, Value};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
-use web_support::{
+use web::{
     conversation, js, json as to_json, open_with, openai_provider, reject, resolve, unique, MockSession,
 };
 
 /// Sends `text` with `options` (JSON) and returns the resolved value.
-async fn send_with(opened: &web_support::Opened, id: &str, text: &str, options: Value) -> Value {
+async fn send_with(opened: &web::Opened, id: &str, text: &str, options: Value) -> Value {
     let options = js(options).unchecked_into();
     to_json(&resolve(opened.lectern.send(id.into(), text.into(), Some(options))).await)
 }
 
 /// Sends `text` with `options` (JSON) and returns the name of the error it rejects with.
-async fn send_refused(opened: &web_support::Opened, id: &str, text: &str, options: Value) -> String {
+async fn send_refused(opened: &web::Opened, id: &str, text: &str, options: Value) -> String {
     let options = js(options).unchecked_into();
     String::from(
         reject(opened.lectern.send(id.into(), text.into(), Some(options)))
@@ -243,13 +243,13 @@ async fn the_egress_ledger_names_the_host_the_counts_and_the_tool_results_sent()
         "provider": openai_provider(&session, json!({ "maxRetries": 0 }))
     }))
     .await;
-    let lookup = web_support::tool(
+    let lookup = web::tool(
         "lookup",
         json!({ "type": "object" }),
         "return 'the answer';",
         json!({}),
     );
-    web_support::register(&opened, lookup);
+    web::register(&opened, lookup);
     let id = conversation(&opened).await;
     let reply = send_with(&opened, &id, "look it up", json!({})).await;
     let egress = reply["egress"].as_array().unwrap();

@@ -4,13 +4,13 @@
 //! `current_datetime` built-in tool with the browser's real `Intl`, and
 //! `send`'s `responseSchema` (structured output) on both wire formats.
 
-use crate::support::web_support;
+use crate::support::web;
 
 use js_sys::Reflect;
 use serde_json::{json, Value};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
-use web_support::{
+use web::{
     conversation, js, json as to_json, open_with, openai_provider, register, reject, resolve, send, tool,
     unique, MockSession, Opened,
 };

@@ -1,16 +1,14 @@
 //! The public JS API end to end in headless Chromium: IndexedDB for storage,
 //! `fetch` to the mock model server for a streamed OpenAI-compatible reply.
 
-use crate::support::web_support;
+use crate::support::web;
 
 use lectern::wasm::Lectern;
 use lectern::web::IndexedDbStore;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
-use web_support::{
-    js, json as to_json, open, reject, resolve, roles_and_contents, sleep, unique, MockSession,
-};
+use web::{js, json as to_json, open, reject, resolve, roles_and_contents, sleep, unique, MockSession};
 
 fn openai(session: &MockSession, stream: bool) -> Value {
     json!({ "kind": "openai", "baseUrl": session.base_url(), "model": "mock-model", "apiKey": "k", "stream": stream })

@@ -1,5 +1,5 @@
 //! The local decoder's simd128 block products in Chromium, held to their
-//! definition (`tests/local_kernels`; natively: `tests/native/local_decoder.rs`).
+//! definition (`tests/support/local_kernels.rs`; natively: `tests/native/local_decoder.rs`).
 
 use wasm_bindgen_test::wasm_bindgen_test;
 

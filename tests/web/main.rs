@@ -1,6 +1,6 @@
 //! The browser tests (wasm-bindgen-test in headless Chromium): one binary,
 //! a file a concern, as `tests/web/<concern>.rs`, with what they share in
-//! `support`. `web_panic.rs` and `web_minilm_memory.rs` stay binaries of
+//! `tests/support/`. `web_panic.rs` and `web_minilm_memory.rs` stay binaries of
 //! their own (a panic ends the instance; a memory figure needs a fresh one),
 //! and `web_bench.rs` is `npm run bench`'s.
 #![cfg(target_arch = "wasm32")]
@@ -9,6 +9,7 @@ use wasm_bindgen_test::wasm_bindgen_test_configure;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+#[path = "../support/mod.rs"]
 mod support;
 
 mod agent;

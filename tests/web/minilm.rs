@@ -4,8 +4,8 @@
 //! speed). Skipped with a message when the mock server serves no model
 //! (`scripts/fetch-minilm.sh` found none) or no `../shared` fixtures.
 
-use crate::support::minilm_support;
-use crate::support::web_support;
+use crate::support::web;
+use crate::support::web::minilm;
 
 use wasm_bindgen_test::*;
 
@@ -13,16 +13,16 @@ const ROWS: usize = 300;
 
 #[wasm_bindgen_test]
 async fn minilm_in_chromium_matches_the_reference_vectors() {
-    let base = web_support::mock_url();
+    let base = web::mock_url();
     let Some((tokenizer, encoder, sentences, reference)) =
-        minilm_support::load(&format!("{base}/models"), &format!("{base}/fixtures"), ROWS).await
+        minilm::load(&format!("{base}/models"), &format!("{base}/fixtures"), ROWS).await
     else {
         web_sys::console::log_1(
             &"SKIPPED: no MiniLM model or ../shared fixtures served by the mock server".into(),
         );
         return;
     };
-    let found = minilm_support::check(&tokenizer, &encoder, &sentences, &reference).await;
+    let found = minilm::check(&tokenizer, &encoder, &sentences, &reference).await;
     web_sys::console::log_1(
         &format!(
             "MiniLM in Chromium (test build): {} sentences, cosine min {:.7} mean {:.7}, {:.0} tokens/s",

@@ -3,12 +3,12 @@
 //! same messages (with the paused turn still resolvable); a bad import
 //! rejects with `ImportError` and stores nothing.
 
-use crate::support::web_support;
+use crate::support::web;
 
 use serde_json::{json, Value};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
-use web_support::{
+use web::{
     conversation, js, json as to_json, open_with, openai_provider, register, reject, resolve, send, tool,
     unique, MockSession, Opened,
 };

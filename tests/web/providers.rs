@@ -2,13 +2,13 @@
 //! server: both wire formats streamed, retries honouring Retry-After, typed
 //! failures, a dropped stream, abort, timeouts, and a custom JS provider.
 
-use crate::support::web_support;
+use crate::support::web;
 
 use js_sys::{Function, Reflect};
 use serde_json::{json, Value};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
-use web_support::{js, json as to_json, open, openai_provider, reject, resolve, sleep, MockSession, Opened};
+use web::{js, json as to_json, open, openai_provider, reject, resolve, sleep, MockSession, Opened};
 
 async fn conversation(opened: &Opened) -> String {
     let conv = to_json(&resolve(opened.lectern.create_conversation(None)).await);

@@ -3,13 +3,13 @@
 //! server recorded sends the signed thinking back first; `reasoningDelta`
 //! events and `messages()` show it only with `showThinking`.
 
-use crate::support::web_support;
+use crate::support::web;
 
 use js_sys::Function;
 use serde_json::{json, Value};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
-use web_support::{conversation, json as to_json, open_with, register, resolve, tool, MockSession};
+use web::{conversation, json as to_json, open_with, register, resolve, tool, MockSession};
 
 fn anthropic(session: &MockSession) -> Value {
     json!({

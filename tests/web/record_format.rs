@@ -3,7 +3,7 @@
 //! records it wrote must still read back as they were, and records written now
 //! must be the very objects it would have written.
 
-use crate::support::web_support;
+use crate::support::web;
 
 use idb::TransactionMode;
 use js_sys::Float32Array;
@@ -18,7 +18,7 @@ use serde::Serialize;
 use serde_json::json;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
-use web_support::unique;
+use web::unique;
 
 /// A value as the earlier encoder wrote it.
 fn earlier<T: Serialize + ?Sized>(value: &T) -> JsValue {

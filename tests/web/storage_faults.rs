@@ -3,7 +3,7 @@
 //! upgrade blocked by a connection that never closes rejects in bounded time,
 //! and a failing upgrade step leaves the database at its old version, intact.
 
-use crate::support::web_support;
+use crate::support::web;
 
 use std::future::{Future, IntoFuture};
 
@@ -16,7 +16,7 @@ use lectern::web::{IndexedDbOptions, IndexedDbStore, INDEXEDDB_SCHEMA_VERSION};
 use serde_json::json;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
-use web_support::{js, json as to_json, open, reject, sleep, unique, MockSession};
+use web::{js, json as to_json, open, reject, sleep, unique, MockSession};
 
 /// `work`'s output, or `None` if it has not finished after `ms` (a hang fails the test instead of stalling it).
 async fn within<T>(ms: i32, work: impl Future<Output = T>) -> Option<T> {
@@ -105,8 +105,8 @@ async fn open_newer(name: &str) -> Option<idb::Database> {
 async fn a_newer_version_elsewhere_closes_this_connection_and_says_so() {
     let session = MockSession::new();
     let name = unique("versionchange");
-    let opened = open(Some(&name), web_support::openai_provider(&session, json!({}))).await;
-    let conversation = web_support::conversation(&opened).await;
+    let opened = open(Some(&name), web::openai_provider(&session, json!({}))).await;
+    let conversation = web::conversation(&opened).await;
 
     let newer = open_newer(&name)
         .await
@@ -131,8 +131,7 @@ async fn a_newer_version_elsewhere_closes_this_connection_and_says_so() {
     newer.close();
 
     // This code, opening the database a newer release left behind, is told why it cannot.
-    let options =
-        js(json!({ "dbName": name, "provider": web_support::openai_provider(&session, json!({})) }));
+    let options = js(json!({ "dbName": name, "provider": web::openai_provider(&session, json!({})) }));
     let error = match Lectern::connect(options).await {
         Ok(_) => panic!("an older schema cannot open a newer database"),
         Err(error) => error,
@@ -180,7 +179,7 @@ async fn an_upgrade_blocked_by_a_tab_that_never_closes_rejects_within_the_bound(
 
     let options = js(json!({
         "dbName": name,
-        "provider": web_support::openai_provider(&session, json!({})),
+        "provider": web::openai_provider(&session, json!({})),
         "blockedTimeoutMs": 300,
     }));
     let started = js_sys::Date::now();

@@ -1,13 +1,13 @@
 //! The storage conformance suite against IndexedDB, in headless Chromium.
 
 use crate::support::conformance;
-use crate::support::web_support;
+use crate::support::web;
 
 use lectern::domain::{Conversation, Message, Role};
 use lectern::storage::{Store, StoreArchive};
 use lectern::web::IndexedDbStore;
 use wasm_bindgen_test::*;
-use web_support::unique;
+use web::unique;
 
 #[wasm_bindgen_test]
 async fn indexeddb_store_conforms() {
@@ -126,7 +126,7 @@ async fn a_version_1_database_is_upgraded_in_place() {
     let tx = db
         .transaction(&["conversations"], TransactionMode::ReadWrite)
         .unwrap();
-    let record = web_support::js(serde_json::json!({"id": "old", "title": "From v1", "createdAt": 1.0}));
+    let record = web::js(serde_json::json!({"id": "old", "title": "From v1", "createdAt": 1.0}));
     tx.object_store("conversations")
         .unwrap()
         .put(&record, None)

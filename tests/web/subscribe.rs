@@ -3,7 +3,7 @@
 //! throwing one breaks nothing; `retry` answers a failed turn's user message
 //! without storing it twice, and refuses when there is nothing to retry.
 
-use crate::support::web_support;
+use crate::support::web;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -12,7 +12,7 @@ use js_sys::Function;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
-use web_support::{
+use web::{
     conversation, js, json as to_json, open_with, openai_provider, register, reject, resolve,
     roles_and_contents, send, tool, unique, MockSession, Opened,
 };

@@ -3,7 +3,7 @@
 //! conversation keeps their turns apart, and `limits.lockWaitMs` bounds the
 //! wait for the other tab.
 
-use crate::support::web_support;
+use crate::support::web;
 
 use std::cell::Cell;
 
@@ -12,7 +12,7 @@ use lectern::web::IndexedDbStore;
 use serde_json::json;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
-use web_support::{
+use web::{
     conversation, json as to_json, open_with, openai_provider, resolve, roles_and_contents, send, unique,
     MockSession,
 };
@@ -76,7 +76,7 @@ async fn a_tab_waits_for_the_other_no_longer_than_lock_wait_ms() {
         outcome
     };
     let second = async {
-        web_support::sleep(50).await;
+        web::sleep(50).await;
         let outcome = send(&tab_b, &id, "two").await;
         (outcome, a_done.get())
     };

@@ -3,13 +3,13 @@
 //! a finished turn are cleared, and limits beyond what `setTimeout` takes do
 //! not fire at once.
 
-use crate::support::web_support;
+use crate::support::web;
 
 use js_sys::Function;
 use serde_json::{json, Value};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
-use web_support::{conversation, open_with, openai_provider, send, sleep, MockSession};
+use web::{conversation, open_with, openai_provider, send, sleep, MockSession};
 
 /// Whether the mock server saw the client close the session's first request
 /// before its answer ended, waiting for that up to `within_ms`.
@@ -126,7 +126,7 @@ async fn the_timers_of_a_finished_turn_are_cleared() {
     let id = conversation(&opened).await;
     let tracker = track_timers();
     let reply = send(&opened, &id, "Hi").await;
-    let delays: Value = web_support::json(&call(&tracker, "activeDelays"));
+    let delays: Value = web::json(&call(&tracker, "activeDelays"));
     call(&tracker, "restore");
     assert_eq!(reply.expect("answered")["text"], "quick");
     let ours: Vec<&Value> = delays

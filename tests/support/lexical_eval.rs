@@ -214,12 +214,12 @@ pub fn figures(evaluation: &Evaluation) -> Vec<String> {
     let mut lines = Vec::new();
     let mut add = |name: &str, rates: Option<Rates>| {
         if let Some(r) = rates {
-            lines.push(super::figures::figure(
+            lines.push(crate::support::bench::figures::figure(
                 &format!("top5_{name}_named"),
                 "native",
                 r.named,
             ));
-            lines.push(super::figures::figure(
+            lines.push(crate::support::bench::figures::figure(
                 &format!("top5_{name}_paraphrased"),
                 "native",
                 r.paraphrased,

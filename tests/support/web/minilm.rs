@@ -8,9 +8,9 @@
 use lectern::retrieval::embed::minilm::encoder::{Encoder, DIMS};
 use lectern::retrieval::embed::minilm::tokenizer::Tokenizer;
 
-use super::minilm_bench::{cosines as cosines_of, sentences};
-use super::shared_fixtures::f16_to_f32;
-use super::web_support::{self, fetch_bytes};
+use super::fetch_bytes;
+use crate::support::bench::minilm::{cosines as cosines_of, sentences};
+use crate::support::shared_fixtures::f16_to_f32;
 
 /// The tokenizer and encoder, every sentence, and the reference vectors of
 /// the first `rows`; `None` (the caller skips) when a file is not served.
@@ -70,7 +70,7 @@ pub async fn check(
         ms += js_sys::Date::now() - began;
         cosines.extend(found);
         tokens += count;
-        web_support::sleep(0).await;
+        super::sleep(0).await;
     }
     Agreement {
         rows,

@@ -1,6 +1,6 @@
 //! A [`MemoryStore`] with hooks, shared by the native tests that need a
-//! store to fail a write (a full disk) or to count what it reads. Include it
-//! with `#[path = "store_support/hooked_store.rs"] mod hooked_store;`.
+//! store to fail a write (a full disk) or to count what it reads, as
+//! `crate::support::hooked_store`.
 #![allow(dead_code)]
 
 use std::cell::RefCell;

@@ -17,5 +17,8 @@ pub mod events;
 pub mod test_agent;
 pub mod tools;
 
+// Crates that mount `support` without using the harness (the benches) leave these unused.
+#[allow(unused_imports)]
 pub use events::EventLog;
+#[allow(unused_imports)]
 pub use test_agent::{Builder, TestAgent, START_MS};

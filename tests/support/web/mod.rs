@@ -2,6 +2,9 @@
 //! unique names so tests never share a database or a mock session.
 #![allow(dead_code)]
 
+/// The MiniLM check in Chromium (`tests/web/minilm.rs`, `tests/web_bench.rs`).
+pub mod minilm;
+
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
