@@ -2,7 +2,7 @@
 //!
 //! [`MemoryStore`] keeps them in memory (native tests, ephemeral sessions);
 //! `web::IndexedDbStore` (`wasm32` only) keeps them in the browser's
-//! IndexedDB. Both pass the same conformance suite (`tests/conformance/`,
+//! IndexedDB. Both pass the same conformance suite (`tests/support/conformance/`,
 //! run natively and in Chromium).
 
 use futures::future::LocalBoxFuture;
