@@ -4,6 +4,9 @@
 use crate::approval::DecisionKind;
 use crate::domain::{Decision, ToolCall};
 
+/// What the model reads for a call a person rejected.
+pub const REJECTED: &str = "User rejected this action";
+
 /// A checked decision: the call as it will run (edits applied).
 pub(super) struct Decided {
     pub(super) call: ToolCall,

@@ -7,9 +7,10 @@ use std::rc::Rc;
 
 use serde_json::{json, Value};
 
-use super::step::{settle, StepParts};
-use super::turn_scope::{OpenStep, TurnScope};
-use super::{Agent, ToolCallRecord, TurnState};
+use super::scope::OpenStep;
+use super::Turn;
+use crate::agent::step::{settle, SettledStep, StepParts};
+use crate::agent::{Agent, ToolCallRecord};
 use crate::approval::{
     ApprovalPolicy, Decision, PausedStep, PendingCall, PendingStatus, PendingTurn, PolicyContext,
 };
@@ -37,88 +38,133 @@ enum Plan {
     Deny(String),
 }
 
-impl Agent {
+/// A step's calls once their outcomes are in: the response that asked for
+/// them, what was offered, and what came of them.
+struct RanStep<'r> {
+    /// The model's response with the calls.
+    response: ModelResponse,
+    /// The tools offered in the request.
+    offered: &'r [String],
+    /// The calls that wait for a person.
+    asks: Vec<PendingCall>,
+    /// Whether calls past the per-turn limit were refused.
+    over_limit: bool,
+    /// The settled calls' records and results, in call order.
+    done: SettledStep,
+    /// A working state a tool set.
+    working_state: Rc<RefCell<Option<Value>>>,
+}
+
+impl Turn<'_> {
     /// Runs the tool calls of a response as their policies say, and persists
     /// the step or the paused turn.
     pub(super) async fn run_tool_step(
-        &self,
-        scope: &TurnScope<'_>,
+        &mut self,
         conversation: Conversation,
         response: ModelResponse,
         offered: &[String],
-        state: &mut TurnState,
     ) -> Result<StepEnd> {
-        let limit = self.config.limits.max_tool_calls;
-        let room = limit.saturating_sub(state.tool_calls) as usize;
+        let limit = self.agent.config.limits.max_tool_calls;
+        let room = limit.saturating_sub(self.state.tool_calls) as usize;
         let (runnable, refused) = response.tool_calls.split_at(room.min(response.tool_calls.len()));
-        state.tool_calls += response.tool_calls.len() as u32;
+        self.state.tool_calls += response.tool_calls.len() as u32;
 
-        let redact = &self.config.redact_arguments;
-        let (to_run, asks, mut outcomes) = self.plan_calls(runnable, offered, scope, state).await;
+        let (to_run, asks, mut outcomes) = self.plan_calls(runnable, offered).await;
         if !to_run.is_empty() {
-            self.note_open_step(scope, state, &response, &outcomes).await?;
+            self.note_open_step(&response, &outcomes).await?;
         }
         let working_state = Rc::new(RefCell::new(None));
         // Until every call settled, a turn cut off by its time limit stores the step itself.
-        scope.open_step(OpenStep::new(&response, outcomes.clone(), working_state.clone()));
-        outcomes.extend(
-            self.run_calls(scope, &conversation, &to_run, offered, &working_state, state)
-                .await,
-        );
-        scope.close_step();
+        let open = OpenStep::new(&response, outcomes.clone(), working_state.clone());
+        self.scope.open_step(open);
+        let book_id = conversation.book_id.as_deref();
+        outcomes.extend(self.run_calls(book_id, &to_run, offered, &working_state).await);
+        self.scope.close_step();
         for call in refused {
             let message = format!("Not run: the limit of {limit} tool calls per turn was reached");
-            outcomes.push(self.not_run(scope, call, Decision::Auto, message, None));
+            outcomes.push(self.not_run(call, Decision::Auto, message, None));
         }
         // Records and results follow the order of the calls in the response.
-        let max_chars = self.config.max_tool_result_chars;
-        let done = settle(outcomes, &response.tool_calls, &scope.turn_id, state, max_chars);
-        let (records, settled) = (done.records, done.settled);
-
-        if asks.is_empty() {
-            let parts = StepParts::of(&response);
-            let messages = parts.messages(scope.conversation_id, &settled, redact, self.clock.now_ms());
-            let write = TurnWrite {
-                messages,
-                tool_calls: records,
-                pending: None,
-                grants: Vec::new(),
-                open_turn: None,
-            };
-            self.commit_step(scope, state, write).await?;
-            let conversation = self.keep_working_state(conversation, &working_state).await?;
-            if !refused.is_empty() {
-                return Err(Error::MaxToolCalls { limit });
-            }
-            return Ok(StepEnd::Continue(conversation));
+        let done = self.settle(outcomes, &response.tool_calls);
+        let over_limit = !refused.is_empty();
+        let ran = RanStep {
+            response,
+            offered,
+            asks,
+            over_limit,
+            done,
+            working_state,
+        };
+        if ran.asks.is_empty() {
+            self.store_step(conversation, ran).await.map(StepEnd::Continue)
+        } else {
+            self.pause(conversation, ran).await.map(StepEnd::Paused)
         }
+    }
 
-        let now = self.clock.now_ms();
+    /// Stores a step whose calls all settled; the conversation as it now is
+    /// (`MaxToolCalls` if calls were refused past the limit).
+    async fn store_step(&mut self, conversation: Conversation, ran: RanStep<'_>) -> Result<Conversation> {
+        let config = &self.agent.config;
+        let parts = StepParts::of(&ran.response);
+        let (redact, now) = (&config.redact_arguments, self.agent.clock.now_ms());
+        let messages = parts.messages(&self.scope.conversation_id, &ran.done.settled, redact, now);
+        let write = TurnWrite {
+            messages,
+            tool_calls: ran.done.records,
+            pending: None,
+            grants: Vec::new(),
+            open_turn: None,
+        };
+        self.commit_step(write).await?;
+        let conversation = self
+            .agent
+            .keep_working_state(conversation, &ran.working_state)
+            .await?;
+        if ran.over_limit {
+            return Err(Error::MaxToolCalls {
+                limit: config.limits.max_tool_calls,
+            });
+        }
+        Ok(conversation)
+    }
+
+    /// Pauses the turn for the step's waiting calls: stores it (see
+    /// [`Turn::store_paused`]) and returns the waiting calls.
+    async fn pause(&mut self, conversation: Conversation, ran: RanStep<'_>) -> Result<Vec<PendingCall>> {
+        let now = self.agent.clock.now_ms();
+        let response = ran.response;
         let pending = PendingTurn {
-            turn_id: scope.turn_id.clone(),
-            conversation_id: scope.conversation_id.to_owned(),
-            calls: asks.clone(),
+            turn_id: self.scope.turn_id.clone(),
+            conversation_id: self.scope.conversation_id.clone(),
+            calls: ran.asks,
             created_at: now,
-            expires_at: now + self.approvals().ttl_ms as f64,
+            expires_at: now + self.agent.approvals().ttl_ms as f64,
             status: PendingStatus::Awaiting,
             // A turn that paused before and was resumed rewrites its own record.
-            revision: state.paused_revision.map_or(0, |stored| stored + 1),
+            revision: self.state.paused_revision.map_or(0, |stored| stored + 1),
             step: PausedStep {
                 text: response.text,
                 reasoning: response.reasoning,
-                calls: response.tool_calls.clone(),
-                settled,
+                calls: response.tool_calls,
+                settled: ran.done.settled,
                 running: Vec::new(),
                 claim_expires_at: None,
-                offered: offered.to_vec(),
-                over_limit: !refused.is_empty(),
-                state: state.clone(),
+                offered: ran.offered.to_vec(),
+                over_limit: ran.over_limit,
+                state: self.state.clone(),
             },
         };
-        let waiting = self
-            .store_paused(scope, state, pending, records, conversation, &working_state)
-            .await?;
-        Ok(StepEnd::Paused(waiting))
+        let records = ran.done.records;
+        self.store_paused(pending, records, conversation, &ran.working_state)
+            .await
+    }
+
+    /// Settles a step's `outcomes` (see [`settle`]): in the order of `calls`,
+    /// their records stamped and added to the turn's state.
+    pub fn settle(&mut self, outcomes: Vec<ToolOutcome>, calls: &[ToolCall]) -> SettledStep {
+        let max_chars = self.agent.config.max_tool_result_chars;
+        settle(outcomes, calls, &self.scope.turn_id, &mut self.state, max_chars)
     }
 
     /// Stores one step of the turn, with the grants given since the last one
@@ -126,23 +172,19 @@ impl Agent {
     /// this step. If the write fails, the records of its calls (the last ones
     /// [`stamp`] added) leave `state` again: a step that was not stored is not
     /// reported as done; its grants wait for the next commit.
-    pub(super) async fn commit_step(
-        &self,
-        scope: &TurnScope<'_>,
-        state: &mut TurnState,
-        mut write: TurnWrite,
-    ) -> Result<Vec<Message>> {
+    pub async fn commit_step(&mut self, mut write: TurnWrite) -> Result<Vec<Message>> {
         if write.open_turn.is_none() {
-            let record = self.open_turn_record(scope, state, None);
+            let record = self.open_turn_record(None);
             write.open_turn = Some(OpenTurnChange::Put(Box::new(record)));
         }
         let count = write.tool_calls.len();
-        write.grants.append(&mut state.new_grants);
+        write.grants.append(&mut self.state.new_grants);
         let grants = write.grants.clone();
-        let committed = self.store.commit(write).await;
+        let committed = self.agent.store.commit(write).await;
         if committed.is_err() {
-            state.records.truncate(state.records.len().saturating_sub(count));
-            state.new_grants = grants;
+            let records = &mut self.state.records;
+            records.truncate(records.len().saturating_sub(count));
+            self.state.new_grants = grants;
         }
         committed
     }
@@ -153,12 +195,10 @@ impl Agent {
         &self,
         calls: &[ToolCall],
         offered: &[String],
-        scope: &TurnScope<'_>,
-        state: &TurnState,
     ) -> (Vec<ToolCall>, Vec<PendingCall>, Vec<ToolOutcome>) {
         let (mut to_run, mut asks, mut denied) = (Vec::new(), Vec::new(), Vec::new());
         for call in calls {
-            match self.plan_call(call, offered, scope, state).await {
+            match self.plan_call(call, offered).await {
                 Plan::Run => to_run.push(call.clone()),
                 Plan::Ask(arguments) => asks.push(PendingCall {
                     call_id: call.id.clone(),
@@ -166,7 +206,7 @@ impl Agent {
                     arguments,
                 }),
                 Plan::Deny(message) => {
-                    denied.push(self.not_run(scope, call, Decision::Denied, message, None));
+                    denied.push(self.not_run(call, Decision::Denied, message, None));
                 }
             }
         }
@@ -176,10 +216,8 @@ impl Agent {
     /// Stores a turn that waits for decisions (with the records of the calls
     /// that settled in the same write), keeps a working state a tool set, and
     /// emits `approvalRequested`. Returns the waiting calls.
-    pub(super) async fn store_paused(
-        &self,
-        scope: &TurnScope<'_>,
-        state: &mut TurnState,
+    pub async fn store_paused(
+        &mut self,
         pending: PendingTurn,
         records: Vec<ToolCallRecord>,
         conversation: Conversation,
@@ -192,11 +230,11 @@ impl Agent {
             tool_calls: records,
             pending: Some(pending),
             grants: Vec::new(),
-            open_turn: Some(scope.end_of_turn()),
+            open_turn: Some(self.scope.end_of_turn()),
         };
-        self.commit_step(scope, state, write).await?;
-        self.keep_working_state(conversation, working_state).await?;
-        scope.emit(|| EventKind::ApprovalRequested {
+        self.commit_step(write).await?;
+        self.agent.keep_working_state(conversation, working_state).await?;
+        self.scope.emit(|| EventKind::ApprovalRequested {
             calls: waiting.clone(),
             expires_at,
         });
@@ -206,28 +244,23 @@ impl Agent {
     /// The policy of one call. A call that cannot run at all (unknown tool,
     /// bad arguments) is not asked about: the runner reports why to the model.
     /// Calls that always run are not parsed here (the runner parses them).
-    async fn plan_call(
-        &self,
-        call: &ToolCall,
-        offered: &[String],
-        scope: &TurnScope<'_>,
-        state: &TurnState,
-    ) -> Plan {
-        let approvals = self.approvals();
+    async fn plan_call(&self, call: &ToolCall, offered: &[String]) -> Plan {
+        let (agent, state) = (self.agent, &self.state);
+        let approvals = agent.approvals();
         // A tool allowed "always" in this conversation counts as auto-approved: `ask` runs, `deny` still refuses.
         let auto_approve = state.overrides.auto_approve
             || state.granted.contains(&call.name)
             || approvals.auto_approve_for(state.overrides.approvals.auto_approve);
-        let read_only = self.tools.get(&call.name).is_some_and(|tool| tool.read_only());
+        let read_only = agent.tools.get(&call.name).is_some_and(|tool| tool.read_only());
         if approvals.always_runs(&call.name, read_only, auto_approve) {
             return Plan::Run;
         }
-        let Ok((_, arguments)) = prepare_call(call, offered, &self.tools) else {
+        let Ok((_, arguments)) = prepare_call(call, offered, &agent.tools) else {
             return Plan::Run;
         };
         let context = PolicyContext {
             tool_name: call.name.clone(),
-            conversation_id: scope.conversation_id.to_owned(),
+            conversation_id: self.scope.conversation_id.clone(),
             user_id: state.user_id.clone(),
         };
         let (policy, reason) = approvals
@@ -244,25 +277,25 @@ impl Agent {
         }
     }
 
-    /// Runs calls through the tool runner (tool context from the turn; a tool's
-    /// new working state lands in `working_state`).
-    pub(super) async fn run_calls(
+    /// Runs calls through the tool runner (tool context from the turn, in the
+    /// conversation's book `book_id`; a tool's new working state lands in
+    /// `working_state`).
+    pub async fn run_calls(
         &self,
-        scope: &TurnScope<'_>,
-        conversation: &Conversation,
+        book_id: Option<&str>,
         calls: &[ToolCall],
         offered: &[String],
         working_state: &Rc<RefCell<Option<Value>>>,
-        state: &TurnState,
     ) -> Vec<ToolOutcome> {
         if calls.is_empty() {
             return Vec::new();
         }
+        let (agent, scope) = (self.agent, &self.scope);
         let settings = ToolRunSettings {
             offered: offered.to_vec(),
-            parallel: self.config.parallel_tool_calls,
-            default_timeout_ms: self.config.limits.tool_timeout_ms,
-            redact: self.config.redact_arguments.clone(),
+            parallel: agent.config.parallel_tool_calls,
+            default_timeout_ms: agent.config.limits.tool_timeout_ms,
+            redact: agent.config.redact_arguments.clone(),
         };
         let emit = |kind: EventKind| {
             if let EventKind::ToolInvocation { call_id, .. } = &kind {
@@ -272,15 +305,15 @@ impl Agent {
         };
         let settled = |outcome: &ToolOutcome| scope.note_settled(outcome);
         let run = ToolRunContext {
-            registry: &self.tools,
-            cache: &self.cache,
-            clock: &*self.clock,
+            registry: &agent.tools,
+            cache: &agent.cache,
+            clock: &*agent.clock,
             tool_context: ToolContext {
-                conversation_id: scope.conversation_id.to_owned(),
-                user_id: scope.user_id.clone(),
-                book_id: conversation.book_id.clone(),
+                conversation_id: scope.conversation_id.clone(),
+                user_id: self.state.user_id.clone(),
+                book_id: book_id.map(str::to_owned),
                 cancel: scope.cancel.clone(),
-                max_context_tokens: state.overrides.max_context_tokens.map(|n| n as usize),
+                max_context_tokens: self.state.overrides.max_context_tokens.map(|n| n as usize),
                 working_state: working_state.clone(),
             },
             emit: &emit,
@@ -291,20 +324,19 @@ impl Agent {
 
     /// The outcome of a call settled without running: the model reads
     /// `message` (as `{"error": ...}`, or as is for a person's rejection).
-    pub(super) fn not_run(
+    pub fn not_run(
         &self,
-        scope: &TurnScope<'_>,
         call: &ToolCall,
         decision: Decision,
         message: String,
         reason: Option<String>,
     ) -> ToolOutcome {
-        let arguments = redact_arguments(&call.arguments, &self.config.redact_arguments);
-        let mut record =
-            ToolCallRecord::not_run(call, arguments, decision, message.clone(), self.clock.now_ms());
-        record.conversation_id = scope.conversation_id.to_owned();
+        let arguments = redact_arguments(&call.arguments, &self.agent.config.redact_arguments);
+        let now = self.agent.clock.now_ms();
+        let mut record = ToolCallRecord::not_run(call, arguments, decision, message.clone(), now);
+        record.conversation_id = self.scope.conversation_id.clone();
         record.reason = reason;
-        scope.emit(|| EventKind::ToolResult {
+        self.scope.emit(|| EventKind::ToolResult {
             tool_name: call.name.clone(),
             call_id: call.id.clone(),
             result: None,
@@ -326,7 +358,9 @@ impl Agent {
             record,
         }
     }
+}
 
+impl Agent {
     /// Stores a working state a tool set, and returns the conversation as it now is.
     pub(super) async fn keep_working_state(
         &self,
