@@ -94,7 +94,7 @@ impl Agent {
         let always = decided.iter().filter(|d| d.kind == DecisionKind::ApproveAlways);
         note_grants(&mut state, &pending, always.map(|d| &d.call), self.clock.now_ms());
         let scope = TurnScope::new(&conversation_id, turn_id.to_owned(), self.clock.now_ms());
-        let mut turn = Turn::new(self, scope, state).heard_by(options, events);
+        let mut turn = Turn::new(self, scope, state).heard_by(events, &options.cancel);
         let claimed_revision = pending.revision;
         let outcome = within(
             &*self.clock,
@@ -179,6 +179,7 @@ impl Agent {
         Ok(())
     }
 
+    /// The stored paused turn `turn_id`, whatever its status; `NotFound` if there is none.
     async fn stored_pending(&self, turn_id: &str) -> Result<PendingTurn> {
         self.archive()
             .await?

@@ -76,7 +76,7 @@ impl Agent {
         let mut state = open.state.clone();
         state.granted = self.granted_tools(&conversation_id).await?;
         let scope = TurnScope::new(&conversation_id, open.turn_id.clone(), open.started_at);
-        let mut turn = Turn::new(self, scope, state).heard_by(options, events);
+        let mut turn = Turn::new(self, scope, state).heard_by(events, &options.cancel);
         let outcome = within(&*self.clock, turn.limit(), async {
             let write = interrupted_step(&mut turn, open.step.as_ref());
             turn.commit_step(write).await?;

@@ -78,7 +78,7 @@ impl Agent {
         let mut turn = self
             .new_turn(conversation_id, options)
             .await?
-            .heard_by(options, events);
+            .heard_by(events, &options.cancel);
         let outcome = within(&*self.clock, turn.limit(), async {
             let user = store_user.then(|| {
                 let now = self.clock.now_ms();

@@ -7,15 +7,17 @@
 //! turn and run it.
 
 use crate::approval::PendingCall;
+use crate::cancel::CancelToken;
 use crate::domain::{Conversation, EgressPurpose, TurnState};
 use crate::error::{Error, Result};
 use crate::events::{EventKind, EventSink};
 
-use super::{Agent, SendOptions, TurnResult, TurnStatus};
+use super::{Agent, TurnResult, TurnStatus};
 use model_call::CallContext;
 use tool_step::StepEnd;
 
 mod budget;
+mod calls;
 mod conclude;
 mod cut_step;
 mod finish;
@@ -50,10 +52,10 @@ impl<'a> Turn<'a> {
     }
 
     /// The turn heard by `events` (and recorded with `recordEvents`), cut off
-    /// by `options.cancel`.
-    pub fn heard_by(self, options: &SendOptions, events: &EventSink) -> Self {
+    /// by `cancel`.
+    pub fn heard_by(self, events: &EventSink, cancel: &CancelToken) -> Self {
         let recorded = self.agent.recorder();
-        let scope = self.scope.heard_by(events, &options.cancel, recorded);
+        let scope = self.scope.heard_by(events, cancel, recorded);
         Turn { scope, ..self }
     }
 

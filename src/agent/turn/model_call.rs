@@ -114,6 +114,7 @@ pub(super) struct CallContext<'a> {
     pub period: Option<&'a PeriodStart>,
 }
 
+/// The name of a finish reason in `stepFinish` events.
 pub(super) fn finish_reason_name(reason: Option<&FinishReason>) -> String {
     match reason {
         None | Some(FinishReason::Stop) => "stop".into(),

@@ -61,13 +61,7 @@ impl Turn<'_> {
         let quotes = library
             .quoted_answer(book_id, &question, &self.state.sources, &self.scope.cancel)
             .await?;
-        // One delta a quote, as a model streams its paragraphs.
-        for (i, line) in quotes.text.split("\n\n").enumerate() {
-            let separator = if i == 0 { "" } else { "\n\n" };
-            self.scope.emit(|| EventKind::TextDelta {
-                text: format!("{separator}{line}"),
-            });
-        }
+        self.stream_quotes(&quotes.text);
         let quoted = Quoted {
             reason: if error.is_some() {
                 QuoteReason::Fallback
@@ -89,6 +83,16 @@ impl Turn<'_> {
             quotes: lines,
         };
         self.store_answer(request, call.book_id, answer).await
+    }
+
+    /// Emits a quoted answer's `text` one delta a quote, as a model streams its paragraphs.
+    fn stream_quotes(&self, text: &str) {
+        for (i, line) in text.split("\n\n").enumerate() {
+            let separator = if i == 0 { "" } else { "\n\n" };
+            self.scope.emit(|| EventKind::TextDelta {
+                text: format!("{separator}{line}"),
+            });
+        }
     }
 
     /// The quoted answer to show under a model's answer none of whose

@@ -83,8 +83,27 @@ impl Turn<'_> {
         } else {
             Vec::new()
         };
-        let mut fixed_tokens = estimate_tokens(&system) + tool_definitions_tokens(&tools);
-        let (system, window) = match agent.config.context {
+        let fixed_tokens = estimate_tokens(&system) + tool_definitions_tokens(&tools);
+        let draft = Draft {
+            system,
+            window: Vec::new(),
+            tools,
+            fixed_tokens,
+        };
+        self.add_history(draft, conversation, period).await
+    }
+
+    /// `draft` with the conversation's history: under `summarize`, the
+    /// summary (made or extended first, if it must be) in the system message
+    /// and the messages after it; otherwise the newest messages that fit.
+    async fn add_history(
+        &mut self,
+        mut draft: Draft,
+        conversation: &Conversation,
+        period: Option<&PeriodStart>,
+    ) -> Result<Draft> {
+        let agent = self.agent;
+        match agent.config.context {
             ContextStrategy::Summarize {
                 max_tokens,
                 keep_recent,
@@ -96,23 +115,18 @@ impl Turn<'_> {
                     book_id: conversation.book_id.as_deref(),
                 };
                 let SummarizedHistory { summary, messages } =
-                    self.summarized_history(fixed_tokens, limits).await?;
-                fixed_tokens += summary.as_deref().map_or(0, summary_tokens);
-                (with_summary(system, summary.as_deref()), messages)
+                    self.summarized_history(draft.fixed_tokens, limits).await?;
+                draft.fixed_tokens += summary.as_deref().map_or(0, summary_tokens);
+                draft.system = with_summary(draft.system, summary.as_deref());
+                draft.window = messages;
             }
             // A bounded read of the newest messages: a step costs the window, not the conversation.
             strategy => {
-                let conversation_id = &self.scope.conversation_id;
-                let window = read_window(&*agent.store, conversation_id, strategy, fixed_tokens).await?;
-                (system, window)
+                let (store, conversation_id) = (&*agent.store, &self.scope.conversation_id);
+                draft.window = read_window(store, conversation_id, strategy, draft.fixed_tokens).await?;
             }
-        };
-        Ok(Draft {
-            system,
-            window,
-            tools,
-            fixed_tokens,
-        })
+        }
+        Ok(draft)
     }
 
     /// `window` cut to what fits `modelProfile.contextLength` next to

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use super::Turn;
 use crate::agent::decided::{Decided, REJECTED};
 use crate::agent::TurnResult;
-use crate::approval::{Decision, DecisionKind, PendingStatus, PendingTurn};
+use crate::approval::{Decision, DecisionKind, PendingStatus, PendingTurn, SettledCall};
 use crate::domain::{Conversation, ToolCall};
 use crate::error::{Error, Result};
 use crate::storage::TurnWrite;
@@ -29,20 +29,7 @@ impl Turn<'_> {
             .await;
         let done = self.settle(outcomes, &pending.step.calls);
         let records = done.records;
-        for d in &decided {
-            if let Some(call) = pending.step.calls.iter_mut().find(|c| c.id == d.call.id) {
-                call.arguments = d.call.arguments.clone();
-            }
-        }
-        pending.step.settled.extend(done.settled);
-        pending
-            .calls
-            .retain(|c| !decided.iter().any(|d| d.call.id == c.call_id));
-        pending.step.running.clear();
-        pending.step.claim_expires_at = None;
-        pending.step.state = self.state.clone();
-        pending.revision += 1;
-
+        self.note_decided(&mut pending, &decided, done.settled);
         if !pending.calls.is_empty() {
             pending.status = PendingStatus::Awaiting;
             let waiting = self
@@ -76,6 +63,25 @@ impl Turn<'_> {
         }
         self.scope.cancel.check()?;
         self.run(conversation).await
+    }
+
+    /// Writes into the claimed turn `pending` what came of its `decided` calls:
+    /// their `settled` results, their edited arguments, no call running, and
+    /// the turn's state as it now is, as its next revision.
+    fn note_decided(&self, pending: &mut PendingTurn, decided: &[Decided], settled: Vec<SettledCall>) {
+        for d in decided {
+            if let Some(call) = pending.step.calls.iter_mut().find(|c| c.id == d.call.id) {
+                call.arguments = d.call.arguments.clone();
+            }
+        }
+        pending.step.settled.extend(settled);
+        pending
+            .calls
+            .retain(|c| !decided.iter().any(|d| d.call.id == c.call_id));
+        pending.step.running.clear();
+        pending.step.claim_expires_at = None;
+        pending.step.state = self.state.clone();
+        pending.revision += 1;
     }
 
     /// Runs the approved and edited calls of `decided` (their records naming

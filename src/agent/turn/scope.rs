@@ -85,11 +85,17 @@ impl TurnScope {
 
 /// A tool step whose calls are running: not stored yet.
 pub(super) struct OpenStep {
+    /// The text the model wrote alongside its calls.
     pub(super) text: String,
+    /// The model's reasoning in that response.
     pub(super) reasoning: Vec<ReasoningBlock>,
+    /// Every call of the response, in order.
     pub(super) calls: Vec<ToolCall>,
+    /// The ids of the calls that started running.
     pub(super) started: Vec<String>,
+    /// The calls that settled (without running, or done).
     pub(super) settled: Vec<ToolOutcome>,
+    /// Where a tool's new working state lands.
     pub(super) working_state: Rc<RefCell<Option<Value>>>,
 }
 
