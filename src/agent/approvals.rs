@@ -1,29 +1,23 @@
 //! Paused turns: listing them, resolving them call by call, cancelling them,
 //! and closing the ones whose approval expired.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use serde_json::Value;
 
 use super::decided::Decided;
 use super::grants::{approve_same_tool, note_grants};
-use super::step::{settle, StepParts};
-use super::turn_scope::TurnScope;
-use super::{Agent, SendOptions, ToolCallRecord, TurnError, TurnResult, TurnState};
+use super::step::StepParts;
+use super::turn::{Turn, TurnScope};
+use super::{Agent, SendOptions, ToolCallRecord, TurnError, TurnResult};
 use crate::approval::{
     ApprovalDecision, ClaimedCall, Decision, DecisionKind, OnNewMessage, PendingApproval, PendingStatus,
     PendingTurn,
 };
-use crate::domain::{Conversation, Message, ToolCall};
+use crate::domain::{Message, ToolCall};
 use crate::error::{Error, Result};
 use crate::events::EventSink;
 use crate::storage::TurnWrite;
 use crate::time::within;
-use crate::tool::{prepare_call, redact_arguments};
-
-/// What the model reads for a call a person rejected.
-pub const REJECTED: &str = "User rejected this action";
+use crate::tool::prepare_call;
 
 /// What the model reads for a call left undecided when the user sent a new message (`onNewMessage: 'reject'`).
 pub const MOVED_ON: &str = "The user moved on without approving";
@@ -80,11 +74,7 @@ impl Agent {
         let decided = self.check_decisions(&pending, decisions)?;
         // Read again (before the claim): a `resetApprovals` while the turn waited applies to the rest of it.
         let granted = self.granted_tools(&conversation_id).await?;
-        let conversation = self
-            .store
-            .conversation(&conversation_id)
-            .await?
-            .ok_or_else(|| Error::not_found("conversation", &conversation_id))?;
+        let conversation = self.stored_conversation(&conversation_id).await?;
 
         pending.step.running = decided
             .iter()
@@ -94,7 +84,7 @@ impl Agent {
                 decision: d.record_decision(),
             })
             .collect();
-        let limit = self.turn_limit(&pending.step.state).unwrap_or_default();
+        let limit = self.turn_limit(&pending.step.state.overrides).unwrap_or_default();
         pending.step.claim_expires_at = Some(self.clock.now_ms() + (limit + CLAIM_GRACE_MS) as f64);
         self.write_revision(&mut pending, PendingStatus::Resolving, Vec::new(), Vec::new())
             .await?;
@@ -103,38 +93,35 @@ impl Agent {
         state.granted = granted;
         let always = decided.iter().filter(|d| d.kind == DecisionKind::ApproveAlways);
         note_grants(&mut state, &pending, always.map(|d| &d.call), self.clock.now_ms());
-        let scope = TurnScope {
-            conversation_id: &conversation_id,
-            turn_id: turn_id.to_owned(),
-            events,
-            cancel: &options.cancel,
-            user_id: state.user_id.clone(),
-            started_at: self.clock.now_ms(),
-            open_step: RefCell::new(None),
-            recorded: self.recorder(),
-        };
-        let limit = self.turn_limit(&state);
+        let scope = TurnScope::new(&conversation_id, turn_id.to_owned(), self.clock.now_ms());
+        let mut turn = Turn::new(self, scope, state).heard_by(events, &options.cancel);
         let claimed_revision = pending.revision;
         let outcome = within(
             &*self.clock,
-            limit,
-            self.resume(&scope, conversation, pending, decided, &mut state),
+            turn.limit(),
+            turn.resume(conversation, pending, decided),
         )
         .await;
         if outcome.is_err() {
             // Cut off before the decided calls were stored (a timeout): release the claim now
             // rather than when it lapses. Best effort: the turn's error is what the caller hears.
-            let stored = match self.archive().await {
-                Ok(archive) => archive.pending_turn(turn_id).await,
-                Err(e) => Err(e),
-            };
-            if let Ok(Some(stored)) = stored {
-                if stored.status == PendingStatus::Resolving && stored.revision == claimed_revision {
-                    let _ = self.release_claim(stored).await;
-                }
+            self.release_stale_claim(turn_id, claimed_revision).await;
+        }
+        turn.conclude(outcome).await
+    }
+
+    /// Releases the claim of `turn_id` if it is still the one taken at
+    /// `claimed_revision` (best effort).
+    async fn release_stale_claim(&self, turn_id: &str, claimed_revision: u32) {
+        let stored = match self.archive().await {
+            Ok(archive) => archive.pending_turn(turn_id).await,
+            Err(e) => Err(e),
+        };
+        if let Ok(Some(stored)) = stored {
+            if stored.status == PendingStatus::Resolving && stored.revision == claimed_revision {
+                let _ = self.release_claim(stored).await;
             }
         }
-        self.conclude(&scope, outcome, state).await
     }
 
     /// Cancels a paused turn: its undecided calls are answered "Not run" and
@@ -192,6 +179,7 @@ impl Agent {
         Ok(())
     }
 
+    /// The stored paused turn `turn_id`, whatever its status; `NotFound` if there is none.
     async fn stored_pending(&self, turn_id: &str) -> Result<PendingTurn> {
         self.archive()
             .await?
@@ -300,96 +288,6 @@ impl Agent {
         Ok(edited)
     }
 
-    /// Runs the decided calls of a claimed turn, stores what came of them, and
-    /// goes on with the turn once no call waits.
-    async fn resume(
-        &self,
-        scope: &TurnScope<'_>,
-        conversation: Conversation,
-        mut pending: PendingTurn,
-        decided: Vec<Decided>,
-        state: &mut TurnState,
-    ) -> Result<TurnResult> {
-        let redact = &self.config.redact_arguments;
-        let working_state = Rc::new(RefCell::new(None));
-        let to_run: Vec<ToolCall> = decided
-            .iter()
-            .filter(|d| d.kind != DecisionKind::Reject)
-            .map(|d| d.call.clone())
-            .collect();
-        let mut outcomes = self
-            .run_calls(
-                scope,
-                &conversation,
-                &to_run,
-                &pending.step.offered,
-                &working_state,
-                state,
-            )
-            .await;
-        for outcome in &mut outcomes {
-            if let Some(d) = decided.iter().find(|d| d.call.id == outcome.call.id) {
-                outcome.record.decision = d.record_decision();
-                outcome.record.original_arguments = redact_arguments(&d.original_arguments, redact);
-            }
-        }
-        for d in decided.iter().filter(|d| d.kind == DecisionKind::Reject) {
-            let message = match &d.reason {
-                Some(reason) if !reason.trim().is_empty() => format!("{REJECTED}: {reason}"),
-                _ => REJECTED.to_owned(),
-            };
-            outcomes.push(self.not_run(scope, &d.call, Decision::Rejected, message, d.reason.clone()));
-        }
-        let max_chars = self.config.max_tool_result_chars;
-        let done = settle(outcomes, &pending.step.calls, &scope.turn_id, state, max_chars);
-        let records = done.records;
-
-        for d in &decided {
-            if let Some(call) = pending.step.calls.iter_mut().find(|c| c.id == d.call.id) {
-                call.arguments = d.call.arguments.clone();
-            }
-        }
-        pending.step.settled.extend(done.settled);
-        pending
-            .calls
-            .retain(|c| !decided.iter().any(|d| d.call.id == c.call_id));
-        pending.step.running.clear();
-        pending.step.claim_expires_at = None;
-        pending.step.state = state.clone();
-        pending.revision += 1;
-
-        if !pending.calls.is_empty() {
-            pending.status = PendingStatus::Awaiting;
-            let waiting = self
-                .store_paused(scope, state, pending, records, conversation, &working_state)
-                .await?;
-            return Ok(self.paused(scope, state, waiting));
-        }
-
-        pending.status = PendingStatus::Resolved;
-        let messages = self.settled_step(&pending);
-        let over_limit = pending.step.over_limit;
-        // The turn may pause again: its next paused record must follow this one.
-        state.paused_revision = Some(pending.revision);
-        let write = TurnWrite {
-            messages,
-            tool_calls: records,
-            pending: Some(pending),
-            grants: Vec::new(),
-            open_turn: None,
-        };
-        // The turn goes on: the commit writes its open-turn record.
-        self.commit_step(scope, state, write).await?;
-        let conversation = self.keep_working_state(conversation, &working_state).await?;
-        if over_limit {
-            return Err(Error::MaxToolCalls {
-                limit: self.config.limits.max_tool_calls,
-            });
-        }
-        scope.cancel.check()?;
-        self.run_loop(scope, conversation, state).await
-    }
-
     /// Releases a claim whose resolve stopped before storing its calls: the
     /// claimed calls are answered "Interrupted" (never run again). If calls
     /// remain undecided the turn waits for them again (`Awaiting`); if not, it
@@ -471,17 +369,13 @@ impl Agent {
         pending: &mut PendingTurn,
         answer: impl Fn(&ToolCall) -> Option<(Decision, String)>,
     ) -> Vec<ToolCallRecord> {
-        let (events, cancel) = (EventSink::none(), Default::default());
-        let scope = TurnScope {
-            conversation_id: &pending.conversation_id,
-            turn_id: pending.turn_id.clone(),
-            events: &events,
-            cancel: &cancel,
-            user_id: pending.step.state.user_id.clone(),
-            started_at: pending.created_at,
-            open_step: RefCell::new(None),
-            recorded: None,
-        };
+        let state = std::mem::take(&mut pending.step.state);
+        let scope = TurnScope::new(
+            &pending.conversation_id,
+            pending.turn_id.clone(),
+            pending.created_at,
+        );
+        let mut turn = Turn::new(self, scope, state);
         let step = &pending.step;
         let outcomes: Vec<_> = step
             .calls
@@ -489,18 +383,17 @@ impl Agent {
             .filter(|c| !step.settled.iter().any(|s| s.call_id == c.id))
             .filter_map(|call| {
                 let (decision, text) = answer(call)?;
-                Some(self.not_run(&scope, call, decision, text, None))
+                Some(turn.not_run(call, decision, text, None))
             })
             .collect();
-        let max_chars = self.config.max_tool_result_chars;
-        let step = &mut pending.step;
-        let done = settle(outcomes, &step.calls, &scope.turn_id, &mut step.state, max_chars);
-        step.settled.extend(done.settled);
+        let done = turn.settle(outcomes, &pending.step.calls);
+        pending.step.state = turn.into_state();
+        pending.step.settled.extend(done.settled);
         done.records
     }
 
     /// The stored form of a paused step once every call is settled.
-    fn settled_step(&self, pending: &PendingTurn) -> Vec<Message> {
+    pub(super) fn settled_step(&self, pending: &PendingTurn) -> Vec<Message> {
         let step = &pending.step;
         let parts = StepParts {
             text: &step.text,

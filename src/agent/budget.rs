@@ -3,29 +3,31 @@
 //! far plus the next request's estimated input. Past a limit the turn stops
 //! with `BudgetExceeded`; every step before it is already stored whole.
 
-use super::usage_estimate::request_tokens;
 use super::Agent;
-use crate::domain::{Budget, TurnState, Usage, UsageTotals};
+use crate::domain::{Budget, Usage, UsageTotals};
 use crate::error::{Error, Result};
-use crate::provider::ModelRequest;
 
 /// Usage in one scope: tokens, and cost where the price is known.
 #[derive(Debug, Clone, Copy)]
-struct Spent {
-    tokens: u64,
-    cost_usd: Option<f64>,
+pub(super) struct Spent {
+    /// Input and output tokens.
+    pub tokens: u64,
+    /// Their cost, if the model has a price.
+    pub cost_usd: Option<f64>,
 }
 
 /// Where a conversation stood when this run of the turn's loop began: its
 /// stored totals (which then include this turn's earlier calls) and the
 /// turn's own usage at that moment, so no call is counted twice.
 pub(super) struct PeriodStart {
-    totals: UsageTotals,
-    turn_usage: Usage,
+    /// The conversation's stored totals.
+    pub totals: UsageTotals,
+    /// The turn's own usage then.
+    pub turn_usage: Usage,
 }
 
 /// Compares one scope's spending plus the next request with its budget.
-fn check(scope: &str, budget: &Budget, spent: Spent, next: Spent) -> Result<()> {
+pub(super) fn check(scope: &str, budget: &Budget, spent: Spent, next: Spent) -> Result<()> {
     let exceeded = |limit: &str, max: f64, spent: f64, next: f64| Error::BudgetExceeded {
         scope: scope.to_owned(),
         limit: limit.to_owned(),
@@ -52,70 +54,9 @@ fn check(scope: &str, budget: &Budget, spent: Spent, next: Spent) -> Result<()> 
 }
 
 impl Agent {
-    /// The turn's budget: `send`'s, else the configured one.
-    fn turn_budget(&self, state: &TurnState) -> Budget {
-        state.overrides.budget.unwrap_or(self.config.budget)
-    }
-
-    /// Reads the conversation's totals when a `budgetPeriod` is set.
-    pub(super) async fn period_start(
-        &self,
-        conversation_id: &str,
-        state: &TurnState,
-    ) -> Result<Option<PeriodStart>> {
-        if !self.config.budget_period.is_set() {
-            return Ok(None);
-        }
-        Ok(Some(PeriodStart {
-            totals: self.store.usage_totals(conversation_id).await?,
-            turn_usage: state.usage,
-        }))
-    }
-
-    /// Whether a cost limit applies but the model has no price (the check is skipped).
-    pub(super) fn cost_unchecked(&self, state: &TurnState) -> bool {
-        let cost_limited = self.turn_budget(state).max_cost_usd.is_some()
-            || self.config.budget_period.max_cost_usd.is_some();
-        cost_limited && self.config.prices.price(self.model.model_name()).is_none()
-    }
-
-    /// `BudgetExceeded` if `request` would take the turn or the conversation past its budget.
-    pub(super) fn check_budgets(
-        &self,
-        state: &TurnState,
-        request: &ModelRequest,
-        period: Option<&PeriodStart>,
-    ) -> Result<()> {
-        let cost = |usage: &Usage| self.cost_usd(usage);
-        let next_usage = Usage {
-            // In the model's own count, as far as calls taught it (see `calibration`).
-            input_tokens: self.calibration.scale(request_tokens(request)) as u64,
-            ..Usage::default()
-        };
-        let next = Spent {
-            tokens: next_usage.input_tokens,
-            cost_usd: cost(&next_usage),
-        };
-        let turn = Spent {
-            tokens: state.usage.input_tokens + state.usage.output_tokens,
-            cost_usd: cost(&state.usage),
-        };
-        check("turn", &self.turn_budget(state), turn, next)?;
-        let Some(start) = period else { return Ok(()) };
-        let earlier = Spent {
-            tokens: start.turn_usage.input_tokens + start.turn_usage.output_tokens,
-            cost_usd: cost(&start.turn_usage),
-        };
-        let conversation = Spent {
-            tokens: start.totals.tokens() + turn.tokens - earlier.tokens,
-            cost_usd: start
-                .totals
-                .cost_usd
-                .or(Some(0.0))
-                .zip(turn.cost_usd.zip(earlier.cost_usd))
-                .map(|(total, (now, before))| total + now - before),
-        };
-        check("conversation", &self.config.budget_period, conversation, next)
+    /// The cost of `usage` on this agent's model, where it has a price.
+    pub(super) fn cost_usd(&self, usage: &Usage) -> Option<f64> {
+        self.config.prices.cost_usd(self.model.model_name(), usage)
     }
 }
 

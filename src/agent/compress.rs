@@ -6,19 +6,16 @@
 //! the older history is dropped instead, with a `warning`.
 
 use super::budget::PeriodStart;
-use super::context::{history_window, read_back, unit_starts, ContextStrategy};
-use super::turn_scope::TurnScope;
-use super::{Agent, TurnState};
-use crate::domain::{estimate_tokens, ContextSummary, Message};
-use crate::error::{Error, Result};
-use crate::events::EventKind;
+use super::context::{read_back, unit_starts};
+use crate::domain::{estimate_tokens, Message};
+use crate::error::Result;
 use crate::storage::Store;
 
 /// The heading the summary goes under in the system message.
 pub const SUMMARY_HEADING: &str = "## Summary of the earlier conversation";
 /// Summary calls one request may make (a long history switched to
 /// `summarize` is caught up over the next turns, oldest part first).
-const MAX_SUMMARY_CALLS: usize = 4;
+pub(super) const MAX_SUMMARY_CALLS: usize = 4;
 /// The first page of the backward read of unsummarised messages; later pages double.
 const FIRST_PAGE: usize = 64;
 
@@ -65,7 +62,7 @@ pub fn with_summary(system: String, summary: Option<&str>) -> String {
 
 /// Where the newest `keep_recent` messages begin, moved back to the start of
 /// their unit; never past the last unit, so the latest message always stays.
-fn keep_recent_start(history: &[Message], keep_recent: usize) -> usize {
+pub(super) fn keep_recent_start(history: &[Message], keep_recent: usize) -> usize {
     let bound = history.len().saturating_sub(keep_recent);
     unit_starts(history)
         .into_iter()
@@ -76,7 +73,7 @@ fn keep_recent_start(history: &[Message], keep_recent: usize) -> usize {
 
 /// The messages after `through_seq` (all of them when `None`), read newest
 /// first in growing pages until the boundary is reached.
-async fn messages_after(
+pub(super) async fn messages_after(
     store: &dyn Store,
     conversation_id: &str,
     through_seq: Option<u32>,
@@ -91,7 +88,7 @@ async fn messages_after(
 
 /// Splits `dropped` at unit starts into runs of about `max_tokens` each
 /// (a unit larger than that is a run of its own).
-fn chunks(dropped: &[Message], max_tokens: usize) -> Vec<&[Message]> {
+pub(super) fn chunks(dropped: &[Message], max_tokens: usize) -> Vec<&[Message]> {
     let mut starts = unit_starts(dropped);
     starts.push(dropped.len());
     let mut runs = Vec::new();
@@ -111,141 +108,6 @@ fn chunks(dropped: &[Message], max_tokens: usize) -> Vec<&[Message]> {
         runs.push(&dropped[from..]);
     }
     runs
-}
-
-impl Agent {
-    /// The history for the next request under `summarize`: the stored summary
-    /// and the messages after it, if they fit `max_tokens` next to
-    /// `fixed_tokens` (system message and tools); otherwise everything older
-    /// than the newest `keep_recent` messages (and than what fits) is first
-    /// folded into the summary.
-    pub(super) async fn summarized_history(
-        &self,
-        scope: &TurnScope<'_>,
-        state: &mut TurnState,
-        fixed_tokens: usize,
-        limits: SummaryLimits<'_>,
-    ) -> Result<SummarizedHistory> {
-        let SummaryLimits {
-            max_tokens,
-            keep_recent,
-            ..
-        } = limits;
-        let stored = self.store.context_summary(scope.conversation_id).await?;
-        let through = stored.as_ref().map(|s| s.through_seq);
-        let live = messages_after(&*self.store, scope.conversation_id, through).await?;
-        let budget = ContextStrategy::TokenBudget { max_tokens };
-        let stored_tokens = stored.as_ref().map_or(0, |s| summary_tokens(&s.text));
-        if history_window(&live, budget, fixed_tokens + stored_tokens).len() == live.len() {
-            let summary = stored.map(|s| s.text);
-            return Ok(SummarizedHistory {
-                summary,
-                messages: live,
-            });
-        }
-        let room = summary_room(max_tokens);
-        let window_start = live.len() - history_window(&live, budget, fixed_tokens + room).len();
-        let cut = window_start.max(keep_recent_start(&live, keep_recent));
-        let (summary, reached) = self
-            .fold_into_summary(scope, state, limits, stored, &live[..cut])
-            .await?;
-        let text = summary.map(|s| s.text);
-        let used = fixed_tokens + text.as_deref().map_or(0, summary_tokens);
-        let messages = history_window(&live[reached..], budget, used).to_vec();
-        Ok(SummarizedHistory {
-            summary: text,
-            messages,
-        })
-    }
-
-    /// Extends `stored` with `dropped`, one summary call a chunk, oldest
-    /// first. Returns the summary as far as it got and how many of `dropped`
-    /// it covers; a failed call ends the folding (the rest is dropped from
-    /// this request) but not the turn. Only an abort is an error.
-    async fn fold_into_summary(
-        &self,
-        scope: &TurnScope<'_>,
-        state: &mut TurnState,
-        limits: SummaryLimits<'_>,
-        mut summary: Option<ContextSummary>,
-        dropped: &[Message],
-    ) -> Result<(Option<ContextSummary>, usize)> {
-        let mut reached = 0;
-        for chunk in chunks(dropped, limits.max_tokens)
-            .into_iter()
-            .take(MAX_SUMMARY_CALLS)
-        {
-            let previous = summary.as_ref().map(|s| s.text.as_str());
-            match self.summary_call(scope, state, limits, previous, chunk).await {
-                Ok(text) => {
-                    let next = self.next_summary(scope.conversation_id, summary.as_ref(), chunk, text);
-                    self.keep_summary(scope, &next, chunk.len()).await;
-                    summary = Some(next);
-                    reached += chunk.len();
-                }
-                Err(Error::Aborted) => return Err(Error::Aborted),
-                Err(error) => {
-                    self.summary_failed(scope, summary.as_ref(), &error);
-                    break;
-                }
-            }
-        }
-        Ok((summary, reached))
-    }
-
-    /// The summary after `chunk` was folded into `previous` as `text`.
-    fn next_summary(
-        &self,
-        conversation_id: &str,
-        previous: Option<&ContextSummary>,
-        chunk: &[Message],
-        text: String,
-    ) -> ContextSummary {
-        let last = chunk.last().map_or(0, |m| m.seq);
-        ContextSummary {
-            conversation_id: conversation_id.to_owned(),
-            text,
-            through_seq: last,
-            summarized_messages: previous.map_or(0, |s| s.summarized_messages) + chunk.len() as u32,
-            updated_at: self.clock.now_ms(),
-        }
-    }
-
-    /// Stores a new summary and reports it. A failed write is only a
-    /// warning: the summary still serves this request.
-    async fn keep_summary(&self, scope: &TurnScope<'_>, summary: &ContextSummary, folded: usize) {
-        if let Err(error) = self.store.put_context_summary(summary).await {
-            scope.emit(|| EventKind::Warning {
-                code: "contextSummaryNotStored".into(),
-                message: format!(
-                    "the conversation's summary could not be stored ({error}): it will be made again"
-                ),
-            });
-        }
-        scope.emit(|| EventKind::ContextCompressed {
-            summarized_messages: folded as u32,
-            through_seq: Some(summary.through_seq),
-            summary_tokens: estimate_tokens(&summary.text),
-            fallback: None,
-        });
-    }
-
-    /// Reports a summary call that failed: older history is dropped instead.
-    fn summary_failed(&self, scope: &TurnScope<'_>, summary: Option<&ContextSummary>, error: &Error) {
-        let reason = format!("{}: {error}", error.name());
-        scope.emit(|| EventKind::Warning {
-            code: "contextSummaryFailed".into(),
-            message: format!(
-                "older history could not be summarised and is left out of this request ({reason})"
-            ),
-        });
-        scope.emit(|| EventKind::ContextCompressed {
-            summarized_messages: 0,
-            through_seq: summary.map(|s| s.through_seq),
-            summary_tokens: summary.map_or(0, |s| estimate_tokens(&s.text)),
-            fallback: Some(reason.clone()),
-        });
-    }
 }
 
 #[cfg(test)]

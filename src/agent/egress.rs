@@ -4,13 +4,10 @@
 //! and headless runs.
 
 use super::sources::system_sources;
-use super::usage_estimate::failed_call_usage;
-use super::Agent;
 use crate::domain::{
     EgressEntry, EgressPurpose, Message, PassageRef, Role, Source, ToolResultRef, TurnState, Usage,
 };
-use crate::error::Error;
-use crate::provider::ModelRequest;
+use crate::provider::{Model, ModelRequest};
 use crate::retrieval::reader::passages::passage_pages;
 use crate::tool::builtin::SEARCH_BOOK;
 
@@ -78,62 +75,45 @@ pub(super) struct Carried<'a> {
     pub messages: &'a [Message],
 }
 
-impl Agent {
-    /// Adds the entry of a request that failed: it left the device unless the
-    /// connection itself failed; its counts are estimated.
-    pub(super) fn record_failed_egress(
-        &self,
-        state: &mut TurnState,
-        request: &ModelRequest,
-        carried: Carried<'_>,
-        error: &Error,
-    ) {
-        if matches!(error, Error::Connection { .. }) {
-            return;
-        }
-        let usage = failed_call_usage(request, state.partial_text.as_deref());
-        self.record_egress(state, request, carried, &usage);
+/// The ledger's entry of a request that was sent (whatever came of it) to
+/// `model`, in the turn of `state`.
+pub(super) fn egress_entry(
+    state: &TurnState,
+    request: &ModelRequest,
+    carried: Carried<'_>,
+    usage: &Usage,
+    model: &dyn Model,
+) -> EgressEntry {
+    let (tool_results, mut passages) = tool_results_in(carried.messages, carried.book_id);
+    // A step and its correction carry the turn's system message; a summary call does not.
+    let system_inputs = carried.purpose != EgressPurpose::Summary;
+    if let (true, Some(_), Some(book)) = (system_inputs, &state.passages, carried.book_id) {
+        let system = system_sources(state, book);
+        passages.splice(0..0, system.iter().map(passage_ref));
     }
-
-    /// Adds the entry of a request that was sent (whatever came of it) to the turn's ledger.
-    pub(super) fn record_egress(
-        &self,
-        state: &mut TurnState,
-        request: &ModelRequest,
-        carried: Carried<'_>,
-        usage: &Usage,
-    ) {
-        let (tool_results, mut passages) = tool_results_in(carried.messages, carried.book_id);
-        // A step and its correction carry the turn's system message; a summary call does not.
-        let system_inputs = carried.purpose != EgressPurpose::Summary;
-        if let (true, Some(_), Some(book)) = (system_inputs, &state.passages, carried.book_id) {
-            let system = system_sources(state, book);
-            passages.splice(0..0, system.iter().map(passage_ref));
-        }
-        let mentions = if system_inputs {
-            state.mentions.iter().map(|(m, _)| m.clone()).collect()
-        } else {
-            Vec::new()
-        };
-        state.egress.push(EgressEntry {
-            // A summary call comes before its step is counted.
-            step: match carried.purpose {
-                EgressPurpose::Summary => state.steps + 1,
-                EgressPurpose::Answer | EgressPurpose::Correction => state.steps,
-            },
-            purpose: carried.purpose,
-            endpoint: self.model.endpoint(),
-            model: self.model.model_name().to_owned(),
-            input_tokens: usage.input_tokens,
-            output_tokens: usage.output_tokens,
-            estimated: usage.estimated,
-            system_chars: request.system.as_deref().map_or(0, |s| s.chars().count()),
-            messages: request.messages.len(),
-            tools: request.tools.iter().map(|t| t.name.clone()).collect(),
-            passages,
-            tool_results,
-            mentions,
-        });
+    let mentions = if system_inputs {
+        state.mentions.iter().map(|(m, _)| m.clone()).collect()
+    } else {
+        Vec::new()
+    };
+    EgressEntry {
+        // A summary call comes before its step is counted.
+        step: match carried.purpose {
+            EgressPurpose::Summary => state.steps + 1,
+            EgressPurpose::Answer | EgressPurpose::Correction => state.steps,
+        },
+        purpose: carried.purpose,
+        endpoint: model.endpoint(),
+        model: model.model_name().to_owned(),
+        input_tokens: usage.input_tokens,
+        output_tokens: usage.output_tokens,
+        estimated: usage.estimated,
+        system_chars: request.system.as_deref().map_or(0, |s| s.chars().count()),
+        messages: request.messages.len(),
+        tools: request.tools.iter().map(|t| t.name.clone()).collect(),
+        passages,
+        tool_results,
+        mentions,
     }
 }
 

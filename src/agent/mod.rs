@@ -27,7 +27,6 @@ mod config;
 mod config_report;
 mod context;
 mod context_room;
-mod cut_step;
 mod decided;
 mod egress;
 mod friendly;
@@ -35,40 +34,33 @@ mod grants;
 mod headless;
 mod locks;
 mod mentions;
-mod model_call;
 mod open_options;
-mod open_turn;
 mod option_rules;
 mod portability;
 pub mod prompts;
-mod quoted;
 mod replay;
-mod request;
 mod result;
 mod resume;
 mod retry;
 mod review;
+mod send;
 mod sources;
-mod state;
 mod step;
-mod structured;
 mod summary_call;
 mod system_prompt;
-mod tool_step;
 mod turn;
-mod turn_scope;
-mod usage_count;
 mod usage_estimate;
 
 pub use crate::domain::{
     Budget, RunError, RunRecord, RunStatus, ToolCallRecord, TurnOverrides, TurnState, TurnUsage,
 };
 pub use crate::retrieval::config::RetrievalStrategy;
-pub use approvals::{MOVED_ON, REJECTED};
+pub use approvals::MOVED_ON;
 pub use calibration::Calibration;
 pub use config::{AgentConfig, ModelProfile, Persona, QuoteAnswers, RunLimits, ToolShell};
 pub use config_report::{book_context_warning, validate_config, ConfigReport};
 pub use context::{estimate_tokens, history_window, read_window, ContextStrategy, DEFAULT_KEEP_RECENT};
+pub use decided::REJECTED;
 pub use friendly::friendly_message;
 pub use headless::{HeadlessRequest, DEFAULT_RUN_TIMEOUT_MS};
 pub use locks::{MemoryLocks, TurnGuard, TurnLocks};
@@ -80,8 +72,8 @@ pub use portability::{
 };
 pub use result::{TurnError, TurnResult, TurnStatus};
 pub use resume::INTERRUPTED_BY_CLOSE;
+pub use send::SendOptions;
 pub use system_prompt::{iso_date, system_message, SystemInputs};
-pub use turn::SendOptions;
 pub use usage_estimate::{estimated_usage, usage_or_estimate};
 
 /// Runs conversations against one model and one store.

@@ -8,12 +8,9 @@
 //! its unsettled calls answered "Interrupted" — never run again: whether it
 //! finished is unknown, and running it twice could do twice what it does.
 
-use std::cell::RefCell;
-
 use super::step::StepParts;
-use super::turn_scope::TurnScope;
-use super::{Agent, SendOptions, TurnError, TurnResult, TurnState};
-use crate::cancel::CancelToken;
+use super::turn::{Turn, TurnScope};
+use super::{Agent, SendOptions, TurnError, TurnResult};
 use crate::domain::{InterruptedTurn, OpenStepRecord, OpenTurn};
 use crate::error::{Error, Result};
 use crate::events::EventSink;
@@ -75,36 +72,22 @@ impl Agent {
         let _turn = self.active.hold(&conversation_id, guard);
         // Read again under the lock: another tab may have resumed it meanwhile.
         let open = self.open_turn(turn_id).await?;
-        let conversation = self
-            .store
-            .conversation(&conversation_id)
-            .await?
-            .ok_or_else(|| Error::not_found("conversation", &conversation_id))?;
+        let conversation = self.stored_conversation(&conversation_id).await?;
         let mut state = open.state.clone();
         state.granted = self.granted_tools(&conversation_id).await?;
-        let scope = TurnScope {
-            conversation_id: &conversation_id,
-            turn_id: open.turn_id.clone(),
-            started_at: open.started_at,
-            events,
-            cancel: &options.cancel,
-            user_id: state.user_id.clone(),
-            open_step: RefCell::new(None),
-            recorded: self.recorder(),
-        };
-        let limit = self.turn_limit(&state);
-        let outcome = within(&*self.clock, limit, async {
-            let write = self.interrupted_step(&scope, open.step.as_ref(), &mut state);
-            self.commit_step(&scope, &mut state, write).await?;
+        let scope = TurnScope::new(&conversation_id, open.turn_id.clone(), open.started_at);
+        let mut turn = Turn::new(self, scope, state).heard_by(events, &options.cancel);
+        let outcome = within(&*self.clock, turn.limit(), async {
+            let write = interrupted_step(&mut turn, open.step.as_ref());
+            turn.commit_step(write).await?;
             if !open.prepared {
                 let text = self.trailing_user_text(&conversation_id).await?;
-                self.prepare_turn(&scope, &conversation, &mut state, &open.mentions, &text)
-                    .await?;
+                turn.prepare(&conversation, &open.mentions, &text).await?;
             }
-            self.run_loop(&scope, conversation, &mut state).await
+            turn.run(conversation).await
         })
         .await;
-        self.conclude(&scope, outcome, state).await
+        turn.conclude(outcome).await
     }
 
     /// Closes the conversation's interrupted turns before a new message: the
@@ -115,21 +98,11 @@ impl Agent {
         if !self.store.has_open_turns(conversation_id).await? {
             return Ok(());
         }
-        let (events, cancel) = (EventSink::none(), CancelToken::default());
         for open in self.archive().await?.open_turns(Some(conversation_id)).await? {
-            let scope = TurnScope {
-                conversation_id,
-                turn_id: open.turn_id.clone(),
-                started_at: open.started_at,
-                events: &events,
-                cancel: &cancel,
-                user_id: open.state.user_id.clone(),
-                open_step: RefCell::new(None),
-                recorded: None,
-            };
-            let mut state = open.state.clone();
-            let mut write = self.interrupted_step(&scope, open.step.as_ref(), &mut state);
-            write.open_turn = Some(scope.end_of_turn());
+            let scope = TurnScope::new(conversation_id, open.turn_id.clone(), open.started_at);
+            let mut turn = Turn::new(self, scope, open.state.clone());
+            let mut write = interrupted_step(&mut turn, open.step.as_ref());
+            write.open_turn = Some(turn.end_of_turn());
             self.store.commit(write).await?;
         }
         Ok(())
@@ -145,37 +118,32 @@ impl Agent {
             .find(|t| t.turn_id == turn_id)
             .ok_or_else(|| Error::not_found("interrupted turn", turn_id))
     }
+}
 
-    /// The write that stores an interrupted tool step (nothing without one):
-    /// the calls settled before the others ran keep their results, the rest
-    /// are answered [`INTERRUPTED_BY_CLOSE`]. Their records join `state`.
-    fn interrupted_step(
-        &self,
-        scope: &TurnScope<'_>,
-        step: Option<&OpenStepRecord>,
-        state: &mut TurnState,
-    ) -> TurnWrite {
-        let Some(step) = step else {
-            return TurnWrite::default();
-        };
-        let settled = step
-            .records
-            .iter()
-            .filter_map(|record| {
-                let call = step.calls.iter().find(|c| c.id == record.id)?;
-                let settled = step.settled.iter().find(|s| s.call_id == record.id)?;
-                Some(ToolOutcome {
-                    call: call.clone(),
-                    content: settled.content.clone(),
-                    record: record.clone(),
-                })
+/// The write that stores an interrupted tool step (nothing without one):
+/// the calls settled before the others ran keep their results, the rest
+/// are answered [`INTERRUPTED_BY_CLOSE`]. Their records join the turn's state.
+fn interrupted_step(turn: &mut Turn<'_>, step: Option<&OpenStepRecord>) -> TurnWrite {
+    let Some(step) = step else {
+        return TurnWrite::default();
+    };
+    let settled = step
+        .records
+        .iter()
+        .filter_map(|record| {
+            let call = step.calls.iter().find(|c| c.id == record.id)?;
+            let settled = step.settled.iter().find(|s| s.call_id == record.id)?;
+            Some(ToolOutcome {
+                call: call.clone(),
+                content: settled.content.clone(),
+                record: record.clone(),
             })
-            .collect();
-        let parts = StepParts {
-            text: &step.text,
-            reasoning: &step.reasoning,
-            calls: &step.calls,
-        };
-        self.cut_step_write(scope, state, parts, settled, |_| INTERRUPTED_BY_CLOSE)
-    }
+        })
+        .collect();
+    let parts = StepParts {
+        text: &step.text,
+        reasoning: &step.reasoning,
+        calls: &step.calls,
+    };
+    turn.cut_step_write(parts, settled, |_| INTERRUPTED_BY_CLOSE)
 }

@@ -3,14 +3,12 @@
 //! uses the conversation's model with no tools, streams nothing to the host,
 //! and is checked against the budgets and counted in the usage like any call.
 
-use super::compress::{summary_room, SummaryLimits};
-use super::egress::Carried;
+use super::compress::summary_room;
 use super::prompts::SUMMARIZE_PROMPT;
-use super::turn_scope::TurnScope;
-use super::{Agent, TurnState};
-use crate::domain::{EgressPurpose, Message, Role};
-use crate::error::{Error, Result};
-use crate::provider::{accumulate, ModelRequest};
+use super::Agent;
+use crate::domain::{Message, Role};
+use crate::error::Result;
+use crate::provider::ModelRequest;
 
 /// The most characters of one message the summary call sees.
 const TRANSCRIPT_MESSAGE_CHARS: usize = 4_000;
@@ -59,7 +57,7 @@ pub fn summary_input(previous: Option<&str>, messages: &[Message]) -> String {
 
 impl Agent {
     /// The request of one summary call.
-    fn summary_request(
+    pub(super) fn summary_request(
         &self,
         previous: Option<&str>,
         messages: &[Message],
@@ -86,45 +84,6 @@ impl Agent {
             max_tokens: Some(room as u32),
             response_format: None,
         })
-    }
-
-    /// Makes one summary call: the new summary's text, or why there is none.
-    pub(super) async fn summary_call(
-        &self,
-        scope: &TurnScope<'_>,
-        state: &mut TurnState,
-        limits: SummaryLimits<'_>,
-        previous: Option<&str>,
-        messages: &[Message],
-    ) -> Result<String> {
-        let request = self.summary_request(previous, messages, limits.max_tokens)?;
-        self.check_budgets(state, &request, limits.period)?;
-        let response = match self.model.stream(&request, scope.cancel).await {
-            Ok(parts) => accumulate(parts).await,
-            Err(error) => Err(error),
-        };
-        let carried = || Carried {
-            purpose: EgressPurpose::Summary,
-            book_id: limits.book_id,
-            messages,
-        };
-        let response = match response {
-            Ok(response) => response,
-            Err(error) => {
-                self.count_failed_call(scope, state, &request, carried(), &error)
-                    .await;
-                return Err(error);
-            }
-        };
-        self.count_answered_call(scope, state, (&request, &response), carried())
-            .await;
-        let text = response.text.trim();
-        if text.is_empty() {
-            return Err(Error::Protocol {
-                message: "the model's summary was empty".into(),
-            });
-        }
-        Ok(text.to_owned())
     }
 }
 

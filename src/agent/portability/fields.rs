@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::MAX_IMPORT_RECORDS;
-use crate::agent::turn::MAX_USER_MESSAGE_CHARS;
+use crate::agent::send::MAX_USER_MESSAGE_CHARS;
 use crate::error::{Error, Result};
 use crate::from_json::FromJson;
 

@@ -8,8 +8,7 @@
 use serde_json::Value;
 
 use super::model_call::CallContext;
-use super::turn_scope::TurnScope;
-use super::{Agent, TurnState};
+use super::Turn;
 use crate::domain::{EgressPurpose, Message, ResponseFormat, Role};
 use crate::error::{Error, Result};
 use crate::ids::new_id;
@@ -55,15 +54,13 @@ pub fn correction_note(problem: &str) -> String {
     )
 }
 
-impl Agent {
+impl Turn<'_> {
     /// The final answer and, with a response schema, its data: checked, and
     /// corrected once if it must be (`StructuredOutput` if that fails too).
     pub(super) async fn structured_answer(
-        &self,
-        scope: &TurnScope<'_>,
+        &mut self,
         request: &ModelRequest,
         response: ModelResponse,
-        state: &mut TurnState,
         call: CallContext<'_>,
     ) -> Result<(ModelResponse, Option<Value>)> {
         let Some(format) = &request.response_format else {
@@ -73,12 +70,12 @@ impl Agent {
             Ok((text, data)) => return Ok((ModelResponse { text, ..response }, Some(data))),
             Err(problem) => problem,
         };
-        let corrective = self.corrective_request(scope, request, &response.text, &problem);
+        let corrective = self.corrective_request(request, &response.text, &problem);
         let correction = CallContext {
             purpose: EgressPurpose::Correction,
             ..call
         };
-        let second = self.counted_call(scope, &corrective, state, correction).await?;
+        let second = self.counted_call(&corrective, correction).await?;
         match check_answer(&second.text, format) {
             Ok((text, data)) => Ok((ModelResponse { text, ..second }, Some(data))),
             Err(validation_error) => Err(Error::StructuredOutput {
@@ -90,16 +87,10 @@ impl Agent {
 
     /// `request` without tools (the model must answer now), with the failed
     /// answer and the note after it.
-    fn corrective_request(
-        &self,
-        scope: &TurnScope<'_>,
-        request: &ModelRequest,
-        answer: &str,
-        problem: &str,
-    ) -> ModelRequest {
-        let now = self.clock.now_ms();
-        let message =
-            |role, content: String| Message::new(new_id(now), scope.conversation_id, role, content, now);
+    fn corrective_request(&self, request: &ModelRequest, answer: &str, problem: &str) -> ModelRequest {
+        let now = self.agent.clock.now_ms();
+        let conversation_id = &self.scope.conversation_id;
+        let message = |role, content: String| Message::new(new_id(now), conversation_id, role, content, now);
         let mut corrective = request.clone();
         corrective.tools.clear();
         corrective

@@ -3,27 +3,21 @@
 //! streamed and stored like any answer. The `quotes` provider answers so
 //! always; any other answers so when its model fails before writing a word.
 
+use super::finish::{question_of, Answer};
 use super::model_call::CallContext;
-use super::turn::{question_of, Answer};
-use super::turn_scope::TurnScope;
-use super::{Agent, TurnResult, TurnState};
-use crate::cancel::CancelToken;
+use super::Turn;
+use crate::agent::TurnResult;
 use crate::domain::{Conversation, QuoteReason, Quoted, SourceVia};
 use crate::error::{Error, Result};
 use crate::events::EventKind;
 use crate::provider::ModelRequest;
 use crate::retrieval::reader::context::ReaderContextPlan;
 
-impl Agent {
+impl Turn<'_> {
     /// Whether the failure `error` of this turn's model call is answered
     /// with quotes instead: a book conversation, the fallback on, nothing
     /// streamed yet, and a failure of the model, not of the turn.
-    pub(super) fn quotes_stand_in(
-        &self,
-        conversation: &Conversation,
-        state: &TurnState,
-        error: &Error,
-    ) -> bool {
+    pub(super) fn quotes_stand_in(&self, conversation: &Conversation, error: &Error) -> bool {
         let model_failed = matches!(
             error,
             Error::Connection { .. }
@@ -33,49 +27,41 @@ impl Agent {
                 | Error::Protocol { .. }
                 | Error::Timeout { .. }
         );
-        self.config.quotes.fallback
+        self.agent.config.quotes.fallback
             && model_failed
             && conversation.book_id.is_some()
-            && self.library.is_some()
-            && state.partial_text.is_none()
+            && self.agent.library.is_some()
+            && self.state.partial_text.is_none()
     }
 
     /// Answers the turn with quotes from the book: `error` is the model's
     /// failure it stands in for (`None`: the `quotes` provider).
     pub(super) async fn answer_with_quotes(
-        &self,
-        scope: &TurnScope<'_>,
+        &mut self,
         request: &ModelRequest,
-        state: &mut TurnState,
         call: CallContext<'_>,
         error: Option<Error>,
     ) -> Result<TurnResult> {
-        let (Some(book_id), Some(library)) = (call.book_id, &self.library) else {
+        let (Some(book_id), Some(library)) = (call.book_id, &self.agent.library) else {
             return Err(error.unwrap_or_else(crate::provider::nothing_to_quote));
         };
         let question = question_of(request).to_owned();
-        if !state.sources.iter().any(|s| s.via != SourceVia::ReaderPage) {
-            let plan = self.quoting_plan(state);
-            state.sources = library
-                .reader_context(book_id, &question, &plan, scope.cancel)
+        if !self.state.sources.iter().any(|s| s.via != SourceVia::ReaderPage) {
+            let plan = self.quoting_plan();
+            self.state.sources = library
+                .reader_context(book_id, &question, &plan, &self.scope.cancel)
                 .await?;
         }
         if let Some(error) = &error {
-            scope.emit(|| EventKind::Warning {
+            self.scope.emit(|| EventKind::Warning {
                 code: "answeredWithQuotes".into(),
                 message: format!("the model failed ({error}); the answer quotes the book instead"),
             });
         }
         let quotes = library
-            .quoted_answer(book_id, &question, &state.sources, scope.cancel)
+            .quoted_answer(book_id, &question, &self.state.sources, &self.scope.cancel)
             .await?;
-        // One delta a quote, as a model streams its paragraphs.
-        for (i, line) in quotes.text.split("\n\n").enumerate() {
-            let separator = if i == 0 { "" } else { "\n\n" };
-            scope.emit(|| EventKind::TextDelta {
-                text: format!("{separator}{line}"),
-            });
-        }
+        self.stream_quotes(&quotes.text);
         let quoted = Quoted {
             reason: if error.is_some() {
                 QuoteReason::Fallback
@@ -87,7 +73,7 @@ impl Agent {
         let lines = quotes
             .quotes
             .iter()
-            .map(|q| (q.line(), state.sources[q.passage].clone()))
+            .map(|q| (q.line(), self.state.sources[q.passage].clone()))
             .collect();
         let answer = Answer {
             text: quotes.text,
@@ -96,8 +82,17 @@ impl Agent {
             quoted: Some(quoted),
             quotes: lines,
         };
-        self.store_answer(scope, request, state, call.book_id, answer)
-            .await
+        self.store_answer(request, call.book_id, answer).await
+    }
+
+    /// Emits a quoted answer's `text` one delta a quote, as a model streams its paragraphs.
+    fn stream_quotes(&self, text: &str) {
+        for (i, line) in text.split("\n\n").enumerate() {
+            let separator = if i == 0 { "" } else { "\n\n" };
+            self.scope.emit(|| EventKind::TextDelta {
+                text: format!("{separator}{line}"),
+            });
+        }
     }
 
     /// The quoted answer to show under a model's answer none of whose
@@ -105,15 +100,14 @@ impl Agent {
     pub(super) async fn quotes_instead(
         &self,
         request: &ModelRequest,
-        state: &TurnState,
         book_id: Option<&str>,
-        cancel: &CancelToken,
     ) -> Result<Option<String>> {
-        let (Some(book_id), Some(library)) = (book_id, &self.library) else {
+        let (Some(book_id), Some(library)) = (book_id, &self.agent.library) else {
             return Ok(None);
         };
+        let (question, sources) = (question_of(request), &self.state.sources);
         let quotes = library
-            .quoted_answer(book_id, question_of(request), &state.sources, cancel)
+            .quoted_answer(book_id, question, sources, &self.scope.cancel)
             .await?;
         Ok((!quotes.quotes.is_empty()).then_some(quotes.text))
     }
@@ -121,11 +115,12 @@ impl Agent {
     /// What to quote from when the turn's system message had only the
     /// reader's pages (`toolUse`): the measured default plan, within the
     /// turn's passage budget.
-    fn quoting_plan(&self, state: &TurnState) -> ReaderContextPlan {
+    fn quoting_plan(&self) -> ReaderContextPlan {
+        let config = &self.agent.config;
         ReaderContextPlan {
-            reader_pages: self.config.reader_pages,
-            passages: self.config.retrieved_passages,
-            max_tokens: self.config.passage_budget(&state.overrides),
+            reader_pages: config.reader_pages,
+            passages: config.retrieved_passages,
+            max_tokens: config.passage_budget(&self.state.overrides),
             ..ReaderContextPlan::default()
         }
     }

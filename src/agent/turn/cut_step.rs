@@ -6,9 +6,8 @@
 //! running answered "Interrupted" (never run again), the others "Not run" —
 //! like a resolve cut off by its limit.
 
-use super::step::{settle, StepParts};
-use super::turn_scope::TurnScope;
-use super::{Agent, TurnState};
+use super::Turn;
+use crate::agent::step::StepParts;
 use crate::approval::Decision;
 use crate::domain::ToolCall;
 use crate::storage::TurnWrite;
@@ -21,12 +20,12 @@ const CUT_WHILE_RUNNING: &str =
 /// What the model reads for a call of that step that had not started.
 const CUT_BEFORE_START: &str = "Not run: the turn ran out of time before this action started";
 
-impl Agent {
+impl Turn<'_> {
     /// If the turn stopped while a step's calls ran, stores that step with the
-    /// records of all its calls (added to `state`). Best effort: the turn's
-    /// error is what the caller hears either way.
-    pub(super) async fn store_cut_step(&self, scope: &TurnScope<'_>, state: &mut TurnState) {
-        let Some(step) = scope.open_step.borrow_mut().take() else {
+    /// records of all its calls (added to the turn's state). Best effort: the
+    /// turn's error is what the caller hears either way.
+    pub(super) async fn store_cut_step(&mut self) {
+        let Some(step) = self.scope.open_step.borrow_mut().take() else {
             return;
         };
         let parts = StepParts {
@@ -41,23 +40,25 @@ impl Agent {
                 CUT_BEFORE_START
             }
         };
-        let mut write = self.cut_step_write(scope, state, parts, step.settled.clone(), answer);
-        write.grants = std::mem::take(&mut state.new_grants);
-        if self.store.commit(write).await.is_err() {
+        let mut write = self.cut_step_write(parts, step.settled.clone(), answer);
+        write.grants = std::mem::take(&mut self.state.new_grants);
+        let store = &self.agent.store;
+        if store.commit(write).await.is_err() {
             return;
         }
-        if let Ok(Some(conversation)) = self.store.conversation(scope.conversation_id).await {
-            let _ = self.keep_working_state(conversation, &step.working_state).await;
+        if let Ok(Some(conversation)) = store.conversation(&self.scope.conversation_id).await {
+            let _ = self
+                .agent
+                .keep_working_state(conversation, &step.working_state)
+                .await;
         }
     }
 
     /// The write that stores a step cut off before all its calls settled:
     /// the `settled` calls keep their results, every other one is answered
-    /// `answer(call)` (and never run again). Their records join `state`.
-    pub(super) fn cut_step_write(
-        &self,
-        scope: &TurnScope<'_>,
-        state: &mut TurnState,
+    /// `answer(call)` (and never run again). Their records join the turn's state.
+    pub fn cut_step_write(
+        &mut self,
         step: StepParts<'_>,
         mut settled: Vec<ToolOutcome>,
         answer: impl Fn(&ToolCall) -> &'static str,
@@ -65,13 +66,13 @@ impl Agent {
         for call in step.calls {
             if !settled.iter().any(|o| o.call.id == call.id) {
                 let message = answer(call).to_owned();
-                settled.push(self.not_run(scope, call, Decision::Auto, message, None));
+                settled.push(self.not_run(call, Decision::Auto, message, None));
             }
         }
-        let max_chars = self.config.max_tool_result_chars;
-        let done = settle(settled, step.calls, &scope.turn_id, state, max_chars);
-        let redact = &self.config.redact_arguments;
-        let messages = step.messages(scope.conversation_id, &done.settled, redact, self.clock.now_ms());
+        let done = self.settle(settled, step.calls);
+        let redact = &self.agent.config.redact_arguments;
+        let now = self.agent.clock.now_ms();
+        let messages = step.messages(&self.scope.conversation_id, &done.settled, redact, now);
         TurnWrite {
             messages,
             tool_calls: done.records,

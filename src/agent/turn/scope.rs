@@ -17,25 +17,58 @@ use crate::tool::ToolOutcome;
 pub const MAX_RECORDED_EVENTS: usize = 20_000;
 
 /// Identifies the turn in progress, for events and tools.
-pub(super) struct TurnScope<'a> {
-    pub conversation_id: &'a str,
-    pub turn_id: String,
-    pub events: &'a EventSink,
-    pub cancel: &'a CancelToken,
-    pub user_id: Option<String>,
+pub(in crate::agent) struct TurnScope {
+    /// The conversation the turn runs in.
+    pub(super) conversation_id: String,
+    /// The turn's id (a resumed turn keeps its own).
+    pub(super) turn_id: String,
+    /// Who hears the turn's events.
+    pub(super) events: EventSink,
+    /// Tripping it aborts the model call and running tools.
+    pub(super) cancel: CancelToken,
     /// When the turn started (kept in its open-turn record).
-    pub started_at: f64,
+    pub(super) started_at: f64,
     /// The tool step whose calls are running, if any (see `cut_step`).
-    pub open_step: RefCell<Option<OpenStep>>,
+    pub(super) open_step: RefCell<Option<OpenStep>>,
     /// With `recordEvents`, the events emitted so far, kept for the store.
-    pub recorded: Option<RefCell<Vec<Event>>>,
+    pub(super) recorded: Option<RefCell<Vec<Event>>>,
 }
 
-impl TurnScope<'_> {
+impl TurnScope {
+    /// The scope of turn `turn_id` on `conversation_id`, started at
+    /// `started_at`, heard by no one (see [`TurnScope::heard_by`]).
+    pub fn new(conversation_id: &str, turn_id: String, started_at: f64) -> Self {
+        TurnScope {
+            conversation_id: conversation_id.to_owned(),
+            turn_id,
+            events: EventSink::none(),
+            cancel: CancelToken::default(),
+            started_at,
+            open_step: RefCell::new(None),
+            recorded: None,
+        }
+    }
+
+    /// The scope heard by `events`, its events kept in `recorded` (with
+    /// `recordEvents`), cut off by `cancel`.
+    pub(super) fn heard_by(
+        self,
+        events: &EventSink,
+        cancel: &CancelToken,
+        recorded: Option<RefCell<Vec<Event>>>,
+    ) -> Self {
+        TurnScope {
+            events: events.clone(),
+            cancel: cancel.clone(),
+            recorded,
+            ..self
+        }
+    }
+
     /// Emits an event built from `kind` — only if someone listens, or it is recorded.
-    pub fn emit(&self, kind: impl FnOnce() -> EventKind) {
+    pub(super) fn emit(&self, kind: impl FnOnce() -> EventKind) {
         let build = || Event {
-            conversation_id: self.conversation_id.to_owned(),
+            conversation_id: self.conversation_id.clone(),
             turn_id: self.turn_id.clone(),
             kind: kind(),
         };
@@ -52,11 +85,17 @@ impl TurnScope<'_> {
 
 /// A tool step whose calls are running: not stored yet.
 pub(super) struct OpenStep {
+    /// The text the model wrote alongside its calls.
     pub(super) text: String,
+    /// The model's reasoning in that response.
     pub(super) reasoning: Vec<ReasoningBlock>,
+    /// Every call of the response, in order.
     pub(super) calls: Vec<ToolCall>,
+    /// The ids of the calls that started running.
     pub(super) started: Vec<String>,
+    /// The calls that settled (without running, or done).
     pub(super) settled: Vec<ToolOutcome>,
+    /// Where a tool's new working state lands.
     pub(super) working_state: Rc<RefCell<Option<Value>>>,
 }
 
@@ -78,26 +117,26 @@ impl OpenStep {
     }
 }
 
-impl TurnScope<'_> {
+impl TurnScope {
     /// Keeps `step` until [`TurnScope::close_step`] (or until the turn stores it, cut off).
-    pub fn open_step(&self, step: OpenStep) {
+    pub(super) fn open_step(&self, step: OpenStep) {
         *self.open_step.borrow_mut() = Some(step);
     }
 
     /// Every call of the open step settled: the step goes on to be stored as usual.
-    pub fn close_step(&self) {
+    pub(super) fn close_step(&self) {
         self.open_step.borrow_mut().take();
     }
 
     /// A call of the open step (if any) started.
-    pub fn note_started(&self, call_id: &str) {
+    pub(super) fn note_started(&self, call_id: &str) {
         if let Some(step) = self.open_step.borrow_mut().as_mut() {
             step.started.push(call_id.to_owned());
         }
     }
 
     /// A call of the open step (if any) settled.
-    pub fn note_settled(&self, outcome: &ToolOutcome) {
+    pub(super) fn note_settled(&self, outcome: &ToolOutcome) {
         if let Some(step) = self.open_step.borrow_mut().as_mut() {
             step.settled.push(outcome.clone());
         }

@@ -1,44 +1,43 @@
 //! Keeping a turn's open-turn record: written with the user message,
 //! rewritten with every stored step and before a step's tools run, deleted in
 //! the write that ends the turn. A record whose conversation lock is free
-//! belongs to a turn a closed page cut off (see `resume`).
+//! belongs to a turn a closed page cut off (see `agent::resume`).
 
-use super::step::settled_of;
-use super::turn_scope::TurnScope;
-use super::{Agent, TurnState};
+use super::{Turn, TurnScope};
+use crate::agent::step::settled_of;
 use crate::domain::{Mention, Message, OpenStepRecord, OpenTurn, OpenTurnChange};
 use crate::error::Result;
 use crate::provider::ModelResponse;
 use crate::storage::TurnWrite;
 use crate::tool::ToolOutcome;
 
-impl TurnScope<'_> {
+impl TurnScope {
     /// The change that ends this turn's open-turn record.
-    pub fn end_of_turn(&self) -> OpenTurnChange {
+    pub(super) fn end_of_turn(&self) -> OpenTurnChange {
         OpenTurnChange::Delete {
-            conversation_id: self.conversation_id.to_owned(),
+            conversation_id: self.conversation_id.clone(),
             turn_id: self.turn_id.clone(),
         }
     }
 }
 
-impl Agent {
-    /// The open-turn record of the turn as `state` has it, with the tool step
+impl Turn<'_> {
+    /// The change that ends the turn's open-turn record.
+    pub fn end_of_turn(&self) -> OpenTurnChange {
+        self.scope.end_of_turn()
+    }
+
+    /// The open-turn record of the turn as it is now, with the tool step
     /// whose calls are about to run, if any.
-    pub(super) fn open_turn_record(
-        &self,
-        scope: &TurnScope<'_>,
-        state: &TurnState,
-        step: Option<OpenStepRecord>,
-    ) -> OpenTurn {
+    pub(super) fn open_turn_record(&self, step: Option<OpenStepRecord>) -> OpenTurn {
         OpenTurn {
-            turn_id: scope.turn_id.clone(),
-            conversation_id: scope.conversation_id.to_owned(),
-            started_at: scope.started_at,
-            updated_at: self.clock.now_ms(),
+            turn_id: self.scope.turn_id.clone(),
+            conversation_id: self.scope.conversation_id.clone(),
+            started_at: self.scope.started_at,
+            updated_at: self.agent.clock.now_ms(),
             prepared: true,
             mentions: Vec::new(),
-            state: state.clone(),
+            state: self.state.clone(),
             step,
         }
     }
@@ -46,14 +45,8 @@ impl Agent {
     /// Stores the user message (none for a retry) with the turn's first
     /// open-turn record, in one write: from here on a closed page leaves a
     /// turn that can be resumed.
-    pub(super) async fn begin_turn(
-        &self,
-        scope: &TurnScope<'_>,
-        state: &TurnState,
-        user: Option<Message>,
-        mentions: &[Mention],
-    ) -> Result<()> {
-        let mut record = self.open_turn_record(scope, state, None);
+    pub async fn begin(&self, user: Option<Message>, mentions: &[Mention]) -> Result<()> {
+        let mut record = self.open_turn_record(None);
         record.prepared = false;
         record.mentions = mentions.to_vec();
         let write = TurnWrite {
@@ -61,7 +54,7 @@ impl Agent {
             open_turn: Some(OpenTurnChange::Put(Box::new(record))),
             ..TurnWrite::default()
         };
-        self.store.commit(write).await.map(|_| ())
+        self.agent.store.commit(write).await.map(|_| ())
     }
 
     /// Rewrites the open-turn record with the step of `response`, whose
@@ -70,8 +63,6 @@ impl Agent {
     /// "Interrupted".
     pub(super) async fn note_open_step(
         &self,
-        scope: &TurnScope<'_>,
-        state: &TurnState,
         response: &ModelResponse,
         settled: &[ToolOutcome],
     ) -> Result<()> {
@@ -79,25 +70,25 @@ impl Agent {
             text: response.text.clone(),
             reasoning: response.reasoning.clone(),
             calls: response.tool_calls.clone(),
-            settled: settled_of(settled, self.config.max_tool_result_chars),
+            settled: settled_of(settled, self.agent.config.max_tool_result_chars),
             records: settled.iter().map(|o| o.record.clone()).collect(),
         };
-        let record = self.open_turn_record(scope, state, Some(step));
+        let record = self.open_turn_record(Some(step));
         let write = TurnWrite {
             open_turn: Some(OpenTurnChange::Put(Box::new(record))),
             ..TurnWrite::default()
         };
-        self.store.commit(write).await.map(|_| ())
+        self.agent.store.commit(write).await.map(|_| ())
     }
 
     /// Deletes the record of a turn that failed. Best effort: the turn's
     /// error is what the caller hears; a record left behind is listed as
     /// interrupted, and resuming it goes on from its last stored step.
-    pub(super) async fn end_open_turn(&self, scope: &TurnScope<'_>) {
+    pub(super) async fn end_open_turn(&self) {
         let write = TurnWrite {
-            open_turn: Some(scope.end_of_turn()),
+            open_turn: Some(self.scope.end_of_turn()),
             ..TurnWrite::default()
         };
-        let _ = self.store.commit(write).await;
+        let _ = self.agent.store.commit(write).await;
     }
 }
