@@ -233,6 +233,13 @@ impl Agent {
         self.cache.clear(tool);
     }
 
+    /// Forgets the cached results of `tool` for one argument set (for every
+    /// user and conversation): what a host calls when the data behind those
+    /// arguments changed. Returns how many results it forgot.
+    pub fn forget_tool_result(&self, tool: &str, arguments: &serde_json::Value) -> usize {
+        self.cache.forget(tool, arguments)
+    }
+
     /// Creates and persists a conversation.
     pub async fn create_conversation(&self, new: NewConversation) -> Result<Conversation> {
         let title = new.title.unwrap_or_else(|| "New conversation".to_owned());

@@ -178,6 +178,23 @@ impl ToolCache {
         self.len() == 0
     }
 
+    /// Forgets the results of `tool` for `arguments` (written in any key
+    /// order), in every partition; returns how many there were.
+    pub fn forget(&self, tool: &str, arguments: &Value) -> usize {
+        let canonical = arguments.to_string();
+        let mut entries = self.entries.borrow_mut();
+        let keys: Vec<Key> = entries
+            .by_key
+            .keys()
+            .filter(|k| k.0 == tool && k.2 == canonical)
+            .cloned()
+            .collect();
+        for key in &keys {
+            entries.remove(key);
+        }
+        keys.len()
+    }
+
     /// Forgets the results of one tool, or of all tools.
     pub fn clear(&self, tool: Option<&str>) {
         let mut entries = self.entries.borrow_mut();

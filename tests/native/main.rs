@@ -19,6 +19,7 @@ mod context;
 mod context_summary;
 mod cut_off;
 mod decoder_threads;
+mod defaults;
 mod egress;
 mod epub_props;
 mod exact_search;

@@ -98,3 +98,20 @@ fn global_scope_shares_across_users_and_conversations() {
     assert_eq!(ask(&agent, &second, "bob"), (r#"{"user":"alice"}"#.into(), true));
     assert_eq!(runs.get(), 1);
 }
+
+#[test]
+fn one_argument_set_is_forgotten_for_everyone_and_others_are_kept() {
+    let (agent, runs) = agent_with(Some(CacheScope::Global), 3);
+    let conv = conversation(&agent);
+    assert!(!ask(&agent, &conv, "alice").1);
+    assert!(ask(&agent, &conv, "alice").1, "cached");
+    assert_eq!(agent.agent.forget_tool_result("profile", &json!({"other": 1})), 0);
+    assert_eq!(
+        agent.agent.forget_tool_result("lookup", &json!({})),
+        0,
+        "another tool"
+    );
+    assert_eq!(agent.agent.forget_tool_result("profile", &json!({})), 1);
+    assert!(!ask(&agent, &conv, "alice").1, "forgotten: the tool runs again");
+    assert_eq!(runs.get(), 2);
+}

@@ -16,11 +16,19 @@ pub use request::{message_json, request_body};
 pub use response::parts_from_response;
 pub use stream::{decode_openai_body, ChunkDecoder};
 
+/// Where an `openai` provider without a `baseUrl` sends its requests: OpenAI's own API.
+pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+
+fn default_base_url() -> String {
+    OPENAI_BASE_URL.to_owned()
+}
+
 /// A chat-completions endpoint and the model to ask (`provider: { kind: 'openai', ... }`).
 #[derive(Debug, Clone, PartialEq, FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OpenAiSettings {
-    /// Base URL up to and including `/v1`, e.g. `https://api.openai.com/v1`.
+    /// Base URL up to and including `/v1` (default [`OPENAI_BASE_URL`]).
+    #[serde(default = "default_base_url")]
     pub base_url: String,
     /// Model name sent with each request.
     pub model: String,

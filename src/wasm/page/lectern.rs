@@ -379,6 +379,17 @@ impl Lectern {
         Ok(())
     }
 
+    /// Forgets the cached results of the tool `name` for one argument object
+    /// (written in any key order), for every user and conversation; resolves
+    /// how many it forgot.
+    #[wasm_bindgen(js_name = forgetToolResult)]
+    pub fn forget_tool_result(&self, name: String, arguments: JsValue) -> std::result::Result<u32, JsValue> {
+        check_js()?;
+        let arguments: serde_json::Value =
+            from_js(arguments, "tool arguments").map_err(|e| error_to_js(&e))?;
+        Ok(self.inner.agent.forget_tool_result(&name, &arguments) as u32)
+    }
+
     /// Replaces a conversation's working state (an object, or `null` to clear it).
     #[wasm_bindgen(js_name = setWorkingState, unchecked_return_type = "Promise<void>")]
     pub fn set_working_state(

@@ -34,8 +34,8 @@ export interface ModelPrice {
 /** An OpenAI-compatible chat-completions server (OpenAI, Ollama, LM Studio, vLLM, llama.cpp, LiteLLM, ...). */
 export interface OpenAIProviderConfig extends CallPolicyConfig {
   kind: 'openai';
-  /** Base URL up to and including `/v1`, e.g. `https://api.openai.com/v1`; a path such as `/v1` (your own proxy) is resolved against the page's URL. */
-  baseUrl: string;
+  /** Base URL up to and including `/v1` (default `https://api.openai.com/v1`); a path such as `/v1` (your own proxy) is resolved against the page's URL. */
+  baseUrl?: string;
   /** Model name sent with each request. */
   model: string;
   /** Bearer token; omit for servers that need none. */
