@@ -7,10 +7,11 @@ use super::sources::system_sources;
 use super::usage_estimate::failed_call_usage;
 use super::Agent;
 use crate::domain::{
-    EgressEntry, EgressPurpose, Message, PassageRef, Role, Source, ToolResultRef, TurnState, Usage,
+    EgressEntry, EgressPurpose, Endpoint, Message, PassageRef, Role, Source, ToolRequest, ToolResultRef,
+    TurnState, Usage,
 };
 use crate::error::Error;
-use crate::provider::ModelRequest;
+use crate::provider::{host_of, ModelRequest};
 use crate::retrieval::reader::passages::passage_pages;
 use crate::tool::builtin::SEARCH_BOOK;
 
@@ -119,7 +120,7 @@ impl Agent {
             // A summary call comes before its step is counted.
             step: match carried.purpose {
                 EgressPurpose::Summary => state.steps + 1,
-                EgressPurpose::Answer | EgressPurpose::Correction => state.steps,
+                EgressPurpose::Answer | EgressPurpose::Correction | EgressPurpose::Tool => state.steps,
             },
             purpose: carried.purpose,
             endpoint: self.model.endpoint(),
@@ -133,7 +134,37 @@ impl Agent {
             passages,
             tool_results,
             mentions,
+            tool_request: None,
         });
+    }
+
+    /// Adds an entry for each request built-in tools sent while the calls of
+    /// the turn's current step ran (those that got an HTTP answer). Such an
+    /// entry carries no model, tokens or messages: its `provider` is the
+    /// service, its `toolRequest` the tool, the call and the URL.
+    pub(super) fn record_tool_egress(&self, state: &mut TurnState, requests: Vec<ToolRequest>) {
+        for request in requests {
+            state.egress.push(EgressEntry {
+                step: state.steps,
+                purpose: EgressPurpose::Tool,
+                endpoint: Endpoint {
+                    provider: request.service.clone(),
+                    host: Some(host_of(&request.url)),
+                    local: false,
+                },
+                model: String::new(),
+                input_tokens: 0,
+                output_tokens: 0,
+                estimated: false,
+                system_chars: 0,
+                messages: 0,
+                tools: Vec::new(),
+                passages: Vec::new(),
+                tool_results: Vec::new(),
+                mentions: Vec::new(),
+                tool_request: Some(request),
+            });
+        }
     }
 }
 

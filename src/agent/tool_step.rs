@@ -245,7 +245,8 @@ impl Agent {
     }
 
     /// Runs calls through the tool runner (tool context from the turn; a tool's
-    /// new working state lands in `working_state`).
+    /// new working state lands in `working_state`, the requests built-in tools
+    /// sent in the turn's egress ledger).
     pub(super) async fn run_calls(
         &self,
         scope: &TurnScope<'_>,
@@ -253,7 +254,7 @@ impl Agent {
         calls: &[ToolCall],
         offered: &[String],
         working_state: &Rc<RefCell<Option<Value>>>,
-        state: &TurnState,
+        state: &mut TurnState,
     ) -> Vec<ToolOutcome> {
         if calls.is_empty() {
             return Vec::new();
@@ -271,6 +272,7 @@ impl Agent {
             scope.emit(|| kind)
         };
         let settled = |outcome: &ToolOutcome| scope.note_settled(outcome);
+        let requests = Rc::new(RefCell::new(Vec::new()));
         let run = ToolRunContext {
             registry: &self.tools,
             cache: &self.cache,
@@ -282,11 +284,15 @@ impl Agent {
                 cancel: scope.cancel.clone(),
                 max_context_tokens: state.overrides.max_context_tokens.map(|n| n as usize),
                 working_state: working_state.clone(),
+                call_id: String::new(),
+                requests: requests.clone(),
             },
             emit: &emit,
             settled: &settled,
         };
-        run_tool_calls(calls, &settings, &run).await
+        let outcomes = run_tool_calls(calls, &settings, &run).await;
+        self.record_tool_egress(state, requests.take());
+        outcomes
     }
 
     /// The outcome of a call settled without running: the model reads
