@@ -32,6 +32,7 @@ import init, {
   type SendApprovals,
   type ToolDecision,
   type BuiltinTool,
+  type WeatherOptions,
   type PendingApproval,
   type RunRecord,
   type ToolCallRecord,
@@ -380,6 +381,7 @@ export const summarizing: LecternOptions = {
 export function whatLeft(entries: EgressEntry[]): string[] {
   return entries.map((e) => {
     const where = e.local ? 'this device' : (e.host ?? `a ${e.provider} function`);
+    if (e.purpose === 'tool' && e.toolRequest) return `step ${e.step} ${e.toolRequest.toolName} -> ${where}: ${e.toolRequest.method} ${e.toolRequest.url}`;
     const pages = e.passages.map((p) => `${p.startPage}-${p.endPage} (${p.via})`).join(', ');
     const tools = e.toolResults.map((r) => `${r.toolName}#${r.callId}: ${r.chars} chars`).join(', ');
     return `step ${e.step} ${e.purpose} -> ${where} (${e.model}): ${e.inputTokens}${e.estimated ? '~' : ''} in, pages ${pages}, tools ${tools}, ${e.mentions.length} mentions, ${e.tools.join('/')}`;
@@ -534,7 +536,7 @@ export async function approvalControls(lectern: Lectern, id: string): Promise<st
 
 /** Built-in tools and tool retries. */
 export function builtinsAndRetries(lectern: Lectern): LecternOptions {
-  const builtins: BuiltinTool[] = ['current_datetime'];
+  const builtins: BuiltinTool[] = ['current_datetime', 'current_weather'];
   lectern.registerTool({
     name: 'fetch_page',
     description: 'Fetches a page (idempotent)',
@@ -546,7 +548,8 @@ export function builtinsAndRetries(lectern: Lectern): LecternOptions {
   lectern.subscribe((event) => {
     if (event.type === 'toolResult' && event.attempts > 1) console.log(`${event.toolName} took ${event.attempts} attempts`);
   });
-  return { provider: { kind: 'openai', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini', apiKey: 'k' }, builtinTools: builtins };
+  const weather: WeatherOptions = { baseUrl: 'http://127.0.0.1:8787', geocodingBaseUrl: 'http://127.0.0.1:8787' };
+  return { provider: { kind: 'openai', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini', apiKey: 'k' }, builtinTools: builtins, weather };
 }
 
 /** <lectern-chat>: typed by tag name, properties, methods and event details. */

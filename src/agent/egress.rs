@@ -5,9 +5,10 @@
 
 use super::sources::system_sources;
 use crate::domain::{
-    EgressEntry, EgressPurpose, Message, PassageRef, Role, Source, ToolResultRef, TurnState, Usage,
+    EgressEntry, EgressPurpose, Endpoint, Message, PassageRef, Role, Source, ToolRequest, ToolResultRef,
+    TurnState, Usage,
 };
-use crate::provider::{Model, ModelRequest};
+use crate::provider::{host_of, Model, ModelRequest};
 use crate::retrieval::reader::passages::passage_pages;
 use crate::tool::builtin::SEARCH_BOOK;
 
@@ -100,7 +101,7 @@ pub(super) fn egress_entry(
         // A summary call comes before its step is counted.
         step: match carried.purpose {
             EgressPurpose::Summary => state.steps + 1,
-            EgressPurpose::Answer | EgressPurpose::Correction => state.steps,
+            EgressPurpose::Answer | EgressPurpose::Correction | EgressPurpose::Tool => state.steps,
         },
         purpose: carried.purpose,
         endpoint: model.endpoint(),
@@ -114,6 +115,36 @@ pub(super) fn egress_entry(
         passages,
         tool_results,
         mentions,
+        tool_request: None,
+    }
+}
+
+/// Adds an entry for each request built-in tools sent while the calls of
+/// the turn's current step ran (those that got an HTTP answer). Such an
+/// entry carries no model, tokens or messages: its `provider` is the
+/// service, its `toolRequest` the tool, the call and the URL.
+pub(super) fn record_tool_egress(state: &mut TurnState, requests: Vec<ToolRequest>) {
+    for request in requests {
+        state.egress.push(EgressEntry {
+            step: state.steps,
+            purpose: EgressPurpose::Tool,
+            endpoint: Endpoint {
+                provider: request.service.clone(),
+                host: Some(host_of(&request.url)),
+                local: false,
+            },
+            model: String::new(),
+            input_tokens: 0,
+            output_tokens: 0,
+            estimated: false,
+            system_chars: 0,
+            messages: 0,
+            tools: Vec::new(),
+            passages: Vec::new(),
+            tool_results: Vec::new(),
+            mentions: Vec::new(),
+            tool_request: Some(request),
+        });
     }
 }
 

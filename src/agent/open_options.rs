@@ -17,7 +17,7 @@ use crate::provider::{PriceTable, ProviderConfig, ProviderKind};
 use crate::retrieval::books_settings::BooksSettings;
 use crate::retrieval::config::{EmbedderConfig, RetrievalSettings};
 use crate::retrieval::reader::context::{MAX_PASSAGES, MAX_READER_PAGES};
-use crate::tool::builtin::check_builtin_tools;
+use crate::tool::builtin::{check_builtin_tools, WeatherSettings};
 
 /// Which host functions came with the options (taken out before parsing).
 #[derive(Debug, Clone, Copy, Default)]
@@ -53,9 +53,12 @@ pub struct OpenOptions {
     /// Shorthand for `toolShell.allowedTools`.
     #[serde(default)]
     pub allowed_tools: Option<Vec<String>>,
-    /// Built-in tools to register (`['current_datetime']`).
+    /// Built-in tools to register (`['current_datetime', 'current_weather']`).
     #[serde(default)]
     pub builtin_tools: Vec<String>,
+    /// Where `current_weather` sends (Open-Meteo's forecast and geocoding APIs by default).
+    #[serde(default)]
+    pub weather: WeatherSettings,
     /// Run limits, as given: [`RunLimits::resolve`] fills in the defaults (a
     /// local provider's turn limit is longer).
     #[serde(default)]
@@ -149,6 +152,7 @@ impl OpenOptions {
         }
         let limits = RunLimits::resolve(self.limits.clone(), self.provider.local)?;
         check_builtin_tools(&self.builtin_tools)?;
+        self.weather.check()?;
         let mut tool_shell = self.tool_shell.clone();
         if let Some(allowed) = &self.allowed_tools {
             tool_shell.allowed_tools = Some(allowed.clone());

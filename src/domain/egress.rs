@@ -1,5 +1,6 @@
-//! The egress ledger: what each model request of a turn sent off the
-//! device, so a page can show its readers exactly what left it.
+//! The egress ledger: what each model request of a turn — and each request
+//! a built-in tool made — sent off the device, so a page can show its
+//! readers exactly what left it.
 
 use serde::{Deserialize, Serialize};
 
@@ -42,6 +43,9 @@ pub enum EgressPurpose {
     Summary,
     /// A second try at a structured answer that did not match `responseSchema`.
     Correction,
+    /// A request a built-in tool made (`current_weather`), not a model's:
+    /// its entry names the tool and the URL in [`EgressEntry::tool_request`].
+    Tool,
 }
 
 /// Book passages a request carried.
@@ -68,6 +72,22 @@ pub struct ToolResultRef {
     pub tool_name: String,
     /// Its length in characters.
     pub chars: usize,
+}
+
+/// A request a built-in tool sent (the `tool` entries of the ledger).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolRequest {
+    /// The tool, e.g. `current_weather`.
+    pub tool_name: String,
+    /// The call it ran for.
+    pub call_id: String,
+    /// The service it went to, e.g. `open-meteo` (also the entry's `provider`).
+    pub service: String,
+    /// `GET`, `POST`, ...
+    pub method: String,
+    /// The whole URL, its query included: what the request carried.
+    pub url: String,
 }
 
 // serde's derive reads it: FromJson does not flatten.
@@ -106,4 +126,7 @@ pub struct EgressEntry {
     pub tool_results: Vec<ToolResultRef>,
     /// Mentions resolved into the system message.
     pub mentions: Vec<Mention>,
+    /// For a `tool` entry: the tool, its call and the URL it requested.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_request: Option<ToolRequest>,
 }

@@ -36,7 +36,7 @@ pub use budget::Budget;
 pub use chunk::Chunk;
 pub use context_summary::ContextSummary;
 pub use conversation::{Conversation, NewConversation};
-pub use egress::{EgressEntry, EgressPurpose, Endpoint, PassageRef, ToolResultRef};
+pub use egress::{EgressEntry, EgressPurpose, Endpoint, PassageRef, ToolRequest, ToolResultRef};
 pub use grant::Grant;
 pub use mention::Mention;
 pub use message::{Message, Role};

@@ -29,7 +29,7 @@ pub struct HttpRequest {
     pub url: String,
     /// Header names and values, in order.
     pub headers: Vec<(String, String)>,
-    /// The body text (JSON for every provider call).
+    /// The body text (JSON for every provider call; empty for a `GET`).
     pub body: String,
 }
 
@@ -41,6 +41,16 @@ impl HttpRequest {
             url: url.into(),
             headers: vec![("content-type".into(), "application/json".into())],
             body,
+        }
+    }
+
+    /// A `GET` of `url` (no body), asking for JSON.
+    pub fn get(url: impl Into<String>) -> Self {
+        HttpRequest {
+            method: "GET".into(),
+            url: url.into(),
+            headers: vec![("accept".into(), "application/json".into())],
+            body: String::new(),
         }
     }
 

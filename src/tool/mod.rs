@@ -9,7 +9,7 @@ use futures::future::LocalBoxFuture;
 use serde_json::Value;
 
 use crate::cancel::CancelToken;
-use crate::domain::ToolDefinition;
+use crate::domain::{ToolDefinition, ToolRequest};
 
 pub mod builtin;
 mod cache;
@@ -43,12 +43,28 @@ pub struct ToolContext {
     pub max_context_tokens: Option<usize>,
     /// Where a tool puts a new working state for the conversation.
     pub working_state: Rc<RefCell<Option<Value>>>,
+    /// The call being run (set by the runner for each call; empty outside it).
+    pub call_id: String,
+    /// Where a built-in tool notes the requests it sent, for the turn's egress ledger.
+    pub requests: Rc<RefCell<Vec<ToolRequest>>>,
 }
 
 impl ToolContext {
     /// Replaces the conversation's working state (shown to the model at every call).
     pub fn set_working_state(&self, state: Value) {
         *self.working_state.borrow_mut() = Some(state);
+    }
+
+    /// Notes a request `tool` sent to `service` (one that got an HTTP answer:
+    /// it left the device), for the turn's egress ledger.
+    pub fn note_request(&self, tool: &str, service: &str, method: &str, url: &str) {
+        self.requests.borrow_mut().push(ToolRequest {
+            tool_name: tool.to_owned(),
+            call_id: self.call_id.clone(),
+            service: service.to_owned(),
+            method: method.to_owned(),
+            url: url.to_owned(),
+        });
     }
 }
 

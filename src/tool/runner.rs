@@ -118,22 +118,24 @@ async fn run_one(call: &ToolCall, settings: &ToolRunSettings, run: &ToolRunConte
                 .get(&call.name, &partition(tool.as_ref(), run), &arguments, started)
             {
                 Some(hit) => (Some(hit), None, true),
-                None => match execute_with_retries(tool.as_ref(), &arguments, settings, run, &mut attempts)
-                    .await
-                {
-                    Ok(value) => {
-                        let (content, extra) = tool.present(value);
-                        details = extra;
-                        if let Some(ttl) = tool.cache_ttl_ms() {
-                            let partition = partition(tool.as_ref(), run);
-                            let now = run.clock.now_ms();
-                            run.cache
-                                .put(&call.name, &partition, &arguments, content.clone(), now, ttl);
+                None => {
+                    match execute_with_retries(tool.as_ref(), call, &arguments, settings, run, &mut attempts)
+                        .await
+                    {
+                        Ok(value) => {
+                            let (content, extra) = tool.present(value);
+                            details = extra;
+                            if let Some(ttl) = tool.cache_ttl_ms() {
+                                let partition = partition(tool.as_ref(), run);
+                                let now = run.clock.now_ms();
+                                run.cache
+                                    .put(&call.name, &partition, &arguments, content.clone(), now, ttl);
+                            }
+                            (Some(content), None, false)
                         }
-                        (Some(content), None, false)
+                        Err(message) => (None, Some(message), false),
                     }
-                    Err(message) => (None, Some(message), false),
-                },
+                }
             }
         }
     };
@@ -195,6 +197,7 @@ fn partition(tool: &dyn Tool, run: &ToolRunContext<'_>) -> String {
 /// `attempts` counts the runs.
 async fn execute_with_retries(
     tool: &dyn Tool,
+    call: &ToolCall,
     arguments: &Value,
     settings: &ToolRunSettings,
     run: &ToolRunContext<'_>,
@@ -204,7 +207,7 @@ async fn execute_with_retries(
     let cancel = &run.tool_context.cancel;
     loop {
         *attempts += 1;
-        let outcome = execute(tool, arguments.clone(), settings, run).await;
+        let outcome = execute(tool, &call.id, arguments.clone(), settings, run).await;
         if outcome.is_ok() || *attempts > retries || cancel.is_cancelled() {
             return outcome;
         }
@@ -227,6 +230,7 @@ async fn execute_with_retries(
 /// turn's abort or by the timeout.
 async fn execute(
     tool: &dyn Tool,
+    call_id: &str,
     arguments: Value,
     settings: &ToolRunSettings,
     run: &ToolRunContext<'_>,
@@ -237,6 +241,7 @@ async fn execute(
     run.tool_context.cancel.on_cancel(move || child.cancel());
     let context = ToolContext {
         cancel: cancel.clone(),
+        call_id: call_id.to_owned(),
         ..run.tool_context.clone()
     };
     let running = tool.execute(arguments, context);

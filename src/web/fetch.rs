@@ -35,8 +35,13 @@ impl Transport for FetchTransport {
             for (name, value) in &request.headers {
                 builder = builder.header(name, value);
             }
-            let response = builder
-                .body(request.body)
+            // fetch refuses any body, even an empty one, on a GET or a HEAD.
+            let built = if request.body.is_empty() && matches!(request.method.as_str(), "GET" | "HEAD") {
+                builder.build()
+            } else {
+                builder.body(request.body)
+            };
+            let response = built
                 .map_err(|e| Error::config(format!("cannot build request to {}: {e}", request.url)))?
                 .send();
             let response = cancel

@@ -66,3 +66,4 @@ mod token_estimate;
 mod tool_cache;
 mod tool_results;
 mod turn;
+mod weather;

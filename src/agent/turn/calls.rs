@@ -7,6 +7,7 @@ use std::rc::Rc;
 use serde_json::{json, Value};
 
 use super::Turn;
+use crate::agent::egress::record_tool_egress;
 use crate::agent::ToolCallRecord;
 use crate::approval::{ApprovalPolicy, Decision, PendingCall, PolicyContext};
 use crate::domain::ToolCall;
@@ -88,9 +89,9 @@ impl Turn<'_> {
 
     /// Runs calls through the tool runner (tool context from the turn, in the
     /// conversation's book `book_id`; a tool's new working state lands in
-    /// `working_state`).
+    /// `working_state`, the requests built-in tools sent in the egress ledger).
     pub(super) async fn run_calls(
-        &self,
+        &mut self,
         book_id: Option<&str>,
         calls: &[ToolCall],
         offered: &[String],
@@ -113,6 +114,7 @@ impl Turn<'_> {
             scope.emit(|| kind)
         };
         let settled = |outcome: &ToolOutcome| scope.note_settled(outcome);
+        let requests = Rc::new(RefCell::new(Vec::new()));
         let run = ToolRunContext {
             registry: &agent.tools,
             cache: &agent.cache,
@@ -124,11 +126,15 @@ impl Turn<'_> {
                 cancel: scope.cancel.clone(),
                 max_context_tokens: self.state.overrides.max_context_tokens.map(|n| n as usize),
                 working_state: working_state.clone(),
+                call_id: String::new(),
+                requests: requests.clone(),
             },
             emit: &emit,
             settled: &settled,
         };
-        run_tool_calls(calls, &settings, &run).await
+        let outcomes = run_tool_calls(calls, &settings, &run).await;
+        record_tool_egress(&mut self.state, requests.take());
+        outcomes
     }
 
     /// The outcome of a call settled without running: the model reads

@@ -88,7 +88,7 @@ impl Turn<'_> {
     /// the decision and the arguments the model wrote) and answers the
     /// rejected ones.
     async fn run_decided(
-        &self,
+        &mut self,
         conversation: &Conversation,
         pending: &PendingTurn,
         decided: &[Decided],

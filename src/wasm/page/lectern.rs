@@ -191,7 +191,7 @@ impl Lectern {
             let mut agent = Agent::new(store, model, Rc::new(BrowserClock), config)
                 .with_archive_loader(stored.archive_loader())
                 .with_library(books.clone())?;
-            register_builtin_tools(&agent, &options.builtin_tools)?;
+            register_builtin_tools(&agent, &options.builtin_tools, &options.weather)?;
             if let Some(name) = &options.db_name {
                 // Every instance on this database, in any tab, shares the conversation locks.
                 let warned = listeners.clone();

@@ -43,7 +43,15 @@ export interface SendApprovals {
 }
 
 /** The built-in tools `builtinTools` can turn on. */
-export type BuiltinTool = 'current_datetime';
+export type BuiltinTool = 'current_datetime' | 'current_weather';
+
+/** Where the `current_weather` built-in tool sends (Open-Meteo, no API key). */
+export interface WeatherOptions {
+  /** The forecast API's origin (`GET {baseUrl}/v1/forecast`; default `'https://api.open-meteo.com'`). */
+  baseUrl?: string;
+  /** The geocoding API's origin (`GET {geocodingBaseUrl}/v1/search`; default `'https://geocoding-api.open-meteo.com'`). */
+  geocodingBaseUrl?: string;
+}
 
 /** With `friendlyErrors`, what a failed `send` or `resolveApprovals` resolves with. */
 export interface FailedSend {
@@ -73,8 +81,13 @@ export interface LecternOptions {
   toolShell?: { allowedTools?: string[] };
   /** Shorthand for `toolShell.allowedTools`. */
   allowedTools?: string[];
-  /** Built-in tools to register: `'current_datetime'` (the date and time in an IANA zone, or the reader's). */
+  /**
+   * Built-in tools to register: `'current_datetime'` (the date and time in an IANA zone, or the
+   * reader's), `'current_weather'` (the weather now at a place, from Open-Meteo).
+   */
   builtinTools?: BuiltinTool[];
+  /** Where `current_weather` sends (default: Open-Meteo's public APIs). */
+  weather?: WeatherOptions;
   /** Limits of one turn. */
   limits?: RunLimits;
   /** Which history the model sees (default `{ strategy: 'fullHistory', maxMessages: 50 }`). */

@@ -198,14 +198,20 @@ export interface TurnOutcomeBase {
   egress: EgressEntry[];
 }
 
-/** One model request of a turn: where it went, how big it was, and what it carried. */
+/**
+ * One model request of a turn — or one request a built-in tool sent (`purpose: 'tool'`): where it
+ * went, how big it was, and what it carried.
+ */
 export interface EgressEntry {
-  /** The turn's model call it belongs to (a summary call: the call it came before). */
+  /** The turn's model call it belongs to (a summary call: the call it came before; a tool request: the call that asked for the tool). */
   step: number;
-  /** `summary`: a `context: { strategy: 'summarize' }` call; `correction`: the second try at a `responseSchema` answer. */
-  purpose: 'answer' | 'summary' | 'correction';
-  /** `custom`: a JS function provider (Lectern cannot see where it sends). */
-  provider: 'openai' | 'anthropic' | 'custom';
+  /**
+   * `summary`: a `context: { strategy: 'summarize' }` call; `correction`: the second try at a
+   * `responseSchema` answer; `tool`: a built-in tool's request (no model, tokens or messages: see `toolRequest`).
+   */
+  purpose: 'answer' | 'summary' | 'correction' | 'tool';
+  /** `custom`: a JS function provider (Lectern cannot see where it sends); a tool request: the service (`open-meteo`). */
+  provider: 'openai' | 'anthropic' | 'custom' | 'open-meteo';
   /** Lower-case, no port; absent for `custom`. */
   host?: string;
   /** The provider was declared `local: true` (the model runs on the reader's device). */
@@ -227,6 +233,8 @@ export interface EgressEntry {
   toolResults: { callId: string; toolName: string; chars: number }[];
   /** Mentions resolved into its system message. */
   mentions: Mention[];
+  /** A tool request's tool, call and URL (its query is what it carried, e.g. the place name). */
+  toolRequest?: { toolName: string; callId: string; service: string; method: string; url: string };
 }
 
 /** The model answered. */
