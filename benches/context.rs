@@ -10,8 +10,8 @@ use std::rc::Rc;
 use std::time::Instant;
 
 use futures::executor::block_on;
+use lectern::runtime::time::ManualClock;
 use lectern::storage::MemoryStore;
-use lectern::time::ManualClock;
 
 fn main() {
     let origin = Instant::now();

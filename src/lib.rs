@@ -8,22 +8,18 @@
 
 pub mod agent;
 pub mod approval;
-pub mod cancel;
 pub mod domain;
 pub mod error;
 pub mod events;
-pub mod from_json;
 pub mod generation;
 pub mod http;
-pub mod ids;
+pub mod json;
 pub mod kernels;
 pub mod provider;
 pub mod retrieval;
+pub mod runtime;
 pub mod storage;
-pub mod tagged;
-pub mod time;
 pub mod tool;
-pub mod value_de;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 #[cfg(target_arch = "wasm32")]

@@ -28,7 +28,7 @@ pub fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     };
     let name = &input.ident;
     Ok(quote! {
-        impl crate::from_json::FromJson for #name {
+        impl crate::json::from_json::FromJson for #name {
             fn from_json(value: ::serde_json::Value) -> ::std::result::Result<Self, ::serde_json::Error> {
                 #body
             }
@@ -36,7 +36,7 @@ pub fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
 
         impl<'de> ::serde::Deserialize<'de> for #name {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
-                crate::from_json::deserialize(deserializer)
+                crate::json::from_json::deserialize(deserializer)
             }
         }
     })
@@ -81,7 +81,7 @@ fn struct_body(name: &Ident, data: &DataStruct, container: &Container) -> syn::R
     };
     Ok(quote! {
         const FIELDS: &[&str] = &[#(#known),*];
-        let mut fields = crate::from_json::Fields::open(value, #expecting, FIELDS, #deny)?;
+        let mut fields = crate::json::from_json::Fields::open(value, #expecting, FIELDS, #deny)?;
         #container_default
         ::std::result::Result::Ok(Self { #(#reads),* })
     })
@@ -112,10 +112,10 @@ fn enum_body(data: &DataEnum, container: &Container) -> syn::Result<TokenStream>
     }
     Ok(quote! {
         const VARIANTS: &[&str] = &[#(#names),*];
-        let name = crate::from_json::variant_name(value)?;
+        let name = crate::json::from_json::variant_name(value)?;
         match name.as_str() {
             #(#arms,)*
-            other => ::std::result::Result::Err(crate::from_json::unknown_variant(other, VARIANTS)),
+            other => ::std::result::Result::Err(crate::json::from_json::unknown_variant(other, VARIANTS)),
         }
     })
 }

@@ -5,7 +5,7 @@
 //! holding an `Option` per field, duplicate-field checks and the drop paths of
 //! each; monomorphised for the deserializer, that is one to five KB of wasm a
 //! type (twiggy: 180 KB of the page's module for ~80 types). The reader this
-//! derive writes is a list of calls to `lectern::from_json::Fields`, whose
+//! derive writes is a list of calls to `lectern::json::from_json::Fields`, whose
 //! generic parts depend on a field's type only, so every struct shares them.
 //!
 //! It reads the `#[serde]` attributes the `Serialize` derive reads, so a type's
@@ -17,8 +17,8 @@
 //! (`flatten`, `tag`, `untagged`, `alias`, …) is a compile error: such a type
 //! keeps serde's `Deserialize`.
 //!
-//! The generated code implements `lectern::from_json::FromJson` and, through
-//! `lectern::from_json::deserialize`, `serde::Deserialize`, so the type still
+//! The generated code implements `lectern::json::from_json::FromJson` and, through
+//! `lectern::json::from_json::deserialize`, `serde::Deserialize`, so the type still
 //! nests inside serde-derived types and reads with `serde_json::from_str`.
 
 mod attrs;

@@ -15,8 +15,8 @@ use crate::approval::{
 use crate::domain::{Message, ToolCall};
 use crate::error::{Error, Result};
 use crate::events::EventSink;
+use crate::runtime::time::within;
 use crate::storage::TurnWrite;
-use crate::time::within;
 use crate::tool::prepare_call;
 
 /// What the model reads for a call left undecided when the user sent a new message (`onNewMessage: 'reject'`).

@@ -8,7 +8,7 @@ use super::prompts::{PromptLibrary, DEFAULT_PROMPT};
 use crate::approval::ApprovalConfig;
 use crate::domain::Budget;
 use crate::domain::SortedMap;
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 use crate::provider::PriceTable;
 use crate::retrieval::config::RetrievalStrategy;
 use crate::retrieval::reader::context::{DEFAULT_CONTEXT_TOKENS, DEFAULT_PASSAGES, DEFAULT_READER_PAGES};

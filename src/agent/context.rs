@@ -6,9 +6,9 @@ use serde::{Deserialize, Deserializer};
 pub use crate::domain::estimate_tokens;
 use crate::domain::{Message, Role};
 use crate::error::Result;
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
+use crate::json::tagged::Tagged;
 use crate::storage::Store;
-use crate::tagged::Tagged;
 
 /// Messages read past `maxMessages`, so one read usually reaches a unit boundary.
 const SLACK: usize = 16;

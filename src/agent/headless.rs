@@ -2,12 +2,12 @@
 //! person in the loop, kept as a run record for later review.
 
 use super::{Agent, SendOptions, TurnError, TurnOverrides, TurnResult, TurnStatus};
-use crate::cancel::CancelToken;
 use crate::domain::{NewConversation, RunError, RunRecord, RunStatus};
 use crate::error::{Error, Result};
 use crate::events::{Event, EventKind, EventSink};
-use crate::from_json::FromJson;
-use crate::ids::new_id;
+use crate::json::from_json::FromJson;
+use crate::runtime::cancel::CancelToken;
+use crate::runtime::ids::new_id;
 
 /// The default time a headless run may take: two minutes.
 pub const DEFAULT_RUN_TIMEOUT_MS: u64 = 120_000;

@@ -10,11 +10,11 @@ use serde_json::Value;
 use crate::approval::ApprovalConfig;
 use crate::domain::{Conversation, Message, NewConversation};
 use crate::error::{Error, Result};
-use crate::ids::new_id;
 use crate::provider::Model;
 use crate::retrieval::reader::book_access::BookAccess;
+use crate::runtime::ids::new_id;
+use crate::runtime::time::Clock;
 use crate::storage::{Store, StoreArchive};
-use crate::time::Clock;
 use crate::tool::builtin::SearchBookTool;
 use crate::tool::{Tool, ToolCache, ToolRegistry};
 

@@ -12,7 +12,7 @@ use super::{
 use crate::approval::{ApprovalOptions, PolicyRule};
 use crate::domain::SortedMap;
 use crate::error::{Error, Result};
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 use crate::provider::{PriceTable, ProviderConfig, ProviderKind};
 use crate::retrieval::books_settings::BooksSettings;
 use crate::retrieval::config::{EmbedderConfig, RetrievalSettings};

@@ -14,8 +14,8 @@ use super::{Agent, SendOptions, TurnError, TurnResult};
 use crate::domain::{InterruptedTurn, OpenStepRecord, OpenTurn};
 use crate::error::{Error, Result};
 use crate::events::EventSink;
+use crate::runtime::time::within;
 use crate::storage::TurnWrite;
-use crate::time::within;
 use crate::tool::ToolOutcome;
 
 /// What the model reads for a call that was running when the page closed.

@@ -5,12 +5,12 @@ use super::active_turns::HeldTurn;
 use super::turn::{Turn, TurnScope};
 use super::{Agent, TurnError, TurnOverrides, TurnResult, TurnState};
 use crate::approval::OnNewMessage;
-use crate::cancel::CancelToken;
 use crate::domain::{Conversation, Mention, Message, Role};
 use crate::error::{Error, Result};
 use crate::events::EventSink;
-use crate::ids::new_id;
-use crate::time::within;
+use crate::runtime::cancel::CancelToken;
+use crate::runtime::ids::new_id;
+use crate::runtime::time::within;
 
 /// The longest user message accepted, in characters.
 pub const MAX_USER_MESSAGE_CHARS: usize = 200_000;

@@ -8,8 +8,8 @@ use serde_json::json;
 use super::{ToolCallRecord, TurnState};
 use crate::approval::SettledCall;
 use crate::domain::{Message, ReasoningBlock, Role, ToolCall};
-use crate::ids::new_id;
 use crate::provider::ModelResponse;
+use crate::runtime::ids::new_id;
 use crate::tool::{cap_result, redact_arguments, ToolOutcome};
 
 /// A step's settled calls: their records (added to the turn's state) and

@@ -141,7 +141,7 @@ impl Agent {
 /// `YYYY-MM-DD` of a time in milliseconds since the epoch (UTC).
 pub fn iso_date(now_ms: f64) -> String {
     let days = (now_ms / 86_400_000.0).floor() as i64;
-    let (year, month, day) = crate::time::civil_from_days(days);
+    let (year, month, day) = crate::runtime::time::civil_from_days(days);
     format!("{year:04}-{month:02}-{day:02}")
 }
 

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// What a person decided about one pending call (`resolveApprovals`' input).
 #[derive(Debug, Clone, PartialEq, FromJson)]

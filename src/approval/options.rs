@@ -8,7 +8,7 @@ use super::policy::{ApprovalConfig, ApprovalPolicy, PolicyRule, ToolPolicy};
 use crate::domain::OnNewMessage;
 use crate::domain::SortedMap;
 use crate::error::{Error, Result};
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// The serialisable part of `approvals` (rule functions are taken out first).
 #[derive(Debug, Default, FromJson)]

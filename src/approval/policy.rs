@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::domain::OnNewMessage;
 use crate::domain::SortedMap;
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// What happens to a call of a tool.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, FromJson)]

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::StoredVectors;
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// [`Book::embedder`] of a book ingested without an embedder: it has no
 /// vectors and is searched lexically (BM25) only.

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// A spend limit: tokens (input + output) and/or US dollars.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, FromJson)]

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// A passage of a book, the unit of retrieval.
 #[derive(Debug, Clone, PartialEq, Serialize, FromJson)]

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// What the model was told about the messages that no longer fit its
 /// context, and how far that goes.

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// A stored conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, FromJson)]

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::Mention;
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// Where a model's requests go.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, FromJson)]

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// A tool a person approved for the rest of a conversation (decision
 /// `approveAlways`): its `ask` policy counts as `auto` there until

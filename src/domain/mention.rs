@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// `{ type, id }`: resolved by the host's resolver into text for the model.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, FromJson)]

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::{Quoted, ReasoningBlock, Source, SourceCheck, ToolCall};
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// Who a message comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, FromJson)]

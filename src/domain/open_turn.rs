@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::{Mention, ReasoningBlock, SettledCall, ToolCall, ToolCallRecord, TurnState};
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// A running (or interrupted) turn: written with the user message, rewritten
 /// with every stored step and before a step's tools run, deleted in the same

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// One page of a book (as stored with it, and as `lectern.page` returns it).
 #[derive(Debug, Clone, PartialEq, Serialize, FromJson)]

@@ -4,7 +4,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{Decision, ReasoningBlock, ToolCall, TurnState};
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// A call waiting for a person's decision.
 #[derive(Debug, Clone, PartialEq, Serialize, FromJson)]

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// One block of reasoning, in the order the model wrote it.
 ///

@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// The reserved tool through which Anthropic is made to answer in JSON
 /// (its input is the answer); no registered tool may take this name.

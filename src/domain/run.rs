@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::{Message, ToolCallRecord, TurnUsage};
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// Where a run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, FromJson)]

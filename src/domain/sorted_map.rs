@@ -223,9 +223,9 @@ impl<'de, K: Ord + Deserialize<'de>, V: Deserialize<'de>> Visitor<'de> for MapVi
 }
 
 /// A record's map field, read as serde reads it.
-impl<V: DeserializeOwned> crate::from_json::FromJson for SortedMap<String, V> {
+impl<V: DeserializeOwned> crate::json::from_json::FromJson for SortedMap<String, V> {
     fn from_json(value: serde_json::Value) -> Result<Self, serde_json::Error> {
-        crate::value_de::from_value(value)
+        crate::json::value_de::from_value(value)
     }
 }
 

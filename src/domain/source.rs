@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// How a passage came to be in front of the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, FromJson)]

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// A tool offered to the model.
 #[derive(Debug, Clone, PartialEq, Serialize, FromJson)]

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::ToolCall;
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// How a call came to run or not, as its record tells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, FromJson)]

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::{Grant, Mention, ToolCallRecord, Usage};
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// What a new message does to a conversation's turn waiting for approval.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, FromJson)]

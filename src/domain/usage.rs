@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// Tokens consumed by one model call, or summed over a turn.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, FromJson)]

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::Usage;
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// Tokens and cost summed over every model call of a conversation — failed,
 /// aborted and paused turns included (`usage(conversationId)`).

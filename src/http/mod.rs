@@ -10,8 +10,8 @@ use futures::future::LocalBoxFuture;
 use futures::stream::LocalBoxStream;
 use futures::StreamExt;
 
-use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
+use crate::runtime::cancel::CancelToken;
 
 mod replay;
 

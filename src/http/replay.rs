@@ -9,8 +9,8 @@ use futures::future::LocalBoxFuture;
 use futures::StreamExt;
 
 use super::{abortable, ByteStream, HttpRequest, HttpResponse, Transport};
-use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
+use crate::runtime::cancel::CancelToken;
 
 /// One recorded answer: status, headers and the body as the chunks it arrived in.
 #[derive(Debug, Clone, PartialEq)]

@@ -12,8 +12,8 @@ use super::pricing::Price;
 use super::quotes::QuotesSettings;
 use crate::domain::SortedMap;
 use crate::error::{Error, Result};
-use crate::from_json::FromJson;
-use crate::tagged::Tagged;
+use crate::json::from_json::FromJson;
+use crate::json::tagged::Tagged;
 
 /// The provider settings passed to `Lectern.open({ provider })`: which server
 /// ([`ProviderKind`]) and how calls to it behave ([`CallPolicy`]).
@@ -129,7 +129,7 @@ impl<'de> Deserialize<'de> for ProviderConfig {
         }
         let policy: CallPolicy = FromJson::from_json(Value::Object(policy)).map_err(D::Error::custom)?;
         let kind: ProviderKind =
-            crate::value_de::from_value(Value::Object(object)).map_err(D::Error::custom)?;
+            crate::json::value_de::from_value(Value::Object(object)).map_err(D::Error::custom)?;
         Ok(ProviderConfig {
             kind,
             policy,

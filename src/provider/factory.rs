@@ -6,7 +6,7 @@ use super::http_model::HttpModel;
 use super::{GuardedModel, Model, ProviderConfig, ProviderKind, QuotesModel};
 use crate::error::{Error, Result};
 use crate::http::Transport;
-use crate::time::Clock;
+use crate::runtime::time::Clock;
 
 /// The provider for a server kind, sending through `transport`.
 ///

@@ -11,10 +11,10 @@ use super::rate_limit::RateLimiter;
 use super::retry::with_retries;
 use super::timeouts::guard_parts;
 use super::{Model, ModelRequest, PartStream, StreamPart};
-use crate::cancel::CancelToken;
 use crate::domain::Endpoint;
 use crate::error::Result;
-use crate::time::{within, Clock};
+use crate::runtime::cancel::CancelToken;
+use crate::runtime::time::{within, Clock};
 
 /// Wraps a provider with a [`CallPolicy`].
 ///

@@ -6,12 +6,12 @@ use std::rc::Rc;
 use futures::future::LocalBoxFuture;
 
 use super::{error_for_status, Model, ModelRequest, PartStream, StreamPart};
-use crate::cancel::CancelToken;
 use crate::domain::Endpoint;
 use crate::domain::SortedMap;
 use crate::error::Result;
 use crate::http::{ByteStream, HttpRequest, Transport};
-use crate::time::Clock;
+use crate::runtime::cancel::CancelToken;
+use crate::runtime::time::Clock;
 
 /// How one provider's API looks on the wire.
 pub trait WireFormat {

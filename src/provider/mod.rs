@@ -7,9 +7,9 @@
 use futures::future::LocalBoxFuture;
 use futures::stream::LocalBoxStream;
 
-use crate::cancel::CancelToken;
 use crate::domain::{Endpoint, Message, ReasoningBlock, ResponseFormat, ToolCall, ToolDefinition, Usage};
 use crate::error::Result;
+use crate::runtime::cancel::CancelToken;
 
 mod accumulate;
 pub mod answer_defaults;

@@ -1,7 +1,7 @@
 //! How calls to a provider behave: retries, rate limits and timeouts.
 
 use crate::error::{Error, Result};
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// Retries, rate limits and timeouts for one provider; every field has a default.
 #[derive(Debug, Clone, PartialEq, FromJson)]

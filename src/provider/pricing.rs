@@ -2,7 +2,7 @@
 
 use crate::domain::SortedMap;
 use crate::domain::Usage;
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// A model's price in US dollars per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq, FromJson)]

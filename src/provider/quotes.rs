@@ -6,9 +6,9 @@
 use futures::future::LocalBoxFuture;
 
 use super::{Model, ModelRequest, PartStream};
-use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
+use crate::runtime::cancel::CancelToken;
 
 /// `provider: { kind: 'quotes', model? }`.
 #[derive(Debug, Clone, PartialEq, FromJson)]

@@ -4,9 +4,9 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 
 use super::policy::RateLimit;
-use crate::cancel::CancelToken;
 use crate::error::Result;
-use crate::time::Clock;
+use crate::runtime::cancel::CancelToken;
+use crate::runtime::time::Clock;
 
 const WINDOW_MS: f64 = 60_000.0;
 
@@ -85,7 +85,7 @@ impl RateLimiter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::ManualClock;
+    use crate::runtime::time::ManualClock;
     use futures::executor::block_on;
 
     #[test]

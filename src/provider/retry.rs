@@ -3,9 +3,9 @@
 use std::future::Future;
 
 use super::policy::{CallPolicy, RetryTuning};
-use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
-use crate::time::Clock;
+use crate::runtime::cancel::CancelToken;
+use crate::runtime::time::Clock;
 
 /// Whether a failure before any part of the answer arrived may be retried:
 /// 429, 408, any 5xx, and connection failures.

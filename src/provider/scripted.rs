@@ -8,9 +8,9 @@ use futures::future::LocalBoxFuture;
 use futures::StreamExt;
 
 use super::{FinishReason, Model, ModelRequest, PartStream, StreamPart};
-use crate::cancel::CancelToken;
 use crate::domain::{ReasoningBlock, Usage};
 use crate::error::{Error, Result};
+use crate::runtime::cancel::CancelToken;
 
 /// One scripted answer.
 #[derive(Debug, Clone, Default, PartialEq)]

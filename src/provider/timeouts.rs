@@ -5,9 +5,9 @@ use std::rc::Rc;
 use futures::StreamExt;
 
 use super::PartStream;
-use crate::cancel::CancelToken;
 use crate::error::Error;
-use crate::time::{within, Clock};
+use crate::runtime::cancel::CancelToken;
+use crate::runtime::time::{within, Clock};
 
 /// Guards the rest of an answer: each part must come within `idle_ms` of the
 /// previous one, and the whole call must end by `deadline_ms` (`total_ms` from

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 use crate::retrieval::config::{EmbedderConfig, RetrievalSettings};
 
 /// The books module's part of `Lectern.open`'s options.

@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Deserializer};
 
-use crate::from_json::FromJson;
-use crate::tagged::Tagged;
+use crate::json::from_json::FromJson;
+use crate::json::tagged::Tagged;
 
 use crate::retrieval::embed::openai_embedder::OpenAiEmbedderSettings;
 

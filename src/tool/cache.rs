@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::domain::SortedMap;
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// How many results a cache keeps by default.
 pub const DEFAULT_CACHE_ENTRIES: usize = 1000;

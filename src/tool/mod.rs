@@ -8,8 +8,8 @@ use std::rc::Rc;
 use futures::future::LocalBoxFuture;
 use serde_json::Value;
 
-use crate::cancel::CancelToken;
 use crate::domain::{ToolDefinition, ToolRequest};
+use crate::runtime::cancel::CancelToken;
 
 pub mod builtin;
 mod cache;

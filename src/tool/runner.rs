@@ -8,12 +8,12 @@ use serde_json::{json, Value};
 
 use super::{redact_arguments, schema, Tool, ToolCache, ToolContext, ToolRegistry, MAX_RETRIES};
 use crate::approval::Decision;
-use crate::cancel::CancelToken;
 use crate::domain::ToolCall;
 use crate::domain::ToolCallRecord;
 use crate::error::Error;
 use crate::events::EventKind;
-use crate::time::{within, Clock};
+use crate::runtime::cancel::CancelToken;
+use crate::runtime::time::{within, Clock};
 
 /// How a batch of calls runs.
 #[derive(Debug, Clone)]

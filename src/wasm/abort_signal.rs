@@ -3,8 +3,8 @@
 use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
 
-use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
+use crate::runtime::cancel::CancelToken;
 
 /// Trips `cancel` when `signal` (an `AbortSignal`, or nothing) aborts.
 pub fn link_signal(signal: &JsValue, cancel: &CancelToken) -> Result<()> {

@@ -7,7 +7,7 @@ use serde::Serialize;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::error::{Error, Result, StorageReason};
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 use crate::retrieval::embed::minilm::safetensors::FileBytes;
 use crate::web::{from_js_text, to_js_text, JsonTextError};
 

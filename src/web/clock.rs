@@ -11,7 +11,7 @@ use js_sys::{Function, Reflect};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::time::Clock;
+use crate::runtime::time::Clock;
 
 /// The longest delay `setTimeout` takes (2^31 - 1 ms, about 24.8 days); a
 /// longer one fires at once, so longer sleeps wait in steps of at most this.

@@ -8,9 +8,9 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, ReadableStream, ReadableStreamDefaultReader};
 
-use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 use crate::http::{abortable, ByteStream, HttpRequest, HttpResponse, Transport};
+use crate::runtime::cancel::CancelToken;
 
 /// Sends requests with the global `fetch` (window or worker).
 #[derive(Debug, Clone, Copy, Default)]

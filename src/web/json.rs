@@ -11,7 +11,7 @@
 use serde::Serialize;
 use wasm_bindgen::JsValue;
 
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// Why a value did not cross between Rust and JS.
 #[derive(Debug)]

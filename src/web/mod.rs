@@ -1,7 +1,7 @@
 //! The browser implementations of the core's seams, for `wasm32` only:
 //! IndexedDB for [`crate::storage::Store`] and [`crate::storage::BookStore`],
 //! `fetch` for [`crate::http::Transport`], `Date.now()` and `setTimeout` for
-//! [`crate::time::Clock`], Web Locks for the agent's turn locks, `Intl` for
+//! [`crate::runtime::time::Clock`], Web Locks for the agent's turn locks, `Intl` for
 //! `current_datetime`'s time zones, and the event-loop pace of ingestion;
 //! with them the one JSON-text codec (Rust values to JS values and back) that
 //! they and `wasm/` share.

@@ -12,7 +12,7 @@ use wasm_bindgen::JsValue;
 
 use super::clock::BrowserClock;
 use crate::retrieval::ingest::prepare::Pace;
-use crate::time::Clock;
+use crate::runtime::time::Clock;
 
 /// Work between two yields in the page, in milliseconds (under a 16 ms frame).
 const SLICE_MS: f64 = 10.0;

@@ -14,7 +14,7 @@ use lectern::domain::{Mention, Role};
 use lectern::error::{Error, Result};
 use lectern::events::EventKind;
 use lectern::provider::scripted::ScriptedTurn;
-use lectern::time::{Clock, ManualClock};
+use lectern::runtime::time::{Clock, ManualClock};
 use lectern::tool::{FnTool, Tool, ToolContext, ToolResult};
 use serde_json::{json, Value};
 

@@ -11,8 +11,8 @@ use lectern::domain::Role;
 use lectern::error::Error;
 use lectern::events::{EventKind, EventSink};
 use lectern::provider::scripted::ScriptedTurn;
+use lectern::runtime::time::{Clock, ManualClock};
 use lectern::storage::Store;
-use lectern::time::{Clock, ManualClock};
 use lectern::tool::{FnTool, ToolResult};
 use serde_json::{json, Value};
 

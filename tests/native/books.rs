@@ -11,7 +11,6 @@ use std::rc::Rc;
 
 use futures::executor::block_on;
 use lectern::agent::{AgentConfig, RetrievalStrategy};
-use lectern::cancel::CancelToken;
 use lectern::domain::{NewConversation, Role};
 use lectern::events::EventKind;
 use lectern::provider::scripted::ScriptedTurn;
@@ -21,8 +20,9 @@ use lectern::retrieval::index::{settings::IndexSettings, VectorIndex};
 use lectern::retrieval::library::{BookSource, IndexSource, Library, NewBook, SearchOptions};
 use lectern::retrieval::text::chunk::ChunkSettings;
 use lectern::retrieval::vectors::vector::exact_top_k;
+use lectern::runtime::cancel::CancelToken;
+use lectern::runtime::time::ManualClock;
 use lectern::storage::{BookStore, MemoryStore};
-use lectern::time::ManualClock;
 use serde_json::json;
 use shared_fixtures::{minilm, thursday};
 

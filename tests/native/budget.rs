@@ -11,8 +11,8 @@ use lectern::domain::{Budget, Role};
 use lectern::error::Error;
 use lectern::provider::scripted::ScriptedTurn;
 use lectern::provider::{Price, PriceTable};
+use lectern::runtime::time::{Clock, ManualClock};
 use lectern::storage::StoreArchive;
-use lectern::time::{Clock, ManualClock};
 use serde_json::json;
 
 use crate::support::harness::{tools, TestAgent};

@@ -7,10 +7,10 @@ use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
 use lectern::agent::SendOptions;
-use lectern::cancel::CancelToken;
 use lectern::events::EventKind;
 use lectern::provider::scripted::ScriptedTurn;
-use lectern::time::ManualClock;
+use lectern::runtime::cancel::CancelToken;
+use lectern::runtime::time::ManualClock;
 use lectern::tool::builtin::{CurrentDatetime, FixedZones};
 use lectern::tool::{FnTool, ToolResult};
 use serde_json::{json, Value};

@@ -7,15 +7,15 @@
 use std::rc::Rc;
 
 use futures::executor::block_on;
-use lectern::cancel::CancelToken;
 use lectern::retrieval::embed::hashed::HashedEmbedder;
 use lectern::retrieval::embed::Embedder;
 use lectern::retrieval::index::builder::BuildHere;
 use lectern::retrieval::index::settings::IndexSettings;
 use lectern::retrieval::library::{BookSource, IndexSource, Library, NewBook, SearchOptions};
 use lectern::retrieval::text::chunk::ChunkSettings;
+use lectern::runtime::cancel::CancelToken;
+use lectern::runtime::time::ManualClock;
 use lectern::storage::MemoryStore;
-use lectern::time::ManualClock;
 
 /// A library of the hashed embedder of `dims` (none for 0: lexical search
 /// only), indexing books of 256 chunks or more.

@@ -13,13 +13,13 @@ use futures::future::LocalBoxFuture;
 use futures::StreamExt;
 use lectern::agent::prompts::PromptLibrary;
 use lectern::agent::{validate_config, AgentConfig, ContextStrategy};
-use lectern::cancel::CancelToken;
 use lectern::domain::{estimate_tokens, EgressEntry, EgressPurpose, Role, Usage};
 use lectern::error::{Error, Result};
 use lectern::events::EventKind;
 use lectern::provider::{FinishReason, Model, ModelRequest, PartStream, ProviderConfig, StreamPart};
+use lectern::runtime::cancel::CancelToken;
+use lectern::runtime::time::ManualClock;
 use lectern::storage::{MemoryStore, Store};
-use lectern::time::ManualClock;
 use lectern::tool::{FnTool, ToolRegistry, ToolResult};
 use serde_json::json;
 

@@ -11,7 +11,7 @@ use lectern::agent::{AgentConfig, RunLimits};
 use lectern::domain::Role;
 use lectern::error::Error;
 use lectern::provider::scripted::ScriptedTurn;
-use lectern::time::{Clock, ManualClock};
+use lectern::runtime::time::{Clock, ManualClock};
 use lectern::tool::{FnTool, ToolResult};
 use serde_json::{json, Value};
 

@@ -10,7 +10,7 @@ use lectern::domain::{EgressEntry, EgressPurpose, Mention};
 use lectern::error::{Error, Result};
 use lectern::provider::scripted::ScriptedTurn;
 use lectern::provider::{with_policy, ProviderConfig};
-use lectern::time::ManualClock;
+use lectern::runtime::time::ManualClock;
 use serde_json::json;
 
 use crate::support::harness::books::{book_agent, thursday_pages};

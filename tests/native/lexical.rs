@@ -9,7 +9,6 @@ use std::rc::Rc;
 
 use futures::executor::block_on;
 use futures::future::LocalBoxFuture;
-use lectern::cancel::CancelToken;
 use lectern::domain::Chunk;
 use lectern::domain::{Book, NO_EMBEDDER};
 use lectern::error::Result;
@@ -23,8 +22,9 @@ use lectern::retrieval::library::{
 };
 use lectern::retrieval::text::chunk::ChunkSettings;
 use lectern::retrieval::vectors::vector::VectorSet;
+use lectern::runtime::cancel::CancelToken;
+use lectern::runtime::time::ManualClock;
 use lectern::storage::{BookStore, BookWrite, MemoryStore};
-use lectern::time::ManualClock;
 use proptest::collection::vec;
 use proptest::prelude::*;
 

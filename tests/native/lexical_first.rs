@@ -7,14 +7,14 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use futures::executor::block_on;
-use lectern::cancel::CancelToken;
 use lectern::domain::Book;
 use lectern::retrieval::embed::hashed::HashedEmbedder;
 use lectern::retrieval::ingest::prepare::Unpaced;
 use lectern::retrieval::library::{BookSource, Library, NewBook, SearchOptions, SearchResult};
 use lectern::retrieval::text::chunk::ChunkSettings;
+use lectern::runtime::cancel::CancelToken;
+use lectern::runtime::time::ManualClock;
 use lectern::storage::{BookStore, MemoryStore};
-use lectern::time::ManualClock;
 
 fn library(store: &Rc<MemoryStore>, embedder: bool) -> Library {
     let embedder = embedder.then(|| Rc::new(HashedEmbedder::new(64)) as Rc<_>);

@@ -7,12 +7,12 @@ use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
 use lectern::agent::{AgentConfig, RetrievalStrategy, RunLimits, SendOptions};
-use lectern::cancel::CancelToken;
 use lectern::error::{Error, Result};
 use lectern::events::EventKind;
 use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
 use lectern::provider::{with_policy, Model, ModelRequest, PartStream, ProviderConfig};
-use lectern::time::{Clock, ManualClock};
+use lectern::runtime::cancel::CancelToken;
+use lectern::runtime::time::{Clock, ManualClock};
 
 use crate::support::harness::books::Book;
 use crate::support::harness::{Builder, TestAgent};

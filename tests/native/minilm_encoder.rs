@@ -14,12 +14,12 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use futures::executor::block_on;
-use lectern::cancel::CancelToken;
 use lectern::retrieval::embed::minilm::embedder::MiniLmEmbedder;
 use lectern::retrieval::library::{BookSource, Library, NewBook, SearchOptions};
 use lectern::retrieval::text::chunk::ChunkSettings;
+use lectern::runtime::cancel::CancelToken;
+use lectern::runtime::time::ManualClock;
 use lectern::storage::MemoryStore;
-use lectern::time::ManualClock;
 
 /// Sentences checked: 100 (15 s of `npm test`; `npm run bench` checks all 2,000), or
 /// `LECTERN_MINILM_ROWS` up to 2,000.

@@ -10,7 +10,7 @@ use lectern::provider::anthropic::AnthropicSettings;
 use lectern::provider::openai::OpenAiSettings;
 use lectern::provider::scripted::ScriptedTurn;
 use lectern::provider::{ModelRequest, ProviderConfig};
-use lectern::time::ManualClock;
+use lectern::runtime::time::ManualClock;
 use lectern::tool::{FnTool, ToolRegistry, ToolResult};
 use serde_json::{json, Value};
 

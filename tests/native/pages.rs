@@ -5,12 +5,12 @@
 use std::rc::Rc;
 
 use futures::executor::block_on;
-use lectern::cancel::CancelToken;
 use lectern::error::{Error, StorageReason};
 use lectern::retrieval::library::{BookSource, Library, NewBook};
 use lectern::retrieval::text::chunk::ChunkSettings;
+use lectern::runtime::cancel::CancelToken;
+use lectern::runtime::time::ManualClock;
 use lectern::storage::{BookStore, BookWrite, MemoryStore};
-use lectern::time::ManualClock;
 
 fn library(store: Rc<MemoryStore>) -> Library {
     Library::without_embedder(store, Rc::new(ManualClock::new(1.0e12)), ChunkSettings::default())

@@ -8,13 +8,13 @@ use std::rc::Rc;
 use futures::executor::{block_on, LocalPool};
 use futures::task::LocalSpawnExt;
 use futures::StreamExt;
-use lectern::cancel::CancelToken;
 use lectern::domain::{Message, Role};
 use lectern::http::{RecordedResponse, ReplayTransport};
 use lectern::provider::{
     accumulate, provider_for, with_policy, Model, ModelRequest, ProviderConfig, StreamPart,
 };
-use lectern::time::ManualClock;
+use lectern::runtime::cancel::CancelToken;
+use lectern::runtime::time::ManualClock;
 use lectern::Error;
 use serde_json::json;
 

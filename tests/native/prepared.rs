@@ -7,7 +7,6 @@
 use std::rc::Rc;
 
 use futures::executor::block_on;
-use lectern::cancel::CancelToken;
 use lectern::retrieval::embed::hashed::HashedEmbedder;
 use lectern::retrieval::index::build_index;
 use lectern::retrieval::index::builder::{BuildHere, IndexBuilder, NoIndexBuilder};
@@ -17,8 +16,9 @@ use lectern::retrieval::ingest::prepare::{prepare_book, Unpaced};
 use lectern::retrieval::library::{BookSource, IndexSource, Library, NewBook, SearchOptions};
 use lectern::retrieval::text::chunk::ChunkSettings;
 use lectern::retrieval::vectors::vector::VectorSet;
+use lectern::runtime::cancel::CancelToken;
+use lectern::runtime::time::ManualClock;
 use lectern::storage::{BookStore, MemoryStore};
-use lectern::time::ManualClock;
 
 fn text(paragraphs: usize) -> String {
     let words = [

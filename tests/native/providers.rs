@@ -5,13 +5,13 @@
 use std::rc::Rc;
 
 use futures::executor::block_on;
-use lectern::cancel::CancelToken;
 use lectern::domain::{Message, Role, ToolDefinition, Usage};
 use lectern::http::{RecordedResponse, ReplayTransport};
 use lectern::provider::{
     accumulate, provider_for, FinishReason, ModelRequest, ModelResponse, ProviderConfig,
 };
-use lectern::time::ManualClock;
+use lectern::runtime::cancel::CancelToken;
+use lectern::runtime::time::ManualClock;
 use serde_json::{json, Value};
 
 /// What a fixture must decode to.

@@ -142,8 +142,8 @@ fn weights_grid() {
 #[ignore]
 fn meaning_grid() {
     use futures::executor::block_on;
-    use lectern::cancel::CancelToken;
     use lectern::retrieval::reader::quotes::{quote_candidates, quoted_answer_with, Weights};
+    use lectern::runtime::cancel::CancelToken;
     let (Some(text), Some(model)) = (
         shared_fixtures::thursday(),
         crate::support::minilm_env::minilm_from_env(),

@@ -12,11 +12,11 @@ use crate::support::reader_eval::{collapsed, library};
 use crate::support::shared_fixtures;
 use crate::support::unicode_books::books;
 
-use lectern::cancel::CancelToken;
 use lectern::retrieval::library::Library;
 use lectern::retrieval::reader::book_access::BookAccess;
 use lectern::retrieval::reader::context::ReaderContextPlan;
 use lectern::retrieval::text::chunk::ChunkSettings;
+use lectern::runtime::cancel::CancelToken;
 
 /// One book in a library of its own, with its pages' texts.
 struct Shelved {

@@ -9,14 +9,14 @@ use std::rc::Rc;
 use futures::executor::block_on;
 use lectern::agent::{validate_config, AgentConfig, RunLimits, TurnStatus};
 use lectern::approval::{ApprovalConfig, ApprovalPolicy};
-use lectern::cancel::CancelToken;
 use lectern::domain::{Message, ReasoningBlock, Role};
 use lectern::events::EventKind;
 use lectern::http::{RecordedResponse, ReplayTransport};
 use lectern::provider::scripted::ScriptedTurn;
 use lectern::provider::{accumulate, anthropic, openai, provider_for, ModelRequest, ModelResponse};
 use lectern::provider::{ProviderConfig, ProviderKind};
-use lectern::time::ManualClock;
+use lectern::runtime::cancel::CancelToken;
+use lectern::runtime::time::ManualClock;
 use lectern::tool::ToolRegistry;
 use serde_json::{json, Value};
 

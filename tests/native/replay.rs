@@ -8,8 +8,8 @@ use lectern::approval::{ApprovalConfig, ApprovalPolicy};
 use lectern::error::Error;
 use lectern::events::EventSink;
 use lectern::provider::scripted::ScriptedTurn;
+use lectern::runtime::time::ManualClock;
 use lectern::storage::StoreArchive;
-use lectern::time::ManualClock;
 use serde_json::json;
 
 use crate::support::harness::approvals::{approve, fixed_policies};

@@ -18,8 +18,8 @@ use lectern::domain::{Decision, Role};
 use lectern::error::Error;
 use lectern::events::EventSink;
 use lectern::provider::scripted::ScriptedTurn;
+use lectern::runtime::time::ManualClock;
 use lectern::storage::{Store, StoreArchive};
-use lectern::time::ManualClock;
 use lectern::tool::{FnTool, ToolResult};
 use serde_json::{json, Value};
 

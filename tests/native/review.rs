@@ -8,7 +8,7 @@ use lectern::domain::{ReviewDecision, RunRecord, RunStatus};
 use lectern::error::Error;
 use lectern::events::EventSink;
 use lectern::provider::scripted::ScriptedTurn;
-use lectern::time::ManualClock;
+use lectern::runtime::time::ManualClock;
 use serde_json::json;
 
 use crate::support::harness::{tools, TestAgent};

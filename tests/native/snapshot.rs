@@ -5,15 +5,15 @@
 use std::rc::Rc;
 
 use futures::executor::block_on;
-use lectern::cancel::CancelToken;
 use lectern::domain::Book;
 use lectern::retrieval::embed::hashed::HashedEmbedder;
 use lectern::retrieval::index::builder::BuildHere;
 use lectern::retrieval::index::settings::IndexSettings;
 use lectern::retrieval::library::{BookSource, IndexSource, Library, NewBook, SearchOptions, SearchResult};
 use lectern::retrieval::text::chunk::ChunkSettings;
+use lectern::runtime::cancel::CancelToken;
+use lectern::runtime::time::ManualClock;
 use lectern::storage::{BookStore, BookWrite, MemoryStore};
-use lectern::time::ManualClock;
 
 const WORDS: [&str; 24] = [
     "lantern",

@@ -148,12 +148,12 @@ fn a_conversation_without_a_book_has_no_sources() {
 
 #[test]
 fn a_page_the_book_skips_is_left_out_of_the_readers_pages() {
-    use lectern::cancel::CancelToken;
     use lectern::retrieval::library::{BookSource, Library, NewBook};
     use lectern::retrieval::reader::context::ReaderContextPlan;
     use lectern::retrieval::text::chunk::ChunkSettings;
+    use lectern::runtime::cancel::CancelToken;
+    use lectern::runtime::time::ManualClock;
     use lectern::storage::MemoryStore;
-    use lectern::time::ManualClock;
 
     let library = Library::without_embedder(
         Rc::new(MemoryStore::new()),

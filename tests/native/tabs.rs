@@ -10,7 +10,7 @@ use lectern::approval::ApprovalPolicy;
 use lectern::domain::Role;
 use lectern::error::Error;
 use lectern::provider::scripted::ScriptedTurn;
-use lectern::time::{Clock, ManualClock};
+use lectern::runtime::time::{Clock, ManualClock};
 use serde_json::json;
 
 use crate::support::harness::approvals::fixed_policies;

@@ -1,6 +1,6 @@
 //! The options enums tagged by a field (`provider.kind`, `embedder.kind`,
 //! `context.strategy`) read the same, and report the same errors, whether
-//! serde's derive or `lectern::tagged` reads them (issue 12 swapped the first
+//! serde's derive or `lectern::json::tagged` reads them (issue 12 swapped the first
 //! for the second to shrink the wasm module).
 
 use lectern::agent::ContextStrategy;

@@ -8,8 +8,8 @@ use lectern::domain::{NewConversation, Role};
 use lectern::events::{EventKind, EventSink};
 use lectern::http::{RecordedResponse, ReplayTransport};
 use lectern::provider::{provider_for, with_policy, Model, PriceTable, ProviderConfig};
+use lectern::runtime::time::ManualClock;
 use lectern::storage::{MemoryStore, Store};
-use lectern::time::ManualClock;
 
 use crate::support::harness::{Builder, EventLog, TestAgent, START_MS};
 

@@ -17,12 +17,12 @@ use std::thread;
 
 use futures::future::LocalBoxFuture;
 use lectern::agent::{HostFunctions, OpenOptions};
-use lectern::cancel::CancelToken;
 use lectern::domain::{EgressEntry, EgressPurpose};
 use lectern::error::{Error, Result};
 use lectern::http::{HttpRequest, HttpResponse, Transport};
 use lectern::provider::scripted::ScriptedTurn;
-use lectern::time::ManualClock;
+use lectern::runtime::cancel::CancelToken;
+use lectern::runtime::time::ManualClock;
 use lectern::tool::builtin::{
     builtin_tools, BuiltinSeams, CurrentWeather, FixedZones, WeatherSettings, CURRENT_WEATHER,
     DEFAULT_GEOCODING_BASE_URL, DEFAULT_WEATHER_BASE_URL,

@@ -9,14 +9,14 @@
 use std::rc::Rc;
 
 use futures::executor::block_on;
-use lectern::cancel::CancelToken;
 use lectern::retrieval::embed::hashed::HashedEmbedder;
 use lectern::retrieval::embed::Embedder;
 use lectern::retrieval::library::search_mode::SearchMode;
 use lectern::retrieval::library::{BookSource, Library, NewBook, SearchOptions};
 use lectern::retrieval::text::chunk::ChunkSettings;
+use lectern::runtime::cancel::CancelToken;
+use lectern::runtime::time::ManualClock;
 use lectern::storage::MemoryStore;
-use lectern::time::ManualClock;
 use serde::Deserialize;
 
 /// Passages per question: a hit is the answering chapter among them.

@@ -9,10 +9,10 @@ use std::rc::Rc;
 
 use futures::executor::block_on;
 use futures::future::LocalBoxFuture;
-use lectern::cancel::CancelToken;
 use lectern::error::Result;
 use lectern::retrieval::embed::minilm::embedder::MiniLmEmbedder;
 use lectern::retrieval::embed::Embedder;
+use lectern::runtime::cancel::CancelToken;
 
 /// The model, or `None` (saying so) without `LECTERN_MINILM_DIR`.
 pub fn minilm_from_env() -> Option<Rc<dyn Embedder>> {

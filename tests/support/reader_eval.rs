@@ -10,7 +10,6 @@
 use std::rc::Rc;
 
 use futures::executor::block_on;
-use lectern::cancel::CancelToken;
 use lectern::domain::estimate_tokens;
 use lectern::domain::{Source, SourceVia};
 use lectern::retrieval::embed::Embedder;
@@ -18,8 +17,9 @@ use lectern::retrieval::library::search_mode::SearchMode;
 use lectern::retrieval::library::{BookSource, Library, NewBook};
 use lectern::retrieval::reader::context::{format_sources, ReaderContextPlan};
 use lectern::retrieval::text::chunk::ChunkSettings;
+use lectern::runtime::cancel::CancelToken;
+use lectern::runtime::time::ManualClock;
 use lectern::storage::MemoryStore;
-use lectern::time::ManualClock;
 use regex::{Regex, RegexBuilder};
 use serde::Deserialize;
 

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use super::MAX_IMPORT_RECORDS;
 use crate::agent::send::MAX_USER_MESSAGE_CHARS;
 use crate::error::{Error, Result};
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// `key` under `parent` (the top level when `parent` is empty).
 pub(super) fn path(parent: &str, key: &str) -> String {

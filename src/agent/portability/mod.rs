@@ -10,7 +10,7 @@ use super::Agent;
 use crate::approval::{Grant, PendingTurn};
 use crate::domain::{Conversation, Message, ToolCallRecord, UsageTotals};
 use crate::error::{Error, Result};
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 use crate::provider::openai::message_json;
 use crate::storage::ConversationImport;
 

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use crate::domain::ToolCallRecord;
-use crate::ids::new_id;
+use crate::runtime::ids::new_id;
 use crate::storage::ConversationImport;
 
 /// `import` under new ids.

@@ -7,7 +7,7 @@ use super::Turn;
 use crate::domain::{Message, Role};
 use crate::error::{Error, Result};
 use crate::events::{Event, EventKind};
-use crate::ids::new_id;
+use crate::runtime::ids::new_id;
 
 use crate::agent::{TurnError, TurnResult};
 

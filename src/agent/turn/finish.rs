@@ -9,8 +9,8 @@ use crate::agent::{TurnResult, TurnStatus};
 use crate::domain::{Message, Quoted, ReasoningBlock, Role, Source, SourceCheck};
 use crate::error::Result;
 use crate::events::EventKind;
-use crate::ids::new_id;
 use crate::provider::{ModelRequest, ModelResponse};
+use crate::runtime::ids::new_id;
 use crate::storage::TurnWrite;
 
 /// A turn's final answer, before it is stored.

@@ -7,10 +7,10 @@
 //! turn and run it.
 
 use crate::approval::PendingCall;
-use crate::cancel::CancelToken;
 use crate::domain::{Conversation, EgressPurpose, TurnState};
 use crate::error::{Error, Result};
 use crate::events::{EventKind, EventSink};
+use crate::runtime::cancel::CancelToken;
 
 use super::{Agent, TurnResult, TurnStatus};
 use model_call::CallContext;

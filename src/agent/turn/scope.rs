@@ -7,10 +7,10 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
-use crate::cancel::CancelToken;
 use crate::domain::{ReasoningBlock, ToolCall};
 use crate::events::{Event, EventKind, EventSink};
 use crate::provider::ModelResponse;
+use crate::runtime::cancel::CancelToken;
 use crate::tool::ToolOutcome;
 
 /// Events recorded for one turn at most (`recordEvents`); later ones are only emitted.

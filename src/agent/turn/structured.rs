@@ -11,8 +11,8 @@ use super::model_call::CallContext;
 use super::Turn;
 use crate::domain::{EgressPurpose, Message, ResponseFormat, Role};
 use crate::error::{Error, Result};
-use crate::ids::new_id;
 use crate::provider::{ModelRequest, ModelResponse};
+use crate::runtime::ids::new_id;
 use crate::tool::schema::validate;
 
 /// The answer inside a ``` fence (with or without an info string such as

@@ -6,8 +6,8 @@ use super::{ModelRequest, PartStream, StreamPart};
 use crate::domain::Endpoint;
 use crate::domain::SortedMap;
 use crate::error::Result;
-use crate::from_json::FromJson;
 use crate::http::{ByteStream, HttpRequest};
+use crate::json::from_json::FromJson;
 
 mod convert;
 mod request;

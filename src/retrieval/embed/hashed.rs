@@ -6,11 +6,11 @@ use std::collections::HashMap;
 
 use futures::future::LocalBoxFuture;
 
-use crate::cancel::CancelToken;
 use crate::error::Result;
 use crate::retrieval::embed::Embedder;
 use crate::retrieval::text::breaks::is_wide;
 use crate::retrieval::vectors::vector::normalize;
+use crate::runtime::cancel::CancelToken;
 
 /// Function words that carry little meaning for retrieval (what IDF would
 /// weigh down): dropped before hashing.

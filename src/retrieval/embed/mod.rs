@@ -6,8 +6,8 @@ pub mod openai_embedder;
 
 use futures::future::LocalBoxFuture;
 
-use crate::cancel::CancelToken;
 use crate::error::Result;
+use crate::runtime::cancel::CancelToken;
 
 /// Turns texts into vectors of one fixed dimension.
 pub trait Embedder {

@@ -8,13 +8,13 @@ use std::rc::Rc;
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Value};
 
-use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
-use crate::from_json::FromJson;
 use crate::http::{HttpRequest, Transport};
+use crate::json::from_json::FromJson;
 use crate::provider::{error_for_status, with_retries, CallPolicy};
 use crate::retrieval::embed::Embedder;
-use crate::time::Clock;
+use crate::runtime::cancel::CancelToken;
+use crate::runtime::time::Clock;
 
 /// `embedder: { kind: 'openai', ... }`.
 #[derive(Debug, Clone, PartialEq, FromJson)]
@@ -166,7 +166,7 @@ impl Embedder for OpenAiEmbedder {
 mod tests {
     use super::*;
     use crate::http::{RecordedResponse, ReplayTransport};
-    use crate::time::ManualClock;
+    use crate::runtime::time::ManualClock;
 
     fn embedder(transport: &ReplayTransport) -> OpenAiEmbedder {
         let settings: OpenAiEmbedderSettings = FromJson::from_json(

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 use crate::retrieval::ingest::new_book::{BookSource, NewBook};
 use crate::retrieval::text::chunk::ChunkSettings;
 

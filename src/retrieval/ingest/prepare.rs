@@ -6,7 +6,6 @@ use futures::future::{ready, LocalBoxFuture};
 
 use crate::retrieval::text::chunk::{ChunkSettings, Chunker};
 
-use crate::cancel::CancelToken;
 use crate::domain::Chunk;
 use crate::domain::Page;
 use crate::error::{Error, Result};
@@ -15,6 +14,7 @@ use crate::retrieval::ingest::new_book::{BookSource, IngestProgress, NewBook};
 use crate::retrieval::lexical::LexicalIndex;
 use crate::retrieval::text::pages::{pages_from_list, pages_from_text};
 use crate::retrieval::vectors::vector::{normalize, VectorSet};
+use crate::runtime::cancel::CancelToken;
 
 /// Pages chunked between two calls of [`Pace::pause`].
 const PAGES_PER_STEP: usize = 4;

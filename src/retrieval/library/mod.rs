@@ -14,11 +14,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use crate::cancel::CancelToken;
 use crate::domain::Chunk;
 use crate::domain::{Book, NO_EMBEDDER};
 use crate::error::{Error, Result};
-use crate::ids::new_id;
 use crate::retrieval::embed::Embedder;
 use crate::retrieval::index::builder::{IndexBuilder, NoIndexBuilder};
 use crate::retrieval::index::settings::IndexSettings;
@@ -34,8 +32,10 @@ use crate::retrieval::library::search_mode::SearchMode;
 pub use crate::retrieval::library::search_options::{SearchOptions, SearchResult};
 use crate::retrieval::text::chunk::ChunkSettings;
 use crate::retrieval::vectors::vector::VectorSet;
+use crate::runtime::cancel::CancelToken;
+use crate::runtime::ids::new_id;
+use crate::runtime::time::Clock;
 use crate::storage::{BookStore, BookWrite};
-use crate::time::Clock;
 
 /// Books, their vectors and lexical indexes, and the search over them.
 pub struct Library {

@@ -3,7 +3,6 @@
 
 use std::rc::Rc;
 
-use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 use crate::retrieval::embed::Embedder;
 use crate::retrieval::library::loaded_book::LoadedBook;
@@ -11,6 +10,7 @@ use crate::retrieval::library::search_mode::{search_book, SearchMode};
 use crate::retrieval::library::search_options::{SearchOptions, SearchResult};
 use crate::retrieval::library::Library;
 use crate::retrieval::vectors::vector::normalize;
+use crate::runtime::cancel::CancelToken;
 
 impl Library {
     /// The `k` passages that best match `query` among the chosen books, best

@@ -1,7 +1,7 @@
 //! How a search ranks passages: BM25 alone, vectors alone, or both fused by
 //! weighted reciprocal rank (RRF), each under the page bound with a full top-k.
 
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 use crate::retrieval::library::loaded_book::{search_book_lexical, search_book_vectors, LoadedBook};
 use crate::retrieval::vectors::vector::Hit;
 

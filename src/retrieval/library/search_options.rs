@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 use crate::retrieval::library::search_mode::SearchMode;
 
 /// Options of a search.

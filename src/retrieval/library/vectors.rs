@@ -3,11 +3,11 @@
 //! afterwards and attached in one write. How the browser adds books, so a
 //! reader never waits for an embedder.
 
-use crate::cancel::CancelToken;
 use crate::domain::Book;
 use crate::error::Result;
 use crate::retrieval::ingest::prepare::{embed_all, prepare_book, Pace};
 use crate::retrieval::library::{IngestProgress, Library, NewBook};
+use crate::runtime::cancel::CancelToken;
 
 impl Library {
     /// Adds a book searchable at once: pages, chunks and lexical index in

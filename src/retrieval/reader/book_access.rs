@@ -5,12 +5,12 @@
 
 use futures::future::LocalBoxFuture;
 
-use crate::cancel::CancelToken;
 use crate::domain::{Book, Source};
 use crate::error::Result;
 use crate::retrieval::library::search_options::{SearchOptions, SearchResult};
 use crate::retrieval::reader::context::ReaderContextPlan;
 use crate::retrieval::reader::quotes::QuotedAnswer;
+use crate::runtime::cancel::CancelToken;
 
 /// The books a conversation may be about.
 pub trait BookAccess {

@@ -4,15 +4,15 @@
 //! What wins here was measured on reader questions (`tests/native/reader_eval.rs`,
 //! `npm run bench`): see [`ReaderContextPlan::default`].
 
-use crate::cancel::CancelToken;
 use crate::domain::{distinct_sources, estimate_tokens, Source, SourceVia};
 use crate::error::Result;
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 use crate::retrieval::lexical::tokenize::terms;
 use crate::retrieval::library::search_mode::SearchMode;
 use crate::retrieval::library::{Library, SearchOptions, SearchResult};
 use crate::retrieval::reader::focus::focus;
 use crate::retrieval::reader::query::{is_stop_term, reader_query};
+use crate::runtime::cancel::CancelToken;
 
 /// The most reader's pages a context takes (`retrieval.readerPages` is checked against it).
 pub const MAX_READER_PAGES: u32 = 4;

@@ -2,7 +2,6 @@
 
 use futures::future::LocalBoxFuture;
 
-use crate::cancel::CancelToken;
 use crate::domain::{Book, Source};
 use crate::error::Result;
 use crate::retrieval::library::search_options::{SearchOptions, SearchResult};
@@ -10,6 +9,7 @@ use crate::retrieval::library::Library;
 use crate::retrieval::reader::book_access::BookAccess;
 use crate::retrieval::reader::context::ReaderContextPlan;
 use crate::retrieval::reader::quotes::{place_quotes, quoted_answer, QuotedAnswer};
+use crate::runtime::cancel::CancelToken;
 
 impl BookAccess for Library {
     fn book<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Book>> {

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::domain::{Chunk, Page};
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 use crate::retrieval::text::breaks::{char_offset, cluster_cut, last_break};
 use crate::retrieval::text::pages::chapter_heading;
 use crate::retrieval::text::sentences::split_sentences;

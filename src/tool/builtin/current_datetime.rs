@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::zones::TimeZones;
 use crate::domain::ToolDefinition;
-use crate::time::Clock;
+use crate::runtime::time::Clock;
 use crate::tool::{Tool, ToolContext, ToolResult};
 
 /// The tool's name.

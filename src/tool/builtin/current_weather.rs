@@ -13,8 +13,8 @@ use serde_json::{json, Map, Value};
 use super::wmo::describe_weather_code;
 use crate::domain::ToolDefinition;
 use crate::error::{Error, Result};
-use crate::from_json::FromJson;
 use crate::http::{HttpRequest, Transport};
+use crate::json::from_json::FromJson;
 use crate::provider::host_of;
 use crate::tool::{Tool, ToolContext, ToolResult};
 

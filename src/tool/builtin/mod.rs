@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use crate::error::{Error, Result};
 use crate::http::Transport;
-use crate::time::Clock;
+use crate::runtime::time::Clock;
 use crate::tool::Tool;
 
 mod current_datetime;

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::time::civil_from_days;
+use crate::runtime::time::civil_from_days;
 
 /// A moment as read on the clocks of one time zone.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -8,9 +8,9 @@ use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::JsValue;
 
 use super::books_state::{BooksInner, Emit};
-use crate::cancel::CancelToken;
 use crate::error::Error;
 use crate::retrieval::library::IngestProgress;
+use crate::runtime::cancel::CancelToken;
 use crate::wasm::js::to_js;
 
 /// A progress report as JS (from the worker, or the library's records) to

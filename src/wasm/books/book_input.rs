@@ -6,7 +6,7 @@ use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::error::{Error, Result};
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 use crate::retrieval::library::{BookSource, NewBook};
 use crate::wasm::js::from_js;
 

@@ -82,7 +82,7 @@ pub async fn embed_texts(
     let embedder = loaded_embedder(&embedder_config(json)?, None, on_bytes)
         .await?
         .ok_or_else(|| Error::config("no embedder is configured"))?;
-    let cancel = crate::cancel::CancelToken::new();
+    let cancel = crate::runtime::cancel::CancelToken::new();
     let mut vectors = Vec::with_capacity(texts.len());
     for batch in texts.chunks(embedder.batch_size().max(1)) {
         for mut vector in embedder.embed(batch, &cancel).await? {

@@ -5,9 +5,9 @@ use js_sys::{Array, Float32Array, Function, Promise};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 use crate::retrieval::embed::Embedder;
+use crate::runtime::cancel::CancelToken;
 use crate::wasm::js::{describe_js, to_js};
 
 /// Calls `embed(texts)`, which resolves with one `Float32Array` (or number array) per text.

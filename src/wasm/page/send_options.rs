@@ -5,10 +5,10 @@ use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use crate::agent::{SendOptions, TurnError};
-use crate::cancel::CancelToken;
 use crate::domain::{ApprovalOverrides, Budget, Mention, OnNewMessage, ResponseFormat};
 use crate::error::{Error, Result};
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
+use crate::runtime::cancel::CancelToken;
 use crate::wasm::abort_signal::link_signal;
 use crate::wasm::js::{error_to_js, from_js, to_js};
 

@@ -19,7 +19,7 @@ use super::tx::{
 use super::vectors::{add_vectors, read_vectors};
 use crate::domain::{Book, Chunk, StoredVectors};
 use crate::error::{Error, Result, StorageReason};
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 use crate::storage::{BookWrite, VECTOR_BATCH};
 
 /// Up to [`VECTOR_BATCH`] chunks of a book in one record: reading a book back

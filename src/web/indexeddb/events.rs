@@ -13,7 +13,7 @@ use super::record::{from_record, to_record};
 use super::schema::{BY_TURN, CONVERSATIONS, TURN_EVENTS};
 use super::tx::{commit, exists, transaction};
 use crate::error::{Error, Result};
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// One recorded event, as stored.
 #[derive(Serialize, FromJson)]

@@ -21,7 +21,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{DomException, Event, IdbDatabase, IdbFactory, IdbOpenDbRequest, IdbVersionChangeEvent};
 
 use crate::error::{Error, Result, StorageReason};
-use crate::time::Clock;
+use crate::runtime::time::Clock;
 use crate::web::clock::BrowserClock;
 
 /// How long an upgrade blocked by other connections waits, by default (ms).

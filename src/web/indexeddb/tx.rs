@@ -11,7 +11,7 @@ use super::errors::{aborted, exception_of, idb_error};
 use super::keys::owner_range;
 use super::record::from_record;
 use crate::error::{Error, Result, StorageReason};
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// Why a call on a closed connection fails.
 const CLOSED: &str = "the IndexedDB connection is closed (by close(), or because another tab \

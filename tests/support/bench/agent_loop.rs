@@ -12,8 +12,8 @@ use lectern::agent::{Agent, AgentConfig, SendOptions};
 use lectern::domain::{Message, NewConversation, Role};
 use lectern::events::EventSink;
 use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
+use lectern::runtime::time::Clock;
 use lectern::storage::Store;
-use lectern::time::Clock;
 use lectern::tool::{FnTool, ToolContext, ToolResult};
 use serde_json::{json, Value};
 

@@ -14,8 +14,8 @@ use lectern::approval::{
 use lectern::domain::{Message, Role};
 use lectern::provider::scripted::ScriptedModel;
 use lectern::provider::scripted::ScriptedTurn;
+use lectern::runtime::time::ManualClock;
 use lectern::storage::{MemoryStore, Store};
-use lectern::time::ManualClock;
 use lectern::tool::{FnTool, Tool, ToolResult};
 use serde_json::{json, Value};
 

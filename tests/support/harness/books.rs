@@ -5,13 +5,13 @@ use std::rc::Rc;
 
 use futures::executor::block_on;
 use lectern::agent::AgentConfig;
-use lectern::cancel::CancelToken;
 use lectern::provider::scripted::ScriptedTurn;
 use lectern::retrieval::embed::hashed::HashedEmbedder;
 use lectern::retrieval::library::{BookSource, Library, NewBook};
 use lectern::retrieval::text::chunk::ChunkSettings;
+use lectern::runtime::cancel::CancelToken;
+use lectern::runtime::time::ManualClock;
 use lectern::storage::MemoryStore;
-use lectern::time::ManualClock;
 
 use super::{Builder, TestAgent};
 

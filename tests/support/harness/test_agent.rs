@@ -25,8 +25,8 @@ use lectern::events::{EventKind, EventSink};
 use lectern::provider::scripted::{ScriptedModel, ScriptedTurn};
 use lectern::provider::Model;
 use lectern::retrieval::library::Library;
+use lectern::runtime::time::ManualClock;
 use lectern::storage::{MemoryStore, Store, StoreArchive};
-use lectern::time::ManualClock;
 use lectern::tool::Tool;
 
 use super::EventLog;

@@ -8,7 +8,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
-use lectern::time::{Clock, ManualClock};
+use lectern::runtime::time::{Clock, ManualClock};
 use lectern::tool::{FnTool, ToolContext, ToolResult};
 use serde_json::{json, Value};
 

@@ -6,9 +6,9 @@ use futures::future::LocalBoxFuture;
 use super::encoder::Encoder;
 use super::safetensors::FileBytes;
 use super::tokenizer::Tokenizer;
-use crate::cancel::CancelToken;
 use crate::error::Result;
 use crate::retrieval::embed::Embedder;
+use crate::runtime::cancel::CancelToken;
 
 /// The model name recorded with the books it embeds.
 pub const MODEL: &str = "sentence-transformers/all-MiniLM-L6-v2";

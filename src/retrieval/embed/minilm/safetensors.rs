@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::error::{Error, Result};
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 
 /// The longest header read (the MiniLM file's is 11 KB).
 const MAX_HEADER: usize = 16 << 20;
@@ -77,7 +77,7 @@ impl<'a> Safetensors<'a> {
         let mut entries = HashMap::with_capacity(header.len());
         for (name, value) in header {
             let entry: Entry =
-                crate::value_de::from_value(value).map_err(|e| malformed(&format!("{name}: {e}")))?;
+                crate::json::value_de::from_value(value).map_err(|e| malformed(&format!("{name}: {e}")))?;
             entries.insert(name, entry);
         }
         Ok(Safetensors {

@@ -18,7 +18,7 @@ mod select;
 use serde::Serialize;
 
 use crate::domain::Source;
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 use candidates::candidates;
 use score::Scorer;
 

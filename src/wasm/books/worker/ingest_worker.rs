@@ -12,7 +12,6 @@ use js_sys::{Array, Float32Array, Function, Object, Promise, Reflect, Uint8Array
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::cancel::CancelToken;
 use crate::domain::Book;
 use crate::error::{Error, Result};
 use crate::retrieval::index::builder::IndexBuilder;
@@ -23,6 +22,7 @@ use crate::retrieval::ingest::prepare::PreparedBook;
 use crate::retrieval::ingest::prepared_wire::decode_prepared;
 use crate::retrieval::library::{IndexSource, IngestProgress, Library};
 use crate::retrieval::vectors::vector::VectorSet;
+use crate::runtime::cancel::CancelToken;
 use crate::wasm::books::book_input::{BookInput, SourceInput};
 use crate::web::BrowserPace;
 

@@ -8,10 +8,10 @@ use std::rc::Rc;
 use futures::future::LocalBoxFuture;
 
 use super::ingest_worker::Ingestion;
-use crate::cancel::CancelToken;
 use crate::error::Result;
 use crate::retrieval::embed::minilm::embedder::MODEL;
 use crate::retrieval::embed::Embedder;
+use crate::runtime::cancel::CancelToken;
 
 /// all-MiniLM-L6-v2, computed by the ingestion module.
 pub struct WorkerEmbedder {

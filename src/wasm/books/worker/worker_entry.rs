@@ -7,7 +7,6 @@
 use js_sys::{Float32Array, Function, Object, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
-use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 use crate::retrieval::index::{build_index, settings::IndexSettings};
 use crate::retrieval::ingest::ingest_job::IngestJob;
@@ -15,6 +14,7 @@ use crate::retrieval::ingest::prepare::prepare_book;
 use crate::retrieval::ingest::prepared_wire::encode_prepared;
 use crate::retrieval::library::IngestProgress;
 use crate::retrieval::vectors::vector::VectorSet;
+use crate::runtime::cancel::CancelToken;
 use crate::wasm::abort_signal::link_signal;
 use crate::wasm::books::embedders;
 use crate::wasm::books::minilm_files::on_bytes_to;

@@ -12,7 +12,6 @@ use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::cancel::CancelToken;
 use crate::domain::{Book, Source};
 use crate::error::{Error, Result, StorageReason};
 use crate::retrieval::books_settings::BooksSettings;
@@ -20,6 +19,7 @@ use crate::retrieval::library::search_options::{SearchOptions, SearchResult};
 use crate::retrieval::reader::book_access::BookAccess;
 use crate::retrieval::reader::context::ReaderContextPlan;
 use crate::retrieval::reader::quotes::QuotedAnswer;
+use crate::runtime::cancel::CancelToken;
 use crate::wasm::js::{error_from_js, error_to_js, from_js, to_js};
 
 #[wasm_bindgen]
@@ -139,7 +139,7 @@ impl RemoteBooks {
     }
 
     /// Runs `call` on the books and reads what its promise resolves with.
-    async fn ask<T: crate::from_json::FromJson>(
+    async fn ask<T: crate::json::from_json::FromJson>(
         &self,
         what: &str,
         call: impl FnOnce(&BooksModule) -> Promise,

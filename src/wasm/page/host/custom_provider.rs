@@ -13,13 +13,13 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::AbortController;
 
-use crate::cancel::CancelToken;
 use crate::domain::SortedMap;
 use crate::error::{Error, Result};
 use crate::provider::event_parts::{decode_events, EventStream};
 use crate::provider::openai::{parts_from_response, request_body, ChunkDecoder, OpenAiSettings};
 use crate::provider::sse::SseEvent;
 use crate::provider::{error_for, CustomSettings, Model, ModelRequest, PartStream};
+use crate::runtime::cancel::CancelToken;
 use crate::wasm::js::{describe_js, to_js};
 use crate::web::{from_js_text, JsonTextError};
 

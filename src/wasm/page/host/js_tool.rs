@@ -10,7 +10,7 @@ use web_sys::AbortController;
 
 use crate::domain::ToolDefinition;
 use crate::error::{Error, Result};
-use crate::from_json::FromJson;
+use crate::json::from_json::FromJson;
 use crate::tool::{CacheScope, Tool, ToolContext, ToolResult, MAX_RETRIES};
 use crate::wasm::js::{describe_js, from_js, to_js};
 

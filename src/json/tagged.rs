@@ -36,7 +36,7 @@ impl Tagged {
     }
 
     /// The variant's fields (the object without its tag) as `T`.
-    pub fn fields<T: crate::from_json::FromJson, E: Error>(self) -> Result<T, E> {
+    pub fn fields<T: crate::json::from_json::FromJson, E: Error>(self) -> Result<T, E> {
         T::from_json(Value::Object(self.fields)).map_err(E::custom)
     }
 
@@ -61,7 +61,7 @@ fn unexpected(value: &Value) -> Unexpected<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::from_json::FromJson;
+    use crate::json::from_json::FromJson;
 
     #[derive(Debug, PartialEq, FromJson)]
     #[serde(deny_unknown_fields)]

@@ -16,7 +16,7 @@
 use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde_json::{Error, Map, Value};
 
-use crate::value_de::{unexpected, unit_value, variant_parts};
+use crate::json::value_de::{unexpected, unit_value, variant_parts};
 
 pub use lectern_derive::FromJson;
 
@@ -38,9 +38,9 @@ pub trait FromJson: Sized {
 #[macro_export]
 macro_rules! from_json_via_serde {
     ($($type:ty),* $(,)?) => {
-        $(impl $crate::from_json::FromJson for $type {
+        $(impl $crate::json::from_json::FromJson for $type {
             fn from_json(value: ::serde_json::Value) -> ::std::result::Result<Self, ::serde_json::Error> {
-                $crate::value_de::from_value(value)
+                $crate::json::value_de::from_value(value)
             }
         })*
     };
@@ -80,14 +80,14 @@ impl<T: FromJson> FromJson for Vec<T> {
 /// A map field, as serde reads it (`SortedMap` has its own, in `domain`).
 impl<V: DeserializeOwned> FromJson for std::collections::BTreeMap<String, V> {
     fn from_json(value: Value) -> Result<Self, Error> {
-        crate::value_de::from_value(value)
+        crate::json::value_de::from_value(value)
     }
 }
 
 /// A pair, as serde reads it (an array of two).
 impl<A: DeserializeOwned, B: DeserializeOwned> FromJson for (A, B) {
     fn from_json(value: Value) -> Result<Self, Error> {
-        crate::value_de::from_value(value)
+        crate::json::value_de::from_value(value)
     }
 }
 
@@ -245,7 +245,7 @@ mod tests {
                 .replace("SerdeLoose", "OurLoose")
         };
         let ours = Ours::from_json(value.clone()).map(|v| format!("{v:?}"));
-        let serdes = crate::value_de::from_value::<Serdes>(value).map(|v| format!("{v:?}"));
+        let serdes = crate::json::value_de::from_value::<Serdes>(value).map(|v| format!("{v:?}"));
         (text(ours), text(serdes))
     }
 

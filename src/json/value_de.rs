@@ -2,7 +2,7 @@
 //!
 //! What serde still reads out of a `serde_json::Value` (scalars, maps, the
 //! hand-written tagged enums, the types `FromJson` does not derive; records
-//! and the JS API's inputs are `FromJson`'s, `crate::from_json`). serde_json's
+//! and the JS API's inputs are `FromJson`'s, `crate::json::from_json`). serde_json's
 //! own deserializer for `Value` accepts a
 //! struct written as an array of its fields too (`["id", 3]` for
 //! `{ "id": …, "seq": … }`): Lectern never writes or documents that form, yet
