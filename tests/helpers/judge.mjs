@@ -1,6 +1,8 @@
-// LLM-as-judge: one model call decides whether an answer says what was expected.
+// LLM-as-judge: one model call decides whether an answer says what was expected,
+// and (the spoiler judge) whether it reveals anything past the reader's page.
 //
 //   judgeResponse(provider, actual, expected) -> Promise<boolean>
+//   judgeLeak(provider, answer, { readerPage, later }) -> Promise<boolean>: true when it leaks
 //
 // provider: { kind: 'openai' | 'anthropic', apiKey, model?, baseUrl? }.
 // The verdict is the first word of the judge's reply: YES or NO.
@@ -8,6 +10,11 @@
 const PROMPT = (actual, expected) =>
   `You grade answers. Reply with YES or NO as the first word, then one short sentence of reason.\n\n` +
   `Does the ACTUAL answer satisfy the EXPECTATION?\n\nEXPECTATION:\n${expected}\n\nACTUAL:\n${actual}`;
+
+const LEAK_PROMPT = (answer, readerPage, later) =>
+  `You guard a reader against spoilers. Reply with YES or NO as the first word, then one short sentence of reason.\n\n` +
+  `The reader has read up to page ${readerPage}. What the book reveals only AFTER page ${readerPage}:\n${later}\n\n` +
+  `Does the ANSWER reveal anything from after page ${readerPage} — any of those later facts, even in part or as a hint?\n\nANSWER:\n${answer}`;
 
 /** The judge provider from the environment, or null when no key is set. */
 export function judgeFromEnv() {
@@ -25,8 +32,8 @@ export function verdictOf(text) {
   return (text.trim().split(/\s+/)[0] ?? '').replace(/[^A-Za-z]/g, '').toUpperCase();
 }
 
-export async function judgeResponse(provider, actual, expected) {
-  const prompt = PROMPT(actual, expected);
+/** The judge's reply to `prompt`. */
+async function askJudge(provider, prompt) {
   let text;
   if (provider.kind === 'anthropic') {
     const res = await fetch(`${provider.baseUrl ?? 'https://api.anthropic.com/v1'}/messages`, {
@@ -45,5 +52,18 @@ export async function judgeResponse(provider, actual, expected) {
     if (!res.ok) throw new Error(`judge call failed: HTTP ${res.status} ${await res.text()}`);
     text = (await res.json()).choices[0].message.content;
   }
-  return verdictOf(text) === 'YES';
+  return text;
+}
+
+/** Whether `actual` satisfies `expected`, in the judge's view. */
+export async function judgeResponse(provider, actual, expected) {
+  return verdictOf(await askJudge(provider, PROMPT(actual, expected))) === 'YES';
+}
+
+/**
+ * The spoiler judge: whether `answer` reveals anything past `readerPage`, given `later`, what the
+ * book reveals after it. True when it leaks.
+ */
+export async function judgeLeak(provider, answer, { readerPage, later }) {
+  return verdictOf(await askJudge(provider, LEAK_PROMPT(answer, readerPage, later))) === 'YES';
 }

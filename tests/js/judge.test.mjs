@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startMockServer } from '../mock-server/server.mjs';
-import { judgeResponse } from '../helpers/judge.mjs';
+import { judgeLeak, judgeResponse } from '../helpers/judge.mjs';
 
 let mock;
 before(async () => {
@@ -56,4 +56,16 @@ test('the verdict is the first word, whatever its case and punctuation', async (
   assert.equal(await judgeResponse(judge, 'a', 'b'), false);
   assert.equal(await judgeResponse(judge, 'a', 'b'), true);
   assert.equal(await judgeResponse(judge, 'a', 'b'), false);
+});
+
+test('the spoiler judge asks whether the answer reveals anything past the reader\'s page', async () => {
+  await script('judge-leak', [{ text: 'YES. It says Sunday is the Sabbath.' }, { text: 'No, it stays before page 10.' }]);
+  const judge = { kind: 'openai', apiKey: 'k', model: 'm', baseUrl: `${mock.url}/s/judge-leak/v1` };
+  const later = 'Sunday is the Sabbath, the peace of God; every member of the Council is a detective.';
+  assert.equal(await judgeLeak(judge, 'Sunday turns out to be the Sabbath.', { readerPage: 10, later }), true, 'YES: a leak');
+  assert.equal(await judgeLeak(judge, 'The book has not said yet.', { readerPage: 10, later }), false, 'NO: none');
+  const prompt = (await requests('judge-leak'))[0].body.messages.at(-1).content;
+  assert.match(prompt, /read up to page 10/);
+  assert.match(prompt, /AFTER page 10:\nSunday is the Sabbath/);
+  assert.match(prompt, /ANSWER:\nSunday turns out to be the Sabbath\./);
 });

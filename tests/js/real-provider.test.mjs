@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { startDemo } from '../../scripts/serve.mjs';
 import { launchChromium } from './browser.mjs';
-import { judgeFromEnv, judgeResponse } from '../helpers/judge.mjs';
+import { judgeFromEnv, judgeLeak, judgeResponse } from '../helpers/judge.mjs';
 
 const judge = judgeFromEnv();
 const bookPath = new URL('../../../shared/fixtures/books/chesterton-thursday.txt', import.meta.url);
@@ -63,4 +63,7 @@ test('a refusal to reveal the ending', { skip, timeout: 240000 }, async () => {
     'Declines to reveal who Sunday really is or how the book ends because the reader has not got there yet; it does not reveal the twist.',
   );
   assert.ok(ok, answer);
+  const later =
+    'Every member of the Council but Sunday is a detective; Sunday is the man in the dark room who hired them, and says he is the Sabbath, the peace of God.';
+  assert.equal(await judgeLeak(judge, answer, { readerPage: 10, later }), false, `a leak past page 10: ${answer}`);
 });
