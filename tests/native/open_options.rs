@@ -1,20 +1,12 @@
 //! `Lectern.open`'s option rules, checked natively: the same `OpenOptions`
 //! the wasm reads, and the one rule list `validateConfig` reports.
 
+use crate::support::open_options::options;
 use lectern::agent::{broken_rules, validate_config, AgentConfig, HostFunctions, OpenOptions};
 use lectern::provider::ProviderConfig;
 use lectern::tool::ToolRegistry;
 use lectern::Error;
-use serde_json::{json, Value};
-
-fn options(extra: Value) -> OpenOptions {
-    let mut value = json!({"provider": {"kind": "openai", "baseUrl": "http://127.0.0.1:1/v1", "model": "m"}});
-    value
-        .as_object_mut()
-        .unwrap()
-        .extend(extra.as_object().unwrap().clone());
-    serde_json::from_value(value).unwrap()
-}
+use serde_json::json;
 
 fn message(error: Error) -> String {
     match error {

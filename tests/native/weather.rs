@@ -15,6 +15,7 @@ use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 use std::thread;
 
+use crate::support::open_options::options;
 use futures::future::LocalBoxFuture;
 use lectern::agent::{HostFunctions, OpenOptions};
 use lectern::domain::{EgressEntry, EgressPurpose};
@@ -478,15 +479,6 @@ fn the_tool_is_offered_only_when_builtin_tools_names_it() {
         .unwrap();
     assert_eq!(unknown.name(), "ConfigError");
     assert!(unknown.to_string().contains("current_weather"), "{unknown}");
-}
-
-fn options(extra: Value) -> OpenOptions {
-    let mut value = json!({"provider": {"kind": "openai", "baseUrl": "http://127.0.0.1:1/v1", "model": "m"}});
-    value
-        .as_object_mut()
-        .unwrap()
-        .extend(extra.as_object().unwrap().clone());
-    serde_json::from_value(value).unwrap()
 }
 
 #[test]

@@ -37,6 +37,9 @@ pub mod harness;
 /// A memory store with hooks: failing writes, counting reads.
 #[cfg(not(target_arch = "wasm32"))]
 pub mod hooked_store;
+/// `Lectern.open`'s options, as the native tests build them.
+#[cfg(not(target_arch = "wasm32"))]
+pub mod open_options;
 /// The proptest configuration (`PROPTEST_CASES`).
 #[cfg(not(target_arch = "wasm32"))]
 pub mod prop_config;
