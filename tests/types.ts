@@ -301,7 +301,7 @@ export async function abortable(lectern: Lectern, id: string): Promise<string> {
   const controller = new AbortController();
   setTimeout(() => controller.abort(), 1000);
   try {
-    return (await lectern.send(id, 'Tell me a long story', { signal: controller.signal, maxOutputTokens: 400, maxContextTokens: 300 })).text;
+    return (await lectern.send(id, 'Tell me a long story', { signal: controller.signal, model: 'gpt-4o', maxOutputTokens: 400, maxContextTokens: 300 })).text;
   } catch (error) {
     const e = error as LecternError;
     if (e.name === 'AbortError' || e.name === 'ConnectionError') return e.partialText ?? '';

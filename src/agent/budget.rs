@@ -54,9 +54,11 @@ pub(super) fn check(scope: &str, budget: &Budget, spent: Spent, next: Spent) -> 
 }
 
 impl Agent {
-    /// The cost of `usage` on this agent's model, where it has a price.
-    pub(super) fn cost_usd(&self, usage: &Usage) -> Option<f64> {
-        self.config.prices.cost_usd(self.model.model_name(), usage)
+    /// The cost of `usage` on `model` (a turn's own, `send`'s `model`) or
+    /// else this agent's model, where it has a price.
+    pub(super) fn cost_usd(&self, model: Option<&str>, usage: &Usage) -> Option<f64> {
+        let name = model.unwrap_or_else(|| self.model.model_name());
+        self.config.prices.cost_usd(name, usage)
     }
 }
 

@@ -105,7 +105,7 @@ pub(super) fn egress_entry(
         },
         purpose: carried.purpose,
         endpoint: model.endpoint(),
-        model: model.model_name().to_owned(),
+        model: request.model_or(model.model_name()).to_owned(),
         input_tokens: usage.input_tokens,
         output_tokens: usage.output_tokens,
         estimated: usage.estimated,

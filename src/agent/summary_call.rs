@@ -83,6 +83,8 @@ impl Agent {
             temperature: self.config.temperature(),
             max_tokens: Some(room as u32),
             response_format: None,
+            // A summary is the configured model's work, whatever a turn asks.
+            model: None,
         })
     }
 }

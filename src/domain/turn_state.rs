@@ -60,6 +60,10 @@ pub struct TurnOverrides {
     /// The JSON Schema this turn's answer must match (`send`'s `responseSchema`), kept by a paused turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_format: Option<super::ResponseFormat>,
+    /// The model this turn asks instead of the configured one (`send`'s
+    /// `model`), kept by a paused turn; its usage is priced as that model's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 /// The turn so far: counters, usage, tool-call records, and the inputs of its system message.

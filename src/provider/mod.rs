@@ -62,6 +62,17 @@ pub struct ModelRequest {
     pub max_tokens: Option<u32>,
     /// The JSON Schema the answer must match (structured output), if any.
     pub response_format: Option<ResponseFormat>,
+    /// The model to ask instead of the configured one (`send`'s `model`);
+    /// OpenAI-compatible and Anthropic providers send it, a custom function
+    /// reads it, local models ignore it.
+    pub model: Option<String>,
+}
+
+impl ModelRequest {
+    /// The model this request asks: its own, or `configured`.
+    pub fn model_or<'a>(&'a self, configured: &'a str) -> &'a str {
+        self.model.as_deref().unwrap_or(configured)
+    }
 }
 
 /// Why the model stopped.

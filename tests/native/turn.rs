@@ -392,3 +392,48 @@ fn retry_without_a_trailing_user_message_is_a_config_error_and_writes_nothing() 
         assert_eq!(transport.requests().len(), 1);
     });
 }
+
+/// `send(…, { model })`: the turn asks that model (the configured one
+/// unchanged for the next turn), its usage is priced as that model's, and
+/// the egress ledger names it.
+#[test]
+fn a_turn_may_ask_another_model_and_is_priced_as_that_model() {
+    futures::executor::block_on(async {
+        let (h, transport) = harness_with(serde_json::json!({
+            "kind": "openai",
+            "baseUrl": "http://mock.test/v1/",
+            "model": "gpt-4o-mini",
+            "maxRetries": 0,
+            "prices": {
+                "gpt-4o-mini": { "inputPerMTok": 1.0, "outputPerMTok": 1.0 },
+                "gpt-4o": { "inputPerMTok": 1_000_000.0, "outputPerMTok": 1_000_000.0 }
+            }
+        }));
+        transport.push(text_stream(&["big"]));
+        transport.push(text_stream(&["small"]));
+        let conv = h
+            .agent
+            .create_conversation(NewConversation {
+                title: None,
+                book_id: None,
+            })
+            .await
+            .unwrap();
+        let mut options = SendOptions::default();
+        options.overrides.model = Some("gpt-4o".into());
+        let big = h.agent.send(&conv.id, "Hello", &options, h.sink()).await.unwrap();
+        let small = send(&h, &conv.id, "Hello again", h.sink()).await.unwrap();
+        let bodies = transport.request_bodies();
+        assert_eq!(
+            (bodies[0]["model"].as_str(), bodies[1]["model"].as_str()),
+            (Some("gpt-4o"), Some("gpt-4o-mini"))
+        );
+        // 12 input and 3 output tokens: $15 at a dollar a token, $0.000015 at a dollar a million.
+        assert_eq!(big.usage.cost_usd, Some(15.0));
+        assert_eq!(small.usage.cost_usd, Some(0.000015));
+        assert_eq!(
+            (big.egress[0].model.as_str(), small.egress[0].model.as_str()),
+            ("gpt-4o", "gpt-4o-mini")
+        );
+    });
+}

@@ -48,6 +48,7 @@ impl Turn<'_> {
             temperature: config.temperature(),
             max_tokens,
             response_format: self.state.overrides.response_format.clone(),
+            model: self.state.overrides.model.clone(),
         })
     }
 

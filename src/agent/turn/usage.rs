@@ -16,7 +16,9 @@ impl Turn<'_> {
     /// The turn's usage so far, with its cost.
     pub fn usage(&self) -> TurnUsage {
         let mut usage = TurnUsage::from(self.state.usage);
-        usage.cost_usd = self.agent.cost_usd(&self.state.usage);
+        usage.cost_usd = self
+            .agent
+            .cost_usd(self.state.overrides.model.as_deref(), &self.state.usage);
         usage
     }
 
@@ -24,7 +26,7 @@ impl Turn<'_> {
     /// totals; returns its cost where the model has a price.
     async fn count_call(&mut self, usage: Usage) -> Option<f64> {
         self.state.usage.add(&usage);
-        let cost_usd = self.agent.cost_usd(&usage);
+        let cost_usd = self.agent.cost_usd(self.state.overrides.model.as_deref(), &usage);
         let call = CallUsage {
             usage,
             cost_usd,

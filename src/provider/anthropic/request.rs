@@ -18,7 +18,7 @@ const OMITTED_HISTORY: &str = "(Earlier messages of this conversation are omitte
 pub fn request_body(settings: &AnthropicSettings, request: &ModelRequest) -> Value {
     let (system, turns) = system_and_turns(settings, request);
     let mut body = Map::new();
-    body.insert("model".into(), json!(settings.model));
+    body.insert("model".into(), json!(request.model_or(&settings.model)));
     body.insert(
         "max_tokens".into(),
         json!(request.max_tokens.unwrap_or(settings.max_tokens)),

@@ -16,7 +16,7 @@ pub fn request_body(settings: &OpenAiSettings, request: &ModelRequest) -> Value 
     messages.extend(request.messages.iter().map(|m| message_json(m, replay)));
 
     let mut body = Map::new();
-    body.insert("model".into(), json!(settings.model));
+    body.insert("model".into(), json!(request.model_or(&settings.model)));
     body.insert("messages".into(), Value::Array(messages));
     if !request.tools.is_empty() {
         let tools: Vec<Value> = request

@@ -1,4 +1,4 @@
-//! `send(id, text, { signal?, userId?, mentions?, maxOutputTokens?, maxContextTokens?, budget?, approvals?, responseSchema? })`,
+//! `send(id, text, { signal?, userId?, mentions?, model?, maxOutputTokens?, maxContextTokens?, budget?, approvals?, responseSchema? })`,
 //! and failed turns as JS errors.
 
 use js_sys::{Object, Reflect};
@@ -19,6 +19,8 @@ struct PlainSendOptions {
     user_id: Option<String>,
     #[serde(default)]
     mentions: Vec<Mention>,
+    #[serde(default)]
+    model: Option<String>,
     #[serde(default)]
     max_output_tokens: Option<u32>,
     #[serde(default)]
@@ -54,6 +56,10 @@ pub fn read_send_options(input: Option<JsValue>) -> Result<SendOptions> {
     let plain: PlainSendOptions = from_js(rest, "send options")?;
     options.user_id = plain.user_id;
     options.mentions = plain.mentions;
+    if plain.model.as_deref().is_some_and(|m| m.trim().is_empty()) {
+        return Err(Error::config("send options: model must not be empty"));
+    }
+    options.overrides.model = plain.model;
     if plain.max_output_tokens == Some(0) {
         return Err(Error::config("send options: maxOutputTokens must be at least 1"));
     }

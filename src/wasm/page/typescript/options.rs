@@ -12,6 +12,8 @@ export interface SendOptions {
   userId?: string;
   /** Items to resolve with `resolveMention` and show the model in this turn. */
   mentions?: Mention[];
+  /** The model this turn asks instead of the provider's `model` (OpenAI-compatible and Anthropic send it; a custom function reads `request.model`; local models ignore it); its usage is priced as that model's (`provider.prices`). */
+  model?: string;
   /** The most tokens each answer of this turn may have; wins over the persona's and the model profile's. */
   maxOutputTokens?: number;
   /** The most tokens of book passages this turn reads (its system message's passages, and each `search_book` result), instead of `retrieval.maxContextTokens` (at least 1). */
