@@ -36,6 +36,9 @@ export class LecternChat extends HTMLElement {
   #mentionItems = [];
   #settings = {};
   #models = [];
+  /** The model picked in the settings panel, asked for each turn (`send`'s `model`) without
+   * reopening the engine, until the host sets `lectern` or `settings` again. */
+  #model = null;
   #unsubscribe = null;
   #turn = null;
   #cards = new Map();
@@ -179,6 +182,7 @@ export class LecternChat extends HTMLElement {
       this.#loader = null;
     }
     if ((value ?? null) === this.#lectern) return;
+    this.#model = null;
     this.#leaveTurn();
     this.#unsubscribe?.();
     this.#unsubscribe = null;
@@ -228,6 +232,7 @@ export class LecternChat extends HTMLElement {
   set settings(value) {
     const { apiKey: _ignored, ...rest } = value ?? {};
     this.#settings = rest;
+    this.#model = null;
     this.#ui.settings.fill(rest, this.#keys.get());
   }
 
@@ -306,7 +311,8 @@ export class LecternChat extends HTMLElement {
     this.#dropRetries();
     this.#append(userMessage(message));
     const { signal: _signal, mentions: _mentions, ...hosts } = detail.options;
-    const options = { ...hosts, ...(mentions.length ? { mentions } : {}) };
+    const picked = this.#model ? { model: this.#model } : {};
+    const options = { ...picked, ...hosts, ...(mentions.length ? { mentions } : {}) };
     this.#lastSend = { conversationId, options };
     await this.#runTurn((signal) => this.#lectern.send(conversationId, message, { ...options, signal }));
     return true;
@@ -629,6 +635,7 @@ export class LecternChat extends HTMLElement {
     this.#keys.set(value.apiKey);
     const { apiKey: _key, ...rest } = value;
     this.#settings = rest;
+    this.#model = value.model || null;
     this.dispatchEvent(new CustomEvent('lectern-settings-change', { detail: { ...value }, bubbles: true, composed: true }));
   }
 

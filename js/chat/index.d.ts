@@ -50,7 +50,7 @@ export declare class LecternChat extends HTMLElement {
   mentions: ChatMention[];
   /** What the settings panel shows (the API key is never read from here). */
   settings: Partial<ChatSettings>;
-  /** The models the settings panel offers to pick from; empty (the default): the model is typed as free text. */
+  /** The models the settings panel offers to pick from; empty (the default): the model is typed as free text. The model saved in the panel is asked for each later turn (`send`'s `model`) without reopening the engine, until `lectern` or `settings` is set again. */
   models: (string | { id: string; label?: string })[];
   /** Resolves once the current conversation's history is shown. */
   readonly ready: Promise<void>;

@@ -168,6 +168,11 @@ test("with the host's models the settings panel offers them as a list to pick fr
   );
   await settings.locator('button[type="submit"]').click();
   assert.equal((await changed).model, 'mock-large');
+  // The host does not reopen the engine: the next turn asks the picked model all the same.
+  await chat.script([{ text: 'From the large one.' }]);
+  await ask(page, 'Which model?');
+  await waitForAnswer(page, 'From the large one.');
+  assert.deepEqual((await chat.requests()).map((r) => r.body.model), ['mock-large']);
   await page.evaluate(() => {
     document.querySelector('lectern-chat').models = [];
   });
