@@ -54,11 +54,15 @@ pub(super) fn check(scope: &str, budget: &Budget, spent: Spent, next: Spent) -> 
 }
 
 impl Agent {
-    /// The cost of `usage` on `model` (a turn's own, `send`'s `model`) or
-    /// else this agent's model, where it has a price.
+    /// The model a turn asks: its own (`send`'s `model`), or else this agent's.
+    pub(super) fn model_asked<'a>(&'a self, model: Option<&'a str>) -> &'a str {
+        model.unwrap_or_else(|| self.model.model_name())
+    }
+
+    /// The cost of `usage` on the model a turn asks ([`Agent::model_asked`]),
+    /// where it has a price.
     pub(super) fn cost_usd(&self, model: Option<&str>, usage: &Usage) -> Option<f64> {
-        let name = model.unwrap_or_else(|| self.model.model_name());
-        self.config.prices.cost_usd(name, usage)
+        self.config.prices.cost_usd(self.model_asked(model), usage)
     }
 }
 

@@ -31,12 +31,8 @@ impl Turn<'_> {
         let config = &self.agent.config;
         let cost_limited =
             self.budget().max_cost_usd.is_some() || config.budget_period.max_cost_usd.is_some();
-        let model = self.state.overrides.model.as_deref();
-        cost_limited
-            && config
-                .prices
-                .price(model.unwrap_or_else(|| self.agent.model.model_name()))
-                .is_none()
+        let model = self.agent.model_asked(self.state.overrides.model.as_deref());
+        cost_limited && config.prices.price(model).is_none()
     }
 
     /// `BudgetExceeded` if `request` would take the turn or the conversation
@@ -68,7 +64,7 @@ impl Turn<'_> {
     fn spent(&self, usage: &Usage) -> Spent {
         Spent {
             tokens: usage.input_tokens + usage.output_tokens,
-            cost_usd: self.agent.cost_usd(self.state.overrides.model.as_deref(), usage),
+            cost_usd: self.cost_usd(usage),
         }
     }
 
@@ -81,7 +77,7 @@ impl Turn<'_> {
         };
         Spent {
             tokens: usage.input_tokens,
-            cost_usd: self.agent.cost_usd(self.state.overrides.model.as_deref(), &usage),
+            cost_usd: self.cost_usd(&usage),
         }
     }
 }

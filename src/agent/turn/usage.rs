@@ -13,12 +13,15 @@ use crate::events::EventKind;
 use crate::provider::{ModelRequest, ModelResponse};
 
 impl Turn<'_> {
+    /// The cost of `usage` on the model this turn asks, where it has a price.
+    pub(super) fn cost_usd(&self, usage: &Usage) -> Option<f64> {
+        self.agent.cost_usd(self.state.overrides.model.as_deref(), usage)
+    }
+
     /// The turn's usage so far, with its cost.
     pub fn usage(&self) -> TurnUsage {
         let mut usage = TurnUsage::from(self.state.usage);
-        usage.cost_usd = self
-            .agent
-            .cost_usd(self.state.overrides.model.as_deref(), &self.state.usage);
+        usage.cost_usd = self.cost_usd(&self.state.usage);
         usage
     }
 
@@ -26,7 +29,7 @@ impl Turn<'_> {
     /// totals; returns its cost where the model has a price.
     async fn count_call(&mut self, usage: Usage) -> Option<f64> {
         self.state.usage.add(&usage);
-        let cost_usd = self.agent.cost_usd(self.state.overrides.model.as_deref(), &usage);
+        let cost_usd = self.cost_usd(&usage);
         let call = CallUsage {
             usage,
             cost_usd,
