@@ -182,31 +182,27 @@ impl ToolCache {
     /// order), in every partition; returns how many there were.
     pub fn forget(&self, tool: &str, arguments: &Value) -> usize {
         let canonical = arguments.to_string();
-        let mut entries = self.entries.borrow_mut();
-        let keys: Vec<Key> = entries
-            .by_key
-            .keys()
-            .filter(|k| k.0 == tool && k.2 == canonical)
-            .cloned()
-            .collect();
-        for key in &keys {
-            entries.remove(key);
-        }
-        keys.len()
+        self.remove_where(|key| key.0 == tool && key.2 == canonical)
     }
 
     /// Forgets the results of one tool, or of all tools.
     pub fn clear(&self, tool: Option<&str>) {
-        let mut entries = self.entries.borrow_mut();
         match tool {
             Some(name) => {
-                let keys: Vec<Key> = entries.by_key.keys().filter(|k| k.0 == name).cloned().collect();
-                for key in &keys {
-                    entries.remove(key);
-                }
+                self.remove_where(|key| key.0 == name);
             }
-            None => *entries = Entries::default(),
+            None => *self.entries.borrow_mut() = Entries::default(),
         }
+    }
+
+    /// Forgets every result whose key `matches`; returns how many.
+    fn remove_where(&self, matches: impl Fn(&Key) -> bool) -> usize {
+        let mut entries = self.entries.borrow_mut();
+        let keys: Vec<Key> = entries.by_key.keys().filter(|k| matches(k)).cloned().collect();
+        for key in &keys {
+            entries.remove(key);
+        }
+        keys.len()
     }
 }
 
