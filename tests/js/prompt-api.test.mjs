@@ -145,7 +145,10 @@ test('the download is refused without a user gesture, and a click starts it with
   assert.equal(done.state, 'available');
   assert.deepEqual(done.create, [[false, 'NotAllowedError'], [true, 'created']]);
   await page.evaluate(() => window.standIn.script('Syme is a poet.'));
-  assert.equal((await page.evaluate(() => window.ask('Who is Syme?'))).text, 'Syme is a poet.');
+  const answered = await page.evaluate(() => window.ask('Who is Syme?'));
+  const seenBy = async () => JSON.stringify({ calls: await page.evaluate(() => window.standIn.calls.map((c) => [c.method, c.outcome])), sessions: await sessions(page) });
+  assert.equal(answered.error, undefined, answered.error && `the stand-in saw: ${await seenBy()}`);
+  assert.equal(answered.text, 'Syme is a poet.');
   assert.deepEqual(problems, []);
   await page.close();
 });
