@@ -12,6 +12,8 @@ import init, {
   type ConfigReport,
   type CacheScope,
   type FailedSend,
+  type AskOnceOptions,
+  type OneShotOutcome,
   type ToolContext,
   type ChatCompletionChunk,
   type ChatCompletionRequest,
@@ -295,6 +297,14 @@ export const customWithSignal: LecternOptions = {
 
 export function usageNote(usage: Usage): string {
   return usage.estimated ? `~${usage.inputTokens} (estimated)` : `${usage.inputTokens}`;
+}
+
+export async function oneShot(lectern: Lectern, bookId: string): Promise<string[]> {
+  const options: AskOnceOptions = { bookId, approvals: { autoApprove: true }, maxOutputTokens: 200 };
+  const outcome: OneShotOutcome = await lectern.askOnce('Who is Syme?', options);
+  if (!outcome.success) return [outcome.error.message];
+  const roles: string[] = outcome.messages.map((m: Message) => m.role);
+  return [outcome.text, ...roles];
 }
 
 export async function abortable(lectern: Lectern, id: string): Promise<string> {

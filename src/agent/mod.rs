@@ -34,6 +34,7 @@ mod grants;
 mod headless;
 mod locks;
 mod mentions;
+mod one_shot;
 mod open_options;
 mod option_rules;
 mod portability;
@@ -83,7 +84,8 @@ pub struct Agent {
     clock: Rc<dyn Clock>,
     config: AgentConfig,
     tools: ToolRegistry,
-    cache: ToolCache,
+    /// Shared with the one-shot turns' agents ([`Agent::ask_once`]).
+    cache: Rc<ToolCache>,
     locks: Rc<dyn TurnLocks>,
     mentions: Option<Rc<dyn MentionResolver>>,
     active: active_turns::ActiveTurns,
@@ -118,7 +120,7 @@ impl Agent {
             approvals: RefCell::new(Rc::new(config.approvals.clone())),
             config,
             tools: ToolRegistry::new(),
-            cache: ToolCache::new(),
+            cache: Rc::new(ToolCache::new()),
             locks: Rc::new(MemoryLocks::new()),
             mentions: None,
             library: None,

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::approval::PendingCall;
-use crate::domain::{EgressEntry, Quoted, Source, SourceCheck, ToolCallRecord, TurnUsage};
+use crate::domain::{EgressEntry, Message, Quoted, Source, SourceCheck, ToolCallRecord, TurnUsage};
 use crate::error::Error;
 
 /// Why a turn failed, with what it got done before.
@@ -87,4 +87,8 @@ pub struct TurnResult {
     /// Set when the answer is quotes from the book, not a model's words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quoted: Option<Quoted>,
+    /// The turn's messages (user, tool steps, answer), for a one-shot turn
+    /// ([`Agent::ask_once`](super::Agent::ask_once)), which stores none; empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub messages: Vec<Message>,
 }

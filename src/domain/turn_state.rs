@@ -64,6 +64,10 @@ pub struct TurnOverrides {
     /// `model`), kept by a paused turn; its usage is priced as that model's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// Nobody can answer an approval (a one-shot turn, which keeps nothing to
+    /// resume): a call whose policy is `ask` is refused instead of pausing the turn.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub refuse_asks: bool,
 }
 
 /// The turn so far: counters, usage, tool-call records, and the inputs of its system message.

@@ -52,6 +52,13 @@ impl ToolRegistry {
         Ok(())
     }
 
+    /// A registry of the same tools as now, apart from this one from here on.
+    pub fn snapshot(&self) -> ToolRegistry {
+        ToolRegistry {
+            tools: RefCell::new(self.tools.borrow().clone()),
+        }
+    }
+
     /// Removes a tool; whether it was there.
     pub fn unregister(&self, name: &str) -> bool {
         self.tools.borrow_mut().remove(name).is_some()

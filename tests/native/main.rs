@@ -36,6 +36,7 @@ mod local_decoder;
 mod local_models;
 mod minilm_encoder;
 mod minilm_tokenizer;
+mod one_shot;
 mod open_options;
 mod output_tokens;
 mod pages;

@@ -22,6 +22,7 @@ mod exact_search;
 mod lectern;
 mod local_kernels;
 mod minilm;
+mod one_shot;
 mod portability;
 mod providers;
 mod reasoning;

@@ -78,6 +78,10 @@ impl Turn<'_> {
             .await;
         match policy {
             ApprovalPolicy::Auto => Plan::Run,
+            ApprovalPolicy::Ask if state.overrides.refuse_asks => Plan::Deny(format!(
+                "Denied: {} needs a person's approval, which a one-shot turn cannot ask for",
+                call.name
+            )),
             ApprovalPolicy::Ask => Plan::Ask(arguments),
             ApprovalPolicy::Deny => Plan::Deny(format!(
                 "Denied: {} is not allowed to run here{}",

@@ -140,6 +140,7 @@ impl<'a> Turn<'a> {
             sources: Vec::new(),
             source_check: None,
             quoted: None,
+            messages: Vec::new(),
         }
     }
 

@@ -3,6 +3,7 @@
 
 mod approvals;
 mod books;
+mod one_shot;
 mod portability;
 mod replay;
 mod resume;

@@ -26,6 +26,12 @@ export interface SendOptions {
   responseSchema?: ResponseSchema;
 }
 
+/** Options of `askOnce`: `send`'s, and the book the question is about. */
+export interface AskOnceOptions extends SendOptions {
+  /** Ask as in a conversation about this stored book (its reader's pages, its passages, `search_book`). */
+  bookId?: string;
+}
+
 /** `send`'s `responseSchema`: structured output. */
 export interface ResponseSchema {
   /** 1-64 characters of a-z, A-Z, 0-9, `_` or `-` (default `'response'`); OpenAI's `json_schema.name`. */
