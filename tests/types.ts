@@ -524,7 +524,8 @@ export async function approvals(lectern: Lectern, id: string): Promise<string> {
   const waiting: PendingApproval[] = await lectern.pendingApprovals(id);
   for (const turn of waiting) await lectern.cancelPending(turn.turnId);
   const records: ToolCallRecord[] = await lectern.toolCalls(id);
-  return `${outcome.text} ${records.map((r) => `${r.name}:${r.decision}`).join(',')}`;
+  const paths = records.map((r) => String(r.arguments?.path ?? r.argumentsText) + (r.resultText ?? ''));
+  return `${outcome.text} ${records.map((r) => `${r.name}:${r.decision}`).join(',')} ${paths.join(',')}`;
 }
 
 /** Approval controls: "always allow", a new message over a paused turn, switching at run time. */

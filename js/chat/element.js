@@ -377,7 +377,7 @@ export class LecternChat extends HTMLElement {
         for (const call of message.toolCalls ?? []) {
           const record = recorded.get(call.id);
           if (!record || record.decision === 'pending') continue;
-          const { card, update } = toolCard({ callId: call.id, toolName: call.name, arguments: record.arguments, costUsd: record.stepCostUsd });
+          const { card, update } = toolCard({ callId: call.id, toolName: call.name, arguments: record.arguments ?? record.argumentsText, costUsd: record.stepCostUsd });
           update(record);
           items.push(card);
         }

@@ -40,7 +40,10 @@ async fn a_js_tool_runs_with_the_tenant_and_its_result_goes_back_to_the_model() 
     assert_eq!(reply["success"], true);
     assert_eq!(reply["text"], "It is 21 degrees in Oslo.");
     assert_eq!(reply["steps"], 2);
-    let result: Value = serde_json::from_str(reply["toolCalls"][0]["result"].as_str().unwrap()).unwrap();
+    // The record's result is the tool's value (its text beside it, as the model read it).
+    let result = reply["toolCalls"][0]["result"].clone();
+    let text: Value = serde_json::from_str(reply["toolCalls"][0]["resultText"].as_str().unwrap()).unwrap();
+    assert_eq!(text, result);
     assert_eq!(
         result,
         json!({ "city": "Oslo", "celsius": 21, "user": "tenant-9", "conv": id })
@@ -411,7 +414,7 @@ async fn cached_results_are_shared_only_within_their_scope() {
             to_json(&resolve(opened.lectern.send(id.clone().into(), "hi".into(), Some(options))).await);
         let call = &reply["toolCalls"][0];
         seen.push((
-            call["result"].as_str().unwrap().to_owned(),
+            call["resultText"].as_str().unwrap().to_owned(),
             call["cached"].as_bool().unwrap(),
         ));
     }

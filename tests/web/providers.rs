@@ -85,7 +85,8 @@ async fn anthropic_tool_use_is_answered_with_tool_result_blocks() {
     let opened = open(None, provider).await;
     let reply = send(&opened, "Look it up").await.expect("reply");
     assert_eq!(reply["text"], "No such tool, sorry.");
-    assert_eq!(reply["toolCalls"][0]["arguments"], r#"{"q":"Thursday"}"#);
+    assert_eq!(reply["toolCalls"][0]["arguments"], json!({ "q": "Thursday" }));
+    assert_eq!(reply["toolCalls"][0]["argumentsText"], r#"{"q":"Thursday"}"#);
     let second = &session.requests().await[1]["body"]["messages"];
     assert_eq!(
         second[1]["content"][0],

@@ -28,6 +28,7 @@ use crate::wasm::page::host::listeners::Listeners;
 use crate::wasm::page::host::mention_resolver::JsMentionResolver;
 use crate::wasm::panic_guard::{self, check_js, guarded_promise};
 use crate::wasm::promise::promise;
+use super::tool_call_shape::shape_records_in;
 use crate::web::{BrowserClock, IndexedDbStore, WebLocks, DEFAULT_BLOCKED_TIMEOUT_MS};
 
 #[wasm_bindgen]
@@ -127,6 +128,7 @@ pub(super) fn turn_outcome(
     match result {
         Ok(value) => {
             let value = to_js(&value).map_err(|e| error_to_js(&e))?;
+            shape_records_in(&value, "toolCalls");
             let _ = Reflect::set(&value, &"success".into(), &JsValue::TRUE);
             Ok(value)
         }

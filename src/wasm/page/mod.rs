@@ -15,6 +15,7 @@ mod options;
 mod send_options;
 mod split_off;
 mod stored;
+mod tool_call_shape;
 #[cfg(feature = "test-support")]
 mod test_support;
 mod typescript;

@@ -125,6 +125,7 @@ pub fn turn_error_to_js(failure: &TurnError) -> JsValue {
     }
     let _ = Reflect::set(&error, &"steps".into(), &JsValue::from(failure.steps));
     if let Ok(calls) = to_js(&failure.tool_calls) {
+        super::tool_call_shape::shape_records(&calls);
         let _ = Reflect::set(&error, &"toolCalls".into(), &calls);
     }
     if let Ok(usage) = to_js(&failure.usage) {

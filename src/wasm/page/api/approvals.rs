@@ -8,6 +8,7 @@ use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
 use crate::agent::{HeadlessRequest, TurnError, TurnResult};
+use crate::wasm::page::tool_call_shape::{shape_records, shape_records_in};
 use crate::approval::ApprovalDecision;
 use crate::domain::ReviewDecision;
 use crate::error::{Error, Result};
@@ -111,8 +112,10 @@ impl Lectern {
         &self,
         #[wasm_bindgen(js_name = "conversationId", unchecked_param_type = "string")] conversation_id: JsValue,
     ) -> Promise {
-        self.call_with_id(conversation_id, "conversationId", |inner, id| async move {
-            inner.agent.tool_calls(&id).await
+        self.call_js_with_id(conversation_id, "conversationId", |inner, id| async move {
+            let records = to_js(&inner.agent.tool_calls(&id).await?)?;
+            shape_records(&records);
+            Ok(records)
         })
     }
 
@@ -126,7 +129,11 @@ impl Lectern {
     /// Every headless run, oldest first.
     #[wasm_bindgen(unchecked_return_type = "Promise<RunRecord[]>")]
     pub fn runs(&self) -> Promise {
-        self.call(|inner| async move { inner.agent.runs().await })
+        self.call_js(|inner| async move {
+            let runs = to_js(&inner.agent.runs().await?)?;
+            js_sys::Array::from(&runs).iter().for_each(|run| shape_records_in(&run, "toolCalls"));
+            Ok(runs)
+        })
     }
 
     /// One headless run (rejects with `NotFoundError` for an unknown id).
@@ -197,12 +204,11 @@ split_off!(
             return Err(Error::config("runHeadless needs an options object"));
         }
         let request: HeadlessRequest = from_js(rest, "runHeadless options")?;
-        to_js(
-            &inner
-                .archived_agent()
-                .run_headless(request, cancel, &inner.sink(None))
-                .await?,
-        )
+        let run = inner
+            .archived_agent()
+            .run_headless(request, cancel, &inner.sink(None))
+            .await?;
+        shaped_run(to_js(&run)?)
     }
 );
 
@@ -210,7 +216,7 @@ split_off!(
     history,
     /// `run`'s work.
     fn run(inner: Rc<Inner>, id: String) -> Result<JsValue> {
-        to_js(&inner.archived_agent().run(&id).await?)
+        shaped_run(to_js(&inner.archived_agent().run(&id).await?)?)
     }
 );
 
@@ -223,6 +229,12 @@ split_off!(
             true => None,
             false => Some(string_arg(&note, "note")?),
         };
-        to_js(&inner.archived_agent().review_run(&id, decision, note).await?)
+        shaped_run(to_js(&inner.archived_agent().review_run(&id, decision, note).await?)?)
     }
 );
+
+/// A run for JS: its tool-call records reshaped ([`shape_records_in`]).
+fn shaped_run(run: JsValue) -> Result<JsValue> {
+    shape_records_in(&run, "toolCalls");
+    Ok(run)
+}

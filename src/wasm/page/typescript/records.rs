@@ -135,13 +135,20 @@ export interface ToolCallRecord {
   /** Position among the turn's calls. */
   position: number;
   decision: ToolDecision;
-  /** The arguments the model wrote (JSON text). */
-  originalArguments: string;
-  /** The arguments it ran with (differ when edited). */
-  arguments: string;
+  /** The arguments the model wrote, as an object (`null` when its text is not a JSON object). */
+  originalArguments: Record<string, unknown> | null;
+  /** The model's text of them (JSON text, redacted as configured). */
+  originalArgumentsText: string;
+  /** The arguments it ran with (differ when edited), as an object (`null` when not a JSON object): the shape of the `toolInvocation` event's. */
+  arguments: Record<string, unknown> | null;
+  /** Their text (JSON). */
+  argumentsText: string;
   /** Why a person rejected it. */
   reason?: string;
-  result: string | null;
+  /** What the tool returned: the JSON value, or the text when the result is not JSON; `null` if it did not succeed. */
+  result: unknown;
+  /** The result's text, as the model read it in full (`null` if the tool did not succeed). */
+  resultText: string | null;
   error: string | null;
   durationMs: number;
   cached: boolean;
@@ -184,6 +191,9 @@ export type SendResult = CompletedTurn | AwaitingApproval;
  * with `friendlyErrors: true` — a `FailedSend`. Narrow on `success` (or `status`).
  */
 export type SendOutcome = SendResult | FailedSend;
+
+/** What `askOnce` resolves with: the answer and the turn's messages, which nothing stores (or, with `friendlyErrors: true`, a `FailedSend`). */
+export type OneShotOutcome = (CompletedTurn & { messages: Message[] }) | FailedSend;
 
 /** Fields of both outcomes of a turn. */
 export interface TurnOutcomeBase {
