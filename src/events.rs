@@ -142,6 +142,13 @@ pub enum EventKind {
         /// How it ended.
         status: crate::domain::RunStatus,
     },
+    /// A tool set the conversation's working state, now stored (or, from
+    /// `setWorkingState`, the host did); with `remote: true`, an instance in
+    /// another tab on the same database did.
+    WorkingState {
+        /// The state as stored (`null`: cleared).
+        state: Option<serde_json::Value>,
+    },
     /// Something the host should know that does not stop the turn.
     Warning {
         /// What kind: `contextOverflow` (the request is larger than

@@ -15,8 +15,6 @@ import { Usage } from './usage.js';
 /** Errors of a decision the engine refused before going on: shown in the card, which stays. */
 const DECISION_REFUSED = new Set(['InvalidArgumentsError', 'ConfigError', 'AlreadyResolvedError', 'ApprovalExpiredError', 'NotFoundError']);
 const PROPERTIES = ['lectern', 'conversationId', 'mentions', 'settings', 'models'];
-/** Events after which the working-state panel reads the state again. */
-const LIVE_STATE = new Set(['toolResult', 'finish', 'error']);
 
 /** The most recent conversation bound to no book, so a reload shows the same chat; else a new one. */
 async function latestOrNewConversation(lectern) {
@@ -40,6 +38,8 @@ export class LecternChat extends HTMLElement {
    * reopening the engine, until the host sets `lectern` or `settings` again. */
   #model = null;
   #unsubscribe = null;
+  /** Counts the working-state panel's updates, so a slow read never shows over a later event's state. */
+  #stateAsked = 0;
   #turn = null;
   #cards = new Map();
   /** Arguments of the calls shown in approval cards, by call id. */
@@ -415,8 +415,8 @@ export class LecternChat extends HTMLElement {
     if (!event || event.conversationId !== this.#conversationId) return;
     // A headless run ended (after its turn's events): a proposed one waits for a review.
     if (event.type === 'runFinished') return void this.#showReviews();
-    // A tool (of this tab's turn, another tab's or a headless run) may have changed the working state.
-    if (LIVE_STATE.has(event.type)) this.#showWorkingState();
+    // A tool (of this tab's turn, another tab's or a headless run) or the host set the working state.
+    if (event.type === 'workingState') return void this.#showWorkingState(event.state);
     const turn = this.#turn ?? (this.#turn = { controller: null, message: null, usage: new Usage(), passive: true });
     switch (event.type) {
       case 'textDelta':
@@ -609,13 +609,16 @@ export class LecternChat extends HTMLElement {
     if (!this.#ui.transcript.querySelector('.approval-card')) this.focus();
   }
 
-  async #showWorkingState() {
+  /** The working-state panel: `known` (a `workingState` event's state), else the state read from the store. */
+  async #showWorkingState(known) {
     const box = this.#ui.working;
     if (!this.hasAttribute('show-working-state') || !this.#lectern || !this.#conversationId) {
       box.hidden = true;
       return;
     }
-    const state = await this.#lectern.workingState(this.#conversationId).catch(() => null);
+    const asked = ++this.#stateAsked;
+    const state = known !== undefined ? known : await this.#lectern.workingState(this.#conversationId).catch(() => null);
+    if (asked !== this.#stateAsked) return; // a later change (an event) was shown meanwhile
     box.hidden = state == null;
     box.querySelector('pre').textContent = state == null ? '' : prettyJson(state);
   }

@@ -1,7 +1,21 @@
 // A banner for a headless run of the conversation that ended `proposed` (it ran a tool that may
-// have changed something): what it was asked, what it answered, the tools it ran, then Accept,
-// or Reject, each with an optional note (`reviewRun`). A labelled group; plain buttons.
+// have changed something): what it was asked, what it answered, the tools it ran, what it did (each
+// of its tool calls as a card, with its arguments and what came of it, from the run's records),
+// then Accept, or Reject, each with an optional note (`reviewRun`). A labelled group; plain buttons.
 import { h } from './dom.js';
+import { toolCard } from './tool-card.js';
+
+/** The run's tool calls as cards, in order, folded under "What it did". */
+function runLog(run) {
+  if (!run.toolCalls.length) return null;
+  const cards = run.toolCalls.map((record) => {
+    const { card, update } = toolCard({ callId: record.id, toolName: record.name, arguments: record.arguments ?? record.argumentsText, costUsd: record.stepCostUsd });
+    update(record);
+    return card;
+  });
+  const calls = run.toolCalls.length === 1 ? '1 tool call' : `${run.toolCalls.length} tool calls`;
+  return h('details', { class: 'run-log' }, h('summary', {}, `What it did: ${calls}`), ...cards);
+}
 
 /**
  * The banner of `run`. `review(decision, note)` resolves once the engine has taken it and
@@ -32,6 +46,7 @@ export function reviewBanner(run, review) {
     h('p', { id: `${id}-heading`, class: 'heading' }, `A background run needs your review: “${run.instruction}”`),
     run.text ? h('p', { class: 'answer' }, run.text) : null,
     ran.length ? h('p', { class: 'tools' }, `Tools it ran: ${ran.join(', ')}`) : null,
+    runLog(run),
     h('label', { for: `${id}-note` }, 'Note, if any'),
     note,
     h('div', { class: 'row' }, accept, reject),

@@ -50,6 +50,8 @@ a { color: var(--lectern-accent, #2563eb); }
 .review-banner { border: 1px solid #d97706; background: #fffbeb; border-radius: var(--lectern-radius, 10px); padding: 0.4rem 0.75rem; font-size: 0.9em; }
 .review-banner label { display: block; margin-top: 0.3rem; }
 .review-banner input.note { width: 100%; font: inherit; }
+.review-banner .run-log { margin: 0.3rem 0; }
+.review-banner .run-log > summary { cursor: pointer; }
 .approval-controls { display: flex; gap: 0.75rem; align-items: center; flex-wrap: wrap; font-size: 0.85em; }
 .problem, .error { color: var(--lectern-error, #b91c1c); }
 .message.error { background: #fef2f2; }

@@ -256,3 +256,65 @@ test('the working-state panel follows turns the widget did not start (the host, 
   assert.deepEqual(chat.problems, []);
   await chat.close();
 });
+
+/** The working-state panel's text in `page`. */
+const panelText = (page) => page.evaluate(() => document.querySelector('lectern-chat').shadowRoot.querySelector('details.working-state pre').textContent);
+
+/** Registers `track` on the page's engine: a read-only tool that sets the working state to its arguments. */
+const registerTrack = (page) =>
+  page.evaluate(() =>
+    document.querySelector('lectern-chat').lectern.registerTool({
+      name: 'track',
+      description: 'Notes where the reader is',
+      parameters: { type: 'object', properties: { chapter: { type: 'number' } } },
+      readOnly: true,
+      execute: (args, ctx) => {
+        ctx.setWorkingState({ chapter: args.chapter });
+        return 'noted';
+      },
+    }),
+  );
+
+test("the working-state panel shows a tool's new state mid-turn, while the next model call still runs", async () => {
+  const chat = await openChat(running);
+  const { page } = chat;
+  await registerTrack(page);
+  await chat.script([{ toolCalls: [{ id: 'call_w', name: 'track', arguments: { chapter: 7 } }] }, { text: 'Chapter seven.', delayMs: 4000 }]);
+  await ask(page, 'Note chapter 7');
+  await page.waitForFunction(
+    () => /"chapter": 7/.test(document.querySelector('lectern-chat').shadowRoot.querySelector('details.working-state pre').textContent),
+    null,
+    { timeout: 3500 },
+  );
+  assert.equal(await page.evaluate(() => document.querySelector('lectern-chat').hasAttribute('busy')), true, 'shown before the turn ended');
+  await waitForAnswer(page, 'Chapter seven.');
+  assert.match(await panelText(page), /"chapter": 7/, 'and kept after it');
+  assert.deepEqual(chat.problems, []);
+  await chat.close();
+});
+
+test('the working-state panel follows another tab on the same database: its host and its tools', async () => {
+  const chat = await openChat(running);
+  const { page } = chat;
+  await page.waitForFunction(() => document.querySelector('lectern-chat').conversationId);
+  const id = await page.evaluate(() => document.querySelector('lectern-chat').conversationId);
+  // The second tab: the same origin and storage (one context), its own engine on the same dbName.
+  const other = await chat.context.newPage();
+  await other.goto(`${running.demo.url}chat.html?mock-session=${chat.session}`);
+  await other.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
+  await other.evaluate((id) => document.querySelector('lectern-chat').lectern.setWorkingState(id, { from: 'the other tab' }), id);
+  await page.waitForFunction(() => /the other tab/.test(document.querySelector('lectern-chat').shadowRoot.querySelector('details.working-state pre').textContent), null, {
+    timeout: 5000,
+  });
+
+  await registerTrack(other);
+  await chat.script([{ toolCalls: [{ id: 'call_o', name: 'track', arguments: { chapter: 11 } }] }, { text: 'Eleven.', delayMs: 4000 }]);
+  const sent = other.evaluate((id) => document.querySelector('lectern-chat').lectern.send(id, 'Note chapter 11'), id);
+  await page.waitForFunction(() => /"chapter": 11/.test(document.querySelector('lectern-chat').shadowRoot.querySelector('details.working-state pre').textContent), null, {
+    timeout: 3500,
+  });
+  assert.equal((await sent).text, 'Eleven.');
+  assert.deepEqual(chat.problems, []);
+  await chat.close();
+});
+

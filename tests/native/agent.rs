@@ -731,6 +731,18 @@ fn mentions_and_working_state_reach_the_system_message() {
         block_on(h.agent.working_state(&h.conversation)).unwrap(),
         Some(json!({"step": 2}))
     );
+    // The stored state is told once, after its step and before the next model call.
+    let types = h.event_log().types();
+    let told = types
+        .iter()
+        .position(|t| t == "workingState")
+        .expect("a workingState event");
+    assert_eq!(types.iter().filter(|t| *t == "workingState").count(), 1);
+    assert_eq!(&types[told - 1], "toolResult", "{types:?}");
+    assert_eq!(&types[told + 1], "stepStart", "{types:?}");
+    let events = h.event_log().json();
+    let event = events.iter().find(|e| e["type"] == "workingState").unwrap();
+    assert_eq!(event["state"], json!({"step": 2}));
 }
 
 #[test]

@@ -151,11 +151,18 @@ async fn pause_reload_and_decide(decision: Value, expected_args: Value) {
     };
     assert_eq!(record["decision"], decided);
     // Objects, as the toolInvocation event's, with the JSON text beside them.
-    assert_eq!(record["originalArguments"], json!({ "path": "notes.txt", "text": "hi" }));
+    assert_eq!(
+        record["originalArguments"],
+        json!({ "path": "notes.txt", "text": "hi" })
+    );
     assert_eq!(record["arguments"], expected_args);
     let ran_text: Value = serde_json::from_str(record["argumentsText"].as_str().unwrap()).unwrap();
-    let original_text: Value = serde_json::from_str(record["originalArgumentsText"].as_str().unwrap()).unwrap();
-    assert_eq!((ran_text, original_text), (expected_args.clone(), record["originalArguments"].clone()));
+    let original_text: Value =
+        serde_json::from_str(record["originalArgumentsText"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        (ran_text, original_text),
+        (expected_args.clone(), record["originalArguments"].clone())
+    );
     assert!(record["durationMs"].as_f64().is_some() && record["startedAt"].as_f64().is_some());
     resolve(second.lectern.close()).await;
 }

@@ -234,7 +234,11 @@ async fn a_book_conversation_gets_only_passages_up_to_the_readers_page() {
     );
     assert_eq!(reply["text"], "So far the book has not said.");
     let result = reply["toolCalls"][0]["resultText"].as_str().unwrap().to_owned();
-    assert_eq!(reply["toolCalls"][0]["result"], result.as_str(), "text that is not JSON stays text");
+    assert_eq!(
+        reply["toolCalls"][0]["result"],
+        result.as_str(),
+        "text that is not JSON stays text"
+    );
     assert!(result.starts_with("[Pages "), "{result}");
     assert!(!result.contains("dark room"), "nothing from page 3: {result}");
     let requests = session.requests().await;

@@ -47,10 +47,7 @@ impl Turn<'_> {
             return;
         }
         if let Ok(Some(conversation)) = store.conversation(&self.scope.conversation_id).await {
-            let _ = self
-                .agent
-                .keep_working_state(conversation, &step.working_state)
-                .await;
+            let _ = self.keep_working_state(conversation, &step.working_state).await;
         }
     }
 

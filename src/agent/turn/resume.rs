@@ -52,10 +52,7 @@ impl Turn<'_> {
         };
         // The turn goes on: the commit writes its open-turn record.
         self.commit_step(write).await?;
-        let conversation = self
-            .agent
-            .keep_working_state(conversation, &working_state)
-            .await?;
+        let conversation = self.keep_working_state(conversation, &working_state).await?;
         if over_limit {
             return Err(Error::MaxToolCalls {
                 limit: self.agent.config.limits.max_tool_calls,

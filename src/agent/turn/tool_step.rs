@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::scope::OpenStep;
 use super::Turn;
 use crate::agent::step::{settle, SettledStep, StepParts};
-use crate::agent::{Agent, ToolCallRecord};
+use crate::agent::ToolCallRecord;
 use crate::approval::{Decision, PausedStep, PendingCall, PendingStatus, PendingTurn};
 use crate::domain::{Conversation, Message, OpenTurnChange, ToolCall};
 use crate::error::{Error, Result};
@@ -106,10 +106,7 @@ impl Turn<'_> {
             open_turn: None,
         };
         self.commit_step(write).await?;
-        let conversation = self
-            .agent
-            .keep_working_state(conversation, &ran.working_state)
-            .await?;
+        let conversation = self.keep_working_state(conversation, &ran.working_state).await?;
         if ran.over_limit {
             return Err(Error::MaxToolCalls {
                 limit: config.limits.max_tool_calls,
@@ -198,7 +195,7 @@ impl Turn<'_> {
             open_turn: Some(self.scope.end_of_turn()),
         };
         self.commit_step(write).await?;
-        self.agent.keep_working_state(conversation, working_state).await?;
+        self.keep_working_state(conversation, working_state).await?;
         self.scope.emit(|| EventKind::ApprovalRequested {
             calls: waiting.clone(),
             expires_at,
@@ -207,8 +204,9 @@ impl Turn<'_> {
     }
 }
 
-impl Agent {
-    /// Stores a working state a tool set, and returns the conversation as it now is.
+impl Turn<'_> {
+    /// Stores a working state a tool set, tells the listeners (`workingState`),
+    /// and returns the conversation as it now is.
     pub(super) async fn keep_working_state(
         &self,
         mut conversation: Conversation,
@@ -217,7 +215,10 @@ impl Agent {
         let new_state = working_state.borrow_mut().take();
         if let Some(state) = new_state {
             conversation.working_state = Some(state).filter(|s| !s.is_null());
-            self.store.update_conversation(&conversation).await?;
+            self.agent.store.update_conversation(&conversation).await?;
+            self.scope.emit(|| EventKind::WorkingState {
+                state: conversation.working_state.clone(),
+            });
         }
         Ok(conversation)
     }

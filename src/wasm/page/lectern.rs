@@ -8,11 +8,13 @@ use wasm_bindgen::prelude::*;
 
 use super::builtin_tools::register_builtin_tools;
 use super::event_stream::{async_iterable, EventQueue};
+use super::host::changes::SharedChanges;
 use super::models::model_for;
 use super::options::read_options;
 use super::send_options::{read_send_options, turn_error_to_js};
 use super::split_off::split_off;
 use super::stored::{open_stored, Stored};
+use super::tool_call_shape::shape_records_in;
 use crate::agent::{
     book_context_warning, friendly_message, validate_config, Agent, SendOptions, TurnError, TurnResult,
 };
@@ -28,7 +30,6 @@ use crate::wasm::page::host::listeners::Listeners;
 use crate::wasm::page::host::mention_resolver::JsMentionResolver;
 use crate::wasm::panic_guard::{self, check_js, guarded_promise};
 use crate::wasm::promise::promise;
-use super::tool_call_shape::shape_records_in;
 use crate::web::{BrowserClock, IndexedDbStore, WebLocks, DEFAULT_BLOCKED_TIMEOUT_MS};
 
 #[wasm_bindgen]
@@ -59,6 +60,8 @@ pub(super) struct Inner {
     closed: Cell<bool>,
     /// The books, in the books module loaded on first use.
     pub(super) books: Rc<RemoteBooks>,
+    /// With `dbName`: the changes this instance and the other tabs on its database tell each other.
+    pub(super) changes: Option<Rc<SharedChanges>>,
 }
 
 impl Inner {
@@ -98,11 +101,18 @@ impl Inner {
     /// event comes, so one that subscribes mid-turn hears the rest) and to `also`.
     pub(super) fn sink(&self, also: Option<ExtraListener>) -> EventSink {
         let listeners = self.listeners.clone();
+        let changes = self.changes.clone();
         EventSink::new(move |event: Event| {
-            if listeners.is_empty() && also.is_none() {
+            let shared = changes
+                .as_ref()
+                .filter(|_| matches!(event.kind, EventKind::WorkingState { .. }));
+            if listeners.is_empty() && also.is_none() && shared.is_none() {
                 return;
             }
             if let Ok(value) = to_js(&event) {
+                if let Some(changes) = shared {
+                    changes.post(&value);
+                }
                 // A listener that throws must not break the turn; `emit` freezes the event
                 // first, so neither a listener nor the stream's queue can change it.
                 listeners.emit(&value);
@@ -194,6 +204,10 @@ impl Lectern {
                 .with_archive_loader(stored.archive_loader())
                 .with_library(books.clone())?;
             register_builtin_tools(&agent, &options.builtin_tools, &options.weather)?;
+            let changes = options
+                .db_name
+                .as_deref()
+                .map(|name| Rc::new(SharedChanges::open(name, listeners.clone())));
             if let Some(name) = &options.db_name {
                 // Every instance on this database, in any tab, shares the conversation locks.
                 let warned = listeners.clone();
@@ -212,6 +226,7 @@ impl Lectern {
                     friendly_errors: options.friendly_errors,
                     closed: Cell::new(false),
                     books,
+                    changes,
                 }),
             })
         };
@@ -464,6 +479,9 @@ impl Lectern {
         promise(async move {
             if !inner.closed.replace(true) {
                 inner.books.close();
+                if let Some(changes) = &inner.changes {
+                    changes.close();
+                }
                 if let Some(db) = inner.database() {
                     db.close();
                 }
@@ -493,8 +511,18 @@ split_off!(
     maintenance,
     /// `setWorkingState`'s work.
     fn set_working_state(inner: Rc<Inner>, id: String, state: JsValue) -> Result<JsValue> {
-        let state = from_js(state, "working state")?;
-        to_js(&inner.agent.set_working_state(&id, state).await?)
+        let state: serde_json::Value = from_js(state, "working state")?;
+        inner.agent.set_working_state(&id, state.clone()).await?;
+        // Told to this instance's listeners and the other tabs', as a tool's change is.
+        let event = Event {
+            conversation_id: id,
+            turn_id: String::new(),
+            kind: EventKind::WorkingState {
+                state: Some(state).filter(|s| !s.is_null()),
+            },
+        };
+        inner.sink(None).emit_with(|| event);
+        Ok(JsValue::UNDEFINED)
     }
 );
 

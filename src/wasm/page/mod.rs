@@ -15,9 +15,9 @@ mod options;
 mod send_options;
 mod split_off;
 mod stored;
-mod tool_call_shape;
 #[cfg(feature = "test-support")]
 mod test_support;
+mod tool_call_shape;
 mod typescript;
 
 pub use host::custom_provider::JsFunctionModel;

@@ -27,8 +27,14 @@ pub fn shape_records(records: &JsValue) {
 }
 
 fn shape_record(record: &JsValue) {
-    for (field, text_field) in [("arguments", "argumentsText"), ("originalArguments", "originalArgumentsText")] {
-        let Some(text) = Reflect::get(record, &field.into()).ok().and_then(|t| t.as_string()) else {
+    for (field, text_field) in [
+        ("arguments", "argumentsText"),
+        ("originalArguments", "originalArgumentsText"),
+    ] {
+        let Some(text) = Reflect::get(record, &field.into())
+            .ok()
+            .and_then(|t| t.as_string())
+        else {
             continue;
         };
         let object = JSON::parse(&text)
@@ -38,7 +44,9 @@ fn shape_record(record: &JsValue) {
         let _ = Reflect::set(record, &text_field.into(), &text.into());
         let _ = Reflect::set(record, &field.into(), &object);
     }
-    let text = Reflect::get(record, &"result".into()).ok().and_then(|t| t.as_string());
+    let text = Reflect::get(record, &"result".into())
+        .ok()
+        .and_then(|t| t.as_string());
     let value = match &text {
         Some(text) => JSON::parse(text).unwrap_or_else(|_| JsValue::from_str(text)),
         None => JsValue::NULL,

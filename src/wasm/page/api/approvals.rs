@@ -8,7 +8,6 @@ use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
 use crate::agent::{HeadlessRequest, TurnError, TurnResult};
-use crate::wasm::page::tool_call_shape::{shape_records, shape_records_in};
 use crate::approval::ApprovalDecision;
 use crate::domain::ReviewDecision;
 use crate::error::{Error, Result};
@@ -17,6 +16,7 @@ use crate::wasm::page::host::approval_options::read_approvals;
 use crate::wasm::page::lectern::{Inner, Lectern};
 use crate::wasm::page::send_options::{signal_only, split_signal};
 use crate::wasm::page::split_off::split_off;
+use crate::wasm::page::tool_call_shape::{shape_records, shape_records_in};
 use crate::wasm::panic_guard::check_js;
 
 #[wasm_bindgen]
@@ -131,7 +131,9 @@ impl Lectern {
     pub fn runs(&self) -> Promise {
         self.call_js(|inner| async move {
             let runs = to_js(&inner.agent.runs().await?)?;
-            js_sys::Array::from(&runs).iter().for_each(|run| shape_records_in(&run, "toolCalls"));
+            js_sys::Array::from(&runs)
+                .iter()
+                .for_each(|run| shape_records_in(&run, "toolCalls"));
             Ok(runs)
         })
     }
@@ -229,7 +231,9 @@ split_off!(
             true => None,
             false => Some(string_arg(&note, "note")?),
         };
-        shaped_run(to_js(&inner.archived_agent().review_run(&id, decision, note).await?)?)
+        shaped_run(to_js(
+            &inner.archived_agent().review_run(&id, decision, note).await?,
+        )?)
     }
 );
 

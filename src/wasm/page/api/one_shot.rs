@@ -1,12 +1,16 @@
 //! `lectern.askOnce(text, { bookId?, ...send's options })`: one turn that stores nothing.
 
+use std::rc::Rc;
+
 use js_sys::{Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 
+use crate::agent::{TurnError, TurnResult};
 use crate::error::{Error, Result};
 use crate::wasm::js::string_arg;
-use crate::wasm::page::lectern::Lectern;
+use crate::wasm::page::lectern::{Inner, Lectern};
 use crate::wasm::page::send_options::read_send_options;
+use crate::wasm::page::split_off::split_off;
 
 #[wasm_bindgen]
 extern "C" {
@@ -28,17 +32,28 @@ impl Lectern {
         #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
         options: Option<AskOnceOptionsInput>,
     ) -> Promise {
-        self.call_turn(|inner| async move {
-            let text = string_arg(&text, "text")?;
-            let (book_id, rest) = split_book_id(options.map(JsValue::from))?;
-            let options = read_send_options(rest)?;
-            inner
-                .agent
-                .ask_once(&text, book_id, &options, &inner.sink(None))
-                .await
-        })
+        let options = options.map(JsValue::from);
+        self.call_turn(|inner| ask_once(inner, text, options))
     }
 }
+
+split_off!(
+    one_shot,
+    /// `askOnce`'s work (with the in-memory store the turn runs on).
+    fn ask_once(
+        inner: Rc<Inner>,
+        text: JsValue,
+        options: Option<JsValue>,
+    ) -> std::result::Result<TurnResult, TurnError> {
+        let text = string_arg(&text, "text")?;
+        let (book_id, rest) = split_book_id(options)?;
+        let options = read_send_options(rest)?;
+        inner
+            .agent
+            .ask_once(&text, book_id, &options, &inner.sink(None))
+            .await
+    }
+);
 
 /// Takes `bookId` out of a copy of `askOnce`'s options; the rest are `send`'s.
 fn split_book_id(options: Option<JsValue>) -> Result<(Option<String>, Option<JsValue>)> {

@@ -81,6 +81,9 @@ export interface ErrorEvent extends EventBase { type: 'error'; name: LecternErro
 /** A headless run ended and is stored (`runs()`); a `'proposed'` one waits for `reviewRun` (`turnId` is empty). */
 export interface RunFinishedEvent extends EventBase { type: 'runFinished'; runId: string; status: RunRecord['status']; }
 
+/** A tool set the conversation's working state, now stored, or the host called `setWorkingState` (`turnId` empty); `remote: true` when an instance in another tab on the same `dbName` did. */
+export interface WorkingStateEvent extends EventBase { type: 'workingState'; state: Record<string, unknown> | null; remote?: true; }
+
 /** Everything `onEvent` receives; switch on `type`. */
 export type LecternEvent =
   | StepStartEvent
@@ -94,6 +97,7 @@ export type LecternEvent =
   | ApprovalRequestedEvent
   | FinishEvent
   | RunFinishedEvent
+  | WorkingStateEvent
   | WarningEvent
   | ContextCompressedEvent
   | ErrorEvent;
