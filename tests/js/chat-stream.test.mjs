@@ -304,7 +304,8 @@ test('the working-state panel follows another tab on the same database: its host
   await other.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
   await other.evaluate((id) => document.querySelector('lectern-chat').lectern.setWorkingState(id, { from: 'the other tab' }), id);
   await page.waitForFunction(() => /the other tab/.test(document.querySelector('lectern-chat').shadowRoot.querySelector('details.working-state pre').textContent), null, {
-    timeout: 5000,
+    timeout: 10000,
+    polling: 100, // the first tab is in the background: requestAnimationFrame, the default polling, may not run there
   });
 
   await registerTrack(other);
@@ -312,6 +313,7 @@ test('the working-state panel follows another tab on the same database: its host
   const sent = other.evaluate((id) => document.querySelector('lectern-chat').lectern.send(id, 'Note chapter 11'), id);
   await page.waitForFunction(() => /"chapter": 11/.test(document.querySelector('lectern-chat').shadowRoot.querySelector('details.working-state pre').textContent), null, {
     timeout: 3500,
+    polling: 100,
   });
   assert.equal((await sent).text, 'Eleven.');
   assert.deepEqual(chat.problems, []);
