@@ -415,6 +415,9 @@ export class LecternChat extends HTMLElement {
     if (!event || event.conversationId !== this.#conversationId) return;
     // A headless run ended (after its turn's events): a proposed one waits for a review.
     if (event.type === 'runFinished') return void this.#showReviews();
+    // Another tab on the same database answered in this conversation: show the stored transcript
+    // (unless this tab runs a turn of its own, whose end reloads nothing).
+    if (event.remote && event.type === 'finish') return void this.#followOtherTab();
     // A tool (of this tab's turn, another tab's or a headless run) or the host set the working state.
     if (event.type === 'workingState') return void this.#showWorkingState(event.state);
     const turn = this.#turn ?? (this.#turn = { controller: null, message: null, usage: new Usage(), passive: true });
@@ -596,6 +599,13 @@ export class LecternChat extends HTMLElement {
     this.#announce(`Needs your approval: ${calls.map((c) => c.toolName).join(', ')}`);
     this.dispatchEvent(new CustomEvent('lectern-approval', { detail: { conversationId: this.#conversationId, turnId, calls }, bubbles: true, composed: true }));
     if (byUser) card.focus();
+  }
+
+  /** Shows the conversation as stored, when no turn of this tab's is on screen. */
+  #followOtherTab() {
+    if (this.#turn) return;
+    this.#loadedFor = null;
+    this.#reload();
   }
 
   async #decide(card, turnId, decision) {

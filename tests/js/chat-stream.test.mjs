@@ -293,7 +293,7 @@ test("the working-state panel shows a tool's new state mid-turn, while the next 
   await chat.close();
 });
 
-test('the working-state panel follows another tab on the same database: its host and its tools', async () => {
+test('another tab on the same database is followed: its working state (host and tools), its answers, its runs to review', async () => {
   const chat = await openChat(running);
   const { page } = chat;
   await page.waitForFunction(() => document.querySelector('lectern-chat').conversationId);
@@ -316,6 +316,21 @@ test('the working-state panel follows another tab on the same database: its host
     polling: 100,
   });
   assert.equal((await sent).text, 'Eleven.');
+  // The other tab's turn shows in this one: its question and answer, from the store.
+  await page.waitForFunction(
+    () => [...document.querySelector('lectern-chat').shadowRoot.querySelectorAll('li.message.assistant .body')].some((b) => b.textContent === 'Eleven.'),
+    null,
+    { timeout: 10000, polling: 100 },
+  );
+  assert.deepEqual((await transcript(page)).slice(-2), [
+    ['user', 'Note chapter 11'],
+    ['assistant', 'Eleven.'],
+  ]);
+  // A headless run there that ends proposed asks for a review here.
+  await chat.script([{ toolCalls: [{ id: 'call_n', name: 'save_note', arguments: { title: 'elsewhere', text: 'from tab 2' } }] }, { text: 'Saved.' }]);
+  const run = await other.evaluate((id) => document.querySelector('lectern-chat').lectern.runHeadless({ conversationId: id, instruction: 'Save a note' }), id);
+  assert.equal(run.status, 'proposed');
+  await page.locator('lectern-chat').locator('li.review-banner').waitFor({ timeout: 10000 });
   assert.deepEqual(chat.problems, []);
   await chat.close();
 });

@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 
 use super::builtin_tools::register_builtin_tools;
 use super::event_stream::{async_iterable, EventQueue};
-use super::host::changes::SharedChanges;
+use super::host::changes::{is_shared, SharedChanges};
 use super::models::model_for;
 use super::options::read_options;
 use super::send_options::{read_send_options, turn_error_to_js};
@@ -105,7 +105,7 @@ impl Inner {
         EventSink::new(move |event: Event| {
             let shared = changes
                 .as_ref()
-                .filter(|_| matches!(event.kind, EventKind::WorkingState { .. }));
+                .filter(|_| is_shared(&event.kind));
             if listeners.is_empty() && also.is_none() && shared.is_none() {
                 return;
             }

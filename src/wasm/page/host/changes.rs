@@ -1,6 +1,7 @@
 //! Changes shared between the tabs of one database (`changes.js`): this
-//! instance's `workingState` events go to the other instances on the same
-//! `dbName`, whose listeners get them with `remote: true`.
+//! instance's `workingState`, `finish` and `runFinished` events go to the
+//! other instances on the same `dbName`, whose listeners get them with
+//! `remote: true`.
 
 use std::rc::Rc;
 
@@ -8,6 +9,15 @@ use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
 use super::listeners::Listeners;
+use crate::events::EventKind;
+
+/// Whether other tabs hear events of this kind: those that say what changed in the store.
+pub fn is_shared(kind: &EventKind) -> bool {
+    matches!(
+        kind,
+        EventKind::WorkingState { .. } | EventKind::Finish { .. } | EventKind::RunFinished { .. }
+    )
+}
 
 #[wasm_bindgen(module = "/src/wasm/page/host/changes.js")]
 extern "C" {

@@ -60,6 +60,8 @@ export interface TokenUsageEvent extends EventBase {
 export interface ApprovalRequestedEvent extends EventBase { type: 'approvalRequested'; calls: PendingCall[]; expiresAt: number; }
 /** The turn finished with this answer. */
 export interface FinishEvent extends EventBase {
+  /** Set when an instance in another tab on the same `dbName` answered (see docs/api.md, Events). */
+  remote?: true;
   type: 'finish';
   text: string;
   /** The answer parsed as JSON, when `send` had a `responseSchema`. */
@@ -79,7 +81,7 @@ export interface ContextCompressedEvent extends EventBase { type: 'contextCompre
 export interface ErrorEvent extends EventBase { type: 'error'; name: LecternErrorName; message: string; }
 
 /** A headless run ended and is stored (`runs()`); a `'proposed'` one waits for `reviewRun` (`turnId` is empty). */
-export interface RunFinishedEvent extends EventBase { type: 'runFinished'; runId: string; status: RunRecord['status']; }
+export interface RunFinishedEvent extends EventBase { type: 'runFinished'; runId: string; status: RunRecord['status']; remote?: true; }
 
 /** A tool set the conversation's working state, now stored, or the host called `setWorkingState` (`turnId` empty); `remote: true` when an instance in another tab on the same `dbName` did. */
 export interface WorkingStateEvent extends EventBase { type: 'workingState'; state: Record<string, unknown> | null; remote?: true; }
