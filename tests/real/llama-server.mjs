@@ -18,6 +18,7 @@ export const TEMPLATE = 'Qwen-Qwen2.5-7B-Instruct.jinja';
 export function llamaFixtures() {
   const server = fetched('LECTERN_LLAMA_SERVER', 'fetch-llama-server.sh');
   if (server.skip) return { skip: server.skip };
+  if (!existsSync(server.value)) return { skip: `SKIPPED: no llama-server at ${server.value}` };
   const model = fetched('LECTERN_SMOLLM2', 'fetch-smollm2.sh');
   if (model.skip) return { skip: model.skip };
   const templates = process.env.LECTERN_LLAMA_TEMPLATES ?? join(dirname(server.value), 'templates');
