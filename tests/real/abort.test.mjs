@@ -11,7 +11,7 @@ const skip = real.skip;
 /** The server's one slot (`/slots`, started with `--slots`). */
 const slot = async (server) => (await (await fetch(`${server.url}/slots`)).json())[0];
 
-test('an aborted turn stops the generation on the server', { skip, timeout: 180000 }, async () => {
+test('an aborted turn stops the generation on the server', { skip, timeout: 400000 }, async () => {
   const limit = 1000;
   const { page } = await openLectern(real, providerFor(real, { maxTokens: limit }, { direct: true }));
   const logBefore = real.server.log().length;

@@ -7,7 +7,7 @@ import { metrics, openLectern, providerFor, realServer, send } from './harness.m
 const real = realServer();
 const skip = real.skip;
 
-test('a streamed answer arrives in pieces that make up the reply', { skip, timeout: 120000 }, async () => {
+test('a streamed answer arrives in pieces that make up the reply', { skip, timeout: 400000 }, async () => {
   const { page, bodies } = await openLectern(real, providerFor(real));
   const before = await metrics(real.server);
   const { reply, error } = await send(page, 'What is the capital of France?');
@@ -28,7 +28,7 @@ test('a streamed answer arrives in pieces that make up the reply', { skip, timeo
   await page.close();
 });
 
-test('a whole (non-streamed) answer', { skip, timeout: 120000 }, async () => {
+test('a whole (non-streamed) answer', { skip, timeout: 400000 }, async () => {
   const { page, bodies, answers } = await openLectern(real, providerFor(real, { stream: false }));
   const before = await metrics(real.server);
   const { reply, error } = await send(page, 'Name three colours.');
@@ -49,7 +49,7 @@ test('a whole (non-streamed) answer', { skip, timeout: 120000 }, async () => {
   await page.close();
 });
 
-test("a second request sharing the first one's prefix reports the server's cached prompt tokens", { skip, timeout: 180000 }, async () => {
+test("a second request sharing the first one's prefix reports the server's cached prompt tokens", { skip, timeout: 400000 }, async () => {
   const { page, bodies, answers } = await openLectern(real, providerFor(real, { maxTokens: 16 }));
   const first = await send(page, 'What is the capital of France?');
   assert.equal(first.error, undefined, JSON.stringify(first.error));

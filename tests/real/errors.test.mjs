@@ -10,7 +10,7 @@ import { openLectern, providerFor, realServer, send } from './harness.mjs';
 const real = realServer({ args: ['-c', '1024'] });
 const skip = real.skip;
 
-test('a wrong baseUrl: the server\'s 404 is an ApiError with status 404', { skip, timeout: 60000 }, async () => {
+test('a wrong baseUrl: the server\'s 404 is an ApiError with status 404', { skip, timeout: 400000 }, async () => {
   const { page, bodies } = await openLectern(real, providerFor(real, { baseUrl: `${real.recorder.url}/nope/v1`, maxRetries: 2 }));
   const { error } = await send(page, 'Hello?');
   assert.equal(error?.name, 'ApiError', JSON.stringify(error));
@@ -30,7 +30,7 @@ test('a wrong baseUrl: the server\'s 404 is an ApiError with status 404', { skip
   await page.close();
 });
 
-test('a request over the model\'s context: the server\'s 400 is an ApiError with its reason', { skip, timeout: 120000 }, async () => {
+test('a request over the model\'s context: the server\'s 400 is an ApiError with its reason', { skip, timeout: 400000 }, async () => {
   const { page, bodies } = await openLectern(real, providerFor(real, { maxRetries: 2 }));
   const long = 'The man who was Thursday walked along the river at night. '.repeat(120); // ~1,500 tokens
   const outcome = await page.evaluate(async (text) => {

@@ -73,7 +73,7 @@ export async function openLectern(real, provider, options = {}) {
       window.lectern = await Lectern.open({
         dbName: `real-${Math.random()}`,
         provider,
-        limits: { turnTimeoutMs: 120000 },
+        limits: { turnTimeoutMs: 300000 },
         onEvent: (event) => {
           window.events.push(event);
           window.onLecternEvent?.(event);

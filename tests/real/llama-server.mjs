@@ -39,11 +39,13 @@ function freePort() {
 }
 
 /**
- * Starts llama-server with the fixtures (`llamaFixtures()`), `threads` threads and `args` more;
+ * Starts llama-server with the fixtures (`llamaFixtures()`), `threads` threads (default one: on
+ * a machine busy with other work two threads wait for each other at every token, ten times
+ * slower than one) and `args` more;
  * resolves once `/health` answers 200 with `{ url, baseUrl, log(), logSince(mark), close() }`:
  * `url` the server's root, `baseUrl` its `/v1`, `log()` everything it printed so far.
  */
-export async function startLlamaServer(fixtures, { threads = 2, args = [] } = {}) {
+export async function startLlamaServer(fixtures, { threads = 1, args = [] } = {}) {
   const port = await freePort();
   const child = spawn(
     fixtures.binary,

@@ -31,7 +31,7 @@ const registerWeather = (page) =>
     });
   });
 
-test("a tool call parsed from the server's stream runs once with its arguments", { skip, timeout: 180000 }, async () => {
+test("a tool call parsed from the server's stream runs once with its arguments", { skip, timeout: 400000 }, async () => {
   const { page, bodies, answers } = await openLectern(real, providerFor(real, { toolChoice: 'auto' }), {
     approvals: { default: 'auto' },
   });
