@@ -67,6 +67,9 @@ test("a tool call parsed from the server's stream runs once with its arguments",
   assert.equal(reply.status, 'completed');
   assert.equal(reply.steps, 2);
   assert.equal(reply.toolCalls.length, 1);
-  assert.equal(reply.toolCalls[0].toolName ?? reply.toolCalls[0].name, 'get_weather');
+  const [record] = reply.toolCalls;
+  assert.equal(record.name, 'get_weather');
+  // The record's arguments: JSON text, or (main's issue-48 shape) an object beside `argumentsText`.
+  assert.deepEqual(JSON.parse(record.argumentsText ?? record.arguments), { city: 'Oslo' });
   await page.close();
 });
