@@ -23,4 +23,5 @@ echo "$server"
 case "$server" in LECTERN_LLAMA_SERVER=*) export "${server?}" ;; esac
 
 printf '\n== tests/real/ against llama-server\n'
-node --test tests/real/
+# One file at a time: each starts its own llama-server, and two would share the cores.
+node --test --test-concurrency=1 tests/real/
