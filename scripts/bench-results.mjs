@@ -185,6 +185,14 @@ const ROWS = [
   ['Local runtime', 'local_decoder_gemma3_gen_tps_2t', 'Gemma 3 270M, Lectern\'s decoder, two threads: generation', 'tokens/s'],
   ['Local runtime', 'local_decoder_gemma3_wllama_prompt_tps_2t', 'Gemma 3 270M, wllama, two threads: prompt read', 'tokens/s'],
   ['Local runtime', 'local_decoder_gemma3_wllama_gen_tps_2t', 'Gemma 3 270M, wllama, two threads: generation', 'tokens/s'],
+  // benches/native_llama.mjs: llama.cpp's llama-server natively (a portable AVX2 build) on the same
+  // GGUF and prompts, the prompt cache off; its own timings, the median of three runs.
+  ['Local runtime', 'native_llama_prompt_tps', 'llama.cpp natively (llama-server), one thread: prompt read, 62-token prompt', 'tokens/s'],
+  ['Local runtime', 'native_llama_gen_tps', 'llama.cpp natively, one thread: generation', 'tokens/s'],
+  ['Local runtime', 'native_llama_long_prompt_tps', 'llama.cpp natively, one thread: prompt read, 378-token prompt', 'tokens/s'],
+  ['Local runtime', 'native_llama_prompt_tps_2t', 'llama.cpp natively, two threads: prompt read, 62-token prompt', 'tokens/s'],
+  ['Local runtime', 'native_llama_gen_tps_2t', 'llama.cpp natively, two threads: generation', 'tokens/s'],
+  ['Local runtime', 'native_llama_long_prompt_tps_2t', 'llama.cpp natively, two threads: prompt read, 378-token prompt', 'tokens/s'],
   ['Ingestion', 'longtask_worker', 'longest main-thread task adding 1.3 MB of text (Worker)', 'ms', atMost(50, 'ms')],
   ['Ingestion', 'longtask_page', 'longest main-thread task adding 1.3 MB of text (no Worker)', 'ms', atMost(50, 'ms')],
   ['Package', 'wasm_raw', '`pkg/lectern_bg.wasm` (the page module), raw', 'KB'],

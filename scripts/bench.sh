@@ -8,7 +8,8 @@
 #   npm run bench -- reader              only the evidence recall on reader questions, and
 #   npm run bench -- sizes               only the package's sizes (a release build)
 #   npm run bench -- candle              only candle's quantized Llama beside wllama (issue 32)
-#   npm run bench -- local               only Lectern's own decoder beside wllama (issue 32)
+#   npm run bench -- local               only Lectern's own decoder beside wllama (issue 32), and
+#                                        llama.cpp natively on the same prompts (builds llama-server once)
 #   npm run bench -- answers             only the answers of the local and Demo models to them
 #                                        (READER_ANSWERS_LIMIT=12: 12 of the 32, half of each kind);
 #                                        the other figures are carried from bench/RESULTS.md
@@ -100,6 +101,8 @@ run_candle() {
 run_local() {
   printf '\n== A local runtime: Lectern'"'"'s own decoder (lectern/local, simd128) beside wllama on SmolLM2-135M and Gemma 3 270M, one and two threads (headless Chromium)\n'
   node benches/local_decoder.mjs
+  printf '\n== The same GGUF and prompts natively: llama.cpp'"'"'s llama-server (a portable AVX2 build, scripts/fetch-llama-server.sh), one and two threads\n'
+  node benches/native_llama.mjs
 }
 
 run_answers() {
