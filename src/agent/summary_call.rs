@@ -85,6 +85,7 @@ impl Agent {
             response_format: None,
             // A summary is the configured model's work, whatever a turn asks.
             model: None,
+            tools_called: false,
         })
     }
 }

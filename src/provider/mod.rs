@@ -66,6 +66,11 @@ pub struct ModelRequest {
     /// OpenAI-compatible and Anthropic providers send it, a custom function
     /// reads it, local models ignore it.
     pub model: Option<String>,
+    /// Whether an earlier step of this turn called tools: a `toolChoice`
+    /// that forces a call (`required`, or one function) is then sent as
+    /// `auto`, so that the model can answer instead of calling again until a
+    /// limit stops the turn (as the OpenAI Agents SDK's `reset_tool_choice`).
+    pub tools_called: bool,
 }
 
 impl ModelRequest {

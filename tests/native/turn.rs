@@ -437,3 +437,27 @@ fn a_turn_may_ask_another_model_and_is_priced_as_that_model() {
         );
     });
 }
+
+#[test]
+fn each_request_says_whether_the_turn_called_tools_already() {
+    let runs = Rc::new(std::cell::Cell::new(0));
+    let tool = crate::support::harness::tools::counting(
+        "lookup",
+        "Looks up",
+        runs.clone(),
+        serde_json::json!("found"),
+    );
+    let turns = vec![
+        lectern::provider::scripted::ScriptedTurn::tools(&[("lookup", "{}")]),
+        lectern::provider::scripted::ScriptedTurn::text("Found."),
+    ];
+    let s = TestAgent::builder(turns).tool(tool).build();
+    s.send("look it up").unwrap();
+    assert_eq!(runs.get(), 1);
+    let called: Vec<bool> = s.model.requests().iter().map(|r| r.tools_called).collect();
+    assert_eq!(
+        called,
+        [false, true],
+        "a forced toolChoice relaxes to auto from the second step on"
+    );
+}

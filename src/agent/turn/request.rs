@@ -49,6 +49,7 @@ impl Turn<'_> {
             max_tokens,
             response_format: self.state.overrides.response_format.clone(),
             model: self.state.overrides.model.clone(),
+            tools_called: self.state.tool_calls > 0,
         })
     }
 

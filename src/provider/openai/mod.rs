@@ -47,7 +47,8 @@ pub struct OpenAiSettings {
     /// Default token limit.
     #[serde(default)]
     pub max_tokens: Option<u32>,
-    /// `tool_choice`, sent when tools are offered: `"auto"`, `"none"`, `"required"` or a function.
+    /// `tool_choice`, sent when tools are offered: `"auto"`, `"none"`, `"required"` or a function
+    /// (one that forces a call is sent as `"auto"` once the turn called tools).
     #[serde(default)]
     pub tool_choice: Option<serde_json::Value>,
     /// Send an assistant tool-call message's reasoning back as `reasoning_content`

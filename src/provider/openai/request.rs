@@ -31,7 +31,7 @@ pub fn request_body(settings: &OpenAiSettings, request: &ModelRequest) -> Value 
             .collect();
         body.insert("tools".into(), Value::Array(tools));
         if let Some(choice) = &settings.tool_choice {
-            body.insert("tool_choice".into(), choice.clone());
+            body.insert("tool_choice".into(), tool_choice(choice, request.tools_called));
         }
     }
     if let Some(t) = request.temperature.or(settings.temperature) {
@@ -52,6 +52,18 @@ pub fn request_body(settings: &OpenAiSettings, request: &ModelRequest) -> Value 
         body.insert("stream_options".into(), json!({ "include_usage": true }));
     }
     Value::Object(body)
+}
+
+/// The `tool_choice` of a request: the configured one, except that one
+/// forcing a call (`"required"`, a function) becomes `"auto"` once an earlier
+/// step of the turn called tools ([`ModelRequest::tools_called`]).
+fn tool_choice(configured: &Value, tools_called: bool) -> Value {
+    let forces = configured == "required" || configured.is_object();
+    if forces && tools_called {
+        json!("auto")
+    } else {
+        configured.clone()
+    }
 }
 
 /// One message in the chat-completions shape; with `replay`, a tool-call
@@ -151,6 +163,42 @@ mod tests {
                 "stream_options": {"include_usage": true}
             })
         );
+    }
+
+    #[test]
+    fn a_forced_tool_choice_relaxes_to_auto_once_the_turn_called_tools() {
+        let function = json!({"type": "function", "function": {"name": "f"}});
+        for (configured, first, later) in [
+            (json!("required"), json!("required"), json!("auto")),
+            (function.clone(), function.clone(), json!("auto")),
+            (json!("none"), json!("none"), json!("none")),
+            (json!("auto"), json!("auto"), json!("auto")),
+        ] {
+            let settings = OpenAiSettings {
+                tool_choice: Some(configured.clone()),
+                ..settings(false)
+            };
+            let tools = vec![ToolDefinition {
+                name: "f".into(),
+                description: "d".into(),
+                parameters: json!({"type": "object"}),
+            }];
+            let mut request = ModelRequest {
+                tools,
+                ..Default::default()
+            };
+            assert_eq!(
+                request_body(&settings, &request)["tool_choice"],
+                first,
+                "{configured}"
+            );
+            request.tools_called = true;
+            assert_eq!(
+                request_body(&settings, &request)["tool_choice"],
+                later,
+                "{configured}"
+            );
+        }
     }
 
     #[test]

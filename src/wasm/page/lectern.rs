@@ -103,9 +103,7 @@ impl Inner {
         let listeners = self.listeners.clone();
         let changes = self.changes.clone();
         EventSink::new(move |event: Event| {
-            let shared = changes
-                .as_ref()
-                .filter(|_| is_shared(&event.kind));
+            let shared = changes.as_ref().filter(|_| is_shared(&event.kind));
             if listeners.is_empty() && also.is_none() && shared.is_none() {
                 return;
             }

@@ -51,7 +51,7 @@ export interface OpenAIProviderConfig extends CallPolicyConfig {
   temperature?: number | null;
   /** Upper bound on generated tokens. Default 2048 (none for models that reason first); `null` sends none. */
   maxTokens?: number | null;
-  /** Sent as `tool_choice` when tools are offered. */
+  /** Sent as `tool_choice` when tools are offered; one that forces a call (`'required'`, a function) is sent as `'auto'` once a step of the turn called tools. */
   toolChoice?: 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
   /** Send a tool-call message's reasoning back as `reasoning_content` (DeepSeek thinking mode needs it); default `true` only for `api.deepseek.com`. */
   replayReasoning?: boolean;
