@@ -113,6 +113,8 @@ export function describeEvent(event: LecternEvent): string {
       return `${event.name}: ${event.message}`;
     case 'runFinished':
       return `run ${event.runId} ${event.status === 'proposed' ? 'waits for review' : event.status}`;
+    case 'workingState':
+      return `${event.remote ? 'another tab' : 'a tool or the host'} set ${JSON.stringify(event.state)}`;
     default: {
       const unreachable: never = event;
       return unreachable;
