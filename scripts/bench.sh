@@ -12,6 +12,8 @@
 #                                        llama.cpp natively on the same prompts (builds llama-server once)
 #   npm run bench -- answers             only the answers of the local and Demo models to them
 #                                        (READER_ANSWERS_LIMIT=12: 12 of the 32, half of each kind);
+#   npm run bench -- sync                only yrs (Yjs) beside Automerge as the sync engine
+#                                        (issue 50, benches/sync_engines/run.sh);
 #                                        the other figures are carried from bench/RESULTS.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +32,7 @@ run_sizes() {
 
 run_all() {
   run_sizes
+  run_sync
   printf '\n== SSE parse throughput, native\n'
   cargo bench --bench sse_throughput 2>/dev/null | grep -v '^\s*$'
 
@@ -88,6 +91,12 @@ run_all() {
   rm -f "$server_log"
 }
 
+# A few minutes the first time (yrs and automerge compiled for wasm32 and natively), then about one.
+run_sync() {
+  printf '\n== Sync engines: yrs (Yjs) beside Automerge on a 1,000-message conversation (issue 50), wasm sizes and native timings\n'
+  bash benches/sync_engines/run.sh
+}
+
 run_reader() {
   printf '\n== Evidence recall: what reaches the model for 32 reader questions on Thursday, native\n'
   cargo bench --bench reader_evidence 2>/dev/null | grep -v '^\s*$'
@@ -110,7 +119,7 @@ run_answers() {
   node benches/reader_answers.mjs | tee bench/answers.log | grep -v '^  '
 }
 
-if [ "${1:-}" = reader ] || [ "${1:-}" = answers ] || [ "${1:-}" = sizes ] || [ "${1:-}" = candle ] || [ "${1:-}" = local ]; then
+if [ "${1:-}" = reader ] || [ "${1:-}" = answers ] || [ "${1:-}" = sizes ] || [ "${1:-}" = candle ] || [ "${1:-}" = local ] || [ "${1:-}" = sync ]; then
   "run_$1" 2>&1 | tee "$log"
   printf '\n== Results (bench/RESULTS.md; the figures not measured now carried)\n'
   node scripts/bench-results.mjs "$log" --carry bench/RESULTS.md --out bench/RESULTS.md --docs docs/figures.md --readme README.md
