@@ -10,36 +10,11 @@ use js_sys::Reflect;
 use serde_json::{json, Value};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
+use web::writer::{open_with_writer, runs_of};
 use web::{
     conversation, js, json as to_json, open_with, openai_provider, register, reject, resolve, send, tool,
     unique, MockSession, Opened,
 };
-
-/// Registers `write_file`, which counts its runs in `globalThis[counter]`.
-fn register_writer(opened: &Opened, counter: &str) {
-    let body =
-        format!("globalThis['{counter}'] = (globalThis['{counter}'] || 0) + 1; return {{ ok: true }};");
-    register(
-        opened,
-        tool("write_file", json!({ "type": "object" }), &body, json!({})),
-    );
-}
-
-fn runs_of(counter: &str) -> u64 {
-    let runs = Reflect::get(&js_sys::global(), &counter.into()).unwrap();
-    runs.as_f64().map_or(0, |n| n as u64)
-}
-
-async fn open_db(session: &MockSession, db: &str, counter: &str, approvals: Value) -> Opened {
-    let opened = open_with(json!({
-        "dbName": db,
-        "provider": openai_provider(session, json!({})),
-        "approvals": approvals
-    }))
-    .await;
-    register_writer(&opened, counter);
-    opened
-}
 
 fn write_call(id: &str) -> Value {
     json!({ "toolCalls": [{ "id": id, "name": "write_file", "arguments": { "path": "a.txt" } }] })
@@ -66,7 +41,7 @@ async fn an_always_allow_grant_survives_close_and_reopen_until_reset() {
         .await;
     let (db, counter) = (unique("grants"), unique("runs"));
     let ask = json!({ "tools": { "write_file": "ask" } });
-    let first = open_db(&session, &db, &counter, ask.clone()).await;
+    let first = open_with_writer(&session, &db, &counter, ask.clone()).await;
     let id = conversation(&first).await;
     let paused = send(&first, &id, "write").await.unwrap();
     assert_eq!(paused["status"], "awaitingApproval");
@@ -82,7 +57,7 @@ async fn an_always_allow_grant_survives_close_and_reopen_until_reset() {
     resolve(first.lectern.close()).await;
     drop(first);
 
-    let second = open_db(&session, &db, &counter, ask).await;
+    let second = open_with_writer(&session, &db, &counter, ask).await;
     let again = send(&second, &id, "write again").await.unwrap();
     assert_eq!(again["status"], "completed", "{again}");
     assert_eq!(again["text"], "two");
@@ -115,7 +90,7 @@ async fn on_new_message_reject_closes_the_paused_turn_and_answers_the_new_messag
         .await;
     let counter = unique("runs");
     let approvals = json!({ "tools": { "write_file": "ask" }, "onNewMessage": "reject" });
-    let opened = open_db(&session, &unique("moved"), &counter, approvals).await;
+    let opened = open_with_writer(&session, &unique("moved"), &counter, approvals).await;
     let id = conversation(&opened).await;
     let paused = send(&opened, &id, "write").await.unwrap();
     assert_eq!(paused["status"], "awaitingApproval");
@@ -150,7 +125,7 @@ async fn set_approvals_toggles_auto_approve_and_a_send_can_refuse_per_message() 
         )
         .await;
     let counter = unique("runs");
-    let opened = open_db(
+    let opened = open_with_writer(
         &session,
         &unique("toggle"),
         &counter,

@@ -6,35 +6,16 @@
 
 use crate::support::web;
 
-use js_sys::Reflect;
 use serde_json::{json, Value};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
-use web::{
-    js, json as to_json, open_with, openai_provider, register, reject, resolve, tool, unique, MockSession,
-    Opened,
-};
+use web::writer::{open_with_writer, runs_of};
+use web::{js, json as to_json, reject, resolve, unique, MockSession, Opened};
 
 /// Opens `db` with `write_file` asking for approval; the tool counts its runs in `globalThis[counter]`.
 async fn open_db(session: &MockSession, db: &str, counter: &str) -> Opened {
-    let opened = open_with(json!({
-        "dbName": db,
-        "provider": openai_provider(session, json!({})),
-        "approvals": { "tools": { "write_file": "ask" } }
-    }))
-    .await;
-    let body =
-        format!("globalThis['{counter}'] = (globalThis['{counter}'] || 0) + 1; return {{ ok: true }};");
-    register(
-        &opened,
-        tool("write_file", json!({ "type": "object" }), &body, json!({})),
-    );
-    opened
-}
-
-fn runs_of(counter: &str) -> u64 {
-    let runs = Reflect::get(&js_sys::global(), &counter.into()).unwrap();
-    runs.as_f64().map_or(0, |n| n as u64)
+    let approvals = json!({ "tools": { "write_file": "ask" } });
+    open_with_writer(session, db, counter, approvals).await
 }
 
 async fn ask_once(opened: &Opened, text: &str, options: Value) -> Value {

@@ -4,6 +4,7 @@
 
 /// The MiniLM check in Chromium (`tests/web/minilm.rs`, `tests/web_bench.rs`).
 pub mod minilm;
+pub mod writer;
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
