@@ -15,6 +15,7 @@
 
 pub mod answer;
 mod attention;
+pub mod batch;
 pub mod blocks;
 mod bpe;
 pub mod config;
