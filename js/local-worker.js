@@ -3,12 +3,12 @@
 // runs the threaded build (`lectern_local_threads.js`) and starts helper Workers
 // (`lectern_local_helper.js`) that share its matrix products and attention. Messages in:
 // `{ type: 'load', id, url, cacheName, threads }`,
-// `{ type: 'generate', id, prompt, maxTokens, temperature?, topP?, seed? }` (maxTokens 0: the prompt is only
-// read into the prefix cache), `{ type: 'abort', id }`. Messages out:
+// `{ type: 'generate', id, prompt, maxTokens, temperature?, topP?, seed?, repeatPenalty?, repeatLastN?,
+// repeatStop? }` (maxTokens 0: the prompt is only read into the prefix cache), `{ type: 'abort', id }`. Messages out:
 // `progress` (`download` with bytes loaded and total, then `load`; `threads` with a message when
 // it runs on fewer threads than asked), `loaded` (threads, ms; or `error`), then per
 // generation `read` (prompt tokens, how many came from the cache, ms), `delta` (text), and `done`
-// (tokens, finish: 'stop' | 'length' | 'abort', ms).
+// (tokens, finish: 'stop' | 'length' | 'repetition' | 'abort', ms).
 
 // Both builds' glue, imported statically (bundlers follow it; neither fetches its wasm until chosen).
 import initOneThread, * as oneThread from './lectern_local.js';
@@ -157,8 +157,8 @@ function startHelper({ module, memory }, { handle, deadMask, slot }) {
   });
 }
 
-async function generate({ id, prompt, maxTokens, temperature = 0, topP = 1, seed = 0 }) {
-  decoder.setSampling(temperature, topP, seed >>> 0);
+async function generate({ id, prompt, maxTokens, temperature = 0, topP = 1, seed = 0, repeatPenalty = 1, repeatLastN = 64, repeatStop = 0 }) {
+  decoder.setSampling(temperature, topP, seed >>> 0, repeatPenalty, repeatLastN >>> 0, repeatStop >>> 0);
   const tokens = decoder.encode(prompt);
   const started = performance.now();
   const kept = decoder.keepPrefix(tokens);
@@ -181,6 +181,7 @@ async function generate({ id, prompt, maxTokens, temperature = 0, topP = 1, seed
     if (stops.has(token)) return finish(id, 'stop', count, generating, text);
     const delta = text.decode(decoder.tokenBytes(token), { stream: true });
     if (delta) postMessage({ type: 'delta', id, text: delta });
+    if (decoder.answerRepeats()) return finish(id, 'repetition', count, generating, text);
   }
   return finish(id, 'length', count, generating, text);
 }

@@ -3,11 +3,24 @@ import type { CallPolicyConfig, CustomProviderConfig } from './lectern.js';
 /** The answer length when neither Lectern nor the host sets one. */
 export const DEFAULT_MAX_TOKENS: number;
 
+/** How a local model holds back repeated tokens and stops an answer that repeats itself. */
+export interface RepetitionOptions {
+  /** llama.cpp's repetition penalty: a logit of a token among the answer's last `repeatLastN` is divided by it when positive, multiplied when not (1: off). */
+  repeatPenalty?: number;
+  /** How many of the answer's latest tokens the penalty looks at (0: off). */
+  repeatLastN?: number;
+  /** The answer ends (`finish: 'repetition'`) when its last `repeatStop` tokens are written a third time (0: never). */
+  repeatStop?: number;
+}
+
+/** `localProvider`'s defaults: `{ repeatPenalty: 1.1, repeatLastN: 64, repeatStop: 16 }` (`generate` alone has them off). */
+export const CHAT_REPETITION: Readonly<Required<RepetitionOptions>>;
+
 /** What the model's Worker reports while it generates. */
 export type LocalMessage =
   | { type: 'read'; id: number; promptTokens: number; cachedTokens: number; ms: number }
   | { type: 'delta'; id: number; text: string }
-  | { type: 'done'; id: number; finish: 'stop' | 'length' | 'abort'; completionTokens: number; ms: number };
+  | { type: 'done'; id: number; finish: 'stop' | 'length' | 'repetition' | 'abort'; completionTokens: number; ms: number };
 
 /** How loading goes: bytes arriving, the decoder reading them, fewer threads than asked, done. */
 export type LocalLoadProgress =
@@ -35,11 +48,12 @@ export class LocalModel {
   /**
    * A continuation of `prompt`; the signal aborts it (its last message is `done` with `finish: 'abort'`).
    * `temperature` 0 (the default) always takes the most likely token; above it tokens are drawn from
-   * the `topP` nucleus, `seed` replaying a draw.
+   * the `topP` nucleus, `seed` replaying a draw. The repetition options ({@link RepetitionOptions})
+   * are off unless given.
    */
   generate(
     prompt: string,
-    options?: { maxTokens?: number; signal?: AbortSignal; temperature?: number; topP?: number; seed?: number },
+    options?: { maxTokens?: number; signal?: AbortSignal; temperature?: number; topP?: number; seed?: number } & RepetitionOptions,
   ): AsyncGenerator<LocalMessage, void>;
   /**
    * Reads `prompt` into the prefix cache without generating (a later prompt beginning with it reads
@@ -56,8 +70,8 @@ export function defaultThreads(): number;
 /** A conversation in ChatML, ending with the assistant's turn opened. */
 export function chatmlPrompt(messages: ReadonlyArray<{ role: string; content?: unknown }>): string;
 
-/** The `provider` option for `Lectern.open` with a {@link LocalModel}. */
+/** The `provider` option for `Lectern.open` with a {@link LocalModel}; the repetition options default to {@link CHAT_REPETITION}. */
 export function localProvider(
   model: LocalModel,
-  options?: { model?: string; maxTokens?: number; template?: (messages: ReadonlyArray<{ role: string; content?: unknown }>) => string } & CallPolicyConfig,
+  options?: { model?: string; maxTokens?: number; template?: (messages: ReadonlyArray<{ role: string; content?: unknown }>) => string } & RepetitionOptions & CallPolicyConfig,
 ): CustomProviderConfig;

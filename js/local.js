@@ -16,6 +16,13 @@
 /** The answer length when neither Lectern nor the host sets one. */
 export const DEFAULT_MAX_TOKENS = 256;
 
+/**
+ * {@link localProvider}'s defaults against a small model's loops: llama.cpp's repetition penalty
+ * at 1.1 (its default before 2024; today's is 1, off) over the answer's last 64 tokens, and the
+ * answer ended when a run of 16 tokens is written a third time.
+ */
+export const CHAT_REPETITION = Object.freeze({ repeatPenalty: 1.1, repeatLastN: 64, repeatStop: 16 });
+
 /** A GGUF model (Llama or Gemma 3 architecture, byte-level BPE or SentencePiece vocabulary) loaded into its own Worker. */
 export class LocalModel {
   /**
@@ -92,9 +99,13 @@ export class LocalModel {
    * Generates a continuation of `prompt` (text; special tokens written in it are matched whole):
    * an async iterator of the worker's messages (`read`, `delta`, `done`). `signal` aborts it;
    * `temperature` (default 0: always the most likely token), `topP` (default 1) and `seed`
-   * (default 0; the same seed draws the same answer) choose how tokens are drawn.
+   * (default 0; the same seed draws the same answer) choose how tokens are drawn, after
+   * llama.cpp's repetition penalty `repeatPenalty` (default 1: off) over the answer's last
+   * `repeatLastN` tokens (default 64). `repeatStop` (default 0: never) ends the answer, with
+   * `finish: 'repetition'`, when its last `repeatStop` tokens are written a third time.
+   * {@link localProvider} turns both on ({@link CHAT_REPETITION}).
    */
-  async *generate(prompt, { maxTokens = DEFAULT_MAX_TOKENS, signal, temperature = 0, topP = 1, seed = 0 } = {}) {
+  async *generate(prompt, { maxTokens = DEFAULT_MAX_TOKENS, signal, temperature = 0, topP = 1, seed = 0, repeatPenalty = 1, repeatLastN = 64, repeatStop = 0 } = {}) {
     await this.ready;
     const id = this.nextId++;
     const queue = [];
@@ -102,7 +113,7 @@ export class LocalModel {
     this.jobs.set(id, { push: (message) => { queue.push(message); wake?.(); } });
     const abort = () => this.worker.postMessage({ type: 'abort', id });
     signal?.addEventListener('abort', abort, { once: true });
-    this.worker.postMessage({ type: 'generate', id, prompt, maxTokens, temperature, topP, seed });
+    this.worker.postMessage({ type: 'generate', id, prompt, maxTokens, temperature, topP, seed, repeatPenalty, repeatLastN, repeatStop });
     try {
       for (;;) {
         while (!queue.length) await new Promise((resolve) => (wake = resolve));
@@ -184,12 +195,22 @@ export function chatmlPrompt(messages) {
  * {@link chatmlPrompt}) and its `temperature`, `top_p` and `seed` into the decoder's sampling
  * (none: greedy), streams the model's text back as OpenAI chunks, and reports the usage
  * (prompt tokens, of them read from the cache, completion tokens). options: `model` (the name in
- * usage, default `'local'`), `maxTokens` (default {@link DEFAULT_MAX_TOKENS}), `template`, and any
- * call-policy option to override the local defaults.
+ * usage, default `'local'`), `maxTokens` (default {@link DEFAULT_MAX_TOKENS}), `template`,
+ * `repeatPenalty`, `repeatLastN` and `repeatStop` (defaults {@link CHAT_REPETITION}; an answer
+ * stopped for repeating itself finishes as `stop`), and any call-policy option to override the
+ * local defaults.
  */
 export function localProvider(localModel, options = {}) {
   if (!(localModel instanceof LocalModel)) throw new TypeError('localProvider needs a LocalModel');
-  const { model = 'local', maxTokens = DEFAULT_MAX_TOKENS, template = chatmlPrompt, ...policy } = options;
+  const {
+    model = 'local',
+    maxTokens = DEFAULT_MAX_TOKENS,
+    template = chatmlPrompt,
+    repeatPenalty = CHAT_REPETITION.repeatPenalty,
+    repeatLastN = CHAT_REPETITION.repeatLastN,
+    repeatStop = CHAT_REPETITION.repeatStop,
+    ...policy
+  } = options;
   return {
     ...policy,
     kind: 'custom',
@@ -203,6 +224,9 @@ export function localProvider(localModel, options = {}) {
       temperature: request.temperature ?? 0,
       topP: request.top_p ?? 1,
       seed: request.seed ?? Math.floor(Math.random() * 2 ** 32),
+      repeatPenalty,
+      repeatLastN,
+      repeatStop,
       signal: callOptions.signal,
     }),
   };
@@ -223,7 +247,7 @@ async function* chunks(localModel, prompt, { model, signal, ...generation }) {
       }
       yield {
         ...base,
-        choices: [{ index: 0, delta: {}, finish_reason: message.finish === 'stop' ? 'stop' : 'length' }],
+        choices: [{ index: 0, delta: {}, finish_reason: message.finish === 'length' ? 'length' : 'stop' }],
         usage: { ...usage, completion_tokens: message.completionTokens, total_tokens: (usage?.prompt_tokens ?? 0) + message.completionTokens },
       };
     }

@@ -53,7 +53,7 @@ import init, {
   type ToolDefinition,
 } from 'lectern';
 import { completionPrompt, loadWllamaModel, wllamaProvider, type CompletionForm, type WllamaLike, type WllamaLoadProgress } from 'lectern/wllama';
-import { chatmlPrompt, LocalModel, localProvider, type LocalMessage } from 'lectern/local';
+import { CHAT_REPETITION, chatmlPrompt, LocalModel, localProvider, type LocalMessage } from 'lectern/local';
 import {
   CITED_SCHEMA,
   downloadPromptApiModel,
@@ -222,11 +222,11 @@ export async function ownDecoder(): Promise<Lectern> {
   const model = new LocalModel('/models/SmolLM2-135M-Instruct.Q4_1.gguf', { cacheName: null });
   await model.ready;
   const prompt: string = chatmlPrompt([{ role: 'user', content: 'Hi' }]);
-  for await (const message of model.generate(prompt, { maxTokens: 8 })) {
+  for await (const message of model.generate(prompt, { maxTokens: 8, ...CHAT_REPETITION, repeatStop: 12 })) {
     const seen: LocalMessage = message;
-    if (seen.type === 'done') console.log(seen.finish, seen.completionTokens);
+    if (seen.type === 'done' && seen.finish !== 'repetition') console.log(seen.finish, seen.completionTokens);
   }
-  const lectern = await Lectern.open({ provider: localProvider(model, { model: 'smollm2', maxTokens: 64 }) });
+  const lectern = await Lectern.open({ provider: localProvider(model, { model: 'smollm2', maxTokens: 64, repeatPenalty: 1.05 }) });
   const { id } = await lectern.createConversation({ title: 'Reading' });
   const system: string = await lectern.systemPrompt(id);
   const read = await model.prefill(chatmlPrompt([{ role: 'system', content: system }]), { signal: AbortSignal.timeout(5000) });

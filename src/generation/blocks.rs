@@ -13,7 +13,9 @@
 
 use crate::kernels::half::round_to_half;
 
-use crate::kernels::block_sums::{block_sums, nibble_block_sums, nibble_block_sums_each, wide_block_sums};
+use crate::kernels::block_sums::{
+    block_sums, nibble_block_sums, nibble_row_by_four, wide_block_sums, FourTokens, NibbleRow,
+};
 
 /// Values per block.
 pub const BLOCK: usize = 32;
@@ -122,35 +124,20 @@ impl BlockMatrix {
         self.scaled_sum(row, x, sums)
     }
 
-    /// Row `row`'s products with each of `xs`, given to `out(t, product)`
-    /// (each as [`Self::row_dot`]); `sums`: room for `xs.len()` rows of
-    /// integer sums. 4-bit rows are unpacked once for all of `xs`.
-    pub fn row_dot_each(
-        &self,
-        row: usize,
-        xs: &[Activation],
-        sums: &mut [i32],
-        mut out: impl FnMut(usize, f32),
-    ) {
+    /// Row `row`'s products with the four tokens `x`, each as [`Self::row_dot`]
+    /// gives it, bit for bit; only for 4-bit rows (panics otherwise).
+    pub fn row_dot_by_four(&self, row: usize, x: &FourTokens<'_>) -> [f32; 4] {
         let per_row = self.blocks_per_row();
-        let first = row * per_row;
-        match &self.quants {
-            Quants::Nibbles(q) if xs.len() > 1 => {
-                let row_bytes = &q[first * BLOCK / 2..(first + per_row) * BLOCK / 2];
-                nibble_block_sums_each(row_bytes, xs.len(), |t| &xs[t].quants, sums);
-                for (t, x) in xs.iter().enumerate() {
-                    out(
-                        t,
-                        self.scaled_sum(row, x, &mut sums[t * per_row..(t + 1) * per_row]),
-                    );
-                }
-            }
-            _ => {
-                for (t, x) in xs.iter().enumerate() {
-                    out(t, self.row_dot(row, x, sums));
-                }
-            }
-        }
+        let blocks = row * per_row..(row + 1) * per_row;
+        let Quants::Nibbles(q) = &self.quants else {
+            panic!("row_dot_by_four reads 4-bit rows");
+        };
+        let row = NibbleRow {
+            quants: &q[blocks.start * BLOCK / 2..blocks.end * BLOCK / 2],
+            scales: &self.scales[blocks.clone()],
+            offsets: self.offsets.as_ref().map(|o| &o[blocks]),
+        };
+        nibble_row_by_four(&row, x)
     }
 
     /// Row `row`'s product with `x` from its blocks' integer `sums`: the scales

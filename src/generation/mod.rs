@@ -1,7 +1,9 @@
 //! Local text generation: a decoder for the Llama and Gemma 3 architectures
 //! that reads GGUF files (llama.cpp's format), their byte-level BPE or
 //! SentencePiece tokenizers, a key/value cache whose prompt prefix is kept
-//! between turns, and greedy or sampled decoding.
+//! between turns, greedy or sampled decoding with llama.cpp's repetition
+//! penalty ([`penalty`]), and a stop for an answer that repeats itself
+//! ([`repetition`]).
 //!
 //! Weights are read into the decoder's own block format ([`blocks`]), whose
 //! products with llama.cpp's quantised activations are llama.cpp's, so a
@@ -11,7 +13,9 @@
 //! products run on wasm `simd128` in the browser, in plain loops natively
 //! (`crate::kernels::block_sums`).
 
+pub mod answer;
 mod attention;
+pub mod batch;
 pub mod blocks;
 mod bpe;
 pub mod config;
@@ -22,10 +26,12 @@ pub mod gguf;
 pub mod gguf_meta;
 pub mod kv_cache;
 pub mod ops;
+pub mod penalty;
 pub mod pool;
 pub mod pool_registry;
 mod pretokenize;
 mod products;
+pub mod repetition;
 pub mod sampler;
 mod special_tokens;
 mod spm;
@@ -34,15 +40,18 @@ mod test_gguf;
 pub mod tokenizer;
 mod vocab;
 
+pub use answer::{write, Answer, Finish};
 pub use decoder::Decoder;
 pub use gguf::Gguf;
 pub use kv_cache::KvCache;
+pub use penalty::RepeatPenalty;
 pub use pool::Pool;
 pub use sampler::Sampler;
 pub use tokenizer::Tokenizer;
 
 /// Reads `prompt` after what `cache` holds of it (a shared prefix is not
-/// read again) and returns up to `max_tokens` greedily chosen tokens,
+/// read again) and returns up to `max_tokens` greedily chosen tokens (no
+/// repetition penalty, no stop for repeating: llama.cpp's greedy decoding),
 /// stopping after any of `stops`; [`Decoder::read`]'s errors.
 pub fn greedy(
     decoder: &Decoder,
@@ -51,17 +60,7 @@ pub fn greedy(
     max_tokens: usize,
     stops: &[u32],
 ) -> crate::error::Result<Vec<u32>> {
-    let kept = cache.keep_prefix_of(prompt);
-    let mut logits = decoder.read(&prompt[kept..], cache)?;
-    let mut sampler = Sampler::greedy();
-    let mut out = Vec::new();
-    while out.len() < max_tokens {
-        let token = sampler.pick(&logits);
-        out.push(token);
-        if stops.contains(&token) || out.len() == max_tokens {
-            break;
-        }
-        logits = decoder.read(&[token], cache)?;
-    }
-    Ok(out)
+    let mut answer = Answer::new(Sampler::greedy(), 0);
+    write(decoder, cache, prompt, &mut answer, max_tokens, stops)?;
+    Ok(answer.tokens().to_vec())
 }

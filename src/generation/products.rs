@@ -4,6 +4,7 @@
 
 use std::ops::Range;
 
+use super::batch::Batch;
 use super::blocks::{Activation, BlockMatrix};
 use super::disjoint::DisjointSlice;
 use super::pool::{Pool, MIN_PART_ROWS};
@@ -11,7 +12,7 @@ use super::pool::{Pool, MIN_PART_ROWS};
 /// One matrix's products with a batch of inputs: `out[t · rows + r] = m.row r · xs[t]`.
 pub struct Product<'a> {
     m: &'a BlockMatrix,
-    xs: &'a [Activation],
+    xs: Batch<'a>,
     out: DisjointSlice<'a>,
 }
 
@@ -21,17 +22,17 @@ impl<'a> Product<'a> {
         assert!(out.len() >= xs.len() * m.rows, "a product's output is too short");
         Product {
             m,
-            xs,
+            xs: Batch::new(m, xs),
             out: DisjointSlice::new(out),
         }
     }
 
-    /// Rows `rows` of the products, each weight row read once for all inputs.
+    /// Rows `rows` of the products, each weight row read for all inputs ([`Batch`]).
     fn rows(&self, rows: Range<usize>) {
         let m = self.m;
-        let mut sums = vec![0; m.blocks_per_row() * self.xs.len()];
+        let mut sums = vec![0; m.blocks_per_row()];
         for row in rows {
-            m.row_dot_each(row, self.xs, &mut sums, |t, product| {
+            self.xs.row_products(m, row, &mut sums, |t, product| {
                 let at = t * m.rows + row;
                 // SAFETY: row `row` (of every input) is this thread's alone:
                 // the pool's parts do not overlap.

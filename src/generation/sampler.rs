@@ -1,9 +1,12 @@
 //! The next token from a model's logits: the most likely one (temperature 0,
 //! the default), or one drawn from the softmax at a temperature, kept to the
 //! smallest set of tokens whose probabilities reach `top_p` (nucleus sampling),
-//! with a seeded generator so a seed replays its answer.
+//! with a seeded generator so a seed replays its answer; before either, a
+//! [`RepeatPenalty`] (off unless asked for) holds back the tokens it has
+//! already chosen.
 
 use super::ops::argmax;
+use super::penalty::RepeatPenalty;
 
 /// How the next token is chosen.
 #[derive(Debug, Clone, PartialEq)]
@@ -11,6 +14,13 @@ pub struct Sampler {
     temperature: f32,
     top_p: f32,
     state: u64,
+    penalty: RepeatPenalty,
+    /// The tokens it chose, the last `penalty.last_n()` of them.
+    chosen: Vec<u32>,
+    /// Tokens never penalised (those that end an answer).
+    exempt: Vec<u32>,
+    /// The penalised logits' room, reused.
+    scratch: Vec<f32>,
 }
 
 impl Default for Sampler {
@@ -26,6 +36,10 @@ impl Sampler {
             temperature: 0.0,
             top_p: 1.0,
             state: 1,
+            penalty: RepeatPenalty::OFF,
+            chosen: Vec::new(),
+            exempt: Vec::new(),
+            scratch: Vec::new(),
         }
     }
 
@@ -41,11 +55,42 @@ impl Sampler {
             },
             // xorshift's state must not be zero.
             state: seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1,
+            ..Sampler::greedy()
         }
     }
 
-    /// The next token for `logits`.
+    /// This sampler with `penalty` applied to the tokens it chooses from now
+    /// on, except `exempt` ones (the tokens that end an answer).
+    pub fn with_penalty(mut self, penalty: RepeatPenalty, exempt: &[u32]) -> Self {
+        self.penalty = penalty;
+        self.exempt = exempt.to_vec();
+        self
+    }
+
+    /// The next token for `logits`, after the penalty for the tokens it chose before.
     pub fn pick(&mut self, logits: &[f32]) -> u32 {
+        let token = if self.penalty.is_off() || self.chosen.is_empty() {
+            self.choose(logits)
+        } else {
+            let mut penalised = std::mem::take(&mut self.scratch);
+            penalised.clear();
+            penalised.extend_from_slice(logits);
+            self.penalty.apply(&mut penalised, &self.chosen, &self.exempt);
+            let token = self.choose(&penalised);
+            self.scratch = penalised;
+            token
+        };
+        if !self.penalty.is_off() {
+            if self.chosen.len() == self.penalty.last_n() {
+                self.chosen.remove(0);
+            }
+            self.chosen.push(token);
+        }
+        token
+    }
+
+    /// The token drawn (or the most likely) from `logits` as they are.
+    fn choose(&mut self, logits: &[f32]) -> u32 {
         if self.temperature <= 0.0 || logits.is_empty() {
             return argmax(logits) as u32;
         }
@@ -120,6 +165,29 @@ mod tests {
         assert!(
             (seen[0] - 0.7311).abs() < 0.01 && seen[2] == 0.0 && seen[3] == 0.0,
             "{seen:?}"
+        );
+    }
+
+    #[test]
+    fn the_penalty_turns_greedy_away_from_a_token_it_chose() {
+        use super::RepeatPenalty;
+        // Each leads the next by less than a tenth: 1.1 lets the next one win.
+        let logits = [2.1, 2.0, 1.95];
+        let mut plain = Sampler::greedy();
+        assert_eq!([plain.pick(&logits), plain.pick(&logits)], [0, 0]);
+        let mut held = Sampler::greedy().with_penalty(RepeatPenalty::new(1.1, 64), &[]);
+        assert_eq!(
+            [held.pick(&logits), held.pick(&logits), held.pick(&logits)],
+            [0, 1, 2]
+        );
+        // An exempt token (the end of the answer) is never held back.
+        let mut ends = Sampler::greedy().with_penalty(RepeatPenalty::new(1.1, 64), &[0]);
+        assert_eq!([ends.pick(&logits), ends.pick(&logits)], [0, 0]);
+        // Only the last `last_n` choices count: after 0 and 1, 0 is free again.
+        let mut short = Sampler::greedy().with_penalty(RepeatPenalty::new(1.1, 1), &[]);
+        assert_eq!(
+            [short.pick(&logits), short.pick(&logits), short.pick(&logits)],
+            [0, 1, 0]
         );
     }
 

@@ -65,6 +65,15 @@ test('the local decoder answers as llama.cpp, streams, aborts, reuses its cache 
         // Sampled at a temperature: a seed replays its answer, other seeds draw others.
         const sampled = async (seed) => (await run(local, cases[0].prompt, { maxTokens: 16, temperature: 1.2, topP: 0.95, seed })).text;
         const sampling = { first: await sampled(7), again: await sampled(7), others: [await sampled(8), await sampled(9), await sampled(10)] };
+        // An answer that loops ("anti-heroic, anti-heroic, …"): off by default, the repeat stop
+        // ends it; with localProvider's defaults (CHAT_REPETITION) the penalty keeps it from looping.
+        const { CHAT_REPETITION } = await import('/pkg/lectern_local_provider.js');
+        const looping = '<|im_start|>system\nYou answer questions about the novel The Man Who Was Thursday.<|im_end|>\n<|im_start|>user\nWho is Gregory and what does he believe?<|im_end|>\n<|im_start|>assistant\n';
+        const loops = {
+          plain: await run(local, looping, { maxTokens: 100 }),
+          stopped: await run(local, looping, { maxTokens: 100, repeatStop: 16 }),
+          penalised: await run(local, looping, { maxTokens: 200, ...CHAT_REPETITION }),
+        };
         // Abort after the first piece of a long answer.
         const controller = new AbortController();
         const aborted = await run(local, cases[1].prompt, { maxTokens: 200, signal: controller.signal, onDelta: () => controller.abort() });
@@ -86,7 +95,7 @@ test('the local decoder answers as llama.cpp, streams, aborts, reuses its cache 
         const conversation = await lectern.createConversation({});
         const sent = await lectern.send(conversation.id, 'What is the capital of France?');
         serving.close();
-        return { answers, failures, sampling, aborted, reused, freshRun, sent: { text: sent.text, usage: sent.usage } };
+        return { answers, failures, sampling, loops, aborted, reused, freshRun, sent: { text: sent.text, usage: sent.usage } };
       },
       { model: `/models/${basename(fixtures.model)}`, cases: reference.cases, tokens: reference.tokens },
     );
@@ -99,6 +108,15 @@ test('the local decoder answers as llama.cpp, streams, aborts, reuses its cache 
     assert.match(r.failures[1], /Worker failed/);
     assert.equal(r.sampling.first, r.sampling.again, 'a seed replays its answer');
     assert.ok(r.sampling.others.some((text) => text !== r.sampling.first), JSON.stringify(r.sampling));
+    assert.equal(r.loops.plain.done.finish, 'length');
+    assert.match(r.loops.plain.text, /(anti-heroic, ){5}/);
+    assert.equal(r.loops.stopped.done.finish, 'repetition');
+    assert.ok(r.loops.stopped.done.completionTokens < 80, `stopped after ${r.loops.stopped.done.completionTokens} tokens`);
+    assert.ok(r.loops.plain.text.startsWith(r.loops.stopped.text), 'until then, the same answer');
+    // Natively it ends with its end of turn after 163 tokens; here the wasm rounding parts from
+    // that answer after 60 words and it runs to the limit, but it does not loop either way.
+    assert.notEqual(r.loops.penalised.done.finish, 'repetition', r.loops.penalised.text);
+    assert.doesNotMatch(r.loops.penalised.text, /(anti-heroic, ){3}/);
     assert.equal(r.aborted.done.finish, 'abort');
     assert.ok(r.aborted.done.completionTokens < 10, `aborted after ${r.aborted.done.completionTokens} tokens`);
     assert.ok(r.reused.read.cachedTokens > 20, `the follow-up reused ${r.reused.read.cachedTokens} cached tokens`);

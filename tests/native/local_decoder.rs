@@ -6,7 +6,8 @@
 //! Needs SmolLM2-135M-Instruct (`LECTERN_SMOLLM2`, from
 //! `scripts/fetch-smollm2.sh`); skipped with a message without it.
 
-use lectern::generation::{greedy, Decoder, Gguf, Tokenizer};
+use lectern::generation::repetition::repeats_itself;
+use lectern::generation::{greedy, write, Answer, Decoder, Finish, Gguf, RepeatPenalty, Sampler, Tokenizer};
 
 use crate::local_models::{model_bytes, reference};
 
@@ -29,6 +30,56 @@ fn greedy_continuations_are_llama_cpps() {
         assert_eq!(tokenizer.decode(answer), case["text"].as_str().unwrap());
         assert_eq!(ended, case["finish"] == "stop", "{case}");
     }
+}
+
+/// SmolLM2's greedy answer to this question writes "anti-heroic, " until its
+/// token limit (as the site's model looped on a question about Gregory): the
+/// repeat stop ends it there, and the chat penalty (1.1 over 64 tokens) keeps
+/// it from looping, so it ends with its end-of-turn token.
+#[test]
+fn a_looping_answer_is_stopped_and_the_chat_penalty_keeps_it_from_looping() {
+    let Some(bytes) = model_bytes("LECTERN_SMOLLM2", "fetch-smollm2.sh") else {
+        return;
+    };
+    let file = Gguf::parse(&bytes).unwrap();
+    let (decoder, tokenizer) = (Decoder::load(&file).unwrap(), Tokenizer::read(&file).unwrap());
+    let prompt = tokenizer.encode(
+        "<|im_start|>system\nYou answer questions about the novel The Man Who Was Thursday.<|im_end|>\n\
+         <|im_start|>user\nWho is Gregory and what does he believe?<|im_end|>\n<|im_start|>assistant\n",
+    );
+    let stops: Vec<u32> = tokenizer.eos.into_iter().chain(tokenizer.eot).collect();
+    let run = |sampler: Sampler, repeat_stop: usize| {
+        let mut answer = Answer::new(sampler, repeat_stop);
+        let finish = write(
+            &decoder,
+            &mut decoder.new_cache(),
+            &prompt,
+            &mut answer,
+            200,
+            &stops,
+        )
+        .unwrap();
+        (finish, answer.tokens().to_vec())
+    };
+    let (finish, looping) = run(Sampler::greedy(), 0);
+    assert_eq!(finish, Finish::Length);
+    assert!(tokenizer
+        .decode(&looping)
+        .contains("anti-heroic, anti-heroic, anti-heroic"));
+
+    let (finish, stopped) = run(Sampler::greedy(), 16);
+    assert_eq!(finish, Finish::Repetition);
+    assert!(stopped.len() < 80, "stopped after {} tokens", stopped.len());
+    assert_eq!(
+        stopped[..],
+        looping[..stopped.len()],
+        "until then, the same answer"
+    );
+
+    let penalised = Sampler::greedy().with_penalty(RepeatPenalty::CHAT, &stops);
+    let (finish, answer) = run(penalised, 0);
+    assert_eq!(finish, Finish::Stop, "{}", tokenizer.decode(&answer));
+    assert!((16..=answer.len()).all(|n| !repeats_itself(&answer[..n], 16)));
 }
 
 #[test]

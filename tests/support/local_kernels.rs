@@ -3,6 +3,7 @@
 //! quantisations: run natively (plain loops) and in Chromium (the simd128
 //! kernels), so both kernels are held to the same sums.
 
+use lectern::generation::batch::Batch;
 use lectern::generation::blocks::{Activation, BlockMatrix, Input, Quants, BLOCK};
 
 /// A deterministic stream of numbers in `0..1`.
@@ -100,24 +101,37 @@ fn activation(numbers: &mut Numbers, input: Input) -> Activation {
     x
 }
 
-/// Every layout's `apply` and `row_dot_each` (three tokens) equal the definition
-/// within float rounding.
+/// Tokens in a batch: a group of four (read four at a time from 4-bit rows) and two more.
+const TOKENS: usize = 6;
+
+/// Every layout's `apply` and batch products ([`Batch`], six tokens) equal
+/// the definition within float rounding (1e-4, relative), and each batch
+/// product is the one its token alone gets from `row_dot`, bit for bit (the
+/// four-token kernel keeps its float steps and their order).
 pub fn block_products_are_their_definition() {
     let mut numbers = Numbers(7);
     for (name, m) in matrices(&mut numbers) {
-        let xs: Vec<Activation> = (0..3).map(|_| activation(&mut numbers, m.input)).collect();
+        let xs: Vec<Activation> = (0..TOKENS).map(|_| activation(&mut numbers, m.input)).collect();
         let mut applied = vec![0.0; ROWS];
         m.apply(&xs[0], &mut applied);
-        let mut sums = vec![0; xs.len() * COLS / BLOCK];
+        let mut sums = vec![0; COLS / BLOCK];
+        let batch = Batch::new(&m, &xs);
         for (row, applied) in applied.iter().enumerate() {
-            let mut each = [0.0f32; 3];
-            m.row_dot_each(row, &xs, &mut sums, |t, product| each[t] = product);
+            let mut each = [f32::NAN; TOKENS];
+            batch.row_products(&m, row, &mut sums, |t, product| each[t] = product);
             for (t, x) in xs.iter().enumerate() {
                 let expected = definition(&m, row, x);
                 let close = |got: f32| (got as f64 - expected).abs() <= 1e-4 * expected.abs().max(1.0);
                 assert!(
                     close(each[t]),
                     "{name}, row {row}, token {t}: {} vs {expected}",
+                    each[t]
+                );
+                let alone = m.row_dot(row, x, &mut sums);
+                assert_eq!(
+                    each[t].to_bits(),
+                    alone.to_bits(),
+                    "{name}, row {row}, token {t}: in a batch {} alone {alone}",
                     each[t]
                 );
                 if t == 0 {

@@ -3,6 +3,12 @@
 //! follows is llama.cpp's, block by block, in `blocks::BlockMatrix::row_dot`).
 //! wasm `simd128` where it is compiled in, plain loops elsewhere; both give
 //! the same sums.
+//!
+//! [`nibble_row_by_four`] is a prompt's form of it: a 4-bit row's products
+//! with four tokens at once, each block unpacked once for the four, the
+//! integer sums gathered one token a lane and scaled there, each token's
+//! blocks summed in block order — the float steps of `row_dot`, so each
+//! product is bit for bit the one a token alone gets.
 
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 mod portable;
@@ -10,6 +16,30 @@ mod portable;
 mod simd128;
 
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-pub use portable::{block_sums, nibble_block_sums, nibble_block_sums_each, wide_block_sums};
+pub use portable::{block_sums, nibble_block_sums, nibble_row_by_four, wide_block_sums};
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-pub use simd128::{block_sums, nibble_block_sums, nibble_block_sums_each, wide_block_sums};
+pub use simd128::{block_sums, nibble_block_sums, nibble_row_by_four, wide_block_sums};
+
+/// A weight row of 4-bit blocks (sixteen bytes a block, value `j` in byte
+/// `j`'s low half and value `j + 16` in its high half), with each block's
+/// scale and, when it has them, offsets.
+pub struct NibbleRow<'a> {
+    /// The values, sixteen bytes a block.
+    pub quants: &'a [u8],
+    /// One scale a block.
+    pub scales: &'a [f32],
+    /// One offset a block, if any.
+    pub offsets: Option<&'a [f32]>,
+}
+
+/// Four tokens' quantised activations: each one's values (32 a block), and
+/// each block's scales and `scale · Σ q` sums interleaved, four a block
+/// (token `t`'s of block `b` at `4b + t`).
+pub struct FourTokens<'a> {
+    /// Each token's values.
+    pub quants: [&'a [i8]; 4],
+    /// The blocks' scales, `[4b + t]`.
+    pub scales: &'a [f32],
+    /// The blocks' sums, `[4b + t]`.
+    pub sums: &'a [f32],
+}

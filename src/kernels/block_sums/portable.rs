@@ -1,5 +1,7 @@
 //! [`block_sums`] in plain loops (which the compiler vectorises).
 
+use super::{FourTokens, NibbleRow};
+
 /// `out[b] = Σ w[32b + i] · x[32b + i]` for every block `b` of `out`.
 pub fn block_sums(w: &[i8], x: &[i8], out: &mut [i32]) {
     for ((w, x), sum) in w.chunks_exact(32).zip(x.chunks_exact(32)).zip(out.iter_mut()) {
@@ -17,21 +19,48 @@ pub fn block_sums(w: &[i8], x: &[i8], out: &mut [i32]) {
 pub fn nibble_block_sums(w: &[u8], x: &[i8], out: &mut [i32]) {
     for ((w, x), sum) in w.chunks_exact(16).zip(x.chunks_exact(32)).zip(out.iter_mut()) {
         let (w, x): (&[u8; 16], &[i8; 32]) = (w.try_into().expect("16"), x.try_into().expect("32"));
-        let mut total = 0i32;
-        for j in 0..16 {
-            total += (w[j] & 0x0f) as i32 * x[j] as i32 + (w[j] >> 4) as i32 * x[j + 16] as i32;
-        }
-        *sum = total;
+        *sum = dot32(&unpack(w), x);
     }
 }
 
-/// [`nibble_block_sums`] of one weight row with `tokens` activations (`x(t)`), into
-/// `out[t · blocks + b]`.
-pub fn nibble_block_sums_each<'a>(w: &[u8], tokens: usize, x: impl Fn(usize) -> &'a [i8], out: &mut [i32]) {
-    let blocks = w.len() / 16;
-    for t in 0..tokens {
-        nibble_block_sums(w, x(t), &mut out[t * blocks..(t + 1) * blocks]);
+/// A block's sixteen bytes as its 32 values (0..=15).
+#[inline(always)]
+fn unpack(w: &[u8; 16]) -> [i8; 32] {
+    let mut values = [0i8; 32];
+    for j in 0..16 {
+        values[j] = (w[j] & 0x0f) as i8;
+        values[j + 16] = (w[j] >> 4) as i8;
     }
+    values
+}
+
+/// `Σ w[i] · x[i]` over a block (a loop the compiler vectorises).
+#[inline(always)]
+fn dot32(w: &[i8; 32], x: &[i8; 32]) -> i32 {
+    let mut total = 0i32;
+    for i in 0..32 {
+        total += w[i] as i32 * x[i] as i32;
+    }
+    total
+}
+
+/// Row `row`'s products with the four tokens `x`: per block
+/// `(scale · d) · Σ q·xq + offset · s`, summed in block order for each token.
+pub fn nibble_row_by_four(row: &NibbleRow<'_>, x: &FourTokens<'_>) -> [f32; 4] {
+    let mut acc = [0.0f32; 4];
+    let blocks = row.quants.chunks_exact(16).zip(row.scales).enumerate();
+    for (b, (w, scale)) in blocks {
+        let w = unpack(w.try_into().expect("16"));
+        for (t, acc) in acc.iter_mut().enumerate() {
+            let total = dot32(&w, x.quants[t][b * 32..][..32].try_into().expect("32"));
+            let scaled = (scale * x.scales[4 * b + t]) * total as f32;
+            *acc += match row.offsets {
+                Some(offsets) => scaled + offsets[b] * x.sums[4 * b + t],
+                None => scaled,
+            };
+        }
+    }
+    acc
 }
 
 /// [`block_sums`] of 16-bit weights (Q6_K's values times their sub-block scales).

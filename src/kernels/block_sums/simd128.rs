@@ -3,6 +3,8 @@
 
 use core::arch::wasm32::*;
 
+use super::{FourTokens, NibbleRow};
+
 /// `out[b] = Σ w[32b + i] · x[32b + i]` for every block `b` of `out`; values
 /// lie in -127..=127 (two products fit an i16 lane).
 pub fn block_sums(w: &[i8], x: &[i8], out: &mut [i32]) {
@@ -30,51 +32,62 @@ pub fn wide_block_sums(w: &[i16], x: &[i8], out: &mut [i32]) {
     sums_by_four(out, blocks, |b| unsafe { wide_block(pw, px, b) });
 }
 
-/// [`nibble_block_sums`] of one weight row with `tokens` activations (`x(t)`), into
-/// `out[t · blocks + b]`: each group of four blocks is unpacked once for all of them.
-pub fn nibble_block_sums_each<'a>(w: &[u8], tokens: usize, x: impl Fn(usize) -> &'a [i8], out: &mut [i32]) {
-    let blocks = w.len() / 16;
-    assert!(out.len() >= tokens * blocks && (0..tokens).all(|t| x(t).len() >= blocks * 32));
-    let pw = w.as_ptr();
-    let mut b = 0;
-    while b + 4 <= blocks {
-        // SAFETY: blocks b..b+4 lie within `w`.
-        let unpacked = unsafe {
-            [
-                unpack(pw, b),
-                unpack(pw, b + 1),
-                unpack(pw, b + 2),
-                unpack(pw, b + 3),
-            ]
-        };
-        for t in 0..tokens {
-            let px = x(t).as_ptr();
-            // SAFETY: blocks b..b+4 lie within x(t) (asserted above).
-            let s = unsafe {
-                [
-                    unpacked_block(unpacked[0], px, b),
-                    unpacked_block(unpacked[1], px, b + 1),
-                    unpacked_block(unpacked[2], px, b + 2),
-                    unpacked_block(unpacked[3], px, b + 3),
-                ]
+/// Row `row`'s products with the four tokens `x`: per block
+/// `(scale · d) · Σ q·xq + offset · s`, one token a lane, summed in block
+/// order (the portable kernel's float steps, lane by lane).
+pub fn nibble_row_by_four(row: &NibbleRow<'_>, x: &FourTokens<'_>) -> [f32; 4] {
+    let blocks = row.scales.len();
+    assert!(
+        row.quants.len() >= blocks * 16
+            && x.scales.len() >= blocks * 4
+            && x.sums.len() >= blocks * 4
+            && row.offsets.is_none_or(|o| o.len() >= blocks)
+            && x.quants.iter().all(|q| q.len() >= blocks * 32),
+        "a row and its four tokens have as many blocks"
+    );
+    let pw = row.quants.as_ptr();
+    let px = x.quants.map(|q| q.as_ptr());
+    let mut acc = f32x4_splat(0.0);
+    for b in 0..blocks {
+        // SAFETY: block b lies within the row and each token's values, and
+        // 4b..4b+4 within the interleaved scales and sums (asserted above).
+        unsafe {
+            let (low, high) = unpack(pw, b);
+            let lanes = |p: *const i8| {
+                let (x0, x1) = (
+                    v128_load(p.add(b * 32) as *const v128),
+                    v128_load(p.add(b * 32 + 16) as *const v128),
+                );
+                // Four products of 0..=15 by -128..=127 fit an i16 lane.
+                let sum = i16x8_add(
+                    i16x8_add(i16x8_extmul_low_i8x16(low, x0), i16x8_extmul_high_i8x16(low, x0)),
+                    i16x8_add(
+                        i16x8_extmul_low_i8x16(high, x1),
+                        i16x8_extmul_high_i8x16(high, x1),
+                    ),
+                );
+                i32x4_extadd_pairwise_i16x8(sum)
             };
-            // SAFETY: out[t · blocks + b..+4] is within `out` (asserted above).
-            unsafe {
-                v128_store(
-                    out.as_mut_ptr().add(t * blocks + b) as *mut v128,
-                    transpose_add(s),
-                )
+            let sums = transpose_add([lanes(px[0]), lanes(px[1]), lanes(px[2]), lanes(px[3])]);
+            let d = v128_load(x.scales.as_ptr().add(4 * b) as *const v128);
+            let scale = f32x4_mul(f32x4_splat(*row.scales.get_unchecked(b)), d);
+            let scaled = f32x4_mul(scale, f32x4_convert_i32x4(sums));
+            let term = match row.offsets {
+                Some(offsets) => {
+                    let s = v128_load(x.sums.as_ptr().add(4 * b) as *const v128);
+                    f32x4_add(scaled, f32x4_mul(f32x4_splat(*offsets.get_unchecked(b)), s))
+                }
+                None => scaled,
             };
-        }
-        b += 4;
-    }
-    for t in 0..tokens {
-        // SAFETY: block b (< blocks) lies within `w` and x(t).
-        for (k, sum) in out[t * blocks..][b..blocks].iter_mut().enumerate() {
-            let s = unsafe { unpacked_block(unpack(pw, b + k), x(t).as_ptr(), b + k) };
-            *sum = lane_sum(s);
+            acc = f32x4_add(acc, term);
         }
     }
+    [
+        f32x4_extract_lane::<0>(acc),
+        f32x4_extract_lane::<1>(acc),
+        f32x4_extract_lane::<2>(acc),
+        f32x4_extract_lane::<3>(acc),
+    ]
 }
 
 /// The low and high nibbles of block `b`'s sixteen bytes.

@@ -1,11 +1,12 @@
 //! `LocalDecoder` (`lectern_local.js`, feature `local`): Lectern's own decoder
 //! for a page's Worker: a GGUF file's bytes in, a prompt read (its cached
-//! prefix kept), then tokens (greedy or sampled) one call at a time, so the Worker can
-//! post each and hear an abort between them.
+//! prefix kept), then tokens (greedy or sampled, with or without a repetition
+//! penalty) one call at a time, so the Worker can post each, hear an abort
+//! between them, and stop an answer that repeats itself.
 
 use wasm_bindgen::prelude::*;
 
-use crate::generation::{Decoder, Gguf, KvCache, Sampler, Tokenizer};
+use crate::generation::{Answer, Decoder, Gguf, KvCache, RepeatPenalty, Sampler, Tokenizer};
 use crate::wasm::js::error_to_js;
 use crate::wasm::panic_guard;
 
@@ -16,7 +17,8 @@ pub struct LocalDecoder {
     tokenizer: Tokenizer,
     cache: KvCache,
     logits: Vec<f32>,
-    sampler: Sampler,
+    /// The tokens [`Self::next`] gave since the last [`Self::set_sampling`].
+    answer: Answer,
 }
 
 #[wasm_bindgen]
@@ -34,7 +36,7 @@ impl LocalDecoder {
             decoder,
             tokenizer,
             logits: Vec::new(),
-            sampler: Sampler::greedy(),
+            answer: Answer::new(Sampler::greedy(), 0),
         })
     }
 
@@ -70,11 +72,25 @@ impl LocalDecoder {
         Ok(())
     }
 
-    /// How the next tokens are chosen: at `temperature` (0: the most likely
-    /// one, the default) from the nucleus of `top_p`, drawn with `seed`.
+    /// How the next answer's tokens are chosen: at `temperature` (0: the most
+    /// likely one, the default) from the nucleus of `top_p`, drawn with
+    /// `seed`, after llama.cpp's repetition penalty `repeat_penalty` (1: off)
+    /// over the answer's last `repeat_last_n` tokens; [`Self::answer_repeats`]
+    /// says when its last `repeat_stop` tokens (0: never) are written a third time.
     #[wasm_bindgen(js_name = setSampling)]
-    pub fn set_sampling(&mut self, temperature: f32, top_p: f32, seed: u32) {
-        self.sampler = Sampler::new(temperature, top_p, seed.into());
+    pub fn set_sampling(
+        &mut self,
+        temperature: f32,
+        top_p: f32,
+        seed: u32,
+        repeat_penalty: f32,
+        repeat_last_n: usize,
+        repeat_stop: usize,
+    ) {
+        let penalty = RepeatPenalty::new(repeat_penalty, repeat_last_n);
+        let sampler =
+            Sampler::new(temperature, top_p, seed.into()).with_penalty(penalty, &self.stop_tokens());
+        self.answer = Answer::new(sampler, repeat_stop);
     }
 
     /// The next token ([`Self::set_sampling`]), read into the cache (so the
@@ -83,12 +99,19 @@ impl LocalDecoder {
         if self.logits.is_empty() {
             return Err(error_to_js(&crate::Error::config("read a prompt first")));
         }
-        let token = self.sampler.pick(&self.logits);
+        let token = self.answer.pick(&self.logits);
         self.logits = self
             .decoder
             .read(&[token], &mut self.cache)
             .map_err(|e| error_to_js(&e))?;
         Ok(token)
+    }
+
+    /// Whether the answer repeats itself: its last `repeat_stop` tokens
+    /// ([`Self::set_sampling`]) were written twice before in it.
+    #[wasm_bindgen(js_name = answerRepeats)]
+    pub fn answer_repeats(&self) -> bool {
+        self.answer.repeats()
     }
 
     /// The bytes token `id` stands for (none for a control token).
