@@ -14,7 +14,7 @@ function runLog(run) {
     return card;
   });
   const calls = run.toolCalls.length === 1 ? '1 tool call' : `${run.toolCalls.length} tool calls`;
-  return h('details', { class: 'run-log' }, h('summary', {}, `What it did: ${calls}`), ...cards);
+  return h('details', { class: 'run-log' }, h('summary', { class: 'run-log-heading' }, `What it did: ${calls}`), ...cards);
 }
 
 /**

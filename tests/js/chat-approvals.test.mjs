@@ -190,11 +190,11 @@ test('a headless run that ended proposed shows a review banner; Reject with a no
   assert.match(await banner.locator('.heading').textContent(), /Save a note in the background/);
   assert.equal(await banner.locator('.tools').textContent(), 'Tools it ran: save_note');
   // What it did: the run's tool call as a card, with its arguments and its result, from the run's records.
-  await banner.locator('details.run-log > summary').click();
-  assert.equal(await banner.locator('details.run-log > summary').textContent(), 'What it did: 1 tool call');
+  await banner.locator('summary.run-log-heading').click();
+  assert.equal(await banner.locator('summary.run-log-heading').textContent(), 'What it did: 1 tool call');
   const card = banner.locator('details.run-log details.tool-card');
   assert.equal(await card.count(), 1);
-  await card.locator('> summary').click();
+  await card.locator('summary').click();
   assert.equal(await card.getAttribute('data-tool'), 'save_note');
   assert.match(await card.locator('.status').textContent(), /done/);
   assert.match(await card.locator('pre.arguments').textContent(), /"text": "from a run"/);
