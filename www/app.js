@@ -117,6 +117,7 @@ async function addBook(input) {
   showError(null);
   const progress = startProgress(input.title);
   try {
+    await switching.catch(() => {}); // a model switch under way closes the instance it replaces
     const book = await lectern.addBook(input, { onProgress: progress.onProgress });
     await openBook(book.id);
   } catch (error) {
@@ -126,8 +127,20 @@ async function addBook(input) {
   }
 }
 
-/** Opens Lectern with `choice`'s model (closing the previous instance) and rebinds the chat. */
-async function useModel(choice) {
+/** The model switch under way (or the last one, settled): a book chosen meanwhile waits for it. */
+let switching = Promise.resolve();
+
+/**
+ * Opens Lectern with `choice`'s model (closing the previous instance) and rebinds the chat; one
+ * switch at a time, so `lectern` is never a closed instance while a book is added or read.
+ */
+function useModel(choice) {
+  const next = switching.catch(() => {}).then(() => switchModel(choice));
+  switching = next;
+  return next;
+}
+
+async function switchModel(choice) {
   $('#model-status').textContent = `Starting ${choice.label}…`;
   if (lectern) await lectern.close();
   await stopLocalModel();
