@@ -39,6 +39,14 @@ pub fn string_arg(value: &JsValue, name: &str) -> Result<String> {
         .ok_or_else(|| Error::config(format!("{name} must be a string")))
 }
 
+/// Takes `key` out of `object` (a copy the caller made): its value (`undefined` if absent).
+pub fn take_key(object: &Object, key: &str) -> JsValue {
+    let name = JsValue::from_str(key);
+    let value = Reflect::get(object, &name).unwrap_or(JsValue::UNDEFINED);
+    let _ = Reflect::delete_property(object, &name);
+    value
+}
+
 /// A real JS `Error` whose `name` is the error's kind and which carries its fields.
 pub fn error_to_js(error: &Error) -> JsValue {
     let js_error = js_sys::Error::new(&error.to_string());

@@ -6,7 +6,7 @@ use wasm_bindgen::{JsCast, JsValue};
 
 use crate::agent::{HostFunctions, OpenOptions};
 use crate::error::{Error, Result};
-use crate::wasm::js::from_js;
+use crate::wasm::js::{from_js, take_key};
 use crate::wasm::page::host::approval_options::take_policy_functions;
 
 /// The host functions among the options.
@@ -26,9 +26,7 @@ pub struct Callbacks {
 
 /// Takes the function at `key` out of `object` (a copy), if there is one.
 fn take_function(object: &Object, key: &str) -> Result<Option<Function>> {
-    let name = JsValue::from_str(key);
-    let value = Reflect::get(object, &name).unwrap_or(JsValue::UNDEFINED);
-    let _ = Reflect::delete_property(object, &name);
+    let value = take_key(object, key);
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::json::from_json::FromJson;
 use crate::runtime::cancel::CancelToken;
 use crate::wasm::abort_signal::link_signal;
-use crate::wasm::js::{error_to_js, from_js, to_js};
+use crate::wasm::js::{error_to_js, from_js, take_key, to_js};
 
 #[derive(FromJson)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -94,8 +94,7 @@ pub fn split_signal(input: &JsValue, what: &str) -> Result<(JsValue, CancelToken
         return Err(Error::config(format!("{what} must be an object")));
     }
     let copy = Object::assign(&Object::new(), input.unchecked_ref());
-    let signal = Reflect::get(&copy, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
-    let _ = Reflect::delete_property(&copy, &"signal".into());
+    let signal = take_key(&copy, "signal");
     link_signal(&signal, &cancel)?;
     Ok((copy.into(), cancel))
 }

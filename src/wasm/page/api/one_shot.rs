@@ -2,12 +2,12 @@
 
 use std::rc::Rc;
 
-use js_sys::{Object, Promise, Reflect};
+use js_sys::{Object, Promise};
 use wasm_bindgen::prelude::*;
 
 use crate::agent::{TurnError, TurnResult};
 use crate::error::{Error, Result};
-use crate::wasm::js::string_arg;
+use crate::wasm::js::{string_arg, take_key};
 use crate::wasm::page::lectern::{Inner, Lectern};
 use crate::wasm::page::send_options::read_send_options;
 use crate::wasm::page::split_off::split_off;
@@ -64,9 +64,7 @@ fn split_book_id(options: Option<JsValue>) -> Result<(Option<String>, Option<JsV
         return Err(Error::config("askOnce options must be an object"));
     }
     let copy = Object::assign(&Object::new(), options.unchecked_ref());
-    let book_id = Reflect::get(&copy, &"bookId".into()).unwrap_or(JsValue::UNDEFINED);
-    let _ = Reflect::delete_property(&copy, &"bookId".into());
-    let book_id = match book_id {
+    let book_id = match take_key(&copy, "bookId") {
         id if id.is_undefined() => None,
         id => Some(string_arg(&id, "askOnce options: bookId")?),
     };

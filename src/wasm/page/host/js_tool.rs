@@ -12,7 +12,7 @@ use crate::domain::ToolDefinition;
 use crate::error::{Error, Result};
 use crate::json::from_json::FromJson;
 use crate::tool::{CacheScope, Tool, ToolContext, ToolResult, MAX_RETRIES};
-use crate::wasm::js::{describe_js, from_js, to_js};
+use crate::wasm::js::{describe_js, from_js, take_key, to_js};
 
 /// The serialisable part of a tool spec.
 #[derive(Debug, FromJson)]
@@ -60,11 +60,9 @@ impl JsTool {
             return Err(Error::config("registerTool needs a tool object"));
         }
         let copy = Object::assign(&Object::new(), spec.unchecked_ref());
-        let execute = Reflect::get(&copy, &"execute".into())
-            .ok()
-            .and_then(|f| f.dyn_into::<Function>().ok())
-            .ok_or_else(|| Error::config("a tool needs execute, a (possibly async) function"))?;
-        let _ = Reflect::delete_property(&copy, &"execute".into());
+        let execute = take_key(&copy, "execute")
+            .dyn_into::<Function>()
+            .map_err(|_| Error::config("a tool needs execute, a (possibly async) function"))?;
         let spec: ToolSpec = from_js(copy.into(), "tool")?;
         if spec.timeout_ms == Some(0) {
             return Err(Error::config(format!(
