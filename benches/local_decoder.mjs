@@ -28,6 +28,7 @@ const SHORT = 'What is the capital of France? Answer in one short sentence pleas
 const PROMPT = `<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n<|im_start|>user\n${SHORT}<|im_end|>\n<|im_start|>assistant\n`;
 const LONG = `<|im_start|>user\nRead this. ${'The man who was Thursday walked along the river at night, thinking of anarchy and poetry. '.repeat(20)}Who walked along the river?<|im_end|>\n<|im_start|>assistant\n`;
 const TOKENS = 32;
+const GEMMA_PROMPT = `Gabriel Syme was a poet who became a detective. ${SHORT} The man who was Thursday walked along the river at night, thinking of anarchy and poetry.\n\nAnswer:`;
 
 const fmt = (v) => v.toFixed(1);
 try {
@@ -38,6 +39,7 @@ try {
     prompts: [PROMPT, PROMPT + 'The capital of France is Paris.<|im_end|>\n<|im_start|>user\nAnd of Italy?<|im_end|>\n<|im_start|>assistant\n', LONG],
     tokens: TOKENS,
     threads: 1,
+    profile: true,
   });
   const wllama = (
     await page.evaluate(async (options) => (await import('/session.js')).greedyCompletions(options), { model, prompts: [PROMPT, LONG], tokens: TOKENS })
@@ -59,6 +61,7 @@ try {
   console.log(`FIGURE local_decoder_wllama_prompt_tps chromium ${fmt(wllama[0].prompt_per_second)}`);
   console.log(`FIGURE local_decoder_wllama_gen_tps chromium ${fmt(wllama[0].predicted_per_second)}`);
   console.log(`FIGURE local_decoder_followup_cached chromium ${follow.cached}`);
+  stageFigures(long, '');
   await twoThreads(page, 'SmolLM2', model, PROMPT, '', LONG);
   if (gemma.skip) console.log(`Gemma 3 270M: ${gemma.skip}`);
   else await gemmaFigures(page, gemma.url);
@@ -72,7 +75,7 @@ try {
  * GGUF): reading, generation, load.
  */
 async function gemmaFigures(page, gemmaModel) {
-  const prompt = `Gabriel Syme was a poet who became a detective. ${SHORT} The man who was Thursday walked along the river at night, thinking of anarchy and poetry.\n\nAnswer:`;
+  const prompt = GEMMA_PROMPT;
   const ours = await page.evaluate(ourRuns, { model: gemmaModel, prompts: [prompt], tokens: TOKENS, threads: 1 });
   const [theirs] = await page.evaluate(
     async (options) => (await import('/session.js')).greedyCompletions(options),
@@ -98,7 +101,7 @@ async function gemmaFigures(page, gemmaModel) {
  * when given): FIGURE lines named `local_decoder_<prefix>…_2t`. */
 async function twoThreads(page, name, model, prompt, prefix, long) {
   const prompts = long ? [prompt, long] : [prompt];
-  const ours = await page.evaluate(ourRuns, { model, prompts, tokens: TOKENS, threads: 2 });
+  const ours = await page.evaluate(ourRuns, { model, prompts, tokens: TOKENS, threads: 2, profile: true });
   const [theirs] = await page.evaluate(
     async (options) => (await import('/session.js')).greedyCompletions(options),
     { model, prompts: [prompt], tokens: TOKENS, threads: 2 },
@@ -116,13 +119,24 @@ async function twoThreads(page, name, model, prompt, prefix, long) {
     const run = ours.runs[1];
     console.log(`${name}, two threads: Lectern reads the ${run.promptTokens}-token prompt at ${fmt(tps(run.promptTokens, run.readMs))} tokens/s`);
     console.log(`FIGURE local_decoder_${prefix}long_prompt_tps_2t chromium ${fmt(tps(run.promptTokens, run.readMs))}`);
+    stageFigures(run, '_2t');
   }
   console.log(`FIGURE local_decoder_${prefix}wllama_prompt_tps_2t chromium ${fmt(theirs.timings.prompt_per_second)}`);
   console.log(`FIGURE local_decoder_${prefix}wllama_gen_tps_2t chromium ${fmt(theirs.timings.predicted_per_second)}`);
 }
 
+/** Where `run`'s prompt reading went, stage by stage (the decoder's clock): FIGURE lines. */
+function stageFigures(run, suffix) {
+  const total = Object.values(run.stages).reduce((a, b) => a + b, 0);
+  const shares = Object.entries(run.stages).map(([stage, ms]) => `${stage} ${fmt(ms)} ms (${Math.round((100 * ms) / total)} %)`);
+  console.log(`the ${run.promptTokens}-token prompt's ${fmt(run.readMs)} ms${suffix ? ' on two threads' : ''}, by stage: ${shares.join(', ')}`);
+  for (const [stage, ms] of Object.entries(run.stages)) {
+    console.log(`FIGURE local_decoder_long_stage_${stage}_ms${suffix} chromium ${fmt(ms)}`);
+  }
+}
+
 /** In the page: Lectern's decoder on `threads` threads reading each of `prompts` and generating up to `tokens`. */
-async function ourRuns({ model, prompts, tokens, threads }) {
+async function ourRuns({ model, prompts, tokens, threads, profile = false }) {
   const { LocalModel } = await import('/pkg/lectern_local_provider.js');
   const local = new LocalModel(model, { cacheName: null, threads });
   await local.ready;
@@ -130,8 +144,8 @@ async function ourRuns({ model, prompts, tokens, threads }) {
   for (const prompt of prompts) {
     const run = { text: '' };
     const asked = performance.now();
-    for await (const m of local.generate(prompt, { maxTokens: tokens })) {
-      if (m.type === 'read') Object.assign(run, { promptTokens: m.promptTokens, cached: m.cachedTokens, readMs: m.ms });
+    for await (const m of local.generate(prompt, { maxTokens: tokens, profile })) {
+      if (m.type === 'read') Object.assign(run, { promptTokens: m.promptTokens, cached: m.cachedTokens, readMs: m.ms, stages: m.stages });
       if (m.type === 'delta') {
         run.firstMs ??= performance.now() - asked;
         run.text += m.text;

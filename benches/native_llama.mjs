@@ -1,7 +1,8 @@
 // Native llama.cpp beside the in-browser runtimes of benches/local_decoder.mjs: the cached
 // `llama-server` (scripts/fetch-llama-server.sh: a portable AVX2 build) serving the same
-// SmolLM2-135M-Instruct Q4_1 GGUF, reading the same prompts and generating the same 32 tokens, on
-// one thread (`-t 1`) and then two (`-t 2`). Prompt reading and generation in tokens/s are
+// SmolLM2-135M-Instruct Q4_1 GGUF (and the base Gemma 3 270M Q4_K_M, when scripts/fetch-gemma3.sh
+// can fetch it), reading the same prompts and generating the same 32 tokens, on one thread (`-t 1`)
+// and then two (`-t 2`). Prompt reading and generation in tokens/s are
 // llama-server's own `timings` (prompt_per_second, predicted_per_second) from `/completion` with
 // the prompt cache off; each figure is the median of three runs. Prints FIGURE lines, or a
 // `SKIPPED:` line without the server or the model.
@@ -9,9 +10,10 @@
 //   node benches/native_llama.mjs
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import { gemmaFixture } from '../tests/js/local/fixtures.mjs';
 import { llamaFixtures, startLlamaServer } from '../tests/real/llama-server.mjs';
 
-const { PROMPT, LONG, TOKENS } = localDecoderPrompts();
+const { PROMPT, LONG, GEMMA_PROMPT, TOKENS } = localDecoderPrompts();
 const RUNS = 3;
 
 const fixtures = llamaFixtures();
@@ -26,25 +28,39 @@ const fmt = (v) => v.toFixed(1);
 const load = () => `load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores`;
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-for (const threads of [1, 2]) {
-  const server = await startLlamaServer(fixtures, { threads, args: ['--no-warmup'] });
-  try {
-    const short = await timings(server, PROMPT);
-    const long = await timings(server, LONG);
-    const suffix = threads === 1 ? '' : '_2t';
-    const read = median(short.map((t) => t.prompt_per_second));
-    const gen = median(short.map((t) => t.predicted_per_second));
-    const longRead = median(long.map((t) => t.prompt_per_second));
-    console.log(
-      `llama-server, ${threads} thread(s), ${load()}: reads the ${short[0].prompt_n}-token prompt at ${fmt(read)} tokens/s ` +
-        `(runs: ${short.map((t) => fmt(t.prompt_per_second)).join(', ')}), generates ${short[0].predicted_n} at ${fmt(gen)} tokens/s ` +
-        `(runs: ${short.map((t) => fmt(t.predicted_per_second)).join(', ')}); reads the ${long[0].prompt_n}-token prompt at ${fmt(longRead)} tokens/s`,
-    );
-    console.log(`FIGURE native_llama_prompt_tps${suffix} native ${fmt(read)}`);
-    console.log(`FIGURE native_llama_gen_tps${suffix} native ${fmt(gen)}`);
-    console.log(`FIGURE native_llama_long_prompt_tps${suffix} native ${fmt(longRead)}`);
-  } finally {
-    await server.close();
+await measure('SmolLM2-135M-Instruct', fixtures, '', PROMPT, LONG);
+const gemma = gemmaFixture();
+if (gemma.skip) console.log(`Gemma 3 270M: ${gemma.skip}`);
+else await measure('Gemma 3 270M', { ...fixtures, model: gemma.path }, 'gemma3_', GEMMA_PROMPT);
+
+/**
+ * llama-server on `model`'s GGUF, one thread then two: `prompt` read and continued (and `long`
+ * read, when given). FIGURE lines named `native_llama_<prefix>…`, as benches/local_decoder.mjs's.
+ */
+async function measure(name, model, prefix, prompt, long) {
+  for (const threads of [1, 2]) {
+    const server = await startLlamaServer(model, { threads, args: ['--no-warmup'] });
+    try {
+      const short = await timings(server, prompt);
+      const suffix = threads === 1 ? '' : '_2t';
+      const read = median(short.map((t) => t.prompt_per_second));
+      const gen = median(short.map((t) => t.predicted_per_second));
+      console.log(
+        `${name}: llama-server, ${threads} thread(s), ${load()}: reads the ${short[0].prompt_n}-token prompt at ${fmt(read)} tokens/s ` +
+          `(runs: ${short.map((t) => fmt(t.prompt_per_second)).join(', ')}), generates ${short[0].predicted_n} at ${fmt(gen)} tokens/s ` +
+          `(runs: ${short.map((t) => fmt(t.predicted_per_second)).join(', ')})`,
+      );
+      console.log(`FIGURE native_llama_${prefix}prompt_tps${suffix} native ${fmt(read)}`);
+      console.log(`FIGURE native_llama_${prefix}gen_tps${suffix} native ${fmt(gen)}`);
+      if (long) {
+        const runs = await timings(server, long);
+        const longRead = median(runs.map((t) => t.prompt_per_second));
+        console.log(`${name}: llama-server, ${threads} thread(s): reads the ${runs[0].prompt_n}-token prompt at ${fmt(longRead)} tokens/s`);
+        console.log(`FIGURE native_llama_${prefix}long_prompt_tps${suffix} native ${fmt(longRead)}`);
+      }
+    } finally {
+      await server.close();
+    }
   }
 }
 
@@ -65,16 +81,16 @@ async function timings(server, prompt) {
 }
 
 /**
- * The prompts benches/local_decoder.mjs reads (`SHORT`, `PROMPT`, `LONG`, `TOKENS`), taken from its
+ * The prompts benches/local_decoder.mjs reads (`PROMPT`, `LONG`, `GEMMA_PROMPT`, `TOKENS`), taken from its
  * source: importing it would run that benchmark. Throws when a declaration is no longer one line
  * there, so the two benches cannot drift apart silently.
  */
 function localDecoderPrompts() {
   const source = readFileSync(new URL('./local_decoder.mjs', import.meta.url), 'utf8');
-  const lines = ['SHORT', 'PROMPT', 'LONG', 'TOKENS'].map((name) => {
+  const lines = ['SHORT', 'PROMPT', 'LONG', 'TOKENS', 'GEMMA_PROMPT'].map((name) => {
     const line = new RegExp(`^const ${name} = .*;$`, 'm').exec(source);
     if (!line) throw new Error(`benches/local_decoder.mjs declares no one-line ${name}: update benches/native_llama.mjs`);
     return line[0];
   });
-  return new Function(`${lines.join('\n')}\nreturn { PROMPT, LONG, TOKENS };`)();
+  return new Function(`${lines.join('\n')}\nreturn { PROMPT, LONG, GEMMA_PROMPT, TOKENS };`)();
 }

@@ -4,10 +4,11 @@
 // (`lectern_local_helper.js`) that share its matrix products and attention. Messages in:
 // `{ type: 'load', id, url, cacheName, threads }`,
 // `{ type: 'generate', id, prompt, maxTokens, temperature?, topP?, seed?, repeatPenalty?, repeatLastN?,
-// repeatStop? }` (maxTokens 0: the prompt is only read into the prefix cache), `{ type: 'abort', id }`. Messages out:
+// repeatStop?, profile? }` (maxTokens 0: the prompt is only read into the prefix cache), `{ type: 'abort', id }`. Messages out:
 // `progress` (`download` with bytes loaded and total, then `load`; `threads` with a message when
 // it runs on fewer threads than asked), `loaded` (threads, ms; or `error`), then per
-// generation `read` (prompt tokens, how many came from the cache, ms), `delta` (text), and `done`
+// generation `read` (prompt tokens, how many came from the cache, ms; with `profile`, `stages`: ms per
+// stage of the decoder), `delta` (text), and `done`
 // (tokens, finish: 'stop' | 'length' | 'repetition' | 'abort', ms).
 
 // Both builds' glue, imported statically (bundlers follow it; neither fetches its wasm until chosen).
@@ -157,8 +158,10 @@ function startHelper({ module, memory }, { handle, deadMask, slot }) {
   });
 }
 
-async function generate({ id, prompt, maxTokens, temperature = 0, topP = 1, seed = 0, repeatPenalty = 1, repeatLastN = 64, repeatStop = 0 }) {
+async function generate({ id, prompt, maxTokens, temperature = 0, topP = 1, seed = 0, repeatPenalty = 1, repeatLastN = 64, repeatStop = 0, profile = false }) {
   decoder.setSampling(temperature, topP, seed >>> 0, repeatPenalty, repeatLastN >>> 0, repeatStop >>> 0);
+  decoder.setProfiling(profile);
+  decoder.takeProfile();
   const tokens = decoder.encode(prompt);
   const started = performance.now();
   const kept = decoder.keepPrefix(tokens);
@@ -168,7 +171,8 @@ async function generate({ id, prompt, maxTokens, temperature = 0, topP = 1, seed
     decoder.read(tokens.subarray(at, Math.min(at + PIECE, tokens.length)));
   }
   const readMs = performance.now() - started;
-  postMessage({ type: 'read', id, promptTokens: tokens.length, cachedTokens: kept, ms: readMs });
+  const stages = profile ? stageTimes() : undefined;
+  postMessage({ type: 'read', id, promptTokens: tokens.length, cachedTokens: kept, ms: readMs, stages });
   const stops = new Set(decoder.stopTokens());
   const text = new TextDecoder();
   const generating = performance.now();
@@ -184,6 +188,12 @@ async function generate({ id, prompt, maxTokens, temperature = 0, topP = 1, seed
     if (decoder.answerRepeats()) return finish(id, 'repetition', count, generating, text);
   }
   return finish(id, 'length', count, generating, text);
+}
+
+/** The decoder's time per stage since the last call, `{ [stage]: ms }`. */
+function stageTimes() {
+  const ms = decoder.takeProfile();
+  return Object.fromEntries(decoder.constructor.profileStages().map((name, i) => [name, ms[i]]));
 }
 
 function finish(id, reason, completionTokens, since, text) {

@@ -18,9 +18,30 @@ export const CHAT_REPETITION: Readonly<Required<RepetitionOptions>>;
 
 /** What the model's Worker reports while it generates. */
 export type LocalMessage =
-  | { type: 'read'; id: number; promptTokens: number; cachedTokens: number; ms: number }
+  | { type: 'read'; id: number; promptTokens: number; cachedTokens: number; ms: number; stages?: DecoderStageTimes }
   | { type: 'delta'; id: number; text: string }
   | { type: 'done'; id: number; finish: 'stop' | 'length' | 'repetition' | 'abort'; completionTokens: number; ms: number };
+
+/**
+ * Where a read's time went (`generate`'s `profile` option): milliseconds per stage of the decoder,
+ * which together cover the read; the products run on every thread, the rest on the Worker's.
+ */
+export interface DecoderStageTimes {
+  /** Token embeddings, RMS norms, and each token's input quantised for the next products. */
+  normsAndQuantising: number;
+  /** The query, key, value and attention-output matrix products. */
+  attentionProducts: number;
+  /** Query and key norms (Gemma 3), rotary positions, keys and values into the cache. */
+  positionsAndCache: number;
+  /** Each token's attention over the positions it sees. */
+  attention: number;
+  /** The feed-forward network's gate, up and down products. */
+  feedForwardProducts: number;
+  /** SwiGLU or GeGLU. */
+  activation: number;
+  /** The output layer's logits for the last token. */
+  logits: number;
+}
 
 /** How loading goes: bytes arriving, the decoder reading them, fewer threads than asked, done. */
 export type LocalLoadProgress =
@@ -53,7 +74,7 @@ export class LocalModel {
    */
   generate(
     prompt: string,
-    options?: { maxTokens?: number; signal?: AbortSignal; temperature?: number; topP?: number; seed?: number } & RepetitionOptions,
+    options?: { maxTokens?: number; signal?: AbortSignal; temperature?: number; topP?: number; seed?: number; profile?: boolean } & RepetitionOptions,
   ): AsyncGenerator<LocalMessage, void>;
   /**
    * Reads `prompt` into the prefix cache without generating (a later prompt beginning with it reads

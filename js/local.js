@@ -103,9 +103,10 @@ export class LocalModel {
    * llama.cpp's repetition penalty `repeatPenalty` (default 1: off) over the answer's last
    * `repeatLastN` tokens (default 64). `repeatStop` (default 0: never) ends the answer, with
    * `finish: 'repetition'`, when its last `repeatStop` tokens are written a third time.
-   * {@link localProvider} turns both on ({@link CHAT_REPETITION}).
+   * {@link localProvider} turns both on ({@link CHAT_REPETITION}). `profile` (a diagnostic; default
+   * false) adds `stages` to the `read` message: the decoder's milliseconds per stage of reading.
    */
-  async *generate(prompt, { maxTokens = DEFAULT_MAX_TOKENS, signal, temperature = 0, topP = 1, seed = 0, repeatPenalty = 1, repeatLastN = 64, repeatStop = 0 } = {}) {
+  async *generate(prompt, { maxTokens = DEFAULT_MAX_TOKENS, signal, temperature = 0, topP = 1, seed = 0, repeatPenalty = 1, repeatLastN = 64, repeatStop = 0, profile = false } = {}) {
     await this.ready;
     const id = this.nextId++;
     const queue = [];
@@ -113,7 +114,7 @@ export class LocalModel {
     this.jobs.set(id, { push: (message) => { queue.push(message); wake?.(); } });
     const abort = () => this.worker.postMessage({ type: 'abort', id });
     signal?.addEventListener('abort', abort, { once: true });
-    this.worker.postMessage({ type: 'generate', id, prompt, maxTokens, temperature, topP, seed, repeatPenalty, repeatLastN, repeatStop });
+    this.worker.postMessage({ type: 'generate', id, prompt, maxTokens, temperature, topP, seed, repeatPenalty, repeatLastN, repeatStop, profile: profile === true });
     try {
       for (;;) {
         while (!queue.length) await new Promise((resolve) => (wake = resolve));

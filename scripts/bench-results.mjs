@@ -36,6 +36,58 @@ const atLeastFigures = (others, label) => ({
   },
 });
 
+/**
+ * Figures derived from two others of the same run: `over`'s Chromium figure divided by `under`'s
+ * native one (Lectern's decoder beside llama.cpp natively).
+ */
+const RATIOS = [
+  ['local_decoder_prompt_tps', 'native_llama_prompt_tps', 'prompt read, 62-token prompt, one thread', 0.5],
+  ['local_decoder_long_prompt_tps', 'native_llama_long_prompt_tps', 'prompt read, 378-token prompt, one thread', 0.5],
+  ['local_decoder_gen_tps', 'native_llama_gen_tps', 'generation, one thread', 0.65],
+  ['local_decoder_prompt_tps_2t', 'native_llama_prompt_tps_2t', 'prompt read, 62-token prompt, two threads', 0.5],
+  ['local_decoder_long_prompt_tps_2t', 'native_llama_long_prompt_tps_2t', 'prompt read, 378-token prompt, two threads', 0.5],
+  ['local_decoder_gen_tps_2t', 'native_llama_gen_tps_2t', 'generation, two threads', 0.65],
+  ['local_decoder_gemma3_prompt_tps', 'native_llama_gemma3_prompt_tps', 'Gemma 3 270M, prompt read, one thread', 0.5],
+  ['local_decoder_gemma3_gen_tps', 'native_llama_gemma3_gen_tps', 'Gemma 3 270M, generation, one thread', 0.65],
+  ['local_decoder_gemma3_prompt_tps_2t', 'native_llama_gemma3_prompt_tps_2t', 'Gemma 3 270M, prompt read, two threads', 0.5],
+  ['local_decoder_gemma3_gen_tps_2t', 'native_llama_gemma3_gen_tps_2t', 'Gemma 3 270M, generation, two threads', 0.65],
+].map(([over, under, what, target]) => ({
+  id: `ratio_${over}`,
+  over,
+  under,
+  what: `Lectern's decoder in Chromium ÷ llama.cpp natively, the same run: ${what}`,
+  target,
+}));
+
+/** The decoder's stages (`src/generation/profile.rs`), as the bench names them. */
+const STAGES = [
+  ['normsAndQuantising', 'norms and quantising each input'],
+  ['attentionProducts', 'query, key, value and output products'],
+  ['positionsAndCache', 'rotary positions and the key/value cache'],
+  ['attention', 'attention'],
+  ['feedForwardProducts', 'feed-forward products (gate, up, down)'],
+  ['activation', 'SwiGLU'],
+  ['logits', 'the output layer'],
+];
+
+/**
+ * `all` with the RATIOS of figures measured in the same run: from this run's when both were
+ * measured now, kept from before when neither was, and left out when only one was.
+ */
+export function withRatios(all, measured) {
+  const out = { ...all };
+  for (const { id, over, under } of RATIOS) {
+    const fresh = [over, under].filter((f) => measured[f]).length;
+    if (fresh === 1) delete out[id];
+    if (fresh === 2) {
+      const [a, b] = [measured[over].chromium, measured[under].native];
+      if (a !== undefined && b !== undefined && b > 0) out[id] = { chromium: Number((a / b).toFixed(3)) };
+      else delete out[id];
+    }
+  }
+  return out;
+}
+
 /** Every figure the benchmarks print, by section, in order. */
 const ROWS = [
   ['Providers', 'sse_parse', 'SSE parse, 10 MB OpenAI stream in 1,460 B chunks', 'MB/s'],
@@ -193,6 +245,22 @@ const ROWS = [
   ['Local runtime', 'native_llama_prompt_tps_2t', 'llama.cpp natively, two threads: prompt read, 62-token prompt', 'tokens/s'],
   ['Local runtime', 'native_llama_gen_tps_2t', 'llama.cpp natively, two threads: generation', 'tokens/s'],
   ['Local runtime', 'native_llama_long_prompt_tps_2t', 'llama.cpp natively, two threads: prompt read, 378-token prompt', 'tokens/s'],
+  ['Local runtime', 'native_llama_gemma3_prompt_tps', 'Gemma 3 270M, llama.cpp natively, one thread: prompt read', 'tokens/s'],
+  ['Local runtime', 'native_llama_gemma3_gen_tps', 'Gemma 3 270M, llama.cpp natively, one thread: generation', 'tokens/s'],
+  ['Local runtime', 'native_llama_gemma3_prompt_tps_2t', 'Gemma 3 270M, llama.cpp natively, two threads: prompt read', 'tokens/s'],
+  ['Local runtime', 'native_llama_gemma3_gen_tps_2t', 'Gemma 3 270M, llama.cpp natively, two threads: generation', 'tokens/s'],
+  // Lectern's decoder in Chromium over llama.cpp natively, the same run (RATIOS): issue 49's targets.
+  ...RATIOS.map(({ id, what, target }) => ['Local runtime', id, what, '×', atLeast(target)]),
+  // Where the 378-token prompt's reading time goes in Lectern's decoder, stage by stage (the
+  // decoder's own clock: `generate`'s `profile`), natively (benches/local_prompt.rs) and in Chromium.
+  ...[['', 'one thread'], ['_2t', 'two threads']].flatMap(([suffix, threads]) =>
+    STAGES.map(([stage, what]) => [
+      'Local runtime',
+      `local_decoder_long_stage_${stage}_ms${suffix}`,
+      `Lectern's decoder (natively: its plain loops, no SIMD), 378-token prompt, ${threads}: ${what}`,
+      'ms',
+    ]),
+  ),
   ['Ingestion', 'longtask_worker', 'longest main-thread task adding 1.3 MB of text (Worker)', 'ms', atMost(50, 'ms')],
   ['Ingestion', 'longtask_page', 'longest main-thread task adding 1.3 MB of text (no Worker)', 'ms', atMost(50, 'ms')],
   // Issue 50 (benches/sync_engines/run.sh, docs/sync.md): yrs (Yjs) beside Automerge on the same
@@ -439,8 +507,9 @@ function main() {
   // --carry PREVIOUS: figures this run did not measure are kept from PREVIOUS, and the header says so.
   const carry = option('--carry', null);
   const carried = carry ? carriedFigures(readFileSync(carry, 'utf8')) : { all: {}, sections: {} };
-  const all = { ...carried.all };
+  let all = { ...carried.all };
   for (const [id, envs] of Object.entries(measured)) all[id] = { ...envs };
+  all = withRatios(all, measured);
   const kept = Object.keys(carried.all).filter((id) => !measured[id]);
   const machine = `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.arch()}`;
   const sections = mergeSections(carried.sections, readTables(logText));

@@ -112,6 +112,9 @@ run_local() {
   node benches/local_decoder.mjs
   printf '\n== The same GGUF and prompts natively: llama.cpp'"'"'s llama-server (a portable AVX2 build, scripts/fetch-llama-server.sh), one and two threads\n'
   node benches/native_llama.mjs
+  printf '\n== Lectern'"'"'s decoder natively (release build), one thread: the same prompts, and where the long one'"'"'s time goes\n'
+  LECTERN_SMOLLM2="${LECTERN_SMOLLM2:-$(bash scripts/fetch-smollm2.sh 2>/dev/null | sed -n 's/^LECTERN_SMOLLM2=//p')}" \
+    cargo bench --bench local_prompt 2>/dev/null | grep -v '^\s*$'
 }
 
 run_answers() {

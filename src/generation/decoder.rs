@@ -5,7 +5,7 @@
 //! Prompts are read in batches (each weight row read once for every token of
 //! the batch).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::error::{Error, Result};
 
@@ -19,6 +19,7 @@ use super::kv_cache::KvCache;
 use super::ops::{geglu, rms_norm, rms_norm_in_place, rope, rope_halves, swiglu};
 use super::pool::Pool;
 use super::products::{run_products, Product};
+use super::profile::{Clock, Laps, Stage, StageTimes};
 
 /// One decoder block's weights.
 struct Layer {
@@ -83,6 +84,10 @@ pub struct Decoder {
     reads_q8_k: bool,
     /// The threads that share its matrix products.
     pool: Arc<Pool>,
+    /// The clock reads are timed with, stage by stage; `None`: not timed.
+    clock: Option<Clock>,
+    /// Each stage's time over the reads since the last [`Self::take_profile`].
+    profile: Mutex<StageTimes>,
 }
 
 impl Decoder {
@@ -109,7 +114,20 @@ impl Decoder {
             output,
             reads_q8_k,
             pool: Arc::new(Pool::new()),
+            clock: None,
+            profile: Mutex::default(),
         })
+    }
+
+    /// Times every read from now on with `clock`, stage by stage
+    /// ([`super::profile`]); `None` stops timing.
+    pub fn set_clock(&mut self, clock: Option<Clock>) {
+        self.clock = clock;
+    }
+
+    /// Each stage's time over the reads since the last call (all zero without a clock), and resets it.
+    pub fn take_profile(&self) -> StageTimes {
+        std::mem::take(&mut *self.profile.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
     /// The threads that share its matrix products: a helper thread that runs
@@ -160,6 +178,7 @@ impl Decoder {
     fn forward(&self, tokens: &[u32], cache: &mut KvCache) -> Vec<f32> {
         let c = &self.config;
         let dim = c.dim;
+        let mut work = Work::new(tokens.len(), c, self.reads_q8_k, self.clock);
         let mut x = vec![0.0; tokens.len() * dim];
         for (row, &token) in x.chunks_exact_mut(dim).zip(tokens) {
             self.embed.row_into(token as usize, row);
@@ -168,7 +187,6 @@ impl Decoder {
             let scale = (dim as f32).sqrt();
             x.iter_mut().for_each(|v| *v *= scale);
         }
-        let mut work = Work::new(tokens.len(), c, self.reads_q8_k);
         for (index, layer) in self.layers.iter().enumerate() {
             self.attention_block(index, layer, &mut x, &mut work, cache);
             self.ffn_block(layer, &mut x, &mut work);
@@ -176,7 +194,11 @@ impl Decoder {
         for &token in tokens {
             cache.push_token(token);
         }
-        self.logits(&x[(tokens.len() - 1) * dim..])
+        let logits = self.logits(&x[(tokens.len() - 1) * dim..]);
+        work.laps.lap(Stage::Logits);
+        let mut profile = self.profile.lock().unwrap_or_else(PoisonError::into_inner);
+        profile.add(work.laps.times());
+        logits
     }
 
     /// `x += attention(norm(x))` for layer `index`, its keys and values cached.
@@ -191,6 +213,7 @@ impl Decoder {
         let c = &self.config;
         let start = cache.len();
         work.normalise(x, &layer.attn_norm, c);
+        work.laps.lap(Stage::NormsAndQuantising);
         let Work { inputs, q, k, v, .. } = work;
         run_products(
             &self.pool,
@@ -200,11 +223,16 @@ impl Decoder {
                 Product::new(&layer.wv, inputs.of(&layer.wv), v),
             ],
         );
+        work.laps.lap(Stage::AttentionProducts);
         self.place(index, layer, start, work, cache);
+        work.laps.lap(Stage::PositionsAndCache);
         self.attend_each(index, start, work, cache);
+        work.laps.lap(Stage::Attention);
         work.quantise_rows(RowsOf::Attended, c.q_dim());
+        work.laps.lap(Stage::NormsAndQuantising);
         let after = layer.extra_norms.as_ref().map(|e| e.after_attention.as_slice());
         work.add(&self.pool, &layer.wo, after, c.eps, x);
+        work.laps.lap(Stage::AttentionProducts);
     }
 
     /// Each token's query and key normalised (Gemma 3) and rotated to its
@@ -269,6 +297,7 @@ impl Decoder {
     fn ffn_block(&self, layer: &Layer, x: &mut [f32], work: &mut Work) {
         let c = &self.config;
         work.normalise(x, &layer.ffn_norm, c);
+        work.laps.lap(Stage::NormsAndQuantising);
         let Work { inputs, gate, up, .. } = work;
         run_products(
             &self.pool,
@@ -277,13 +306,17 @@ impl Decoder {
                 Product::new(&layer.w_up, inputs.of(&layer.w_up), up),
             ],
         );
+        work.laps.lap(Stage::FeedForwardProducts);
         match c.arch {
             Architecture::Llama => swiglu(&mut work.gate, &work.up),
             Architecture::Gemma3 => geglu(&mut work.gate, &work.up),
         }
+        work.laps.lap(Stage::Activation);
         work.quantise_rows(RowsOf::Gate, c.ffn_dim);
+        work.laps.lap(Stage::NormsAndQuantising);
         let after = layer.extra_norms.as_ref().map(|e| e.after_ffn.as_slice());
         work.add(&self.pool, &layer.w_down, after, c.eps, x);
+        work.laps.lap(Stage::FeedForwardProducts);
     }
 
     /// The output layer's logits for the residual stream `last` of one position.
@@ -328,11 +361,14 @@ struct Work {
     gate: Vec<f32>,
     up: Vec<f32>,
     delta: Vec<f32>,
+    /// The read's stage times.
+    laps: Laps,
 }
 
 impl Work {
-    fn new(n: usize, c: &ModelConfig, with_q8_k: bool) -> Self {
+    fn new(n: usize, c: &ModelConfig, with_q8_k: bool, clock: Option<Clock>) -> Self {
         Work {
+            laps: Laps::start(clock),
             n,
             inputs: Inputs {
                 q8_1: vec![Activation::default(); n],

@@ -31,6 +31,7 @@ pub mod pool;
 pub mod pool_registry;
 mod pretokenize;
 mod products;
+pub mod profile;
 pub mod repetition;
 pub mod sampler;
 mod special_tokens;

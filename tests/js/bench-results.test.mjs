@@ -2,7 +2,7 @@
 // blocks it writes into docs/figures.md and the README.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HEADLINE, headlineTable, mergeSections, replaceBetween, tables } from '../../scripts/bench-results.mjs';
+import { HEADLINE, headlineTable, mergeSections, replaceBetween, tables, withRatios } from '../../scripts/bench-results.mjs';
 
 const header = ['| file | raw |', '| --- | ---: |'];
 
@@ -34,4 +34,14 @@ test('a figures block is replaced between its markers, and a missing marker is a
   const text = 'a\n<!-- x:begin -->\nold\n<!-- x:end -->\nb\n';
   assert.equal(replaceBetween(text, '<!-- x:begin -->', '<!-- x:end -->', 'new'), 'a\n<!-- x:begin -->\nnew\n<!-- x:end -->\nb\n');
   assert.throws(() => replaceBetween('a\n', '<!-- x:begin -->', '<!-- x:end -->', 'new'), /no <!-- x:begin -->/);
+});
+
+test("a ratio to llama.cpp comes from figures of the same run: both now, both carried, or none", () => {
+  const id = 'ratio_local_decoder_long_prompt_tps';
+  const carried = { [id]: { chromium: 0.4 }, local_decoder_long_prompt_tps: { chromium: 40 }, native_llama_long_prompt_tps: { native: 100 } };
+  const fresh = { local_decoder_long_prompt_tps: { chromium: 60 }, native_llama_long_prompt_tps: { native: 120 } };
+  assert.deepEqual(withRatios({ ...carried, ...fresh }, fresh)[id], { chromium: 0.5 });
+  assert.deepEqual(withRatios(carried, {})[id], { chromium: 0.4 }, 'neither measured now: the old ratio stays');
+  const half = { local_decoder_long_prompt_tps: { chromium: 60 } };
+  assert.equal(withRatios({ ...carried, ...half }, half)[id], undefined, 'one measured now: no ratio across runs');
 });

@@ -131,3 +131,44 @@ fn ids_outside_the_vocabulary_or_past_the_context_are_config_errors_and_read_not
 fn block_products_are_their_definition() {
     crate::support::local_kernels::block_products_are_their_definition();
 }
+
+/// With a clock, a read is timed stage by stage (every stage charged, the
+/// logits unchanged); taking the profile resets it; without a clock nothing is timed.
+#[test]
+fn a_clocked_read_is_timed_stage_by_stage_and_reads_the_same() {
+    use lectern::generation::profile::Stage;
+    use std::sync::OnceLock;
+    use std::time::Instant;
+
+    fn now() -> f64 {
+        static START: OnceLock<Instant> = OnceLock::new();
+        START.get_or_init(Instant::now).elapsed().as_secs_f64() * 1000.0
+    }
+    let Some(bytes) = model_bytes("LECTERN_SMOLLM2", "fetch-smollm2.sh") else {
+        return;
+    };
+    let file = Gguf::parse(&bytes).unwrap();
+    let mut decoder = Decoder::load(&file).unwrap();
+    let tokens = Tokenizer::read(&file)
+        .unwrap()
+        .encode("The man who was Thursday walked");
+    let plain = decoder.read(&tokens, &mut decoder.new_cache()).unwrap();
+    assert_eq!(decoder.take_profile().total(), 0.0, "no clock, no times");
+
+    decoder.set_clock(Some(now));
+    let started = now();
+    let timed = decoder.read(&tokens, &mut decoder.new_cache()).unwrap();
+    let elapsed = now() - started;
+    assert_eq!(timed, plain);
+    let profile = decoder.take_profile();
+    for stage in Stage::ALL {
+        assert!(profile.of(stage) > 0.0, "{stage:?} was charged nothing");
+    }
+    assert!(
+        profile.total() <= elapsed,
+        "{} ms of stages in {elapsed} ms",
+        profile.total()
+    );
+    assert!(profile.total() > 0.8 * elapsed, "the stages cover the read");
+    assert_eq!(decoder.take_profile().total(), 0.0, "taken, it starts again");
+}

@@ -6,6 +6,7 @@
 
 use wasm_bindgen::prelude::*;
 
+use crate::generation::profile::{Clock, Stage};
 use crate::generation::{Answer, Decoder, Gguf, KvCache, RepeatPenalty, Sampler, Tokenizer};
 use crate::wasm::js::error_to_js;
 use crate::wasm::panic_guard;
@@ -136,6 +137,32 @@ impl LocalDecoder {
     pub fn threads(&self) -> usize {
         self.decoder.pool().threads()
     }
+
+    /// Whether reads are timed stage by stage from now on ([`Self::take_profile`]).
+    #[wasm_bindgen(js_name = setProfiling)]
+    pub fn set_profiling(&mut self, on: bool) {
+        self.decoder.set_clock(on.then_some(performance_now as Clock));
+    }
+
+    /// The milliseconds of each stage ([`Self::profile_stages`]' order) over
+    /// the reads since the last call, and resets them.
+    #[wasm_bindgen(js_name = takeProfile)]
+    pub fn take_profile(&self) -> Vec<f64> {
+        self.decoder.take_profile().each().map(|(_, ms)| ms).collect()
+    }
+
+    /// The names of the stages [`Self::take_profile`] times.
+    #[wasm_bindgen(js_name = profileStages)]
+    pub fn profile_stages() -> Vec<String> {
+        Stage::ALL.iter().map(|s| s.name().to_owned()).collect()
+    }
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// `performance.now()`, in a page or a Worker.
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
 }
 
 /// The threaded build (`lectern_local_threads.js`: atomics and shared memory):
