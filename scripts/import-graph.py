@@ -5,6 +5,8 @@
 
 - no circle of files, and none of folders;
 - storage/ imports only domain/ and error.rs;
+- sync/ imports only domain/, json/ and error.rs (never agent/: the agent
+  will use sync, as it uses storage);
 - wasm/books/ and wasm/local/ (the books module and the local decoder, each
   shipped as a wasm module of its own) never import wasm/page/ (the page's
   module);
@@ -156,6 +158,9 @@ def main():
     storage = folders.get('storage', set()) - {'domain', 'error'}
     if storage:
         broken.append(f'storage/ imports {sorted(storage)}')
+    synced = folders.get('sync', set()) - {'domain', 'json', 'error'}
+    if synced:
+        broken.append(f'sync/ imports {sorted(synced)}')
     broken += stage_breaks(graph)
     # The page's module loads the books module, never the other way round; the
     # local decoder stands alone: code of theirs that used the page's would

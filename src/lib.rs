@@ -19,6 +19,8 @@ pub mod provider;
 pub mod retrieval;
 pub mod runtime;
 pub mod storage;
+#[cfg(feature = "sync")]
+pub mod sync;
 pub mod tool;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

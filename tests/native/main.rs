@@ -60,6 +60,7 @@ mod sse_fuzz;
 mod storage_faults;
 mod store;
 mod structured;
+mod sync;
 mod tabs;
 mod tagged_options;
 mod text_props;

@@ -1,0 +1,244 @@
+//! [`SyncDocument`]: one user's Yjs document on one device — the local
+//! writes (each record once, in its own transaction) and the reads the store
+//! is brought up to date from.
+
+use std::collections::HashSet;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+use yrs::{Any, Array, Doc, Map, Out, ReadTxn, Transact, TransactionMut, WriteTxn};
+
+use super::calls::{effective_decision, EffectiveDecision};
+use super::records::{SyncedCall, SyncedDecision, SyncedPosition};
+use crate::domain::{Conversation, Message, ToolCallRecord};
+use crate::json::from_json::FromJson;
+
+/// The root maps' names (see the module's documentation).
+pub(crate) const CONVERSATIONS: &str = "conversations";
+pub(crate) const MESSAGES: &str = "messages";
+pub(crate) const POSITIONS: &str = "positions";
+pub(crate) const CALLS: &str = "calls";
+pub(crate) const DECISIONS: &str = "decisions";
+pub(crate) const RESULTS: &str = "results";
+/// The prefix of a conversation's order list: `order/<conversation id>`.
+pub(crate) const ORDER_PREFIX: &str = "order/";
+
+/// One user's document on one device.
+pub struct SyncDocument {
+    pub(crate) doc: Doc,
+    device: String,
+}
+
+impl SyncDocument {
+    /// An empty document for `device` (the id this device signs its
+    /// decisions and owned calls with), editing as Yjs client `client`: a
+    /// number no other open copy of the document uses (random per load,
+    /// never per device: two tabs of one device are two clients).
+    pub fn new(device: &str, client: u64) -> Self {
+        SyncDocument {
+            doc: Doc::with_client_id(client),
+            device: device.to_owned(),
+        }
+    }
+
+    /// This device's id.
+    pub fn device(&self) -> &str {
+        &self.device
+    }
+
+    /// Adds or renames a conversation (its title and book; last writer wins).
+    pub fn put_conversation(&self, conversation: &Conversation) {
+        let mut txn = self.doc.transact_mut();
+        put_json(&mut txn, CONVERSATIONS, &conversation.id, conversation);
+    }
+
+    /// Appends `message` to its conversation; a message already in the
+    /// document (the same id) is left as it is: written once.
+    pub fn append_message(&self, message: &Message) {
+        let mut txn = self.doc.transact_mut();
+        let messages = txn.get_or_insert_map(MESSAGES);
+        if messages.get(&txn, &message.id).is_some() {
+            return;
+        }
+        let mut stored = message.clone();
+        stored.seq = 0; // the order list says where it is
+        put_json(&mut txn, MESSAGES, &message.id, &stored);
+        let order = txn.get_or_insert_array(order_name(&message.conversation_id).as_str());
+        order.push_back(&mut txn, message.id.as_str());
+    }
+
+    /// Sets the reader's page in `book` (last writer wins).
+    pub fn set_position(&self, book: &str, page: u32, at: f64) {
+        let position = SyncedPosition {
+            page,
+            updated_at: at,
+            device: self.device.clone(),
+        };
+        put_json(&mut self.doc.transact_mut(), POSITIONS, book, &position);
+    }
+
+    /// Records a call waiting for a person, owned by this device (its turn
+    /// is paused here); a call already recorded is left as it is.
+    pub fn add_call(&self, id: &str, conversation_id: &str, turn_id: &str, name: &str, arguments: &str) {
+        let call = SyncedCall {
+            conversation_id: conversation_id.to_owned(),
+            turn_id: turn_id.to_owned(),
+            name: name.to_owned(),
+            arguments: arguments.to_owned(),
+            owner: self.device.clone(),
+        };
+        let mut txn = self.doc.transact_mut();
+        if txn.get_or_insert_map(CALLS).get(&txn, id).is_none() {
+            put_json(&mut txn, CALLS, id, &call);
+        }
+    }
+
+    /// This device's decision on call `id` (a later one of its own replaces it).
+    pub fn decide(&self, id: &str, decision: &SyncedDecision) {
+        let key = decision_key(id, &self.device);
+        put_json(&mut self.doc.transact_mut(), DECISIONS, &key, decision);
+    }
+
+    /// What came of call `id`, which only its owner records, once.
+    pub fn record_result(&self, record: &ToolCallRecord) {
+        let mut txn = self.doc.transact_mut();
+        if txn.get_or_insert_map(RESULTS).get(&txn, &record.id).is_none() {
+            put_json(&mut txn, RESULTS, &record.id, record);
+        }
+    }
+
+    /// Every conversation, in no particular order.
+    pub fn conversations(&self) -> Vec<Conversation> {
+        let txn = self.doc.transact();
+        json_values(&txn, CONVERSATIONS)
+            .filter_map(|(_, value)| Conversation::from_json(value).ok())
+            .collect()
+    }
+
+    /// Conversation `id`'s messages in the document's order (each id at its
+    /// first occurrence), `seq` numbered from 0: the same on every device
+    /// that has the same updates.
+    pub fn messages(&self, conversation_id: &str) -> Vec<Message> {
+        let txn = self.doc.transact();
+        let Some(order) = txn.get_array(order_name(conversation_id).as_str()) else {
+            return Vec::new();
+        };
+        let Some(messages) = txn.get_map(MESSAGES) else {
+            return Vec::new();
+        };
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for id in order.iter(&txn).filter_map(|v| string_of(&v)) {
+            if !seen.insert(id.clone()) {
+                continue;
+            }
+            let Some(value) = messages.get(&txn, &id).and_then(|v| json_of(&v)) else {
+                continue;
+            };
+            if let Ok(mut message) = Message::from_json(value) {
+                message.seq = out.len() as u32;
+                out.push(message);
+            }
+        }
+        out
+    }
+
+    /// The reader's place in `book`, if any device set one.
+    pub fn position(&self, book: &str) -> Option<SyncedPosition> {
+        read_json(&self.doc.transact(), POSITIONS, book)
+    }
+
+    /// Call `id`, if recorded.
+    pub fn call(&self, id: &str) -> Option<SyncedCall> {
+        read_json(&self.doc.transact(), CALLS, id)
+    }
+
+    /// Call `id`'s decision, from every device's (see [`effective_decision`]).
+    pub fn decision(&self, id: &str) -> EffectiveDecision {
+        let txn = self.doc.transact();
+        let prefix = format!("{id}/");
+        let decisions: Vec<(String, SyncedDecision)> = json_values(&txn, DECISIONS)
+            .filter_map(|(key, value)| {
+                let device = key.strip_prefix(&prefix)?.to_owned();
+                Some((device, serde_json::from_value(value).ok()?))
+            })
+            .collect();
+        effective_decision(&decisions)
+    }
+
+    /// What came of call `id`, if its owner recorded it.
+    pub fn result(&self, id: &str) -> Option<ToolCallRecord> {
+        let txn = self.doc.transact();
+        let value = txn.get_map(RESULTS)?.get(&txn, id).and_then(|v| json_of(&v))?;
+        ToolCallRecord::from_json(value).ok()
+    }
+
+    /// The calls this device may run now: owned here, decided, no result yet.
+    pub fn calls_to_run(&self) -> Vec<(String, SyncedCall, EffectiveDecision)> {
+        let ids: Vec<(String, SyncedCall)> = {
+            let txn = self.doc.transact();
+            json_values(&txn, CALLS)
+                .filter_map(|(id, v)| Some((id, serde_json::from_value::<SyncedCall>(v).ok()?)))
+                .filter(|(_, call)| call.owner == self.device)
+                .collect()
+        };
+        ids.into_iter()
+            .filter(|(id, _)| self.result(id).is_none())
+            .filter_map(|(id, call)| {
+                let decision = self.decision(&id);
+                decision.is_decided().then_some((id, call, decision))
+            })
+            .collect()
+    }
+}
+
+/// The order list's root name for a conversation.
+pub(crate) fn order_name(conversation_id: &str) -> String {
+    format!("{ORDER_PREFIX}{conversation_id}")
+}
+
+/// The `decisions` key of `device`'s decision on call `id`.
+pub(crate) fn decision_key(id: &str, device: &str) -> String {
+    format!("{id}/{device}")
+}
+
+/// `value` as JSON text under `key` in root map `map`.
+fn put_json(txn: &mut TransactionMut, map: &str, key: &str, value: &impl Serialize) {
+    let text = serde_json::to_string(value).expect("records serialise");
+    txn.get_or_insert_map(map).insert(txn, key, text);
+}
+
+/// The record under `key` in root map `map`, if it reads as a `T`.
+fn read_json<T: DeserializeOwned>(txn: &impl ReadTxn, map: &str, key: &str) -> Option<T> {
+    let value = txn.get_map(map)?.get(txn, key)?;
+    serde_json::from_value(json_of(&value)?).ok()
+}
+
+/// Every (key, JSON value) of root map `map`; values that are not JSON text are skipped.
+pub(crate) fn json_values<'a, T: ReadTxn>(
+    txn: &'a T,
+    map: &str,
+) -> impl Iterator<Item = (String, Value)> + 'a {
+    let entries: Vec<(String, Value)> = match txn.get_map(map) {
+        Some(map) => map
+            .iter(txn)
+            .filter_map(|(k, v)| Some((k.to_owned(), json_of(&v)?)))
+            .collect(),
+        None => Vec::new(),
+    };
+    entries.into_iter()
+}
+
+/// A string value's text.
+pub(crate) fn string_of(value: &Out) -> Option<String> {
+    match value {
+        Out::Any(Any::String(s)) => Some(s.to_string()),
+        _ => None,
+    }
+}
+
+/// A JSON-text value, parsed.
+pub(crate) fn json_of(value: &Out) -> Option<Value> {
+    serde_json::from_str(&string_of(value)?).ok()
+}
