@@ -1,4 +1,5 @@
-// Lectern's own decoder (lectern/local, a module Worker running lectern_local_bg.wasm on simd128)
+// Lectern's own decoder (lectern/local, a module Worker running lectern_local_relaxed_bg.wasm on
+// simd128 with relaxed SIMD, and the plain lectern_local_bg.wasm for comparison)
 // beside wllama 3.8.1 (llama.cpp in wasm, no SIMD kernels) on the same GGUF, the same prompt and
 // the same headless Chromium: prompt reading and generation in tokens/s, one thread each, and the
 // follow-up whose prompt starts with the first one's (the prefix cache); then both on two threads
@@ -46,7 +47,7 @@ try {
   ).map((answer) => answer.timings);
   const [first, follow, long] = ours.runs;
   const tps = (n, ms) => (n * 1000) / ms;
-  console.log(`Lectern's decoder: loaded in ${(ours.loadMs / 1000).toFixed(2)} s`);
+  console.log(`Lectern's decoder: loaded in ${(ours.loadMs / 1000).toFixed(2)} s (${ours.relaxedSimd ? 'the relaxed-SIMD build' : 'the plain SIMD build: no relaxed SIMD here'})`);
   for (const [name, run, theirs] of [['66-token prompt', first, wllama[0]], ['long prompt', long, wllama[1]]]) {
     const read = tps(run.promptTokens - run.cached, run.readMs);
     const gen = tps(run.generated, run.generateMs);
@@ -62,6 +63,12 @@ try {
   console.log(`FIGURE local_decoder_wllama_gen_tps chromium ${fmt(wllama[0].predicted_per_second)}`);
   console.log(`FIGURE local_decoder_followup_cached chromium ${follow.cached}`);
   stageFigures(long, '');
+  // The plain SIMD build (what browsers without relaxed SIMD run) on the same long prompt.
+  const plain = await page.evaluate(ourRuns, { model, prompts: [LONG], tokens: TOKENS, threads: 1, relaxedSimd: false });
+  const [plainLong] = plain.runs;
+  console.log(`the plain SIMD build reads the ${plainLong.promptTokens}-token prompt at ${fmt(tps(plainLong.promptTokens, plainLong.readMs))} tokens/s, generates at ${fmt(tps(plainLong.generated, plainLong.generateMs))}`);
+  console.log(`FIGURE local_decoder_plain_long_prompt_tps chromium ${fmt(tps(plainLong.promptTokens, plainLong.readMs))}`);
+  console.log(`FIGURE local_decoder_plain_gen_tps chromium ${fmt(tps(plainLong.generated, plainLong.generateMs))}`);
   await twoThreads(page, 'SmolLM2', model, PROMPT, '', LONG);
   if (gemma.skip) console.log(`Gemma 3 270M: ${gemma.skip}`);
   else await gemmaFigures(page, gemma.url);
@@ -136,9 +143,9 @@ function stageFigures(run, suffix) {
 }
 
 /** In the page: Lectern's decoder on `threads` threads reading each of `prompts` and generating up to `tokens`. */
-async function ourRuns({ model, prompts, tokens, threads, profile = false }) {
+async function ourRuns({ model, prompts, tokens, threads, profile = false, relaxedSimd = true }) {
   const { LocalModel } = await import('/pkg/lectern_local_provider.js');
-  const local = new LocalModel(model, { cacheName: null, threads });
+  const local = new LocalModel(model, { cacheName: null, threads, relaxedSimd });
   await local.ready;
   const runs = [];
   for (const prompt of prompts) {
@@ -155,5 +162,5 @@ async function ourRuns({ model, prompts, tokens, threads, profile = false }) {
     runs.push(run);
   }
   local.close();
-  return { loadMs: local.loadMs, threads: local.threads, runs };
+  return { loadMs: local.loadMs, threads: local.threads, relaxedSimd: local.relaxedSimd, runs };
 }

@@ -2,11 +2,11 @@
 // driven by `lectern/local`. On a cross-origin isolated page asked for more than one thread, it
 // runs the threaded build (`lectern_local_threads.js`) and starts helper Workers
 // (`lectern_local_helper.js`) that share its matrix products and attention. Messages in:
-// `{ type: 'load', id, url, cacheName, threads }`,
+// `{ type: 'load', id, url, cacheName, threads, relaxedSimd }` (relaxedSimd false: the plain SIMD build),
 // `{ type: 'generate', id, prompt, maxTokens, temperature?, topP?, seed?, repeatPenalty?, repeatLastN?,
 // repeatStop?, profile? }` (maxTokens 0: the prompt is only read into the prefix cache), `{ type: 'abort', id }`. Messages out:
 // `progress` (`download` with bytes loaded and total, then `load`; `threads` with a message when
-// it runs on fewer threads than asked), `loaded` (threads, ms; or `error`), then per
+// it runs on fewer threads than asked), `loaded` (threads, relaxedSimd, ms; or `error`), then per
 // generation `read` (prompt tokens, how many came from the cache, ms; with `profile`, `stages`: ms per
 // stage of the decoder), `delta` (text), and `done`
 // (tokens, finish: 'stop' | 'length' | 'repetition' | 'abort', ms).
@@ -75,11 +75,41 @@ async function read(response) {
 /** How long a helper Worker may take to start before the decoder goes on without it. */
 const HELPER_START_MS = 10_000;
 
-async function load({ id, url, cacheName, threads = 1 }) {
+/**
+ * A module whose one function uses `i32x4.relaxed_dot_i8x16_i7x16_add_s`: it validates where the
+ * engine has relaxed SIMD (Chromium, Firefox), not elsewhere (WebKit today).
+ */
+const RELAXED_SIMD_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // the magic and version
+  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b, // type section: () -> v128
+  0x03, 0x02, 0x01, 0x00, // function section: one function of that type
+  0x0a, 0x3d, 0x01, 0x3b, 0x00, // code section: one body of 59 bytes, no locals
+  ...[0, 1, 2].flatMap(() => [0xfd, 0x0c, ...new Array(16).fill(0)]), // three v128.const 0
+  0xfd, 0x93, 0x02, // i32x4.relaxed_dot_i8x16_i7x16_add_s (0xfd 275)
+  0x0b, // end
+]);
+
+/** Whether the relaxed-SIMD builds can run here. */
+const hasRelaxedSimd = () => {
+  try {
+    return WebAssembly.validate(RELAXED_SIMD_PROBE);
+  } catch {
+    return false;
+  }
+};
+
+async function load({ id, url, cacheName, threads = 1, relaxedSimd = true }) {
   const started = performance.now();
-  const threaded = threads > 1 && canShareMemory() ? await threadedBuild() : null;
+  const relaxed = relaxedSimd && hasRelaxedSimd();
+  const threaded = threads > 1 && canShareMemory() ? await threadedBuild(relaxed) : null;
   const glue = threaded ? threadedGlue : oneThread;
-  if (!threaded) await initOneThread();
+  if (!threaded) {
+    // Each URL written out whole: bundlers emit the files a `new URL(…, import.meta.url)` names.
+    const wasm = relaxed
+      ? new URL('./lectern_local_relaxed_bg.wasm', import.meta.url)
+      : new URL('./lectern_local_bg.wasm', import.meta.url);
+    await initOneThread({ module_or_path: wasm });
+  }
   const bytes = await modelBytes(url, cacheName);
   postMessage({ type: 'progress', phase: 'load' });
   decoder = new glue.LocalDecoder(bytes);
@@ -90,7 +120,7 @@ async function load({ id, url, cacheName, threads = 1 }) {
     // A helper posts `serving` just before it enters the pool's loop.
     for (let wait = 0; decoder.threads() < 1 + serving && wait < 100; wait += 1) await new Promise((r) => setTimeout(r, 1));
   }
-  postMessage({ type: 'loaded', id, threads: decoder.threads(), ms: performance.now() - started });
+  postMessage({ type: 'loaded', id, threads: decoder.threads(), relaxedSimd: relaxed, ms: performance.now() - started });
 }
 
 /** Whether memory can be shared with helper Workers; if not, says why (the model runs on one thread). */
@@ -102,12 +132,15 @@ function canShareMemory() {
   return !why;
 }
 
-/** The threaded build, compiled and instantiated on a new shared memory; `null` (and the
- * single-thread build is used) when this browser cannot run it. */
-async function threadedBuild() {
+/** The threaded build (with relaxed SIMD when `relaxed`), compiled and instantiated on a new
+ * shared memory; `null` (and the single-thread build is used) when this browser cannot run it. */
+async function threadedBuild(relaxed) {
   try {
-    const response = await fetch(new URL('./lectern_local_threads_bg.wasm', import.meta.url));
-    if (!response.ok) throw new Error(`lectern_local_threads_bg.wasm answered ${response.status}`);
+    const url = relaxed
+      ? new URL('./lectern_local_threads_relaxed_bg.wasm', import.meta.url)
+      : new URL('./lectern_local_threads_bg.wasm', import.meta.url);
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`${url.pathname.split('/').pop()} answered ${response.status}`);
     const module = await WebAssembly.compile(await response.arrayBuffer());
     const wasm = await initThreaded({ module_or_path: module });
     return { module, memory: wasm.memory };

@@ -48,7 +48,7 @@ export type LocalLoadProgress =
   | { phase: 'download'; loaded: number; total: number }
   | { phase: 'load' }
   | { phase: 'threads'; message: string }
-  | { phase: 'ready'; loadMs: number; threads: number };
+  | { phase: 'ready'; loadMs: number; threads: number; relaxedSimd: boolean };
 
 /** A GGUF model (Llama or Gemma 3 architecture, byte-level BPE or SentencePiece vocabulary) loaded into its own Worker. */
 export class LocalModel {
@@ -58,7 +58,14 @@ export class LocalModel {
    */
   constructor(
     url: string | URL,
-    options?: { workerUrl?: string | URL; cacheName?: string | null; threads?: number; onProgress?: (progress: LocalLoadProgress) => void },
+    options?: {
+      workerUrl?: string | URL;
+      cacheName?: string | null;
+      threads?: number;
+      /** Default true: the relaxed-SIMD build where the browser has relaxed SIMD (the same answers, faster 4-bit products); false: the plain SIMD build. */
+      relaxedSimd?: boolean;
+      onProgress?: (progress: LocalLoadProgress) => void;
+    },
   );
   /** Settles when the model is loaded (rejects with what the file lacks). */
   readonly ready: Promise<void>;
@@ -66,6 +73,8 @@ export class LocalModel {
   loadMs?: number;
   /** The threads it runs on, once loaded. */
   threads?: number;
+  /** Whether the relaxed-SIMD build runs, once loaded. */
+  relaxedSimd?: boolean;
   /**
    * A continuation of `prompt`; the signal aborts it (its last message is `done` with `finish: 'abort'`).
    * `temperature` 0 (the default) always takes the most likely token; above it tokens are drawn from

@@ -32,8 +32,10 @@ export class LocalModel {
    * while the decoder reads them, `{ phase: 'threads', message }` when it runs on fewer threads
    * than asked, `{ phase: 'ready', loadMs, threads }`), `threads` (default
    * {@link defaultThreads}: more than one only on a cross-origin isolated page, where the
-   * threaded build runs and helper Workers share the decoder's matrix products). Once `ready`,
-   * `threads` is how many it runs on.
+   * threaded build runs and helper Workers share the decoder's matrix products), `relaxedSimd`
+   * (default: where the browser has relaxed SIMD, the build whose 4-bit products use its dot
+   * product; `false`: the plain SIMD build everywhere; the answers are the same). Once `ready`,
+   * `threads` is how many it runs on and `relaxedSimd` whether that build runs.
    */
   constructor(url, options = {}) {
     const threads = threadCount(options.threads ?? defaultThreads());
@@ -61,6 +63,7 @@ export class LocalModel {
       url: String(new URL(url, globalThis.location?.href)),
       cacheName: options.cacheName === undefined ? 'lectern-models-v1' : options.cacheName,
       threads,
+      relaxedSimd: options.relaxedSimd !== false,
     });
   }
 
@@ -87,7 +90,8 @@ export class LocalModel {
       this.jobs.delete(id);
       this.loadMs = data.ms;
       this.threads = data.threads;
-      this.onProgress?.({ phase: 'ready', loadMs: data.ms, threads: data.threads });
+      this.relaxedSimd = data.relaxedSimd;
+      this.onProgress?.({ phase: 'ready', loadMs: data.ms, threads: data.threads, relaxedSimd: data.relaxedSimd });
       job.resolve();
     } else {
       if (data.type === 'done') this.jobs.delete(id);

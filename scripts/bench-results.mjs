@@ -216,6 +216,8 @@ const ROWS = [
   ['Local runtime', 'local_decoder_prompt_tps', 'Lectern\'s decoder: prompt read, 62-token prompt', 'tokens/s', atLeast(60, 'tokens/s')],
   ['Local runtime', 'local_decoder_gen_tps', 'Lectern\'s decoder: generation after it', 'tokens/s', atLeast(25, 'tokens/s')],
   ['Local runtime', 'local_decoder_long_prompt_tps', 'Lectern\'s decoder: prompt read, 378-token prompt', 'tokens/s'],
+  ['Local runtime', 'local_decoder_plain_long_prompt_tps', 'Lectern\'s decoder, the plain SIMD build (no relaxed SIMD): prompt read, 378-token prompt', 'tokens/s'],
+  ['Local runtime', 'local_decoder_plain_gen_tps', 'Lectern\'s decoder, the plain SIMD build: generation after it', 'tokens/s'],
   ['Local runtime', 'local_decoder_wllama_prompt_tps', 'wllama, the same run: prompt read, 62-token prompt', 'tokens/s'],
   ['Local runtime', 'local_decoder_wllama_gen_tps', 'wllama, the same run: generation', 'tokens/s'],
   ['Local runtime', 'local_decoder_followup_cached', 'a follow-up\'s prompt tokens read from the prefix cache (of 84)', ''],
@@ -253,11 +255,11 @@ const ROWS = [
   ...RATIOS.map(({ id, what, target }) => ['Local runtime', id, what, '×', atLeast(target)]),
   // Where the 378-token prompt's reading time goes in Lectern's decoder, stage by stage (the
   // decoder's own clock: `generate`'s `profile`), natively (benches/local_prompt.rs) and in Chromium.
-  ...[['', 'one thread'], ['_2t', 'two threads']].flatMap(([suffix, threads]) =>
+  ...[['', 'one thread (natively: its plain loops, no SIMD)'], ['_2t', 'two threads']].flatMap(([suffix, threads]) =>
     STAGES.map(([stage, what]) => [
       'Local runtime',
       `local_decoder_long_stage_${stage}_ms${suffix}`,
-      `Lectern's decoder (natively: its plain loops, no SIMD), 378-token prompt, ${threads}: ${what}`,
+      `Lectern's decoder, 378-token prompt, ${threads}: ${what}`,
       'ms',
     ]),
   ),

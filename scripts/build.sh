@@ -12,6 +12,8 @@
 #                                              a page's Worker by lectern/local
 #   lectern_local_threads.js + _bg.wasm        the same with threads (atomics, shared memory),
 #                                              for cross-origin isolated pages
+#   lectern_local{,_threads}_relaxed_bg.wasm   both again with relaxed SIMD, for browsers that
+#                                              have it (the same glue)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -78,6 +80,32 @@ CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/threads" build_wasm local "" -C op
 extra_rustflags=""
 wasm-bindgen --target web --weak-refs --out-dir pkg --out-name lectern_local_threads --no-typescript \
   "${CARGO_TARGET_DIR:-target}/threads/wasm32-unknown-unknown/release/lectern.wasm"
+# Both decoders again with relaxed SIMD (its 8-bit dot product in the 4-bit matrix products,
+# src/kernels/block_sums/simd128.rs): lectern_local_relaxed_bg.wasm and
+# lectern_local_threads_relaxed_bg.wasm, which the Worker runs where the browser validates relaxed
+# SIMD (js/local-worker.js). Only the wasm ships: the glue wasm-bindgen makes for it must be the
+# plain build's, byte for byte (checked here), so one glue runs either.
+relaxed_build() { # <target dir> <glue name> [rustc flags…]
+  local dir=$1 glue=$2
+  shift 2
+  CARGO_TARGET_DIR="$dir" build_wasm local "" -C opt-level=3 "$@"
+  rm -rf "$dir/bindgen" && mkdir -p "$dir/bindgen"
+  wasm-bindgen --target web --weak-refs --out-dir "$dir/bindgen" --out-name "$glue" --no-typescript \
+    "$dir/wasm32-unknown-unknown/release/lectern.wasm"
+  if ! cmp -s "$dir/bindgen/$glue.js" "pkg/$glue.js"; then
+    echo "build.sh: the relaxed-SIMD build's glue differs from pkg/$glue.js" >&2
+    exit 1
+  fi
+  cp "$dir/bindgen/${glue}_bg.wasm" "pkg/${glue}_relaxed_bg.wasm"
+}
+extra_rustflags=', "-Ctarget-feature=+relaxed-simd"'
+relaxed_build "${CARGO_TARGET_DIR:-target}/relaxed" lectern_local
+extra_rustflags=', "-Ctarget-feature=+relaxed-simd,+atomics,+bulk-memory,+mutable-globals"'
+relaxed_build "${CARGO_TARGET_DIR:-target}/threads-relaxed" lectern_local_threads \
+  -C link-arg=--shared-memory -C link-arg=--import-memory -C link-arg=--max-memory=4294967296 \
+  -C link-arg=--export=__wasm_init_tls -C link-arg=--export=__tls_size \
+  -C link-arg=--export=__tls_align -C link-arg=--export=__tls_base
+extra_rustflags=""
 # wasm-bindgen's classes declare [Symbol.dispose]: name the lib that types it, so a consumer's
 # tsc with an ES2022 lib and skipLibCheck off accepts lectern.d.ts (tests/js/consumer.test.mjs).
 sed -i '1i /// <reference lib="esnext.disposable" />' pkg/lectern.d.ts
@@ -98,15 +126,18 @@ cp js/local-helper.js pkg/lectern_local_helper.js
 cp -r js/chat pkg/chat
 # binaryen from npm: Debian's wasm-opt (108) corrupts wasm-bindgen's externref table.
 wasm_opt=node_modules/.bin/wasm-opt
-for wasm in pkg/lectern_bg.wasm pkg/split_*.wasm pkg/chunk_*.wasm pkg/lectern_books_bg.wasm pkg/lectern_local_bg.wasm pkg/lectern_local_threads_bg.wasm; do
+for wasm in pkg/lectern_bg.wasm pkg/split_*.wasm pkg/chunk_*.wasm pkg/lectern_books_bg.wasm pkg/lectern_local_bg.wasm pkg/lectern_local_threads_bg.wasm \
+  pkg/lectern_local_relaxed_bg.wasm pkg/lectern_local_threads_relaxed_bg.wasm; do
   if [ -x "$wasm_opt" ]; then
     # Atomics only in the threaded build (the flag changes what wasm-opt makes of the others).
     threads_flag=""
-    case "$wasm" in *_threads_bg.wasm) threads_flag=--enable-threads ;; esac
+    case "$wasm" in *_threads_bg.wasm | *_threads_relaxed_bg.wasm) threads_flag=--enable-threads ;; esac
+    relaxed_flag=""
+    case "$wasm" in *_relaxed_bg.wasm) relaxed_flag=--enable-relaxed-simd ;; esac
     # Monomorphised copies that differ only in constants are merged first (the page's module
     # −1 % gzip; docs/figures.md, "Package size").
     "$wasm_opt" --duplicate-function-elimination --merge-similar-functions -Os --strip-debug --strip-producers --enable-bulk-memory --enable-nontrapping-float-to-int --enable-simd \
-      --enable-sign-ext --enable-mutable-globals --enable-reference-types ${threads_flag:+"$threads_flag"} \
+      --enable-sign-ext --enable-mutable-globals --enable-reference-types ${threads_flag:+"$threads_flag"} ${relaxed_flag:+"$relaxed_flag"} \
       "$wasm" -o "$wasm"
     optimised="(wasm-opt --merge-similar-functions -Os)"
   else

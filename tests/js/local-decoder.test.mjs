@@ -129,10 +129,11 @@ test('the local decoder answers as llama.cpp, streams, aborts, reuses its cache 
 
 /** In the page: the greedy answer of `model` to `prompt` on `threads` threads, its threads and the
  * loading progress it reported about them. */
-async function threadedAnswer({ model, prompt, threads, tokens }) {
+async function threadedAnswer({ model, prompt, threads, tokens, relaxedSimd }) {
   const { LocalModel } = await import('/pkg/lectern_local_provider.js');
   const notes = [];
-  const local = new LocalModel(model, { cacheName: null, threads, onProgress: (p) => p.phase === 'threads' && notes.push(p.message) });
+  const onProgress = (p) => p.phase === 'threads' && notes.push(p.message);
+  const local = new LocalModel(model, { cacheName: null, threads, relaxedSimd, onProgress });
   await local.ready;
   let text = '';
   for await (const m of local.generate(prompt, { maxTokens: tokens })) if (m.type === 'delta') text += m.text;
@@ -144,7 +145,7 @@ async function threadedAnswer({ model, prompt, threads, tokens }) {
     if (m.type === 'done') finish = m.finish;
   }
   local.close();
-  return { text, threads: local.threads, notes, finish };
+  return { text, threads: local.threads, relaxedSimd: local.relaxedSimd, notes, finish };
 }
 
 test('on a cross-origin isolated page two threads answer as one, and without isolation it runs on one', { skip: fixtures.skip }, async () => {
@@ -170,6 +171,25 @@ test('on a cross-origin isolated page two threads answer as one, and without iso
     assert.match(two.notes.join(), /not cross-origin isolated/);
     assert.ok(text.startsWith(two.text), two.text);
   }, { isolated: false });
+});
+
+test('where the browser has relaxed SIMD its build runs, and answers as the plain build and llama.cpp, on one thread and two', { skip: fixtures.skip }, async () => {
+  const model = `/models/${basename(fixtures.model)}`;
+  const { prompt, text } = reference.cases[1];
+  const tokens = reference.tokens;
+  await inPage(localMounts(fixtures), async (page) => {
+    const answers = [];
+    for (const threads of [1, 2]) {
+      for (const relaxedSimd of [true, false]) {
+        answers.push({ asked: relaxedSimd, ...(await page.evaluate(threadedAnswer, { model, prompt, threads, tokens, relaxedSimd })) });
+      }
+    }
+    for (const answer of answers) assert.equal(answer.text, text, `${JSON.stringify(answer)}: llama.cpp's greedy answer`);
+    assert.deepEqual(answers.filter((a) => !a.asked).map((a) => a.relaxedSimd), [false, false], 'relaxedSimd: false runs the plain build');
+    // Chromium has relaxed SIMD; WebKit has not (its Worker then runs the plain build).
+    if (ENGINE === 'chromium') assert.deepEqual(answers.filter((a) => a.asked).map((a) => a.relaxedSimd), [true, true]);
+    if (ENGINE === 'webkit') assert.deepEqual(answers.map((a) => a.relaxedSimd), [false, false, false, false]);
+  });
 });
 
 const gemma = fixtures.skip ? { skip: fixtures.skip } : gemmaFixture();

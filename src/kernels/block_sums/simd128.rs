@@ -1,5 +1,7 @@
 //! [`block_sums`] on wasm `simd128`: four blocks an iteration, their sums
-//! gathered into one vector before they are stored.
+//! gathered into one vector before they are stored. Built with relaxed SIMD
+//! as well (`lectern_local_relaxed_bg.wasm`), the 4-bit products use its
+//! 8-bit dot product ([`nibble_products`]).
 
 use core::arch::wasm32::*;
 
@@ -58,15 +60,7 @@ pub fn nibble_row_by_four(row: &NibbleRow<'_>, x: &FourTokens<'_>) -> [f32; 4] {
                     v128_load(p.add(b * 32) as *const v128),
                     v128_load(p.add(b * 32 + 16) as *const v128),
                 );
-                // Four products of 0..=15 by -128..=127 fit an i16 lane.
-                let sum = i16x8_add(
-                    i16x8_add(i16x8_extmul_low_i8x16(low, x0), i16x8_extmul_high_i8x16(low, x0)),
-                    i16x8_add(
-                        i16x8_extmul_low_i8x16(high, x1),
-                        i16x8_extmul_high_i8x16(high, x1),
-                    ),
-                );
-                i32x4_extadd_pairwise_i16x8(sum)
+                nibble_products(low, x0, high, x1)
             };
             let sums = transpose_add([lanes(px[0]), lanes(px[1]), lanes(px[2]), lanes(px[3])]);
             let d = v128_load(x.scales.as_ptr().add(4 * b) as *const v128);
@@ -106,17 +100,33 @@ unsafe fn unpack(w: *const u8, b: usize) -> (v128, v128) {
 /// `x` must point at `32 · (b + 1)` readable bytes.
 #[inline(always)]
 unsafe fn unpacked_block((low, high): (v128, v128), x: *const i8, b: usize) -> v128 {
-    let products = |a: v128, c: v128| {
-        i32x4_extadd_pairwise_i16x8(i16x8_add(
-            i16x8_extmul_low_i8x16(a, c),
-            i16x8_extmul_high_i8x16(a, c),
-        ))
-    };
     let (x0, x1) = (
         v128_load(x.add(b * 32) as *const v128),
         v128_load(x.add(b * 32 + 16) as *const v128),
     );
-    i32x4_add(products(low, x0), products(high, x1))
+    nibble_products(low, x0, high, x1)
+}
+
+/// The 32 products of nibbles (0..=15) `low` and `high` with the bytes `x0`
+/// and `x1`, summed into four i32 lanes: with relaxed SIMD, two dot product
+/// instructions (the nibbles are its 7-bit operand, so every engine gives
+/// the exact sums: no pair of products nears the i16 range it may saturate);
+/// on plain `simd128`, widening multiplies (four products of 0..=15 by
+/// -128..=127 fit an i16 lane). The lanes differ between the two; their sum does not.
+#[inline(always)]
+fn nibble_products(low: v128, x0: v128, high: v128, x1: v128) -> v128 {
+    #[cfg(target_feature = "relaxed-simd")]
+    {
+        i32x4_relaxed_dot_i8x16_i7x16_add(x1, high, i32x4_relaxed_dot_i8x16_i7x16_add(x0, low, i32x4_splat(0)))
+    }
+    #[cfg(not(target_feature = "relaxed-simd"))]
+    {
+        let sum = i16x8_add(
+            i16x8_add(i16x8_extmul_low_i8x16(low, x0), i16x8_extmul_high_i8x16(low, x0)),
+            i16x8_add(i16x8_extmul_low_i8x16(high, x1), i16x8_extmul_high_i8x16(high, x1)),
+        );
+        i32x4_extadd_pairwise_i16x8(sum)
+    }
 }
 
 /// Lane `k` of the result: the sum of `s[k]`'s four lanes (a 4×4 transpose-and-add).
