@@ -25,8 +25,10 @@ pub mod document;
 pub mod records;
 pub mod remote;
 pub mod rules;
+pub mod wire;
 
 pub use calls::EffectiveDecision;
 pub use document::SyncDocument;
 pub use records::{SyncedCall, SyncedDecision, SyncedPosition};
 pub use remote::{Changes, Rejected};
+pub use wire::Received;

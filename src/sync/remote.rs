@@ -27,6 +27,9 @@ pub enum Rejected {
     /// A well-formed update that would break a rule of the document.
     #[error("the update breaks a rule of the document: {0}")]
     BreaksRule(String),
+    /// The sync server refused this device (its token, or another user's room).
+    #[error("the sync server refused: {0}")]
+    Denied(String),
 }
 
 /// What a remote update added, for the store to follow.

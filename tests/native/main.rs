@@ -61,6 +61,7 @@ mod storage_faults;
 mod store;
 mod structured;
 mod sync;
+mod sync_server;
 mod tabs;
 mod tagged_options;
 mod text_props;
