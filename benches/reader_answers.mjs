@@ -113,6 +113,17 @@ const CONFIGS = [
     retrieval: PLAN_300,
   },
   {
+    // Only the question on page 31 (below): issue 49's figure for the default context on two threads.
+    id: 'smollm2_own_default_2t',
+    model: 'smollm2',
+    runtime: 'lectern',
+    threads: 2,
+    readAhead: true,
+    page31Only: true,
+    label: 'SmolLM2-135M-Instruct (Lectern\'s own decoder, 2 threads), the default context (the reader\'s pages and passages, ~1,500 tokens), read ahead',
+    retrieval: undefined,
+  },
+  {
     id: 'smollm2_own_more',
     model: 'smollm2',
     runtime: 'lectern',
@@ -147,7 +158,12 @@ function score(config, answers, asked = questions, set = '') {
   let unsupported = 0;
   let unsupportedRight = 0;
   let missingUnmarked = 0;
+  let repeating = 0;
   for (const answer of answers) {
+    if (repeatsASentence(answer.answer)) {
+      repeating += 1;
+      console.log(`  ${config.id} ${answer.id} repeats a sentence: ${JSON.stringify(answer.answer.slice(0, 240))}`);
+    }
     const q = asked.find((question) => question.id === answer.id);
     const found = q.facts.filter((fact) => matches(fact, answer.answer)).length;
     facts += found;
@@ -176,6 +192,20 @@ function score(config, answers, asked = questions, set = '') {
   console.log(`FIGURE answers_${id}_facts chromium ${(facts / Math.max(1, factCount)).toFixed(3)}`);
   console.log(`FIGURE answers_${id}_marked chromium ${marked / answers.length}`);
   console.log(`FIGURE answers_${id}_first_s chromium ${first.toFixed(2)}`);
+  console.log(`FIGURE answers_${id}_repeating chromium ${repeating}`);
+}
+
+/** Whether `text` writes one sentence (of three words or more) twice, ignoring case and spacing. */
+export function repeatsASentence(text) {
+  const seen = new Set();
+  for (const sentence of text.split(/(?<=[.!?])\s+|\n+/)) {
+    const words = sentence.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? [];
+    if (words.length < 3) continue;
+    const key = words.join(' ');
+    if (seen.has(key)) return true;
+    seen.add(key);
+  }
+  return false;
 }
 
 const gemma = gemmaFixture();
@@ -217,7 +247,7 @@ try {
   console.log('TABLE reader_answers | model, and what it reads | answers holding every fact | facts found | marked "not found in the book" | revealing past the page | first words (median) | prompt tokens (median) | sentences unsupported | unsupported, yet holding a reference fact | unmarked, missing a fact |');
   console.log('TABLE reader_answers | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const config of CONFIGS) {
-    if (only && !only.includes(config.id)) continue;
+    if ((only && !only.includes(config.id)) || config.page31Only) continue;
     const model = config.model && models[config.model];
     if (config.model && !model) continue;
     const answers = await ask(config, model, questions);
@@ -233,12 +263,18 @@ try {
   // prompt read ahead) asked the question on page 31 on a freshly loaded model.
   // Then the site's default served cross-origin isolated (two threads, 300 tokens).
   const page31 = all.find((q) => q.page === 31);
-  for (const [id, figure] of [['smollm2_own', 'answers_site_page31_first_s'], ['smollm2_own_300_2t', 'answers_site_page31_first_s_2t']]) {
+  // And the default context (~1,500 tokens: the reader's pages and passages) on two threads.
+  for (const [id, figure] of [
+    ['smollm2_own', 'answers_site_page31_first_s'],
+    ['smollm2_own_300_2t', 'answers_site_page31_first_s_2t'],
+    ['smollm2_own_default_2t', 'answers_site_page31_default_first_s_2t'],
+  ]) {
     const site = CONFIGS.find((c) => c.id === id);
     if ((only && !only.includes(site.id)) || ids || !page31) continue;
     const [answer] = await ask(site, models.smollm2, [page31]);
     console.log(`  page 31 (${page31.id}, ${id}): ${(answer.firstMs / 1000).toFixed(1)} s, ${answer.inputTokens} prompt tokens: ${JSON.stringify(answer.answer.slice(0, 160))}`);
     console.log(`FIGURE ${figure} chromium ${(answer.firstMs / 1000).toFixed(2)}`);
+    console.log(`FIGURE ${figure.replace(/_first_s/, '_prompt_tokens')} chromium ${answer.inputTokens}`);
   }
 } finally {
   await browser.close();

@@ -181,10 +181,15 @@ const ROWS = [
     ['Reader answers', `answers_${id}_whole`, `${who}: answers holding every reference fact`, ''],
     ['Reader answers', `answers_${id}_marked`, `${who}: answers marked "not found in the book"`, ''],
     ['Reader answers', `answers_${id}_first_s`, `${who}: first words, median`, 's'],
+    ['Reader answers', `answers_${id}_repeating`, `${who}: answers that write a sentence twice`, '', ...(['smollm2_own', 'smollm2_own_2t', 'smollm2_own_300_2t'].includes(id) ? [atMost(0, '')] : [])],
   ]),
   // Issue 32's figure: the site's default, the question on page 31, a freshly loaded model.
   ['Reader answers', 'answers_site_page31_first_s', 'the reading site\'s default (SmolLM2 through Lectern\'s own decoder, the system prompt read ahead): first words for the question on page 31', 's', atMost(5, 's')],
+  ['Reader answers', 'answers_site_page31_prompt_tokens', 'its prompt, tokens', ''],
+  ['Reader answers', 'answers_site_page31_default_first_s_2t', 'SmolLM2 through Lectern\'s own decoder on two threads with the default context (the reader\'s pages and passages within its ~1,500-token plan), read ahead: first words for the question on page 31', 's'],
+  ['Reader answers', 'answers_site_page31_default_prompt_tokens_2t', 'its prompt, tokens', ''],
   ['Reader answers', 'answers_site_page31_first_s_2t', 'the site\'s default served cross-origin isolated (two threads, three passages within 300 tokens): first words for the question on page 31', 's', atMost(5, 's')],
+  ['Reader answers', 'answers_site_page31_prompt_tokens_2t', 'its prompt, tokens', ''],
   // A local model (benches/local_model.mjs): wllama 3.8.1 running SmolLM2-135M-Instruct Q4_1 in Chromium.
   ['Local model', 'local_load_t1', 'wllama: load the 98 MB GGUF (from this origin), 1 thread', 's'],
   ['Local model', 'local_load_t2', 'wllama: load the 98 MB GGUF, 2 threads (COOP/COEP)', 's'],

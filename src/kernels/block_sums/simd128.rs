@@ -117,13 +117,20 @@ unsafe fn unpacked_block((low, high): (v128, v128), x: *const i8, b: usize) -> v
 fn nibble_products(low: v128, x0: v128, high: v128, x1: v128) -> v128 {
     #[cfg(target_feature = "relaxed-simd")]
     {
-        i32x4_relaxed_dot_i8x16_i7x16_add(x1, high, i32x4_relaxed_dot_i8x16_i7x16_add(x0, low, i32x4_splat(0)))
+        i32x4_relaxed_dot_i8x16_i7x16_add(
+            x1,
+            high,
+            i32x4_relaxed_dot_i8x16_i7x16_add(x0, low, i32x4_splat(0)),
+        )
     }
     #[cfg(not(target_feature = "relaxed-simd"))]
     {
         let sum = i16x8_add(
             i16x8_add(i16x8_extmul_low_i8x16(low, x0), i16x8_extmul_high_i8x16(low, x0)),
-            i16x8_add(i16x8_extmul_low_i8x16(high, x1), i16x8_extmul_high_i8x16(high, x1)),
+            i16x8_add(
+                i16x8_extmul_low_i8x16(high, x1),
+                i16x8_extmul_high_i8x16(high, x1),
+            ),
         );
         i32x4_extadd_pairwise_i16x8(sum)
     }
