@@ -1,7 +1,8 @@
 //! The fuzz targets' properties (`tests/fuzz_props`) on stable, a few thousand
 //! generated cases each, so `npm test` checks them without a nightly
 //! toolchain: OpenAI and Anthropic stream assembly, non-streamed responses of
-//! both formats, and tool arguments against their schema. Inputs are built
+//! both formats, tool arguments against their schema, and remote sync
+//! updates (raw, as server frames, or spliced into a real one). Inputs are built
 //! from the wire formats' own pieces (then cut, mixed with garbage and split
 //! anywhere), so they reach deep into the decoders. The SSE parser's
 //! properties are in `sse_fuzz.rs`.
@@ -254,4 +255,18 @@ fn the_properties_fail_when_they_should() {
         fuzz_props::check_parts(&parts, 100, 100);
     });
     assert!(broken.is_err());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Remote sync updates: raw bytes, server frames, and a real update with bytes spliced in.
+    #[test]
+    fn a_hostile_or_broken_sync_update_changes_nothing_it_may_not(
+        mode in 0u8..3,
+        at in any::<u8>(),
+        bytes in prop::collection::vec(any::<u8>(), 0..64),
+    ) {
+        fuzz_props::sync_update(&with_control(&[mode, at], &bytes));
+    }
 }

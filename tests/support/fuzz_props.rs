@@ -364,3 +364,70 @@ pub fn epub(data: &[u8]) {
         Err(error) => assert_eq!(error.name(), "ConfigError", "{error}"),
     }
 }
+
+/// A device's document with a conversation, two messages and a call it owns.
+fn sync_base() -> lectern::sync::SyncDocument {
+    use lectern::domain::{Conversation, Message, Role};
+    let doc = lectern::sync::SyncDocument::new("me", 1);
+    doc.put_conversation(&Conversation {
+        id: "c1".into(),
+        title: "t".into(),
+        created_at: 0.0,
+        book_id: None,
+        working_state: None,
+    });
+    for id in ["m1", "m2"] {
+        doc.append_message(&Message::new(id.into(), "c1", Role::User, "kept", 1.0));
+    }
+    doc.add_call("call-1", "c1", "t1", "tool", "{}");
+    doc
+}
+
+/// Control: how to read the rest. 0: the bytes as a remote update; 1: as a
+/// frame from the server; else: a valid update from another device (one more
+/// message) with the bytes spliced into it at an offset. Whatever comes, a
+/// refused update leaves the document as it was, and an accepted one keeps
+/// what was written (the two messages, in order, and the call's owner).
+pub fn sync_update(data: &[u8]) {
+    let Some(([mode, at], rest)) = control::<2>(data) else {
+        return;
+    };
+    let doc = sync_base();
+    let before = doc.snapshot();
+    let input = match mode % 3 {
+        0 | 1 => rest.to_vec(),
+        _ => {
+            let other = lectern::sync::SyncDocument::new("other", 2);
+            other.apply_remote(&before).expect("its own snapshot");
+            let extra =
+                lectern::domain::Message::new("m3".into(), "c1", lectern::domain::Role::User, "new", 2.0);
+            other.append_message(&extra);
+            let mut update = other.diff_for(&doc.state_vector()).expect("a state vector");
+            let at = at as usize % (update.len() + 1);
+            update.splice(at..at, rest.iter().copied());
+            update
+        }
+    };
+    let accepted = if mode % 3 == 1 {
+        doc.receive(&input).is_ok()
+    } else {
+        doc.apply_remote(&input).is_ok()
+    };
+    if !accepted {
+        assert_eq!(doc.snapshot(), before, "a refused update changed the document");
+    }
+    let ids: Vec<String> = doc.messages("c1").into_iter().map(|m| m.id).collect();
+    assert!(
+        ids.starts_with(&["m1".to_owned(), "m2".to_owned()]),
+        "history lost: {ids:?}"
+    );
+    assert!(
+        doc.messages("c1").iter().take(2).all(|m| m.content == "kept"),
+        "history rewritten"
+    );
+    assert_eq!(
+        doc.call("call-1").map(|c| c.owner),
+        Some("me".to_owned()),
+        "the call changed hands"
+    );
+}
