@@ -14,6 +14,8 @@
 #                                              for cross-origin isolated pages
 #   lectern_local{,_threads}_relaxed_bg.wasm   both again with relaxed SIMD, for browsers that
 #                                              have it (the same glue)
+#   lectern_sync.js + lectern_sync_bg.wasm     the sync document (feature `sync`), for
+#                                              lectern/sync (lectern_sync_client.js)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -106,6 +108,10 @@ relaxed_build "${CARGO_TARGET_DIR:-target}/threads-relaxed" lectern_local_thread
   -C link-arg=--export=__wasm_init_tls -C link-arg=--export=__tls_size \
   -C link-arg=--export=__tls_align -C link-arg=--export=__tls_base
 extra_rustflags=""
+# The sync module (feature `sync`): SyncReplica, loaded only by pages that sync (lectern/sync).
+build_module sync lectern_sync --no-typescript
+cp js/sync.js pkg/lectern_sync_client.js
+cp js/sync.d.ts pkg/lectern_sync_client.d.ts
 # wasm-bindgen's classes declare [Symbol.dispose]: name the lib that types it, so a consumer's
 # tsc with an ES2022 lib and skipLibCheck off accepts lectern.d.ts (tests/js/consumer.test.mjs).
 sed -i '1i /// <reference lib="esnext.disposable" />' pkg/lectern.d.ts
@@ -127,7 +133,7 @@ cp -r js/chat pkg/chat
 # binaryen from npm: Debian's wasm-opt (108) corrupts wasm-bindgen's externref table.
 wasm_opt=node_modules/.bin/wasm-opt
 for wasm in pkg/lectern_bg.wasm pkg/split_*.wasm pkg/chunk_*.wasm pkg/lectern_books_bg.wasm pkg/lectern_local_bg.wasm pkg/lectern_local_threads_bg.wasm \
-  pkg/lectern_local_relaxed_bg.wasm pkg/lectern_local_threads_relaxed_bg.wasm; do
+  pkg/lectern_local_relaxed_bg.wasm pkg/lectern_local_threads_relaxed_bg.wasm pkg/lectern_sync_bg.wasm; do
   if [ -x "$wasm_opt" ]; then
     # Atomics only in the threaded build (the flag changes what wasm-opt makes of the others).
     threads_flag=""

@@ -64,6 +64,7 @@ import {
   type PromptApiProvider,
 } from 'lectern/prompt-api';
 import { LecternChat, safeHref, type ChatMention, type LecternChatEventMap } from 'lectern/chat';
+import { SyncClient, type SyncChanges } from 'lectern/sync';
 
 export async function readmeExample(port: number): Promise<void> {
   await init();
@@ -750,4 +751,16 @@ export async function structuredWeather(lectern: Lectern, id: string): Promise<s
     if (e.name === 'StructuredOutputError') return `off the schema (${e.validationError ?? ''}): ${e.text ?? ''}`;
     throw error;
   }
+}
+
+/** lectern/sync: a conversation written on one device, read in every device's order. */
+export async function syncedConversation(token: string): Promise<string[]> {
+  const seen: SyncChanges[] = [];
+  const sync = await SyncClient.open({ url: 'ws://127.0.0.1:1234', user: 'reader-1', token, onChange: (changes) => seen.push(changes) });
+  sync.putConversation({ id: 'c1', title: 'Thursday', createdAt: Date.now() });
+  sync.appendMessage({ id: 'm1', conversationId: 'c1', role: 'user', content: 'Who is Syme?', createdAt: Date.now() });
+  sync.setPosition('thursday', 31);
+  const page: number | undefined = sync.position('thursday')?.page;
+  await sync.close();
+  return [...sync.messages('c1').map((m) => `${m.seq}: ${m.content}`), `page ${page}`, `${seen.length} changes`];
 }

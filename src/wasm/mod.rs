@@ -1,6 +1,6 @@
 //! The JS boundary: the only module with `#[wasm_bindgen]`.
 //!
-//! One crate, three wasm modules, chosen by feature (the first two by default,
+//! One crate, four wasm modules, chosen by feature (the first two by default,
 //! as the crate's own browser tests use them), one folder each:
 //! - `page` ([`page`]): [`Lectern`], the class the page sees: conversations,
 //!   turns, tools, approvals; its book methods and book conversations go to
@@ -11,7 +11,9 @@
 //!   ingestion); in Lectern's worker, pages, chunks, embeddings and the index
 //!   build ([`books::worker`]);
 //! - `local` ([`local`]): `LocalDecoder` (`lectern_local.js`), Lectern's own
-//!   decoder for a page's Worker.
+//!   decoder for a page's Worker;
+//! - `sync` ([`sync`]): `SyncReplica` (`lectern_sync.js`), a user's sync
+//!   document, for `lectern/sync`'s client.
 //!
 //! The files here are shared by more than one of them. [`js`] owns every
 //! value conversion and turns [`crate::Error`]s into real JS `Error`s; the
@@ -35,6 +37,9 @@ mod books;
 
 #[cfg(feature = "local")]
 mod local;
+
+#[cfg(feature = "sync")]
+mod sync;
 
 #[cfg(feature = "page")]
 pub use page::{JsFunctionModel, Lectern};

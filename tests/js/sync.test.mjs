@@ -1,0 +1,144 @@
+// lectern/sync in the browser: two browser contexts (separate storage) as two devices of one user,
+// and the real sync server (scripts/sync-server.mjs, y-websocket's server with a room per user)
+// started by the test on 127.0.0.1 with its LevelDB store. Both write; one goes offline and both
+// write on; it reconnects: every message on both, in the same order, none twice. A reload opens
+// the document from IndexedDB before the network; the server restarts mid-session and the
+// devices reconnect by themselves; a third device joining late gets everything; a wrong token
+// never connects. Skips without the server's packages (npm ci).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launchChromium } from './browser.mjs';
+import { startStatic } from '../../scripts/static.mjs';
+
+const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+const skip = existsSync(join(root, 'node_modules/@y/websocket-server')) ? false : 'SKIPPED: no @y/websocket-server (npm ci)';
+const USER = 'reader-1';
+
+/** A port nobody listens on now. */
+const freePort = () => new Promise((resolve) => {
+  const probe = createServer().listen(0, '127.0.0.1', () => {
+    const { port } = probe.address();
+    probe.close(() => resolve(port));
+  });
+});
+
+/** The sync server on `port` with its documents in `data`, once it listens. */
+function startSyncServer(port, data) {
+  const child = spawn(process.execPath, [join(root, 'scripts/sync-server.mjs'), '--port', String(port), '--demo', '--data', data], {
+    env: { ...process.env, SYNC_SECRET: 'a test secret' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      if (String(chunk).includes('listening on')) resolve({ stop: () => new Promise((r) => { child.once('exit', r); child.kill(); }) });
+    });
+    child.once('exit', (code) => reject(new Error(`the sync server exited (${code})`)));
+  });
+}
+
+const state = {};
+
+before(async () => {
+  if (skip) return;
+  state.data = mkdtempSync(join(tmpdir(), 'lectern-sync-'));
+  state.port = await freePort();
+  state.server = await startSyncServer(state.port, state.data);
+  state.site = await startStatic(root);
+  state.browser = await launchChromium();
+  const response = await fetch(`http://127.0.0.1:${state.port}/demo/token`, { method: 'POST', body: JSON.stringify({ user: USER }) });
+  state.token = (await response.json()).token;
+});
+
+after(async () => {
+  await state.browser?.close();
+  await state.site?.close();
+  await state.server?.stop();
+  if (state.data) rmSync(state.data, { recursive: true, force: true });
+});
+
+/** A device: a page of its own browser context, its SyncClient open as `window.client`. */
+async function device(name, { context, token = state.token } = {}) {
+  context ??= await state.browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${state.site.url}tests/js/sync/page.html`);
+  await page.evaluate(
+    async ({ url, user, token, name }) => {
+      const { SyncClient } = await import('/pkg/lectern_sync_client.js');
+      window.changes = 0;
+      window.client = await SyncClient.open({ url, user, token, device: name, onChange: () => (window.changes += 1) });
+    },
+    { url: `ws://127.0.0.1:${state.port}`, user: USER, token, name },
+  );
+  return { context, page };
+}
+
+const write = (d, id, content) =>
+  d.page.evaluate(({ id, content }) => window.client.appendMessage({ id, conversationId: 'c1', role: 'user', content, createdAt: Date.now() }), { id, content });
+const ids = (d) => d.page.evaluate(() => window.client.messages('c1').map((m) => m.id));
+const status = (d) => d.page.evaluate(() => window.client.status);
+/** Waits until `d` holds `count` messages. */
+const holds = (d, count) => d.page.waitForFunction((n) => window.client.messages('c1').length === n, count, { polling: 100, timeout: 15_000 });
+
+test('two devices sync through the server: offline writes, one order, a reload, a restart, a late device', { skip }, async () => {
+  const laptop = await device('laptop');
+  const phone = await device('phone');
+  await laptop.page.evaluate(() => window.client.putConversation({ id: 'c1', title: 'Thursday', createdAt: 1 }));
+  await write(laptop, 'l0', 'first, on the laptop');
+  await holds(phone, 1);
+  await write(phone, 'p0', 'then on the phone');
+  await holds(laptop, 2);
+
+  // The phone goes offline; both write on.
+  await phone.page.evaluate(() => window.client.disconnect());
+  for (let i = 1; i <= 5; i += 1) {
+    await write(laptop, `l${i}`, 'laptop, online');
+    await write(phone, `p${i}`, 'phone, offline');
+  }
+  assert.equal((await ids(phone)).length, 7, 'the phone holds its own writes while offline');
+  await phone.page.evaluate(() => window.client.connect());
+  await holds(laptop, 12);
+  await holds(phone, 12);
+  const order = await ids(laptop);
+  assert.deepEqual(await ids(phone), order, 'the same order on both');
+  assert.equal(new Set(order).size, 12, 'none twice');
+
+  // A reload opens the document from IndexedDB before the network answers.
+  await phone.page.reload();
+  const offlineFirst = await phone.page.evaluate(
+    async ({ url, user, token }) => {
+      const { SyncClient } = await import('/pkg/lectern_sync_client.js');
+      window.client = await SyncClient.open({ url, user, token, device: 'phone' });
+      return window.client.messages('c1').map((m) => m.id);
+    },
+    { url: `ws://127.0.0.1:${state.port}`, user: USER, token: state.token },
+  );
+  assert.deepEqual(offlineFirst, order, 'kept in IndexedDB');
+
+  // The server restarts mid-session: the devices reconnect by themselves and write on.
+  await state.server.stop();
+  await laptop.page.waitForFunction(() => window.client.status !== 'online', null, { polling: 100 });
+  state.server = await startSyncServer(state.port, state.data);
+  await laptop.page.waitForFunction(() => window.client.status === 'online', null, { polling: 100, timeout: 15_000 });
+  await phone.page.waitForFunction(() => window.client.status === 'online', null, { polling: 100, timeout: 15_000 });
+  await write(laptop, 'l6', 'after the restart');
+  await holds(phone, 13);
+
+  // A third device joining late gets everything.
+  const tablet = await device('tablet');
+  await holds(tablet, 13);
+  assert.deepEqual(await ids(tablet), await ids(laptop));
+  assert.equal(await status(tablet), 'online');
+
+  // A wrong token never connects (the server answers 401 at the upgrade) and holds nothing.
+  const stranger = await device('stranger', { token: 'wrong' });
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.notEqual(await status(stranger), 'online');
+  assert.deepEqual(await ids(stranger), []);
+  for (const d of [laptop, phone, tablet, stranger]) await d.context.close();
+});
