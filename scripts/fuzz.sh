@@ -43,7 +43,10 @@ else
 fi
 # No sanitizer: the code under test is safe Rust (debug assertions and
 # overflow checks are on, see fuzz/Cargo.toml), and ASan would halve the runs.
-cargo +nightly fuzz build -s none || exit 1
+# `-O`: fuzz/Cargo.toml's release profile decides the checks (debug assertions and overflow checks
+# on, but off for yrs, which ships without them); cargo fuzz's default build would force them on in
+# every crate through RUSTFLAGS.
+cargo +nightly fuzz build -O -s none || exit 1
 
 # Seeds: fuzz/seeds/<target>/, plus the recorded streams and EPUB files under
 # tests/fixtures, each behind the control bytes its target reads first.
@@ -68,7 +71,7 @@ for target in "${targets[@]}"; do
   log="artifacts/$target/last-run.log"
   marker=$(mktemp)
   started=$SECONDS
-  cargo +nightly fuzz run -s none "$target" "corpus/$target" "seeds/$target" -- \
+  cargo +nightly fuzz run -O -s none "$target" "corpus/$target" "seeds/$target" -- \
     -runs="$runs" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
     -print_final_stats=1 "${keep_going[@]}" >"$log" 2>&1
   status=$?

@@ -41,6 +41,7 @@ pub const TARGETS: &[(&str, Property)] = &[
     ("pages", pages),
     ("chunks", chunks),
     ("epub", epub),
+    ("sync_update", sync_update),
 ];
 
 /// The first `n` bytes (control) and the rest, or `None` when too short.
