@@ -74,11 +74,15 @@ wasm-bindgen --target web --weak-refs --out-dir pkg --out-name lectern_local --n
 # pages: atomics and a shared, imported memory (up to 4 GiB), std rebuilt with them; helper Workers
 # (lectern_local_helper.js) instantiate it on the same memory. Its own target directory, so the
 # two builds do not rebuild each other's dependencies.
-extra_rustflags=', "-Ctarget-feature=+atomics,+bulk-memory,+mutable-globals"'
-CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/threads" build_wasm local "" -C opt-level=3 \
-  -C link-arg=--shared-memory -C link-arg=--import-memory -C link-arg=--max-memory=4294967296 \
-  -C link-arg=--export=__wasm_init_tls -C link-arg=--export=__tls_size \
+# The threaded link: a shared, imported memory, and the TLS exports helpers instantiate with.
+threaded_link=(
+  -C link-arg=--shared-memory -C link-arg=--import-memory -C link-arg=--max-memory=4294967296
+  -C link-arg=--export=__wasm_init_tls -C link-arg=--export=__tls_size
   -C link-arg=--export=__tls_align -C link-arg=--export=__tls_base
+)
+threaded_features='+atomics,+bulk-memory,+mutable-globals'
+extra_rustflags=", \"-Ctarget-feature=$threaded_features\""
+CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/threads" build_wasm local "" -C opt-level=3 "${threaded_link[@]}"
 extra_rustflags=""
 wasm-bindgen --target web --weak-refs --out-dir pkg --out-name lectern_local_threads --no-typescript \
   "${CARGO_TARGET_DIR:-target}/threads/wasm32-unknown-unknown/release/lectern.wasm"
@@ -102,11 +106,8 @@ relaxed_build() { # <target dir> <glue name> [rustc flags…]
 }
 extra_rustflags=', "-Ctarget-feature=+relaxed-simd"'
 relaxed_build "${CARGO_TARGET_DIR:-target}/relaxed" lectern_local
-extra_rustflags=', "-Ctarget-feature=+relaxed-simd,+atomics,+bulk-memory,+mutable-globals"'
-relaxed_build "${CARGO_TARGET_DIR:-target}/threads-relaxed" lectern_local_threads \
-  -C link-arg=--shared-memory -C link-arg=--import-memory -C link-arg=--max-memory=4294967296 \
-  -C link-arg=--export=__wasm_init_tls -C link-arg=--export=__tls_size \
-  -C link-arg=--export=__tls_align -C link-arg=--export=__tls_base
+extra_rustflags=", \"-Ctarget-feature=+relaxed-simd,$threaded_features\""
+relaxed_build "${CARGO_TARGET_DIR:-target}/threads-relaxed" lectern_local_threads "${threaded_link[@]}"
 extra_rustflags=""
 # The sync module (feature `sync`): SyncReplica, loaded only by pages that sync (lectern/sync).
 build_module sync lectern_sync --no-typescript

@@ -112,6 +112,7 @@ impl SyncDocument {
     pub fn conversations(&self) -> Vec<Conversation> {
         let txn = self.doc.transact();
         json_values(&txn, CONVERSATIONS)
+            .into_iter()
             .filter_map(|(_, value)| Conversation::from_json(value).ok())
             .collect()
     }
@@ -157,8 +158,9 @@ impl SyncDocument {
     /// Call `id`'s decision, from every device's (see [`effective_decision`]).
     pub fn decision(&self, id: &str) -> EffectiveDecision {
         let txn = self.doc.transact();
-        let prefix = format!("{id}/");
+        let prefix = decision_key(id, "");
         let decisions: Vec<(String, SyncedDecision)> = json_values(&txn, DECISIONS)
+            .into_iter()
             .filter_map(|(key, value)| {
                 let device = key.strip_prefix(&prefix)?.to_owned();
                 Some((device, serde_json::from_value(value).ok()?))
@@ -179,6 +181,7 @@ impl SyncDocument {
         let ids: Vec<(String, SyncedCall)> = {
             let txn = self.doc.transact();
             json_values(&txn, CALLS)
+                .into_iter()
                 .filter_map(|(id, v)| Some((id, serde_json::from_value::<SyncedCall>(v).ok()?)))
                 .filter(|(_, call)| call.owner == self.device)
                 .collect()
@@ -203,6 +206,12 @@ pub(crate) fn decision_key(id: &str, device: &str) -> String {
     format!("{id}/{device}")
 }
 
+/// A `decisions` key's call id and device id, split at its last `/`
+/// ([`decision_key`]'s parts when the device id holds no `/`).
+pub(crate) fn split_decision_key(key: &str) -> Option<(&str, &str)> {
+    key.rsplit_once('/')
+}
+
 /// `value` as JSON text under `key` in root map `map`.
 fn put_json(txn: &mut TransactionMut, map: &str, key: &str, value: &impl Serialize) {
     let text = serde_json::to_string(value).expect("records serialise");
@@ -216,18 +225,13 @@ fn read_json<T: DeserializeOwned>(txn: &impl ReadTxn, map: &str, key: &str) -> O
 }
 
 /// Every (key, JSON value) of root map `map`; values that are not JSON text are skipped.
-pub(crate) fn json_values<'a, T: ReadTxn>(
-    txn: &'a T,
-    map: &str,
-) -> impl Iterator<Item = (String, Value)> + 'a {
-    let entries: Vec<(String, Value)> = match txn.get_map(map) {
-        Some(map) => map
-            .iter(txn)
-            .filter_map(|(k, v)| Some((k.to_owned(), json_of(&v)?)))
-            .collect(),
-        None => Vec::new(),
+fn json_values(txn: &impl ReadTxn, map: &str) -> Vec<(String, Value)> {
+    let Some(map) = txn.get_map(map) else {
+        return Vec::new();
     };
-    entries.into_iter()
+    map.iter(txn)
+        .filter_map(|(k, v)| Some((k.to_owned(), json_of(&v)?)))
+        .collect()
 }
 
 /// A string value's text.

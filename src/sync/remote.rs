@@ -8,7 +8,7 @@ use yrs::updates::decoder::Decode;
 use yrs::updates::encoder::Encode;
 use yrs::{Doc, ReadTxn, StateVector, Transact, Update};
 
-use super::document::SyncDocument;
+use super::document::{split_decision_key, SyncDocument};
 use super::rules::{check, Snapshot};
 
 /// The largest remote update accepted (bytes): a whole 1,000-message
@@ -58,7 +58,7 @@ impl SyncDocument {
 
     /// What a peer with state vector `remote` lacks (sync step 2).
     pub fn diff_for(&self, remote: &[u8]) -> Result<Vec<u8>, Rejected> {
-        let vector = StateVector::decode_v1(remote).map_err(|e| Rejected::Malformed(e.to_string()))?;
+        let vector = StateVector::decode_v1(remote).map_err(malformed)?;
         Ok(self.doc.transact().encode_diff_v1(&vector))
     }
 
@@ -75,7 +75,7 @@ impl SyncDocument {
         if update.len() > MAX_UPDATE_BYTES {
             return Err(Rejected::TooLarge(update.len()));
         }
-        let decoded = Update::decode_v1(update).map_err(|e| Rejected::Malformed(e.to_string()))?;
+        let decoded = Update::decode_v1(update).map_err(malformed)?;
         let before = Snapshot::of(&self.doc.transact());
         let scratch = Doc::new();
         apply(&scratch, &self.snapshot())?;
@@ -87,16 +87,19 @@ impl SyncDocument {
     }
 }
 
+/// A yrs decoding or integration error as a rejection.
+pub(crate) fn malformed(error: impl std::fmt::Display) -> Rejected {
+    Rejected::Malformed(error.to_string())
+}
+
 /// `update` decoded and applied to `doc`.
 fn apply(doc: &Doc, update: &[u8]) -> Result<(), Rejected> {
-    let decoded = Update::decode_v1(update).map_err(|e| Rejected::Malformed(e.to_string()))?;
+    let decoded = Update::decode_v1(update).map_err(malformed)?;
     apply_decoded(doc, decoded)
 }
 
 fn apply_decoded(doc: &Doc, update: Update) -> Result<(), Rejected> {
-    doc.transact_mut()
-        .apply_update(update)
-        .map_err(|e| Rejected::Malformed(e.to_string()))
+    doc.transact_mut().apply_update(update).map_err(malformed)
 }
 
 /// The keys whose values differ between `before` and `after`, by kind.
@@ -115,7 +118,9 @@ fn changes(before: &Snapshot, after: &Snapshot) -> Changes {
     }
     let mut calls = changed(&before.calls, &after.calls);
     for key in changed(&before.decisions, &after.decisions) {
-        let id = key.rsplit_once('/').map_or(key.as_str(), |(id, _)| id).to_owned();
+        let id = split_decision_key(&key)
+            .map_or(key.as_str(), |(id, _)| id)
+            .to_owned();
         if !calls.contains(&id) {
             calls.push(id);
         }

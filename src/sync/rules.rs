@@ -11,7 +11,8 @@ use serde::de::DeserializeOwned;
 use yrs::{Array, Map, ReadTxn};
 
 use super::document::{
-    string_of, CALLS, CONVERSATIONS, DECISIONS, MESSAGES, ORDER_PREFIX, POSITIONS, RESULTS,
+    split_decision_key, string_of, CALLS, CONVERSATIONS, DECISIONS, MESSAGES, ORDER_PREFIX, POSITIONS,
+    RESULTS,
 };
 use super::records::{SyncedCall, SyncedDecision, SyncedPosition};
 use crate::domain::{Conversation, Message, ToolCallRecord};
@@ -100,7 +101,7 @@ pub(crate) fn check(before: &Snapshot, after: &Snapshot) -> Result<(), String> {
         serde_record::<SyncedCall>(text).map(drop)
     })?;
     each_new(&before.decisions, &after.decisions, |key, text| {
-        if !key.contains('/') {
+        if split_decision_key(key).is_none() {
             return Err(format!("decision key `{key}` names no device"));
         }
         serde_record::<SyncedDecision>(text).map(drop)

@@ -8,10 +8,10 @@
 use yrs::sync::{Message, SyncMessage};
 use yrs::updates::decoder::Decode;
 use yrs::updates::encoder::Encode;
-use yrs::StateVector;
+use yrs::{ReadTxn, Transact};
 
 use super::document::SyncDocument;
-use super::remote::{Changes, Rejected};
+use super::remote::{malformed, Changes, Rejected};
 
 /// What a device does with one frame it received.
 #[derive(Debug, Default, PartialEq)]
@@ -25,19 +25,14 @@ pub struct Received {
 impl SyncDocument {
     /// The frame a device sends when it connects: its state vector (sync step 1).
     pub fn greeting(&self) -> Vec<u8> {
-        let vector = StateVector::decode_v1(&self.state_vector()).expect("its own state vector");
+        let vector = self.doc.transact().state_vector();
         Message::Sync(SyncMessage::SyncStep1(vector)).encode_v1()
     }
 
-    /// The frame that sends `update` (a local write's, from [`Self::update_since`]).
+    /// The frame that sends `update`: after local writes, what
+    /// [`Self::diff_for`] gives against the state vector of the last send.
     pub fn update_frame(update: Vec<u8>) -> Vec<u8> {
         Message::Sync(SyncMessage::Update(update)).encode_v1()
-    }
-
-    /// What this document holds beyond state vector `since` (the one it had
-    /// when it last sent): the update to send after local writes.
-    pub fn update_since(&self, since: &[u8]) -> Result<Vec<u8>, Rejected> {
-        self.diff_for(since)
     }
 
     /// Takes one frame from the server: a peer's step 1 is answered with
@@ -45,10 +40,10 @@ impl SyncDocument {
     /// that is not a sync message is a `Malformed` rejection; the server's
     /// permission-denied is `Denied`.
     pub fn receive(&self, frame: &[u8]) -> Result<Received, Rejected> {
-        let message = Message::decode_v1(frame).map_err(|e| Rejected::Malformed(e.to_string()))?;
+        let message = Message::decode_v1(frame).map_err(malformed)?;
         match message {
             Message::Sync(SyncMessage::SyncStep1(vector)) => {
-                let diff = self.diff_for(&vector.encode_v1())?;
+                let diff = self.doc.transact().encode_diff_v1(&vector);
                 let reply = Message::Sync(SyncMessage::SyncStep2(diff)).encode_v1();
                 Ok(Received {
                     replies: vec![reply],

@@ -141,7 +141,7 @@ impl Device {
 
     /// Sends what was written here since the last send.
     fn push(&mut self) {
-        let update = self.doc.update_since(&self.sent).unwrap();
+        let update = self.doc.diff_for(&self.sent).unwrap();
         self.sent = self.doc.state_vector();
         if let Some(socket) = &mut self.socket {
             socket

@@ -124,7 +124,7 @@ impl SyncReplica {
 impl SyncReplica {
     /// Queues what was written since the last frame.
     fn queue_update(&mut self) -> Result<(), JsValue> {
-        let update = self.doc.update_since(&self.sent).map_err(refused)?;
+        let update = self.doc.diff_for(&self.sent).map_err(refused)?;
         self.sent = self.doc.state_vector();
         self.outgoing.push_back(SyncDocument::update_frame(update));
         Ok(())
