@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::error::{Error, Result};
 
-use super::attention::attend_head;
+use super::attention::{attend_group, Cached};
 use super::blocks::{Activation, BlockMatrix, Input, SUPER};
 use super::config::{Architecture, ModelConfig};
 use super::disjoint::DisjointSlice;
@@ -269,28 +269,45 @@ impl Decoder {
 
     /// Each token's attention over the cached positions it sees (all before
     /// it, or its window's) in layer `index`, into `work.attended`: every
-    /// (token, head) pair one unit of the pool's parts.
+    /// (token, key/value head) pair one unit of the pool's parts, its query
+    /// heads attended together.
     fn attend_each(&self, index: usize, start: usize, work: &mut Work, cache: &KvCache) {
         let c = &self.config;
         let (q_dim, hd) = (c.q_dim(), c.head_dim);
+        let group = c.heads / c.kv_heads;
         let scale = match c.arch {
             Architecture::Llama => 1.0 / (hd as f32).sqrt(),
             Architecture::Gemma3 => 1.0,
         };
-        let (queries, kv) = (&work.q, cache.layer(index));
+        let (queries, (keys, values)) = (&work.q, cache.layer(index));
         let out = DisjointSlice::new(&mut work.attended);
-        self.pool.split(work.n * c.heads, 1, &|units| {
-            let mut query = vec![0.0; hd];
+        self.pool.split(work.n * c.kv_heads, 1, &|units| {
+            let mut query = vec![0.0; group * hd];
             for unit in units {
-                let (t, head) = (unit / c.heads, unit % c.heads);
+                let (t, kv_head) = (unit / c.kv_heads, unit % c.kv_heads);
                 let end = start + t + 1;
                 let first = c.window_of(index).map_or(0, |w| end.saturating_sub(w));
-                let at = t * q_dim + head * hd;
-                // SAFETY: unit (t, head) writes its own head of token t's row;
-                // the pool's parts do not overlap.
-                let out = unsafe { out.range(at..at + hd) };
-                let q = (&queries[at..at + hd], head);
-                attend_head(q, kv, first..end, scale, c, &mut query, out);
+                let at = t * q_dim + kv_head * group * hd;
+                let width = group * hd;
+                // SAFETY: unit (t, kv_head) writes its own heads of token t's
+                // row; the pool's parts do not overlap.
+                let out = unsafe { out.range(at..at + width) };
+                let column = kv_head * hd;
+                let cached = Cached {
+                    keys,
+                    values,
+                    kv_dim: c.kv_dim(),
+                    column,
+                    head_dim: hd,
+                };
+                attend_group(
+                    &queries[at..at + width],
+                    cached,
+                    first..end,
+                    scale,
+                    &mut query,
+                    out,
+                );
             }
         });
     }

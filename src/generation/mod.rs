@@ -14,7 +14,7 @@
 //! (`crate::kernels::block_sums`).
 
 pub mod answer;
-mod attention;
+pub mod attention;
 pub mod batch;
 pub mod blocks;
 mod bpe;

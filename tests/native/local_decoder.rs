@@ -132,6 +132,13 @@ fn block_products_are_their_definition() {
     crate::support::local_kernels::block_products_are_their_definition();
 }
 
+/// Attention's plain loops against llama.cpp's definition, one head at a time
+/// (the simd128 kernels in Chromium: `tests/web/local_kernels.rs`).
+#[test]
+fn grouped_attention_is_each_head_by_its_definition() {
+    crate::support::grouped_attention::grouped_attention_is_each_head_by_its_definition();
+}
+
 /// With a clock, a read is timed stage by stage (every stage charged, the
 /// logits unchanged); taking the profile resets it; without a clock nothing is timed.
 #[test]

@@ -14,6 +14,8 @@
 pub mod bench;
 /// The behaviour every `Store` must show (memory natively, IndexedDB in Chromium).
 pub mod conformance;
+/// The decoder's grouped attention against its definition.
+pub mod grouped_attention;
 /// The retrieval-quality evaluation (issue 13); used natively, built for
 /// wasm32 too with the benches, as are `minilm_env` and `reader_eval`.
 pub mod lexical_eval;

@@ -3,9 +3,15 @@
 
 use wasm_bindgen_test::wasm_bindgen_test;
 
+use crate::support::grouped_attention::grouped_attention_is_each_head_by_its_definition;
 use crate::support::local_kernels::block_products_are_their_definition;
 
 #[wasm_bindgen_test]
 fn simd128_block_products_are_their_definition() {
     block_products_are_their_definition();
+}
+
+#[wasm_bindgen_test]
+fn simd128_grouped_attention_is_each_head_by_its_definition() {
+    grouped_attention_is_each_head_by_its_definition();
 }
