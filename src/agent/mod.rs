@@ -48,6 +48,7 @@ mod send;
 mod sources;
 mod step;
 mod summary_call;
+mod synced;
 mod system_prompt;
 mod turn;
 mod usage_estimate;

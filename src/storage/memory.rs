@@ -4,7 +4,7 @@ use std::cell::RefCell;
 
 use futures::future::LocalBoxFuture;
 
-use super::{check_revision, ConversationImport, Store, StoreArchive, TurnWrite};
+use super::{check_revision, ConversationImport, Store, StoreArchive, SyncedMessages, TurnWrite};
 use crate::domain::SortedMap;
 use crate::domain::{Book, Chunk, Page, StoredVectors};
 use crate::domain::{
@@ -124,6 +124,27 @@ impl Inner {
     }
 
     /// Checks everything first, so a refused import changes nothing.
+    /// `put_synced_messages`: checked whole, then written.
+    fn put_synced(&mut self, mut synced: SyncedMessages) -> Result<()> {
+        synced.check()?;
+        let id = synced.conversation.id.clone();
+        let elsewhere = synced.messages.iter().find(|m| {
+            self.messages
+                .iter()
+                .any(|(owner, list)| *owner != id && list.iter().any(|other| other.id == m.id))
+        });
+        if let Some(message) = elsewhere {
+            return Err(Error::storage_because(
+                StorageReason::Constraint,
+                format!("message {} belongs to another conversation", message.id),
+            ));
+        }
+        synced.number_messages();
+        self.messages.insert(id.clone(), synced.messages);
+        self.conversations.insert(id, synced.conversation);
+        Ok(())
+    }
+
     fn import(&mut self, mut import: ConversationImport) -> Result<()> {
         import.check_owner()?;
         let taken = |what: &str, id: &str| {
@@ -481,6 +502,11 @@ impl StoreArchive for MemoryStore {
 
     fn import_conversation(&self, import: ConversationImport) -> LocalBoxFuture<'_, Result<()>> {
         let result = self.inner.borrow_mut().import(import);
+        Box::pin(async move { result })
+    }
+
+    fn put_synced_messages(&self, synced: SyncedMessages) -> LocalBoxFuture<'_, Result<()>> {
+        let result = self.inner.borrow_mut().put_synced(synced);
         Box::pin(async move { result })
     }
 }

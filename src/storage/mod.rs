@@ -18,10 +18,12 @@ mod books;
 mod import;
 mod memory;
 mod memory_books;
+mod synced;
 
 pub use books::{BookStore, BookWrite, VECTOR_BATCH};
 pub use import::ConversationImport;
 pub use memory::MemoryStore;
+pub use synced::SyncedMessages;
 
 /// Persistent conversations and messages.
 ///
@@ -174,6 +176,14 @@ pub trait StoreArchive {
     /// another conversation ([`ConversationImport::check_owner`]), is a
     /// `Storage` error (reason `constraint`), and nothing is written.
     fn import_conversation(&self, import: ConversationImport) -> LocalBoxFuture<'_, Result<()>>;
+
+    /// Makes a conversation's messages exactly `synced.messages`, in that
+    /// order (given `seq` 0, 1, 2, ...), and its record `synced.conversation`
+    /// (created when it is not stored), in one transaction; its other records
+    /// stay. A message of another conversation, an id given twice or taken by
+    /// another conversation's message is a `Storage` error (reason
+    /// `constraint`), and nothing is written.
+    fn put_synced_messages(&self, synced: SyncedMessages) -> LocalBoxFuture<'_, Result<()>>;
 }
 
 /// One step of a turn, written by [`Store::commit`] in one transaction.

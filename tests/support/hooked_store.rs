@@ -145,6 +145,12 @@ impl Store for HookedStore {
 }
 
 impl StoreArchive for HookedStore {
+    fn put_synced_messages(
+        &self,
+        synced: lectern::storage::SyncedMessages,
+    ) -> LocalBoxFuture<'_, Result<()>> {
+        self.inner.put_synced_messages(synced)
+    }
     fn delete_conversation<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<()>> {
         self.inner.delete_conversation(id)
     }

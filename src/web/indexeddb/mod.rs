@@ -29,6 +29,7 @@ mod pages;
 mod record;
 mod schema;
 mod summaries;
+mod synced;
 mod turns;
 mod tx;
 mod usage;
@@ -48,7 +49,9 @@ use crate::domain::{CallUsage, ContextSummary, OpenTurn, RunRecord, ToolCallReco
 use crate::domain::{Conversation, Message};
 use crate::domain::{Grant, PendingTurn};
 use crate::error::Result;
-use crate::storage::{BookStore, BookWrite, ConversationImport, Store, StoreArchive, TurnWrite};
+use crate::storage::{
+    BookStore, BookWrite, ConversationImport, Store, StoreArchive, SyncedMessages, TurnWrite,
+};
 use errors::idb_error;
 use open::{open_database, Upgrade};
 
@@ -301,6 +304,10 @@ impl StoreArchive for IndexedDbStore {
 
     fn import_conversation(&self, import: ConversationImport) -> LocalBoxFuture<'_, Result<()>> {
         Box::pin(import::import_conversation(&self.db, import))
+    }
+
+    fn put_synced_messages(&self, synced: SyncedMessages) -> LocalBoxFuture<'_, Result<()>> {
+        Box::pin(synced::put_synced_messages(&self.db, synced))
     }
 }
 

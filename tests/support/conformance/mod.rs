@@ -15,6 +15,7 @@ mod ledger_v7;
 mod lexical;
 mod open_turns;
 mod pages;
+mod synced;
 mod turns;
 mod usage;
 
@@ -156,6 +157,15 @@ pub fn cases<S: Store + StoreArchive + BookStore + 'static>() -> Vec<Case<S>> {
         }),
         ("a refused import writes nothing", |s| {
             Box::pin(import::a_refused_import_writes_nothing(s))
+        }),
+        ("synced messages replace a conversation's, in their order", |s| {
+            Box::pin(synced::synced_messages_replace_a_conversations_in_their_order(s))
+        }),
+        ("synced messages create a missing conversation", |s| {
+            Box::pin(synced::synced_messages_create_a_missing_conversation(s))
+        }),
+        ("refused synced messages write nothing", |s| {
+            Box::pin(synced::refused_synced_messages_write_nothing(s))
         }),
         ("open turns are put, replaced and deleted by commits", |s| {
             Box::pin(open_turns::open_turns_are_put_replaced_and_deleted_by_commits(s))

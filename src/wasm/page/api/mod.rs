@@ -10,3 +10,4 @@ mod resume;
 mod retry;
 mod storage;
 mod subscribe;
+mod synced;
