@@ -5,6 +5,31 @@ export interface SyncChanges {
   calls: string[];
 }
 
+/** A device's decision on a synced call. */
+export type SyncDecision =
+  | { decision: 'approve' }
+  | { decision: 'edit'; arguments: string }
+  | { decision: 'reject'; reason?: string };
+
+/** A tool call waiting for a person, as the document holds it. */
+export interface SyncedCall {
+  id: string;
+  conversationId: string;
+  turnId: string;
+  name: string;
+  /** JSON text. */
+  arguments: string;
+  /** The device whose turn paused: the only one that runs it. */
+  owner: string;
+  /** From every device's: a rejection beats an edit, an edit an approval. */
+  decision:
+    | { decision: 'undecided' | 'approved' }
+    | { decision: 'edited'; arguments: string }
+    | { decision: 'rejected'; reason: string | null };
+  /** Its owner recorded what came of it. */
+  done: boolean;
+}
+
 /** The reader's place in a book, as the last device to move it left it. */
 export interface SyncedPosition {
   page: number;
@@ -12,10 +37,12 @@ export interface SyncedPosition {
   device: string;
 }
 
+import type { Book, Lectern } from './lectern.js';
+
 /**
  * One user's synced document on this device (lectern/sync): kept in IndexedDB, exchanged with the
- * sync server (`scripts/sync-server.mjs`) over a WebSocket, reconnecting after a drop. The sync
- * transport alone: Lectern's store does not follow it yet.
+ * sync server (`scripts/sync-server.mjs`) over a WebSocket, reconnecting after a drop.
+ * `followSync` keeps a Lectern's conversations in step with it.
  */
 export class SyncClient {
   /**
@@ -31,6 +58,8 @@ export class SyncClient {
     onChange?: (changes: SyncChanges) => void;
     onStatus?: (status: 'connecting' | 'online' | 'offline') => void;
   }): Promise<SyncClient>;
+  /** This device's id in what it writes. */
+  readonly device: string;
   /** The connection's state. */
   readonly status: 'connecting' | 'online' | 'offline';
   /** Connects again (after `disconnect()`) and keeps reconnecting. */
@@ -43,12 +72,69 @@ export class SyncClient {
   appendMessage(message: { id: string; conversationId: string; role: 'system' | 'user' | 'assistant' | 'tool_result'; content: string; createdAt: number }): void;
   /** Sets the reader's page in a book. */
   setPosition(bookId: string, page: number): void;
+  /**
+   * Records a call of a turn paused on this device (its owner: the only device that runs it) as
+   * waiting for a person; `arguments` as JSON text. One already recorded is left as it is.
+   */
+  addCall(call: { id: string; conversationId: string; turnId: string; name: string; arguments: string }): void;
+  /** This device's decision on call `id` (a rejection on any device beats an approval). */
+  decide(id: string, decision: SyncDecision): void;
+  /** Every recorded call, with the decision of every device's and whether its owner ran it. */
+  calls(): SyncedCall[];
+  /** The calls this device may run now: its own, decided, nothing recorded of them yet. */
+  callsToRun(): SyncedCall[];
+  /** What came of a call this device ran (its stored tool-call record), recorded once. */
+  recordResult(record: Record<string, unknown>): void;
   /** Every conversation. */
   conversations(): Array<{ id: string; title: string; createdAt: number; bookId?: string }>;
   /** A conversation's messages in the order every device shows, `seq` from 0. */
   messages(conversationId: string): Array<{ id: string; conversationId: string; seq: number; role: string; content: string; createdAt: number }>;
+  /** Every book's place, by book id. */
+  positions(): Record<string, SyncedPosition>;
   /** The reader's place in a book, or null. */
   position(bookId: string): SyncedPosition | null;
   /** Disconnects for good, once the document is kept. */
+  close(): Promise<void>;
+}
+
+/** `followSync`'s options: `SyncClient.open`'s, and who hears a conversation rewritten here. */
+export interface FollowSyncOptions {
+  url: string;
+  user: string;
+  token: string;
+  device?: string;
+  onStatus?: (status: 'connecting' | 'online' | 'offline') => void;
+  /** A conversation a remote change wrote here, or a book it turned to another page (show it afresh). */
+  onSynced?: (change: { conversationId: string } | { bookId: string; page: number }) => void;
+}
+
+/**
+ * Keeps `lectern`'s conversations in step with the user's synced document: every conversation it
+ * stores is written to the document at once and after each step of a turn; what other devices
+ * wrote is stored here (`mergeSyncedConversation`), each conversation's messages in the document's
+ * order, the same on every device; a book's page set with `setCurrentPage` follows too. A turn that pauses here records its calls for any device to
+ * decide (`client.decide`); once all are decided, this device (their owner, the only one that runs
+ * them) resolves the turn, and records what came of each. Resolves once both ways have been done
+ * for what is there now.
+ */
+export function followSync(lectern: Lectern, options: FollowSyncOptions): Promise<SyncFollower>;
+
+/** A Lectern following a synced document (`followSync`). */
+export class SyncFollower {
+  /** The document's client (positions, status, `connect()` and `disconnect()`). */
+  readonly client: SyncClient;
+  /** Writes these conversations' stored records to the document. */
+  pushEach(conversationIds: string[]): void;
+  /** Stores these conversations as the document has them. */
+  pullEach(conversationIds: string[]): void;
+  /** Sets the reader's page in a book here (`setCurrentPage`) and in the document, for every device. */
+  setCurrentPage(bookId: string, page: number): Promise<Book>;
+  /** Turns these books here to the page the document has for them. */
+  turnPages(bookIds: string[]): void;
+  /** Goes on with this device's paused turns whose every call some device decided. */
+  runDecided(): void;
+  /** Resolves when every write queued so far is done. */
+  settled(): Promise<void>;
+  /** Stops following and closes the connection, once the document is kept. */
   close(): Promise<void>;
 }

@@ -3,8 +3,9 @@
 // upgrade). `SyncClient.open` loads the sync module (lectern_sync_bg.wasm: the document and its
 // rules, docs/sync.md) and the user's document from IndexedDB, then connects; it reconnects after
 // a dropped connection, keeps the document in IndexedDB after every change, and tells `onChange`
-// what a remote update changed. Writes made offline merge when it is back. This module is the
-// sync transport alone: Lectern's store does not follow it yet (issue 50).
+// what a remote update changed. Writes made offline merge when it is back. `followSync(lectern,
+// options)` keeps a Lectern's conversations in step with the document: what it stores goes to the
+// document, what other devices wrote is stored in the document's order (issue 50).
 import init, { SyncReplica } from './lectern_sync.js';
 
 const DATABASE = 'lectern-sync';
@@ -40,14 +41,15 @@ export class SyncClient {
     const db = await database();
     const key = `${url}|${user}`;
     const kept = await done(db.transaction(STORE).objectStore(STORE).get(key));
-    const replica = new SyncReplica(device ?? deviceId(), kept ? new Uint8Array(kept) : undefined);
-    const client = new SyncClient({ url, user, token, onChange, onStatus, db, key, replica });
+    device ??= deviceId();
+    const replica = new SyncReplica(device, kept ? new Uint8Array(kept) : undefined);
+    const client = new SyncClient({ url, user, token, device, onChange, onStatus, db, key, replica });
     client.connect();
     return client;
   }
 
-  constructor({ url, user, token, onChange, onStatus, db, key, replica }) {
-    Object.assign(this, { url, user, token, onChange, onStatus, db, key, replica });
+  constructor({ url, user, token, device, onChange, onStatus, db, key, replica }) {
+    Object.assign(this, { url, user, token, device, onChange, onStatus, db, key, replica });
     this.socket = null;
     this.status = 'offline';
     this.retryMs = RETRY_FIRST_MS;
@@ -125,6 +127,37 @@ export class SyncClient {
     this.#wrote();
   }
 
+  /**
+   * Records a call of a turn paused on this device (its owner: the only device that runs it) as
+   * waiting for a person; `arguments` as JSON text. One already recorded is left as it is.
+   */
+  addCall({ id, conversationId, turnId, name, arguments: args }) {
+    this.replica.addCall(id, conversationId, turnId, name, args);
+    this.#wrote();
+  }
+
+  /** This device's decision on call `id`: `{ decision: 'approve' | 'edit' | 'reject', arguments?, reason? }`. */
+  decide(id, decision) {
+    this.replica.decide(id, JSON.stringify(decision));
+    this.#wrote();
+  }
+
+  /** Every recorded call: `{ id, conversationId, turnId, name, arguments, owner, decision, done }`. */
+  calls() {
+    return JSON.parse(this.replica.calls());
+  }
+
+  /** The calls this device may run now: its own, decided, nothing recorded of them yet. */
+  callsToRun() {
+    return JSON.parse(this.replica.callsToRun());
+  }
+
+  /** What came of a call this device ran (its stored tool-call record), recorded once. */
+  recordResult(record) {
+    this.replica.recordResult(JSON.stringify(record));
+    this.#wrote();
+  }
+
   /** Every conversation. */
   conversations() {
     return JSON.parse(this.replica.conversations());
@@ -139,6 +172,11 @@ export class SyncClient {
   position(bookId) {
     const json = this.replica.position(bookId);
     return json === undefined ? null : JSON.parse(json);
+  }
+
+  /** Every book's place: `{ [bookId]: { page, updatedAt, device } }`. */
+  positions() {
+    return JSON.parse(this.replica.positions());
   }
 
   /** Disconnects for good and waits until the document is kept. */
@@ -186,4 +224,183 @@ function deviceId() {
   const made = crypto.randomUUID();
   globalThis.localStorage?.setItem('lectern-sync-device', made);
   return made;
+}
+
+/** A synced decision (`{ decision: 'approved' | 'edited' | 'rejected', … }`) as `resolveApprovals` takes it. */
+function approvalDecision(callId, { decision, arguments: args, reason }) {
+  if (decision === 'approved') return { callId, decision: 'approve' };
+  if (decision === 'edited') return { callId, decision: 'edit', arguments: args };
+  return reason ? { callId, decision: 'reject', reason } : { callId, decision: 'reject' };
+}
+
+/** The events after which a conversation's stored records changed on this device. */
+const STORED = new Set(['stepFinish', 'approvalRequested', 'finish', 'error']);
+
+/**
+ * Keeps `lectern`'s conversations in step with the user's synced document: what this device
+ * stores is written to the document after each step of a turn; what other devices wrote is
+ * stored here, each conversation's messages in the document's order (the same on every device).
+ * Opens the `SyncClient` of `options` (`url`, `user`, `token`, `device`, `onStatus`);
+ * `onSynced({ conversationId })` hears each conversation a remote change rewrote here.
+ */
+export async function followSync(lectern, { onSynced, ...options }) {
+  const follower = new SyncFollower(lectern, onSynced);
+  follower.client = await SyncClient.open({
+    ...options,
+    onChange: (changes) => {
+      follower.pullEach(changes.conversations);
+      if (changes.positions.length) follower.turnPages(changes.positions);
+      if (changes.calls.length) follower.runDecided();
+    },
+  });
+  follower.start();
+  await follower.settled();
+  return follower;
+}
+
+/** A Lectern following a synced document (`followSync`). */
+export class SyncFollower {
+  constructor(lectern, onSynced) {
+    Object.assign(this, { lectern, onSynced, client: null });
+    this.queue = Promise.resolve();
+    this.unsubscribe = null;
+  }
+
+  /** Writes every stored conversation to the document, stores the document's, then follows both. */
+  start() {
+    this.unsubscribe = this.lectern.subscribe((event) => {
+      if (event.remote || !event.conversationId) return;
+      if (event.type === 'approvalRequested') this.#recordCalls(event);
+      if (STORED.has(event.type)) this.pushEach([event.conversationId]);
+    });
+    this.#then(async () => {
+      const local = (await this.lectern.conversations()).map((c) => c.id);
+      for (const id of local) await this.#push(id);
+      for (const c of this.client.conversations()) await this.#pull(c.id);
+      await this.#turnPages(Object.keys(this.client.positions()));
+      await this.#runDecided();
+    });
+  }
+
+  /** Sets the reader's page in `bookId` here (`setCurrentPage`) and in the document, for every device. */
+  async setCurrentPage(bookId, page) {
+    const book = await this.lectern.setCurrentPage(bookId, page);
+    this.client.setPosition(bookId, book.currentPage);
+    return book;
+  }
+
+  /** Turns these books here to the page the document has for them (in turn with the rest). */
+  turnPages(bookIds) {
+    this.#then(() => this.#turnPages(bookIds));
+  }
+
+  /** Resolves this device's paused turns whose every call some device decided (in turn with the rest). */
+  runDecided() {
+    this.#then(() => this.#runDecided());
+  }
+
+  /** Writes these conversations' stored records to the document (in turn with the rest). */
+  pushEach(ids) {
+    this.#then(async () => {
+      for (const id of ids) await this.#push(id);
+    });
+  }
+
+  /** Stores these conversations as the document has them (in turn with the rest). */
+  pullEach(ids) {
+    this.#then(async () => {
+      for (const id of ids) await this.#pull(id);
+    });
+  }
+
+  /** Resolves when every write queued so far is done. */
+  settled() {
+    return this.queue;
+  }
+
+  /** Stops following and closes the connection, once the document is kept. */
+  async close() {
+    this.unsubscribe?.();
+    await this.settled();
+    await this.client.close();
+  }
+
+  #then(work) {
+    this.queue = this.queue.then(work).catch((error) => console.warn(`lectern/sync: ${error.message}`));
+  }
+
+  async #push(id) {
+    let bundle;
+    try {
+      bundle = await this.lectern.exportConversation(id);
+    } catch (error) {
+      if (error.name === 'NotFoundError') return;
+      throw error;
+    }
+    const { conversation, messages } = bundle;
+    const record = { id, title: conversation.title, createdAt: conversation.createdAt };
+    if (conversation.bookId) record.bookId = conversation.bookId;
+    this.client.putConversation(record);
+    const known = new Set(this.client.messages(id).map((m) => m.id));
+    for (const message of messages) if (!known.has(message.id)) this.client.appendMessage(message);
+    const open = new Set(this.client.calls().filter((c) => !c.done && c.owner === this.client.device).map((c) => c.id));
+    for (const record of bundle.toolCalls) if (open.has(record.id)) this.client.recordResult(record);
+  }
+
+  /**
+   * Turns each of these books that is in this library to the document's page (the books module
+   * loads only when there is a page to set: a chat without books never downloads it).
+   */
+  async #turnPages(bookIds) {
+    const positions = this.client.positions();
+    const wanted = bookIds.filter((id) => positions[id]);
+    if (!wanted.length) return;
+    const books = await this.lectern.books();
+    for (const id of wanted) {
+      const book = books.find((b) => b.id === id);
+      const { page } = positions[id];
+      if (!book || book.currentPage === page || page > book.pageCount) continue;
+      await this.lectern.setCurrentPage(id, page);
+      this.onSynced?.({ bookId: id, page });
+    }
+  }
+
+  /** Records the calls of a turn paused here, for any device to decide. */
+  #recordCalls({ conversationId, turnId, calls }) {
+    for (const call of calls) {
+      const args = JSON.stringify(call.arguments);
+      this.client.addCall({ id: call.callId, conversationId, turnId, name: call.toolName, arguments: args });
+    }
+  }
+
+  /**
+   * Goes on with each turn paused here whose calls are all decided in the document: the decisions
+   * are this device's `resolveApprovals` (which runs a turn's calls once, whatever asks again), and
+   * what came of each call is recorded for the other devices.
+   */
+  async #runDecided() {
+    const ready = this.client.callsToRun();
+    const turns = new Set(ready.map((c) => c.turnId));
+    for (const turnId of turns) {
+      const call = ready.find((c) => c.turnId === turnId);
+      const pending = (await this.lectern.pendingApprovals(call.conversationId)).find((t) => t.turnId === turnId);
+      if (pending) {
+        const decided = new Map(ready.filter((c) => c.turnId === turnId).map((c) => [c.id, c.decision]));
+        if (!pending.calls.every((c) => decided.has(c.callId))) continue;
+        const decisions = pending.calls.map((c) => approvalDecision(c.callId, decided.get(c.callId)));
+        await this.lectern.resolveApprovals(turnId, decisions).catch((error) => {
+          if (error.name !== 'AlreadyResolvedError') throw error;
+        });
+      }
+      await this.#push(call.conversationId);
+    }
+  }
+
+  async #pull(id) {
+    const conversation = this.client.conversations().find((c) => c.id === id);
+    if (!conversation) return;
+    const synced = this.client.messages(id);
+    const changed = await this.lectern.mergeSyncedConversation(conversation, synced);
+    if (changed) this.onSynced?.({ conversationId: id });
+  }
 }

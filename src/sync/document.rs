@@ -150,6 +150,15 @@ impl SyncDocument {
         read_json(&self.doc.transact(), POSITIONS, book)
     }
 
+    /// Every book's place, by book id.
+    pub fn positions(&self) -> Vec<(String, SyncedPosition)> {
+        let txn = self.doc.transact();
+        json_values(&txn, POSITIONS)
+            .into_iter()
+            .filter_map(|(book, v)| Some((book, serde_json::from_value(v).ok()?)))
+            .collect()
+    }
+
     /// Call `id`, if recorded.
     pub fn call(&self, id: &str) -> Option<SyncedCall> {
         read_json(&self.doc.transact(), CALLS, id)
@@ -176,17 +185,20 @@ impl SyncDocument {
         ToolCallRecord::from_json(value).ok()
     }
 
+    /// Every recorded call, by id.
+    pub fn calls(&self) -> Vec<(String, SyncedCall)> {
+        let txn = self.doc.transact();
+        json_values(&txn, CALLS)
+            .into_iter()
+            .filter_map(|(id, v)| Some((id, serde_json::from_value::<SyncedCall>(v).ok()?)))
+            .collect()
+    }
+
     /// The calls this device may run now: owned here, decided, no result yet.
     pub fn calls_to_run(&self) -> Vec<(String, SyncedCall, EffectiveDecision)> {
-        let ids: Vec<(String, SyncedCall)> = {
-            let txn = self.doc.transact();
-            json_values(&txn, CALLS)
-                .into_iter()
-                .filter_map(|(id, v)| Some((id, serde_json::from_value::<SyncedCall>(v).ok()?)))
-                .filter(|(_, call)| call.owner == self.device)
-                .collect()
-        };
-        ids.into_iter()
+        self.calls()
+            .into_iter()
+            .filter(|(_, call)| call.owner == self.device)
             .filter(|(id, _)| self.result(id).is_none())
             .filter_map(|(id, call)| {
                 let decision = self.decision(&id);

@@ -7,40 +7,14 @@
 // never connects. Skips without the server's packages (npm ci).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { launchChromium } from './browser.mjs';
 import { startStatic } from '../../scripts/static.mjs';
+import { demoToken, freePort, root, skip, startSyncServer } from './sync/server.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
-const skip = existsSync(join(root, 'node_modules/@y/websocket-server')) ? false : 'SKIPPED: no @y/websocket-server (npm ci)';
 const USER = 'reader-1';
-
-/** A port nobody listens on now. */
-const freePort = () => new Promise((resolve) => {
-  const probe = createServer().listen(0, '127.0.0.1', () => {
-    const { port } = probe.address();
-    probe.close(() => resolve(port));
-  });
-});
-
-/** The sync server on `port` with its documents in `data`, once it listens. */
-function startSyncServer(port, data) {
-  const child = spawn(process.execPath, [join(root, 'scripts/sync-server.mjs'), '--port', String(port), '--demo', '--data', data], {
-    env: { ...process.env, SYNC_SECRET: 'a test secret' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
-      if (String(chunk).includes('listening on')) resolve({ stop: () => new Promise((r) => { child.once('exit', r); child.kill(); }) });
-    });
-    child.once('exit', (code) => reject(new Error(`the sync server exited (${code})`)));
-  });
-}
 
 const state = {};
 
@@ -51,8 +25,7 @@ before(async () => {
   state.server = await startSyncServer(state.port, state.data);
   state.site = await startStatic(root);
   state.browser = await launchChromium();
-  const response = await fetch(`http://127.0.0.1:${state.port}/demo/token`, { method: 'POST', body: JSON.stringify({ user: USER }) });
-  state.token = (await response.json()).token;
+  state.token = await demoToken(state.port, USER);
 });
 
 after(async () => {

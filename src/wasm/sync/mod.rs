@@ -3,4 +3,5 @@
 //! (`js/sync.js`) keeps in IndexedDB and exchanges with the sync server over a
 //! WebSocket. Loaded only by pages that sync.
 
+mod calls;
 mod replica;

@@ -16,7 +16,7 @@ use crate::wasm::panic_guard;
 /// One user's document on this device, and the frames it has to send.
 #[wasm_bindgen]
 pub struct SyncReplica {
-    doc: SyncDocument,
+    pub(super) doc: SyncDocument,
     /// The state vector when the last update frame was queued.
     sent: Vec<u8>,
     outgoing: VecDeque<Vec<u8>>,
@@ -113,6 +113,17 @@ impl SyncReplica {
         serde_json::to_string(&self.doc.messages(conversation_id)).expect("records serialise")
     }
 
+    /// Every book's place as a JSON object (book id → `{ page, updatedAt, device }`).
+    pub fn positions(&self) -> String {
+        let positions: serde_json::Map<String, serde_json::Value> = self
+            .doc
+            .positions()
+            .into_iter()
+            .map(|(book, p)| (book, serde_json::to_value(p).expect("records serialise")))
+            .collect();
+        serde_json::Value::Object(positions).to_string()
+    }
+
     /// The reader's place in `book` as JSON (`{ page, updatedAt, device }`), if set.
     pub fn position(&self, book: &str) -> Option<String> {
         self.doc
@@ -123,7 +134,7 @@ impl SyncReplica {
 
 impl SyncReplica {
     /// Queues what was written since the last frame.
-    fn queue_update(&mut self) -> Result<(), JsValue> {
+    pub(super) fn queue_update(&mut self) -> Result<(), JsValue> {
         let update = self.doc.diff_for(&self.sent).map_err(refused)?;
         self.sent = self.doc.state_vector();
         self.outgoing.push_back(SyncDocument::update_frame(update));
@@ -132,13 +143,13 @@ impl SyncReplica {
 }
 
 /// A record read from its JSON text, or a `TypeError` saying why.
-fn record<T: FromJson>(json: &str) -> Result<T, JsValue> {
+pub(super) fn record<T: FromJson>(json: &str) -> Result<T, JsValue> {
     let value = serde_json::from_str(json).map_err(|e| js_sys::TypeError::new(&format!("not JSON: {e}")))?;
     T::from_json(value).map_err(|e| js_sys::TypeError::new(&format!("not a record: {e}")).into())
 }
 
 /// A refused update as a JS `Error` named `SyncError`.
-fn refused(rejected: Rejected) -> JsValue {
+pub(super) fn refused(rejected: Rejected) -> JsValue {
     let error = js_sys::Error::new(&rejected.to_string());
     error.set_name("SyncError");
     error.into()
