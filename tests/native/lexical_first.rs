@@ -152,3 +152,42 @@ fn a_book_stored_without_an_embedder_is_searched_then_embedded_by_a_library_with
         ("lectern-hashed-v1/64", 64)
     );
 }
+
+/// A book added under the host's id (a hash of its file, say) is stored
+/// and found under it; the same id again is a `Storage` error (constraint)
+/// that stores nothing; an id that is not 1 to 64 of `A-Z a-z 0-9 - _` is a
+/// `Config` error.
+#[test]
+fn a_book_added_under_the_hosts_id_keeps_it_and_the_id_is_its_alone() {
+    use lectern::error::{Error, StorageReason};
+    let store = Rc::new(MemoryStore::new());
+    let library = library(&store, false);
+    let add_as = |id: &str| {
+        let new = NewBook {
+            title: "Animals".into(),
+            author: None,
+            source: BookSource::Text(text()),
+        };
+        let id = library.book_id_for(Some(id))?;
+        block_on(library.add_book_lexical_as(id, new, &|_| {}, &CancelToken::new(), &Unpaced))
+    };
+    let book = add_as("sha256-1f2e3d_4c").expect("added");
+    assert_eq!(book.id, "sha256-1f2e3d_4c");
+    assert_eq!(block_on(store.books()).unwrap().len(), 1);
+    let again = add_as("sha256-1f2e3d_4c").unwrap_err();
+    assert!(
+        matches!(
+            again,
+            Error::Storage {
+                reason: StorageReason::Constraint,
+                ..
+            }
+        ),
+        "{again:?}"
+    );
+    assert_eq!(block_on(store.books()).unwrap().len(), 1, "nothing more stored");
+    for bad in ["", "a b", "ünïcode", &"x".repeat(65), "../etc"] {
+        assert!(matches!(add_as(bad), Err(Error::Config { .. })), "{bad:?}");
+    }
+    assert_ne!(library.book_id_for(None).unwrap(), book.id);
+}

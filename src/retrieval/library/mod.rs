@@ -168,6 +168,22 @@ impl Library {
         new_id(self.clock.now_ms())
     }
 
+    /// The id a new book is stored under: `chosen` when the host gave one
+    /// (1 to 64 of `A-Z a-z 0-9 - _`, else a `Config` error: the same book
+    /// added on two devices under one id is one book to sync), else a new one.
+    pub fn book_id_for(&self, chosen: Option<&str>) -> Result<String> {
+        let Some(id) = chosen else {
+            return Ok(self.new_book_id());
+        };
+        let allowed = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+        if id.is_empty() || id.len() > 64 || !id.chars().all(allowed) {
+            return Err(Error::config(format!(
+                "a book id is 1 to 64 of A-Z a-z 0-9 - _, not {id:?}"
+            )));
+        }
+        Ok(id.to_owned())
+    }
+
     /// How chunks are cut.
     pub fn chunking(&self) -> &ChunkSettings {
         &self.chunking

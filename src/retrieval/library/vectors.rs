@@ -21,7 +21,20 @@ impl Library {
         cancel: &CancelToken,
         pace: &dyn Pace,
     ) -> Result<Book> {
-        let id = self.new_book_id();
+        self.add_book_lexical_as(self.new_book_id(), new, progress, cancel, pace)
+            .await
+    }
+
+    /// [`Library::add_book_lexical`] under `id` (from [`Library::book_id_for`]);
+    /// an id already stored is a `Storage` error (reason `constraint`) and nothing is written.
+    pub async fn add_book_lexical_as(
+        &self,
+        id: String,
+        new: NewBook,
+        progress: &dyn Fn(IngestProgress),
+        cancel: &CancelToken,
+        pace: &dyn Pace,
+    ) -> Result<Book> {
         let prepared = prepare_book(id, new, self.chunking(), None, progress, cancel, pace).await?;
         self.store_prepared(prepared, None, cancel).await
     }

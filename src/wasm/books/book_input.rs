@@ -16,6 +16,8 @@ struct BookFields {
     title: String,
     #[serde(default)]
     author: Option<String>,
+    #[serde(default)]
+    id: Option<String>,
 }
 
 /// The content of a book to add, as JS gave it.
@@ -30,6 +32,8 @@ pub enum SourceInput {
 
 /// `{ title, author?, text | pages | epub }`, checked.
 pub struct BookInput {
+    /// The id the host chose (checked when the book is added), if any.
+    pub id: Option<String>,
     /// The title as given.
     pub title: String,
     /// The author, if given.
@@ -69,6 +73,7 @@ pub fn read_book_input(input: JsValue) -> Result<BookInput> {
         _ => return Err(Error::config("give exactly one of text, pages or epub")),
     };
     Ok(BookInput {
+        id: fields.id,
         title: fields.title,
         author: fields.author,
         source,

@@ -79,8 +79,9 @@ async fn add_in_module(
     cancel: &CancelToken,
 ) -> Result<Book> {
     let pace = BrowserPace::new();
+    let id = library.book_id_for(new.id.as_deref())?;
     library
-        .add_book_lexical(new.into_new_book(), &js_progress(progress), cancel, &pace)
+        .add_book_lexical_as(id, new.into_new_book(), &js_progress(progress), cancel, &pace)
         .await
 }
 
@@ -170,7 +171,7 @@ impl Ingestion {
         signal: &JsValue,
     ) -> std::result::Result<Book, IngestError> {
         if self.use_worker {
-            let id = library.new_book_id();
+            let id = library.book_id_for(new.id.as_deref())?;
             let job = self.job(&id, &new, library)?;
             let worker = self.worker();
             let promise = worker.run(&job.0, &job.1, progress, signal);

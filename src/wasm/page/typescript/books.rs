@@ -93,8 +93,13 @@ export interface BookPage {
   chapter?: string;
 }
 
-/** Input of `addBook`: exactly one of `text` (pages from form feeds, `[[page N]]` markers, or about `pageChars`), `pages` or `epub`. */
-export type NewBook = { title: string; author?: string } & (
+/**
+ * Input of `addBook`: exactly one of `text` (pages from form feeds, `[[page N]]` markers, or about
+ * `pageChars`), `pages` or `epub`. `id` (1 to 64 of A-Z a-z 0-9 - _) stores it under the host's id, such as a hash of
+ * the file: the same book added on two devices is then one book to sync (its conversations and
+ * page follow); an id already in the library is a `StorageError`. Without it, a new id.
+ */
+export type NewBook = { title: string; author?: string; id?: string } & (
   | { text: string; pages?: never; epub?: never }
   | { pages: string[]; text?: never; epub?: never }
   | { epub: Uint8Array; text?: never; pages?: never }
