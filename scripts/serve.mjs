@@ -13,10 +13,15 @@
 // empty HTML page of the origin, for trying the package by hand and for tests. Every answer is
 // cross-origin isolated (COOP `same-origin`, COEP `require-corp`: the site's in-browser model then
 // runs on two threads, lectern/local's threaded build); `isolated: false` leaves the headers out.
+// With a sync server (`syncUrl`, its ws:// origin; the command line starts scripts/sync-server.mjs
+// on the next port, its documents in ~/.cache/lectern/sync-demo, when its packages are installed),
+// /config.json names it as `sync`, and the site offers "Sync as …" (docs/sync.md).
 //
 //   node scripts/serve.mjs [--port 8080]     (PORT in the environment works too)
 import http from 'node:http';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -67,6 +72,7 @@ export async function startDemo({
   localModel = process.env.LECTERN_SMOLLM2,
   minilm = process.env.LECTERN_MINILM_DIR,
   isolated = true,
+  syncUrl = process.env.LECTERN_SYNC_URL,
 } = {}) {
   const mock = await startMockServer({ port: 0, chunkDelayMs });
   const local = localModelFiles(localModel);
@@ -75,6 +81,7 @@ export async function startDemo({
     mockBaseUrl: `${mock.url}/v1`,
     ...(local ? { localModel: { url: `/local-model/${local.name}`, name: local.name.replace(/\.gguf$/i, '') } } : {}),
     ...(models ? { embedder: { kind: 'minilm', modelUrl: '/models/model.safetensors', vocabUrl: '/models/vocab.txt' } } : {}),
+    ...(syncUrl ? { sync: { url: syncUrl } } : {}),
   };
   const served = new Map(); // path → requests, for tests in any engine (no browser network hooks needed)
   let refused = null; // a path prefix answered 503, as if offline
@@ -132,6 +139,7 @@ export async function startDemo({
     mockUrl: mock.url,
     localModel: local?.name ?? null,
     embedder: models ? 'all-MiniLM-L6-v2' : null,
+    syncUrl: syncUrl ?? null,
     /** How many requests for `path` the server got. */
     requestsFor: (path) => served.get(path) ?? 0,
     /** Answers every path under `prefix` with 503 from now on (`null`: none). */
@@ -146,16 +154,33 @@ export async function startDemo({
   };
 }
 
+/** scripts/sync-server.mjs with demo tokens on `port`, once it listens; null without its packages. */
+function startSyncServer(port) {
+  if (!existsSync(join(root, 'node_modules/@y/websocket-server'))) return null;
+  const data = join(homedir(), '.cache/lectern/sync-demo');
+  const args = [join(root, 'scripts/sync-server.mjs'), '--port', String(port), '--demo', '--data', data];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve) => {
+    child.stdout.on('data', (chunk) => {
+      if (String(chunk).includes('listening on')) resolve({ url: `ws://127.0.0.1:${port}`, data, child });
+    });
+    child.once('exit', () => resolve(null));
+  });
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const i = process.argv.indexOf('--port');
   const port = Number(i >= 0 ? process.argv[i + 1] : process.env.PORT ?? 8080);
-  const demo = await startDemo({ port });
+  const sync = await startSyncServer(port + 1);
+  const demo = await startDemo({ port, syncUrl: sync?.url });
   console.log(`Mock model server: ${demo.mockUrl}/v1 (OpenAI-compatible, any model name, no key needed)`);
   console.log(`Reading site:      ${demo.url}  (the chat widget alone: ${demo.url}chat.html)`);
   console.log(demo.localModel ? `In-browser model:  ${demo.localModel} (Lectern's own decoder)` : 'In-browser model:  none (scripts/fetch-smollm2.sh found none)');
   console.log(demo.embedder ? `Book search:       by words at once, by meaning too (${demo.embedder}, in the worker)` : 'Book search:       by words (scripts/fetch-minilm.sh found no MiniLM files)');
+  console.log(sync ? `Sync server:       ${sync.url} (demo sign-in; documents in ${sync.data})` : 'Sync server:       none (npm ci installs @y/websocket-server)');
   console.log('Press Ctrl+C to stop.');
   const stop = async () => {
+    sync?.child.kill();
     await demo.close();
     process.exit(0);
   };

@@ -19,14 +19,16 @@ case "$minilm" in LECTERN_MINILM_DIR=*) export "${minilm?}" ;; esac
 # widget's stream, approval and XSS flows, the reading site answering, Lectern's own decoder
 # (llama.cpp's answers, streaming, abort, the prefix cache) and the site answering with it, and the
 # browser's own model (lectern/prompt-api: a scripted LanguageModel, and the engine's own 'unavailable'), and
-# lectern/sync's two devices through the real sync server. `npm run test:browsers --
+# lectern/sync's devices through the real sync server (the transport, and Lectern's store and
+# approvals following it), and the reading site signed in on two devices. `npm run test:browsers --
 # all` adds the rest but the Chromium-only ones (the bundler and package checks, the local model,
 # the service worker, the quota over CDP) and the real-provider check.
 flows=(
   tests/js/worker.test.mjs tests/js/resume.test.mjs tests/js/fault-matrix.test.mjs
   tests/js/chat-stream.test.mjs tests/js/chat-approvals.test.mjs tests/js/chat-xss.test.mjs
   tests/js/site-chat.test.mjs tests/js/local-decoder.test.mjs tests/js/site-local.test.mjs
-  tests/js/prompt-api.test.mjs tests/js/sync.test.mjs
+  tests/js/prompt-api.test.mjs tests/js/sync.test.mjs tests/js/sync-follow.test.mjs
+  tests/js/site-sync.test.mjs
 )
 if [ "${1:-}" = all ]; then
   flows+=(

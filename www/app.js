@@ -11,6 +11,7 @@ import { initialChoice, localRetrieval, modelChoices, rememberChoice } from './s
 import { downloadPromptApiModel, promptApiAvailability } from '/pkg/lectern_prompt_api.js';
 import { createReader, sentencePattern } from './site/reader.js';
 import { registerServiceWorker } from './site/sw-register.js';
+import { createSync } from './site/sync.js';
 
 const $ = (selector) => document.querySelector(selector);
 const BOOK_KEY = 'lectern-site-book';
@@ -26,9 +27,48 @@ let browserModel = 'unavailable'; // the Prompt API's availability (offerBrowser
 const showError = (error) => {
   $('#library-error').textContent = error ? `${error.name ?? 'Error'}: ${error.message}` : '';
 };
-const reader = createReader(() => lectern, { onError: showError, onPage: () => readAheadSoon() });
+const reader = createReader(() => lectern, {
+  onError: showError,
+  onPage: (number) => {
+    readAheadSoon();
+    if (reader.book) sync?.setPage(reader.book.id, number);
+  },
+});
+let sync = null; // createSync's, once /config.json is read
 
-/** The conversation of `book` (one a book, created on first use). */
+/** Another device wrote to conversation `id`: the chat shows it afresh (bound again, in case it is the book's oldest). */
+async function syncedConversation(id) {
+  if (!lectern) return;
+  if (reader.book) chat.conversationId = (await conversationOf(reader.book)).id;
+  if (chat.conversationId === id) await chat.refresh();
+}
+
+/** Another device turned `bookId` to `page`: the reader shows it, if it is the open book. */
+async function syncedPage(bookId, page) {
+  if (reader.book?.id !== bookId || !lectern) return;
+  await reader.show((await lectern.books()).find((b) => b.id === bookId) ?? null);
+  readAheadSoon();
+}
+
+/** The sign-in form (when the server offers sync) and the status line. */
+function wireSync() {
+  const form = $('#sync-form');
+  form.hidden = !sync.offered || Boolean(sync.user);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    try {
+      await sync.signIn($('#sync-user').value.trim(), lectern);
+      form.hidden = true;
+    } catch (error) {
+      showError(error);
+    }
+  });
+}
+
+/**
+ * The conversation of `book` (one a book, created on first use): the oldest, so that devices that
+ * each began one before they synced all show the same.
+ */
 async function conversationOf(book) {
   const existing = (await lectern.conversations()).find((c) => c.bookId === book.id);
   return existing ?? lectern.createConversation({ title: `Reading ${book.title}`, bookId: book.id });
@@ -118,6 +158,9 @@ async function addBook(input) {
   const progress = startProgress(input.title);
   try {
     await switching.catch(() => {}); // a model switch under way closes the instance it replaces
+    // The same file again (its id is a hash of it): the book already here.
+    const known = input.id && (await lectern.books()).find((b) => b.id === input.id);
+    if (known) return void (await openBook(known.id));
     const book = await lectern.addBook(input, { onProgress: progress.onProgress });
     await openBook(book.id);
   } catch (error) {
@@ -161,6 +204,7 @@ async function switchModel(choice) {
   $('#model-about').textContent = choice.about ?? '';
   if (choice.id !== 'local') $('#model-status').textContent = `Answering: ${choice.label}`;
   await bindChat(reader.book);
+  sync.follow(lectern).catch(showError);
 }
 
 function fillChoices(config) {
@@ -199,6 +243,12 @@ async function boot() {
     .then((r) => (r.ok ? r.json() : {}))
     .catch(() => ({}));
   siteConfig = config;
+  sync = createSync(config.sync, {
+    onConversation: (id) => syncedConversation(id).catch(showError),
+    onPage: (bookId, page) => syncedPage(bookId, page).catch(showError),
+    onStatus: (text) => ($('#sync-status').textContent = text),
+  });
+  wireSync();
   await init();
   await offerBrowserModel(config);
   await import('/pkg/chat/index.js').catch(() => {
@@ -262,6 +312,10 @@ window.lecternSite = {
   },
   get readingAhead() {
     return readingAhead;
+  },
+  /** The site's sync (`follower`, `user`), once /config.json is read. */
+  get sync() {
+    return sync;
   },
 };
 

@@ -241,6 +241,15 @@ export class LecternChat extends HTMLElement {
     return this.#loaded;
   }
 
+  /**
+   * Shows the conversation afresh as stored (another device's messages, say), unless a turn of
+   * this page's is on screen; resolves once it is shown.
+   */
+  refresh() {
+    this.#followOtherTab();
+    return this.#loaded;
+  }
+
   /** Focuses the message input. */
   focus(options) {
     this.#ui.input.focus(options);

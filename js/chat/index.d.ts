@@ -54,6 +54,11 @@ export declare class LecternChat extends HTMLElement {
   models: (string | { id: string; label?: string })[];
   /** Resolves once the current conversation's history is shown. */
   readonly ready: Promise<void>;
+  /**
+   * Shows the conversation afresh as stored (another device's messages, say), unless a turn of
+   * this page's is on screen; resolves once it is shown.
+   */
+  refresh(): Promise<void>;
   /** Focuses the message input. */
   focus(options?: FocusOptions): void;
   /** Starts a new conversation (on the same book, if any); the old one stays stored. */

@@ -1,13 +1,28 @@
 // Opening a book: the labelled file picker, drag and drop on the drop zone, and the sample book.
 const $ = (selector) => document.querySelector(selector);
 
-/** `addBook`'s input for a .txt or .epub `file`; a clear error for anything else. */
+/**
+ * A book's id from its file's bytes (SHA-256, the first 128 bits): the same file is the same book
+ * on every device, so its conversations and page sync. None where the page has no crypto.subtle
+ * (an insecure origin): Lectern then gives the book an id of its own.
+ */
+async function contentId(bytes) {
+  if (!globalThis.crypto?.subtle) return {};
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  return { id: `book-${[...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}` };
+}
+
+/** `addBook`'s input for a .txt or .epub `file`, its id from its bytes; a clear error for anything else. */
 export async function bookInput(file) {
   const name = file.name.replace(/\.(txt|epub)$/i, '').replace(/[-_]+/g, ' ').trim() || 'Untitled';
   if (/\.epub$/i.test(file.name) || file.type === 'application/epub+zip') {
-    return { title: name, epub: new Uint8Array(await file.arrayBuffer()) };
+    const epub = new Uint8Array(await file.arrayBuffer());
+    return { title: name, epub, ...(await contentId(epub)) };
   }
-  if (/\.txt$/i.test(file.name) || file.type.startsWith('text/')) return { title: name, text: await file.text() };
+  if (/\.txt$/i.test(file.name) || file.type.startsWith('text/')) {
+    const text = await file.text();
+    return { title: name, text, ...(await contentId(new TextEncoder().encode(text))) };
+  }
   throw new Error(`${file.name} is neither a .txt nor an .epub file`);
 }
 
@@ -42,7 +57,9 @@ export async function sampleFile() {
     ['/samples/sample.txt', "A few of Aesop's Fables", 'Aesop'],
   ]) {
     const response = await fetch(url).catch(() => null);
-    if (response?.ok) return { title, author, text: await response.text() };
+    if (!response?.ok) continue;
+    const text = await response.text();
+    return { title, author, text, ...(await contentId(new TextEncoder().encode(text))) };
   }
   throw new Error('the server offers no sample book');
 }
