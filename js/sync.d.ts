@@ -13,7 +13,10 @@ export type SyncDecision =
 
 /** A tool call waiting for a person, as the document holds it. */
 export interface SyncedCall {
+  /** Its key in the document: `<turnId>:<callId>`. */
   id: string;
+  /** The provider's call id (`resolveApprovals`' `callId`). */
+  callId: string;
   conversationId: string;
   turnId: string;
   name: string;
@@ -73,11 +76,12 @@ export class SyncClient {
   /** Sets the reader's page in a book. */
   setPosition(bookId: string, page: number): void;
   /**
-   * Records a call of a turn paused on this device (its owner: the only device that runs it) as
-   * waiting for a person; `arguments` as JSON text. One already recorded is left as it is.
+   * Records call `callId` of a turn paused on this device (its owner: the only device that runs
+   * it) as waiting for a person; `arguments` as JSON text. One already recorded is left as it is.
+   * Returns its key (`<turnId>:<callId>`: a provider's call ids repeat across turns).
    */
-  addCall(call: { id: string; conversationId: string; turnId: string; name: string; arguments: string }): void;
-  /** This device's decision on call `id` (a rejection on any device beats an approval). */
+  addCall(call: { callId: string; conversationId: string; turnId: string; name: string; arguments: string }): string;
+  /** This device's decision on the call of key `id` (a rejection on any device beats an approval). */
   decide(id: string, decision: SyncDecision): void;
   /** Every recorded call, with the decision of every device's and whether its owner ran it. */
   calls(): SyncedCall[];

@@ -2,7 +2,7 @@
 // (scripts/sync-server.mjs: y-websocket's server, a room per user, a token checked at the
 // upgrade). `SyncClient.open` loads the sync module (lectern_sync_bg.wasm: the document and its
 // rules, docs/sync.md) and the user's document from IndexedDB, then connects; it reconnects after
-// a dropped connection, keeps the document in IndexedDB after every change, and tells `onChange`
+// a dropped connection, keeps the document in IndexedDB after each moment's changes, and tells `onChange`
 // what a remote update changed. Writes made offline merge when it is back. `followSync(lectern,
 // options)` keeps a Lectern's conversations in step with the document: what it stores goes to the
 // document, what other devices wrote is stored in the document's order (issue 50).
@@ -10,6 +10,9 @@ import init, { SyncReplica } from './lectern_sync.js';
 
 const DATABASE = 'lectern-sync';
 const STORE = 'documents';
+
+/** How long after a change the document is kept (ms): the changes of that moment are one write. */
+const KEEP_DELAY_MS = 100;
 
 /** Reconnection delays (ms): doubled from the first to the last, then the last again. */
 const RETRY_FIRST_MS = 250;
@@ -55,6 +58,8 @@ export class SyncClient {
     this.retryMs = RETRY_FIRST_MS;
     this.wanted = false;
     this.closed = false;
+    this.keeping = null; // the write under way, if any
+    this.unkept = false; // a change since the last snapshot taken
   }
 
   /** Connects (again) and keeps reconnecting until `disconnect()`. */
@@ -83,7 +88,7 @@ export class SyncClient {
       }
       this.#flush();
       if (changes.conversations.length || changes.positions.length || changes.calls.length) {
-        this.#keep();
+        this.#keepLater();
         this.onChange?.(changes);
       }
     };
@@ -128,21 +133,24 @@ export class SyncClient {
   }
 
   /**
-   * Records a call of a turn paused on this device (its owner: the only device that runs it) as
-   * waiting for a person; `arguments` as JSON text. One already recorded is left as it is.
+   * Records call `callId` of a turn paused on this device (its owner: the only device that runs
+   * it) as waiting for a person; `arguments` as JSON text. One already recorded is left as it is.
+   * Returns its key (`<turnId>:<callId>`: a provider's call ids repeat across turns), which
+   * `decide` and `calls()` name it by.
    */
-  addCall({ id, conversationId, turnId, name, arguments: args }) {
-    this.replica.addCall(id, conversationId, turnId, name, args);
+  addCall({ callId, conversationId, turnId, name, arguments: args }) {
+    const key = this.replica.addCall(callId, conversationId, turnId, name, args);
     this.#wrote();
+    return key;
   }
 
-  /** This device's decision on call `id`: `{ decision: 'approve' | 'edit' | 'reject', arguments?, reason? }`. */
+  /** This device's decision on the call of key `id`: `{ decision: 'approve' | 'edit' | 'reject', arguments?, reason? }`. */
   decide(id, decision) {
     this.replica.decide(id, JSON.stringify(decision));
     this.#wrote();
   }
 
-  /** Every recorded call: `{ id, conversationId, turnId, name, arguments, owner, decision, done }`. */
+  /** Every recorded call: `{ id (its key), callId, conversationId, turnId, name, arguments, owner, decision, done }`. */
   calls() {
     return JSON.parse(this.replica.calls());
   }
@@ -188,7 +196,12 @@ export class SyncClient {
 
   #wrote() {
     this.#flush();
-    this.#keep();
+    this.#keepLater();
+  }
+
+  /** `#keep()` without waiting: a failed write is logged (the next change tries again). */
+  #keepLater() {
+    this.#keep().catch((error) => console.warn(`lectern/sync: the document was not kept: ${error.message}`));
   }
 
   /** Sends the queued frames while the socket is open (else they are dropped: see SyncReplica). */
@@ -199,9 +212,25 @@ export class SyncClient {
     }
   }
 
-  /** Keeps the document in IndexedDB (the last call's snapshot wins). */
+  /**
+   * Keeps the document in IndexedDB, the writes of one moment together: the snapshot is taken
+   * `KEEP_DELAY_MS` after the first change not yet kept, and again while changes came meanwhile
+   * (a turn's burst of messages is one write, not one each). Resolves once it is kept.
+   */
   #keep() {
-    const snapshot = this.replica.snapshot();
+    this.unkept = true;
+    this.keeping ??= (async () => {
+      await new Promise((resolve) => setTimeout(resolve, KEEP_DELAY_MS));
+      while (this.unkept) {
+        this.unkept = false;
+        await this.#write(this.replica.snapshot());
+      }
+    })().finally(() => (this.keeping = null));
+    return this.keeping;
+  }
+
+  /** Puts `snapshot` in IndexedDB; resolves once the transaction is done. */
+  #write(snapshot) {
     const transaction = this.db.transaction(STORE, 'readwrite');
     transaction.objectStore(STORE).put(snapshot.buffer, this.key);
     return new Promise((resolve, reject) => {
@@ -234,7 +263,7 @@ function approvalDecision(callId, { decision, arguments: args, reason }) {
 }
 
 /** The events after which a conversation's stored records changed on this device. */
-const STORED = new Set(['stepFinish', 'approvalRequested', 'finish', 'error']);
+const STORED = new Set(['stepFinish', 'approvalRequested', 'finish', 'error', 'workingState']);
 
 /**
  * Keeps `lectern`'s conversations in step with the user's synced document: what this device
@@ -338,13 +367,12 @@ export class SyncFollower {
       throw error;
     }
     const { conversation, messages } = bundle;
-    const record = { id, title: conversation.title, createdAt: conversation.createdAt };
-    if (conversation.bookId) record.bookId = conversation.bookId;
-    this.client.putConversation(record);
+    // The whole record (its working state too): a device that stored it differently takes it as is.
+    this.client.putConversation(conversation);
     const known = new Set(this.client.messages(id).map((m) => m.id));
     for (const message of messages) if (!known.has(message.id)) this.client.appendMessage(message);
     const open = new Set(this.client.calls().filter((c) => !c.done && c.owner === this.client.device).map((c) => c.id));
-    for (const record of bundle.toolCalls) if (open.has(record.id)) this.client.recordResult(record);
+    for (const record of bundle.toolCalls) if (open.has(`${record.turnId}:${record.id}`)) this.client.recordResult(record);
   }
 
   /**
@@ -369,7 +397,7 @@ export class SyncFollower {
   #recordCalls({ conversationId, turnId, calls }) {
     for (const call of calls) {
       const args = JSON.stringify(call.arguments);
-      this.client.addCall({ id: call.callId, conversationId, turnId, name: call.toolName, arguments: args });
+      this.client.addCall({ callId: call.callId, conversationId, turnId, name: call.toolName, arguments: args });
     }
   }
 
@@ -385,7 +413,7 @@ export class SyncFollower {
       const call = ready.find((c) => c.turnId === turnId);
       const pending = (await this.lectern.pendingApprovals(call.conversationId)).find((t) => t.turnId === turnId);
       if (pending) {
-        const decided = new Map(ready.filter((c) => c.turnId === turnId).map((c) => [c.id, c.decision]));
+        const decided = new Map(ready.filter((c) => c.turnId === turnId).map((c) => [c.callId, c.decision]));
         if (!pending.calls.every((c) => decided.has(c.callId))) continue;
         const decisions = pending.calls.map((c) => approvalDecision(c.callId, decided.get(c.callId)));
         await this.lectern.resolveApprovals(turnId, decisions).catch((error) => {

@@ -78,9 +78,19 @@ impl SyncDocument {
         put_json(&mut self.doc.transact_mut(), POSITIONS, book, &position);
     }
 
-    /// Records a call waiting for a person, owned by this device (its turn
-    /// is paused here); a call already recorded is left as it is.
-    pub fn add_call(&self, id: &str, conversation_id: &str, turn_id: &str, name: &str, arguments: &str) {
+    /// Records call `call_id` of turn `turn_id` as waiting for a person,
+    /// owned by this device (its turn is paused here); a call already
+    /// recorded is left as it is. Returns its key ([`call_key`]), which
+    /// decisions and results name it by.
+    pub fn add_call(
+        &self,
+        call_id: &str,
+        conversation_id: &str,
+        turn_id: &str,
+        name: &str,
+        arguments: &str,
+    ) -> String {
+        let id = call_key(turn_id, call_id);
         let call = SyncedCall {
             conversation_id: conversation_id.to_owned(),
             turn_id: turn_id.to_owned(),
@@ -89,9 +99,10 @@ impl SyncDocument {
             owner: self.device.clone(),
         };
         let mut txn = self.doc.transact_mut();
-        if txn.get_or_insert_map(CALLS).get(&txn, id).is_none() {
-            put_json(&mut txn, CALLS, id, &call);
+        if txn.get_or_insert_map(CALLS).get(&txn, &id).is_none() {
+            put_json(&mut txn, CALLS, &id, &call);
         }
+        id
     }
 
     /// This device's decision on call `id` (a later one of its own replaces it).
@@ -100,11 +111,13 @@ impl SyncDocument {
         put_json(&mut self.doc.transact_mut(), DECISIONS, &key, decision);
     }
 
-    /// What came of call `id`, which only its owner records, once.
+    /// What came of a call (under its [`call_key`]), which only its owner
+    /// records, once.
     pub fn record_result(&self, record: &ToolCallRecord) {
+        let key = call_key(&record.turn_id, &record.id);
         let mut txn = self.doc.transact_mut();
-        if txn.get_or_insert_map(RESULTS).get(&txn, &record.id).is_none() {
-            put_json(&mut txn, RESULTS, &record.id, record);
+        if txn.get_or_insert_map(RESULTS).get(&txn, &key).is_none() {
+            put_json(&mut txn, RESULTS, &key, record);
         }
     }
 
@@ -218,6 +231,12 @@ pub(crate) fn decision_key(id: &str, device: &str) -> String {
     format!("{id}/{device}")
 }
 
+/// The key of call `call_id` of turn `turn_id` in the document: a provider's
+/// call ids repeat across turns (`call_0`), a turn's do not.
+pub fn call_key(turn_id: &str, call_id: &str) -> String {
+    format!("{turn_id}:{call_id}")
+}
+
 /// A `decisions` key's call id and device id, split at its last `/`
 /// ([`decision_key`]'s parts when the device id holds no `/`).
 pub(crate) fn split_decision_key(key: &str) -> Option<(&str, &str)> {
@@ -227,7 +246,12 @@ pub(crate) fn split_decision_key(key: &str) -> Option<(&str, &str)> {
 /// `value` as JSON text under `key` in root map `map`.
 fn put_json(txn: &mut TransactionMut, map: &str, key: &str, value: &impl Serialize) {
     let text = serde_json::to_string(value).expect("records serialise");
-    txn.get_or_insert_map(map).insert(txn, key, text);
+    let map = txn.get_or_insert_map(map);
+    // The same record again writes nothing: no update for every other device to take.
+    if map.get(txn, key).and_then(|v| string_of(&v)).as_deref() == Some(text.as_str()) {
+        return;
+    }
+    map.insert(txn, key, text);
 }
 
 /// The record under `key` in root map `map`, if it reads as a `T`.

@@ -28,7 +28,7 @@ pub mod rules;
 pub mod wire;
 
 pub use calls::EffectiveDecision;
-pub use document::SyncDocument;
+pub use document::{call_key, SyncDocument};
 pub use records::{SyncedCall, SyncedDecision, SyncedPosition};
 pub use remote::{Changes, Rejected};
 pub use wire::Received;

@@ -11,8 +11,8 @@ use serde::de::DeserializeOwned;
 use yrs::{Array, Map, ReadTxn};
 
 use super::document::{
-    split_decision_key, string_of, CALLS, CONVERSATIONS, DECISIONS, MESSAGES, ORDER_PREFIX, POSITIONS,
-    RESULTS,
+    call_key, split_decision_key, string_of, CALLS, CONVERSATIONS, DECISIONS, MESSAGES, ORDER_PREFIX,
+    POSITIONS, RESULTS,
 };
 use super::records::{SyncedCall, SyncedDecision, SyncedPosition};
 use crate::domain::{Conversation, Message, ToolCallRecord};
@@ -91,8 +91,9 @@ pub(crate) fn check(before: &Snapshot, after: &Snapshot) -> Result<(), String> {
     each_new(&before.conversations, &after.conversations, |id, text| {
         same_id(&record::<Conversation>(text)?.id, id)
     })?;
-    each_new(&before.results, &after.results, |id, text| {
-        same_id(&record::<ToolCallRecord>(text)?.id, id)
+    each_new(&before.results, &after.results, |key, text| {
+        let result = record::<ToolCallRecord>(text)?;
+        same_id(&call_key(&result.turn_id, &result.id), key)
     })?;
     each_new(&before.positions, &after.positions, |_, text| {
         serde_record::<SyncedPosition>(text).map(drop)

@@ -53,7 +53,8 @@ async function follow(page, name) {
         const reply = (message, finish = 'stop') => ({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message, finish_reason: finish }] });
         if (last.role === 'tool') return reply({ role: 'assistant', content: `${name} ran it: ${last.content}` });
         if (last.content.startsWith('Save')) {
-          const toolCall = { id: `call_${Date.now()}`, type: 'function', function: { name: 'save_note', arguments: JSON.stringify({ text: last.content }) } };
+          // The same call id every turn, as Lectern names the calls of a provider that gives none.
+          const toolCall = { id: 'call_0', type: 'function', function: { name: 'save_note', arguments: JSON.stringify({ text: last.content }) } };
           return reply({ role: 'assistant', content: null, tool_calls: [toolCall] }, 'tool_calls');
         }
         return reply({ role: 'assistant', content: `${name} heard: ${last.content}` });
@@ -194,5 +195,19 @@ test('a call paused on one device is approved on another and runs once, on its o
   assert.deepEqual(await laptop.page.evaluate(() => window.runs), ['Save chapter three']);
   assert.deepEqual(await tablet.page.evaluate(() => window.runs), []);
   assert.equal((await stored(laptop, id)).length, 4, 'no second turn');
+
+  // The next turn's call has the same provider id: it is a call of its own, decided and run once.
+  await laptop.page.evaluate(async (id) => {
+    await window.lectern.send(id, 'Save chapter four');
+    await window.follower.settled();
+  }, id);
+  await until(tablet, () => window.follower.client.calls().some((c) => c.decision.decision === 'undecided'));
+  const next = await tablet.page.evaluate(() => window.follower.client.calls().find((c) => c.decision.decision === 'undecided'));
+  assert.equal(next.callId, call.callId);
+  assert.notEqual(next.id, call.id);
+  await tablet.page.evaluate((key) => window.follower.client.decide(key, { decision: 'approve' }), next.id);
+  await until(laptop, () => window.runs.length === 2);
+  await holds(phone, id, 8);
+  assert.deepEqual(await laptop.page.evaluate(() => window.runs), ['Save chapter three', 'Save chapter four']);
   for (const d of [laptop, phone, tablet]) await d.context.close();
 });

@@ -93,6 +93,7 @@ fn record(id: &str) -> ToolCallRecord {
     };
     let mut record = ToolCallRecord::not_run(&call, "{}".into(), Decision::Approved, String::new(), 5.0);
     (record.error, record.result, record.attempts) = (None, Some("noted".into()), 1);
+    record.turn_id = "t1".into();
     record
 }
 
@@ -100,12 +101,13 @@ fn record(id: &str) -> ToolCallRecord {
 fn an_approval_on_one_device_runs_the_tool_once_on_the_device_that_owns_the_call() {
     let (owner, phone, tablet) = (device("owner", 1), device("phone", 2), device("tablet", 3));
     owner.put_conversation(&conversation("c1"));
-    owner.add_call("call-1", "c1", "t1", "write_note", "{}");
+    let key = owner.add_call("call-1", "c1", "t1", "write_note", "{}");
+    assert_eq!(key, "t1:call-1");
     sync(&owner, &phone);
     sync(&owner, &tablet);
     assert!(owner.calls_to_run().is_empty(), "undecided");
 
-    phone.decide("call-1", &SyncedDecision::Approve);
+    phone.decide(&key, &SyncedDecision::Approve);
     sync(&phone, &owner);
     sync(&owner, &tablet);
     let runnable = owner.calls_to_run();
@@ -123,18 +125,23 @@ fn an_approval_on_one_device_runs_the_tool_once_on_the_device_that_owns_the_call
         owner.calls_to_run().is_empty(),
         "run once: the result is recorded"
     );
-    assert_eq!(tablet.result("call-1").unwrap().result.as_deref(), Some("noted"));
+    assert_eq!(tablet.result(&key).unwrap().result.as_deref(), Some("noted"));
+    // A later turn's call under the same provider id is a call of its own.
+    let later = owner.add_call("call-1", "c1", "t2", "write_note", "{}");
+    phone.decide(&later, &SyncedDecision::Approve);
+    sync(&phone, &owner);
+    assert_eq!(owner.calls_to_run().len(), 1, "the later turn's call runs too");
 }
 
 #[test]
 fn a_rejection_on_any_device_beats_an_approval_on_another() {
     let (owner, a, b) = (device("owner", 1), device("a", 2), device("b", 3));
-    owner.add_call("call-1", "c1", "t1", "delete_notes", "{}");
+    let key = owner.add_call("call-1", "c1", "t1", "delete_notes", "{}");
     sync(&owner, &a);
     sync(&owner, &b);
-    a.decide("call-1", &SyncedDecision::Approve);
+    a.decide(&key, &SyncedDecision::Approve);
     b.decide(
-        "call-1",
+        &key,
         &SyncedDecision::Reject {
             reason: Some("no".into()),
         },
@@ -142,7 +149,7 @@ fn a_rejection_on_any_device_beats_an_approval_on_another() {
     sync(&a, &owner);
     sync(&b, &owner);
     assert_eq!(
-        owner.decision("call-1"),
+        owner.decision(&key),
         EffectiveDecision::Rejected(Some("no".into()))
     );
 }
@@ -190,7 +197,7 @@ fn a_well_formed_update_that_rewrites_or_deletes_history_changes_nothing() {
     let steal = crafted(&doc, |d| {
         let mut txn = d.transact_mut();
         let call = r#"{"conversationId":"c1","turnId":"t1","name":"write_note","arguments":"{}","owner":"attacker"}"#;
-        txn.get_or_insert_map("calls").insert(&mut txn, "call-1", call);
+        txn.get_or_insert_map("calls").insert(&mut txn, "t1:call-1", call);
     });
     assert_unchanged_after(&doc, &steal, "rewritten");
 
@@ -246,4 +253,30 @@ fn malformed_bytes_are_refused_and_change_nothing() {
         doc.diff_for(&[0xff, 0xff, 0xff]),
         Err(Rejected::Malformed(_))
     ));
+}
+
+/// Writing a record the document already holds, as it holds it, writes
+/// nothing (no update for the other devices); a changed one is written; every
+/// book's place is listed.
+#[test]
+fn the_same_record_again_writes_nothing_and_positions_are_listed() {
+    let laptop = device("laptop", 1);
+    laptop.put_conversation(&conversation("c1"));
+    let before = laptop.state_vector();
+    laptop.put_conversation(&conversation("c1"));
+    assert_eq!(laptop.state_vector(), before, "nothing written");
+    let mut renamed = conversation("c1");
+    renamed.title = "Renamed".into();
+    laptop.put_conversation(&renamed);
+    assert_ne!(laptop.state_vector(), before);
+    assert_eq!(laptop.conversations(), [renamed]);
+    laptop.set_position("thursday", 31, 10.0);
+    laptop.set_position("sunday", 2, 11.0);
+    let mut pages: Vec<(String, u32)> = laptop
+        .positions()
+        .into_iter()
+        .map(|(book, p)| (book, p.page))
+        .collect();
+    pages.sort();
+    assert_eq!(pages, [("sunday".to_string(), 2), ("thursday".to_string(), 31)]);
 }

@@ -427,7 +427,7 @@ pub fn sync_update(data: &[u8]) {
         "history rewritten"
     );
     assert_eq!(
-        doc.call("call-1").map(|c| c.owner),
+        doc.call("t1:call-1").map(|c| c.owner),
         Some("me".to_owned()),
         "the call changed hands"
     );

@@ -11,19 +11,23 @@ use crate::sync::{EffectiveDecision, SyncedCall, SyncedDecision};
 
 #[wasm_bindgen]
 impl SyncReplica {
-    /// Records call `id` of turn `turn_id` (paused on this device, its owner)
-    /// as waiting for a person; one already recorded is left as it is.
+    /// Records call `call_id` of turn `turn_id` (paused on this device, its
+    /// owner) as waiting for a person; one already recorded is left as it
+    /// is. Returns its key (`<turn id>:<call id>`), which the other calls take.
     #[wasm_bindgen(js_name = addCall)]
     pub fn add_call(
         &mut self,
-        id: &str,
+        call_id: &str,
         conversation_id: &str,
         turn_id: &str,
         name: &str,
         arguments: &str,
-    ) -> Result<(), JsValue> {
-        self.doc.add_call(id, conversation_id, turn_id, name, arguments);
-        self.queue_update()
+    ) -> Result<String, JsValue> {
+        let key = self
+            .doc
+            .add_call(call_id, conversation_id, turn_id, name, arguments);
+        self.queue_update()?;
+        Ok(key)
     }
 
     /// This device's decision on call `id`: `{ decision: 'approve' }`,
@@ -41,8 +45,9 @@ impl SyncReplica {
         decision_json(&self.doc.decision(id)).to_string()
     }
 
-    /// Every recorded call as a JSON array of `{ id, conversationId, turnId,
-    /// name, arguments, owner, decision, done }` (`done`: its owner recorded what came of it).
+    /// Every recorded call as a JSON array of `{ id, callId, conversationId,
+    /// turnId, name, arguments, owner, decision, done }` (`id`: its key; `done`:
+    /// its owner recorded what came of it).
     pub fn calls(&self) -> String {
         let calls: Vec<Value> = self
             .doc
@@ -79,8 +84,10 @@ impl SyncReplica {
 }
 
 fn call_json(id: &str, call: &SyncedCall, decision: &EffectiveDecision, done: bool) -> Value {
+    let call_id = id.strip_prefix(&format!("{}:", call.turn_id)).unwrap_or(id);
     json!({
         "id": id,
+        "callId": call_id,
         "conversationId": call.conversation_id,
         "turnId": call.turn_id,
         "name": call.name,
