@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::error::{Error, Result};
 
-use super::attention::{attend_block, Block, Cached, Online, TOGETHER};
+use super::attention::{attend_group, Cached};
 use super::blocks::{Activation, BlockMatrix, Input, SUPER};
 use super::config::{Architecture, ModelConfig};
 use super::disjoint::DisjointSlice;
@@ -269,54 +269,45 @@ impl Decoder {
 
     /// Each token's attention over the cached positions it sees (all before
     /// it, or its window's) in layer `index`, into `work.attended`: every
-    /// (block of tokens, key/value head) pair one unit of the pool's parts,
-    /// the block's query heads of the group attended together.
+    /// (token, key/value head) pair one unit of the pool's parts, its query
+    /// heads attended together.
     fn attend_each(&self, index: usize, start: usize, work: &mut Work, cache: &KvCache) {
         let c = &self.config;
-        let (q_dim, hd, group) = (c.q_dim(), c.head_dim, c.heads / c.kv_heads);
+        let (q_dim, hd) = (c.q_dim(), c.head_dim);
+        let group = c.heads / c.kv_heads;
         let scale = match c.arch {
             Architecture::Llama => 1.0 / (hd as f32).sqrt(),
             Architecture::Gemma3 => 1.0,
         };
-        let per_block = (TOGETHER / group).clamp(1, 4);
-        let (n, width, window) = (work.n, group * hd, c.window_of(index));
         let (queries, (keys, values)) = (&work.q, cache.layer(index));
         let out = DisjointSlice::new(&mut work.attended);
-        self.pool.split(n.div_ceil(per_block) * c.kv_heads, 1, &|units| {
-            let mut online = Online::new(per_block * group, hd);
-            let (mut gathered, mut results) = (vec![0.0; per_block * width], vec![0.0; per_block * width]);
-            let mut spans = Vec::with_capacity(per_block);
+        self.pool.split(work.n * c.kv_heads, 1, &|units| {
+            let mut query = vec![0.0; group * hd];
             for unit in units {
-                let (block, kv_head) = (unit / c.kv_heads, unit % c.kv_heads);
-                let tokens = block * per_block..((block + 1) * per_block).min(n);
-                spans.clear();
-                for (i, t) in tokens.clone().enumerate() {
-                    let at = t * q_dim + kv_head * width;
-                    gathered[i * width..][..width].copy_from_slice(&queries[at..at + width]);
-                    let end = start + t + 1;
-                    spans.push(window.map_or(0, |w| end.saturating_sub(w))..end);
-                }
-                let used = tokens.len() * width;
-                let block = Block {
-                    queries: &gathered[..used],
-                    spans: &spans,
-                    heads: group,
-                };
+                let (t, kv_head) = (unit / c.kv_heads, unit % c.kv_heads);
+                let end = start + t + 1;
+                let first = c.window_of(index).map_or(0, |w| end.saturating_sub(w));
+                let at = t * q_dim + kv_head * group * hd;
+                let width = group * hd;
+                // SAFETY: unit (t, kv_head) writes its own heads of token t's
+                // row; the pool's parts do not overlap.
+                let out = unsafe { out.range(at..at + width) };
+                let column = kv_head * hd;
                 let cached = Cached {
                     keys,
                     values,
                     kv_dim: c.kv_dim(),
-                    column: kv_head * hd,
+                    column,
                     head_dim: hd,
                 };
-                attend_block(&block, cached, scale, &mut online, &mut results[..used]);
-                for (i, t) in tokens.enumerate() {
-                    let at = t * q_dim + kv_head * width;
-                    // SAFETY: unit (block, kv_head) writes its own heads of its
-                    // tokens' rows; the pool's parts do not overlap.
-                    let row = unsafe { out.range(at..at + width) };
-                    row.copy_from_slice(&results[i * width..][..width]);
-                }
+                attend_group(
+                    &queries[at..at + width],
+                    cached,
+                    first..end,
+                    scale,
+                    &mut query,
+                    out,
+                );
             }
         });
     }

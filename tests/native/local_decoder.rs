@@ -137,7 +137,6 @@ fn block_products_are_their_definition() {
 #[test]
 fn grouped_attention_is_each_head_by_its_definition() {
     crate::support::grouped_attention::grouped_attention_is_each_head_by_its_definition();
-    crate::support::grouped_attention::a_block_of_tokens_is_each_query_by_its_definition();
 }
 
 /// With a clock, a read is timed stage by stage (every stage charged, the

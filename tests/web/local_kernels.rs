@@ -14,5 +14,4 @@ fn simd128_block_products_are_their_definition() {
 #[wasm_bindgen_test]
 fn simd128_grouped_attention_is_each_head_by_its_definition() {
     grouped_attention_is_each_head_by_its_definition();
-    crate::support::grouped_attention::a_block_of_tokens_is_each_query_by_its_definition();
 }
