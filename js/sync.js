@@ -2,7 +2,7 @@
 // (scripts/sync-server.mjs: y-websocket's server, a room per user, a token checked at the
 // upgrade). `SyncClient.open` loads the sync module (lectern_sync_bg.wasm: the document and its
 // rules, docs/sync.md) and the user's document from IndexedDB, then connects; it reconnects after
-// a dropped connection, keeps the document in IndexedDB after each moment's changes, and tells `onChange`
+// a dropped connection, keeps the document in IndexedDB after each change (a burst of them kept together), and tells `onChange`
 // what a remote update changed. Writes made offline merge when it is back. `followSync(lectern,
 // options)` keeps a Lectern's conversations in step with the document: what it stores goes to the
 // document, what other devices wrote is stored in the document's order (issue 50).
@@ -10,9 +10,6 @@ import init, { SyncReplica } from './lectern_sync.js';
 
 const DATABASE = 'lectern-sync';
 const STORE = 'documents';
-
-/** How long after a change the document is kept (ms): the changes of that moment are one write. */
-const KEEP_DELAY_MS = 100;
 
 /** Reconnection delays (ms): doubled from the first to the last, then the last again. */
 const RETRY_FIRST_MS = 250;
@@ -213,14 +210,14 @@ export class SyncClient {
   }
 
   /**
-   * Keeps the document in IndexedDB, the writes of one moment together: the snapshot is taken
-   * `KEEP_DELAY_MS` after the first change not yet kept, and again while changes came meanwhile
-   * (a turn's burst of messages is one write, not one each). Resolves once it is kept.
+   * Keeps the document in IndexedDB, changes made together kept together: the snapshot is taken
+   * once the current task's changes are made (a burst of writes is one write, not one each), and
+   * once more after a write under way if changes came meanwhile. Resolves once it is kept.
    */
   #keep() {
     this.unkept = true;
     this.keeping ??= (async () => {
-      await new Promise((resolve) => setTimeout(resolve, KEEP_DELAY_MS));
+      await Promise.resolve();
       while (this.unkept) {
         this.unkept = false;
         await this.#write(this.replica.snapshot());

@@ -4,35 +4,15 @@
 // conversation begun on the laptop goes on on the phone; the phone goes offline and both go on;
 // it reconnects: every message stored on both, in the same order, none twice, and the phone's
 // next turn sends the model the laptop's messages. A reload keeps the order; a tablet joining late
-// stores everything. Skips without the server's packages (npm ci).
-import { test, before, after } from 'node:test';
+// stores everything. A call paused on one device, decided on another, runs once on its own; a
+// hostile update from another client of the room changes nothing stored. Skips without the
+// server's packages (npm ci).
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { launchChromium } from './browser.mjs';
-import { startStatic } from '../../scripts/static.mjs';
-import { demoToken, freePort, root, skip, startSyncServer } from './sync/server.mjs';
+import { skip, syncServerAndBrowser } from './sync/server.mjs';
 
 const USER = 'reader-2';
-const state = {};
-
-before(async () => {
-  if (skip) return;
-  state.data = mkdtempSync(join(tmpdir(), 'lectern-follow-'));
-  state.port = await freePort();
-  state.server = await startSyncServer(state.port, state.data);
-  state.site = await startStatic(root);
-  state.browser = await launchChromium();
-  state.token = await demoToken(state.port, USER);
-});
-
-after(async () => {
-  await state.browser?.close();
-  await state.site?.close();
-  await state.server?.stop();
-  if (state.data) rmSync(state.data, { recursive: true, force: true });
-});
+const state = syncServerAndBrowser(USER);
 
 /**
  * Opens Lectern on this page (a model that echoes the last user message and keeps every request
@@ -60,6 +40,13 @@ async function follow(page, name) {
         return reply({ role: 'assistant', content: `${name} heard: ${last.content}` });
       };
       window.lectern = await Lectern.open({ dbName: 'follow', provider: { kind: 'custom', model: 'echo', stream: false, call } });
+      // What lectern/sync warns of (a refused update), kept for the test in every engine.
+      window.warnings = [];
+      const warn = console.warn.bind(console);
+      console.warn = (...args) => {
+        window.warnings.push(args.join(' '));
+        warn(...args);
+      };
       window.runs = [];
       window.lectern.registerTool({
         name: 'save_note',
@@ -210,4 +197,69 @@ test('a call paused on one device is approved on another and runs once, on its o
   await holds(phone, id, 8);
   assert.deepEqual(await laptop.page.evaluate(() => window.runs), ['Save chapter three', 'Save chapter four']);
   for (const d of [laptop, phone, tablet]) await d.context.close();
+});
+
+/**
+ * Another client of the user's room (the token leaked, or a device gone bad): it takes the room's
+ * document from the server (y-protocols' sync over y-websocket's framing, as Yjs clients speak
+ * it), then sends `forge(doc)`'s change as an update the server relays to every device.
+ */
+async function hostileClient(forge) {
+  const [Y, sync, encoding, decoding, { WebSocket }] = await Promise.all([
+    import('yjs'),
+    import('y-protocols/sync'),
+    import('lib0/encoding'),
+    import('lib0/decoding'),
+    import('ws'),
+  ]);
+  const doc = new Y.Doc();
+  const socket = new WebSocket(`ws://127.0.0.1:${state.port}/sync/${USER}?token=${encodeURIComponent(state.token)}`);
+  const frame = (write) => {
+    const encoder = encoding.createEncoder();
+    encoding.writeVarUint(encoder, 0); // y-websocket's sync message
+    write(encoder);
+    return encoding.toUint8Array(encoder);
+  };
+  const synced = new Promise((resolve) => {
+    socket.on('message', (data) => {
+      const decoder = decoding.createDecoder(new Uint8Array(data));
+      if (decoding.readVarUint(decoder) !== 0) return; // awareness
+      const reply = encoding.createEncoder();
+      encoding.writeVarUint(reply, 0);
+      if (sync.readSyncMessage(decoder, reply, doc, null) === sync.messageYjsSyncStep2) resolve();
+      if (encoding.length(reply) > 1) socket.send(encoding.toUint8Array(reply));
+    });
+  });
+  await new Promise((resolve) => socket.on('open', resolve));
+  socket.send(frame((encoder) => sync.writeSyncStep1(encoder, doc)));
+  await synced;
+  doc.on('update', (update) => socket.send(frame((encoder) => sync.writeUpdate(encoder, update))));
+  forge(doc);
+  await new Promise((r) => setTimeout(r, 500));
+  socket.close();
+}
+
+test('a hostile update through the server changes nothing a device stores', { skip }, async () => {
+  const laptop = await device('laptop');
+  const phone = await device('phone');
+  const id = await laptop.page.evaluate(async () => (await window.lectern.createConversation({ title: 'Kept' })).id);
+  await send(laptop, id, 'What was said');
+  const before = await holds(phone, id, 2);
+  const [first] = before;
+
+  // It rewrites the first message.
+  await hostileClient((doc) => {
+    doc.transact(() => {
+      const stored = JSON.parse(doc.getMap('messages').get(first.id));
+      doc.getMap('messages').set(first.id, JSON.stringify({ ...stored, content: 'forged' }));
+    });
+  });
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.deepEqual(await stored(phone, id), before, 'the phone stores what it had');
+  assert.deepEqual(await stored(laptop, id), before, 'so does the laptop');
+  const warnings = await phone.page.evaluate(() => window.warnings);
+  assert.ok(warnings.some((w) => /rewritten/.test(w)), `the phone refused it: ${warnings.join(' | ')}`);
+  const doc = await phone.page.evaluate((id) => window.follower.client.messages(id).map((m) => m.content), id);
+  assert.deepEqual(doc, before.map((m) => m.content), 'and its document holds what it had');
+  for (const d of [laptop, phone]) await d.context.close();
 });

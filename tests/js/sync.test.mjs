@@ -5,35 +5,12 @@
 // the document from IndexedDB before the network; the server restarts mid-session and the
 // devices reconnect by themselves; a third device joining late gets everything; a wrong token
 // never connects. Skips without the server's packages (npm ci).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { launchChromium } from './browser.mjs';
-import { startStatic } from '../../scripts/static.mjs';
-import { demoToken, freePort, root, skip, startSyncServer } from './sync/server.mjs';
+import { skip, startSyncServer, syncServerAndBrowser } from './sync/server.mjs';
 
 const USER = 'reader-1';
-
-const state = {};
-
-before(async () => {
-  if (skip) return;
-  state.data = mkdtempSync(join(tmpdir(), 'lectern-sync-'));
-  state.port = await freePort();
-  state.server = await startSyncServer(state.port, state.data);
-  state.site = await startStatic(root);
-  state.browser = await launchChromium();
-  state.token = await demoToken(state.port, USER);
-});
-
-after(async () => {
-  await state.browser?.close();
-  await state.site?.close();
-  await state.server?.stop();
-  if (state.data) rmSync(state.data, { recursive: true, force: true });
-});
+const state = syncServerAndBrowser(USER);
 
 /** A device: a page of its own browser context, its SyncClient open as `window.client`. */
 async function device(name, { context, token = state.token } = {}) {
