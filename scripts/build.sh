@@ -15,7 +15,8 @@
 #   lectern_local{,_threads}_relaxed_bg.wasm   both again with relaxed SIMD, for browsers that
 #                                              have it (the same glue)
 #   lectern_sync.js + lectern_sync_bg.wasm     the sync document (feature `sync`), for
-#                                              lectern/sync (lectern_sync_client.js)
+#                                              lectern/sync (lectern_sync_client.js, and
+#                                              lectern_sync_follow.js: followSync)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -112,6 +113,7 @@ extra_rustflags=""
 # The sync module (feature `sync`): SyncReplica, loaded only by pages that sync (lectern/sync).
 build_module sync lectern_sync --no-typescript
 cp js/sync.js pkg/lectern_sync_client.js
+cp js/sync-follow.js pkg/lectern_sync_follow.js
 cp js/sync.d.ts pkg/lectern_sync_client.d.ts
 # wasm-bindgen's classes declare [Symbol.dispose]: name the lib that types it, so a consumer's
 # tsc with an ES2022 lib and skipLibCheck off accepts lectern.d.ts (tests/js/consumer.test.mjs).
