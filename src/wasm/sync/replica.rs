@@ -133,10 +133,16 @@ impl SyncReplica {
 }
 
 impl SyncReplica {
-    /// Queues what was written since the last frame.
+    /// Queues what was written since the last frame; nothing when nothing
+    /// was (a record written again as held), so no empty update reaches the
+    /// server and every other device.
     pub(super) fn queue_update(&mut self) -> Result<(), JsValue> {
+        let now = self.doc.state_vector();
+        if now == self.sent {
+            return Ok(());
+        }
         let update = self.doc.diff_for(&self.sent).map_err(refused)?;
-        self.sent = self.doc.state_vector();
+        self.sent = now;
         self.outgoing.push_back(SyncDocument::update_frame(update));
         Ok(())
     }
