@@ -31,7 +31,6 @@ impl Agent {
             conversation,
             messages,
         };
-        write.check()?;
         self.archive().await?.put_synced_messages(write).await?;
         Ok(true)
     }

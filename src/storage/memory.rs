@@ -1,6 +1,7 @@
 //! An in-memory [`Store`].
 
 use std::cell::RefCell;
+use std::collections::HashSet;
 
 use futures::future::LocalBoxFuture;
 
@@ -123,16 +124,17 @@ impl Inner {
         Ok(stored)
     }
 
-    /// Checks everything first, so a refused import changes nothing.
     /// `put_synced_messages`: checked whole, then written.
     fn put_synced(&mut self, mut synced: SyncedMessages) -> Result<()> {
         synced.check()?;
         let id = synced.conversation.id.clone();
-        let elsewhere = synced.messages.iter().find(|m| {
-            self.messages
-                .iter()
-                .any(|(owner, list)| *owner != id && list.iter().any(|other| other.id == m.id))
-        });
+        let others: HashSet<&str> = self
+            .messages
+            .iter()
+            .filter(|(owner, _)| **owner != id)
+            .flat_map(|(_, list)| list.iter().map(|m| m.id.as_str()))
+            .collect();
+        let elsewhere = synced.messages.iter().find(|m| others.contains(m.id.as_str()));
         if let Some(message) = elsewhere {
             return Err(Error::storage_because(
                 StorageReason::Constraint,
@@ -145,6 +147,7 @@ impl Inner {
         Ok(())
     }
 
+    /// Checks everything first, so a refused import changes nothing.
     fn import(&mut self, mut import: ConversationImport) -> Result<()> {
         import.check_owner()?;
         let taken = |what: &str, id: &str| {
