@@ -11,7 +11,7 @@ use super::book_bytes::put_bytes;
 use super::errors::idb_error;
 use super::keys::owner_range;
 use super::pages::add_pages;
-use super::record::{from_record, to_record};
+use super::record::{from_record, put_record, to_record};
 use super::schema::{stores_of, Owner, BOOKS, CHUNKS, INDEX_SNAPSHOTS, LEXICAL_INDEXES, PAGES, VECTORS};
 use super::tx::{
     all_records, commit, exists, finish, get_record, owned_records, transaction, write_transaction,
@@ -108,11 +108,7 @@ pub(super) async fn update_book(db: &Database, book: &Book) -> Result<()> {
         return Err(Error::not_found("book", &book.id));
     }
     let store = tx.object_store(BOOKS).map_err(idb_error)?;
-    store
-        .put(&to_record(book)?, None)
-        .map_err(idb_error)?
-        .await
-        .map_err(idb_error)?;
+    put_record(&store, book).await?;
     commit(tx).await?;
     Ok(())
 }
@@ -178,11 +174,7 @@ async fn write_vectors(
     }
     book.record_vectors(embedder, vectors);
     add_vectors(tx, id, vectors).await?;
-    books
-        .put(&to_record(&book)?, None)
-        .map_err(idb_error)?
-        .await
-        .map_err(idb_error)?;
+    put_record(&books, &book).await?;
     Ok(Some(book))
 }
 

@@ -9,7 +9,7 @@ use wasm_bindgen::{JsCast, JsValue};
 
 use super::errors::idb_error;
 use super::keys::owner_range;
-use super::record::{from_record, to_record};
+use super::record::{from_record, put_record};
 use super::schema::{BY_TURN, CONVERSATIONS, TURN_EVENTS};
 use super::tx::{commit, exists, transaction};
 use crate::error::{Error, Result};
@@ -52,11 +52,7 @@ pub(super) async fn append_turn_events(
             seq,
             event,
         };
-        store
-            .put(&to_record(&record)?, None)
-            .map_err(idb_error)?
-            .await
-            .map_err(idb_error)?;
+        put_record(&store, &record).await?;
     }
     commit(tx).await
 }

@@ -7,7 +7,7 @@ use idb::{Database, Transaction, TransactionMode};
 
 use super::errors::idb_error;
 use super::keys::owner_range;
-use super::record::{from_record, to_record};
+use super::record::{from_record, put_record};
 use super::schema::{APPROVAL_GRANTS, CONVERSATIONS};
 use super::tx::{commit, exists, owned_records, transaction};
 use crate::domain::Grant;
@@ -20,11 +20,7 @@ pub(super) async fn put_grants_in(tx: &Transaction, grants: &[Grant]) -> Result<
     }
     let store = tx.object_store(APPROVAL_GRANTS).map_err(idb_error)?;
     for grant in grants {
-        store
-            .put(&to_record(grant)?, None)
-            .map_err(idb_error)?
-            .await
-            .map_err(idb_error)?;
+        put_record(&store, grant).await?;
     }
     Ok(())
 }

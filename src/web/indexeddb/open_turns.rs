@@ -9,7 +9,7 @@ use wasm_bindgen::JsValue;
 
 use super::errors::idb_error;
 use super::keys::owner_range;
-use super::record::{from_record, to_record};
+use super::record::{from_record, put_record};
 use super::schema::OPEN_TURNS;
 use super::tx::{all_records, any_record, owned_records, transaction};
 use crate::domain::{OpenTurn, OpenTurnChange};
@@ -20,11 +20,7 @@ pub(super) async fn apply_in(tx: &Transaction, change: &OpenTurnChange) -> Resul
     let store = tx.object_store(OPEN_TURNS).map_err(idb_error)?;
     match change {
         OpenTurnChange::Put(turn) => {
-            store
-                .put(&to_record(turn)?, None)
-                .map_err(idb_error)?
-                .await
-                .map_err(idb_error)?;
+            put_record(&store, turn).await?;
         }
         OpenTurnChange::Delete {
             conversation_id,

@@ -2,10 +2,12 @@
 //! JSON-text codec, with failures as storage `data` errors, and the fields
 //! of a record built by hand (typed arrays, pages).
 
+use idb::ObjectStore;
 use js_sys::{Object, Reflect};
 use serde::Serialize;
 use wasm_bindgen::JsValue;
 
+use super::errors::idb_error;
 use crate::error::{Error, Result, StorageReason};
 use crate::json::from_json::FromJson;
 use crate::web::{from_js_text, to_js_text, JsonTextError};
@@ -23,6 +25,17 @@ pub(super) fn to_record<T: Serialize>(value: &T) -> Result<JsValue> {
             Error::storage_because(StorageReason::Data, "cannot encode record as a JS object")
         }
     })
+}
+
+/// Writes (or replaces) `value`'s record in `store`, an object store of the
+/// transaction under way.
+pub(super) async fn put_record<T: Serialize>(store: &ObjectStore, value: &T) -> Result<()> {
+    store
+        .put(&to_record(value)?, None)
+        .map_err(idb_error)?
+        .await
+        .map_err(idb_error)?;
+    Ok(())
 }
 
 /// A stored record back, through JSON text (one deserializer in the wasm,

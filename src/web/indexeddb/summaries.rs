@@ -5,7 +5,7 @@ use idb::{Database, Transaction, TransactionMode};
 use wasm_bindgen::JsValue;
 
 use super::errors::idb_error;
-use super::record::{from_record, to_record};
+use super::record::{from_record, put_record};
 use super::schema::{CONTEXT_SUMMARIES, CONVERSATIONS};
 use super::tx::{commit, exists, transaction};
 use crate::domain::ContextSummary;
@@ -38,12 +38,7 @@ pub(super) async fn put_context_summary(db: &Database, summary: &ContextSummary)
         let _ = tx.abort();
         return Err(Error::not_found("conversation", &summary.conversation_id));
     }
-    tx.object_store(CONTEXT_SUMMARIES)
-        .map_err(idb_error)?
-        .put(&to_record(summary)?, None)
-        .map_err(idb_error)?
-        .await
-        .map_err(idb_error)?;
+    put_record(&tx.object_store(CONTEXT_SUMMARIES).map_err(idb_error)?, summary).await?;
     commit(tx).await
 }
 

@@ -8,7 +8,7 @@ use idb::{Database, Transaction};
 
 use super::errors::{idb_error, idb_error_while};
 use super::messages::delete_messages_in;
-use super::record::to_record;
+use super::record::{put_record, to_record};
 use super::schema::{CONVERSATIONS, MESSAGES};
 use super::tx::{finish, write_transaction};
 use crate::error::Result;
@@ -25,13 +25,11 @@ pub(super) async fn put_synced_messages(db: &Database, mut synced: SyncedMessage
 
 /// The body of `put_synced_messages`, inside its read-write transaction.
 async fn put_in(tx: &Transaction, synced: SyncedMessages) -> Result<()> {
-    let record = to_record(&synced.conversation)?;
-    tx.object_store(CONVERSATIONS)
-        .map_err(idb_error)?
-        .put(&record, None)
-        .map_err(idb_error)?
-        .await
-        .map_err(idb_error)?;
+    put_record(
+        &tx.object_store(CONVERSATIONS).map_err(idb_error)?,
+        &synced.conversation,
+    )
+    .await?;
     delete_messages_in(tx, &synced.conversation.id).await?;
     let messages = tx.object_store(MESSAGES).map_err(idb_error)?;
     for message in &synced.messages {

@@ -13,7 +13,7 @@ use super::grants::put_grants_in;
 use super::keys::owner_range;
 use super::messages::append_in;
 use super::open_turns;
-use super::record::{from_record, to_record};
+use super::record::{from_record, put_record};
 use super::schema::{
     APPROVAL_GRANTS, BY_CONVERSATION, CONVERSATIONS, MESSAGES, OPEN_TURNS, PENDING_TURNS, RUNS, TOOL_CALLS,
 };
@@ -73,18 +73,10 @@ async fn commit_in(tx: &Transaction, write: TurnWrite) -> Result<Vec<Message>> {
     let stored = append_in(tx, write.messages).await?;
     let records = tx.object_store(TOOL_CALLS).map_err(idb_error)?;
     for record in &write.tool_calls {
-        records
-            .put(&to_record(record)?, None)
-            .map_err(idb_error)?
-            .await
-            .map_err(idb_error)?;
+        put_record(&records, record).await?;
     }
     if let Some(pending) = write.pending {
-        pending_store
-            .put(&to_record(&pending.pruned())?, None)
-            .map_err(idb_error)?
-            .await
-            .map_err(idb_error)?;
+        put_record(&pending_store, &pending.pruned()).await?;
     }
     put_grants_in(tx, &write.grants).await?;
     if let Some(change) = &write.open_turn {
@@ -160,12 +152,7 @@ pub(super) async fn delete_turn_records(tx: &Transaction, conversation_id: &str)
 /// `StoreArchive::put_run`.
 pub(super) async fn put_run(db: &Database, run: &RunRecord) -> Result<()> {
     let tx = transaction(db, &[RUNS], TransactionMode::ReadWrite)?;
-    tx.object_store(RUNS)
-        .map_err(idb_error)?
-        .put(&to_record(run)?, None)
-        .map_err(idb_error)?
-        .await
-        .map_err(idb_error)?;
+    put_record(&tx.object_store(RUNS).map_err(idb_error)?, run).await?;
     commit_tx(tx).await?;
     Ok(())
 }

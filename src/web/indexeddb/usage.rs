@@ -5,7 +5,7 @@ use idb::{Database, Transaction, TransactionMode};
 use wasm_bindgen::JsValue;
 
 use super::errors::idb_error;
-use super::record::{from_record, to_record};
+use super::record::{from_record, put_record};
 use super::schema::{CONVERSATIONS, USAGE_TOTALS};
 use super::tx::{commit, exists, transaction};
 use crate::domain::{CallUsage, UsageTotals};
@@ -29,11 +29,7 @@ pub(super) async fn add_usage(db: &Database, conversation_id: &str, call: CallUs
         None => UsageTotals::empty(conversation_id),
     };
     totals.add(&call.usage, call.cost_usd, call.first_of_turn);
-    store
-        .put(&to_record(&totals)?, None)
-        .map_err(idb_error)?
-        .await
-        .map_err(idb_error)?;
+    put_record(&store, &totals).await?;
     commit(tx).await
 }
 
