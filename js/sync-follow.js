@@ -55,7 +55,7 @@ export class SyncFollower {
     this.#then(async () => {
       const local = (await this.lectern.conversations()).map((c) => c.id);
       for (const id of local) await this.#push(id);
-      for (const c of this.client.conversations()) await this.#pull(c.id);
+      for (const conversation of this.client.conversations()) await this.#pull(conversation);
       await this.#turnPages(Object.keys(this.client.positions()));
       await this.#runDecided();
     });
@@ -88,7 +88,8 @@ export class SyncFollower {
   /** Stores these conversations as the document has them (in turn with the rest). */
   pullEach(ids) {
     this.#then(async () => {
-      for (const id of ids) await this.#pull(id);
+      const changed = this.client.conversations().filter((c) => ids.includes(c.id));
+      for (const conversation of changed) await this.#pull(conversation);
     });
   }
 
@@ -121,8 +122,11 @@ export class SyncFollower {
     this.client.putConversation(conversation);
     const known = new Set(this.client.messages(id).map((m) => m.id));
     for (const message of messages) if (!known.has(message.id)) this.client.appendMessage(message);
-    const open = new Set(this.client.calls().filter((c) => !c.done && c.owner === this.client.device).map((c) => c.id));
-    for (const record of bundle.toolCalls) if (open.has(`${record.turnId}:${record.id}`)) this.client.recordResult(record);
+    if (!bundle.toolCalls.length) return;
+    const open = this.client.calls().filter((c) => !c.done && c.owner === this.client.device && c.conversationId === id);
+    for (const record of bundle.toolCalls) {
+      if (open.some((c) => c.turnId === record.turnId && c.callId === record.id)) this.client.recordResult(record);
+    }
   }
 
   /**
@@ -174,11 +178,9 @@ export class SyncFollower {
     }
   }
 
-  async #pull(id) {
-    const conversation = this.client.conversations().find((c) => c.id === id);
-    if (!conversation) return;
-    const synced = this.client.messages(id);
+  async #pull(conversation) {
+    const synced = this.client.messages(conversation.id);
     const changed = await this.lectern.mergeSyncedConversation(conversation, synced);
-    if (changed) this.onSynced?.({ conversationId: id });
+    if (changed) this.onSynced?.({ conversationId: conversation.id });
   }
 }
