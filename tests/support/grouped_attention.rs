@@ -7,18 +7,7 @@
 use lectern::generation::attention::{attend_group, Cached};
 use lectern::kernels::half::round_to_half;
 
-/// A deterministic stream of numbers in `-1..1`.
-struct Numbers(u64);
-
-impl Numbers {
-    fn next(&mut self) -> f32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        ((self.0 >> 11) as f64 / (1u64 << 52) as f64 - 1.0) as f32
-    }
-}
+use crate::support::local_kernels::Numbers;
 
 const HEAD: usize = 64;
 const POSITIONS: usize = 40;
@@ -56,17 +45,17 @@ pub fn grouped_attention_is_each_head_by_its_definition() {
     let mut numbers = Numbers(11);
     let kv_dim = 2 * HEAD;
     let keys: Vec<f32> = (0..POSITIONS * kv_dim)
-        .map(|_| round_to_half(numbers.next() * 3.0))
+        .map(|_| round_to_half(numbers.signed() * 3.0))
         .collect();
     let values: Vec<f32> = (0..POSITIONS * kv_dim)
         .map(|i| match i % 7 {
             0 => 0.0,
-            1 => round_to_half(numbers.next() * 1e-5),
-            _ => round_to_half(numbers.next() * 2.0),
+            1 => round_to_half(numbers.signed() * 1e-5),
+            _ => round_to_half(numbers.signed() * 2.0),
         })
         .collect();
     for group in 1..=7 {
-        let queries: Vec<f32> = (0..group * HEAD).map(|_| numbers.next() * 2.0).collect();
+        let queries: Vec<f32> = (0..group * HEAD).map(|_| numbers.signed() * 2.0).collect();
         for column in [0, HEAD] {
             let cached = Cached {
                 keys: &keys,

@@ -6,11 +6,12 @@
 use lectern::generation::batch::Batch;
 use lectern::generation::blocks::{Activation, BlockMatrix, Input, Quants, BLOCK};
 
-/// A deterministic stream of numbers in `0..1`.
-struct Numbers(u64);
+/// A deterministic stream of numbers in `0..1` (the attention test's too).
+pub struct Numbers(pub u64);
 
 impl Numbers {
-    fn next(&mut self) -> f64 {
+    /// The next number, in `0..1`.
+    pub fn next(&mut self) -> f64 {
         self.0 = self
             .0
             .wrapping_mul(6_364_136_223_846_793_005)
@@ -18,8 +19,14 @@ impl Numbers {
         (self.0 >> 11) as f64 / (1u64 << 53) as f64
     }
 
-    fn int(&mut self, low: i32, high: i32) -> i32 {
+    /// The next number as an integer in `low..=high`.
+    pub fn int(&mut self, low: i32, high: i32) -> i32 {
         low + (self.next() * (high - low + 1) as f64) as i32
+    }
+
+    /// The next number in `-1..1`, as an `f32`.
+    pub fn signed(&mut self) -> f32 {
+        (self.next() * 2.0 - 1.0) as f32
     }
 }
 
