@@ -12,6 +12,11 @@ function approvalDecision(callId, { decision, arguments: args, reason }) {
   return reason ? { callId, decision: 'reject', reason } : { callId, decision: 'reject' };
 }
 
+/** An `Error` named `name`. */
+function named(name, message) {
+  return Object.assign(new Error(message), { name });
+}
+
 /** The events after which a conversation's stored records changed on this device. */
 const STORED = new Set(['stepFinish', 'approvalRequested', 'finish', 'error', 'workingState']);
 
@@ -30,6 +35,11 @@ export async function followSync(lectern, { onSynced, ...options }) {
       follower.pullEach(changes.conversations);
       if (changes.positions.length) follower.turnPages(changes.positions);
       if (changes.calls.length) follower.runDecided();
+      for (const sharedBookId of changes.books) onSynced?.({ sharedBookId });
+      if (changes.settings.length) {
+        const settings = follower.client.settings();
+        for (const setting of changes.settings) onSynced?.({ setting, value: settings[setting] });
+      }
     },
   });
   follower.start();
@@ -64,8 +74,51 @@ export class SyncFollower {
   /** Sets the reader's page in `bookId` here (`setCurrentPage`) and in the document, for every device. */
   async setCurrentPage(bookId, page) {
     const book = await this.lectern.setCurrentPage(bookId, page);
-    this.client.setPosition(bookId, book.currentPage);
+    this.pageTurned(bookId, book.currentPage);
     return book;
+  }
+
+  /**
+   * Records that `bookId` is at `page` here, for every device; nothing when the document has that
+   * page already (a page another device turned, set here). A Lectern opened with `sync` calls this
+   * after each `setCurrentPage`.
+   */
+  pageTurned(bookId, page) {
+    if (this.client.position(bookId)?.page !== page) this.client.setPosition(bookId, page);
+  }
+
+  /** Shares book `bookId` of this library for other devices to import from `bundleUrl` (its `exportBook` bundle, which the host serves). */
+  async shareBook(bookId, bundleUrl) {
+    const book = (await this.lectern.books()).find((b) => b.id === bookId);
+    if (!book) throw named('NotFoundError', `no book ${bookId} in this library`);
+    this.client.shareBook({ id: bookId, title: book.title, author: book.author, bundleUrl });
+  }
+
+  /** Every shared book, `{ id, title, author?, bundleUrl, updatedAt, device, inLibrary }`. */
+  async sharedBooks() {
+    const here = new Set((await this.lectern.books()).map((b) => b.id));
+    return Object.entries(this.client.books()).map(([id, book]) => ({ id, ...book, inLibrary: here.has(id) }));
+  }
+
+  /**
+   * Imports shared book `bookId` from its bundle and turns it to the document's page; the book
+   * itself when this library holds it already. A bundle of another book is deleted again, a `SyncError`.
+   */
+  async importSharedBook(bookId) {
+    const shared = this.client.books()[bookId];
+    if (!shared) throw named('NotFoundError', `no book ${bookId} was shared`);
+    let book = (await this.lectern.books()).find((b) => b.id === bookId);
+    if (!book) {
+      const response = await fetch(new URL(shared.bundleUrl, globalThis.location?.href));
+      if (!response.ok) throw named('SyncError', `the bundle of ${bookId} answered ${response.status}`);
+      book = await this.lectern.importBook(await response.arrayBuffer());
+      if (book.id !== bookId) {
+        await this.lectern.deleteBook(book.id);
+        throw named('SyncError', `the bundle at ${shared.bundleUrl} holds book ${book.id}, not ${bookId}`);
+      }
+    }
+    await this.#turnPages([bookId]);
+    return (await this.lectern.books()).find((b) => b.id === bookId) ?? book;
   }
 
   /** Turns these books here to the page the document has for them (in turn with the rest). */

@@ -3,6 +3,9 @@ export interface SyncChanges {
   conversations: string[];
   positions: string[];
   calls: string[];
+  books: string[];
+  /** Setting names. */
+  settings: string[];
 }
 
 /** A device's decision on a synced call. */
@@ -37,6 +40,17 @@ export interface SyncedCall {
 export interface SyncedPosition {
   page: number;
   updatedAt: number;
+  device: string;
+}
+
+/** A book the user shared: where another device imports it from. */
+export interface SharedBook {
+  title: string;
+  author?: string;
+  /** Where its `exportBook` bundle is: `https://…`, `http://…` or a path of the site (`/…`). */
+  bundleUrl: string;
+  updatedAt: number;
+  /** The device that shared it. */
   device: string;
 }
 
@@ -75,6 +89,14 @@ export class SyncClient {
   appendMessage(message: { id: string; conversationId: string; role: 'system' | 'user' | 'assistant' | 'tool_result'; content: string; createdAt: number }): void;
   /** Sets the reader's page in a book. */
   setPosition(bookId: string, page: number): void;
+  /** Shares a book for other devices to import (a `TypeError` for a bad id, an empty title or a URL not `https://`, `http://` or `/…`). */
+  shareBook(book: { id: string; title: string; author?: string; bundleUrl: string }): void;
+  /** Every shared book, by book id. */
+  books(): Record<string, SharedBook>;
+  /** Sets a setting the site chose to sync, on every device (a `TypeError` for a name that is not 1 to 64 of `A-Z a-z 0-9 . - _` or holds `apiKey`, `token`, `secret` or `password`: secrets are never synced). */
+  setSetting(key: string, value: unknown): void;
+  /** Every synced setting's value, by name. */
+  settings(): Record<string, unknown>;
   /**
    * Records call `callId` of a turn paused on this device (its owner: the only device that runs
    * it) as waiting for a person; `arguments` as JSON text. One already recorded is left as it is.
@@ -108,8 +130,8 @@ export interface FollowSyncOptions {
   token: string;
   device?: string;
   onStatus?: (status: 'connecting' | 'online' | 'offline') => void;
-  /** A conversation a remote change wrote here, or a book it turned to another page (show it afresh). */
-  onSynced?: (change: { conversationId: string } | { bookId: string; page: number }) => void;
+  /** A conversation a remote change wrote here, a book it turned to another page (show it afresh), a book another device shared, or a setting it set. */
+  onSynced?: (change: { conversationId: string } | { bookId: string; page: number } | { sharedBookId: string } | { setting: string; value: unknown }) => void;
 }
 
 /**
@@ -133,6 +155,18 @@ export class SyncFollower {
   pullEach(conversationIds: string[]): void;
   /** Sets the reader's page in a book here (`setCurrentPage`) and in the document, for every device. */
   setCurrentPage(bookId: string, page: number): Promise<Book>;
+  /** Records that a book is at `page` here, for every device (a Lectern opened with `sync` calls it after each `setCurrentPage`). */
+  pageTurned(bookId: string, page: number): void;
+  /** Shares a book of this library for other devices to import from `bundleUrl` (its `exportBook` bundle, which the host serves). */
+  shareBook(bookId: string, bundleUrl: string): Promise<void>;
+  /** Every shared book, with whether this library holds it. */
+  sharedBooks(): Promise<Array<SharedBook & { id: string; inLibrary: boolean }>>;
+  /**
+   * Imports a shared book from its bundle (`importBook`) and turns it to the document's page; the
+   * book itself when this library holds it already. `NotFoundError` for a book nobody shared,
+   * `SyncError` for a bundle that is not of that book (nothing is kept of it).
+   */
+  importSharedBook(bookId: string): Promise<Book>;
   /** Turns these books here to the page the document has for them. */
   turnPages(bookIds: string[]): void;
   /** Goes on with this device's paused turns whose every call some device decided. */

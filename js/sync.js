@@ -2,7 +2,8 @@
 // (scripts/sync-server.mjs: y-websocket's server, a room per user, a token checked at the
 // upgrade). `SyncClient.open` loads the sync module (lectern_sync_bg.wasm: the document and its
 // rules, docs/sync.md) and the user's document from IndexedDB, then connects; it reconnects after
-// a dropped connection, keeps the document in IndexedDB after each change (a burst of them kept together), and tells `onChange`
+// a dropped connection, keeps the document in IndexedDB after each burst of changes (as one small update after a
+// snapshot, folded into a new snapshot every hundred), and tells `onChange`
 // what a remote update changed. Writes made offline merge when it is back. `followSync(lectern,
 // options)` keeps a Lectern's conversations in step with the document: what it stores goes to the
 // document, what other devices wrote is stored in the document's order (issue 50).
@@ -11,7 +12,12 @@ import init, { SyncReplica } from './lectern_sync.js';
 export { followSync, SyncFollower } from './lectern_sync_follow.js';
 
 const DATABASE = 'lectern-sync';
+/** A document's snapshot, by `<url>|<user>`. */
 const STORE = 'documents';
+/** What was written after it, one update a burst of changes: `[<url>|<user>, id]` → update. */
+const UPDATES = 'updates';
+/** Updates kept after a snapshot before they are folded into a new one. */
+const FOLD_AFTER = 100;
 
 /** Reconnection delays (ms): doubled from the first to the last, then the last again. */
 const RETRY_FIRST_MS = 250;
@@ -24,9 +30,54 @@ const done = (request) => new Promise((resolve, reject) => {
 });
 
 async function database() {
-  const request = indexedDB.open(DATABASE, 1);
-  request.onupgradeneeded = () => request.result.createObjectStore(STORE);
-  return done(request);
+  const request = indexedDB.open(DATABASE, 2);
+  request.onupgradeneeded = () => {
+    const db = request.result;
+    if (!db.objectStoreNames.contains(STORE)) db.createObjectStore(STORE);
+    if (!db.objectStoreNames.contains(UPDATES)) db.createObjectStore(UPDATES);
+  };
+  const db = await done(request);
+  // A newer version in another tab: let it upgrade (this tab's later writes are logged, not kept).
+  db.onversionchange = () => db.close();
+  return db;
+}
+
+/** The range of `key`'s kept updates (`[key, id]`, any id). */
+const updatesOf = (key) => IDBKeyRange.bound([key], [key, []]);
+
+/**
+ * In one transaction: `current` (else the stored snapshot) and the updates kept by any tab merged,
+ * kept as the snapshot, the updates deleted (nothing written when there is nothing to fold).
+ * Resolves with the merged update, undefined when nothing is kept.
+ */
+async function fold(db, key, current) {
+  const transaction = db.transaction([STORE, UPDATES], 'readwrite');
+  const store = transaction.objectStore(STORE);
+  const updates = transaction.objectStore(UPDATES);
+  let merged;
+  // Inside the success callbacks, so the transaction is still active for the writes.
+  const withUpdates = (snapshot) => {
+    updates.getAll(updatesOf(key)).onsuccess = ({ target: { result: kept } }) => {
+      merged = mergeKept(snapshot, kept);
+      if (!current && !kept.length) return;
+      store.put(merged.buffer, key);
+      updates.delete(updatesOf(key));
+    };
+  };
+  if (current) withUpdates(current);
+  else store.get(key).onsuccess = ({ target }) => withUpdates(target.result);
+  await completed(transaction);
+  return merged;
+}
+
+/** What is kept of document `key` as one update, read only (when it cannot be folded). */
+async function readKept(db, key) {
+  const transaction = db.transaction([STORE, UPDATES]);
+  const [snapshot, updates] = await Promise.all([
+    done(transaction.objectStore(STORE).get(key)),
+    done(transaction.objectStore(UPDATES).getAll(updatesOf(key))),
+  ]);
+  return mergeKept(snapshot, updates);
 }
 
 /** One user's synced document on this device. */
@@ -35,16 +86,20 @@ export class SyncClient {
    * Opens the user's document (from IndexedDB when this device kept one) and connects to `url`
    * (`ws://host:port`, the server's origin) as `user` with `token`. `device` names this device
    * in what it writes (default: one made and kept in localStorage). `onChange(changes)` hears
-   * each remote update's `{ conversations, positions, calls }` (ids); `onStatus(status)` hears
+   * each remote update's `{ conversations, positions, calls, books, settings }` (ids and names); `onStatus(status)` hears
    * `'connecting'`, `'online'` and `'offline'`.
    */
   static async open({ url, user, token, device, onChange, onStatus }) {
     await init({ module_or_path: new URL('./lectern_sync_bg.wasm', import.meta.url) });
     const db = await database();
     const key = `${url}|${user}`;
-    const kept = await done(db.transaction(STORE).objectStore(STORE).get(key));
+    // Read and merged once: the kept updates are folded into the snapshot the replica opens from.
+    const kept = await fold(db, key).catch((error) => {
+      console.warn(`lectern/sync: the kept updates were not folded: ${error.message}`);
+      return readKept(db, key);
+    });
     device ??= deviceId();
-    const replica = new SyncReplica(device, kept ? new Uint8Array(kept) : undefined);
+    const replica = new SyncReplica(device, kept);
     const client = new SyncClient({ url, user, token, device, onChange, onStatus, db, key, replica });
     client.connect();
     return client;
@@ -58,7 +113,9 @@ export class SyncClient {
     this.wanted = false;
     this.closed = false;
     this.keeping = null; // the write under way, if any
-    this.unkept = false; // a change since the last snapshot taken
+    this.keptVector = replica.stateVector(); // what IndexedDB holds of the document
+    this.keptUpdates = 0; // updates kept after its snapshot
+    this.unkept = false; // a change since the last keep began
   }
 
   /** Connects (again) and keeps reconnecting until `disconnect()`. */
@@ -86,7 +143,7 @@ export class SyncClient {
         return;
       }
       this.#flush();
-      if (changes.conversations.length || changes.positions.length || changes.calls.length) {
+      if (Object.values(changes).some((ids) => ids.length)) {
         this.#keepLater();
         this.onChange?.(changes);
       }
@@ -129,6 +186,37 @@ export class SyncClient {
   setPosition(bookId, page) {
     this.replica.setPosition(bookId, page, Date.now());
     this.#wrote();
+  }
+
+  /**
+   * Shares book `id` for other devices to import: its `title`, `author` and `bundleUrl`, where its
+   * `exportBook` bundle is (`https://`, `http://` or a path of the site, `/…`; a `TypeError`
+   * otherwise, and for an id that is not a book id or an empty title). The last device to share it wins.
+   */
+  shareBook({ id, title, author, bundleUrl }) {
+    this.replica.shareBook(id, title, author ?? undefined, bundleUrl, Date.now());
+    this.#wrote();
+  }
+
+  /** Every shared book: `{ [bookId]: { title, author?, bundleUrl, updatedAt, device } }`. */
+  books() {
+    return JSON.parse(this.replica.books());
+  }
+
+  /**
+   * Sets the site's setting `key` (1 to 64 of `A-Z a-z 0-9 . - _`) to `value` (any JSON value) on
+   * every device; the last device to set it wins. A name holding a secret's word (`apiKey`,
+   * `token`, `secret`, `password`, in any case) is a `TypeError`: secrets are never synced.
+   */
+  setSetting(key, value) {
+    this.replica.setSetting(key, JSON.stringify(value), Date.now());
+    this.#wrote();
+  }
+
+  /** Every synced setting's value: `{ [key]: value }`. */
+  settings() {
+    const settings = JSON.parse(this.replica.settings());
+    return Object.fromEntries(Object.entries(settings).map(([key, { value }]) => [key, value]));
   }
 
   /**
@@ -212,9 +300,11 @@ export class SyncClient {
   }
 
   /**
-   * Keeps the document in IndexedDB, changes made together kept together: the snapshot is taken
-   * once the current task's changes are made (a burst of writes is one write, not one each), and
-   * once more after a write under way if changes came meanwhile. Resolves once it is kept.
+   * Keeps the document in IndexedDB, changes made together kept together: once the current task's
+   * changes are made, what was written since the last keep is added as one update (a burst of
+   * writes is one small write, not the whole document), and once more after a write under way if
+   * changes came meanwhile; every FOLD_AFTER updates they are folded into a new snapshot.
+   * Resolves once it is kept.
    */
   #keep() {
     this.unkept = true;
@@ -222,20 +312,30 @@ export class SyncClient {
       await Promise.resolve();
       while (this.unkept) {
         this.unkept = false;
-        await this.#write(this.replica.snapshot());
+        await (this.keptUpdates >= FOLD_AFTER ? this.#fold() : this.#append());
       }
     })().finally(() => (this.keeping = null));
     return this.keeping;
   }
 
-  /** Puts `snapshot` in IndexedDB; resolves once the transaction is done. */
-  #write(snapshot) {
-    const transaction = this.db.transaction(STORE, 'readwrite');
-    transaction.objectStore(STORE).put(snapshot.buffer, this.key);
-    return new Promise((resolve, reject) => {
-      transaction.oncomplete = () => resolve();
-      transaction.onerror = () => reject(transaction.error);
-    });
+  /** Adds what was written since the last keep as one update. */
+  async #append() {
+    const vector = this.replica.stateVector();
+    if (equalBytes(vector, this.keptVector)) return;
+    const update = this.replica.diff(this.keptVector);
+    const transaction = this.db.transaction(UPDATES, 'readwrite');
+    transaction.objectStore(UPDATES).put(update.buffer, [this.key, `${Date.now()}-${crypto.randomUUID()}`]);
+    await completed(transaction);
+    this.keptVector = vector;
+    this.keptUpdates += 1;
+  }
+
+  /** Folds this document and every kept update (another tab's too) into a new snapshot. */
+  async #fold() {
+    const vector = this.replica.stateVector();
+    await fold(this.db, this.key, this.replica.snapshot());
+    this.keptVector = vector;
+    this.keptUpdates = 0;
   }
 
   #setStatus(status) {
@@ -243,6 +343,36 @@ export class SyncClient {
     this.status = status;
     this.onStatus?.(status);
   }
+}
+
+/**
+ * A snapshot (or undefined) and the updates kept after it as one update; when one cannot be read,
+ * the snapshot alone (what this device lacks then comes back from the server, and Lectern's own
+ * store holds its records).
+ */
+function mergeKept(snapshot, updates) {
+  const kept = [snapshot, ...updates].filter(Boolean).map((bytes) => new Uint8Array(bytes));
+  if (kept.length < 2) return kept[0];
+  try {
+    return SyncReplica.mergeUpdates(kept);
+  } catch (error) {
+    console.warn(`lectern/sync: kept updates that cannot be read are dropped: ${error.message}`);
+    return kept[0];
+  }
+}
+
+/** Resolves once `transaction` completes; rejects with its error. */
+function completed(transaction) {
+  return new Promise((resolve, reject) => {
+    transaction.oncomplete = () => resolve();
+    transaction.onerror = () => reject(transaction.error);
+    transaction.onabort = () => reject(transaction.error ?? new DOMException('aborted', 'AbortError'));
+  });
+}
+
+/** Whether two byte arrays hold the same bytes. */
+function equalBytes(a, b) {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
 }
 
 /** This browser's device id, made once and kept in localStorage. */

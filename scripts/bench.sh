@@ -95,6 +95,8 @@ run_all() {
 run_sync() {
   printf '\n== Sync engines: yrs (Yjs) beside Automerge on a 1,000-message conversation (issue 50), wasm sizes and native timings\n'
   bash benches/sync_engines/run.sh
+  printf '\n== The shipped sync module on a 1,000-message document in Chromium (a remote update checked and taken, the snapshot)\n'
+  node benches/sync_replica.mjs
 }
 
 run_reader() {

@@ -20,7 +20,8 @@ case "$minilm" in LECTERN_MINILM_DIR=*) export "${minilm?}" ;; esac
 # (llama.cpp's answers, streaming, abort, the prefix cache) and the site answering with it, and the
 # browser's own model (lectern/prompt-api: a scripted LanguageModel, and the engine's own 'unavailable'), and
 # lectern/sync's devices through the real sync server (the transport, and Lectern's store and
-# approvals following it), and the reading site signed in on two devices. `npm run test:browsers --
+# approvals following it, with followSync and with Lectern.open's `sync`), and the reading site
+# signed in on two devices. `npm run test:browsers --
 # all` adds the rest but the Chromium-only ones (the bundler and package checks, the local model,
 # the service worker, the quota over CDP) and the real-provider check.
 flows=(
@@ -28,7 +29,7 @@ flows=(
   tests/js/chat-stream.test.mjs tests/js/chat-approvals.test.mjs tests/js/chat-xss.test.mjs
   tests/js/site-chat.test.mjs tests/js/local-decoder.test.mjs tests/js/site-local.test.mjs
   tests/js/prompt-api.test.mjs tests/js/sync.test.mjs tests/js/sync-follow.test.mjs
-  tests/js/site-sync.test.mjs
+  tests/js/sync-option.test.mjs tests/js/site-sync.test.mjs
 )
 if [ "${1:-}" = all ]; then
   flows+=(

@@ -9,6 +9,15 @@ use crate::json::from_json::FromJson;
 /// vectors and is searched lexically (BM25) only.
 pub const NO_EMBEDDER: &str = "none";
 
+/// Whether `id` can be a host's book id: 1 to 64 of `A-Z a-z 0-9 - _` (the
+/// same book added on two devices under one id is one book to sync).
+pub fn is_book_id(id: &str) -> bool {
+    (1..=64).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
 /// A stored book.
 #[derive(Debug, Clone, PartialEq, Serialize, FromJson)]
 #[serde(rename_all = "camelCase")]

@@ -31,7 +31,7 @@ mod turn_state;
 mod usage;
 mod usage_totals;
 
-pub use book::{Book, NO_EMBEDDER};
+pub use book::{is_book_id, Book, NO_EMBEDDER};
 pub use budget::Budget;
 pub use chunk::Chunk;
 pub use context_summary::ContextSummary;

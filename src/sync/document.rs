@@ -2,7 +2,7 @@
 //! writes (each record once, in its own transaction) and the reads the store
 //! is brought up to date from.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -10,7 +10,7 @@ use serde_json::Value;
 use yrs::{Any, Array, Doc, Map, Out, ReadTxn, Transact, TransactionMut, WriteTxn};
 
 use super::calls::{effective_decision, EffectiveDecision};
-use super::records::{SyncedCall, SyncedDecision, SyncedPosition};
+use super::records::{SyncedBook, SyncedCall, SyncedDecision, SyncedPosition, SyncedSetting};
 use crate::domain::{Conversation, Message, ToolCallRecord};
 use crate::json::from_json::FromJson;
 
@@ -21,6 +21,8 @@ pub(crate) const POSITIONS: &str = "positions";
 pub(crate) const CALLS: &str = "calls";
 pub(crate) const DECISIONS: &str = "decisions";
 pub(crate) const RESULTS: &str = "results";
+pub(crate) const BOOKS: &str = "books";
+pub(crate) const SETTINGS: &str = "settings";
 /// The prefix of a conversation's order list: `order/<conversation id>`.
 pub(crate) const ORDER_PREFIX: &str = "order/";
 
@@ -76,6 +78,47 @@ impl SyncDocument {
             device: self.device.clone(),
         };
         put_json(&mut self.doc.transact_mut(), POSITIONS, book, &position);
+    }
+
+    /// Shares book `id`: its bundle at `bundle_url` is where other devices
+    /// import it from (last writer wins). A record the rules would refuse is
+    /// an error saying why, and nothing is written.
+    pub fn share_book(
+        &self,
+        id: &str,
+        title: &str,
+        author: Option<&str>,
+        bundle_url: &str,
+        at: f64,
+    ) -> Result<(), String> {
+        let book = SyncedBook {
+            title: title.to_owned(),
+            author: author.map(str::to_owned),
+            bundle_url: bundle_url.to_owned(),
+            updated_at: at,
+            device: self.device.clone(),
+        };
+        if let Some(problem) = book.problem(id) {
+            return Err(problem);
+        }
+        put_json(&mut self.doc.transact_mut(), BOOKS, id, &book);
+        Ok(())
+    }
+
+    /// Sets the site's setting `key` to `value` (last writer wins); a name
+    /// the rules refuse ([`SyncedSetting::key_problem`]) is an error, and
+    /// nothing is written.
+    pub fn set_setting(&self, key: &str, value: Value, at: f64) -> Result<(), String> {
+        if let Some(problem) = SyncedSetting::key_problem(key) {
+            return Err(problem);
+        }
+        let setting = SyncedSetting {
+            value,
+            updated_at: at,
+            device: self.device.clone(),
+        };
+        put_json(&mut self.doc.transact_mut(), SETTINGS, key, &setting);
+        Ok(())
     }
 
     /// Records call `call_id` of turn `turn_id` as waiting for a person,
@@ -165,11 +208,17 @@ impl SyncDocument {
 
     /// Every book's place, by book id.
     pub fn positions(&self) -> Vec<(String, SyncedPosition)> {
-        let txn = self.doc.transact();
-        json_values(&txn, POSITIONS)
-            .into_iter()
-            .filter_map(|(book, v)| Some((book, serde_json::from_value(v).ok()?)))
-            .collect()
+        self.records(POSITIONS, |v| serde_json::from_value(v).ok())
+    }
+
+    /// Every shared book, by book id.
+    pub fn books(&self) -> Vec<(String, SyncedBook)> {
+        self.records(BOOKS, |v| SyncedBook::from_json(v).ok())
+    }
+
+    /// Every synced setting, by name.
+    pub fn settings(&self) -> Vec<(String, SyncedSetting)> {
+        self.records(SETTINGS, |v| SyncedSetting::from_json(v).ok())
     }
 
     /// Call `id`, if recorded.
@@ -179,16 +228,25 @@ impl SyncDocument {
 
     /// Call `id`'s decision, from every device's (see [`effective_decision`]).
     pub fn decision(&self, id: &str) -> EffectiveDecision {
-        let txn = self.doc.transact();
-        let prefix = decision_key(id, "");
-        let decisions: Vec<(String, SyncedDecision)> = json_values(&txn, DECISIONS)
-            .into_iter()
-            .filter_map(|(key, value)| {
-                let device = key.strip_prefix(&prefix)?.to_owned();
-                Some((device, serde_json::from_value(value).ok()?))
-            })
-            .collect();
-        effective_decision(&decisions)
+        let mut grouped = self.decisions_of(&[id]);
+        effective_decision(&grouped.remove(id).unwrap_or_default())
+    }
+
+    /// The decisions recorded on each of `ids` (device id, decision), read
+    /// in one pass: a decision's key ([`decision_key`]) is a call's id, `/`
+    /// and the device's.
+    fn decisions_of<'k>(&self, ids: &[&'k str]) -> HashMap<&'k str, Vec<(String, SyncedDecision)>> {
+        let mut grouped: HashMap<&str, Vec<(String, SyncedDecision)>> =
+            ids.iter().map(|&id| (id, Vec::new())).collect();
+        for (key, decision) in self.records(DECISIONS, |v| serde_json::from_value::<SyncedDecision>(v).ok()) {
+            // Every `/` may end the call's id (either id may hold one).
+            for (at, _) in key.match_indices('/') {
+                if let Some(of_call) = grouped.get_mut(&key[..at]) {
+                    of_call.push((key[at + 1..].to_owned(), decision.clone()));
+                }
+            }
+        }
+        grouped
     }
 
     /// What came of call `id`, if its owner recorded it.
@@ -200,23 +258,49 @@ impl SyncDocument {
 
     /// Every recorded call, by id.
     pub fn calls(&self) -> Vec<(String, SyncedCall)> {
-        let txn = self.doc.transact();
-        json_values(&txn, CALLS)
+        self.records(CALLS, |v| serde_json::from_value(v).ok())
+    }
+
+    /// Every record of root map `map` that `read` takes, with its key.
+    fn records<T>(&self, map: &str, read: impl Fn(Value) -> Option<T>) -> Vec<(String, T)> {
+        json_values(&self.doc.transact(), map)
             .into_iter()
-            .filter_map(|(id, v)| Some((id, serde_json::from_value::<SyncedCall>(v).ok()?)))
+            .filter_map(|(key, v)| Some((key, read(v)?)))
+            .collect()
+    }
+
+    /// Every recorded call, by id, with its decision from every device's and
+    /// whether its owner recorded what came of it: the decisions and results
+    /// read once for all of them.
+    pub fn calls_decided(&self) -> Vec<(String, SyncedCall, EffectiveDecision, bool)> {
+        let calls = self.calls();
+        let ids: Vec<&str> = calls.iter().map(|(id, _)| id.as_str()).collect();
+        let mut decisions = self.decisions_of(&ids);
+        let decided: Vec<EffectiveDecision> = ids
+            .iter()
+            .map(|id| effective_decision(&decisions.remove(id).unwrap_or_default()))
+            .collect();
+        let done: HashSet<String> = self
+            .records(RESULTS, |v| ToolCallRecord::from_json(v).ok())
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        calls
+            .into_iter()
+            .zip(decided)
+            .map(|((id, call), decision)| {
+                let ran = done.contains(&id);
+                (id, call, decision, ran)
+            })
             .collect()
     }
 
     /// The calls this device may run now: owned here, decided, no result yet.
     pub fn calls_to_run(&self) -> Vec<(String, SyncedCall, EffectiveDecision)> {
-        self.calls()
+        self.calls_decided()
             .into_iter()
-            .filter(|(_, call)| call.owner == self.device)
-            .filter(|(id, _)| self.result(id).is_none())
-            .filter_map(|(id, call)| {
-                let decision = self.decision(&id);
-                decision.is_decided().then_some((id, call, decision))
-            })
+            .filter(|(_, call, decision, done)| call.owner == self.device && !done && decision.is_decided())
+            .map(|(id, call, decision, _)| (id, call, decision))
             .collect()
     }
 }

@@ -13,7 +13,11 @@
 //! - `positions`: book id → the reader's page there (last writer wins);
 //! - `calls`: tool call id → the call and the device that owns its turn (written once);
 //! - `decisions`: `<call id>/<device id>` → that device's decision on it;
-//! - `results`: tool call id → what came of it, written by the owning device once.
+//! - `results`: tool call id → what came of it, written by the owning device once;
+//! - `books`: book id → where another device imports the book from (its
+//!   `exportBook` bundle's URL; last writer wins). Books are never synced as bytes;
+//! - `settings`: name → a setting the site chose to sync (any JSON; last
+//!   writer wins). A name holding a secret's word (`apiKey`, `token`, …) is refused.
 //!
 //! A remote update reaches the document only after it has been applied to a
 //! scratch copy and the rules held there ([`rules`]): nothing written is
@@ -29,6 +33,6 @@ pub mod wire;
 
 pub use calls::EffectiveDecision;
 pub use document::{call_key, SyncDocument};
-pub use records::{SyncedCall, SyncedDecision, SyncedPosition};
+pub use records::{SyncedBook, SyncedCall, SyncedDecision, SyncedPosition, SyncedSetting};
 pub use remote::{Changes, Rejected};
 pub use wire::Received;

@@ -41,12 +41,20 @@ pub struct Changes {
     pub positions: Vec<String>,
     /// Call ids recorded, decided or given a result.
     pub calls: Vec<String>,
+    /// Book ids shared or shared again.
+    pub books: Vec<String>,
+    /// Setting names set.
+    pub settings: Vec<String>,
 }
 
 impl Changes {
     /// Whether nothing changed.
     pub fn is_empty(&self) -> bool {
-        self.conversations.is_empty() && self.positions.is_empty() && self.calls.is_empty()
+        self.conversations.is_empty()
+            && self.positions.is_empty()
+            && self.calls.is_empty()
+            && self.books.is_empty()
+            && self.settings.is_empty()
     }
 }
 
@@ -134,5 +142,7 @@ fn changes(before: &Snapshot, after: &Snapshot) -> Changes {
         conversations,
         positions: changed(&before.positions, &after.positions),
         calls,
+        books: changed(&before.books, &after.books),
+        settings: changed(&before.settings, &after.settings),
     }
 }

@@ -11,10 +11,10 @@ use serde::de::DeserializeOwned;
 use yrs::{Array, Map, ReadTxn};
 
 use super::document::{
-    call_key, split_decision_key, string_of, CALLS, CONVERSATIONS, DECISIONS, MESSAGES, ORDER_PREFIX,
-    POSITIONS, RESULTS,
+    call_key, split_decision_key, string_of, BOOKS, CALLS, CONVERSATIONS, DECISIONS, MESSAGES, ORDER_PREFIX,
+    POSITIONS, RESULTS, SETTINGS,
 };
-use super::records::{SyncedCall, SyncedDecision, SyncedPosition};
+use super::records::{SyncedBook, SyncedCall, SyncedDecision, SyncedPosition, SyncedSetting};
 use crate::domain::{Conversation, Message, ToolCallRecord};
 use crate::json::from_json::FromJson;
 
@@ -32,6 +32,8 @@ pub(crate) struct Snapshot {
     pub calls: BTreeMap<String, Option<String>>,
     pub decisions: BTreeMap<String, Option<String>>,
     pub results: BTreeMap<String, Option<String>>,
+    pub books: BTreeMap<String, Option<String>>,
+    pub settings: BTreeMap<String, Option<String>>,
     /// Conversation id → its order list (`None` for an entry that is not a string).
     pub orders: BTreeMap<String, Vec<Option<String>>>,
 }
@@ -57,6 +59,8 @@ impl Snapshot {
                 CALLS => &mut out.calls,
                 DECISIONS => &mut out.decisions,
                 RESULTS => &mut out.results,
+                BOOKS => &mut out.books,
+                SETTINGS => &mut out.settings,
                 _ => {
                     out.unknown_roots.push(name);
                     continue;
@@ -84,6 +88,8 @@ pub(crate) fn check(before: &Snapshot, after: &Snapshot) -> Result<(), String> {
     kept(CONVERSATIONS, &before.conversations, &after.conversations)?;
     kept(POSITIONS, &before.positions, &after.positions)?;
     kept(DECISIONS, &before.decisions, &after.decisions)?;
+    kept(BOOKS, &before.books, &after.books)?;
+    kept(SETTINGS, &before.settings, &after.settings)?;
     each_new(&before.messages, &after.messages, |id, text| {
         let message = record::<Message>(text)?;
         same_id(&message.id, id)
@@ -97,6 +103,14 @@ pub(crate) fn check(before: &Snapshot, after: &Snapshot) -> Result<(), String> {
     })?;
     each_new(&before.positions, &after.positions, |_, text| {
         serde_record::<SyncedPosition>(text).map(drop)
+    })?;
+    each_new(&before.books, &after.books, |id, text| {
+        let book = record::<SyncedBook>(text)?;
+        book.problem(id).map_or(Ok(()), Err)
+    })?;
+    each_new(&before.settings, &after.settings, |key, text| {
+        record::<SyncedSetting>(text)?;
+        SyncedSetting::key_problem(key).map_or(Ok(()), Err)
     })?;
     each_new(&before.calls, &after.calls, |_, text| {
         serde_record::<SyncedCall>(text).map(drop)

@@ -91,4 +91,14 @@ test('the worker file and the books module ship, and the URLs they are loaded fr
     assert.ok(manifest.files.includes(file), file);
     assert.ok(existsSync(new URL(`../../${file}`, import.meta.url)), file);
   }
+  // And lectern/sync's follower when opened with `sync`, the same way.
+  const [syncHost] = snippet('sync_host.js');
+  assert.ok(syncHost, 'sync_host.js among the snippets');
+  const follow = readFileSync(syncHost, 'utf8').match(/import\('([^']+)'\)/);
+  assert.ok(follow, "the bundler-visible pattern import('literal')");
+  assert.equal(new URL(follow[1], syncHost).href, new URL('lectern_sync_follow.js', pkg).href);
+  for (const file of ['pkg/lectern_sync_follow.js', 'pkg/lectern_sync_client.js', 'pkg/lectern_sync.js', 'pkg/lectern_sync_bg.wasm']) {
+    assert.ok(manifest.files.includes(file), file);
+    assert.ok(existsSync(new URL(`../../${file}`, import.meta.url)), file);
+  }
 });

@@ -92,3 +92,73 @@ test('two devices sync through the server: offline writes, one order, a reload, 
   assert.deepEqual(await ids(stranger), []);
   for (const d of [laptop, phone, tablet, stranger]) await d.context.close();
 });
+
+test('a device keeps its document as one small update a burst, folded into a snapshot every hundred and when it opens again', { skip }, async () => {
+  const d = await device('keeper');
+  /** What IndexedDB holds of this user's document: the snapshot's bytes and each kept update's. */
+  const kept = () => d.page.evaluate(async (key) => {
+    const db = await new Promise((resolve, reject) => {
+      const request = indexedDB.open('lectern-sync');
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+    const transaction = db.transaction(['documents', 'updates']);
+    const read = (request) => new Promise((resolve) => (request.onsuccess = () => resolve(request.result)));
+    const [snapshot, updates] = await Promise.all([
+      read(transaction.objectStore('documents').get(key)),
+      read(transaction.objectStore('updates').getAll(IDBKeyRange.bound([key], [key, []]))),
+    ]);
+    db.close();
+    return { snapshot: snapshot?.byteLength ?? 0, updates: updates.map((u) => u.byteLength) };
+  }, `ws://127.0.0.1:${state.port}|${USER}`);
+  const before = await kept();
+  // 250 bursts of one ~300-character message each, a task apart (a burst that comes while the last
+  // one is being kept is kept with the next: an engine may join a few).
+  const long = 'Syme walked along the embankment, thinking of anarchy and of poetry. '.repeat(5).slice(0, 300);
+  await d.page.evaluate(async (long) => {
+    for (let i = 0; i < 250; i += 1) {
+      window.client.appendMessage({ id: `kept-${i}`, conversationId: 'kept', role: 'user', content: long, createdAt: Date.now() });
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    await window.client.close();
+  }, long);
+  const after = await kept();
+  assert.ok(after.snapshot > before.snapshot + 100 * 300, `a hundredth update folded the updates into the snapshot (${before.snapshot} -> ${after.snapshot} bytes)`);
+  assert.ok(after.updates.length > 0 && after.updates.length < 100, `fewer than a hundred updates after the last fold: ${after.updates.length}`);
+  const largest = Math.max(...after.updates);
+  assert.ok(largest < after.snapshot / 10, `each update is a burst's, not the document (${largest} of ${after.snapshot} bytes)`);
+
+  // Opened again: the updates are folded in, and every message is there.
+  await d.page.reload();
+  const messages = await d.page.evaluate(async ({ url, user, token }) => {
+    const { SyncClient } = await import('/pkg/lectern_sync_client.js');
+    window.client = await SyncClient.open({ url, user, token, device: 'keeper' });
+    return window.client.messages('kept').length;
+  }, { url: `ws://127.0.0.1:${state.port}`, user: USER, token: state.token });
+  assert.equal(messages, 250);
+  const reopened = await kept();
+  assert.deepEqual(reopened.updates, [], 'folded at open');
+  assert.ok(reopened.snapshot > after.snapshot);
+  await d.page.evaluate(() => window.client.close());
+
+  // An update that cannot be read (a disk's fault) is dropped: the document opens from its snapshot.
+  await d.page.evaluate(async (key) => {
+    const db = await new Promise((resolve) => (indexedDB.open('lectern-sync').onsuccess = ({ target }) => resolve(target.result)));
+    const transaction = db.transaction('updates', 'readwrite');
+    transaction.objectStore('updates').put(new Uint8Array([255, 1, 2, 3]).buffer, [key, 'broken']);
+    await new Promise((resolve) => (transaction.oncomplete = resolve));
+    db.close();
+  }, `ws://127.0.0.1:${state.port}|${USER}`);
+  await d.page.reload();
+  const survived = await d.page.evaluate(async ({ url, user, token }) => {
+    const { SyncClient } = await import('/pkg/lectern_sync_client.js');
+    const client = await SyncClient.open({ url, user, token, device: 'keeper' });
+    const count = client.messages('kept').length;
+    await client.close();
+    return count;
+  }, { url: `ws://127.0.0.1:${state.port}`, user: USER, token: state.token });
+  assert.equal(survived, 250);
+  const afterBroken = await kept();
+  assert.ok(afterBroken.updates.length <= 1, `the unreadable update folded away (${afterBroken.updates.length} left)`);
+  await d.context.close();
+});

@@ -134,6 +134,66 @@ fn an_approval_on_one_device_runs_the_tool_once_on_the_device_that_owns_the_call
 }
 
 #[test]
+fn every_call_is_listed_with_its_decision_and_whether_it_ran_read_in_one_pass() {
+    // Two devices, one with a `/` in its id, deciding on 40 calls (some ids with a `/`).
+    let (owner, phone, odd) = (device("owner", 1), device("phone", 2), device("a/b", 3));
+    let keys: Vec<String> = (0..40)
+        .map(|i| {
+            owner.add_call(
+                &format!("call/{i}"),
+                "c1",
+                &format!("t{}", i % 3),
+                "write_note",
+                "{}",
+            )
+        })
+        .collect();
+    for (i, key) in keys.iter().enumerate() {
+        match i % 4 {
+            0 => phone.decide(key, &SyncedDecision::Approve),
+            1 => odd.decide(
+                key,
+                &SyncedDecision::Reject {
+                    reason: Some(format!("no {i}")),
+                },
+            ),
+            2 => {
+                phone.decide(key, &SyncedDecision::Approve);
+                odd.decide(
+                    key,
+                    &SyncedDecision::Edit {
+                        arguments: format!("{{\"n\":{i}}}"),
+                    },
+                );
+            }
+            _ => {}
+        }
+    }
+    sync(&phone, &owner);
+    sync(&odd, &owner);
+    let mut done = record("call/0");
+    done.turn_id = "t0".into();
+    owner.record_result(&done);
+
+    let listed = owner.calls_decided();
+    assert_eq!(listed.len(), 40);
+    for (id, _, decision, ran) in &listed {
+        assert_eq!(*decision, owner.decision(id), "{id}");
+        assert_eq!(*ran, owner.result(id).is_some(), "{id}");
+    }
+    let by_id = |id: &str| listed.iter().find(|(key, ..)| key == id).unwrap().2.clone();
+    assert_eq!(
+        by_id("t1:call/1"),
+        EffectiveDecision::Rejected(Some("no 1".into()))
+    );
+    assert_eq!(by_id("t2:call/2"), EffectiveDecision::Edited("{\"n\":2}".into()));
+    assert_eq!(by_id("t0:call/3"), EffectiveDecision::Undecided);
+    let to_run: Vec<String> = owner.calls_to_run().into_iter().map(|(id, ..)| id).collect();
+    assert_eq!(to_run.len(), 29, "decided, not run: 30 decided, call/0 ran");
+    assert!(!to_run.contains(&"t0:call/0".to_owned()));
+}
+
+#[test]
 fn a_rejection_on_any_device_beats_an_approval_on_another() {
     let (owner, a, b) = (device("owner", 1), device("a", 2), device("b", 3));
     let key = owner.add_call("call-1", "c1", "t1", "delete_notes", "{}");
@@ -279,4 +339,94 @@ fn the_same_record_again_writes_nothing_and_positions_are_listed() {
         .collect();
     pages.sort();
     assert_eq!(pages, [("sunday".to_string(), 2), ("thursday".to_string(), 31)]);
+}
+
+#[test]
+fn a_shared_book_reaches_another_device_and_a_bad_one_is_refused_both_ways() {
+    let laptop = device("laptop", 1);
+    let phone = device("phone", 2);
+    laptop
+        .share_book(
+            "book-1a2b",
+            "Thursday",
+            Some("Chesterton"),
+            "/books/thursday.lectern",
+            5.0,
+        )
+        .unwrap();
+    let before = phone.snapshot();
+    let to_phone = laptop.diff_for(&phone.state_vector()).unwrap();
+    let changes = phone.apply_remote(&to_phone).unwrap();
+    assert_eq!(changes.books, ["book-1a2b"]);
+    assert_ne!(phone.snapshot(), before);
+    let books = phone.books();
+    assert_eq!(books.len(), 1);
+    let (id, book) = &books[0];
+    assert_eq!(id, "book-1a2b");
+    assert_eq!(book.bundle_url, "/books/thursday.lectern");
+    assert_eq!(book.author.as_deref(), Some("Chesterton"));
+    assert_eq!(book.device, "laptop");
+
+    // Written here: refused before anything is written.
+    let vector = laptop.state_vector();
+    for (id, title, url, why) in [
+        ("a b", "T", "/x", "not a book id"),
+        ("book-2", " ", "/x", "needs a title"),
+        ("book-2", "T", "javascript:alert(1)", "bundle URL"),
+        ("book-2", "T", "//elsewhere.example/x", "bundle URL"),
+    ] {
+        let error = laptop.share_book(id, title, None, url, 6.0).unwrap_err();
+        assert!(error.contains(why), "{error}");
+    }
+    assert_eq!(laptop.state_vector(), vector, "nothing written");
+
+    // From another client of the room: refused, nothing applied.
+    let hostile = crafted(&phone, |d| {
+        let mut txn = d.transact_mut();
+        let book = r#"{"title":"T","bundleUrl":"javascript:alert(1)","updatedAt":1,"device":"x"}"#;
+        txn.get_or_insert_map("books").insert(&mut txn, "book-1a2b", book);
+    });
+    assert_unchanged_after(&phone, &hostile, "bundle URL");
+    let deleted = crafted(&phone, |d| {
+        let mut txn = d.transact_mut();
+        txn.get_or_insert_map("books").remove(&mut txn, "book-1a2b");
+    });
+    assert_unchanged_after(&phone, &deleted, "books: `book-1a2b` was deleted");
+}
+
+#[test]
+fn a_setting_reaches_another_device_and_a_secret_never_goes_in() {
+    let laptop = device("laptop", 1);
+    let phone = device("phone", 2);
+    laptop
+        .set_setting("reader.theme", serde_json::json!({ "dark": true }), 5.0)
+        .unwrap();
+    let changes = phone
+        .apply_remote(&laptop.diff_for(&phone.state_vector()).unwrap())
+        .unwrap();
+    assert_eq!(changes.settings, ["reader.theme"]);
+    let settings = phone.settings();
+    assert_eq!(settings.len(), 1);
+    assert_eq!(settings[0].1.value, serde_json::json!({ "dark": true }));
+    assert_eq!(settings[0].1.device, "laptop");
+
+    let vector = laptop.state_vector();
+    for (key, why) in [
+        ("openaiApiKey", "names a secret"),
+        ("sync.TOKEN", "names a secret"),
+        ("a b", "not a setting name"),
+        ("", "not a setting name"),
+    ] {
+        let error = laptop.set_setting(key, serde_json::json!("x"), 6.0).unwrap_err();
+        assert!(error.contains(why), "{key}: {error}");
+    }
+    assert_eq!(laptop.state_vector(), vector, "nothing written");
+
+    let hostile = crafted(&phone, |d| {
+        let mut txn = d.transact_mut();
+        let setting = r#"{"value":"sk-live-123","updatedAt":1,"device":"x"}"#;
+        txn.get_or_insert_map("settings")
+            .insert(&mut txn, "apiKey", setting);
+    });
+    assert_unchanged_after(&phone, &hostile, "names a secret");
 }

@@ -381,6 +381,8 @@ fn sync_base() -> lectern::sync::SyncDocument {
         doc.append_message(&Message::new(id.into(), "c1", Role::User, "kept", 1.0));
     }
     doc.add_call("call-1", "c1", "t1", "tool", "{}");
+    doc.share_book("book-1", "t", None, "/book-1.lectern", 1.0)
+        .expect("a shared book the rules take");
     doc
 }
 
@@ -430,5 +432,11 @@ pub fn sync_update(data: &[u8]) {
         doc.call("t1:call-1").map(|c| c.owner),
         Some("me".to_owned()),
         "the call changed hands"
+    );
+    let books = doc.books();
+    assert!(books.iter().any(|(id, _)| id == "book-1"), "a shared book lost");
+    assert!(
+        books.iter().all(|(id, book)| book.problem(id).is_none()),
+        "a shared book the rules refuse: {books:?}"
     );
 }

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::domain::Chunk;
-use crate::domain::{Book, NO_EMBEDDER};
+use crate::domain::{is_book_id, Book, NO_EMBEDDER};
 use crate::error::{Error, Result};
 use crate::retrieval::embed::Embedder;
 use crate::retrieval::index::builder::{IndexBuilder, NoIndexBuilder};
@@ -175,8 +175,7 @@ impl Library {
         let Some(id) = chosen else {
             return Ok(self.new_book_id());
         };
-        let allowed = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
-        if id.is_empty() || id.len() > 64 || !id.chars().all(allowed) {
+        if !is_book_id(id) {
             return Err(Error::config(format!(
                 "a book id is 1 to 64 of A-Z a-z 0-9 - _, not {id:?}"
             )));

@@ -28,6 +28,7 @@ use crate::wasm::page::host::books_remote::RemoteBooks;
 use crate::wasm::page::host::js_tool::JsTool;
 use crate::wasm::page::host::listeners::Listeners;
 use crate::wasm::page::host::mention_resolver::JsMentionResolver;
+use crate::wasm::page::host::sync_follow::SyncFollow;
 use crate::wasm::panic_guard::{self, check_js, guarded_promise};
 use crate::wasm::promise::promise;
 use crate::web::{BrowserClock, IndexedDbStore, WebLocks, DEFAULT_BLOCKED_TIMEOUT_MS};
@@ -62,9 +63,29 @@ pub(super) struct Inner {
     pub(super) books: Rc<RemoteBooks>,
     /// With `dbName`: the changes this instance and the other tabs on its database tell each other.
     pub(super) changes: Option<Rc<SharedChanges>>,
+    /// With `sync`: the follower of the user's synced document.
+    pub(super) sync: SyncFollow,
 }
 
 impl Inner {
+    /// Stops the sync follower (once what it was writing is written), then
+    /// closes the books, the tabs' channel and the database; once.
+    async fn close(&self) {
+        if self.closed.get() {
+            return;
+        }
+        self.sync.close().await;
+        if !self.closed.replace(true) {
+            self.books.close();
+            if let Some(changes) = &self.changes {
+                changes.close();
+            }
+            if let Some(db) = self.database() {
+                db.close();
+            }
+        }
+    }
+
     /// The IndexedDB store, when there is one.
     fn database(&self) -> Option<&Rc<IndexedDbStore>> {
         self.stored.database()
@@ -225,6 +246,7 @@ impl Lectern {
                     closed: Cell::new(false),
                     books,
                     changes,
+                    sync: std::mem::take(&mut callbacks.sync),
                 }),
             })
         };
@@ -238,7 +260,24 @@ impl Lectern {
     #[wasm_bindgen(js_name = open, unchecked_return_type = "Promise<Lectern>")]
     pub fn open(#[wasm_bindgen(unchecked_param_type = "LecternOptions")] options: JsValue) -> Promise {
         panic_guard::install();
-        guarded_promise(async move { Lectern::connect(options).await.map(JsValue::from) })
+        guarded_promise(async move {
+            let lectern = Lectern::connect(options).await?;
+            let inner = lectern.inner.clone();
+            let lectern = JsValue::from(lectern);
+            if let Err(error) = inner.sync.start(&lectern, &inner.listeners).await {
+                // A follower that did not start leaves no instance open.
+                inner.close().await;
+                return Err(error);
+            }
+            Ok(lectern)
+        })
+    }
+
+    /// The follower of the user's synced document (`lectern/sync`'s
+    /// `SyncFollower`) when opened with `sync`, else `undefined`.
+    #[wasm_bindgen(getter, unchecked_return_type = "SyncFollower | undefined")]
+    pub fn sync(&self) -> JsValue {
+        self.inner.sync.follower()
     }
 
     /// Creates a conversation: `{ title? }` → `{ id, title, createdAt }`.
@@ -475,15 +514,7 @@ impl Lectern {
     pub fn close(&self) -> Promise {
         let inner = self.inner.clone();
         promise(async move {
-            if !inner.closed.replace(true) {
-                inner.books.close();
-                if let Some(changes) = &inner.changes {
-                    changes.close();
-                }
-                if let Some(db) = inner.database() {
-                    db.close();
-                }
-            }
+            inner.close().await;
             Ok(())
         })
     }

@@ -8,6 +8,7 @@ use crate::agent::{HostFunctions, OpenOptions};
 use crate::error::{Error, Result};
 use crate::wasm::js::{from_js, take_key};
 use crate::wasm::page::host::approval_options::take_policy_functions;
+use crate::wasm::page::host::sync_follow::SyncFollow;
 
 /// The host functions among the options.
 #[derive(Default)]
@@ -22,6 +23,8 @@ pub struct Callbacks {
     pub embed: Option<Function>,
     /// Policy functions of `approvals.tools`, by tool name.
     pub policy_functions: Vec<(String, Function)>,
+    /// `sync`, checked (its follower starts once the instance is open).
+    pub sync: SyncFollow,
 }
 
 /// Takes the function at `key` out of `object` (a copy), if there is one.
@@ -48,6 +51,7 @@ pub fn read_options(options: &JsValue) -> Result<(OpenOptions, Callbacks)> {
         provider_call: None,
         embed: None,
         policy_functions: take_policy_functions(&copy)?,
+        sync: SyncFollow::take(&copy)?,
     };
     let embedder = Reflect::get(&copy, &"embedder".into()).unwrap_or(JsValue::UNDEFINED);
     if embedder.is_object() {

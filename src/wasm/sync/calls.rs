@@ -51,13 +51,9 @@ impl SyncReplica {
     pub fn calls(&self) -> String {
         let calls: Vec<Value> = self
             .doc
-            .calls()
+            .calls_decided()
             .into_iter()
-            .map(|(id, call)| {
-                let decision = self.doc.decision(&id);
-                let done = self.doc.result(&id).is_some();
-                call_json(&id, &call, &decision, done)
-            })
+            .map(|(id, call, decision, done)| call_json(&id, &call, &decision, done))
             .collect();
         Value::Array(calls).to_string()
     }

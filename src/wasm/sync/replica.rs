@@ -46,6 +46,27 @@ impl SyncReplica {
         self.doc.snapshot()
     }
 
+    /// This document's state vector: give it to [`Self::diff`] later to get
+    /// what was written after now.
+    #[wasm_bindgen(js_name = stateVector)]
+    pub fn state_vector(&self) -> Vec<u8> {
+        self.doc.state_vector()
+    }
+
+    /// What was written since state vector `vector` (one update: what a
+    /// device keeps after a burst of changes instead of the whole document).
+    pub fn diff(&self, vector: &[u8]) -> Result<Vec<u8>, JsValue> {
+        self.doc.diff_for(vector).map_err(refused)
+    }
+
+    /// Updates (a snapshot and the updates kept after it) merged into one,
+    /// to open a replica with; bytes that are not updates are an error.
+    #[wasm_bindgen(js_name = mergeUpdates)]
+    pub fn merge_updates(updates: Vec<js_sys::Uint8Array>) -> Result<Vec<u8>, JsValue> {
+        let updates: Vec<Vec<u8>> = updates.iter().map(js_sys::Uint8Array::to_vec).collect();
+        yrs::merge_updates_v1(&updates).map_err(|e| refused(crate::sync::remote::malformed(e)))
+    }
+
     /// Queues the greeting (sync step 1): call when the socket opens.
     pub fn connected(&mut self) {
         self.outgoing.clear();
@@ -65,7 +86,7 @@ impl SyncReplica {
     }
 
     /// Takes a frame from the server; returns what it changed as JSON
-    /// (`{ conversations, positions, calls }`, ids). A frame that breaks
+    /// (`{ conversations, positions, calls, books, settings }`, ids and names). A frame that breaks
     /// the document's rules changes nothing and is an error.
     pub fn receive(&mut self, frame: &[u8]) -> Result<String, JsValue> {
         let received = self.doc.receive(frame).map_err(refused)?;
@@ -75,6 +96,8 @@ impl SyncReplica {
             "conversations": changes.conversations,
             "positions": changes.positions,
             "calls": changes.calls,
+            "books": changes.books,
+            "settings": changes.settings,
         })
         .to_string())
     }
@@ -101,6 +124,48 @@ impl SyncReplica {
     pub fn set_position(&mut self, book: &str, page: u32, at: f64) -> Result<(), JsValue> {
         self.doc.set_position(book, page, at);
         self.queue_update()
+    }
+
+    /// Shares book `id` (its title, author and the URL of its `exportBook`
+    /// bundle) for other devices to import; a record the document's rules
+    /// would refuse (an id that is not a book id, an empty title, a URL that
+    /// is not `https://`, `http://` or `/…`) is a `TypeError`.
+    #[wasm_bindgen(js_name = shareBook)]
+    pub fn share_book(
+        &mut self,
+        id: &str,
+        title: &str,
+        author: Option<String>,
+        bundle_url: &str,
+        at: f64,
+    ) -> Result<(), JsValue> {
+        self.doc
+            .share_book(id, title, author.as_deref(), bundle_url, at)
+            .map_err(|problem| js_sys::TypeError::new(&problem))?;
+        self.queue_update()
+    }
+
+    /// Every shared book as a JSON object (book id → `{ title, author?, bundleUrl, updatedAt, device }`).
+    pub fn books(&self) -> String {
+        json_object(&self.doc.books())
+    }
+
+    /// Sets the site's setting `key` to `json` (any JSON text); a name that
+    /// is not a setting name, or holds a secret's word (`apiKey`, `token`,
+    /// `secret`, `password`), is a `TypeError`, as is text that is not JSON.
+    #[wasm_bindgen(js_name = setSetting)]
+    pub fn set_setting(&mut self, key: &str, json: &str, at: f64) -> Result<(), JsValue> {
+        let value =
+            serde_json::from_str(json).map_err(|e| js_sys::TypeError::new(&format!("not JSON: {e}")))?;
+        self.doc
+            .set_setting(key, value, at)
+            .map_err(|problem| js_sys::TypeError::new(&problem))?;
+        self.queue_update()
+    }
+
+    /// Every synced setting as a JSON object (name → `{ value, updatedAt, device }`).
+    pub fn settings(&self) -> String {
+        json_object(&self.doc.settings())
     }
 
     /// Every conversation, as a JSON array.
@@ -146,6 +211,22 @@ impl SyncReplica {
         self.outgoing.push_back(SyncDocument::update_frame(update));
         Ok(())
     }
+}
+
+/// `{ "<key>": <record>, … }` as JSON text (each record serialised once, as
+/// the document writes it).
+fn json_object<T: serde::Serialize>(entries: &[(String, T)]) -> String {
+    let fields: Vec<String> = entries
+        .iter()
+        .map(|(key, record)| {
+            let key = serde_json::to_string(key).expect("a string serialises");
+            format!(
+                "{key}:{}",
+                serde_json::to_string(record).expect("records serialise")
+            )
+        })
+        .collect();
+    format!("{{{}}}", fields.join(","))
 }
 
 /// A record read from its JSON text, or a `TypeError` saying why.

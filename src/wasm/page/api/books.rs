@@ -71,13 +71,21 @@ impl Lectern {
     }
 
     /// Moves the reader to `page`; `search_book` never returns text past it.
+    /// Opened with `sync`, every device's reader follows.
     #[wasm_bindgen(js_name = setCurrentPage, unchecked_return_type = "Promise<Book>")]
     pub fn set_current_page(
         &self,
         #[wasm_bindgen(js_name = "bookId", unchecked_param_type = "string")] book_id: JsValue,
         #[wasm_bindgen(unchecked_param_type = "number")] page: JsValue,
     ) -> Promise {
-        self.on_books(move |books| books.set_current_page(&book_id, &page))
+        let inner = self.inner.clone();
+        guarded_promise(async move {
+            inner.ensure_open().map_err(|error| error_to_js(&error))?;
+            let books = inner.books.module().await?;
+            let book = JsFuture::from(books.set_current_page(&book_id, &page)).await?;
+            inner.sync.page_turned(&book);
+            Ok(book)
+        })
     }
 
     /// Page `number` of a book, `{ number, text, chapter? }`, for a reader:

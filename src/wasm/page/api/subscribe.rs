@@ -18,7 +18,7 @@ impl Lectern {
     pub fn subscribe(
         &self,
         #[wasm_bindgen(
-            unchecked_param_type = "(event: LecternEvent | IngestProgressEvent | IngestFailedEvent | StorageClosedEvent | InstanceWarningEvent) => void"
+            unchecked_param_type = "(event: LecternEvent | IngestProgressEvent | IngestFailedEvent | StorageClosedEvent | InstanceWarningEvent | SyncStatusEvent | SyncedEvent) => void"
         )]
         listener: JsValue,
     ) -> std::result::Result<JsValue, JsValue> {

@@ -12,3 +12,4 @@ mod providers;
 mod records;
 mod resume;
 mod storage;
+mod sync;

@@ -134,7 +134,9 @@ export interface LecternOptions {
   budget?: Budget;
   /** The spend limit of each conversation over all its turns (`usage(conversationId)`), checked before each model call. */
   budgetPeriod?: Budget;
-  /** Receives every event of every turn, in order, `ingestProgress`, `ingestFailed`, `storageClosed` and `warning`, each deeply frozen (one listener cannot change what the next sees). A callback that throws does not break the turn. */
-  onEvent?: (event: LecternEvent | IngestProgressEvent | IngestFailedEvent | StorageClosedEvent | InstanceWarningEvent) => void;
+  /** Follow the user's synced document on every device (loads `lectern/sync` only when set). `Lectern.open` resolves once what is there now went both ways; the server being unreachable does not stop it (the follower reconnects). */
+  sync?: SyncOptions;
+  /** Receives every event of every turn, in order, `ingestProgress`, `ingestFailed`, `storageClosed`, `warning`, `syncStatus` and `synced`, each deeply frozen (one listener cannot change what the next sees). A callback that throws does not break the turn. */
+  onEvent?: (event: LecternEvent | IngestProgressEvent | IngestFailedEvent | StorageClosedEvent | InstanceWarningEvent | SyncStatusEvent | SyncedEvent) => void;
 }
 "#;
