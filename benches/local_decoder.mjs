@@ -12,6 +12,7 @@ import { basename } from 'node:path';
 import { launchChromium } from '../tests/js/browser.mjs';
 import { gemmaFixture, localFixtures, localMounts } from '../tests/js/local/fixtures.mjs';
 import { startIsolatedServer } from '../tests/js/local/isolated-server.mjs';
+import { LONG_CHAT_PROMPT as LONG } from './local_prompts.mjs';
 
 const fixtures = localFixtures();
 if (fixtures.skip) {
@@ -27,7 +28,6 @@ const browser = await launchChromium();
 const model = `/models/${basename(fixtures.model)}`;
 const SHORT = 'What is the capital of France? Answer in one short sentence please. Then explain why it is a nice city to visit in spring, in a few words.';
 const PROMPT = `<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n<|im_start|>user\n${SHORT}<|im_end|>\n<|im_start|>assistant\n`;
-const LONG = `<|im_start|>user\nRead this. ${'The man who was Thursday walked along the river at night, thinking of anarchy and poetry. '.repeat(20)}Who walked along the river?<|im_end|>\n<|im_start|>assistant\n`;
 const TOKENS = 32;
 const GEMMA_PROMPT = `Gabriel Syme was a poet who became a detective. ${SHORT} The man who was Thursday walked along the river at night, thinking of anarchy and poetry.\n\nAnswer:`;
 
@@ -63,6 +63,7 @@ try {
   console.log(`FIGURE local_decoder_wllama_gen_tps chromium ${fmt(wllama[0].predicted_per_second)}`);
   console.log(`FIGURE local_decoder_followup_cached chromium ${follow.cached}`);
   stageFigures(long, '');
+  generationStageFigures(first, '');
   // The plain SIMD build (what browsers without relaxed SIMD run) on the same long prompt.
   const plain = await page.evaluate(ourRuns, { model, prompts: [LONG], tokens: TOKENS, threads: 1, relaxedSimd: false });
   const [plainLong] = plain.runs;
@@ -83,7 +84,7 @@ try {
  */
 async function gemmaFigures(page, gemmaModel) {
   const prompt = GEMMA_PROMPT;
-  const ours = await page.evaluate(ourRuns, { model: gemmaModel, prompts: [prompt], tokens: TOKENS, threads: 1 });
+  const ours = await page.evaluate(ourRuns, { model: gemmaModel, prompts: [prompt], tokens: TOKENS, threads: 1, profile: true });
   const [theirs] = await page.evaluate(
     async (options) => (await import('/session.js')).greedyCompletions(options),
     { model: gemmaModel, prompts: [prompt], tokens: TOKENS },
@@ -99,6 +100,8 @@ async function gemmaFigures(page, gemmaModel) {
   console.log(`FIGURE local_decoder_gemma3_prompt_tps chromium ${fmt(read)}`);
   console.log(`FIGURE local_decoder_gemma3_gen_tps chromium ${fmt(gen)}`);
   console.log(`FIGURE local_decoder_gemma3_load_s chromium ${(ours.loadMs / 1000).toFixed(2)}`);
+  stageFigures(run, '', 'gemma3');
+  generationStageFigures(run, '', 'gemma3_gen');
   console.log(`FIGURE local_decoder_gemma3_wllama_prompt_tps chromium ${fmt(theirs.timings.prompt_per_second)}`);
   console.log(`FIGURE local_decoder_gemma3_wllama_gen_tps chromium ${fmt(theirs.timings.predicted_per_second)}`);
   await twoThreads(page, 'Gemma 3 270M', gemmaModel, prompt, 'gemma3_');
@@ -122,6 +125,12 @@ async function twoThreads(page, name, model, prompt, prefix, long) {
   if (ours.threads !== 2) throw new Error(`Lectern's decoder ran on ${ours.threads} thread(s), not 2`);
   console.log(`FIGURE local_decoder_${prefix}prompt_tps_2t chromium ${fmt(read)}`);
   console.log(`FIGURE local_decoder_${prefix}gen_tps_2t chromium ${fmt(gen)}`);
+  if (!prefix) generationStageFigures(run, '_2t');
+  // How much of the shared work the helper Worker took (0.5: an even split).
+  const share = (v) => (typeof v === 'number' ? v.toFixed(2) : 'none shared');
+  console.log(`${name}, two threads: the helper Worker ran ${share(run.readHelperShare)} of the prompt's shared parts, ${share(run.generateHelperShare)} of the generation's`);
+  if (typeof run.readHelperShare === 'number') console.log(`FIGURE local_decoder_${prefix}helper_share_read_2t chromium ${run.readHelperShare.toFixed(2)}`);
+  if (typeof run.generateHelperShare === 'number') console.log(`FIGURE local_decoder_${prefix}helper_share_gen_2t chromium ${run.generateHelperShare.toFixed(2)}`);
   if (long) {
     const run = ours.runs[1];
     console.log(`${name}, two threads: Lectern reads the ${run.promptTokens}-token prompt at ${fmt(tps(run.promptTokens, run.readMs))} tokens/s`);
@@ -132,13 +141,26 @@ async function twoThreads(page, name, model, prompt, prefix, long) {
   console.log(`FIGURE local_decoder_${prefix}wllama_gen_tps_2t chromium ${fmt(theirs.timings.predicted_per_second)}`);
 }
 
-/** Where `run`'s prompt reading went, stage by stage (the decoder's clock): FIGURE lines. */
-function stageFigures(run, suffix) {
+/** Where `run`'s prompt reading went, stage by stage (the decoder's clock): FIGURE lines `local_decoder_<name>_stage_…`. */
+function stageFigures(run, suffix, name = 'long') {
   const total = Object.values(run.stages).reduce((a, b) => a + b, 0);
   const shares = Object.entries(run.stages).map(([stage, ms]) => `${stage} ${fmt(ms)} ms (${Math.round((100 * ms) / total)} %)`);
   console.log(`the ${run.promptTokens}-token prompt's ${fmt(run.readMs)} ms${suffix ? ' on two threads' : ''}, by stage: ${shares.join(', ')}`);
   for (const [stage, ms] of Object.entries(run.stages)) {
-    console.log(`FIGURE local_decoder_long_stage_${stage}_ms${suffix} chromium ${fmt(ms)}`);
+    console.log(`FIGURE local_decoder_${name}_stage_${stage}_ms${suffix} chromium ${fmt(ms)}`);
+  }
+}
+
+/** Where `run`'s generation went, stage by stage, the rest being sampling and the Worker's
+ * messages: FIGURE lines `local_decoder_<name>_stage_…` of ms per generated token. */
+function generationStageFigures(run, suffix, name = 'gen') {
+  const perToken = (ms) => ms / run.generated;
+  const staged = Object.values(run.generateStages).reduce((a, b) => a + b, 0);
+  const stages = { ...run.generateStages, samplingAndMessages: run.generateMs - staged };
+  const shares = Object.entries(stages).map(([stage, ms]) => `${stage} ${perToken(ms).toFixed(2)} ms (${Math.round((100 * ms) / run.generateMs)} %)`);
+  console.log(`generating ${run.generated} tokens took ${fmt(perToken(run.generateMs))} ms a token${suffix ? ' on two threads' : ''}, by stage: ${shares.join(', ')}`);
+  for (const [stage, ms] of Object.entries(stages)) {
+    console.log(`FIGURE local_decoder_${name}_stage_${stage}_ms_per_token${suffix} chromium ${perToken(ms).toFixed(2)}`);
   }
 }
 
@@ -152,12 +174,12 @@ async function ourRuns({ model, prompts, tokens, threads, profile = false, relax
     const run = { text: '' };
     const asked = performance.now();
     for await (const m of local.generate(prompt, { maxTokens: tokens, profile })) {
-      if (m.type === 'read') Object.assign(run, { promptTokens: m.promptTokens, cached: m.cachedTokens, readMs: m.ms, stages: m.stages });
+      if (m.type === 'read') Object.assign(run, { promptTokens: m.promptTokens, cached: m.cachedTokens, readMs: m.ms, stages: m.stages, readHelperShare: m.helperShare });
       if (m.type === 'delta') {
         run.firstMs ??= performance.now() - asked;
         run.text += m.text;
       }
-      if (m.type === 'done') Object.assign(run, { generated: m.completionTokens, generateMs: m.ms });
+      if (m.type === 'done') Object.assign(run, { generated: m.completionTokens, generateMs: m.ms, generateStages: m.stages, generateHelperShare: m.helperShare });
     }
     runs.push(run);
   }

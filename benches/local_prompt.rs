@@ -33,6 +33,20 @@ fn main() {
         Tokenizer::read(&file).expect("its vocabulary"),
     );
     decoder.set_clock(Some(now));
+    // LECTERN_BENCH_THREADS=2: one helper thread shares the products and attention, as the
+    // browser's helper Worker does.
+    let threads: usize = std::env::var("LECTERN_BENCH_THREADS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(1);
+    let pool = decoder.pool();
+    for slot in 0..threads.saturating_sub(1) {
+        let pool = pool.clone();
+        std::thread::spawn(move || pool.serve(slot));
+    }
+    while pool.threads() < threads {
+        std::thread::yield_now();
+    }
     let short = "What is the capital of France? Answer in one short sentence please. Then explain why it is a nice city to visit in spring, in a few words.";
     let chat = format!("<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n<|im_start|>user\n{short}<|im_end|>\n<|im_start|>assistant\n");
     let long = format!(
@@ -41,7 +55,7 @@ fn main() {
             .repeat(20)
     );
     println!(
-        "Lectern's decoder, native, one thread (SmolLM2-135M Q4_1, {PIECE}-token pieces, best of {runs})"
+        "Lectern's decoder, native, {threads} thread(s) (SmolLM2-135M Q4_1, {PIECE}-token pieces, best of {runs})"
     );
     for (name, text) in [("chat prompt", chat), ("long prompt", long)] {
         let prompt = tokenizer.encode_prompt(&text);
@@ -75,6 +89,10 @@ fn main() {
         );
         if name == "long prompt" {
             print_stages(&stages);
+        }
+        if threads > 1 {
+            let share = pool.helper_parts() as f64 / pool.shared_parts().max(1) as f64;
+            println!("  the helper threads ran {share:.2} of the shared parts so far");
         }
     }
 }

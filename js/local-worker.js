@@ -8,8 +8,10 @@
 // `progress` (`download` with bytes loaded and total, then `load`; `threads` with a message when
 // it runs on fewer threads than asked), `loaded` (threads, relaxedSimd, ms; or `error`), then per
 // generation `read` (prompt tokens, how many came from the cache, ms; with `profile`, `stages`: ms per
-// stage of the decoder), `delta` (text), and `done`
-// (tokens, finish: 'stop' | 'length' | 'repetition' | 'abort', ms).
+// stage of the decoder, and `helperShare`: the share of the parts shared with helper Workers that
+// they ran, null when none were), `delta` (text), and `done`
+// (tokens, finish: 'stop' | 'length' | 'repetition' | 'abort', ms; with `profile`, `stages` and
+// `helperShare` of the generated tokens, the rest of `ms` being sampling and messages).
 
 // Both builds' glue, imported statically (bundlers follow it; neither fetches its wasm until chosen).
 import initOneThread, * as oneThread from './lectern_local.js';
@@ -195,32 +197,45 @@ async function generate({ id, prompt, maxTokens, temperature = 0, topP = 1, seed
   decoder.setSampling(temperature, topP, seed >>> 0, repeatPenalty, repeatLastN >>> 0, repeatStop >>> 0);
   decoder.setProfiling(profile);
   decoder.takeProfile();
+  if (profile) helperShareSince();
   const tokens = decoder.encode(prompt);
   const started = performance.now();
   const kept = decoder.keepPrefix(tokens);
   for (let at = kept; at < tokens.length; at += PIECE) {
     await turn();
-    if (aborted.has(id)) return finish(id, 'abort', 0, started);
+    if (aborted.has(id)) return finish(id, 'abort', 0, started, undefined, profile);
     decoder.read(tokens.subarray(at, Math.min(at + PIECE, tokens.length)));
   }
   const readMs = performance.now() - started;
   const stages = profile ? stageTimes() : undefined;
-  postMessage({ type: 'read', id, promptTokens: tokens.length, cachedTokens: kept, ms: readMs, stages });
+  const helperShare = profile ? helperShareSince() : undefined;
+  postMessage({ type: 'read', id, promptTokens: tokens.length, cachedTokens: kept, ms: readMs, stages, helperShare });
   const stops = new Set(decoder.stopTokens());
   const text = new TextDecoder();
   const generating = performance.now();
   let count = 0;
   while (count < maxTokens) {
     await turn();
-    if (aborted.has(id)) return finish(id, 'abort', count, generating);
+    if (aborted.has(id)) return finish(id, 'abort', count, generating, text, profile);
     const token = decoder.next();
     count += 1;
-    if (stops.has(token)) return finish(id, 'stop', count, generating, text);
+    if (stops.has(token)) return finish(id, 'stop', count, generating, text, profile);
     const delta = text.decode(decoder.tokenBytes(token), { stream: true });
     if (delta) postMessage({ type: 'delta', id, text: delta });
-    if (decoder.answerRepeats()) return finish(id, 'repetition', count, generating, text);
+    if (decoder.answerRepeats()) return finish(id, 'repetition', count, generating, text, profile);
   }
-  return finish(id, 'length', count, generating, text);
+  return finish(id, 'length', count, generating, text, profile);
+}
+
+/** The parts shared with helpers and run by them when last asked ([shared, helpers']). */
+let partsBefore = [0, 0];
+
+/** The share of the parts shared since the last call that the helper Workers ran (null: none shared). */
+function helperShareSince() {
+  const [shared, helpers] = decoder.sharedParts();
+  const share = shared > partsBefore[0] ? (helpers - partsBefore[1]) / (shared - partsBefore[0]) : null;
+  partsBefore = [shared, helpers];
+  return share;
 }
 
 /** The decoder's time per stage since the last call, `{ [stage]: ms }`. */
@@ -229,12 +244,14 @@ function stageTimes() {
   return Object.fromEntries(decoder.constructor.profileStages().map((name, i) => [name, ms[i]]));
 }
 
-function finish(id, reason, completionTokens, since, text) {
+function finish(id, reason, completionTokens, since, text, profile = false) {
   pending.delete(id);
   aborted.delete(id);
   const rest = text?.decode() ?? '';
   if (rest) postMessage({ type: 'delta', id, text: rest });
-  postMessage({ type: 'done', id, finish: reason, completionTokens, ms: performance.now() - since });
+  const stages = profile ? stageTimes() : undefined;
+  const helperShare = profile ? helperShareSince() : undefined;
+  postMessage({ type: 'done', id, finish: reason, completionTokens, ms: performance.now() - since, stages, helperShare });
 }
 
 let queue = Promise.resolve();

@@ -18,9 +18,9 @@ export const CHAT_REPETITION: Readonly<Required<RepetitionOptions>>;
 
 /** What the model's Worker reports while it generates. */
 export type LocalMessage =
-  | { type: 'read'; id: number; promptTokens: number; cachedTokens: number; ms: number; stages?: DecoderStageTimes }
+  | { type: 'read'; id: number; promptTokens: number; cachedTokens: number; ms: number; stages?: DecoderStageTimes; helperShare?: number | null }
   | { type: 'delta'; id: number; text: string }
-  | { type: 'done'; id: number; finish: 'stop' | 'length' | 'repetition' | 'abort'; completionTokens: number; ms: number };
+  | { type: 'done'; id: number; finish: 'stop' | 'length' | 'repetition' | 'abort'; completionTokens: number; ms: number; stages?: DecoderStageTimes; helperShare?: number | null };
 
 /**
  * Where a read's time went (`generate`'s `profile` option): milliseconds per stage of the decoder,

@@ -108,7 +108,9 @@ export class LocalModel {
    * `repeatLastN` tokens (default 64). `repeatStop` (default 0: never) ends the answer, with
    * `finish: 'repetition'`, when its last `repeatStop` tokens are written a third time.
    * {@link localProvider} turns both on ({@link CHAT_REPETITION}). `profile` (a diagnostic; default
-   * false) adds `stages` to the `read` message: the decoder's milliseconds per stage of reading.
+   * false) adds `stages` to the `read` and `done` messages: the decoder's milliseconds per stage
+   * of reading the prompt, then of the tokens generated; and `helperShare`, the share of the work
+   * shared with helper Workers that they ran (null on one thread).
    */
   async *generate(prompt, { maxTokens = DEFAULT_MAX_TOKENS, signal, temperature = 0, topP = 1, seed = 0, repeatPenalty = 1, repeatLastN = 64, repeatStop = 0, profile = false } = {}) {
     await this.ready;

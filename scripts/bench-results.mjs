@@ -240,6 +240,11 @@ const ROWS = [
   ['Local runtime', 'local_decoder_long_prompt_tps_2t', 'Lectern\'s decoder, two threads: prompt read, 378-token prompt', 'tokens/s'],
   ['Local runtime', 'local_decoder_wllama_prompt_tps_2t', 'wllama, two threads: prompt read, 62-token prompt', 'tokens/s'],
   ['Local runtime', 'local_decoder_wllama_gen_tps_2t', 'wllama, two threads: generation', 'tokens/s'],
+  // The share of the parts shared with the helper Worker that it ran (0.5: an even split).
+  ['Local runtime', 'local_decoder_helper_share_read_2t', 'Lectern\'s decoder, two threads: the parts of the 62-token prompt\'s shared work the helper Worker ran', ''],
+  ['Local runtime', 'local_decoder_helper_share_gen_2t', 'Lectern\'s decoder, two threads: the parts of the generation\'s shared work the helper Worker ran', ''],
+  ['Local runtime', 'local_decoder_gemma3_helper_share_read_2t', 'Gemma 3 270M, two threads: the parts of the prompt\'s shared work the helper Worker ran', ''],
+  ['Local runtime', 'local_decoder_gemma3_helper_share_gen_2t', 'Gemma 3 270M, two threads: the parts of the generation\'s shared work the helper Worker ran', ''],
   ['Local runtime', 'local_decoder_gemma3_prompt_tps_2t', 'Gemma 3 270M, Lectern\'s decoder, two threads: prompt read', 'tokens/s'],
   ['Local runtime', 'local_decoder_gemma3_gen_tps_2t', 'Gemma 3 270M, Lectern\'s decoder, two threads: generation', 'tokens/s'],
   ['Local runtime', 'local_decoder_gemma3_wllama_prompt_tps_2t', 'Gemma 3 270M, wllama, two threads: prompt read', 'tokens/s'],
@@ -268,6 +273,30 @@ const ROWS = [
       'ms',
     ]),
   ),
+  // Where a generated token's time goes (the 62-token prompt's answer, in Chromium), the rest of the
+  // generation's time being sampling and the Worker's messages.
+  ...[['', 'one thread'], ['_2t', 'two threads']].flatMap(([suffix, threads]) =>
+    [...STAGES, ['samplingAndMessages', 'sampling, and the Worker\'s messages']].map(([stage, what]) => [
+      'Local runtime',
+      `local_decoder_gen_stage_${stage}_ms_per_token${suffix}`,
+      `Lectern's decoder, a generated token, ${threads}: ${what}`,
+      'ms',
+    ]),
+  ),
+  // The same for Gemma 3 270M's ~60-token prompt and its answer, one thread (Q5_0, Q8_0, Q4_K and
+  // Q6_K products; GeGLU; a 262k-token output layer).
+  ...STAGES.map(([stage, what]) => [
+    'Local runtime',
+    `local_decoder_gemma3_stage_${stage}_ms`,
+    `Gemma 3 270M, Lectern's decoder, ~60-token prompt, one thread: ${stage === 'activation' ? 'GeGLU' : what}`,
+    'ms',
+  ]),
+  ...[...STAGES, ['samplingAndMessages', 'sampling, and the Worker\'s messages']].map(([stage, what]) => [
+    'Local runtime',
+    `local_decoder_gemma3_gen_stage_${stage}_ms_per_token`,
+    `Gemma 3 270M, Lectern's decoder, a generated token, one thread: ${stage === 'activation' ? 'GeGLU' : what}`,
+    'ms',
+  ]),
   ['Ingestion', 'longtask_worker', 'longest main-thread task adding 1.3 MB of text (Worker)', 'ms', atMost(50, 'ms')],
   ['Ingestion', 'longtask_page', 'longest main-thread task adding 1.3 MB of text (no Worker)', 'ms', atMost(50, 'ms')],
   // Issue 50 (benches/sync_engines/run.sh, docs/sync.md): yrs (Yjs) beside Automerge on the same
@@ -293,6 +322,12 @@ const ROWS = [
   ['Sync engines (issue 50)', 'sync_automerge_doc_kb', 'automerge: the 1,000-message document on disk (`save()`, which deflates)', 'KB'],
   ['Sync engines (issue 50)', 'sync_yrs_doc_gzip_kb', 'yrs: the same document, gzip -9', 'KB'],
   ['Sync engines (issue 50)', 'sync_automerge_doc_gzip_kb', 'automerge: the same document, gzip -9', 'KB'],
+  // benches/sync_replica.mjs: the shipped sync module (lectern/sync) in Chromium on the document of
+  // a 1,000-message conversation.
+  ['Sync engines (issue 50)', 'sync_replica_receive_ms', 'lectern/sync in Chromium: a one-message remote update taken, the rules checked on a scratch copy of the whole document first (median)', 'ms'],
+  ['Sync engines (issue 50)', 'sync_replica_snapshot_ms', 'lectern/sync in Chromium: the document encoded whole (what a fold keeps; median)', 'ms'],
+  ['Sync engines (issue 50)', 'sync_replica_open_ms', 'lectern/sync in Chromium: a replica opened from that snapshot, its rules checked (median)', 'ms'],
+  ['Sync engines (issue 50)', 'sync_replica_doc_kb', 'lectern/sync: that document\'s snapshot', 'KB'],
   ['Package', 'wasm_raw', '`pkg/lectern_bg.wasm` (the page module), raw', 'KB'],
   ['Package', 'wasm_gzip', '`pkg/lectern_bg.wasm` (the page module), gzip -9', 'KB', atMost(300, 'KB')],
   ['Package', 'wasm_brotli', '`pkg/lectern_bg.wasm` (the page module), brotli 11', 'KB'],
@@ -430,6 +465,11 @@ export const HEADLINE = [
   'answers_quotes_facts',
   'answers_site_page31_first_s',
   ['local_decoder_gen_tps', "Lectern's own decoder (`lectern/local`), SmolLM2-135M-Instruct Q4_1, one thread: generation"],
+  ['sync_yrs_wasm_gzip_kb', 'sync engine (issue 50), yrs (Yjs, chosen): its wasm module over an empty one, gzip -9'],
+  ['sync_automerge_wasm_gzip_kb', 'sync engine, Automerge: the same'],
+  ['sync_yrs_merge_ms', 'sync engine, yrs: merge a day offline (200 messages and 50 page turns on each of two devices)'],
+  ['sync_automerge_merge_ms', 'sync engine, Automerge: the same merge'],
+  ['sync_replica_receive_ms', 'lectern/sync: a one-message remote update taken by a 1,000-message document, its rules checked'],
 ];
 
 const TABLE_HEAD = ['| measure | native | Chromium | target | |', '| --- | --- | --- | --- | --- |'];

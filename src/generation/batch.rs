@@ -1,12 +1,11 @@
-//! A prompt's tokens as one batch of inputs to a matrix: for a 4-bit matrix,
-//! the tokens go four at a time through each weight row
-//! ([`BlockMatrix::row_dot_by_four`]: each block unpacked once for the four,
-//! scaled one token a lane), their blocks' scales and sums interleaved once
-//! for every row; the last tokens (fewer than four), and every token of
-//! other matrices, go one at a time ([`BlockMatrix::row_dot`]). Each
-//! product is bit for bit the one a token alone gets.
+//! A prompt's tokens as one batch of inputs to a matrix: the tokens go four
+//! at a time through each weight row ([`BlockMatrix::row_dot_by_four`]: each
+//! block loaded, and unpacked, once for the four, scaled one token a lane),
+//! their blocks' scales and sums interleaved once for every row; the last
+//! tokens (fewer than four) go one at a time ([`BlockMatrix::row_dot`]).
+//! Each product is bit for bit the one a token alone gets.
 
-use super::blocks::{Activation, BlockMatrix, Quants};
+use super::blocks::{Activation, BlockMatrix};
 use crate::kernels::block_sums::FourTokens;
 
 /// The inputs of a matrix's products, grouped for its rows.
@@ -17,12 +16,9 @@ pub struct Batch<'a> {
 }
 
 impl<'a> Batch<'a> {
-    /// `xs` as inputs to `m`: in groups of four when `m` has 4-bit rows.
-    pub fn new(m: &BlockMatrix, xs: &'a [Activation]) -> Self {
-        let groups = match m.quants {
-            Quants::Nibbles(_) => xs.chunks_exact(4).map(interleave).collect(),
-            _ => Vec::new(),
-        };
+    /// `xs` as inputs to a matrix's rows, in groups of four.
+    pub fn new(xs: &'a [Activation]) -> Self {
+        let groups = xs.chunks_exact(4).map(interleave).collect();
         Batch { xs, groups }
     }
 

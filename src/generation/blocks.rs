@@ -14,7 +14,8 @@
 use crate::kernels::half::round_to_half;
 
 use crate::kernels::block_sums::{
-    block_sums, nibble_block_sums, nibble_row_by_four, wide_block_sums, FourTokens, NibbleRow,
+    block_sums, byte_row_by_four, nibble_block_sums, nibble_row_by_four, wide_block_sums, wide_row_by_four,
+    FourTokens, WeightRow,
 };
 
 /// Values per block.
@@ -111,33 +112,39 @@ impl BlockMatrix {
     /// `vec_dot_q4_1_q8_1`: `(scale · d) · Σ q·xq + offset · s`, summed in
     /// block order (`sums`: room for a row's integer sums).
     pub fn row_dot(&self, row: usize, x: &Activation, sums: &mut [i32]) -> f32 {
-        let per_row = self.blocks_per_row();
-        let first = row * per_row;
         match &self.quants {
-            Quants::Bytes(q) => block_sums(&q[first * BLOCK..(first + per_row) * BLOCK], &x.quants, sums),
-            Quants::Wide(q) => wide_block_sums(&q[first * BLOCK..(first + per_row) * BLOCK], &x.quants, sums),
-            Quants::Nibbles(q) => {
-                let row_bytes = &q[first * BLOCK / 2..(first + per_row) * BLOCK / 2];
-                nibble_block_sums(row_bytes, &x.quants, sums)
-            }
+            Quants::Bytes(q) => block_sums(self.row_values(row, q, 1), &x.quants, sums),
+            Quants::Wide(q) => wide_block_sums(self.row_values(row, q, 1), &x.quants, sums),
+            Quants::Nibbles(q) => nibble_block_sums(self.row_values(row, q, 2), &x.quants, sums),
         }
         self.scaled_sum(row, x, sums)
     }
 
     /// Row `row`'s products with the four tokens `x`, each as [`Self::row_dot`]
-    /// gives it, bit for bit; only for 4-bit rows (panics otherwise).
+    /// gives it, bit for bit (each block loaded once for the four).
     pub fn row_dot_by_four(&self, row: usize, x: &FourTokens<'_>) -> [f32; 4] {
+        match &self.quants {
+            Quants::Nibbles(q) => nibble_row_by_four(&self.weight_row(row, q, 2), x),
+            Quants::Bytes(q) => byte_row_by_four(&self.weight_row(row, q, 1), x),
+            Quants::Wide(q) => wide_row_by_four(&self.weight_row(row, q, 1), x),
+        }
+    }
+
+    /// Row `row` of the values `q` (`per_element` values an element of `q`),
+    /// with its blocks' scales and offsets.
+    fn weight_row<'a, T>(&'a self, row: usize, q: &'a [T], per_element: usize) -> WeightRow<'a, T> {
         let per_row = self.blocks_per_row();
         let blocks = row * per_row..(row + 1) * per_row;
-        let Quants::Nibbles(q) = &self.quants else {
-            panic!("row_dot_by_four reads 4-bit rows");
-        };
-        let row = NibbleRow {
-            quants: &q[blocks.start * BLOCK / 2..blocks.end * BLOCK / 2],
+        WeightRow {
+            quants: self.row_values(row, q, per_element),
             scales: &self.scales[blocks.clone()],
             offsets: self.offsets.as_ref().map(|o| &o[blocks]),
-        };
-        nibble_row_by_four(&row, x)
+        }
+    }
+
+    /// Row `row`'s part of the values `q` (`per_element` values an element of `q`).
+    fn row_values<'a, T>(&self, row: usize, q: &'a [T], per_element: usize) -> &'a [T] {
+        &q[row * self.cols / per_element..(row + 1) * self.cols / per_element]
     }
 
     /// Row `row`'s product with `x` from its blocks' integer `sums`: the scales

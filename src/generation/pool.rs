@@ -74,6 +74,8 @@ pub struct Pool {
     finished: AtomicUsize,
     /// Parts helpers have run, all jobs together.
     helper_parts: AtomicUsize,
+    /// Parts of the jobs shared with helpers, all jobs together.
+    shared_parts: AtomicUsize,
     /// Helpers are asked to return from [`Pool::serve`].
     stopping: AtomicU32,
     /// Helpers asleep, waiting for a job.
@@ -109,6 +111,12 @@ impl Pool {
     /// Parts helpers have run so far (all jobs together).
     pub fn helper_parts(&self) -> usize {
         self.helper_parts.load(Ordering::Relaxed)
+    }
+
+    /// Parts of the jobs shared with helpers so far (all jobs together): with
+    /// [`Pool::helper_parts`], the share of the work the helpers took.
+    pub fn shared_parts(&self) -> usize {
+        self.shared_parts.load(Ordering::Relaxed)
     }
 
     /// Whether a helper died.
@@ -149,6 +157,7 @@ impl Pool {
             return;
         }
         let job = Job { work, rows, parts };
+        self.shared_parts.fetch_add(parts, Ordering::Relaxed);
         let number = self.post(&job);
         while let Some(part) = self.claim(number) {
             self.run_part(&job, part);

@@ -22,7 +22,7 @@ impl<'a> Product<'a> {
         assert!(out.len() >= xs.len() * m.rows, "a product's output is too short");
         Product {
             m,
-            xs: Batch::new(m, xs),
+            xs: Batch::new(xs),
             out: DisjointSlice::new(out),
         }
     }

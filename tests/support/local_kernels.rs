@@ -108,7 +108,7 @@ fn activation(numbers: &mut Numbers, input: Input) -> Activation {
     x
 }
 
-/// Tokens in a batch: a group of four (read four at a time from 4-bit rows) and two more.
+/// Tokens in a batch: a group of four (read four at a time) and two more.
 const TOKENS: usize = 6;
 
 /// Every layout's `apply` and batch products ([`Batch`], six tokens) equal
@@ -122,7 +122,7 @@ pub fn block_products_are_their_definition() {
         let mut applied = vec![0.0; ROWS];
         m.apply(&xs[0], &mut applied);
         let mut sums = vec![0; COLS / BLOCK];
-        let batch = Batch::new(&m, &xs);
+        let batch = Batch::new(&xs);
         for (row, applied) in applied.iter().enumerate() {
             let mut each = [f32::NAN; TOKENS];
             batch.row_products(&m, row, &mut sums, |t, product| each[t] = product);

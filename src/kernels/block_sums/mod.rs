@@ -4,11 +4,12 @@
 //! wasm `simd128` where it is compiled in, plain loops elsewhere; both give
 //! the same sums.
 //!
-//! [`nibble_row_by_four`] is a prompt's form of it: a 4-bit row's products
-//! with four tokens at once, each block unpacked once for the four, the
-//! integer sums gathered one token a lane and scaled there, each token's
-//! blocks summed in block order — the float steps of `row_dot`, so each
-//! product is bit for bit the one a token alone gets.
+//! [`nibble_row_by_four`], [`byte_row_by_four`] and [`wide_row_by_four`] are
+//! a prompt's form of it: a row's products with four tokens at once, each
+//! block loaded (and unpacked) once for the four, the integer sums gathered
+//! one token a lane and scaled there, each token's blocks summed in block
+//! order — the float steps of `row_dot`, so each product is bit for bit the
+//! one a token alone gets.
 
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 mod portable;
@@ -16,16 +17,21 @@ mod portable;
 mod simd128;
 
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-pub use portable::{block_sums, nibble_block_sums, nibble_row_by_four, wide_block_sums};
+pub use portable::{
+    block_sums, byte_row_by_four, nibble_block_sums, nibble_row_by_four, wide_block_sums, wide_row_by_four,
+};
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-pub use simd128::{block_sums, nibble_block_sums, nibble_row_by_four, wide_block_sums};
+pub use simd128::{
+    block_sums, byte_row_by_four, nibble_block_sums, nibble_row_by_four, wide_block_sums, wide_row_by_four,
+};
 
-/// A weight row of 4-bit blocks (sixteen bytes a block, value `j` in byte
-/// `j`'s low half and value `j + 16` in its high half), with each block's
-/// scale and, when it has them, offsets.
-pub struct NibbleRow<'a> {
-    /// The values, sixteen bytes a block.
-    pub quants: &'a [u8],
+/// A weight row of 32-value blocks with each block's scale and, when it has
+/// them, offsets. Its values `T`: `u8` for 4-bit blocks (sixteen bytes a
+/// block, value `j` in byte `j`'s low half and value `j + 16` in its high
+/// half), `i8` or `i16` for one value each.
+pub struct WeightRow<'a, T> {
+    /// The values, block by block.
+    pub quants: &'a [T],
     /// One scale a block.
     pub scales: &'a [f32],
     /// One offset a block, if any.
@@ -42,4 +48,17 @@ pub struct FourTokens<'a> {
     pub scales: &'a [f32],
     /// The blocks' sums, `[4b + t]`.
     pub sums: &'a [f32],
+}
+
+impl<T> WeightRow<'_, T> {
+    /// Whether the row holds `blocks` blocks of `per_block` values each, and
+    /// the four tokens as many blocks of theirs (the kernels' bounds).
+    pub(crate) fn fits(&self, x: &FourTokens<'_>, per_block: usize) -> bool {
+        let blocks = self.scales.len();
+        self.quants.len() >= blocks * per_block
+            && x.scales.len() >= blocks * 4
+            && x.sums.len() >= blocks * 4
+            && self.offsets.is_none_or(|o| o.len() >= blocks)
+            && x.quants.iter().all(|q| q.len() >= blocks * 32)
+    }
 }

@@ -1,6 +1,6 @@
 //! [`block_sums`] in plain loops (which the compiler vectorises).
 
-use super::{FourTokens, NibbleRow};
+use super::{FourTokens, WeightRow};
 
 /// `out[b] = Σ w[32b + i] · x[32b + i]` for every block `b` of `out`.
 pub fn block_sums(w: &[i8], x: &[i8], out: &mut [i32]) {
@@ -46,14 +46,47 @@ fn dot32(w: &[i8; 32], x: &[i8; 32]) -> i32 {
 
 /// Row `row`'s products with the four tokens `x`: per block
 /// `(scale · d) · Σ q·xq + offset · s`, summed in block order for each token.
-pub fn nibble_row_by_four(row: &NibbleRow<'_>, x: &FourTokens<'_>) -> [f32; 4] {
+pub fn nibble_row_by_four(row: &WeightRow<'_, u8>, x: &FourTokens<'_>) -> [f32; 4] {
+    assert!(row.fits(x, 16), "a row and its four tokens have as many blocks");
+    row_by_four(row, x, |b| {
+        let w = unpack(row.quants[b * 16..][..16].try_into().expect("16"));
+        [0, 1, 2, 3].map(|t| dot32(&w, token_block(x, t, b)))
+    })
+}
+
+/// [`nibble_row_by_four`] of a row of one byte a value.
+pub fn byte_row_by_four(row: &WeightRow<'_, i8>, x: &FourTokens<'_>) -> [f32; 4] {
+    assert!(row.fits(x, 32), "a row and its four tokens have as many blocks");
+    row_by_four(row, x, |b| {
+        let w: &[i8; 32] = row.quants[b * 32..][..32].try_into().expect("32");
+        [0, 1, 2, 3].map(|t| dot32(w, token_block(x, t, b)))
+    })
+}
+
+/// [`nibble_row_by_four`] of a row of 16-bit values (Q6_K's).
+pub fn wide_row_by_four(row: &WeightRow<'_, i16>, x: &FourTokens<'_>) -> [f32; 4] {
+    assert!(row.fits(x, 32), "a row and its four tokens have as many blocks");
+    row_by_four(row, x, |b| {
+        let w = &row.quants[b * 32..][..32];
+        [0, 1, 2, 3].map(|t| wide_dot(w, token_block(x, t, b)))
+    })
+}
+
+/// Token `t`'s block `b`.
+#[inline(always)]
+fn token_block<'a>(x: &FourTokens<'a>, t: usize, b: usize) -> &'a [i8; 32] {
+    x.quants[t][b * 32..][..32].try_into().expect("32")
+}
+
+/// The four tokens' products with `row`, from `sums(b)`: block `b`'s integer
+/// sums, one a token; scaled and summed in block order, token by token.
+#[inline(always)]
+fn row_by_four<T>(row: &WeightRow<'_, T>, x: &FourTokens<'_>, sums: impl Fn(usize) -> [i32; 4]) -> [f32; 4] {
     let mut acc = [0.0f32; 4];
-    let blocks = row.quants.chunks_exact(16).zip(row.scales).enumerate();
-    for (b, (w, scale)) in blocks {
-        let w = unpack(w.try_into().expect("16"));
+    for (b, scale) in row.scales.iter().enumerate() {
+        let totals = sums(b);
         for (t, acc) in acc.iter_mut().enumerate() {
-            let total = dot32(&w, x.quants[t][b * 32..][..32].try_into().expect("32"));
-            let scaled = (scale * x.scales[4 * b + t]) * total as f32;
+            let scaled = (scale * x.scales[4 * b + t]) * totals[t] as f32;
             *acc += match row.offsets {
                 Some(offsets) => scaled + offsets[b] * x.sums[4 * b + t],
                 None => scaled,
@@ -66,6 +99,12 @@ pub fn nibble_row_by_four(row: &NibbleRow<'_>, x: &FourTokens<'_>) -> [f32; 4] {
 /// [`block_sums`] of 16-bit weights (Q6_K's values times their sub-block scales).
 pub fn wide_block_sums(w: &[i16], x: &[i8], out: &mut [i32]) {
     for ((w, x), sum) in w.chunks_exact(32).zip(x.chunks_exact(32)).zip(out.iter_mut()) {
-        *sum = w.iter().zip(x).map(|(w, x)| *w as i32 * *x as i32).sum();
+        *sum = wide_dot(w, x);
     }
+}
+
+/// `Σ w[i] · x[i]` of 16-bit values and bytes.
+#[inline(always)]
+fn wide_dot(w: &[i16], x: &[i8]) -> i32 {
+    w.iter().zip(x).map(|(w, x)| *w as i32 * *x as i32).sum()
 }

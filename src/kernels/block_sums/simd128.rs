@@ -5,7 +5,7 @@
 
 use core::arch::wasm32::*;
 
-use super::{FourTokens, NibbleRow};
+use super::{FourTokens, WeightRow};
 
 /// `out[b] = Σ w[32b + i] · x[32b + i]` for every block `b` of `out`; values
 /// lie in -127..=127 (two products fit an i16 lane).
@@ -37,35 +37,62 @@ pub fn wide_block_sums(w: &[i16], x: &[i8], out: &mut [i32]) {
 /// Row `row`'s products with the four tokens `x`: per block
 /// `(scale · d) · Σ q·xq + offset · s`, one token a lane, summed in block
 /// order (the portable kernel's float steps, lane by lane).
-pub fn nibble_row_by_four(row: &NibbleRow<'_>, x: &FourTokens<'_>) -> [f32; 4] {
-    let blocks = row.scales.len();
-    assert!(
-        row.quants.len() >= blocks * 16
-            && x.scales.len() >= blocks * 4
-            && x.sums.len() >= blocks * 4
-            && row.offsets.is_none_or(|o| o.len() >= blocks)
-            && x.quants.iter().all(|q| q.len() >= blocks * 32),
-        "a row and its four tokens have as many blocks"
-    );
+pub fn nibble_row_by_four(row: &WeightRow<'_, u8>, x: &FourTokens<'_>) -> [f32; 4] {
+    assert!(row.fits(x, 16), "a row and its four tokens have as many blocks");
     let pw = row.quants.as_ptr();
+    // SAFETY: `row_by_four` asks for blocks of the row, which fit (asserted).
+    row_by_four(row, x, |b, px| unsafe {
+        let (low, high) = unpack(pw, b);
+        transpose_add(px.map(|p| unpacked_block((low, high), p, b)))
+    })
+}
+
+/// [`nibble_row_by_four`] of a row of one byte a value: each block's two
+/// vectors loaded once for the four tokens.
+pub fn byte_row_by_four(row: &WeightRow<'_, i8>, x: &FourTokens<'_>) -> [f32; 4] {
+    assert!(row.fits(x, 32), "a row and its four tokens have as many blocks");
+    let pw = row.quants.as_ptr();
+    // SAFETY: `row_by_four` asks for blocks of the row, which fit (asserted).
+    row_by_four(row, x, |b, px| unsafe {
+        let w = (
+            v128_load(pw.add(b * 32) as *const v128),
+            v128_load(pw.add(b * 32 + 16) as *const v128),
+        );
+        transpose_add(px.map(|p| loaded_block(w, p, b)))
+    })
+}
+
+/// [`nibble_row_by_four`] of a row of 16-bit values (Q6_K's): each block's
+/// four vectors loaded once for the four tokens.
+pub fn wide_row_by_four(row: &WeightRow<'_, i16>, x: &FourTokens<'_>) -> [f32; 4] {
+    assert!(row.fits(x, 32), "a row and its four tokens have as many blocks");
+    let pw = row.quants.as_ptr();
+    // SAFETY: `row_by_four` asks for blocks of the row, which fit (asserted).
+    row_by_four(row, x, |b, px| unsafe {
+        let w = [0, 1, 2, 3].map(|i| v128_load(pw.add(b * 32 + 8 * i) as *const v128));
+        transpose_add(px.map(|p| wide_loaded_block(w, p, b)))
+    })
+}
+
+/// The four tokens' products with `row`, from `sums(b, tokens)`: block `b`'s
+/// integer sums, one token a lane; scaled and summed in block order, lane by
+/// lane. The caller has checked that the row and tokens hold the row's blocks.
+#[inline(always)]
+fn row_by_four<T>(
+    row: &WeightRow<'_, T>,
+    x: &FourTokens<'_>,
+    sums: impl Fn(usize, [*const i8; 4]) -> v128,
+) -> [f32; 4] {
     let px = x.quants.map(|q| q.as_ptr());
     let mut acc = f32x4_splat(0.0);
-    for b in 0..blocks {
-        // SAFETY: block b lies within the row and each token's values, and
-        // 4b..4b+4 within the interleaved scales and sums (asserted above).
+    for (b, scale) in row.scales.iter().enumerate() {
+        // SAFETY: 4b..4b+4 lies within the interleaved scales and sums (the caller's check).
         unsafe {
-            let (low, high) = unpack(pw, b);
-            let lanes = |p: *const i8| {
-                let (x0, x1) = (
-                    v128_load(p.add(b * 32) as *const v128),
-                    v128_load(p.add(b * 32 + 16) as *const v128),
-                );
-                nibble_products(low, x0, high, x1)
-            };
-            let sums = transpose_add([lanes(px[0]), lanes(px[1]), lanes(px[2]), lanes(px[3])]);
             let d = v128_load(x.scales.as_ptr().add(4 * b) as *const v128);
-            let scale = f32x4_mul(f32x4_splat(*row.scales.get_unchecked(b)), d);
-            let scaled = f32x4_mul(scale, f32x4_convert_i32x4(sums));
+            let scaled = f32x4_mul(
+                f32x4_mul(f32x4_splat(*scale), d),
+                f32x4_convert_i32x4(sums(b, px)),
+            );
             let term = match row.offsets {
                 Some(offsets) => {
                     let s = v128_load(x.sums.as_ptr().add(4 * b) as *const v128);
@@ -185,17 +212,27 @@ fn sums_by_four(out: &mut [i32], blocks: usize, block: impl Fn(usize) -> v128) {
 #[inline(always)]
 unsafe fn block(w: *const i8, x: *const i8, b: usize) -> v128 {
     let at = b * 32;
-    let step = |i: usize| {
-        let (a, c) = (
-            v128_load(w.add(at + i) as *const v128),
-            v128_load(x.add(at + i) as *const v128),
-        );
+    let weights = (
+        v128_load(w.add(at) as *const v128),
+        v128_load(w.add(at + 16) as *const v128),
+    );
+    loaded_block(weights, x, b)
+}
+
+/// A block's two loaded vectors of bytes times block `b` of `x`, in four i32 lanes.
+///
+/// # Safety
+/// `x` must point at `32 · (b + 1)` readable bytes.
+#[inline(always)]
+unsafe fn loaded_block((w0, w1): (v128, v128), x: *const i8, b: usize) -> v128 {
+    let step = |a: v128, i: usize| {
+        let c = v128_load(x.add(b * 32 + i) as *const v128);
         i32x4_extadd_pairwise_i16x8(i16x8_add(
             i16x8_extmul_low_i8x16(a, c),
             i16x8_extmul_high_i8x16(a, c),
         ))
     };
-    i32x4_add(step(0), step(16))
+    i32x4_add(step(w0, 0), step(w1, 16))
 }
 
 /// Block `b`'s products with 4-bit weights in four i32 lanes.
@@ -213,20 +250,29 @@ unsafe fn nibble_block(w: *const u8, x: *const i8, b: usize) -> v128 {
 /// `w` and `x` must each point at `32 · (b + 1)` readable values.
 #[inline(always)]
 unsafe fn wide_block(w: *const i16, x: *const i8, b: usize) -> v128 {
-    let at = b * 32;
+    let weights = [0, 1, 2, 3].map(|i| v128_load(w.add(b * 32 + 8 * i) as *const v128));
+    wide_loaded_block(weights, x, b)
+}
+
+/// A block's four loaded vectors of 16-bit values times block `b` of `x`,
+/// in four i32 lanes.
+///
+/// # Safety
+/// `x` must point at `32 · (b + 1)` readable bytes.
+#[inline(always)]
+unsafe fn wide_loaded_block(w: [v128; 4], x: *const i8, b: usize) -> v128 {
     let (x0, x1) = (
-        v128_load(x.add(at) as *const v128),
-        v128_load(x.add(at + 16) as *const v128),
+        v128_load(x.add(b * 32) as *const v128),
+        v128_load(x.add(b * 32 + 16) as *const v128),
     );
-    let weights = |i: usize| v128_load(w.add(at + 8 * i) as *const v128);
-    let sum = |a: v128, c: v128, d: v128, e: v128| {
-        i32x4_add(
-            i32x4_dot_i16x8(a, i16x8_extend_low_i8x16(c)),
-            i32x4_dot_i16x8(d, i16x8_extend_high_i8x16(e)),
-        )
-    };
     i32x4_add(
-        sum(weights(0), x0, weights(1), x0),
-        sum(weights(2), x1, weights(3), x1),
+        i32x4_add(
+            i32x4_dot_i16x8(w[0], i16x8_extend_low_i8x16(x0)),
+            i32x4_dot_i16x8(w[1], i16x8_extend_high_i8x16(x0)),
+        ),
+        i32x4_add(
+            i32x4_dot_i16x8(w[2], i16x8_extend_low_i8x16(x1)),
+            i32x4_dot_i16x8(w[3], i16x8_extend_high_i8x16(x1)),
+        ),
     )
 }

@@ -138,6 +138,14 @@ impl LocalDecoder {
         self.decoder.pool().threads()
     }
 
+    /// The parts of the jobs shared with helper Workers so far, and those the
+    /// helpers ran (a diagnostic: how much of the work the helpers took).
+    #[wasm_bindgen(js_name = sharedParts)]
+    pub fn shared_parts(&self) -> Vec<f64> {
+        let pool = self.decoder.pool();
+        vec![pool.shared_parts() as f64, pool.helper_parts() as f64]
+    }
+
     /// Whether reads are timed stage by stage from now on ([`Self::take_profile`]).
     #[wasm_bindgen(js_name = setProfiling)]
     pub fn set_profiling(&mut self, on: bool) {
