@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { startDemo } from '../../scripts/serve.mjs';
 import { fetched } from './local/fixtures.mjs';
 import { launchChromium } from './browser.mjs';
-import { ask, chatOf, screenshot, waitIdle } from './chat-support.mjs';
+import { askAndWait, chatOf, screenshot } from './chat-support.mjs';
 
 test('the chat answers with the model in the page when the server offers one', { timeout: 300000 }, async (t) => {
   const { value: model, skip } = fetched('LECTERN_SMOLLM2', 'fetch-smollm2.sh');
@@ -26,8 +26,7 @@ test('the chat answers with the model in the page when the server offers one', {
     await page.click('#use-local');
     await page.waitForFunction(() => /is ready, in this page/.test(document.querySelector('#model-label').textContent), null, { timeout: 120000 });
     await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
-    await ask(page, 'Say hello in five words.');
-    await waitIdle(page, 180000);
+    await askAndWait(page, 'Say hello in five words.', 180000);
     const ui = chatOf(page);
     assert.equal(await ui.errors.count(), 0, await ui.errors.allTextContents().then(String));
     assert.ok((await ui.assistant.last().locator('.body').textContent()).trim().length > 0);

@@ -55,6 +55,26 @@ export async function ask(page, text) {
   await chat.input.press('Enter');
 }
 
+/**
+ * Types `text`, presses Enter, and waits until the turn it sent has ended. On a chat whose engine
+ * loads on its first use, the widget is not `busy` while the engine starts (it is `starting`, then
+ * neither while it reads its conversation), so `waitIdle` alone can pass before the turn begins: the
+ * user's message is appended in the same task that makes the widget `busy`, so once it is there,
+ * not `busy` means done.
+ */
+export async function askAndWait(page, text, timeout = 15000) {
+  const before = await chatOf(page).user.count();
+  await ask(page, text);
+  await page.waitForFunction(
+    (count) => {
+      const chat = document.querySelector('lectern-chat');
+      return chat.shadowRoot.querySelectorAll('li.message.user').length > count && !chat.hasAttribute('busy');
+    },
+    before,
+    { timeout },
+  );
+}
+
 /** Waits until the last assistant message is done streaming with `text`. */
 export async function waitForAnswer(page, text, timeout = 15000) {
   await page.waitForFunction(

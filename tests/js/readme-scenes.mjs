@@ -6,7 +6,7 @@
 // and checks what `after` (source run after the block) returned.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { ask, chatOf, waitIdle } from './chat-support.mjs';
+import { askAndWait, chatOf } from './chat-support.mjs';
 
 /** The scripted `LanguageModel` (tests/js/prompt-api/stand-in.js), as source a scene imports from a blob. */
 const PROMPT_API_STAND_IN = readFileSync(new URL('./prompt-api/stand-in.js', import.meta.url), 'utf8');
@@ -28,8 +28,7 @@ const fileTool = `const fileTool = {
 
 /** The widget of an html block answers a question typed into it. */
 async function widgetAnswers(page, question, expected) {
-  await ask(page, question);
-  await waitIdle(page, 30000);
+  await askAndWait(page, question, 30000);
   const chat = chatOf(page);
   assert.equal(await chat.errors.count(), 0, String(await chat.errors.allTextContents()));
   assert.match(await chat.assistant.last().locator('.body').textContent(), expected);
