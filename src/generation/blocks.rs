@@ -12,6 +12,7 @@
 //! float additions. Other types are dequantised and quantised again.
 
 use crate::kernels::half::round_to_half;
+use crate::kernels::quantise::q8_1_block;
 
 use crate::kernels::block_sums::{
     block_sums, byte_row_by_four, nibble_block_sums, nibble_row_by_four, wide_block_sums, wide_row_by_four,
@@ -196,14 +197,7 @@ impl Activation {
         self.scales.clear();
         self.sums.clear();
         for (values, quants) in x.chunks_exact(BLOCK).zip(self.quants.chunks_exact_mut(BLOCK)) {
-            let amax = values.iter().fold(0.0f32, |m, v| m.max(v.abs()));
-            let d = amax / 127.0;
-            let inverse = if d != 0.0 { 1.0 / d } else { 0.0 };
-            let mut total = 0i32;
-            for (q, v) in quants.iter_mut().zip(values) {
-                *q = (v * inverse).round() as i8;
-                total += *q as i32;
-            }
+            let (d, total) = q8_1_block(values, quants);
             self.scales.push(round_to_half(d));
             self.sums.push(round_to_half(d * total as f32));
         }

@@ -132,6 +132,13 @@ fn block_products_are_their_definition() {
     crate::support::local_kernels::block_products_are_their_definition();
 }
 
+/// Q8_1 quantising's plain loops against llama.cpp's reference (the simd128
+/// kernel in Chromium: `tests/web/local_kernels.rs`).
+#[test]
+fn q8_1_quantising_is_llama_cpps_reference() {
+    crate::support::local_kernels::q8_1_quantising_is_llama_cpps_reference();
+}
+
 /// Attention's plain loops against llama.cpp's definition, one head at a time
 /// (the simd128 kernels in Chromium: `tests/web/local_kernels.rs`).
 #[test]

@@ -151,3 +151,77 @@ pub fn block_products_are_their_definition() {
         }
     }
 }
+
+/// Q8_1 as llama.cpp's `quantize_row_q8_1_ref` writes it, value by value:
+/// `d = max|x| / 127`, `q = roundf(x · (1/d))` (halves away from zero), `d`
+/// and `d · Σ q` as half floats.
+fn q8_1_reference(values: &[f32]) -> (Vec<i8>, Vec<f32>, Vec<f32>) {
+    let (mut quants, mut scales, mut sums) = (Vec::new(), Vec::new(), Vec::new());
+    for block in values.chunks_exact(BLOCK) {
+        let mut amax = 0.0f32;
+        for v in block {
+            amax = amax.max(v.abs());
+        }
+        let d = amax / 127.0;
+        let inverse = if d != 0.0 { 1.0 / d } else { 0.0 };
+        let mut total = 0i32;
+        for v in block {
+            let x = v * inverse;
+            let whole = x.trunc();
+            let rounded = if (x - whole).abs() >= 0.5 {
+                whole + x.signum()
+            } else {
+                whole
+            };
+            let q = rounded as i8;
+            quants.push(q);
+            total += q as i32;
+        }
+        scales.push(half(d));
+        sums.push(half(d * total as f32));
+    }
+    (quants, scales, sums)
+}
+
+/// `x` rounded to the nearest half float (ties to even), through its bits.
+fn half(x: f32) -> f32 {
+    lectern::kernels::half::f16_to_f32(lectern::kernels::half::f32_to_f16(x))
+}
+
+/// An activation quantised as Q8_1 is llama.cpp's reference bit for bit:
+/// random blocks at many scales, halves exactly between two integers (a
+/// block whose largest value is 127 has `d = 1`), zeros, tiny values and a
+/// block holding a NaN.
+pub fn q8_1_quantising_is_llama_cpps_reference() {
+    let mut numbers = Numbers(11);
+    let mut values: Vec<f32> = Vec::new();
+    for block in 0..64 {
+        let scale = 10f32.powi(block % 9 - 4);
+        values.extend((0..BLOCK).map(|_| numbers.signed() * scale));
+    }
+    let halves: Vec<f32> = (0..BLOCK as i32).map(|i| (i - 16) as f32 * 7.0 + 0.5).collect();
+    values.extend(
+        halves
+            .iter()
+            .enumerate()
+            .map(|(i, v)| if i == 0 { 127.0 } else { *v }),
+    );
+    values.extend(
+        halves
+            .iter()
+            .enumerate()
+            .map(|(i, v)| if i == 3 { -127.0 } else { -v }),
+    );
+    values.extend([0.0f32; BLOCK]);
+    values.extend((0..BLOCK).map(|i| f32::from_bits(i as u32 + 1)));
+    values.extend((0..BLOCK).map(|i| if i == 5 { f32::NAN } else { i as f32 - 9.5 }));
+    let mut x = Activation::default();
+    x.quantise(&values);
+    let (quants, scales, sums) = q8_1_reference(&values);
+    for (b, (got, expected)) in x.quants.chunks(BLOCK).zip(quants.chunks(BLOCK)).enumerate() {
+        assert_eq!(got, expected, "block {b}'s values");
+    }
+    let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&x.scales), bits(&scales), "the blocks' d");
+    assert_eq!(bits(&x.sums), bits(&sums), "the blocks' d · Σ q");
+}
