@@ -82,7 +82,8 @@ pub struct Decoder {
     output: Option<BlockMatrix>,
     /// Whether any matrix reads Q8_K inputs (has K-quant weights).
     reads_q8_k: bool,
-    /// The threads that share its matrix products.
+    /// The threads that share its matrix products, attention, and a
+    /// prompt's element-wise steps.
     pool: Arc<Pool>,
     /// The clock reads are timed with, stage by stage; `None`: not timed.
     clock: Option<Clock>,
@@ -214,7 +215,7 @@ impl Decoder {
     ) {
         let c = &self.config;
         let start = cache.len();
-        work.normalise(x, &layer.attn_norm, c);
+        work.normalise(&self.pool, x, &layer.attn_norm, c);
         work.laps.lap(Stage::NormsAndQuantising);
         let Work { inputs, q, k, v, .. } = work;
         run_products(
@@ -230,7 +231,7 @@ impl Decoder {
         work.laps.lap(Stage::PositionsAndCache);
         self.attend_each(index, start, work, cache);
         work.laps.lap(Stage::Attention);
-        work.quantise_rows(RowsOf::Attended, c.q_dim());
+        work.quantise_rows(&self.pool, RowsOf::Attended, c.q_dim());
         work.laps.lap(Stage::NormsAndQuantising);
         let after = layer.extra_norms.as_ref().map(|e| e.after_attention.as_slice());
         work.add(&self.pool, &layer.wo, after, c.eps, x);
@@ -315,7 +316,7 @@ impl Decoder {
     /// `x += ffn(norm(x))`: gate and up, SwiGLU or GeGLU, down.
     fn ffn_block(&self, layer: &Layer, x: &mut [f32], work: &mut Work) {
         let c = &self.config;
-        work.normalise(x, &layer.ffn_norm, c);
+        work.normalise(&self.pool, x, &layer.ffn_norm, c);
         work.laps.lap(Stage::NormsAndQuantising);
         let Work { inputs, gate, up, .. } = work;
         run_products(
@@ -326,12 +327,9 @@ impl Decoder {
             ],
         );
         work.laps.lap(Stage::FeedForwardProducts);
-        match c.arch {
-            Architecture::Llama => swiglu(&mut work.gate, &work.up),
-            Architecture::Gemma3 => geglu(&mut work.gate, &work.up),
-        }
+        work.gated(&self.pool, c.arch, c.ffn_dim);
         work.laps.lap(Stage::Activation);
-        work.quantise_rows(RowsOf::Gate, c.ffn_dim);
+        work.quantise_rows(&self.pool, RowsOf::Gate, c.ffn_dim);
         work.laps.lap(Stage::NormsAndQuantising);
         let after = layer.extra_norms.as_ref().map(|e| e.after_ffn.as_slice());
         work.add(&self.pool, &layer.w_down, after, c.eps, x);
@@ -372,7 +370,6 @@ enum RowsOf {
 struct Work {
     n: usize,
     inputs: Inputs,
-    normed: Vec<f32>,
     q: Vec<f32>,
     k: Vec<f32>,
     v: Vec<f32>,
@@ -394,7 +391,6 @@ impl Work {
                 q8_k: vec![Activation::default(); n],
                 with_q8_k,
             },
-            normed: vec![0.0; c.dim],
             q: vec![0.0; n * c.q_dim()],
             k: vec![0.0; n * c.kv_dim()],
             v: vec![0.0; n * c.kv_dim()],
@@ -405,23 +401,49 @@ impl Work {
         }
     }
 
-    /// Each token's row of `x` normalised with `weight`, then quantised.
-    fn normalise(&mut self, x: &[f32], weight: &[f32], c: &ModelConfig) {
-        for (t, row) in x.chunks_exact(c.dim).enumerate() {
-            rms_norm(row, weight, c.eps, &mut self.normed);
-            self.inputs.quantise(t, &self.normed);
-        }
+    /// Each token's row of `x` normalised with `weight`, then quantised
+    /// (a prompt's tokens shared with the pool).
+    fn normalise(&mut self, pool: &Pool, x: &[f32], weight: &[f32], c: &ModelConfig) {
+        let inputs = self.inputs.shared();
+        pool.split(self.n, 1, &|tokens| {
+            let mut normed = vec![0.0; c.dim];
+            for t in tokens {
+                rms_norm(&x[t * c.dim..][..c.dim], weight, c.eps, &mut normed);
+                // SAFETY: the pool's parts hold disjoint tokens.
+                unsafe { inputs.quantise(t, &normed) };
+            }
+        });
     }
 
-    /// Each token's `width`-wide row of `which` quantised as the next input.
-    fn quantise_rows(&mut self, which: RowsOf, width: usize) {
+    /// Each token's `width`-wide row of `which` quantised as the next input
+    /// (a prompt's tokens shared with the pool).
+    fn quantise_rows(&mut self, pool: &Pool, which: RowsOf, width: usize) {
         let rows = match which {
             RowsOf::Attended => &self.attended,
             RowsOf::Gate => &self.gate,
         };
-        for (t, row) in rows.chunks_exact(width).enumerate() {
-            self.inputs.quantise(t, row);
-        }
+        let inputs = self.inputs.shared();
+        pool.split(self.n, 1, &|tokens| {
+            for t in tokens {
+                // SAFETY: the pool's parts hold disjoint tokens.
+                unsafe { inputs.quantise(t, &rows[t * width..][..width]) };
+            }
+        });
+    }
+
+    /// `gate = act(gate) · up`, SwiGLU or GeGLU by `arch`, each token's
+    /// `width`-wide row (a prompt's tokens shared with the pool).
+    fn gated(&mut self, pool: &Pool, arch: Architecture, width: usize) {
+        let (gate, up) = (DisjointSlice::new(&mut self.gate), &self.up);
+        pool.split(self.n, 1, &|tokens| {
+            let rows = tokens.start * width..tokens.end * width;
+            // SAFETY: the pool's parts hold disjoint tokens.
+            let gate = unsafe { gate.range(rows.clone()) };
+            match arch {
+                Architecture::Llama => swiglu(gate, &up[rows]),
+                Architecture::Gemma3 => geglu(gate, &up[rows]),
+            }
+        });
     }
 
     /// `x += m · acts` token by token, each token's product RMS-normalised
@@ -447,11 +469,12 @@ struct Inputs {
 }
 
 impl Inputs {
-    /// Token `t`'s input quantised from `row`.
-    fn quantise(&mut self, t: usize, row: &[f32]) {
-        self.q8_1[t].quantise(row);
-        if self.with_q8_k && row.len() % SUPER == 0 {
-            self.q8_k[t].quantise_k(row);
+    /// These inputs, for the pool's threads to write token by token.
+    fn shared(&mut self) -> SharedInputs<'_> {
+        SharedInputs {
+            q8_1: DisjointSlice::new(&mut self.q8_1),
+            q8_k: DisjointSlice::new(&mut self.q8_k),
+            with_q8_k: self.with_q8_k,
         }
     }
 
@@ -460,6 +483,28 @@ impl Inputs {
         match m.input {
             Input::Q8_1 => &self.q8_1,
             Input::Q8K => &self.q8_k,
+        }
+    }
+}
+
+/// [`Inputs`] written by the pool's threads, each its own tokens.
+struct SharedInputs<'a> {
+    q8_1: DisjointSlice<'a, Activation>,
+    q8_k: DisjointSlice<'a, Activation>,
+    with_q8_k: bool,
+}
+
+impl SharedInputs<'_> {
+    /// Token `t`'s input quantised from `row`.
+    ///
+    /// # Safety
+    /// No other thread writes or reads token `t`'s input meanwhile.
+    unsafe fn quantise(&self, t: usize, row: &[f32]) {
+        // SAFETY: token `t` is this thread's alone (the caller's promise).
+        unsafe { self.q8_1.range(t..t + 1)[0].quantise(row) };
+        if self.with_q8_k && row.len() % SUPER == 0 {
+            // SAFETY: as above.
+            unsafe { self.q8_k.range(t..t + 1)[0].quantise_k(row) };
         }
     }
 }

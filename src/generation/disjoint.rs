@@ -4,21 +4,22 @@
 use std::marker::PhantomData;
 use std::ops::Range;
 
-/// `&mut [f32]` shared by threads that each write ranges no other writes.
-pub struct DisjointSlice<'a> {
-    start: *mut f32,
+/// `&mut [T]` (floats, or each token's quantised input) shared by threads
+/// that each write ranges no other writes.
+pub struct DisjointSlice<'a, T = f32> {
+    start: *mut T,
     len: usize,
-    _borrow: PhantomData<&'a mut [f32]>,
+    _borrow: PhantomData<&'a mut [T]>,
 }
 
 // SAFETY: the slice is borrowed mutably for `'a`, and threads reach it only
 // through `DisjointSlice::range` and `DisjointSlice::set`, whose callers
 // promise disjoint ranges and elements.
-unsafe impl Sync for DisjointSlice<'_> {}
+unsafe impl<T: Send> Sync for DisjointSlice<'_, T> {}
 
-impl<'a> DisjointSlice<'a> {
+impl<'a, T> DisjointSlice<'a, T> {
     /// `slice`, to be written in disjoint ranges.
-    pub fn new(slice: &'a mut [f32]) -> Self {
+    pub fn new(slice: &'a mut [T]) -> Self {
         DisjointSlice {
             start: slice.as_mut_ptr(),
             len: slice.len(),
@@ -32,7 +33,7 @@ impl<'a> DisjointSlice<'a> {
     /// No other thread reads or writes any of `range` while the returned
     /// slice lives.
     #[allow(clippy::mut_from_ref)]
-    pub unsafe fn range(&self, range: Range<usize>) -> &mut [f32] {
+    pub unsafe fn range(&self, range: Range<usize>) -> &mut [T] {
         assert!(
             range.start <= range.end && range.end <= self.len,
             "outside the slice"
@@ -45,9 +46,9 @@ impl<'a> DisjointSlice<'a> {
     ///
     /// # Safety
     /// No other thread reads or writes element `at` meanwhile.
-    pub unsafe fn set(&self, at: usize, value: f32) {
+    pub unsafe fn set(&self, at: usize, value: T) {
         assert!(at < self.len, "outside the slice");
         // SAFETY: in bounds (checked); exclusive by the caller's promise.
-        unsafe { self.start.add(at).write(value) }
+        unsafe { *self.start.add(at) = value }
     }
 }

@@ -3,8 +3,9 @@
 //! its own (natively a spawned thread, in the browser a Worker sharing the
 //! module's memory).
 //!
-//! A job is a count of rows (a product's rows, or attention's (token, head)
-//! pairs) and a function of a row range. The poster cuts the rows into parts
+//! A job is a count of rows (a product's rows, attention's (token, head)
+//! pairs, or a prompt piece's tokens for their norms, quantising and gates)
+//! and a function of a row range. The poster cuts the rows into parts
 //! and publishes the job; the poster and every helper awake claim parts one
 //! at a time until none is left, so a helper that wakes late only takes
 //! fewer. Helpers spin a while between jobs (a token's jobs follow each other

@@ -1,6 +1,7 @@
 //! The decoder with helper threads (`Pool::serve` on spawned threads, as a
 //! Worker serves it in the browser) computes what it computes alone, bit for
-//! bit: each row of every product is one thread's, with the same arithmetic.
+//! bit: each row of every product, and each token's norms, quantising and
+//! gate, is one thread's, with the same arithmetic.
 //! Needs SmolLM2-135M-Instruct and, for the second test, Gemma 3 270M
 //! (`LECTERN_SMOLLM2`, `LECTERN_GEMMA3`); skipped with a message without them.
 
