@@ -12,8 +12,9 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { gemmaFixture } from '../tests/js/local/fixtures.mjs';
 import { llamaFixtures, startLlamaServer } from '../tests/real/llama-server.mjs';
+import { LONG_CHAT_PROMPT as LONG } from './local_prompts.mjs';
 
-const { PROMPT, LONG, GEMMA_PROMPT, TOKENS } = localDecoderPrompts();
+const { PROMPT, GEMMA_PROMPT, TOKENS } = localDecoderPrompts();
 const RUNS = 3;
 
 const fixtures = llamaFixtures();
@@ -81,16 +82,16 @@ async function timings(server, prompt) {
 }
 
 /**
- * The prompts benches/local_decoder.mjs reads (`PROMPT`, `LONG`, `GEMMA_PROMPT`, `TOKENS`), taken from its
- * source: importing it would run that benchmark. Throws when a declaration is no longer one line
- * there, so the two benches cannot drift apart silently.
+ * The prompts benches/local_decoder.mjs reads (`PROMPT`, `GEMMA_PROMPT`, `TOKENS`), taken from its
+ * source: importing it would run that benchmark (the long one both import from local_prompts.mjs).
+ * Throws when a declaration is no longer one line there, so the two benches cannot drift apart silently.
  */
 function localDecoderPrompts() {
   const source = readFileSync(new URL('./local_decoder.mjs', import.meta.url), 'utf8');
-  const lines = ['SHORT', 'PROMPT', 'LONG', 'TOKENS', 'GEMMA_PROMPT'].map((name) => {
+  const lines = ['SHORT', 'PROMPT', 'TOKENS', 'GEMMA_PROMPT'].map((name) => {
     const line = new RegExp(`^const ${name} = .*;$`, 'm').exec(source);
     if (!line) throw new Error(`benches/local_decoder.mjs declares no one-line ${name}: update benches/native_llama.mjs`);
     return line[0];
   });
-  return new Function(`${lines.join('\n')}\nreturn { PROMPT, LONG, GEMMA_PROMPT, TOKENS };`)();
+  return new Function(`${lines.join('\n')}\nreturn { PROMPT, GEMMA_PROMPT, TOKENS };`)();
 }
