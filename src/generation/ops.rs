@@ -2,7 +2,9 @@
 //! squares in `f64`, RoPE's angles by repeated products, GELU read from a
 //! half-float table).
 
-use crate::kernels::half::round_to_half;
+use std::sync::OnceLock;
+
+use crate::kernels::half::{f16_to_f32, f32_to_f16, round_to_half};
 
 /// `x / rms(x) · weight` (RMSNorm).
 pub fn rms_norm(x: &[f32], weight: &[f32], eps: f32, out: &mut [f32]) {
@@ -67,8 +69,7 @@ pub fn rope_halves(x: &mut [f32], head_dim: usize, position: usize, base: f32) {
 /// reads it from its half-float table: the input and the result rounded to
 /// half floats, 0 below −10 and the input itself above 10.
 pub fn geglu(gate: &mut [f32], up: &[f32]) {
-    const SQRT_2_OVER_PI: f32 = 0.797_884_6;
-    const COEF_A: f32 = 0.044_715;
+    let table = gelu_table();
     for (g, u) in gate.iter_mut().zip(up) {
         let x = *g;
         let gelu = if x <= -10.0 {
@@ -76,11 +77,28 @@ pub fn geglu(gate: &mut [f32], up: &[f32]) {
         } else if x >= 10.0 {
             x
         } else {
-            let x = round_to_half(x);
-            round_to_half(0.5 * x * (1.0 + (SQRT_2_OVER_PI * x * (1.0 + COEF_A * x * x)).tanh()))
+            table[f32_to_f16(x) as usize]
         };
         *g = gelu * u;
     }
+}
+
+/// GELU of every half float, indexed by its bits, the result rounded to a
+/// half float (ggml's `table_gelu_f16`); made once, on first use (2^16 tanh).
+fn gelu_table() -> &'static [f32] {
+    static TABLE: OnceLock<Vec<f32>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        (0..=u16::MAX)
+            .map(|bits| gelu_of_half(f16_to_f32(bits)))
+            .collect()
+    })
+}
+
+/// GELU's tanh form of `x` (a half float's value), rounded to a half float.
+fn gelu_of_half(x: f32) -> f32 {
+    const SQRT_2_OVER_PI: f32 = 0.797_884_6;
+    const COEF_A: f32 = 0.044_715;
+    round_to_half(0.5 * x * (1.0 + (SQRT_2_OVER_PI * x * (1.0 + COEF_A * x * x)).tanh()))
 }
 
 /// `silu(gate) · up`, in place in `gate` (SwiGLU).
@@ -99,4 +117,34 @@ pub fn argmax(values: &[f32]) -> usize {
         }
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// GeGLU read from the table is GELU computed on the input rounded to a
+    /// half float, then rounded itself (the step by step form it replaced),
+    /// for every half float and values between them.
+    #[test]
+    fn geglu_from_the_table_is_gelu_of_the_half_float_input() {
+        let direct = |x: f32| {
+            if x <= -10.0 {
+                0.0
+            } else if x >= 10.0 {
+                x
+            } else {
+                gelu_of_half(round_to_half(x))
+            }
+        };
+        let halves = (0..=u16::MAX).map(f16_to_f32).filter(|x| !x.is_nan());
+        let between = (0..20_000).map(|i| (i as f32 - 10_000.0) * 0.001_37);
+        let xs: Vec<f32> = halves.chain(between).collect();
+        let mut gate = xs.clone();
+        geglu(&mut gate, &vec![1.5; xs.len()]);
+        for (x, got) in xs.iter().zip(&gate) {
+            let expected = direct(*x) * 1.5;
+            assert_eq!(got.to_bits(), expected.to_bits(), "x = {x}: {got} vs {expected}");
+        }
+    }
 }
