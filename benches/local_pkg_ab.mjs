@@ -6,10 +6,10 @@
 //
 //   cp -r pkg /tmp/pkg-before; <change, scripts/build.sh>
 //   node benches/local_pkg_ab.mjs /tmp/pkg-before [smollm2|gemma3] [threads]   (ROUNDS=4)
-import { basename } from 'node:path';
 import { launchChromium } from '../tests/js/browser.mjs';
-import { gemmaFixture, localFixtures, localMounts } from '../tests/js/local/fixtures.mjs';
+import { localMounts } from '../tests/js/local/fixtures.mjs';
 import { startIsolatedServer } from '../tests/js/local/isolated-server.mjs';
+import { probeModel } from './local_probe_model.mjs';
 import { LONG_CHAT_PROMPT } from './local_prompts.mjs';
 
 const [before, which = 'smollm2', threads = '1'] = process.argv.slice(2);
@@ -17,16 +17,9 @@ if (!before) {
   console.log('usage: node benches/local_pkg_ab.mjs <package directory before> [smollm2|gemma3] [threads]');
   process.exit(2);
 }
-const fixtures = localFixtures();
-const gemma = gemmaFixture();
-const skip = fixtures.skip ?? (which === 'gemma3' ? gemma.skip : undefined);
-if (skip) {
-  console.log(skip);
-  process.exit(0);
-}
+const { fixtures, gemma, model } = probeModel(which);
 const server = await startIsolatedServer({ ...localMounts(fixtures), ...gemma.mount, '/before/': before });
 const browser = await launchChromium();
-const model = which === 'gemma3' ? gemma.url : `/models/${basename(fixtures.model)}`;
 
 /** In the page: one decoder from `dir` answers the prompt twice (the second timed, its code warm). */
 async function answerTwice({ dir, model, prompt, threads }) {

@@ -9,20 +9,14 @@
 //
 // TOKENS=33 also generates 32 tokens after the read (the threads' figures then cover both).
 import { readdirSync, readFileSync } from 'node:fs';
-import { basename } from 'node:path';
 import { launchChromium } from '../tests/js/browser.mjs';
-import { gemmaFixture, localFixtures, localMounts } from '../tests/js/local/fixtures.mjs';
+import { localMounts } from '../tests/js/local/fixtures.mjs';
 import { startIsolatedServer } from '../tests/js/local/isolated-server.mjs';
+import { probeModel } from './local_probe_model.mjs';
 import { LONG_CHAT_PROMPT } from './local_prompts.mjs';
 
 const [which = 'smollm2', threads = '2'] = process.argv.slice(2);
-const fixtures = localFixtures();
-const gemma = gemmaFixture();
-const skip = fixtures.skip ?? (which === 'gemma3' ? gemma.skip : undefined);
-if (skip) {
-  console.log(skip);
-  process.exit(0);
-}
+const { fixtures, gemma, model } = probeModel(which);
 
 /** A file's text, or '' when the thread has gone. */
 function read(path) {
@@ -87,7 +81,6 @@ function ran(before, after) {
 
 const server = await startIsolatedServer({ ...localMounts(fixtures), ...gemma.mount });
 const browser = await launchChromium();
-const model = which === 'gemma3' ? gemma.url : `/models/${basename(fixtures.model)}`;
 
 try {
   const page = await browser.newPage();
