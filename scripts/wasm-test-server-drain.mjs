@@ -44,7 +44,11 @@ export function drainServerQueue(address) {
     if (pending >= MAX_PENDING) return;
     pending += 1;
     const sent = Date.now();
+    let ended = false;
+    // Once per request: an aborted answer can end both the response and the request.
     const done = () => {
+      if (ended) return;
+      ended = true;
       pending -= 1;
       const waited = Date.now() - sent;
       if (waited > STALL_MS) {
