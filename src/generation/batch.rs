@@ -1,7 +1,7 @@
 //! A prompt's tokens as one batch of inputs to a matrix: the tokens go four
 //! at a time through each weight row ([`BlockMatrix::row_dot_by_four`]: each
 //! block loaded, and unpacked, once for the four, scaled one token a lane),
-//! their blocks' scales and sums interleaved once for every row; the last
+//! their blocks' scales, sums and totals interleaved once for every row; the last
 //! tokens (fewer than four) go one at a time ([`BlockMatrix::row_dot`]).
 //! Each product is bit for bit the one a token alone gets.
 
@@ -11,8 +11,15 @@ use crate::kernels::block_sums::FourTokens;
 /// The inputs of a matrix's products, grouped for its rows.
 pub struct Batch<'a> {
     xs: &'a [Activation],
-    /// Each full group of four tokens' block scales and sums, interleaved (`[4b + t]`).
-    groups: Vec<(Vec<f32>, Vec<f32>)>,
+    /// Each full group of four tokens' blocks, interleaved.
+    groups: Vec<Interleaved>,
+}
+
+/// Four tokens' block scales, sums and totals, interleaved (`[4b + t]`).
+struct Interleaved {
+    scales: Vec<f32>,
+    sums: Vec<f32>,
+    totals: Vec<i32>,
 }
 
 impl<'a> Batch<'a> {
@@ -31,12 +38,13 @@ impl<'a> Batch<'a> {
         sums: &mut [i32],
         mut out: impl FnMut(usize, f32),
     ) {
-        for (g, (scales, block_sums)) in self.groups.iter().enumerate() {
+        for (g, group) in self.groups.iter().enumerate() {
             let xs = &self.xs[4 * g..4 * g + 4];
             let four = FourTokens {
                 quants: [&xs[0].quants, &xs[1].quants, &xs[2].quants, &xs[3].quants],
-                scales,
-                sums: block_sums,
+                scales: &group.scales,
+                sums: &group.sums,
+                totals: &group.totals,
             };
             for (t, product) in m.row_dot_by_four(row, &four).into_iter().enumerate() {
                 out(4 * g + t, product);
@@ -48,14 +56,20 @@ impl<'a> Batch<'a> {
     }
 }
 
-/// Four tokens' block scales and sums, interleaved (`[4b + t]`).
-fn interleave(xs: &[Activation]) -> (Vec<f32>, Vec<f32>) {
-    let blocks = xs[0].scales.len();
-    let mut scales = Vec::with_capacity(4 * blocks);
-    let mut sums = Vec::with_capacity(4 * blocks);
-    for b in 0..blocks {
-        scales.extend(xs.iter().map(|x| x.scales[b]));
-        sums.extend(xs.iter().map(|x| x.sums[b]));
+/// Four tokens' blocks, interleaved.
+fn interleave(xs: &[Activation]) -> Interleaved {
+    Interleaved {
+        scales: by_block(xs, |x| &x.scales),
+        sums: by_block(xs, |x| &x.sums),
+        totals: by_block(xs, |x| &x.totals),
     }
-    (scales, sums)
+}
+
+/// The tokens' `field` values, block by block (`[4b + t]`).
+fn by_block<T: Copy>(xs: &[Activation], field: impl Fn(&Activation) -> &Vec<T>) -> Vec<T> {
+    let blocks = field(&xs[0]).len();
+    let field = &field;
+    (0..blocks)
+        .flat_map(|b| xs.iter().map(move |x| field(x)[b]))
+        .collect()
 }

@@ -3,8 +3,9 @@
 //!
 //! A [`BlockMatrix`] row is a run of 32-value blocks, each value an integer
 //! `q` standing for `scale · q + offset`: a byte each, two to a byte for
-//! 4-bit types (half the memory a token's pass reads), or an `i16` for Q6_K
-//! (its 6-bit values times their 16-value scales). Q4_0, Q4_1, Q5_0, Q8_0,
+//! 4-bit types (half the memory a token's pass reads), a byte each plus 16
+//! for Q5_0 (unsigned, for the relaxed-SIMD dot product), or an `i16` for
+//! Q6_K (its 6-bit values times their 16-value scales). Q4_0, Q4_1, Q5_0, Q8_0,
 //! Q4_K and Q6_K blocks fit it exactly (Q4_1's and Q4_K's minimum is the
 //! offset), so a row's product with an activation quantised the way llama.cpp
 //! quantises it for that type ([`Activation`]: Q8_1 blocks, or Q8_K's
@@ -15,8 +16,8 @@ use crate::kernels::half::round_to_half;
 use crate::kernels::quantise::q8_1_block;
 
 use crate::kernels::block_sums::{
-    block_sums, byte_row_by_four, nibble_block_sums, nibble_row_by_four, wide_block_sums, wide_row_by_four,
-    FourTokens, WeightRow,
+    block_sums, byte_row_by_four, nibble_block_sums, nibble_row_by_four, shifted_block_sums,
+    shifted_row_by_four, wide_block_sums, wide_row_by_four, FourTokens, WeightRow,
 };
 
 /// Values per block.
@@ -61,7 +62,14 @@ pub enum Quants {
     Nibbles(Vec<u8>),
     /// One `i16` a value.
     Wide(Vec<i16>),
+    /// Q5_0's values plus [`SHIFT`] (0..=31), one byte each: unsigned, so the
+    /// relaxed-SIMD dot product takes them as its 7-bit operand; a block's
+    /// product is `Σ w·x − SHIFT · Σ x`.
+    Shifted(Vec<u8>),
 }
+
+/// What [`Quants::Shifted`] values have added to them.
+pub use crate::kernels::block_sums::SHIFT;
 
 impl Quants {
     /// Block `block`'s 32 values, into `out`.
@@ -70,6 +78,10 @@ impl Quants {
         match self {
             Quants::Bytes(q) => out.iter_mut().zip(&q[values]).for_each(|(o, q)| *o = *q as i32),
             Quants::Wide(q) => out.iter_mut().zip(&q[values]).for_each(|(o, q)| *o = *q as i32),
+            Quants::Shifted(q) => out
+                .iter_mut()
+                .zip(&q[values])
+                .for_each(|(o, q)| *o = *q as i32 - SHIFT),
             Quants::Nibbles(bytes) => {
                 for (j, b) in bytes[block * BLOCK / 2..][..BLOCK / 2].iter().enumerate() {
                     out[j] = (b & 0x0f) as i32;
@@ -117,6 +129,7 @@ impl BlockMatrix {
             Quants::Bytes(q) => block_sums(self.row_values(row, q, 1), &x.quants, sums),
             Quants::Wide(q) => wide_block_sums(self.row_values(row, q, 1), &x.quants, sums),
             Quants::Nibbles(q) => nibble_block_sums(self.row_values(row, q, 2), &x.quants, sums),
+            Quants::Shifted(q) => shifted_block_sums(self.row_values(row, q, 1), &x.quants, &x.totals, sums),
         }
         self.scaled_sum(row, x, sums)
     }
@@ -128,6 +141,7 @@ impl BlockMatrix {
             Quants::Nibbles(q) => nibble_row_by_four(&self.weight_row(row, q, 2), x),
             Quants::Bytes(q) => byte_row_by_four(&self.weight_row(row, q, 1), x),
             Quants::Wide(q) => wide_row_by_four(&self.weight_row(row, q, 1), x),
+            Quants::Shifted(q) => shifted_row_by_four(&self.weight_row(row, q, 1), x),
         }
     }
 
@@ -188,18 +202,20 @@ pub struct Activation {
     pub scales: Vec<f32>,
     /// Each block's `d · Σ q`.
     pub sums: Vec<f32>,
+    /// Each block's `Σ q`, exactly (what a [`Quants::Shifted`] product takes off).
+    pub totals: Vec<i32>,
 }
 
 impl Activation {
     /// `x` (a multiple of 32 long) quantised, reusing this one's room.
     pub fn quantise(&mut self, x: &[f32]) {
         self.quants.resize(x.len(), 0);
-        self.scales.clear();
-        self.sums.clear();
+        self.clear_blocks();
         for (values, quants) in x.chunks_exact(BLOCK).zip(self.quants.chunks_exact_mut(BLOCK)) {
             let (d, total) = q8_1_block(values, quants);
             self.scales.push(round_to_half(d));
             self.sums.push(round_to_half(d * total as f32));
+            self.totals.push(total);
         }
     }
 
@@ -209,8 +225,7 @@ impl Activation {
     /// keeps `d` and `d · Σ q`.
     pub fn quantise_k(&mut self, x: &[f32]) {
         self.quants.resize(x.len(), 0);
-        self.scales.clear();
-        self.sums.clear();
+        self.clear_blocks();
         for (values, quants) in x.chunks_exact(SUPER).zip(self.quants.chunks_exact_mut(SUPER)) {
             let (mut max, mut amax) = (0.0f32, 0.0f32);
             for v in values {
@@ -227,8 +242,16 @@ impl Activation {
                 let total: i32 = block.iter().map(|q| *q as i32).sum();
                 self.scales.push(d);
                 self.sums.push(d * total as f32);
+                self.totals.push(total);
             }
         }
+    }
+
+    /// Empties the per-block records, keeping their room.
+    fn clear_blocks(&mut self) {
+        self.scales.clear();
+        self.sums.clear();
+        self.totals.clear();
     }
 }
 

@@ -82,7 +82,7 @@ pub fn matrix(file: &Gguf, name: &str) -> Result<BlockMatrix> {
     matrix.quants = match tensor.ggml_type {
         Q4_0 => Quants::Bytes(read_q4_0(&mut matrix, bytes)),
         Q4_1 => Quants::Nibbles(read_q4_1(&mut matrix, bytes)),
-        Q5_0 => Quants::Bytes(read_q5_0(&mut matrix, bytes)),
+        Q5_0 => Quants::Shifted(read_q5_0(&mut matrix, bytes)),
         Q8_0 => Quants::Bytes(read_q8_0(&mut matrix, bytes)),
         Q4_K => Quants::Nibbles(read_q4_k(&mut matrix, bytes)),
         Q6_K => Quants::Wide(read_q6_k(&mut matrix, bytes)),
@@ -171,14 +171,15 @@ fn read_q4_1(matrix: &mut BlockMatrix, bytes: &[u8]) -> Vec<u8> {
 }
 
 /// Q5_0: `d · (q − 16)`, each `q` four low bits (Q4's order) and a fifth
-/// from the block's 32-bit mask (bit `j` for value `j`).
-fn read_q5_0(matrix: &mut BlockMatrix, bytes: &[u8]) -> Vec<i8> {
+/// from the block's 32-bit mask (bit `j` for value `j`); kept as `q`, the
+/// values of [`Quants::Shifted`].
+fn read_q5_0(matrix: &mut BlockMatrix, bytes: &[u8]) -> Vec<u8> {
     let mut quants = Vec::with_capacity(bytes.len() / 22 * 32);
     for block in bytes.chunks_exact(22) {
         matrix.scales.push(half_at(block, 0));
         let high = u32::from_le_bytes([block[2], block[3], block[4], block[5]]);
         let nibbles = &block[6..22];
-        let value = |low: u8, bit: usize| (low | (((high >> bit) & 1) << 4) as u8) as i8 - 16;
+        let value = |low: u8, bit: usize| low | (((high >> bit) & 1) << 4) as u8;
         quants.extend(nibbles.iter().enumerate().map(|(j, b)| value(b & 0x0f, j)));
         quants.extend(nibbles.iter().enumerate().map(|(j, b)| value(b >> 4, j + 16)));
     }
@@ -339,7 +340,7 @@ mod tests {
             .chain(nibbles())
             .collect();
         let mut m = row(BLOCK);
-        let quants = Quants::Bytes(read_q5_0(&mut m, &block));
+        let quants = Quants::Shifted(read_q5_0(&mut m, &block));
         let expected: Vec<f32> = (0..32)
             .map(|j| {
                 let low = if j < 16 { j } else { 15 - (j - 16) };

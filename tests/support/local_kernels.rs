@@ -52,8 +52,13 @@ fn matrices(numbers: &mut Numbers) -> Vec<(&'static str, BlockMatrix)> {
     let nibbles = Quants::Nibbles((0..n / 2).map(|_| numbers.int(0, 255) as u8).collect());
     let nibbles_k = Quants::Nibbles((0..n / 2).map(|_| numbers.int(0, 255) as u8).collect());
     let wide = Quants::Wide((0..n).map(|_| numbers.int(-4096, 4064) as i16).collect());
+    let shifted = Quants::Shifted((0..n).map(|_| numbers.int(0, 31) as u8).collect());
     vec![
         ("8-bit, Q8_1 input", matrix(numbers, bytes, false, Input::Q8_1)),
+        (
+            "5-bit shifted, Q8_1 input",
+            matrix(numbers, shifted, false, Input::Q8_1),
+        ),
         (
             "4-bit with offsets, Q8_1 input",
             matrix(numbers, nibbles, true, Input::Q8_1),
@@ -72,6 +77,7 @@ fn quant(m: &BlockMatrix, row: usize, i: usize) -> i64 {
     match &m.quants {
         Quants::Bytes(q) => q[at] as i64,
         Quants::Wide(q) => q[at] as i64,
+        Quants::Shifted(q) => q[at] as i64 - 16,
         Quants::Nibbles(q) => {
             let (block, j) = (at / BLOCK, at % BLOCK);
             let byte = q[block * BLOCK / 2 + j % (BLOCK / 2)];

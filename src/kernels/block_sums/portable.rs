@@ -1,6 +1,6 @@
 //! [`block_sums`] in plain loops (which the compiler vectorises).
 
-use super::{FourTokens, WeightRow};
+use super::{FourTokens, WeightRow, SHIFT};
 
 /// `out[b] = Σ w[32b + i] · x[32b + i]` for every block `b` of `out`.
 pub fn block_sums(w: &[i8], x: &[i8], out: &mut [i32]) {
@@ -21,6 +21,26 @@ pub fn nibble_block_sums(w: &[u8], x: &[i8], out: &mut [i32]) {
         let (w, x): (&[u8; 16], &[i8; 32]) = (w.try_into().expect("16"), x.try_into().expect("32"));
         *sum = dot32(&unpack(w), x);
     }
+}
+
+/// [`block_sums`] of bytes standing for their value plus [`SHIFT`]:
+/// `Σ w·x − SHIFT · total` for each block's `totals` entry (`Σ x`).
+pub fn shifted_block_sums(w: &[u8], x: &[i8], totals: &[i32], out: &mut [i32]) {
+    let blocks = w.chunks_exact(32).zip(x.chunks_exact(32)).zip(totals);
+    for (((w, x), total), sum) in blocks.zip(out.iter_mut()) {
+        let (w, x): (&[u8; 32], &[i8; 32]) = (w.try_into().expect("32"), x.try_into().expect("32"));
+        *sum = shifted_dot32(w, x, *total);
+    }
+}
+
+/// `Σ w[i] · x[i] − SHIFT · total` over a block of shifted bytes.
+#[inline(always)]
+fn shifted_dot32(w: &[u8; 32], x: &[i8; 32], total: i32) -> i32 {
+    let mut sum = 0i32;
+    for i in 0..32 {
+        sum += w[i] as i32 * x[i] as i32;
+    }
+    sum - SHIFT * total
 }
 
 /// A block's sixteen bytes as its 32 values (0..=15).
@@ -60,6 +80,15 @@ pub fn byte_row_by_four(row: &WeightRow<'_, i8>, x: &FourTokens<'_>) -> [f32; 4]
     row_by_four(row, x, |b| {
         let w: &[i8; 32] = row.quants[b * 32..][..32].try_into().expect("32");
         [0, 1, 2, 3].map(|t| dot32(w, token_block(x, t, b)))
+    })
+}
+
+/// [`nibble_row_by_four`] of a row of shifted bytes ([`shifted_block_sums`]).
+pub fn shifted_row_by_four(row: &WeightRow<'_, u8>, x: &FourTokens<'_>) -> [f32; 4] {
+    assert!(row.fits(x, 32), "a row and its four tokens have as many blocks");
+    row_by_four(row, x, |b| {
+        let w: &[u8; 32] = row.quants[b * 32..][..32].try_into().expect("32");
+        [0, 1, 2, 3].map(|t| shifted_dot32(w, token_block(x, t, b), x.totals[4 * b + t]))
     })
 }
 

@@ -1,11 +1,11 @@
 //! [`block_sums`] on wasm `simd128`: four blocks an iteration, their sums
 //! gathered into one vector before they are stored. Built with relaxed SIMD
-//! as well (`lectern_local_relaxed_bg.wasm`), the 4-bit products use its
-//! 8-bit dot product ([`nibble_products`]).
+//! as well (`lectern_local_relaxed_bg.wasm`), the 4-bit and shifted 5-bit
+//! products use its 8-bit dot product ([`small_products`]).
 
 use core::arch::wasm32::*;
 
-use super::{FourTokens, WeightRow};
+use super::{FourTokens, WeightRow, SHIFT};
 
 /// `out[b] = Σ w[32b + i] · x[32b + i]` for every block `b` of `out`; values
 /// lie in -127..=127 (two products fit an i16 lane).
@@ -23,6 +23,18 @@ pub fn nibble_block_sums(w: &[u8], x: &[i8], out: &mut [i32]) {
     let (pw, px) = (w.as_ptr(), x.as_ptr());
     // SAFETY: `sums_by_four` calls it for blocks below `blocks`, within both slices.
     sums_by_four(out, blocks, |b| unsafe { nibble_block(pw, px, b) });
+}
+
+/// [`block_sums`] of bytes standing for their value plus [`SHIFT`] (0..=31):
+/// `Σ w·x − SHIFT · total` for each block's `totals` entry (`Σ x`).
+pub fn shifted_block_sums(w: &[u8], x: &[i8], totals: &[i32], out: &mut [i32]) {
+    let blocks = out.len().min(w.len() / 32).min(x.len() / 32).min(totals.len());
+    let (pw, px) = (w.as_ptr(), x.as_ptr());
+    // SAFETY: `sums_by_four` calls it for blocks below `blocks`, within both slices.
+    sums_by_four(out, blocks, |b| unsafe { small_block(load_pair(pw, b), px, b) });
+    for (sum, total) in out[..blocks].iter_mut().zip(totals) {
+        *sum -= SHIFT * total;
+    }
 }
 
 /// [`block_sums`] of 16-bit weights (Q6_K's values times their sub-block
@@ -43,8 +55,35 @@ pub fn nibble_row_by_four(row: &WeightRow<'_, u8>, x: &FourTokens<'_>) -> [f32; 
     // SAFETY: `row_by_four` asks for blocks of the row, which fit (asserted).
     row_by_four(row, x, |b, px| unsafe {
         let (low, high) = unpack(pw, b);
-        transpose_add(px.map(|p| unpacked_block((low, high), p, b)))
+        transpose_add(px.map(|p| small_block((low, high), p, b)))
     })
+}
+
+/// [`nibble_row_by_four`] of a row of shifted bytes ([`shifted_block_sums`]):
+/// each block's two vectors loaded once for the four tokens, and the four
+/// tokens' `SHIFT · Σ x` taken off together.
+pub fn shifted_row_by_four(row: &WeightRow<'_, u8>, x: &FourTokens<'_>) -> [f32; 4] {
+    assert!(row.fits(x, 32), "a row and its four tokens have as many blocks");
+    let (pw, pt) = (row.quants.as_ptr(), x.totals.as_ptr());
+    // SAFETY: `row_by_four` asks for blocks of the row, which fit, and 4b..4b+4 of the totals (asserted).
+    row_by_four(row, x, |b, px| unsafe {
+        let w = load_pair(pw, b);
+        let sums = transpose_add(px.map(|p| small_block(w, p, b)));
+        let totals = v128_load(pt.add(4 * b) as *const v128);
+        i32x4_sub(sums, i32x4_mul(totals, i32x4_splat(SHIFT)))
+    })
+}
+
+/// Block `b`'s 32 bytes as two vectors.
+///
+/// # Safety
+/// `w` must point at `32 · (b + 1)` readable bytes.
+#[inline(always)]
+unsafe fn load_pair(w: *const u8, b: usize) -> (v128, v128) {
+    (
+        v128_load(w.add(b * 32) as *const v128),
+        v128_load(w.add(b * 32 + 16) as *const v128),
+    )
 }
 
 /// [`nibble_row_by_four`] of a row of one byte a value: each block's two
@@ -121,27 +160,29 @@ unsafe fn unpack(w: *const u8, b: usize) -> (v128, v128) {
     (v128_and(packed, u8x16_splat(0x0f)), u8x16_shr(packed, 4))
 }
 
-/// An unpacked block's products with block `b` of `x`, in four i32 lanes.
+/// A block of small unsigned values (0..=31: unpacked nibbles, or shifted
+/// bytes) times block `b` of `x`, in four i32 lanes.
 ///
 /// # Safety
 /// `x` must point at `32 · (b + 1)` readable bytes.
 #[inline(always)]
-unsafe fn unpacked_block((low, high): (v128, v128), x: *const i8, b: usize) -> v128 {
+unsafe fn small_block((low, high): (v128, v128), x: *const i8, b: usize) -> v128 {
     let (x0, x1) = (
         v128_load(x.add(b * 32) as *const v128),
         v128_load(x.add(b * 32 + 16) as *const v128),
     );
-    nibble_products(low, x0, high, x1)
+    small_products(low, x0, high, x1)
 }
 
-/// The 32 products of nibbles (0..=15) `low` and `high` with the bytes `x0`
-/// and `x1`, summed into four i32 lanes: with relaxed SIMD, two dot product
-/// instructions (the nibbles are its 7-bit operand, so every engine gives
-/// the exact sums: no pair of products nears the i16 range it may saturate);
-/// on plain `simd128`, widening multiplies (four products of 0..=15 by
-/// -128..=127 fit an i16 lane). The lanes differ between the two; their sum does not.
+/// The 32 products of small unsigned values (0..=31) `low` and `high` with
+/// the bytes `x0` and `x1`, summed into four i32 lanes: with relaxed SIMD,
+/// two dot product instructions (the values are its 7-bit operand, so every
+/// engine gives the exact sums: no pair of products nears the i16 range it
+/// may saturate); on plain `simd128`, widening multiplies (four products of
+/// 0..=31 by -128..=127 fit an i16 lane). The lanes differ between the two;
+/// their sum does not.
 #[inline(always)]
-fn nibble_products(low: v128, x0: v128, high: v128, x1: v128) -> v128 {
+fn small_products(low: v128, x0: v128, high: v128, x1: v128) -> v128 {
     #[cfg(target_feature = "relaxed-simd")]
     {
         i32x4_relaxed_dot_i8x16_i7x16_add(
@@ -241,7 +282,7 @@ unsafe fn loaded_block((w0, w1): (v128, v128), x: *const i8, b: usize) -> v128 {
 /// `w` must point at `16 · (b + 1)` readable bytes and `x` at `32 · (b + 1)`.
 #[inline(always)]
 unsafe fn nibble_block(w: *const u8, x: *const i8, b: usize) -> v128 {
-    unpacked_block(unpack(w, b), x, b)
+    small_block(unpack(w, b), x, b)
 }
 
 /// Block `b`'s products with 16-bit weights in four i32 lanes.
