@@ -6,11 +6,13 @@
 //
 //   cp -r pkg /tmp/pkg-before; <change, scripts/build.sh>
 //   node benches/local_pkg_ab.mjs /tmp/pkg-before [smollm2|gemma3] [threads]   (ROUNDS=4)
+//   PROMPT=short: a ~60-token prompt instead (as benches/local_decoder.mjs's Gemma prompt), where a
+//   prompt's fixed costs show.
 import { launchChromium } from '../tests/js/browser.mjs';
 import { localMounts } from '../tests/js/local/fixtures.mjs';
 import { startIsolatedServer } from '../tests/js/local/isolated-server.mjs';
 import { probeModel } from './local_probe_model.mjs';
-import { LONG_CHAT_PROMPT } from './local_prompts.mjs';
+import { LONG_CHAT_PROMPT, SHORT_PROSE_PROMPT } from './local_prompts.mjs';
 
 const [before, which = 'smollm2', threads = '1'] = process.argv.slice(2);
 if (!before) {
@@ -29,7 +31,7 @@ async function answerTwice({ dir, model, prompt, threads }) {
   let run;
   for (const part of [1, 2]) {
     run = {};
-    const asked = prompt.replace('Read this.', `Read this, part ${part}.`);
+    const asked = prompt.replace('Read this', `Read this, part ${part}`);
     for await (const m of local.generate(asked, { maxTokens: 32, profile: true })) {
       if (m.type === 'read') Object.assign(run, { tokens: m.promptTokens - m.cachedTokens, ms: m.ms, stages: m.stages });
       if (m.type === 'done') Object.assign(run, { generated: m.completionTokens, generateMs: m.ms, generateStages: m.stages });
@@ -44,7 +46,8 @@ try {
   await page.goto(server.url);
   for (let round = 0; round < Number(process.env.ROUNDS ?? 4); round++) {
     for (const dir of ['before', 'pkg']) {
-      const run = await page.evaluate(answerTwice, { dir, model, prompt: LONG_CHAT_PROMPT, threads: Number(threads) });
+      const prompt = process.env.PROMPT === 'short' ? SHORT_PROSE_PROMPT : LONG_CHAT_PROMPT;
+      const run = await page.evaluate(answerTwice, { dir, model, prompt, threads: Number(threads) });
       const stages = (times, per = 1) => Object.entries(times).map(([stage, ms]) => `${stage} ${(ms / per).toFixed(per > 1 ? 2 : 0)}`).join(', ');
       const rate = (n, ms) => ((n * 1000) / ms).toFixed(1);
       console.log(`${dir.padEnd(6)} ${which}, ${threads} thread(s): reads ${run.tokens} tokens at ${rate(run.tokens, run.ms)} tokens/s (ms: ${stages(run.stages)})`);

@@ -204,7 +204,10 @@ async function generate({ id, prompt, maxTokens, temperature = 0, topP = 1, seed
   for (let at = kept; at < tokens.length; at += PIECE) {
     await turn();
     if (aborted.has(id)) return finish(id, 'abort', 0, started, undefined, profile);
-    decoder.read(tokens.subarray(at, Math.min(at + PIECE, tokens.length)));
+    const end = Math.min(at + PIECE, tokens.length);
+    // Only the last piece's last token has logits worth the output layer, and only for an answer.
+    if (end === tokens.length && maxTokens > 0) decoder.read(tokens.subarray(at, end));
+    else decoder.readAhead(tokens.subarray(at, end));
   }
   const readMs = performance.now() - started;
   const stages = profile ? stageTimes() : undefined;

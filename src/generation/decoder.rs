@@ -157,6 +157,27 @@ impl Decoder {
     /// for no tokens, an id outside the vocabulary, or more positions than the
     /// model's context.
     pub fn read(&self, tokens: &[u32], cache: &mut KvCache) -> Result<Vec<f32>> {
+        self.check(tokens, cache)?;
+        let (last, mut work) = self.forward(tokens, cache);
+        let logits = self.logits(&last);
+        work.laps.lap(Stage::Logits);
+        self.keep_profile(&work);
+        Ok(logits)
+    }
+
+    /// [`Self::read`] without the output layer: `tokens` go into the cache
+    /// and no logits come out (a prompt's pieces before its last, or a prefix
+    /// read ahead; for Gemma 3, a 262k-row product saved each time).
+    pub fn read_ahead(&self, tokens: &[u32], cache: &mut KvCache) -> Result<()> {
+        self.check(tokens, cache)?;
+        let (_, work) = self.forward(tokens, cache);
+        self.keep_profile(&work);
+        Ok(())
+    }
+
+    /// A `Config` error for no tokens, an id outside the vocabulary, or more
+    /// positions than the model's context.
+    fn check(&self, tokens: &[u32], cache: &KvCache) -> Result<()> {
         if tokens.is_empty() {
             return Err(Error::config("no tokens to read"));
         }
@@ -172,11 +193,12 @@ impl Decoder {
                 self.config.context
             )));
         }
-        Ok(self.forward(tokens, cache))
+        Ok(())
     }
 
-    /// [`Self::read`] without its checks: `tokens` are in the vocabulary and fit.
-    fn forward(&self, tokens: &[u32], cache: &mut KvCache) -> Vec<f32> {
+    /// Reads `tokens` (in the vocabulary, and fitting the context) into the
+    /// cache: the last one's residual stream, and the work's clock.
+    fn forward(&self, tokens: &[u32], cache: &mut KvCache) -> (Vec<f32>, Work) {
         let c = &self.config;
         let dim = c.dim;
         let mut work = Work::new(tokens.len(), c, self.reads_q8_k, self.clock);
@@ -195,13 +217,16 @@ impl Decoder {
         for &token in tokens {
             cache.push_token(token);
         }
-        let logits = self.logits(&x[(tokens.len() - 1) * dim..]);
-        work.laps.lap(Stage::Logits);
+        let last = x.split_off((tokens.len() - 1) * dim);
+        (last, work)
+    }
+
+    /// Adds the work's stage times to the profile, when the decoder is clocked.
+    fn keep_profile(&self, work: &Work) {
         if self.clock.is_some() {
             let mut profile = self.profile.lock().unwrap_or_else(PoisonError::into_inner);
             profile.add(work.laps.times());
         }
-        logits
     }
 
     /// `x += attention(norm(x))` for layer `index`, its keys and values cached.

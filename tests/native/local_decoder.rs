@@ -105,6 +105,31 @@ fn a_follow_up_reuses_the_cached_prefix_and_answers_as_a_fresh_read() {
     assert_eq!(&cache.tokens()[..prompt.len()], &prompt[..]);
 }
 
+/// A prompt's pieces read ahead (no output layer) and its last piece read
+/// give the logits of the whole prompt read at once, and cache as much.
+#[test]
+fn pieces_read_ahead_then_the_last_read_give_the_whole_reads_logits() {
+    let Some(bytes) = model_bytes("LECTERN_SMOLLM2", "fetch-smollm2.sh") else {
+        return;
+    };
+    let file = Gguf::parse(&bytes).unwrap();
+    let decoder = Decoder::load(&file).unwrap();
+    let prompt = Tokenizer::read(&file)
+        .unwrap()
+        .encode("The man who was Thursday walked through the garden at sunset, and Syme followed him.");
+    let whole = decoder.read(&prompt, &mut decoder.new_cache()).unwrap();
+    let mut cache = decoder.new_cache();
+    let pieces: Vec<&[u32]> = prompt.chunks(7).collect();
+    let (last, ahead) = pieces.split_last().unwrap();
+    for piece in ahead {
+        decoder.read_ahead(piece, &mut cache).unwrap();
+    }
+    assert_eq!(cache.len(), prompt.len() - last.len());
+    let logits = decoder.read(last, &mut cache).unwrap();
+    assert_eq!(cache.len(), prompt.len());
+    assert_eq!(logits, whole);
+}
+
 #[test]
 fn ids_outside_the_vocabulary_or_past_the_context_are_config_errors_and_read_nothing() {
     let Some(bytes) = model_bytes("LECTERN_SMOLLM2", "fetch-smollm2.sh") else {
@@ -117,6 +142,8 @@ fn ids_outside_the_vocabulary_or_past_the_context_are_config_errors_and_read_not
     for tokens in [&[][..], &[decoder.vocab_size() as u32][..], &past_context[..]] {
         let error = decoder.read(tokens, &mut cache).unwrap_err();
         assert_eq!(error.name(), "ConfigError", "{error}");
+        let error = decoder.read_ahead(tokens, &mut cache).unwrap_err();
+        assert_eq!(error.name(), "ConfigError", "read ahead: {error}");
     }
     assert_eq!(cache.len(), 0);
     assert_eq!(

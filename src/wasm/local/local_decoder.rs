@@ -63,14 +63,26 @@ impl LocalDecoder {
         Ok(self.cache.keep_prefix_of(prompt))
     }
 
-    /// Reads `tokens` after the cached positions (a prompt in pieces, so the
-    /// Worker can hear an abort between them).
+    /// Reads `tokens` after the cached positions, keeping the last one's
+    /// logits for [`Self::next`] (a prompt's last piece: the Worker reads a
+    /// prompt in pieces, so it can hear an abort between them).
     pub fn read(&mut self, tokens: &[u32]) -> Result<(), JsValue> {
         self.logits = self
             .decoder
             .read(tokens, &mut self.cache)
             .map_err(|e| error_to_js(&e))?;
         Ok(())
+    }
+
+    /// Reads `tokens` after the cached positions without the output layer
+    /// (a prompt's pieces before its last, or a prefix read ahead): no logits
+    /// are kept, so [`Self::next`] asks for a [`Self::read`] first.
+    #[wasm_bindgen(js_name = readAhead)]
+    pub fn read_ahead(&mut self, tokens: &[u32]) -> Result<(), JsValue> {
+        self.logits.clear();
+        self.decoder
+            .read_ahead(tokens, &mut self.cache)
+            .map_err(|e| error_to_js(&e))
     }
 
     /// How the next answer's tokens are chosen: at `temperature` (0: the most
