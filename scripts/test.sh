@@ -35,6 +35,11 @@ bash scripts/build.sh
 step "3/5 browser tests (wasm-bindgen-test in headless Chromium)"
 CHROMEDRIVER="$(command -v chromedriver)" WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-900}" \
   bash scripts/with-mock-server.sh cargo test --target wasm32-unknown-unknown --features test-support
+# The decoder's kernels again as the relaxed-SIMD build compiles them (its dot products, which
+# lectern_local_relaxed_bg.wasm runs in browsers that have them), held to the same definitions.
+CHROMEDRIVER="$(command -v chromedriver)" CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/relaxed-kernels" \
+  RUSTFLAGS="-C target-feature=+simd128,+relaxed-simd" \
+  bash scripts/with-mock-server.sh cargo test --target wasm32-unknown-unknown --features test-support --test web local_kernels
 
 step "4/5 TypeScript: tsc --noEmit --strict tests/types.ts against pkg/"
 npx --no-install tsc -p tests/tsconfig.json --noEmit --strict

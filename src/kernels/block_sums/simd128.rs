@@ -93,10 +93,10 @@ pub fn byte_row_by_four(row: &WeightRow<'_, i8>, x: &FourTokens<'_>) -> [f32; 4]
     let pw = row.quants.as_ptr();
     // SAFETY: `row_by_four` asks for blocks of the row, which fit (asserted).
     row_by_four(row, x, |b, px| unsafe {
-        let w = (
+        let w = prepare((
             v128_load(pw.add(b * 32) as *const v128),
             v128_load(pw.add(b * 32 + 16) as *const v128),
-        );
+        ));
         transpose_add(px.map(|p| loaded_block(w, p, b)))
     })
 }
@@ -257,23 +257,83 @@ unsafe fn block(w: *const i8, x: *const i8, b: usize) -> v128 {
         v128_load(w.add(at) as *const v128),
         v128_load(w.add(at + 16) as *const v128),
     );
-    loaded_block(weights, x, b)
+    loaded_block(prepare(weights), x, b)
 }
 
-/// A block's two loaded vectors of bytes times block `b` of `x`, in four i32 lanes.
+/// A block's two vectors of signed bytes as its products read them: with
+/// relaxed SIMD, each value's magnitude (0..=127, the dot product's 7-bit
+/// operand) and its sign as a mask (all ones where negative), which
+/// [`signed_products`] moves onto the activation (as x86's `psignb` lets
+/// llama.cpp do); on plain `simd128`, the bytes as they are.
+#[derive(Clone, Copy)]
+struct SignedBlock {
+    #[cfg(target_feature = "relaxed-simd")]
+    magnitudes: (v128, v128),
+    #[cfg(target_feature = "relaxed-simd")]
+    negative: (v128, v128),
+    #[cfg(not(target_feature = "relaxed-simd"))]
+    values: (v128, v128),
+}
+
+/// [`SignedBlock`] of two loaded vectors (values in -127..=127).
+#[inline(always)]
+fn prepare((w0, w1): (v128, v128)) -> SignedBlock {
+    #[cfg(target_feature = "relaxed-simd")]
+    {
+        let zero = i8x16_splat(0);
+        SignedBlock {
+            magnitudes: (i8x16_abs(w0), i8x16_abs(w1)),
+            negative: (i8x16_lt(w0, zero), i8x16_lt(w1, zero)),
+        }
+    }
+    #[cfg(not(target_feature = "relaxed-simd"))]
+    {
+        SignedBlock { values: (w0, w1) }
+    }
+}
+
+/// A prepared block times block `b` of `x`, in four i32 lanes.
 ///
 /// # Safety
 /// `x` must point at `32 · (b + 1)` readable bytes.
 #[inline(always)]
-unsafe fn loaded_block((w0, w1): (v128, v128), x: *const i8, b: usize) -> v128 {
-    let step = |a: v128, i: usize| {
-        let c = v128_load(x.add(b * 32 + i) as *const v128);
-        i32x4_extadd_pairwise_i16x8(i16x8_add(
-            i16x8_extmul_low_i8x16(a, c),
-            i16x8_extmul_high_i8x16(a, c),
-        ))
-    };
-    i32x4_add(step(w0, 0), step(w1, 16))
+unsafe fn loaded_block(w: SignedBlock, x: *const i8, b: usize) -> v128 {
+    let (x0, x1) = (
+        v128_load(x.add(b * 32) as *const v128),
+        v128_load(x.add(b * 32 + 16) as *const v128),
+    );
+    signed_products(w, x0, x1)
+}
+
+/// The 32 products of a prepared block with the bytes `x0` and `x1` (values
+/// in -127..=127), summed into four i32 lanes: with relaxed SIMD, each `x`
+/// takes its weight's sign (`(x ^ m) − m`, still within -127..=127) and is
+/// multiplied by the weight's magnitude in two dot product instructions
+/// (exact on every engine: the magnitudes are 7-bit); on plain `simd128`,
+/// widening multiplies (two products fit an i16 lane). The lanes differ
+/// between the two; their sum does not.
+#[inline(always)]
+fn signed_products(w: SignedBlock, x0: v128, x1: v128) -> v128 {
+    #[cfg(target_feature = "relaxed-simd")]
+    {
+        let signed = |x: v128, m: v128| i8x16_sub(v128_xor(x, m), m);
+        let (a0, a1) = (signed(x0, w.negative.0), signed(x1, w.negative.1));
+        i32x4_relaxed_dot_i8x16_i7x16_add(
+            a1,
+            w.magnitudes.1,
+            i32x4_relaxed_dot_i8x16_i7x16_add(a0, w.magnitudes.0, i32x4_splat(0)),
+        )
+    }
+    #[cfg(not(target_feature = "relaxed-simd"))]
+    {
+        let step = |a: v128, c: v128| {
+            i32x4_extadd_pairwise_i16x8(i16x8_add(
+                i16x8_extmul_low_i8x16(a, c),
+                i16x8_extmul_high_i8x16(a, c),
+            ))
+        };
+        i32x4_add(step(w.values.0, x0), step(w.values.1, x1))
+    }
 }
 
 /// Block `b`'s products with 4-bit weights in four i32 lanes.
