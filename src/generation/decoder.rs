@@ -296,34 +296,39 @@ impl Decoder {
     /// Each token's attention over the cached positions it sees (all before
     /// it, or its window's) in layer `index`, into `work.attended`: every
     /// (token, key/value head) pair one unit of the pool's parts, its query
-    /// heads attended together.
+    /// heads attended together; when there are fewer pairs than the threads
+    /// can share (a generated token), each pair's query heads in slices
+    /// ([`query_slices`]), each head's result the same either way.
     fn attend_each(&self, index: usize, start: usize, work: &mut Work, cache: &KvCache) {
         let c = &self.config;
         let (q_dim, hd) = (c.q_dim(), c.head_dim);
         let group = c.heads / c.kv_heads;
+        let per_slice = group.div_ceil(query_slices(work.n * c.kv_heads, group, self.pool.threads()));
+        let slices = group.div_ceil(per_slice);
         let scale = match c.arch {
             Architecture::Llama => 1.0 / (hd as f32).sqrt(),
             Architecture::Gemma3 => 1.0,
         };
         let (queries, (keys, values)) = (&work.q, cache.layer(index));
         let out = DisjointSlice::new(&mut work.attended);
-        self.pool.split(work.n * c.kv_heads, 1, &|units| {
-            let mut query = vec![0.0; group * hd];
+        self.pool.split(work.n * c.kv_heads * slices, 1, &|units| {
+            let mut query = vec![0.0; per_slice * hd];
             for unit in units {
-                let (t, kv_head) = (unit / c.kv_heads, unit % c.kv_heads);
+                let (pair, slice) = (unit / slices, unit % slices);
+                let (t, kv_head) = (pair / c.kv_heads, pair % c.kv_heads);
+                let heads = slice * per_slice..group.min((slice + 1) * per_slice);
                 let end = start + t + 1;
                 let first = c.window_of(index).map_or(0, |w| end.saturating_sub(w));
-                let at = t * q_dim + kv_head * group * hd;
-                let width = group * hd;
-                // SAFETY: unit (t, kv_head) writes its own heads of token t's
-                // row; the pool's parts do not overlap.
+                let at = t * q_dim + (kv_head * group + heads.start) * hd;
+                let width = heads.len() * hd;
+                // SAFETY: unit (t, kv_head, slice) writes its own heads of
+                // token t's row; the pool's parts do not overlap.
                 let out = unsafe { out.range(at..at + width) };
-                let column = kv_head * hd;
                 let cached = Cached {
                     keys,
                     values,
                     kv_dim: c.kv_dim(),
-                    column,
+                    column: kv_head * hd,
                     head_dim: hd,
                 };
                 attend_group(
@@ -331,7 +336,7 @@ impl Decoder {
                     cached,
                     first..end,
                     scale,
-                    &mut query,
+                    &mut query[..width],
                     out,
                 );
             }
@@ -375,6 +380,18 @@ impl Decoder {
         let inputs = std::slice::from_ref(&act);
         run_products(&self.pool, &[Product::new(output, inputs, &mut logits)]);
         logits
+    }
+}
+
+/// How many slices each of `pairs` (token, key/value head) pairs' `group`
+/// query heads go in, so that `threads` threads have two units each where
+/// they can: 1 (the heads together, each key read once for all) when the
+/// pairs are enough already.
+fn query_slices(pairs: usize, group: usize, threads: usize) -> usize {
+    if threads < 2 || pairs >= 2 * threads {
+        1
+    } else {
+        (2 * threads).div_ceil(pairs).min(group)
     }
 }
 
