@@ -11,13 +11,18 @@ use lectern::generation::{greedy, write, Answer, Decoder, Finish, Gguf, RepeatPe
 
 use crate::local_models::{model_bytes, reference};
 
+/// SmolLM2-135M-Instruct's decoder and tokenizer, or `None` (with a message) without its file.
+fn smollm2() -> Option<(Decoder, Tokenizer)> {
+    let bytes = model_bytes("LECTERN_SMOLLM2", "fetch-smollm2.sh")?;
+    let file = Gguf::parse(&bytes).unwrap();
+    Some((Decoder::load(&file).unwrap(), Tokenizer::read(&file).unwrap()))
+}
+
 #[test]
 fn greedy_continuations_are_llama_cpps() {
-    let Some(bytes) = model_bytes("LECTERN_SMOLLM2", "fetch-smollm2.sh") else {
+    let Some((decoder, tokenizer)) = smollm2() else {
         return;
     };
-    let file = Gguf::parse(&bytes).unwrap();
-    let (decoder, tokenizer) = (Decoder::load(&file).unwrap(), Tokenizer::read(&file).unwrap());
     let reference = reference("smollm2-greedy.json");
     let max = reference["tokens"].as_u64().unwrap() as usize;
     let stops: Vec<u32> = tokenizer.eos.into_iter().collect();
@@ -38,11 +43,9 @@ fn greedy_continuations_are_llama_cpps() {
 /// it from looping, so it ends with its end-of-turn token.
 #[test]
 fn a_looping_answer_is_stopped_and_the_chat_penalty_keeps_it_from_looping() {
-    let Some(bytes) = model_bytes("LECTERN_SMOLLM2", "fetch-smollm2.sh") else {
+    let Some((decoder, tokenizer)) = smollm2() else {
         return;
     };
-    let file = Gguf::parse(&bytes).unwrap();
-    let (decoder, tokenizer) = (Decoder::load(&file).unwrap(), Tokenizer::read(&file).unwrap());
     let prompt = tokenizer.encode(
         "<|im_start|>system\nYou answer questions about the novel The Man Who Was Thursday.<|im_end|>\n\
          <|im_start|>user\nWho is Gregory and what does he believe?<|im_end|>\n<|im_start|>assistant\n",
@@ -84,11 +87,9 @@ fn a_looping_answer_is_stopped_and_the_chat_penalty_keeps_it_from_looping() {
 
 #[test]
 fn a_follow_up_reuses_the_cached_prefix_and_answers_as_a_fresh_read() {
-    let Some(bytes) = model_bytes("LECTERN_SMOLLM2", "fetch-smollm2.sh") else {
+    let Some((decoder, tokenizer)) = smollm2() else {
         return;
     };
-    let file = Gguf::parse(&bytes).unwrap();
-    let (decoder, tokenizer) = (Decoder::load(&file).unwrap(), Tokenizer::read(&file).unwrap());
     let first = "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nName a colour.<|im_end|>\n<|im_start|>assistant\n";
     let mut cache = decoder.new_cache();
     let answer = greedy(&decoder, &mut cache, &tokenizer.encode(first), 8, &[]).unwrap();
@@ -109,13 +110,10 @@ fn a_follow_up_reuses_the_cached_prefix_and_answers_as_a_fresh_read() {
 /// give the logits of the whole prompt read at once, and cache as much.
 #[test]
 fn pieces_read_ahead_then_the_last_read_give_the_whole_reads_logits() {
-    let Some(bytes) = model_bytes("LECTERN_SMOLLM2", "fetch-smollm2.sh") else {
+    let Some((decoder, tokenizer)) = smollm2() else {
         return;
     };
-    let file = Gguf::parse(&bytes).unwrap();
-    let decoder = Decoder::load(&file).unwrap();
-    let prompt = Tokenizer::read(&file)
-        .unwrap()
+    let prompt = tokenizer
         .encode("The man who was Thursday walked through the garden at sunset, and Syme followed him.");
     let whole = decoder.read(&prompt, &mut decoder.new_cache()).unwrap();
     let mut cache = decoder.new_cache();
@@ -132,11 +130,9 @@ fn pieces_read_ahead_then_the_last_read_give_the_whole_reads_logits() {
 
 #[test]
 fn ids_outside_the_vocabulary_or_past_the_context_are_config_errors_and_read_nothing() {
-    let Some(bytes) = model_bytes("LECTERN_SMOLLM2", "fetch-smollm2.sh") else {
+    let Some((decoder, _)) = smollm2() else {
         return;
     };
-    let file = Gguf::parse(&bytes).unwrap();
-    let decoder = Decoder::load(&file).unwrap();
     let mut cache = decoder.new_cache();
     let past_context = vec![1; decoder.config().context + 1];
     for tokens in [&[][..], &[decoder.vocab_size() as u32][..], &past_context[..]] {
@@ -185,14 +181,10 @@ fn a_clocked_read_is_timed_stage_by_stage_and_reads_the_same() {
         static START: OnceLock<Instant> = OnceLock::new();
         START.get_or_init(Instant::now).elapsed().as_secs_f64() * 1000.0
     }
-    let Some(bytes) = model_bytes("LECTERN_SMOLLM2", "fetch-smollm2.sh") else {
+    let Some((mut decoder, tokenizer)) = smollm2() else {
         return;
     };
-    let file = Gguf::parse(&bytes).unwrap();
-    let mut decoder = Decoder::load(&file).unwrap();
-    let tokens = Tokenizer::read(&file)
-        .unwrap()
-        .encode("The man who was Thursday walked");
+    let tokens = tokenizer.encode("The man who was Thursday walked");
     let plain = decoder.read(&tokens, &mut decoder.new_cache()).unwrap();
     assert_eq!(decoder.take_profile().total(), 0.0, "no clock, no times");
 
