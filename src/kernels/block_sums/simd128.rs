@@ -93,10 +93,7 @@ pub fn byte_row_by_four(row: &WeightRow<'_, i8>, x: &FourTokens<'_>) -> [f32; 4]
     let pw = row.quants.as_ptr();
     // SAFETY: `row_by_four` asks for blocks of the row, which fit (asserted).
     row_by_four(row, x, |b, px| unsafe {
-        let w = prepare((
-            v128_load(pw.add(b * 32) as *const v128),
-            v128_load(pw.add(b * 32 + 16) as *const v128),
-        ));
+        let w = prepare(load_pair(pw as *const u8, b));
         transpose_add(px.map(|p| loaded_block(w, p, b)))
     })
 }
@@ -252,12 +249,7 @@ fn sums_by_four(out: &mut [i32], blocks: usize, block: impl Fn(usize) -> v128) {
 /// `w` and `x` must each point at `32 · (b + 1)` readable bytes.
 #[inline(always)]
 unsafe fn block(w: *const i8, x: *const i8, b: usize) -> v128 {
-    let at = b * 32;
-    let weights = (
-        v128_load(w.add(at) as *const v128),
-        v128_load(w.add(at + 16) as *const v128),
-    );
-    loaded_block(prepare(weights), x, b)
+    loaded_block(prepare(load_pair(w as *const u8, b)), x, b)
 }
 
 /// A block's two vectors of signed bytes as its products read them: with
